@@ -1,0 +1,71 @@
+import { z } from "zod";
+
+/** Thrown when the environment does not hold a valid configuration; the message names every bad variable. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * Reads a service's configuration from environment variables, validated by a
+ * zod object whose keys are the variable names. Fails at start-up with one
+ * message naming every bad variable, rather than at first use.
+ */
+export function loadConfig<S extends z.ZodRawShape>(
+  shape: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.infer<z.ZodObject<S>> {
+  // An empty string means "unset": shells and compose files often export VAR= .
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== "") input[key] = value;
+  }
+  const result = z.object(shape).safeParse(input);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => {
+    const name = String(issue.path[0] ?? "?");
+    const got = input[name];
+    const shown = got === undefined ? "unset" : `got ${JSON.stringify(isSecretName(name) ? "<redacted>" : got)}`;
+    return `  ${name}: ${issue.message} (${shown})`;
+  });
+  throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+}
+
+function isSecretName(name: string): boolean {
+  return /KEY|SECRET|PASSWORD|TOKEN|DATABASE_URL|REDIS_URL/.test(name);
+}
+
+/** Reusable variable types, with messages that say what is expected. */
+export const env = {
+  port: (fallback: number) =>
+    z.coerce
+      .number({ message: "must be a port number" })
+      .int("must be a whole number")
+      .min(0, "must be between 0 and 65535")
+      .max(65535, "must be between 0 and 65535")
+      .default(fallback),
+  positiveInt: (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
+    z.coerce
+      .number({ message: "must be a number" })
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .max(max, `must be at most ${max}`)
+      .default(fallback),
+  host: (fallback: string) => z.string().min(1).default(fallback),
+  /** A gRPC target: host:port, or a full target such as dns:///svc:50051. */
+  grpcTarget: (fallback: string) =>
+    z
+      .string()
+      .regex(/^([a-z]+:\/\/\/?)?[^\s/]+:\d{1,5}$/, "must be host:port or a gRPC target such as dns:///host:port")
+      .default(fallback),
+  url: () => z.url({ message: "must be an absolute URL", protocol: /^https?$/ }),
+  boolean: (fallback: boolean) =>
+    z
+      .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })
+      .transform((v) => v === "true" || v === "1" || v === "yes")
+      .default(fallback),
+  logLevel: () =>
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+      message: "must be one of fatal, error, warn, info, debug, trace, silent",
+    }).default("info"),
+};

@@ -1,0 +1,128 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import * as grpc from "@grpc/grpc-js";
+import { loadSync } from "@grpc/proto-loader";
+import { ReflectionService } from "@grpc/reflection";
+import { HealthImplementation, protoPath as healthProtoPath } from "grpc-health-check";
+import type { Logger } from "pino";
+import { toGrpcStatus } from "./grpc-errors.js";
+import { WinnowError } from "./problems.js";
+
+/** Where the .proto contracts live (for server reflection). */
+export const PROTO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../proto");
+
+export interface ServiceBinding {
+  /** Fully qualified name, e.g. "winnow.auth.v1.AuthService"; also its health-check name. */
+  name: string;
+  definition: grpc.ServiceDefinition;
+  implementation: grpc.UntypedServiceImplementation;
+  /** The .proto file that declares it, relative to PROTO_ROOT. */
+  protoFile: string;
+}
+
+export interface GrpcServerOptions {
+  host: string;
+  port: number;
+  services: ServiceBinding[];
+  logger: Logger;
+  /** Connections are closed after this age so clients re-resolve DNS and spread over new replicas. */
+  maxConnectionAgeMs?: number;
+}
+
+export interface RunningGrpcServer {
+  readonly port: number;
+  /** Reports readiness through grpc.health.v1, for the server as a whole and every service. */
+  setReady(ready: boolean): void;
+  /** Stops taking calls, lets in-flight calls finish within graceMs, then cancels the rest. */
+  shutdown(graceMs: number): Promise<void>;
+}
+
+/**
+ * Starts a gRPC server with health checking and reflection. Health starts as
+ * NOT_SERVING; the service calls setReady(true) once its dependencies work.
+ */
+export async function startGrpcServer(options: GrpcServerOptions): Promise<RunningGrpcServer> {
+  const server = new grpc.Server({
+    "grpc.max_connection_age_ms": options.maxConnectionAgeMs ?? 5 * 60_000,
+    "grpc.max_connection_age_grace_ms": 30_000,
+    "grpc.max_receive_message_length": 64 * 1024 * 1024,
+  });
+  const names = ["", ...options.services.map((s) => s.name)];
+  const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, "NOT_SERVING" as const])));
+  health.addToServer(server);
+
+  const reflected = loadSync(
+    [...options.services.map((s) => s.protoFile), "health/v1/health.proto"],
+    { includeDirs: [PROTO_ROOT, path.dirname(path.dirname(healthProtoPath))] },
+  );
+  new ReflectionService(reflected).addToServer(server);
+
+  for (const service of options.services) server.addService(service.definition, service.implementation);
+
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${options.host}:${options.port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+      err ? reject(err) : resolve(bound),
+    );
+  });
+  options.logger.info({ port, services: options.services.map((s) => s.name) }, "gRPC server listening");
+
+  return {
+    port,
+    setReady(ready) {
+      for (const name of names) health.setStatus(name, ready ? "SERVING" : "NOT_SERVING");
+    },
+    shutdown(graceMs) {
+      for (const name of names) health.setStatus(name, "NOT_SERVING");
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          options.logger.warn({ graceMs }, "in-flight calls still running at the shutdown deadline; cancelling them");
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}
+
+export interface CallContext {
+  /** The caller's deadline; pass it on to every downstream call. */
+  deadline: Date | undefined;
+  /** Aborted when the caller cancels or the deadline passes. */
+  signal: AbortSignal;
+  metadata: grpc.Metadata;
+}
+
+/**
+ * Adapts an async handler to grpc-js. A thrown WinnowError becomes a status
+ * with ErrorInfo; anything else is logged and answered as INTERNAL without
+ * leaking its message.
+ */
+export function unary<Req, Res>(
+  logger: Logger,
+  handler: (request: Req, context: CallContext) => Promise<Res>,
+): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    const controller = new AbortController();
+    const rawDeadline = call.getDeadline();
+    const deadline = rawDeadline instanceof Date ? rawDeadline : Number.isFinite(rawDeadline) ? new Date(rawDeadline) : undefined;
+    const timer = deadline
+      ? setTimeout(() => controller.abort(new WinnowError("deadline-exceeded", "deadline exceeded")), Math.max(0, deadline.getTime() - Date.now()))
+      : undefined;
+    call.on("cancelled", () => controller.abort(new WinnowError("deadline-exceeded", "call cancelled by the caller")));
+    handler(call.request, { deadline, signal: controller.signal, metadata: call.metadata })
+      .then(
+        (response) => callback(null, response),
+        (error: unknown) => {
+          if (!(error instanceof WinnowError) || error.type === "internal") {
+            logger.error({ err: error, method: call.getPath() }, "call failed");
+          }
+          callback(toGrpcStatus(error));
+        },
+      )
+      .finally(() => clearTimeout(timer));
+  };
+}

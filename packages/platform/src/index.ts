@@ -1,0 +1,32 @@
+export { ConfigError, env, loadConfig } from "./config.js";
+export { createLogger, type Logger } from "./logger.js";
+export { flushTelemetry, logFatalErrors, onShutdownSignal } from "./lifecycle.js";
+export {
+  isProblemSlug,
+  PROBLEM_TYPES,
+  problemTypeUri,
+  WinnowError,
+  type ProblemSlug,
+  type ProblemType,
+  type Violation,
+} from "./problems.js";
+export { ERROR_INFO_TRAILER, fromGrpcError, toGrpcStatus } from "./grpc-errors.js";
+export {
+  PROTO_ROOT,
+  startGrpcServer,
+  unary,
+  type CallContext,
+  type GrpcServerOptions,
+  type RunningGrpcServer,
+  type ServiceBinding,
+} from "./grpc-server.js";
+export { callUnary, checkHealth, createClient, grpcTarget, type CallOptions, type HealthStatus } from "./grpc-client.js";
+export {
+  parseSchema,
+  SCHEMA_LIMITS,
+  SchemaError,
+  type Field,
+  type ObjectNode,
+  type ScalarType,
+  type SchemaNode,
+} from "./schema-language.js";

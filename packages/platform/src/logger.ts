@@ -1,0 +1,34 @@
+import { trace } from "@opentelemetry/api";
+import { pino, type Logger } from "pino";
+
+export type { Logger } from "pino";
+
+/**
+ * JSON logs on stdout, one logger per service. Each line carries the active
+ * trace and span ids so logs and traces join up; credentials are redacted.
+ */
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "info"): Logger {
+  return pino({
+    name: service,
+    level,
+    base: { service },
+    redact: {
+      paths: [
+        "apiKey",
+        "api_key",
+        "password",
+        "*.apiKey",
+        "*.api_key",
+        "*.password",
+        'req.headers["x-api-key"]',
+        "req.headers.authorization",
+        "req.headers.cookie",
+      ],
+      censor: "[redacted]",
+    },
+    mixin() {
+      const span = trace.getActiveSpan()?.spanContext();
+      return span ? { trace_id: span.traceId, span_id: span.spanId } : {};
+    },
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * OpenTelemetry preload: `node --import @winnow/platform/telemetry main.js`.
+ * Loaded before the app so HTTP, Express and gRPC are instrumented. The OTLP
+ * exporter is configured by the standard OTEL_* variables; with none of them
+ * set, nothing is exported (and no spans are recorded), but incoming trace
+ * context still passes through to downstream calls.
+ */
+import { register } from "node:module";
+import path from "node:path";
+import { NodeSDK } from "@opentelemetry/sdk-node";
+import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
+import { ExpressInstrumentation } from "@opentelemetry/instrumentation-express";
+import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
+
+// ESM modules are only patched through import-in-the-middle's loader hook.
+register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
+
+const env = process.env;
+const exporting = env.OTEL_TRACES_EXPORTER
+  ? env.OTEL_TRACES_EXPORTER !== "none"
+  : Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+
+// Winnow exports traces only; metrics and logs go elsewhere unless asked for.
+env.OTEL_METRICS_EXPORTER ??= "none";
+env.OTEL_LOGS_EXPORTER ??= "none";
+// services/<name>/dist/main.js -> winnow-<name>, unless OTEL_SERVICE_NAME says otherwise.
+env.OTEL_SERVICE_NAME ??= serviceNameFromEntry(process.argv[1]);
+
+const sdk = new NodeSDK({
+  ...(exporting ? {} : { spanProcessors: [] }),
+  instrumentations: [
+    new HttpInstrumentation({
+      // Health probes would drown the traces that matter.
+      ignoreIncomingRequestHook: (req) => req.url === "/healthz" || req.url === "/readyz",
+    }),
+    new ExpressInstrumentation(),
+    new GrpcInstrumentation({ ignoreGrpcMethods: ["Check", "Watch"] }),
+  ],
+});
+sdk.start();
+
+// Graceful shutdown flushes spans through this hook (see lifecycle.ts), so
+// code that merely imports the platform never starts the SDK by accident.
+(globalThis as Record<symbol, unknown>)[Symbol.for("winnow.telemetry.shutdown")] = () => sdk.shutdown();
+
+function serviceNameFromEntry(entry: string | undefined): string {
+  const match = entry && /services[\\/]([^\\/]+)[\\/]/.exec(path.resolve(entry));
+  return match ? `winnow-${match[1]}` : "winnow";
+}
