@@ -654,7 +654,7 @@ export const RenderResponse: MessageFns<RenderResponse> = {
  * only http(s), and targets inside private networks are refused.
  *
  * Errors carry winnow.common.v1.ErrorInfo in the `winnow-error-bin` trailer:
- * INVALID_ARGUMENT "invalid-url", PERMISSION_DENIED "url-not-allowed",
+ * INVALID_ARGUMENT "invalid-request", PERMISSION_DENIED "url-not-allowed",
  * UNAVAILABLE "target-unreachable" / "overloaded", FAILED_PRECONDITION
  * "target-http-error" / "unsupported-content" / "page-too-large",
  * DEADLINE_EXCEEDED "target-timeout".
