@@ -53,7 +53,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
 
   const reflected = loadSync(
     [...options.services.map((s) => s.protoFile), "health/v1/health.proto"],
-    { includeDirs: [PROTO_ROOT, path.dirname(path.dirname(healthProtoPath))] },
+    { includeDirs: [PROTO_ROOT, path.dirname(path.dirname(path.dirname(healthProtoPath)))] },
   );
   new ReflectionService(reflected).addToServer(server);
 

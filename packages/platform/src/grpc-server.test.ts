@@ -1,0 +1,123 @@
+import path from "node:path";
+import { createRequire } from "node:module";
+import * as grpc from "@grpc/grpc-js";
+import { loadSync } from "@grpc/proto-loader";
+import { afterEach, describe, expect, it } from "vitest";
+import { AuthServiceClient, AuthServiceService, type AuthServiceServer } from "./gen/winnow/auth/v1/auth.js";
+import { callUnary, checkHealth, createClient } from "./grpc-client.js";
+import { startGrpcServer, unary, type RunningGrpcServer } from "./grpc-server.js";
+import { createLogger } from "./logger.js";
+import { WinnowError } from "./problems.js";
+
+const logger = createLogger("test", "silent");
+const servers: RunningGrpcServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.shutdown(100)));
+});
+
+/** A server for the helper under test: its handlers wait, fail or answer as each test needs. */
+async function serve(validateKey: (apiKey: string, signal: AbortSignal) => Promise<void>) {
+  const implementation: AuthServiceServer = {
+    validateKey: unary(logger, async (request, ctx) => {
+      await validateKey(request.apiKey, ctx.signal);
+      return { valid: true, reason: 0, accountId: "acct", keyId: "key" };
+    }),
+    createAccount: unary(logger, async () => {
+      throw new Error("secret internal detail");
+    }),
+    rotateKey: unary(logger, async () => {
+      throw new WinnowError("not-found", "no such account", { violations: [{ path: "/account_id", description: "unknown" }] });
+    }),
+  };
+  const server = await startGrpcServer({
+    host: "127.0.0.1",
+    port: 0,
+    logger,
+    services: [{ name: "winnow.auth.v1.AuthService", definition: AuthServiceService, implementation, protoFile: "winnow/auth/v1/auth.proto" }],
+  });
+  servers.push(server);
+  const client = createClient(AuthServiceClient, `127.0.0.1:${server.port}`);
+  return { server, client, address: `127.0.0.1:${server.port}` };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("startGrpcServer", () => {
+  it("reports NOT_SERVING until the service says it is ready", async () => {
+    const { server, address } = await serve(async () => undefined);
+    expect(await checkHealth(address)).toBe("NOT_SERVING");
+    expect(await checkHealth(address, "winnow.auth.v1.AuthService")).toBe("NOT_SERVING");
+    server.setReady(true);
+    expect(await checkHealth(address)).toBe("SERVING");
+    expect(await checkHealth(address, "winnow.auth.v1.AuthService")).toBe("SERVING");
+    expect(await checkHealth(address, "no.such.Service")).toBe("UNREACHABLE");
+  });
+
+  it("carries a WinnowError across the wire with its type and violations", async () => {
+    const { client } = await serve(async () => undefined);
+    const error = await callUnary(client.rotateKey.bind(client), { accountId: "x" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WinnowError);
+    expect(error).toMatchObject({ type: "not-found", message: "no such account", violations: [{ path: "/account_id", description: "unknown" }] });
+  });
+
+  it("answers an unexpected exception as internal without leaking its message", async () => {
+    const { client } = await serve(async () => undefined);
+    const error = (await callUnary(client.createAccount.bind(client), { email: "a@b.c" }).catch((e: unknown) => e)) as WinnowError;
+    expect(error.type).toBe("internal");
+    expect(error.message).not.toContain("secret internal detail");
+  });
+
+  it("aborts the handler's signal when the deadline passes, and the caller sees deadline-exceeded", async () => {
+    let aborted = false;
+    const { client } = await serve(async (_key, signal) => {
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      aborted = true;
+    });
+    const error = (await callUnary(client.validateKey.bind(client), { apiKey: "k" }, { deadline: new Date(Date.now() + 200) }).catch((e: unknown) => e)) as WinnowError;
+    expect(error.type).toBe("deadline-exceeded");
+    await sleep(50);
+    expect(aborted).toBe(true);
+  });
+
+  it("drains an in-flight call on shutdown, and refuses new ones", async () => {
+    const { server, client, address } = await serve(() => sleep(300));
+    server.setReady(true);
+    const inFlight = callUnary(client.validateKey.bind(client), { apiKey: "k" });
+    await sleep(50);
+    const stopped = server.shutdown(5_000);
+    expect(await inFlight).toMatchObject({ valid: true, accountId: "acct" });
+    await stopped;
+    expect(await checkHealth(address)).toBe("UNREACHABLE");
+  });
+
+  it("cancels calls still running at the shutdown deadline", async () => {
+    const { server, client } = await serve(() => sleep(10_000));
+    const inFlight = callUnary(client.validateKey.bind(client), { apiKey: "k" }).catch((e: unknown) => e);
+    await sleep(50);
+    await server.shutdown(100);
+    expect(((await inFlight) as WinnowError).type).toBe("backend-unavailable");
+  });
+
+  it("serves reflection listing the service and health", async () => {
+    const { address } = await serve(async () => undefined);
+    const reflectionProto = path.join(
+      path.dirname(createRequire(import.meta.url).resolve("@grpc/reflection/package.json")),
+      "build/proto/grpc/reflection/v1/reflection.proto",
+    );
+    const pkg = grpc.loadPackageDefinition(loadSync(reflectionProto, { keepCase: true })) as unknown as {
+      grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } };
+    };
+    const client = new pkg.grpc.reflection.v1.ServerReflection(address, grpc.credentials.createInsecure());
+    const names = await new Promise<string[]>((resolve, reject) => {
+      const stream = client.ServerReflectionInfo();
+      stream.on("data", (msg: { list_services_response?: { service: { name: string }[] } }) => {
+        resolve((msg.list_services_response?.service ?? []).map((s) => s.name));
+        stream.end();
+      });
+      stream.on("error", reject);
+      stream.write({ list_services: "" });
+    });
+    client.close();
+    expect(names).toEqual(expect.arrayContaining(["winnow.auth.v1.AuthService", "grpc.health.v1.Health"]));
+  });
+});

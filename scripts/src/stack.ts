@@ -1,0 +1,183 @@
+/**
+ * Runs the four services as separate processes on one machine: starts them,
+ * waits until each is ready, restarts a crashed one with backoff, and stops
+ * them all cleanly. Used by `npm start` and by the end-to-end tests.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { checkHealth } from "@winnow/platform";
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export type ServiceName = "auth" | "renderer" | "extractor" | "gateway";
+const BACKENDS = ["auth", "renderer", "extractor"] as const;
+
+export interface StackOptions {
+  /** Environment shared by every service (on top of process.env unless inheritEnv is false). */
+  env?: NodeJS.ProcessEnv;
+  inheritEnv?: boolean;
+  ports: Record<ServiceName, number>;
+  /** Receives every output line of every service. */
+  onOutput?: (service: ServiceName, line: string) => void;
+  /** Receives supervisor events (exits, restarts). */
+  onEvent?: (message: string) => void;
+  readyTimeoutMs?: number;
+}
+
+export interface Stack {
+  gatewayUrl: string;
+  /** The dev account's API key (WINNOW_DEV_API_KEY, or the one auth generated and kept). */
+  apiKey: string;
+  /** The process of a service as it runs now (it changes after a restart). */
+  process(service: ServiceName): ChildProcess;
+  /** Resolves once every service is ready (again). */
+  waitUntilReady(timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const RESTART_BACKOFF_MS = { first: 500, max: 30_000 };
+/** A service that stayed up this long is healthy again; its backoff resets. */
+const STABLE_AFTER_MS = 60_000;
+const STOP_GRACE_MS = 15_000;
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const base = options.inheritEnv === false ? {} : process.env;
+  const env: NodeJS.ProcessEnv = { ...base, ...options.env };
+  const addr = (service: ServiceName) => `127.0.0.1:${options.ports[service]}`;
+  const serviceEnv: Record<ServiceName, NodeJS.ProcessEnv> = {
+    auth: { GRPC_PORT: String(options.ports.auth) },
+    renderer: { GRPC_PORT: String(options.ports.renderer) },
+    extractor: { GRPC_PORT: String(options.ports.extractor) },
+    gateway: {
+      PORT: String(options.ports.gateway),
+      AUTH_ADDR: addr("auth"),
+      RENDERER_ADDR: addr("renderer"),
+      EXTRACTOR_ADDR: addr("extractor"),
+    },
+  };
+
+  const supervisors = new Map<ServiceName, Supervisor>();
+  for (const service of [...BACKENDS, "gateway"] as const) {
+    const supervisor = new Supervisor(service, { ...env, ...serviceEnv[service], OTEL_SERVICE_NAME: `winnow-${service}` }, options);
+    supervisors.set(service, supervisor);
+    supervisor.start();
+  }
+  const gatewayUrl = `http://127.0.0.1:${options.ports.gateway}`;
+  const stopAll = () => Promise.all([...supervisors.values()].map((s) => s.stop())).then(() => undefined);
+
+  const waitUntilReady = async (timeoutMs = options.readyTimeoutMs ?? 120_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const failed = [...supervisors.values()].find((s) => s.startupFailure);
+      if (failed) throw new Error(`${failed.service} ${failed.startupFailure}; see its output above`);
+      const backendStatus = await Promise.all(BACKENDS.map((s) => checkHealth(addr(s))));
+      if (backendStatus.every((s) => s === "SERVING") && (await isReady(`${gatewayUrl}/readyz`))) return;
+      if (Date.now() > deadline) {
+        const waiting = BACKENDS.filter((_, i) => backendStatus[i] !== "SERVING");
+        throw new Error(`the stack was not ready within ${timeoutMs} ms (waiting for: ${[...waiting, "gateway"].join(", ")})`);
+      }
+      await sleep(200);
+    }
+  };
+
+  try {
+    await waitUntilReady();
+    for (const supervisor of supervisors.values()) supervisor.restartOnExit = true;
+    return {
+      gatewayUrl,
+      apiKey: env.WINNOW_DEV_API_KEY || (await readDevKey(env.WINNOW_DATA_DIR)),
+      process: (service) => supervisors.get(service)!.child!,
+      waitUntilReady,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+async function readDevKey(dataDir = ".data"): Promise<string> {
+  return (await readFile(path.resolve(REPO_ROOT, dataDir, "dev-api-key"), "utf8")).trim();
+}
+
+async function isReady(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Keeps one service process running. Until the stack has come up once, an
+ * exit is a start-up failure (bad configuration does not fix itself); after
+ * that a crashed process is restarted with exponential backoff.
+ */
+class Supervisor {
+  child: ChildProcess | undefined;
+  restartOnExit = false;
+  startupFailure: string | undefined;
+  private stopping = false;
+  private backoffMs = RESTART_BACKOFF_MS.first;
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly service: ServiceName,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly options: StackOptions,
+  ) {}
+
+  start(): void {
+    const entry = path.join(REPO_ROOT, "services", this.service, "dist", "main.js");
+    const startedAt = Date.now();
+    const child = spawn(process.execPath, ["--import", "@winnow/platform/telemetry", entry], {
+      cwd: REPO_ROOT,
+      env: this.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    this.child = child;
+    for (const stream of [child.stdout, child.stderr]) {
+      let buffered = "";
+      stream.setEncoding("utf8");
+      stream.on("data", (chunk: string) => {
+        buffered += chunk;
+        const lines = buffered.split("\n");
+        buffered = lines.pop() ?? "";
+        for (const line of lines) if (line) this.options.onOutput?.(this.service, line);
+      });
+    }
+    child.on("exit", (code, signal) => {
+      if (this.stopping) return;
+      const how = signal ?? `code ${code}`;
+      if (!this.restartOnExit) {
+        this.startupFailure = `exited (${how}) while starting`;
+        return;
+      }
+      if (Date.now() - startedAt > STABLE_AFTER_MS) this.backoffMs = RESTART_BACKOFF_MS.first;
+      this.options.onEvent?.(`${this.service} exited (${how}); restarting in ${this.backoffMs} ms`);
+      this.restartTimer = setTimeout(() => this.start(), this.backoffMs);
+      this.backoffMs = Math.min(this.backoffMs * 2, RESTART_BACKOFF_MS.max);
+    });
+  }
+
+  /** SIGTERM, then SIGKILL if the process has not drained and exited within the grace period. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

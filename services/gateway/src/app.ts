@@ -1,0 +1,90 @@
+import express, { type ErrorRequestHandler } from "express";
+import { pinoHttp } from "pino-http";
+import { WinnowError, type Logger } from "@winnow/platform";
+import { requireApiKey } from "./api-key.js";
+import type { Backends } from "./backends.js";
+import { sendProblem } from "./problem.js";
+import { requestContext } from "./request-context.js";
+import { scrapeHandler } from "./scrape.js";
+
+export interface AppOptions {
+  backends: Backends;
+  logger: Logger;
+  requestTimeoutMs: number;
+  maxBodyBytes: number;
+}
+
+/** The public HTTP surface. Every failure leaves as application/problem+json. */
+export function createApp({ backends, logger, requestTimeoutMs, maxBodyBytes }: AppOptions): express.Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (_req, res) => {
+    const down = await backends.notReady();
+    if (down.length === 0) res.json({ status: "ready" });
+    else res.status(503).json({ status: "not ready", waiting_for: down });
+  });
+
+  app.use(requestContext(requestTimeoutMs));
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (_req, res) => (res as express.Response).locals.requestId,
+      customSuccessMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
+      customErrorMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
+      serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }) },
+    }),
+  );
+
+  app.post(
+    "/scrape",
+    requireApiKey(backends.auth),
+    (req, _res, next) => {
+      if (!req.is("application/json")) {
+        throw new WinnowError("unsupported-media-type", "Send the request body as JSON with Content-Type: application/json.");
+      }
+      next();
+    },
+    express.json({ limit: maxBodyBytes, strict: true }),
+    scrapeHandler(backends),
+  );
+
+  app.use((req) => {
+    throw new WinnowError("not-found", `No route for ${req.method} ${req.path}. The API is POST /scrape.`);
+  });
+  app.use(errorHandler(logger));
+  return app;
+}
+
+/** Maps body-parser failures and anything unexpected onto problem types; never leaks internals. */
+function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, _req, res, _next) => {
+    if (res.headersSent) return;
+    sendProblem(res, toWinnowError(error, logger));
+  };
+}
+
+function toWinnowError(error: unknown, logger: Logger): WinnowError {
+  if (error instanceof WinnowError) {
+    if (error.type === "internal") logger.error({ err: error.cause ?? error }, "backend failed");
+    return error;
+  }
+  const parserType = (error as { type?: unknown })?.type;
+  switch (parserType) {
+    case "entity.parse.failed":
+      return new WinnowError("invalid-request", `The body is not valid JSON: ${(error as Error).message}`);
+    case "entity.too.large":
+      return new WinnowError("payload-too-large", "The request body is larger than the gateway accepts.");
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new WinnowError("unsupported-media-type", (error as Error).message);
+    case "request.aborted":
+      return new WinnowError("invalid-request", "The request body was not received completely.");
+  }
+  logger.error({ err: error }, "unexpected error");
+  return new WinnowError("internal", "unexpected error", { cause: error });
+}

@@ -1,0 +1,35 @@
+import { checkHealth, createClient } from "@winnow/platform";
+import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { RendererServiceClient } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+
+/** The gateway's gRPC clients, one channel per backend (round robin over every address its name resolves to). */
+export interface Backends {
+  auth: AuthServiceClient;
+  renderer: RendererServiceClient;
+  extractor: ExtractorServiceClient;
+  /** Names of the backends that are not SERVING right now. */
+  notReady(): Promise<string[]>;
+  close(): void;
+}
+
+export function connectBackends(addresses: { auth: string; renderer: string; extractor: string }): Backends {
+  const auth = createClient(AuthServiceClient, addresses.auth);
+  const renderer = createClient(RendererServiceClient, addresses.renderer);
+  const extractor = createClient(ExtractorServiceClient, addresses.extractor);
+  return {
+    auth,
+    renderer,
+    extractor,
+    async notReady() {
+      const entries = Object.entries(addresses);
+      const statuses = await Promise.all(entries.map(([, address]) => checkHealth(address)));
+      return entries.filter((_, i) => statuses[i] !== "SERVING").map(([name]) => name);
+    },
+    close() {
+      auth.close();
+      renderer.close();
+      extractor.close();
+    },
+  };
+}

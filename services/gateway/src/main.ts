@@ -1,0 +1,28 @@
+import { ConfigError, createLogger, loadConfig, logFatalErrors, onShutdownSignal } from "@winnow/platform";
+import { createApp } from "./app.js";
+import { connectBackends } from "./backends.js";
+import { configShape } from "./config.js";
+import { startHttpServer } from "./http-server.js";
+
+const logger = createLogger("gateway");
+logFatalErrors(logger);
+
+let config;
+try {
+  config = loadConfig(configShape);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+logger.level = config.LOG_LEVEL;
+
+const backends = connectBackends({ auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR });
+const app = createApp({ backends, logger, requestTimeoutMs: config.REQUEST_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES });
+const server = await startHttpServer(app, config.HOST, config.PORT);
+logger.info({ url: `http://${config.HOST}:${server.port}` }, "gateway listening");
+
+onShutdownSignal(logger, async () => {
+  await server.close(config.SHUTDOWN_GRACE_MS);
+  backends.close();
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { WinnowError } from "@winnow/platform";
+import { parseScrapeRequest } from "./scrape-request.js";
+
+function failure(body: unknown): WinnowError {
+  try {
+    parseScrapeRequest(body);
+  } catch (error) {
+    if (error instanceof WinnowError) return error;
+    throw error;
+  }
+  throw new Error("expected a WinnowError");
+}
+
+describe("parseScrapeRequest", () => {
+  it("accepts the spec's request and drops the URL fragment", () => {
+    const request = parseScrapeRequest({
+      url: " https://shop.example/item?id=1#reviews ",
+      schema: { name: "string" },
+      task_description: "Translate to French.",
+    });
+    expect(request).toMatchObject({ url: "https://shop.example/item?id=1", taskDescription: "Translate to French.", schemaJson: '{"name":"string"}' });
+  });
+
+  it("converts an internationalized host to punycode", () => {
+    expect(parseScrapeRequest({ url: "https://bücher.example/", schema: { a: "string" } }).url).toBe("https://xn--bcher-kva.example/");
+  });
+
+  it("lists every envelope problem with its path", () => {
+    expect(failure({ schema: "string", extra: true, task_description: 5 })).toMatchObject({
+      type: "invalid-request",
+      violations: expect.arrayContaining([
+        { path: "/url", description: "is required" },
+        { path: "/extra", description: "is not a known field" },
+        { path: "/schema", description: "must be object" },
+        { path: "/task_description", description: "must be string" },
+      ]),
+    });
+    expect(failure(null).type).toBe("invalid-request");
+    expect(failure([1, 2]).type).toBe("invalid-request");
+  });
+
+  it("reports schema errors as invalid-schema with paths", () => {
+    expect(failure({ url: "https://a.example", schema: { items: [{ price: "cash" }] } })).toMatchObject({
+      type: "invalid-schema",
+      violations: [{ path: "/schema/items/0/price", description: expect.stringContaining("unknown type") }],
+    });
+  });
+
+  it("refuses URLs that can never be fetched", () => {
+    expect(failure({ url: "not a url", schema: { a: "string" } }).type).toBe("invalid-request");
+    expect(failure({ url: "/relative/path", schema: { a: "string" } }).type).toBe("invalid-request");
+    expect(failure({ url: "ftp://files.example/x", schema: { a: "string" } }).type).toBe("url-not-allowed");
+    expect(failure({ url: "javascript:alert(1)", schema: { a: "string" } }).type).toBe("url-not-allowed");
+    expect(failure({ url: "https://user:pw@site.example/", schema: { a: "string" } }).type).toBe("url-not-allowed");
+  });
+});

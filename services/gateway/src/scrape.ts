@@ -1,0 +1,53 @@
+import type { RequestHandler } from "express";
+import { callUnary } from "@winnow/platform";
+import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import type { Backends } from "./backends.js";
+import { parseScrapeRequest } from "./scrape-request.js";
+
+/**
+ * POST /scrape: render the page, fill the schema, answer with JSON in the
+ * schema's shape. Both hops share the request's one deadline.
+ */
+export function scrapeHandler(backends: Backends): RequestHandler {
+  return async (req, res) => {
+    const request = parseScrapeRequest(req.body);
+    const hop = { deadline: res.locals.deadline, signal: res.locals.signal };
+    const { renderer, extractor } = backends;
+
+    let started = performance.now();
+    const page = await callUnary(renderer.render.bind(renderer), { url: request.url }, hop);
+    res.locals.timings.render = performance.now() - started;
+
+    started = performance.now();
+    const result = await callUnary(
+      extractor.extract.bind(extractor),
+      { url: page.finalUrl, html: page.html, schemaJson: request.schemaJson, taskDescription: request.taskDescription },
+      hop,
+    );
+    res.locals.timings.extract = performance.now() - started;
+
+    res.setHeader("Server-Timing", serverTiming(res.locals.timings));
+    res.setHeader("x-winnow-engine", engineName(result.engine));
+    res.setHeader("x-winnow-render-path", renderPathName(page.path));
+    if (result.usage) {
+      res.setHeader("x-winnow-tokens-in", String(result.usage.promptTokens));
+      res.setHeader("x-winnow-tokens-out", String(result.usage.completionTokens));
+    }
+    res.status(200).type("application/json").send(result.dataJson);
+  };
+}
+
+function serverTiming(timings: Record<string, number>): string {
+  return Object.entries(timings)
+    .map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`)
+    .join(", ");
+}
+
+function engineName(engine: Engine): string {
+  return engine === Engine.ENGINE_LLM ? "llm" : engine === Engine.ENGINE_BUILTIN ? "builtin" : "unknown";
+}
+
+function renderPathName(path: RenderPath): string {
+  return path === RenderPath.RENDER_PATH_STATIC ? "static" : path === RenderPath.RENDER_PATH_BROWSER ? "browser" : "unknown";
+}

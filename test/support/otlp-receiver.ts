@@ -1,0 +1,51 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+}
+
+/**
+ * A minimal OTLP/HTTP trace receiver (JSON encoding) that keeps spans in
+ * memory, so a test can see what four separate processes exported.
+ */
+export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: ReceivedSpan[]; close(): Promise<void> }> {
+  const spans: ReceivedSpan[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => (body += chunk));
+    req.on("end", () => {
+      if (req.url === "/v1/traces") spans.push(...parseExport(body));
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    spans,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface OtlpExport {
+  resourceSpans?: {
+    resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
+    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string }[] }[];
+  }[];
+}
+
+function parseExport(body: string): ReceivedSpan[] {
+  const data = JSON.parse(body) as OtlpExport;
+  return (data.resourceSpans ?? []).flatMap((rs) => {
+    const service = rs.resource?.attributes?.find((a) => a.key === "service.name")?.value.stringValue ?? "";
+    return (rs.scopeSpans ?? []).flatMap((ss) =>
+      (ss.spans ?? []).map((s) => ({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? "", name: s.name })),
+    );
+  });
+}
