@@ -1,0 +1,42 @@
+import { ConfigError, loadConfig } from "@winnow/platform";
+import { describe, expect, it } from "vitest";
+import { generateApiKey, parseApiKey } from "./api-key.js";
+import { authConfigShape } from "./config.js";
+
+describe("auth configuration", () => {
+  it("has defaults for everything", () => {
+    expect(loadConfig(authConfigShape, {})).toEqual({
+      GRPC_HOST: "127.0.0.1",
+      GRPC_PORT: 50051,
+      SHUTDOWN_GRACE_MS: 10_000,
+      LOG_LEVEL: "info",
+      WINNOW_DATA_DIR: ".data",
+      PLAN_REQUESTS_PER_MINUTE: 60,
+      PLAN_MAX_CONCURRENT_SCRAPES: 4,
+    });
+  });
+
+  it("takes a well-formed WINNOW_DEV_API_KEY as a parsed key", () => {
+    const key = generateApiKey();
+    expect(loadConfig(authConfigShape, { WINNOW_DEV_API_KEY: key.plaintext }).WINNOW_DEV_API_KEY).toEqual(key);
+  });
+
+  it("refuses a malformed WINNOW_DEV_API_KEY, suggesting a usable key and not echoing the bad one", () => {
+    let error: unknown;
+    try {
+      loadConfig(authConfigShape, { WINNOW_DEV_API_KEY: "wnw_my-secret-dev-key" });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).toMatch(/WINNOW_DEV_API_KEY: must be a well-formed Winnow API key/);
+    expect(message).not.toContain("my-secret-dev-key");
+    const suggested = /such as (\S+)/.exec(message)?.[1];
+    expect(parseApiKey(suggested ?? "")).toBeDefined();
+  });
+
+  it("refuses a DATABASE_URL that is not a Postgres URL", () => {
+    expect(() => loadConfig(authConfigShape, { DATABASE_URL: "mysql://localhost/db" })).toThrow(/DATABASE_URL: must be a postgres/);
+  });
+});

@@ -1,0 +1,33 @@
+import { env } from "@winnow/platform";
+import { z } from "zod";
+import { generateApiKey, parseApiKey } from "./api-key.js";
+
+export const authConfigShape = {
+  GRPC_HOST: env.host("127.0.0.1"),
+  GRPC_PORT: env.port(50051),
+  SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+  LOG_LEVEL: env.logLevel(),
+  /** Where the embedded database and the dev key file live. */
+  WINNOW_DATA_DIR: z.string().min(1).default(".data"),
+  /** A Postgres server to use instead of the embedded PGlite database. */
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// or postgresql:// URL" }).optional(),
+  PLAN_REQUESTS_PER_MINUTE: env.positiveInt(60, 2 ** 32 - 1),
+  PLAN_MAX_CONCURRENT_SCRAPES: env.positiveInt(4, 2 ** 32 - 1),
+  /** A fixed key for the dev account, instead of the generated one kept under WINNOW_DATA_DIR. */
+  WINNOW_DEV_API_KEY: z
+    .string()
+    .transform((value, ctx) => {
+      const key = parseApiKey(value.trim());
+      if (key) return key;
+      ctx.addIssue({
+        code: "custom",
+        message:
+          "must be a well-formed Winnow API key (wnw_<key id>_<secret><checksum>, checksum included); " +
+          `unset it to have one generated, or use a fresh one such as ${generateApiKey().plaintext}`,
+      });
+      return z.NEVER;
+    })
+    .optional(),
+};
+
+export type AuthConfig = z.infer<z.ZodObject<typeof authConfigShape>>;

@@ -1,0 +1,60 @@
+import { randomUUID } from "node:crypto";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { Logger } from "@winnow/platform";
+import { generateApiKey, parseApiKey, type ApiKey } from "./api-key.js";
+import type { AuthStore } from "./auth-store.js";
+import { DEFAULT_PLAN } from "./plans.js";
+
+export const DEV_ACCOUNT_EMAIL = "dev@localhost";
+/** The file under the data directory holding the dev key; the launcher prints it. */
+export const DEV_KEY_FILE = "dev-api-key";
+
+export interface DevAccountOptions {
+  store: AuthStore;
+  dataDir: string;
+  /** WINNOW_DEV_API_KEY: when set, the dev account's only valid key. */
+  fixedKey: ApiKey | undefined;
+  logger: Logger;
+}
+
+/**
+ * Makes sure the dev account exists with a working key recorded in
+ * <dataDir>/dev-api-key: the fixed key when configured, else the key already
+ * in the file while it is still valid, else a new one (logged once).
+ */
+export async function seedDevAccount({ store, dataDir, fixedKey, logger }: DevAccountOptions): Promise<void> {
+  const account = await store.ensureAccount(DEV_ACCOUNT_EMAIL, DEFAULT_PLAN);
+  const file = path.join(dataDir, DEV_KEY_FILE);
+
+  if (!fixedKey) {
+    const kept = await readKeyFile(file);
+    if (kept && (await store.findActiveKey(kept.hash))?.accountId === account.id) {
+      logger.info({ file, keyId: kept.id }, "dev API key kept");
+      return;
+    }
+  }
+
+  const key = fixedKey ?? generateApiKey();
+  await store.replaceKeys(account.id, key);
+  await writeSecretFile(file, `${key.plaintext}\n`);
+  if (fixedKey) logger.info({ file, keyId: key.id }, "dev API key set from WINNOW_DEV_API_KEY");
+  else logger.info({ file, keyId: key.id }, `dev API key: ${key.plaintext}`);
+}
+
+async function readKeyFile(file: string): Promise<ApiKey | undefined> {
+  try {
+    return parseApiKey((await readFile(file, "utf8")).trim());
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** Written whole and owner-only: the file is created 0600 and renamed into place, so no reader sees half a key. */
+async function writeSecretFile(file: string, content: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${randomUUID()}.tmp`;
+  await writeFile(temporary, content, { mode: 0o600, flag: "wx" });
+  await rename(temporary, file);
+}

@@ -1,0 +1,46 @@
+import { ConfigError, createLogger, loadConfig, logFatalErrors, onShutdownSignal, startGrpcServer } from "@winnow/platform";
+import { AuthServiceService } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { createAuthService } from "./auth-service.js";
+import { AuthStore } from "./auth-store.js";
+import { authConfigShape, type AuthConfig } from "./config.js";
+import { openDatabase } from "./database.js";
+import { seedDevAccount } from "./dev-account.js";
+import { migrate } from "./migrations.js";
+import { planLookup } from "./plans.js";
+
+let config: AuthConfig;
+try {
+  config = loadConfig(authConfigShape);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
+
+const logger = createLogger("auth", config.LOG_LEVEL);
+logFatalErrors(logger);
+
+const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger });
+await migrate(database);
+const store = new AuthStore(database);
+await seedDevAccount({ store, dataDir: config.WINNOW_DATA_DIR, fixedKey: config.WINNOW_DEV_API_KEY, logger });
+
+const server = await startGrpcServer({
+  host: config.GRPC_HOST,
+  port: config.GRPC_PORT,
+  logger,
+  services: [
+    {
+      name: "winnow.auth.v1.AuthService",
+      definition: AuthServiceService,
+      implementation: createAuthService({ store, plans: planLookup(config), logger }),
+      protoFile: "winnow/auth/v1/auth.proto",
+    },
+  ],
+});
+server.setReady(true);
+
+onShutdownSignal(logger, async () => {
+  await server.shutdown(config.SHUTDOWN_GRACE_MS);
+  await database.close();
+});

@@ -1,0 +1,56 @@
+import type { SqlDatabase } from "./database.js";
+
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Applied in order, each once; never edit one that has shipped, append a new one. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "accounts and api keys",
+    sql: `
+      CREATE TABLE accounts (
+        id uuid PRIMARY KEY,
+        email text NOT NULL UNIQUE,
+        plan text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE TABLE api_keys (
+        id text PRIMARY KEY,
+        account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+        key_hash text NOT NULL UNIQUE,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        revoked_at timestamptz
+      );
+      CREATE INDEX api_keys_active_by_account ON api_keys (account_id) WHERE revoked_at IS NULL;
+    `,
+  },
+];
+
+/**
+ * Brings the schema up to date in one transaction. The advisory lock (per
+ * schema) makes replicas that start together apply migrations one at a time:
+ * the second one finds them recorded and does nothing.
+ */
+export async function migrate(db: SqlDatabase): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.auth_migrations'))");
+    await tx.exec(`
+      CREATE TABLE IF NOT EXISTS auth_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )
+    `);
+    const rows = await tx.query<{ version: number }>("SELECT version FROM auth_migrations");
+    const applied = new Set(rows.map((row) => row.version));
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      await tx.exec(migration.sql);
+      await tx.query("INSERT INTO auth_migrations (version, name) VALUES ($1, $2)", [migration.version, migration.name]);
+    }
+  });
+}
