@@ -113,7 +113,9 @@ export function unary<Req, Res>(
       ? setTimeout(() => controller.abort(new WinnowError("deadline-exceeded", "deadline exceeded")), Math.max(0, deadline.getTime() - Date.now()))
       : undefined;
     call.on("cancelled", () => controller.abort(new WinnowError("deadline-exceeded", "call cancelled by the caller")));
-    handler(call.request, { deadline, signal: controller.signal, metadata: call.metadata })
+    // Through a promise chain, so a handler that throws synchronously is answered like one that rejects.
+    Promise.resolve()
+      .then(() => handler(call.request, { deadline, signal: controller.signal, metadata: call.metadata }))
       .then(
         (response) => callback(null, response),
         (error: unknown) => {

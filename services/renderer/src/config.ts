@@ -1,0 +1,30 @@
+import { existsSync } from "node:fs";
+import { z } from "zod";
+import { env } from "@winnow/platform";
+import { parseEgressAllowlist } from "./egress.js";
+
+export const rendererConfigShape = {
+  GRPC_HOST: env.host("127.0.0.1"),
+  GRPC_PORT: env.port(50052),
+  SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+  LOG_LEVEL: env.logLevel(),
+  /** Unset: the Playwright-managed Chromium when installed, else /usr/bin/chromium. */
+  CHROMIUM_PATH: z.string().refine((path) => existsSync(path), "no file at this path").optional(),
+  RENDER_MAX_PAGES: env.positiveInt(4, 64),
+  RENDER_MAX_QUEUE: env.positiveInt(32),
+  RENDER_TIMEOUT_MS: env.positiveInt(20_000),
+  RENDER_MAX_HTML_BYTES: env.positiveInt(10 * 1024 * 1024),
+  WINNOW_EGRESS_ALLOW: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return parseEgressAllowlist(value);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+};
+
+export type RendererConfig = z.infer<z.ZodObject<typeof rendererConfigShape>>;

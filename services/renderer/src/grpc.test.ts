@@ -1,0 +1,262 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  callUnary,
+  checkHealth,
+  createClient,
+  createLogger,
+  loadConfig,
+  startGrpcServer,
+  WinnowError,
+  type RunningGrpcServer,
+} from "@winnow/platform";
+import {
+  RendererServiceClient,
+  RendererServiceService,
+  RenderMode,
+  RenderPath,
+  type RenderRequest,
+  type RenderResponse,
+} from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { BrowserHost, chromiumExecutable } from "./browser.js";
+import { rendererConfigShape } from "./config.js";
+import { EgressGuard } from "./egress.js";
+import { PageSlots } from "./page-slots.js";
+import { BrowserRenderer } from "./render.js";
+import { createRendererService, RENDERER_PROTO_FILE, RENDERER_SERVICE_NAME } from "./renderer-service.js";
+
+const MAX_HTML_BYTES = 64 * 1024;
+
+/** Hits on paths the guard must keep the browser away from. */
+const secretHits: string[] = [];
+
+/** Fixture pages; `port` is the fixture server's own, for pages that point back at it under other names. */
+function fixtures(port: number): Record<string, (res: http.ServerResponse) => void> {
+  const html = (body: string, status = 200) => (res: http.ServerResponse) => {
+    res.writeHead(status, { "content-type": "text/html; charset=utf-8" });
+    res.end(`<!doctype html><html><head>${body}</body></html>`);
+  };
+  return {
+    "/static": html("<title>Static fixture</title></head><body><h1>Hello from a static page</h1>"),
+    "/script": html(
+      `<title>Script fixture</title></head><body><div id="app"></div>
+       <script>addEventListener("load", () => { document.getElementById("app").textContent = "written by JavaScript"; });</script>`,
+    ),
+    "/delayed": html(
+      `<title>Delayed fixture</title></head><body>
+       <script>setTimeout(() => { const p = document.createElement("p"); p.className = "late"; p.textContent = "arrived late"; document.body.append(p); }, 1200);</script>`,
+    ),
+    "/sneaky": html(
+      `<title>Sneaky fixture</title></head><body><p id="out">pending</p>
+       <script>fetch("http://localhost:${port}/secret", { mode: "no-cors" }).then(() => "reached", () => "blocked")
+         .then((r) => { const out = document.getElementById("out"); out.textContent = r; out.className = "done"; });</script>`,
+    ),
+    "/missing": html("<title>Not here</title></head><body>no such page", 404),
+    "/big": html(`<title>Big</title></head><body>${"<p>filler text</p>".repeat(MAX_HTML_BYTES / 10)}`),
+    "/report.pdf": (res) => {
+      res.writeHead(200, { "content-type": "application/pdf" });
+      res.end("%PDF-1.4\n%âãÏÓ\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n");
+    },
+    "/redirect-out": (res) => {
+      res.writeHead(302, { location: `http://127.0.0.2:${port}/static` });
+      res.end();
+    },
+    "/hang": () => {
+      // Never answers: the render must give up on its own.
+    },
+    "/secret": (res) => {
+      secretHits.push("/secret");
+      res.end("secret");
+    },
+  };
+}
+
+let site: http.Server;
+let base: string;
+let closedPort: number;
+let server: RunningGrpcServer;
+let browser: BrowserHost;
+let slots: PageSlots;
+let client: RendererServiceClient;
+let address: string;
+let healthBeforeBrowser: string;
+
+beforeAll(async () => {
+  site = http.createServer((req, res) => {
+    const route = fixtures(req.socket.localPort ?? 0)[req.url ?? "/"];
+    if (route) route(res);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+
+  const closed = http.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+  closedPort = (closed.address() as AddressInfo).port;
+  await new Promise((resolve) => closed.close(resolve));
+
+  // Only 127.0.0.1 is let through, so other loopback addresses show the guard at work.
+  const config = loadConfig(rendererConfigShape, {
+    WINNOW_EGRESS_ALLOW: "127.0.0.1/32",
+    RENDER_MAX_HTML_BYTES: String(MAX_HTML_BYTES),
+    LOG_LEVEL: "silent",
+  });
+  const logger = createLogger("renderer-test", config.LOG_LEVEL);
+  slots = new PageSlots(config.RENDER_MAX_PAGES, config.RENDER_MAX_QUEUE);
+  browser = new BrowserHost({ executablePath: chromiumExecutable(config.CHROMIUM_PATH), logger });
+  const renderer = new BrowserRenderer({
+    browser,
+    guard: new EgressGuard(config.WINNOW_EGRESS_ALLOW),
+    slots,
+    maxHtmlBytes: config.RENDER_MAX_HTML_BYTES,
+  });
+  server = await startGrpcServer({
+    host: "127.0.0.1",
+    port: 0,
+    logger,
+    services: [
+      {
+        name: RENDERER_SERVICE_NAME,
+        definition: RendererServiceService,
+        implementation: createRendererService(logger, { renderer, renderTimeoutMs: config.RENDER_TIMEOUT_MS }),
+        protoFile: RENDERER_PROTO_FILE,
+      },
+    ],
+  });
+  address = `127.0.0.1:${server.port}`;
+  client = createClient(RendererServiceClient, address);
+  browser.onReadyChange((ready) => server.setReady(ready));
+  healthBeforeBrowser = await checkHealth(address, RENDERER_SERVICE_NAME);
+  await browser.start();
+});
+
+afterAll(async () => {
+  client.close();
+  await server.shutdown(1000);
+  await browser.close();
+  site.closeAllConnections();
+  await new Promise((resolve) => site.close(resolve));
+});
+
+function render(
+  url: string,
+  options: Partial<NonNullable<RenderRequest["options"]>> = {},
+  deadline = new Date(Date.now() + 30_000),
+): Promise<RenderResponse> {
+  const request: RenderRequest = { url, options: { mode: RenderMode.RENDER_MODE_UNSPECIFIED, timeoutMs: 0, waitFor: "", ...options } };
+  return callUnary(client.render.bind(client), request, { deadline });
+}
+
+async function failure(url: string, options: Partial<NonNullable<RenderRequest["options"]>> = {}): Promise<WinnowError> {
+  const error = await render(url, options).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(WinnowError);
+  return error as WinnowError;
+}
+
+describe("health", () => {
+  it("is NOT_SERVING until the browser is up, SERVING after", async () => {
+    expect(healthBeforeBrowser).toBe("NOT_SERVING");
+    expect(await checkHealth(address, RENDERER_SERVICE_NAME)).toBe("SERVING");
+    expect(await checkHealth(address)).toBe("SERVING");
+  });
+});
+
+describe("Render", () => {
+  it("returns the HTML, title, status and timings of a static page", async () => {
+    const response = await render(`${base}/static`);
+    expect(response).toMatchObject({
+      finalUrl: `${base}/static`,
+      status: 200,
+      contentType: "text/html; charset=utf-8",
+      title: "Static fixture",
+      path: RenderPath.RENDER_PATH_BROWSER,
+    });
+    expect(response.html).toContain("<h1>Hello from a static page</h1>");
+    expect(response.timings?.totalMs).toBeGreaterThan(0);
+    expect(response.timings?.totalMs).toBeGreaterThanOrEqual(response.timings?.navigationMs ?? Infinity);
+  });
+
+  it("returns the DOM as JavaScript left it", async () => {
+    const response = await render(`${base}/script`);
+    expect(response.html).toContain('<div id="app">written by JavaScript</div>');
+  });
+
+  it("waits for the wait_for selector", async () => {
+    const response = await render(`${base}/delayed`, { waitFor: "p.late" });
+    expect(response.html).toContain("arrived late");
+  });
+
+  it("refuses an invalid wait_for selector as invalid-request", async () => {
+    expect((await failure(`${base}/static`, { waitFor: "p[[[" })).type).toBe("invalid-request");
+  });
+
+  it("answers target-http-error with the target's status", async () => {
+    const error = await failure(`${base}/missing`);
+    expect(error).toMatchObject({ type: "target-http-error", targetStatus: 404 });
+  });
+
+  it("answers unsupported-content for a PDF", async () => {
+    expect((await failure(`${base}/report.pdf`)).type).toBe("unsupported-content");
+  });
+
+  it("answers page-too-large above the HTML cap", async () => {
+    expect((await failure(`${base}/big`)).type).toBe("page-too-large");
+  });
+
+  it("refuses addresses outside the allowlist, and other schemes", async () => {
+    const port = new URL(base).port;
+    for (const url of [`http://127.0.0.2:${port}/static`, `http://localhost:${port}/static`, "http://169.254.169.254/latest/meta-data/", `ftp://127.0.0.1:${port}/`]) {
+      expect((await failure(url)).type, url).toBe("url-not-allowed");
+    }
+  });
+
+  it("refuses a page that redirects to a refused address", async () => {
+    expect((await failure(`${base}/redirect-out`)).type).toBe("url-not-allowed");
+  });
+
+  it("keeps the page's own requests away from refused hosts", async () => {
+    const response = await render(`${base}/sneaky`, { waitFor: "#out.done" });
+    expect(response.html).toContain('<p id="out" class="done">blocked</p>');
+    expect(secretHits).toEqual([]);
+  });
+
+  it("answers target-unreachable for a closed port", async () => {
+    expect((await failure(`http://127.0.0.1:${closedPort}/`)).type).toBe("target-unreachable");
+  });
+
+  it("answers target-timeout when the page does not load within timeout_ms", async () => {
+    expect((await failure(`${base}/hang`, { timeoutMs: 1000 })).type).toBe("target-timeout");
+  });
+
+  it("answers invalid-request for an unparsable URL and for static mode", async () => {
+    expect((await failure("not a url")).type).toBe("invalid-request");
+    expect((await failure(`${base}/static`, { mode: RenderMode.RENDER_MODE_STATIC })).message).toBe(
+      "static rendering is not available in this renderer version",
+    );
+  });
+});
+
+describe("when the caller goes away", () => {
+  it("stops the render and frees its page", async () => {
+    const error = await render(`${base}/hang`, {}, new Date(Date.now() + 1000)).catch((e: unknown) => e);
+    expect(error).toMatchObject({ type: "deadline-exceeded" });
+    await vi.waitFor(() => expect(slots.active).toBe(0));
+  });
+});
+
+// Last: it replaces the shared browser.
+describe("when the browser goes away", () => {
+  it("relaunches it, reporting NOT_SERVING meanwhile, and renders again", async () => {
+    const transitions: boolean[] = [];
+    browser.onReadyChange((ready) => transitions.push(ready));
+    const context = await browser.newContext({});
+    await context.browser()?.close();
+    await vi.waitFor(() => expect(transitions).toEqual([false, true]), { timeout: 30_000 });
+    expect(await checkHealth(address, RENDERER_SERVICE_NAME)).toBe("SERVING");
+    expect((await render(`${base}/static`)).title).toBe("Static fixture");
+  });
+});
