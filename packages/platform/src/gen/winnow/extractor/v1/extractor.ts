@@ -67,7 +67,7 @@ export function engineToJSON(object: Engine): string {
 
 export interface ExtractOptions {
   engine: Engine;
-  /** Return the exact model input (and its size) in the response, for debugging. */
+  /** Return the exact model input in the response, for debugging. */
   includeModelInput: boolean;
 }
 

@@ -1,0 +1,37 @@
+import { env } from "@winnow/platform";
+import { z } from "zod";
+import type { LlmSettings } from "./engines/llm.js";
+
+/** The extractor's environment variables; see the README's configuration table. */
+export const configShape = {
+  GRPC_HOST: env.host("127.0.0.1"),
+  GRPC_PORT: env.port(50053),
+  SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+  LOG_LEVEL: env.logLevel(),
+  /** An OpenAI-compatible endpoint (vLLM, Ollama, Azure, ...); the OpenAI API when unset. */
+  LLM_BASE_URL: env.url().optional(),
+  LLM_API_KEY: z.string().optional(),
+  /** Used when LLM_API_KEY is unset, as the OpenAI tools do. */
+  OPENAI_API_KEY: z.string().optional(),
+  LLM_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  LLM_MAX_RETRIES: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(0).max(10).default(2),
+  LLM_TIMEOUT_MS: env.positiveInt(60_000),
+  EXTRACT_MAX_HTML_BYTES: env.positiveInt(10 * 1024 * 1024),
+  EXTRACT_MAX_CONTENT_CHARS: env.positiveInt(120_000),
+  SCHEMA_CACHE_SIZE: env.positiveInt(256),
+};
+
+export type ExtractorConfig = z.infer<z.ZodObject<typeof configShape>>;
+
+/** The LLM settings, or undefined when none is configured (no endpoint and no key): the builtin engine answers then. */
+export function llmSettings(config: ExtractorConfig): LlmSettings | undefined {
+  const apiKey = config.LLM_API_KEY ?? config.OPENAI_API_KEY;
+  if (!config.LLM_BASE_URL && !apiKey) return undefined;
+  return {
+    baseUrl: config.LLM_BASE_URL,
+    apiKey,
+    model: config.LLM_MODEL,
+    maxRetries: config.LLM_MAX_RETRIES,
+    timeoutMs: config.LLM_TIMEOUT_MS,
+  };
+}

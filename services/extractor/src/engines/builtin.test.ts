@@ -1,0 +1,156 @@
+import { parseSchema } from "@winnow/platform";
+import { describe, expect, it } from "vitest";
+import { loadPage } from "../page.js";
+import { shape } from "../shape.js";
+import { extractBuiltin } from "./builtin.js";
+
+/** What the service does with the builtin engine: extract, then shape. */
+function run(html: string, schema: Record<string, unknown>) {
+  const tree = parseSchema(schema);
+  return shape(tree, extractBuiltin(tree, loadPage(html, "https://site.example/page").structured));
+}
+
+const jsonLd = (...blocks: unknown[]) =>
+  `<html><head>${blocks.map((b) => `<script type="application/ld+json">${JSON.stringify(b)}</script>`).join("")}</head><body><h1>Heading</h1></body></html>`;
+
+const PRODUCT = jsonLd({
+  "@context": "https://schema.org",
+  "@type": "Product",
+  name: "Trail Shoe",
+  description: "A light shoe.",
+  image: ["https://cdn.example/shoe-1.jpg", "https://cdn.example/shoe-2.jpg"],
+  brand: { "@type": "Brand", name: "Acme" },
+  sku: "TS-1",
+  offers: [{ "@type": "Offer", price: "1,299.00", priceCurrency: "USD", availability: "https://schema.org/InStock" }],
+  aggregateRating: { "@type": "AggregateRating", ratingValue: "4.6", reviewCount: 120 },
+  review: [
+    { "@type": "Review", author: { "@type": "Person", name: "Kim" }, reviewRating: { ratingValue: 5 }, reviewBody: "Great." },
+    { "@type": "Review", author: { "@type": "Person", name: "Lee" }, reviewRating: { ratingValue: 3 }, reviewBody: "Fine." },
+  ],
+});
+
+describe("extractBuiltin", () => {
+  it("fills a product from JSON-LD, matching names by meaning", () => {
+    const { data, warnings } = run(PRODUCT, {
+      product_title: "string",
+      price_usd: "number",
+      currency: "string",
+      in_stock: "boolean",
+      brand_name: "string",
+      sku: "string",
+      rating_1_to_5: "number",
+      review_count: "integer",
+      image_urls: ["string"],
+      reviews: [{ author: "string", rating: "integer", body: "string" }],
+      seller: { name: "string" },
+      warranty_years: "integer",
+    });
+    expect(data).toEqual({
+      product_title: "Trail Shoe",
+      price_usd: 1299,
+      currency: "USD",
+      in_stock: true,
+      brand_name: "Acme",
+      sku: "TS-1",
+      rating_1_to_5: 4.6,
+      review_count: 120,
+      image_urls: ["https://cdn.example/shoe-1.jpg", "https://cdn.example/shoe-2.jpg"],
+      reviews: [
+        { author: "Kim", rating: 5, body: "Great." },
+        { author: "Lee", rating: 3, body: "Fine." },
+      ],
+      // A wrapper object with no source of its own reads the same entity.
+      seller: { name: "Trail Shoe" },
+      warranty_years: null,
+    });
+    expect(warnings.every((w) => w.code === "coerced")).toBe(true);
+  });
+
+  it("reads a recipe from an @graph, with step sections and durations in the unit the name states", () => {
+    const html = jsonLd({
+      "@context": "https://schema.org",
+      "@graph": [
+        { "@type": "WebSite", "@id": "#site", name: "Cook Site" },
+        { "@type": "WebPage", "@id": "#page", name: "Soup page", datePublished: "2024-01-02" },
+        // A blog's Article entity comes first; the Recipe fills more of the schema, so it is the one read.
+        { "@type": "Article", headline: "My soup post", author: { "@type": "Person", name: "Blogger" } },
+        {
+          "@type": "Recipe",
+          name: "Tomato Soup",
+          author: { "@id": "#chef" },
+          recipeIngredient: ["4 tomatoes", "1 onion"],
+          recipeInstructions: [
+            { "@type": "HowToSection", name: "Prep", itemListElement: [{ "@type": "HowToStep", text: "Chop." }] },
+            { "@type": "HowToStep", text: "Simmer." },
+          ],
+          prepTime: "PT15M",
+          totalTime: "PT1H30M",
+          recipeYield: ["4", "4 servings"],
+        },
+        { "@type": "Person", "@id": "#chef", name: "Ana Chef" },
+      ],
+    });
+    const { data } = run(html, {
+      recipe_name: "string",
+      author: "string",
+      ingredients: ["string"],
+      instructions: ["string"],
+      steps_text: "string",
+      prep_time_minutes: "integer",
+      total_time_hours: "number",
+      total_time: "integer",
+      servings: "string",
+      published_date_iso8601: "string",
+    });
+    expect(data).toEqual({
+      recipe_name: "Tomato Soup",
+      author: "Ana Chef",
+      ingredients: ["4 tomatoes", "1 onion"],
+      instructions: ["Chop.", "Simmer."],
+      steps_text: "Chop.\nSimmer.",
+      prep_time_minutes: 15,
+      total_time_hours: 1.5,
+      // No unit in the name: the duration text is not converted, and not guessed.
+      total_time: null,
+      servings: "4\n4 servings",
+      // Neither the Recipe nor the Article dates it; the WebPage does.
+      published_date_iso8601: "2024-01-02",
+    });
+  });
+
+  it("reads an article and lists of same-typed entities", () => {
+    const html = jsonLd(
+      { "@type": "NewsArticle", headline: "Big News", author: [{ "@type": "Person", name: "A" }, { "@type": "Person", name: "B" }], datePublished: "2024-05-06T07:08:09Z" },
+      [{ "@type": "Event", name: "Launch" }, { "@type": "Event", name: "Party" }],
+    );
+    const { data } = run(html, { title: "string", authors: ["string"], published_at: "string", events: [{ name: "string" }] });
+    expect(data).toEqual({ title: "Big News", authors: ["A", "B"], published_at: "2024-05-06T07:08:09Z", events: [{ name: "Launch" }, { name: "Party" }] });
+  });
+
+  it("falls back to OpenGraph and meta tags", () => {
+    const html = `<html><head><title>Doc</title>
+      <meta property="og:title" content="OG Title"><meta property="og:image" content="https://cdn.example/og.png">
+      <meta name="description" content="Meta description."><meta property="article:published_time" content="2023-03-04">
+    </head><body><h1>Heading</h1></body></html>`;
+    const { data } = run(html, { title: "string", summary: "string", image: "string", date: "string", price: "number" });
+    expect(data).toEqual({ title: "OG Title", summary: "Meta description.", image: "https://cdn.example/og.png", date: "2023-03-04", price: null });
+  });
+
+  it("uses the first <h1> and the <title> when nothing else is there, and ignores invalid JSON-LD", () => {
+    const html = `<html><head><title>Only Title</title><script type="application/ld+json">{oops</script></head><body><p>text</p></body></html>`;
+    expect(run(html, { title: "string", author: "string" }).data).toEqual({ title: "Only Title", author: null });
+    expect(run(`<h1> Main   heading </h1><title>T</title>`, { name: "string" }).data).toEqual({ name: "Main heading" });
+  });
+
+  it("is not fooled by names that exist on Object.prototype", () => {
+    expect(run(PRODUCT, { constructor_name: "string", value_of: "number", to_string_minutes: "integer" }).data).toEqual({
+      constructor_name: "Trail Shoe",
+      value_of: null,
+      to_string_minutes: null,
+    });
+  });
+
+  it("answers all nulls for an empty page", () => {
+    expect(run("", { title: "string", items: [{ name: "string" }], meta: { a: "number" } }).data).toEqual({ title: null, items: null, meta: { a: null } });
+  });
+});

@@ -1,0 +1,84 @@
+import { unary, WinnowError, type CallContext, type Logger } from "@winnow/platform";
+import {
+  Engine,
+  type ExtractRequest,
+  type ExtractResponse,
+  type ExtractorServiceServer,
+} from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { extractBuiltin } from "./engines/builtin.js";
+import type { LlmEngine } from "./engines/llm.js";
+import { absoluteUrl, loadPage } from "./page.js";
+import { renderPageContent } from "./page-content.js";
+import type { SchemaCache } from "./schema-cache.js";
+import { shape } from "./shape.js";
+
+export interface ExtractorDependencies {
+  logger: Logger;
+  schemas: SchemaCache;
+  /** Undefined when no LLM is configured; the builtin engine then answers. */
+  llm: LlmEngine | undefined;
+  maxHtmlBytes: number;
+  maxContentChars: number;
+}
+
+export function createExtractorService(deps: ExtractorDependencies): ExtractorServiceServer {
+  return { extract: unary(deps.logger, (request: ExtractRequest, ctx) => extract(deps, request, ctx)) };
+}
+
+async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx: CallContext): Promise<ExtractResponse> {
+  const started = Date.now();
+  const schema = deps.schemas.get(request.schemaJson);
+  // Optional: without it, relative links are left out of the model's input.
+  if (request.url !== "" && absoluteUrl(request.url, undefined) === undefined) {
+    throw new WinnowError("invalid-request", "url must be an absolute http(s) URL", {
+      violations: [{ path: "/url", description: "must be an absolute http(s) URL" }],
+    });
+  }
+  const htmlBytes = Buffer.byteLength(request.html, "utf8");
+  if (htmlBytes > deps.maxHtmlBytes) {
+    throw new WinnowError("page-too-large", `the page is ${htmlBytes} bytes; at most ${deps.maxHtmlBytes} are extracted`);
+  }
+  const llm = chooseLlm(request.options?.engine ?? Engine.ENGINE_UNSPECIFIED, deps.llm);
+  const page = loadPage(request.html, request.url);
+
+  let response: ExtractResponse;
+  if (!llm) {
+    const shaped = shape(schema.tree, extractBuiltin(schema.tree, page.structured));
+    response = { dataJson: JSON.stringify(shaped.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: shaped.warnings };
+  } else {
+    const content = renderPageContent(page, deps.maxContentChars);
+    const answer = await llm.extract(
+      { responseFormat: schema.responseFormat, content: content.text, taskDescription: request.taskDescription },
+      ctx,
+    );
+    const shaped = shape(schema.tree, answer.value);
+    response = {
+      dataJson: JSON.stringify(shaped.data),
+      engine: Engine.ENGINE_LLM,
+      model: answer.model,
+      usage: answer.usage,
+      warnings: [...content.warnings, ...shaped.warnings],
+      modelInput: request.options?.includeModelInput ? answer.modelInput : undefined,
+    };
+  }
+  deps.logger.info(
+    { engine: Engine[response.engine], model: response.model || undefined, tokens: response.usage?.totalTokens, warnings: response.warnings.length, ms: Date.now() - started },
+    "extracted",
+  );
+  return response;
+}
+
+/** The LLM engine to use, or undefined for the builtin one. */
+function chooseLlm(requested: Engine, llm: LlmEngine | undefined): LlmEngine | undefined {
+  switch (requested) {
+    case Engine.ENGINE_BUILTIN:
+      return undefined;
+    case Engine.ENGINE_LLM:
+      if (!llm) throw new WinnowError("invalid-request", "engine LLM was requested, but no LLM is configured");
+      return llm;
+    case Engine.ENGINE_UNSPECIFIED:
+      return llm;
+    default:
+      throw new WinnowError("invalid-request", `unknown engine ${String(requested)}`);
+  }
+}

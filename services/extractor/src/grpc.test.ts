@@ -1,0 +1,143 @@
+import { callUnary, checkHealth, createClient, createLogger, startGrpcServer, WinnowError, type RunningGrpcServer } from "@winnow/platform";
+import {
+  Engine,
+  ExtractorServiceClient,
+  ExtractorServiceService,
+  type ExtractRequest,
+} from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reply, startFakeLlm, type FakeAnswer, type FakeLlm } from "../../../test/support/fake-llm.js";
+import { LlmEngine } from "./engines/llm.js";
+import { createExtractorService } from "./extractor-service.js";
+import { SchemaCache } from "./schema-cache.js";
+
+const logger = createLogger("extractor-test", "silent");
+
+const HTML = `<html><head><title>Desk Lamp | Shop</title>
+  <script type="application/ld+json">{"@type":"Product","name":"Desk Lamp","offers":{"price":"19.99","priceCurrency":"USD"}}</script>
+</head><body><h1>Desk Lamp</h1><p>Only <a href="/deals">$19.99</a> today.</p></body></html>`;
+const SCHEMA = JSON.stringify({ title: "string", price_usd: "number", colours: ["string"] });
+
+async function startExtractor(llm: LlmEngine | undefined) {
+  const server = await startGrpcServer({
+    host: "127.0.0.1",
+    port: 0,
+    logger,
+    services: [
+      {
+        name: "winnow.extractor.v1.ExtractorService",
+        definition: ExtractorServiceService,
+        implementation: createExtractorService({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, maxContentChars: 10_000 }),
+        protoFile: "winnow/extractor/v1/extractor.proto",
+      },
+    ],
+  });
+  server.setReady(true);
+  const client = createClient(ExtractorServiceClient, `127.0.0.1:${server.port}`);
+  return { server, client };
+}
+
+function extractWith(client: ExtractorServiceClient, request: Partial<ExtractRequest>, deadlineMs = 10_000) {
+  return callUnary(client.extract.bind(client), {
+    url: "https://shop.example/lamp",
+    html: HTML,
+    schemaJson: SCHEMA,
+    taskDescription: "",
+    options: undefined,
+    ...request,
+  }, { deadline: new Date(Date.now() + deadlineMs) });
+}
+
+async function failure(promise: Promise<unknown>): Promise<WinnowError> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(WinnowError);
+  return error as WinnowError;
+}
+
+let fake: FakeLlm;
+let modelAnswer: () => FakeAnswer;
+let withLlm: { server: RunningGrpcServer; client: ExtractorServiceClient };
+let builtinOnly: { server: RunningGrpcServer; client: ExtractorServiceClient };
+
+beforeAll(async () => {
+  fake = await startFakeLlm(() => modelAnswer());
+  withLlm = await startExtractor(new LlmEngine({ baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 }));
+  builtinOnly = await startExtractor(undefined);
+});
+
+afterAll(async () => {
+  for (const running of [withLlm, builtinOnly]) {
+    running?.client.close();
+    await running?.server.shutdown(1000);
+  }
+  await fake?.close();
+});
+
+describe("ExtractorService over gRPC", () => {
+  it("is SERVING as soon as it starts", async () => {
+    expect(await checkHealth(`127.0.0.1:${builtinOnly.server.port}`, "winnow.extractor.v1.ExtractorService")).toBe("SERVING");
+  });
+
+  it("answers with the builtin engine when no LLM is configured", async () => {
+    const response = await extractWith(builtinOnly.client, {});
+    expect(response.engine).toBe(Engine.ENGINE_BUILTIN);
+    expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, colours: null });
+    expect(response.model).toBe("");
+    expect(response.modelInput).toBeUndefined();
+  });
+
+  it("refuses ENGINE_LLM when no LLM is configured", async () => {
+    const error = await failure(extractWith(builtinOnly.client, { options: { engine: Engine.ENGINE_LLM, includeModelInput: false } }));
+    expect(error.type).toBe("invalid-request");
+    expect(error.message).toMatch(/no LLM is configured/);
+  });
+
+  it("refuses an invalid schema, naming the bad path", async () => {
+    const error = await failure(extractWith(builtinOnly.client, { schemaJson: JSON.stringify({ items: [{ price: "money" }] }) }));
+    expect(error.type).toBe("invalid-schema");
+    expect(error.violations).toEqual([expect.objectContaining({ path: "/schema/items/0/price" })]);
+    expect((await failure(extractWith(builtinOnly.client, { schemaJson: "{" }))).type).toBe("invalid-schema");
+  });
+
+  it("refuses a page over the size limit and a URL that is not http(s)", async () => {
+    expect((await failure(extractWith(builtinOnly.client, { html: "x".repeat(65 * 1024) }))).type).toBe("page-too-large");
+    expect((await failure(extractWith(builtinOnly.client, { url: "ftp://x.example/" }))).type).toBe("invalid-request");
+  });
+
+  it("uses the LLM when one is configured, shaping its answer and reporting usage", async () => {
+    modelAnswer = () => ({ title: "Desk Lamp", price_usd: "$19.99", colours: ["black", 7], invented: "x" });
+    const response = await extractWith(withLlm.client, { taskDescription: "Use USD.", options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: true } });
+    expect(response.engine).toBe(Engine.ENGINE_LLM);
+    expect(response.model).toBe("fake-model");
+    expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, colours: ["black", "7"] });
+    expect(response.warnings.map((w) => `${w.code} ${w.path}`)).toEqual(["coerced /price_usd", "coerced /colours/1"]);
+    expect(response.usage?.totalTokens).toBeGreaterThan(0);
+
+    const sent = fake.requests.at(-1);
+    expect(response.modelInput?.messages).toEqual(sent?.messages);
+    expect(JSON.parse(response.modelInput?.responseFormatJson ?? "")).toEqual(sent?.response_format);
+    expect(sent?.messages[1]?.content).toContain("[$19.99](https://shop.example/deals)");
+  });
+
+  it("still answers with the builtin engine on request when an LLM is configured", async () => {
+    const before = fake.requests.length;
+    const response = await extractWith(withLlm.client, { options: { engine: Engine.ENGINE_BUILTIN, includeModelInput: true } });
+    expect(response.engine).toBe(Engine.ENGINE_BUILTIN);
+    expect(response.modelInput).toBeUndefined();
+    expect(fake.requests.length).toBe(before);
+  });
+
+  it("reports a failed model call as an error, not as nulls", async () => {
+    modelAnswer = () => reply.content("not json");
+    expect((await failure(extractWith(withLlm.client, {}))).type).toBe("model-failure");
+    modelAnswer = () => reply.status(503, 0);
+    const unavailable = await failure(extractWith(withLlm.client, {}));
+    expect(unavailable.type).toBe("model-unavailable");
+    expect(unavailable.retryable).toBe(true);
+  });
+
+  it("ends the call at its deadline when the model hangs", async () => {
+    modelAnswer = () => reply.hang();
+    expect((await failure(extractWith(withLlm.client, {}, 300))).type).toBe("deadline-exceeded");
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * Compiles a parsed schema tree into the JSON Schema the model answers to
+ * (OpenAI structured outputs). Strict mode needs every property listed in
+ * `required` and `additionalProperties: false` everywhere, so "absent" is
+ * expressed as a nullable type rather than a missing key.
+ *
+ * Free-form "array" and "object" nodes (any JSON list or object) cannot be
+ * written in strict mode: it refuses objects without a closed property list.
+ * Such schemas are sent with `strict: false`; the model is still guided by the
+ * same schema, and shape.ts enforces the declared shape on whatever comes back.
+ */
+import type { ObjectNode, SchemaNode } from "@winnow/platform";
+import type { ResponseFormatJSONSchema } from "openai/resources/shared";
+import { describeName } from "./field-names.js";
+
+type JsonSchema = Record<string, unknown>;
+
+/** Name given to the schema in response_format; the API requires [a-zA-Z0-9_-]{1,64}. */
+const SCHEMA_NAME = "extraction";
+
+export function toResponseFormat(tree: ObjectNode): ResponseFormatJSONSchema {
+  return {
+    type: "json_schema",
+    json_schema: { name: SCHEMA_NAME, strict: !hasFreeForm(tree), schema: compileObject(tree) },
+  };
+}
+
+function compileObject(node: ObjectNode): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const field of node.fields) {
+    const schema = compileNode(field.node, true);
+    const description = describeName(field.name);
+    // defineProperty: field names are data, never setters on the prototype.
+    Object.defineProperty(properties, field.name, {
+      value: description ? { description, ...schema } : schema,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return { type: "object", properties, required: node.fields.map((f) => f.name), additionalProperties: false };
+}
+
+/** Fields are nullable (null means "not on the page"); array items are not: a missing item is simply left out. */
+function compileNode(node: SchemaNode, nullable: boolean): JsonSchema {
+  switch (node.kind) {
+    case "scalar":
+      return { type: nullable ? [node.type, "null"] : node.type };
+    case "any-array":
+      return { type: nullable ? ["array", "null"] : "array" };
+    case "any-object":
+      return { type: nullable ? ["object", "null"] : "object" };
+    case "object":
+      return orNull(compileObject(node), nullable);
+    case "array":
+      return orNull({ type: "array", items: compileNode(node.items, false) }, nullable);
+  }
+}
+
+function orNull(schema: JsonSchema, nullable: boolean): JsonSchema {
+  return nullable ? { anyOf: [schema, { type: "null" }] } : schema;
+}
+
+function hasFreeForm(node: SchemaNode): boolean {
+  switch (node.kind) {
+    case "any-array":
+    case "any-object":
+      return true;
+    case "scalar":
+      return false;
+    case "object":
+      return node.fields.some((f) => hasFreeForm(f.node));
+    case "array":
+      return hasFreeForm(node.items);
+  }
+}

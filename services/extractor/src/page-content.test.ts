@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { loadPage } from "./page.js";
+import { renderPageContent } from "./page-content.js";
+
+const render = (html: string, url = "https://shop.example/products/lamp", maxChars = 100_000) =>
+  renderPageContent(loadPage(html, url), maxChars);
+
+const PAGE = `<!doctype html><html><head>
+  <title>Desk Lamp | Shop</title>
+  <meta property="og:title" content="Desk Lamp">
+  <meta name="description" content="A bright lamp.">
+  <meta name="viewport" content="width=device-width">
+  <script type="application/ld+json">
+    { "@context": "https://schema.org", "@type": "Product", "name": "Desk Lamp",
+      "offers": { "@type": "Offer", "price": "19.99" } }
+  </script>
+  <style>body { color: red }</style>
+</head><body>
+  <nav><a href="/">Home</a> <a href="/cart">Cart</a></nav>
+  <div id="cookie-banner">We use cookies. <button>Accept</button></div>
+  <main>
+    <h1>Desk Lamp</h1>
+    <p>A <strong>bright</strong>   lamp for
+       your desk. <a href="/specs?id=1">Full specs</a></p>
+    <img src="/img/lamp.jpg" alt="The lamp">
+    <h2>Features</h2>
+    <ul><li>Dimmable</li><li>USB <em>powered</em><ul><li>5 V</li></ul></li></ul>
+    <table>
+      <tr><th>Size</th><th>Weight</th></tr>
+      <tr><td>30 cm</td><td>1.2 kg</td></tr>
+      <tr><td>a|b</td></tr>
+    </table>
+    <dl><dt>Colour</dt><dd>Black</dd></dl>
+    <script>window.track("x")</script>
+  </main>
+  <aside>Related: <a href="/other">Other lamp</a></aside>
+  <footer>© Shop Ltd</footer>
+</body></html>`;
+
+describe("renderPageContent", () => {
+  const { text, warnings } = render(PAGE);
+
+  it("starts with the title, URL and the structured data block", () => {
+    expect(text.startsWith("Title: Desk Lamp | Shop\nURL: https://shop.example/products/lamp\n\n--- structured data ---\n")).toBe(true);
+    expect(text).toContain('JSON-LD: {"@context":"https://schema.org","@type":"Product","name":"Desk Lamp","offers":{"@type":"Offer","price":"19.99"}}');
+    expect(text).toContain("og:title: Desk Lamp");
+    expect(text).toContain("description: A bright lamp.");
+    expect(text).not.toContain("viewport");
+    expect(warnings).toEqual([]);
+  });
+
+  it("renders headings, paragraphs, lists and absolute links and images", () => {
+    expect(text).toContain("# Desk Lamp\n\nA bright lamp for your desk. [Full specs](https://shop.example/specs?id=1)");
+    expect(text).toContain("![The lamp](https://shop.example/img/lamp.jpg)");
+    expect(text).toContain("## Features\n\n- Dimmable\n- USB powered\n  - 5 V");
+    expect(text).toContain("Colour: Black");
+  });
+
+  it("keeps tables as pipe tables", () => {
+    expect(text).toContain("| Size | Weight |\n| --- | --- |\n| 30 cm | 1.2 kg |\n| a\\|b | |");
+  });
+
+  it("drops scripts, styles, navigation, cookie banners and page furniture", () => {
+    for (const gone of ["window.track", "color: red", "Home", "cookies", "Accept", "Related", "Shop Ltd"]) expect(text).not.toContain(gone);
+  });
+
+  it("keeps a footer inside an article, where bylines live", () => {
+    const { text: article } = render("<article><h1>News</h1><p>Body.</p><footer>By Ann Lee</footer></article><footer>Site footer</footer>");
+    expect(article).toContain("By Ann Lee");
+    expect(article).not.toContain("Site footer");
+  });
+
+  it("resolves links against <base href> and leaves out javascript: and fragment links", () => {
+    const { text: linked } = render(
+      '<head><base href="https://cdn.example/base/"></head><body><p><a href="page">Page</a> <a href="javascript:void(0)">Click</a> <a href="#top">Top</a> <img src="data:image/png;base64,xx" data-src="real.png" alt="Lazy"></p></body>',
+    );
+    expect(linked).toContain("[Page](https://cdn.example/base/page) Click Top ![Lazy](https://cdn.example/base/real.png)");
+  });
+
+  it("keeps only absolute links when the page URL is unknown", () => {
+    const { text: linked } = render('<p><a href="/rel">Rel</a> <a href="https://x.example/abs">Abs</a></p>', "");
+    expect(linked).toContain("Rel [Abs](https://x.example/abs)");
+    expect(linked).not.toContain("URL:");
+  });
+
+  it("truncates long content with a warning", () => {
+    const long = render(`<p>${"word ".repeat(1000)}</p>`, "https://a.example/", 200);
+    expect(long.text).toHaveLength(200);
+    expect(long.warnings).toEqual([expect.objectContaining({ code: "content-truncated" })]);
+  });
+});

@@ -1,0 +1,183 @@
+/**
+ * The page as the model reads it: compact markdown-like text (headings,
+ * paragraphs, lists, pipe tables, links and images with absolute URLs) with
+ * scripts, styles and obvious boilerplate removed, preceded by the page's own
+ * structured data (JSON-LD, OpenGraph/Twitter/meta), which is often the most
+ * reliable source of a field.
+ */
+import type { CheerioAPI } from "cheerio";
+import type { AnyNode, Element, ParentNode } from "domhandler";
+import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { absoluteUrl, type Page, type StructuredData } from "./page.js";
+
+export interface PageContent {
+  text: string;
+  warnings: Warning[];
+}
+
+/** Never content: code, styling, embedded documents and form controls. */
+const NEVER_CONTENT = "script, style, noscript, svg, template, iframe, object, embed, canvas, button, input, select, textarea, [hidden]";
+/** Site navigation, wherever it is. */
+const NAVIGATION = 'nav, [role="navigation"], form[role="search"]';
+/** Page furniture; kept when inside an article or main, where it often holds the byline or date. */
+const FURNITURE = 'footer, aside, [role="contentinfo"], [role="complementary"], [role="banner"]';
+/** Cookie and consent banners, recognised by the class and id names the common tools use. */
+const CONSENT_HINT = /\b(cookie|consent|gdpr)[-_]?(banner|notice|bar|popup|modal|dialog|wall|consent|overlay)\b|\b(onetrust|cookiebot|cookie-?law|cc-window)/i;
+
+/** Meta names worth showing the model; the rest (viewport, robots, theme-color, ...) is noise. */
+const META_PREFIXES = ["og:", "twitter:", "article:", "product:", "book:", "profile:", "music:", "video:"];
+const META_NAMES = new Set(["description", "keywords", "author"]);
+
+/**
+ * Renders the page for the model. Mutates the document (boilerplate is
+ * removed), so structured data must have been read first (loadPage does).
+ */
+export function renderPageContent(page: Page, maxChars: number): PageContent {
+  const body = renderBody(page.$, page.baseUrl);
+  const header = [
+    ...(page.structured.title ? [`Title: ${page.structured.title}`] : []),
+    ...(page.baseUrl ? [`URL: ${page.baseUrl.href}`] : []),
+  ];
+  const sections = [
+    header.join("\n"),
+    structuredDataBlock(page.structured),
+    body ? `--- page text ---\n${body}` : "",
+  ];
+  const text = sections.filter((s) => s !== "").join("\n\n");
+  if (text.length <= maxChars) return { text, warnings: [] };
+  return {
+    text: text.slice(0, maxChars),
+    warnings: [
+      {
+        code: "content-truncated",
+        message: `the page content was cut from ${text.length} to ${maxChars} characters; fields found only in the rest may be null`,
+        path: "",
+      },
+    ],
+  };
+}
+
+function structuredDataBlock(data: StructuredData): string {
+  const lines = data.jsonLd.map((value) => `JSON-LD: ${JSON.stringify(value)}`);
+  for (const [name, content] of data.meta) {
+    if (META_NAMES.has(name) || META_PREFIXES.some((prefix) => name.startsWith(prefix))) lines.push(`${name}: ${content}`);
+  }
+  return lines.length > 0 ? `--- structured data ---\n${lines.join("\n")}` : "";
+}
+
+function renderBody($: CheerioAPI, baseUrl: URL | undefined): string {
+  $(NEVER_CONTENT).remove();
+  $(NAVIGATION).remove();
+  $(FURNITURE).filter((_, element) => $(element).closest("article, main").length === 0).remove();
+  $("[id], [class]")
+    .filter((_, element) => CONSENT_HINT.test(`${element.attribs.id ?? ""} ${element.attribs.class ?? ""}`))
+    .remove();
+  const root = $("body").get(0) ?? $.root().get(0);
+  const raw = root ? new Renderer($, baseUrl).children(root) : "";
+  return raw
+    .split("\n")
+    .map((line) => line.trim().replace(/[ \t]{2,}/g, " ").replace(LEADING_INDENT, (indent) => "  ".repeat(indent.length)))
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}
+
+/** Marks list indentation while rendering: spaces from the page are collapsed at the end, these are not. */
+const INDENT = "\0";
+const LEADING_INDENT = /^\0+/;
+
+/** Elements that start a new paragraph (headings, lists, tables and the like have their own rendering). */
+const BLOCKS = new Set([
+  "address", "article", "blockquote", "body", "details", "dialog", "div", "dl", "fieldset", "figcaption", "figure",
+  "footer", "form", "header", "hr", "html", "li", "main", "p", "section", "summary", "tr",
+]);
+
+/** Markdown-like rendering; block elements are separated by blank lines, collapsed at the end. */
+class Renderer {
+  constructor(
+    private readonly $: CheerioAPI,
+    private readonly baseUrl: URL | undefined,
+  ) {}
+
+  children(parent: ParentNode): string {
+    return parent.children.map((child) => this.node(child)).join("");
+  }
+
+  private node(node: AnyNode): string {
+    if (node.type === "text") return node.data.replace(/\s+/g, " ").replaceAll(INDENT, "");
+    if (node.type !== "tag") return "";
+    const element = node;
+    const name = element.name.toLowerCase();
+    if (/^h[1-6]$/.test(name)) return `\n\n${"#".repeat(Number(name[1]))} ${this.inline(element)}\n\n`;
+    switch (name) {
+      case "br":
+        return "\n";
+      case "pre":
+        return `\n\n${this.$(element).text()}\n\n`;
+      case "ul":
+      case "ol":
+        return `\n\n${this.listItems(element)}\n\n`;
+      case "table":
+        return this.$(element).find("table").length > 0 ? `\n\n${this.children(element)}\n\n` : `\n\n${this.table(element)}\n\n`;
+      case "dt":
+        return `\n${this.inline(element)}:`;
+      case "dd":
+        return ` ${this.inline(element)}`;
+      case "a":
+        return this.link(element);
+      case "img":
+        return this.image(element);
+      default:
+        return BLOCKS.has(name) ? `\n\n${this.children(element)}\n\n` : this.children(element);
+    }
+  }
+
+  /** Children on one line, for headings, cells and link texts. */
+  private inline(element: Element): string {
+    return this.children(element).replace(/\s+/g, " ").trim();
+  }
+
+  private listItems(list: Element): string {
+    return list.children
+      .filter((child): child is Element => child.type === "tag" && child.name.toLowerCase() === "li")
+      .map((item) => {
+        const lines = this.children(item).split("\n").map((line) => line.trim()).filter((line) => line !== "");
+        // Continuation lines (nested lists, later paragraphs) are indented under their item.
+        return lines.length > 0 ? `- ${lines.join(`\n${INDENT}`)}` : "";
+      })
+      .filter((item) => item !== "")
+      .join("\n");
+  }
+
+  private table(table: Element): string {
+    const rows = this.$(table)
+      .find("tr")
+      .toArray()
+      .map((row) =>
+        row.children
+          .filter((cell): cell is Element => cell.type === "tag" && (cell.name === "td" || cell.name === "th"))
+          .map((cell) => this.inline(cell).replace(/\|/g, "\\|")),
+      )
+      .filter((cells) => cells.some((cell) => cell !== ""));
+    const width = Math.max(0, ...rows.map((cells) => cells.length));
+    if (width === 0) return "";
+    const line = (cells: string[]) => `| ${Array.from({ length: width }, (_, i) => cells[i] ?? "").join(" | ")} |`;
+    const [header = [], ...rest] = rows;
+    return [line(header), line(Array<string>(width).fill("---")), ...rest.map(line)].join("\n");
+  }
+
+  private link(element: Element): string {
+    const text = this.inline(element);
+    const href = element.attribs.href;
+    const url = href?.startsWith("#") ? undefined : absoluteUrl(href, this.baseUrl);
+    return text && url ? `[${text}](${url})` : text;
+  }
+
+  private image(element: Element): string {
+    const { src, alt } = element.attribs;
+    // Lazy-loading pages put a placeholder (often a data: URI) in src and the real image elsewhere.
+    const candidates = [element.attribs["data-src"], src, element.attribs.srcset?.split(/\s+/)[0]];
+    const url = candidates.map((candidate) => absoluteUrl(candidate, this.baseUrl)).find((u) => u !== undefined);
+    return url ? `![${(alt ?? "").replace(/\s+/g, " ").trim()}](${url})` : "";
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * One parse of the page's HTML, shared by the engines: the cheerio document,
+ * the base URL for relative links, and the structured data the page declares
+ * about itself (read before anything is removed from the document).
+ */
+import { load, type CheerioAPI } from "cheerio";
+
+export interface Page {
+  $: CheerioAPI;
+  /** Base for relative links (the page URL, or its <base href>); undefined when the URL is unknown. */
+  baseUrl: URL | undefined;
+  structured: StructuredData;
+}
+
+export interface StructuredData {
+  /** Parsed JSON-LD blocks in page order; blocks that are not valid JSON are skipped. */
+  jsonLd: unknown[];
+  /** <meta> name or property (lower case) to content, first occurrence winning: og:*, twitter:*, description, ... */
+  meta: Map<string, string>;
+  title: string | undefined;
+  h1: string | undefined;
+}
+
+export function loadPage(html: string, url: string): Page {
+  const $ = load(html);
+  return { $, baseUrl: baseUrlOf($, url), structured: readStructuredData($) };
+}
+
+/** An absolute http(s) URL for a link or image reference, or undefined when there is none. */
+export function absoluteUrl(reference: string | undefined, base: URL | undefined): string | undefined {
+  const trimmed = reference?.trim();
+  if (!trimmed) return undefined;
+  const parsed = URL.canParse(trimmed, base?.href) ? new URL(trimmed, base) : undefined;
+  return parsed && (parsed.protocol === "http:" || parsed.protocol === "https:") ? parsed.href : undefined;
+}
+
+function baseUrlOf($: CheerioAPI, url: string): URL | undefined {
+  const pageUrl = URL.canParse(url) ? new URL(url) : undefined;
+  const declared = absoluteUrl($("base[href]").first().attr("href"), pageUrl);
+  return declared ? new URL(declared) : pageUrl;
+}
+
+function readStructuredData($: CheerioAPI): StructuredData {
+  const jsonLd: unknown[] = [];
+  $('script[type="application/ld+json" i]').each((_, script) => {
+    // Some sites wrap the JSON in comments or CDATA markers.
+    const text = $(script).text().trim().replace(/^(<!--|\/\*<!\[CDATA\[\*\/|<!\[CDATA\[)/, "").replace(/(-->|\/\*\]\]>\*\/|\]\]>)$/, "");
+    try {
+      jsonLd.push(JSON.parse(text));
+    } catch {
+      // Invalid JSON-LD is common; the rest of the page still counts.
+    }
+  });
+  const meta = new Map<string, string>();
+  $("meta[content]").each((_, element) => {
+    const name = ($(element).attr("property") ?? $(element).attr("name") ?? $(element).attr("itemprop"))?.trim().toLowerCase();
+    const content = $(element).attr("content")?.trim();
+    if (name && content && !meta.has(name)) meta.set(name, content);
+  });
+  return { jsonLd, meta, title: textOf($("title").first().text()), h1: textOf($("h1").first().text()) };
+}
+
+function textOf(text: string): string | undefined {
+  return text.replace(/\s+/g, " ").trim() || undefined;
+}

@@ -1,0 +1,55 @@
+import { parseSchema, SchemaError, WinnowError, type ObjectNode } from "@winnow/platform";
+import type { ResponseFormatJSONSchema } from "openai/resources/shared";
+import { toResponseFormat } from "./json-schema.js";
+
+export interface CompiledSchema {
+  tree: ObjectNode;
+  responseFormat: ResponseFormatJSONSchema;
+}
+
+/** Far above any real schema (at most 300 fields), low enough that parsing junk stays cheap. */
+const MAX_SCHEMA_JSON_CHARS = 256 * 1024;
+
+/**
+ * Parses and compiles schemas once per distinct JSON text: callers tend to
+ * send the same few schemas over and over. Least recently used entries are
+ * evicted past maxEntries (a Map iterates in insertion order).
+ */
+export class SchemaCache {
+  private readonly entries = new Map<string, CompiledSchema>();
+
+  constructor(private readonly maxEntries = 256) {}
+
+  /** Throws an "invalid-schema" WinnowError naming the bad paths. */
+  get(schemaJson: string): CompiledSchema {
+    const cached = this.entries.get(schemaJson);
+    if (cached) {
+      this.entries.delete(schemaJson);
+      this.entries.set(schemaJson, cached);
+      return cached;
+    }
+    const tree = parse(schemaJson);
+    const compiled = { tree, responseFormat: toResponseFormat(tree) };
+    this.entries.set(schemaJson, compiled);
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    return compiled;
+  }
+}
+
+function parse(schemaJson: string): ObjectNode {
+  const invalid = (description: string) =>
+    new WinnowError("invalid-schema", `invalid schema: ${description}`, { violations: [{ path: "/schema", description }] });
+  if (schemaJson.length > MAX_SCHEMA_JSON_CHARS) throw invalid(`must be at most ${MAX_SCHEMA_JSON_CHARS} characters of JSON`);
+  let value: unknown;
+  try {
+    value = JSON.parse(schemaJson);
+  } catch (error) {
+    throw invalid(`not valid JSON (${(error as Error).message})`);
+  }
+  try {
+    return parseSchema(value);
+  } catch (error) {
+    if (!(error instanceof SchemaError)) throw error;
+    throw new WinnowError("invalid-schema", `invalid schema: ${error.message}`, { violations: error.violations });
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Puts any value (a model's answer, an engine's candidates) into exactly the
+ * schema's shape: every declared field present, unknown keys dropped, null
+ * where a value is missing. A value of the wrong type is converted only when
+ * nothing is lost or guessed ("1,299.00" to 1299, 42 to "42"); otherwise it
+ * becomes null with a warning naming its path.
+ */
+import type { ObjectNode, ScalarType, SchemaNode } from "@winnow/platform";
+import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { CURRENCY_CODES } from "./field-names.js";
+
+export interface Shaped {
+  data: Record<string, unknown>;
+  warnings: Warning[];
+}
+
+export function shape(tree: ObjectNode, value: unknown): Shaped {
+  const warnings: Warning[] = [];
+  const data = shapeObject(tree, isRecord(value) ? value : {}, "", warnings);
+  return { data, warnings };
+}
+
+function shapeObject(node: ObjectNode, value: Record<string, unknown>, path: string, warnings: Warning[]): Record<string, unknown> {
+  // Own properties only: a field named "toString" must not read Object.prototype.
+  // fromEntries defines properties, so a "__proto__" key is plain data.
+  return Object.fromEntries(
+    node.fields.map((field) => {
+      const fieldValue = Object.hasOwn(value, field.name) ? value[field.name] : undefined;
+      return [field.name, shapeNode(field.node, fieldValue, `${path}/${escapePointer(field.name)}`, warnings)];
+    }),
+  );
+}
+
+function shapeNode(node: SchemaNode, value: unknown, path: string, warnings: Warning[]): unknown {
+  // Absent, and the blank strings models write for "absent", are null without comment.
+  if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) return null;
+  const drop = (expected: string) => {
+    warnings.push({ code: "dropped-value", message: `expected ${expected}, got ${describe(value)}; returned null`, path });
+    return null;
+  };
+  switch (node.kind) {
+    case "scalar":
+      return shapeScalar(node.type, value, path, warnings) ?? drop(SCALAR_NAMES[node.type]);
+    case "object":
+      return isRecord(value) ? shapeObject(node, value, path, warnings) : drop("an object");
+    case "any-object":
+      return isRecord(value) ? value : drop("an object");
+    case "any-array":
+      return Array.isArray(value) ? value : drop("an array");
+    case "array": {
+      let items: unknown[];
+      if (Array.isArray(value)) items = value;
+      else {
+        warnings.push({ code: "coerced", message: "a single value was wrapped in a one-item array", path });
+        items = [value];
+      }
+      // A missing or unusable item is left out rather than kept as null: the list holds what was found.
+      return items.flatMap((item, index) => {
+        const shaped = shapeNode(node.items, item, `${path}/${index}`, warnings);
+        return shaped === null ? [] : [shaped];
+      });
+    }
+  }
+}
+
+const SCALAR_NAMES: Record<ScalarType, string> = {
+  string: "a string",
+  number: "a number",
+  integer: "a whole number",
+  boolean: "true or false",
+};
+
+/** The value as the declared scalar type, or undefined when that would lose or guess something. */
+function shapeScalar(type: ScalarType, value: unknown, path: string, warnings: Warning[]): unknown {
+  const coerced = <T>(result: T | undefined): T | undefined => {
+    if (result !== undefined) {
+      warnings.push({ code: "coerced", message: `${describe(value)} was converted to ${SCALAR_NAMES[type]}`, path });
+    }
+    return result;
+  };
+  switch (type) {
+    case "string":
+      if (typeof value === "string") return value.trim();
+      return (typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean" ? coerced(String(value)) : undefined;
+    case "number":
+      if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+      return typeof value === "string" ? coerced(parseNumber(value)) : undefined;
+    case "integer": {
+      // JSON cannot tell 42.0 from 42, so an integral number is simply an integer.
+      if (typeof value === "number") return Number.isSafeInteger(value) ? value : undefined;
+      const parsed = typeof value === "string" ? parseNumber(value) : undefined;
+      return coerced(parsed !== undefined && Number.isSafeInteger(parsed) ? parsed : undefined);
+    }
+    case "boolean":
+      if (typeof value === "boolean") return value;
+      return typeof value === "string" ? coerced(BOOLEAN_WORDS.get(value.trim().toLowerCase())) : undefined;
+  }
+}
+
+/** Only words that cannot mean anything else; "In stock" or "1" are left to the model and the engines. */
+const BOOLEAN_WORDS = new Map([["true", true], ["false", false], ["yes", true], ["no", false]]);
+
+const CURRENCY = String.raw`(?:[$€£¥₹]|US\$|${CURRENCY_CODES.join("|")})`;
+const NUMERIC_TEXT = new RegExp(
+  String.raw`^([+-]?)\s*(?:${CURRENCY}\s*)?([+-]?)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+)(?:\s*${CURRENCY})?$`,
+);
+
+/**
+ * A number written as text: "1,299.00", "$12.50", "12.50 EUR", "-3". Commas
+ * count only as thousands separators in groups of three, so "12,50" (a
+ * decimal comma, or a list?) is refused rather than guessed.
+ */
+export function parseNumber(text: string): number | undefined {
+  const match = NUMERIC_TEXT.exec(text.trim());
+  if (!match || (match[1] && match[2])) return undefined;
+  const number = Number(`${match[1] || match[2]}${match[3]!.replace(/,/g, "")}`);
+  return Number.isFinite(number) ? number : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (isRecord(value)) return "an object";
+  const text = JSON.stringify(value) ?? String(value);
+  return `${typeof value} ${text.length > 40 ? `${text.slice(0, 37)}...` : text}`;
+}
+
+/** RFC 6901, like the paths in schema violations. */
+function escapePointer(name: string): string {
+  return name.replace(/~/g, "~0").replace(/\//g, "~1");
+}
