@@ -4,15 +4,14 @@ type Hook = () => Promise<void> | void;
 
 /**
  * Runs the given shutdown steps once on SIGTERM or SIGINT, then flushes
- * telemetry and exits. A second signal exits at once.
+ * telemetry and exits. Later signals are ignored: Ctrl-C in a terminal
+ * reaches a service and its supervisor's SIGTERM follows, and the shutdown
+ * steps are bounded by their own grace period anyway.
  */
 export function onShutdownSignal(logger: Logger, shutdown: Hook): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, "second signal, exiting now");
-      process.exit(1);
-    }
+    if (stopping) return;
     stopping = true;
     logger.info({ signal }, "shutting down");
     void (async () => {

@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler } from "express";
-import { pinoHttp } from "pino-http";
 import { WinnowError, type Logger } from "@winnow/platform";
+import { accessLog } from "./access-log.js";
 import { requireApiKey } from "./api-key.js";
 import type { Backends } from "./backends.js";
 import { sendProblem } from "./problem.js";
@@ -30,15 +30,7 @@ export function createApp({ backends, logger, requestTimeoutMs, maxBodyBytes }: 
   });
 
   app.use(requestContext(requestTimeoutMs));
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId: (_req, res) => (res as express.Response).locals.requestId,
-      customSuccessMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
-      customErrorMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
-      serializers: { req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }) },
-    }),
-  );
+  app.use(accessLog(logger));
 
   app.post(
     "/scrape",
