@@ -3,24 +3,17 @@
  * the gateway URL, a working API key and a curl example once all four
  * services are ready; Ctrl-C stops everything.
  */
-import { ConfigError, env, loadConfig } from "@winnow/platform";
+import { env, loadConfigOrExit } from "@winnow/platform";
 import { formatLogLine } from "./log-format.js";
 import { startSampleSite } from "./sample-site.js";
 import { startStack, type ServiceName } from "./stack.js";
 
-let config;
-try {
-  config = loadConfig({
-    PORT: env.port(8080),
-    AUTH_GRPC_PORT: env.port(50051),
-    RENDERER_GRPC_PORT: env.port(50052),
-    EXTRACTOR_GRPC_PORT: env.port(50053),
-  });
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-}
+const config = loadConfigOrExit({
+  PORT: env.port(8080),
+  AUTH_GRPC_PORT: env.port(50051),
+  RENDERER_GRPC_PORT: env.port(50052),
+  EXTRACTOR_GRPC_PORT: env.port(50053),
+});
 
 const rawLogs = process.env.LOG_FORMAT === "json";
 const print = (service: ServiceName, line: string) => console.log(rawLogs ? line : formatLogLine(service, line));

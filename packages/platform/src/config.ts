@@ -69,3 +69,14 @@ export const env = {
       message: "must be one of fatal, error, warn, info, debug, trace, silent",
     }).default("info"),
 };
+
+/** loadConfig for a process's start: a bad configuration prints its message (no stack trace) and exits 1. */
+export function loadConfigOrExit<S extends z.ZodRawShape>(shape: S, env?: NodeJS.ProcessEnv): z.infer<z.ZodObject<S>> {
+  try {
+    return loadConfig(shape, env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}

@@ -58,9 +58,17 @@ export type HealthStatus = "SERVING" | "NOT_SERVING" | "UNKNOWN" | "SERVICE_UNKN
 
 const HealthClient = grpc.makeGenericClientConstructor(healthService, "Health");
 
-/** One grpc.health.v1 Check against address; "UNREACHABLE" when nothing answers within timeoutMs. */
-export function checkHealth(address: string, service = "", timeoutMs = 1000): Promise<HealthStatus> {
-  const client = new HealthClient(grpcTarget(address), grpc.credentials.createInsecure());
+/**
+ * grpc.health.v1 Check against a server: "UNREACHABLE" when nothing answers
+ * within timeoutMs. Pass an existing client to check over its own channel
+ * (what a readiness probe should test); otherwise a channel is opened for
+ * this one check.
+ */
+export function checkHealth(target: string | grpc.Client, service = "", timeoutMs = 1000): Promise<HealthStatus> {
+  const client =
+    typeof target === "string"
+      ? new HealthClient(grpcTarget(target), grpc.credentials.createInsecure())
+      : new HealthClient("unused", grpc.credentials.createInsecure(), { channelOverride: target.getChannel() });
   return new Promise<HealthStatus>((resolve) => {
     client.makeUnaryRequest(
       "/grpc.health.v1.Health/Check",
@@ -70,7 +78,8 @@ export function checkHealth(address: string, service = "", timeoutMs = 1000): Pr
       new grpc.Metadata(),
       { deadline: Date.now() + timeoutMs },
       (error, response) => {
-        client.close();
+        // Closing a client that borrowed a channel would close that channel for its owner too.
+        if (typeof target === "string") client.close();
         resolve(error || !response ? "UNREACHABLE" : response.status);
       },
     );

@@ -44,13 +44,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("startGrpcServer", () => {
   it("reports NOT_SERVING until the service says it is ready", async () => {
-    const { server, address } = await serve(async () => undefined);
+    const { server, address, client } = await serve(async () => undefined);
     expect(await checkHealth(address)).toBe("NOT_SERVING");
+    expect(await checkHealth(client)).toBe("NOT_SERVING");
     expect(await checkHealth(address, "winnow.auth.v1.AuthService")).toBe("NOT_SERVING");
     server.setReady(true);
     expect(await checkHealth(address)).toBe("SERVING");
     expect(await checkHealth(address, "winnow.auth.v1.AuthService")).toBe("SERVING");
     expect(await checkHealth(address, "no.such.Service")).toBe("UNREACHABLE");
+    // Over the client's own channel, which stays usable afterwards.
+    expect(await checkHealth(client)).toBe("SERVING");
+    expect(await callUnary(client.validateKey.bind(client), { apiKey: "k" })).toMatchObject({ valid: true });
   });
 
   it("carries a WinnowError across the wire with its type and violations", async () => {

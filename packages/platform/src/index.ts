@@ -1,4 +1,4 @@
-export { ConfigError, env, loadConfig } from "./config.js";
+export { ConfigError, env, loadConfig, loadConfigOrExit } from "./config.js";
 export { createLogger, type Logger } from "./logger.js";
 export { flushTelemetry, logFatalErrors, onShutdownSignal } from "./lifecycle.js";
 export {

@@ -1,21 +1,14 @@
-import { ConfigError, createLogger, loadConfig, logFatalErrors, onShutdownSignal, startGrpcServer } from "@winnow/platform";
+import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, startGrpcServer } from "@winnow/platform";
 import { AuthServiceService } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { createAuthService } from "./auth-service.js";
 import { AuthStore } from "./auth-store.js";
-import { authConfigShape, type AuthConfig } from "./config.js";
+import { authConfigShape } from "./config.js";
 import { openDatabase } from "./database.js";
 import { seedDevAccount } from "./dev-account.js";
 import { migrate } from "./migrations.js";
 import { planLookup } from "./plans.js";
 
-let config: AuthConfig;
-try {
-  config = loadConfig(authConfigShape);
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-}
+const config = loadConfigOrExit(authConfigShape);
 
 const logger = createLogger("auth", config.LOG_LEVEL);
 logFatalErrors(logger);

@@ -1,4 +1,4 @@
-import { ConfigError, createLogger, loadConfig, logFatalErrors, onShutdownSignal, startGrpcServer } from "@winnow/platform";
+import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, startGrpcServer } from "@winnow/platform";
 import { ExtractorServiceService } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { configShape, llmSettings } from "./config.js";
 import { LlmEngine } from "./engines/llm.js";
@@ -8,14 +8,7 @@ import { SchemaCache } from "./schema-cache.js";
 const logger = createLogger("extractor");
 logFatalErrors(logger);
 
-let config;
-try {
-  config = loadConfig(configShape);
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-}
+const config = loadConfigOrExit(configShape);
 logger.level = config.LOG_LEVEL;
 
 const settings = llmSettings(config);

@@ -22,8 +22,9 @@ export function connectBackends(addresses: { auth: string; renderer: string; ext
     renderer,
     extractor,
     async notReady() {
-      const entries = Object.entries(addresses);
-      const statuses = await Promise.all(entries.map(([, address]) => checkHealth(address)));
+      // Over the very channels scrapes use, so readiness reflects what requests would see.
+      const entries = Object.entries({ auth, renderer, extractor });
+      const statuses = await Promise.all(entries.map(([, client]) => checkHealth(client)));
       return entries.filter((_, i) => statuses[i] !== "SERVING").map(([name]) => name);
     },
     close() {

@@ -1,4 +1,4 @@
-import { ConfigError, createLogger, loadConfig, logFatalErrors, onShutdownSignal } from "@winnow/platform";
+import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal } from "@winnow/platform";
 import { createApp } from "./app.js";
 import { connectBackends } from "./backends.js";
 import { configShape } from "./config.js";
@@ -7,14 +7,7 @@ import { startHttpServer } from "./http-server.js";
 const logger = createLogger("gateway");
 logFatalErrors(logger);
 
-let config;
-try {
-  config = loadConfig(configShape);
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  process.exit(1);
-}
+const config = loadConfigOrExit(configShape);
 logger.level = config.LOG_LEVEL;
 
 const backends = connectBackends({ auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR });

@@ -1,4 +1,4 @@
-import { ConfigError, createLogger, loadConfig, logFatalErrors, onShutdownSignal, startGrpcServer } from "@winnow/platform";
+import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, startGrpcServer } from "@winnow/platform";
 import { RendererServiceService } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { BrowserHost, chromiumExecutable } from "./browser.js";
 import { rendererConfigShape } from "./config.js";
@@ -7,17 +7,7 @@ import { PageSlots } from "./page-slots.js";
 import { BrowserRenderer } from "./render.js";
 import { createRendererService, RENDERER_PROTO_FILE, RENDERER_SERVICE_NAME } from "./renderer-service.js";
 
-function readConfig() {
-  try {
-    return loadConfig(rendererConfigShape);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(error.message);
-    process.exit(1);
-  }
-}
-
-const config = readConfig();
+const config = loadConfigOrExit(rendererConfigShape);
 const logger = createLogger("renderer", config.LOG_LEVEL);
 logFatalErrors(logger);
 
