@@ -3,63 +3,11 @@
  * Chromium: fixture pages on 127.0.0.1, once through the builtin engine and
  * once through the LLM engine pointed at our own OpenAI-compatible server.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type ServiceName, type Stack } from "../../scripts/src/stack.js";
 import { startFakeLlm } from "../support/fake-llm.js";
-import { startFixtureSite, type FixtureSite } from "../support/fixture-site.js";
 import { startOtlpReceiver } from "../support/otlp-receiver.js";
-import { freePorts } from "../support/ports.js";
+import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 import { PAGES } from "./pages.js";
-
-interface RunningStack {
-  stack: Stack;
-  site: FixtureSite;
-  output: string[];
-  scrape(body: unknown, headers?: Record<string, string>): Promise<Response>;
-  stop(): Promise<void>;
-}
-
-async function launch(extraEnv: Record<string, string> = {}): Promise<RunningStack> {
-  const site = await startFixtureSite(PAGES);
-  const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-e2e-"));
-  const [gateway, auth, renderer, extractor] = (await freePorts(4)) as [number, number, number, number];
-  const output: string[] = [];
-  // A clean environment: a developer's own LLM or OTEL settings must not change what is tested.
-  const stack = await startStack({
-    inheritEnv: false,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      WINNOW_DATA_DIR: dataDir,
-      WINNOW_EGRESS_ALLOW: site.hostPort,
-      LOG_LEVEL: "warn",
-      ...extraEnv,
-    },
-    ports: { gateway, auth, renderer, extractor },
-    onOutput: (service: ServiceName, line: string) => output.push(`${service}: ${line}`),
-  }).catch((error: Error) => {
-    throw new Error(`${error.message}\n${output.join("\n")}`);
-  });
-  return {
-    stack,
-    site,
-    output,
-    scrape: (body, headers = { "x-api-key": stack.apiKey }) =>
-      fetch(`${stack.gatewayUrl}/scrape`, {
-        method: "POST",
-        headers: { "content-type": "application/json", ...headers },
-        body: typeof body === "string" ? body : JSON.stringify(body),
-      }),
-    async stop() {
-      await stack.stop();
-      await site.close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 async function expectProblem(res: Response, status: number, type: string): Promise<Record<string, unknown>> {
   expect(res.status).toBe(status);
@@ -75,7 +23,7 @@ async function expectProblem(res: Response, status: number, type: string): Promi
 describe("the stack on the builtin engine", () => {
   let run: RunningStack;
   beforeAll(async () => {
-    run = await launch();
+    run = await launchStack(PAGES);
   });
   afterAll(async () => {
     await run?.stop();
@@ -150,7 +98,7 @@ describe("the stack on the LLM engine, traced", () => {
   beforeAll(async () => {
     llm = await startFakeLlm(() => ({ product_name: "Ridgeline Trail Shoe", price_usd: "129.99", invented_field: "dropped" }));
     otlp = await startOtlpReceiver();
-    run = await launch({
+    run = await launchStack(PAGES, {
       LLM_BASE_URL: llm.baseUrl,
       LLM_API_KEY: "test-key",
       LLM_MODEL: "winnow-test-model",

@@ -1,0 +1,45 @@
+// Compile-time checks of schema → result inference (compiled by client.test.ts; never run).
+import type { ScrapeResult, Winnow } from "../../src/index.js";
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+function assertType<T extends true>(): T | undefined {
+  return undefined;
+}
+
+declare const client: Winnow;
+
+export async function checks(): Promise<void> {
+  const product = await client.scrape({
+    url: "https://shop.example",
+    schema: {
+      product_name: "string",
+      price_usd: "number",
+      stock: "integer",
+      in_stock: "boolean",
+      tags: ["string"],
+      extra: "object",
+      anything: "array",
+      seller: { name: "string", rating_1_to_5: "number" },
+      reviews: [{ author: "string", stars: "integer" }],
+    },
+  });
+  assertType<
+    Equal<
+      typeof product,
+      {
+        product_name: string | null;
+        price_usd: number | null;
+        stock: number | null;
+        in_stock: boolean | null;
+        tags: string[] | null;
+        extra: Record<string, unknown> | null;
+        anything: unknown[] | null;
+        seller: { name: string | null; rating_1_to_5: number | null } | null;
+        reviews: { author: string | null; stars: number | null }[] | null;
+      }
+    >
+  >();
+  assertType<Equal<ScrapeResult<{ a: "boolean" }>, { a: boolean | null }>>();
+  // @ts-expect-error: "money" is not a type of the schema language.
+  await client.scrape({ url: "https://shop.example", schema: { price: "money" } });
+}
