@@ -1,0 +1,141 @@
+"""The Python client against the real Winnow stack, with a scripted upstream for retries and timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import os
+import socket
+import unittest
+from typing import Any
+
+from winnow import (
+    AsyncWinnow,
+    AuthenticationError,
+    ConnectionError,
+    InvalidRequestError,
+    RateLimitError,
+    ServerError,
+    TargetError,
+    TimeoutError,
+    Winnow,
+    WinnowError,
+)
+
+from .support import FixturePages, ScriptedUpstream, Stack, origin, serve
+
+pages: Any = None
+stack: Any = None
+upstream: Any = None
+
+
+def setUpModule() -> None:
+    global pages, stack, upstream
+    pages = serve(FixturePages)
+    stack = Stack(egress_allow=f"127.0.0.1:{pages.server_address[1]}")
+    upstream = ScriptedUpstream(stack.gateway_url)
+
+
+def tearDownModule() -> None:
+    upstream.close()
+    stack.stop()
+    pages.shutdown()
+    pages.server_close()
+
+
+def product_url() -> str:
+    return origin(pages) + "/product"
+
+
+def client(**options: Any) -> Winnow:
+    """A client of the scripted upstream, with fast retries."""
+    settings = {"api_key": stack.api_key, "base_url": upstream.url, "retry_base_delay": 0.01, **options}
+    return Winnow(**settings)
+
+
+class ScrapeTest(unittest.TestCase):
+    def test_returns_data_in_the_schema_shape_with_the_key_sent(self) -> None:
+        data = client().scrape(product_url(), {"product_name": "string", "price_usd": "number", "tags": ["string"]})
+        self.assertEqual(data, {"product_name": "Ridgeline Trail Shoe", "price_usd": 129.99, "tags": None})
+        self.assertEqual(upstream.seen[-1]["x-api-key"], stack.api_key)
+
+    def test_reads_the_key_from_the_environment(self) -> None:
+        os.environ["WINNOW_API_KEY"] = stack.api_key
+        try:
+            self.assertEqual(Winnow(base_url=stack.gateway_url).scrape(product_url(), {"brand": "string"}), {"brand": "Northpeak"})
+        finally:
+            del os.environ["WINNOW_API_KEY"]
+        with self.assertRaisesRegex(ValueError, "WINNOW_API_KEY"):
+            Winnow(base_url=stack.gateway_url)
+
+    def test_async_client(self) -> None:
+        async_client = AsyncWinnow(api_key=stack.api_key, base_url=stack.gateway_url)
+        self.assertEqual(asyncio.run(async_client.scrape(product_url(), {"brand": "string"})), {"brand": "Northpeak"})
+
+
+class ErrorTest(unittest.TestCase):
+    def test_wrong_key_is_an_authentication_error(self) -> None:
+        with self.assertRaises(AuthenticationError) as caught:
+            client(api_key="wnw_not_a_real_key").scrape(product_url(), {"a": "string"})
+        self.assertEqual((caught.exception.status, caught.exception.type, caught.exception.retryable), (401, "unauthorized", False))
+        self.assertTrue(caught.exception.request_id)
+        self.assertIsInstance(caught.exception, WinnowError)
+
+    def test_bad_schema_and_url_are_invalid_requests_with_details(self) -> None:
+        with self.assertRaises(InvalidRequestError) as caught:
+            client().scrape(product_url(), {"price": "money"})
+        self.assertEqual(caught.exception.details[0]["path"], "/schema/price")
+        with self.assertRaises(InvalidRequestError) as caught:
+            client().scrape("ftp://files.example/x", {"a": "string"})
+        self.assertEqual((caught.exception.status, caught.exception.type), (422, "url-not-allowed"))
+
+    def test_target_failure_carries_the_sites_status(self) -> None:
+        with self.assertRaises(TargetError) as caught:
+            client().scrape(origin(pages) + "/gone", {"a": "string"})
+        self.assertEqual(caught.exception.target_status, 404)
+
+    def test_nothing_listening_is_a_connection_error(self) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        with self.assertRaises(ConnectionError) as caught:
+            Winnow(api_key="k", base_url=f"http://127.0.0.1:{port}", max_retries=1, retry_base_delay=0.001).scrape(product_url(), {"a": "string"})
+        self.assertIsInstance(caught.exception, builtins.ConnectionError)
+
+
+class RetryTest(unittest.TestCase):
+    def test_retries_after_429_and_503_then_succeeds(self) -> None:
+        before = len(upstream.seen)
+        upstream.script.extend([{"status": 429, "headers": {"retry-after": "0"}}, {"status": 503}])
+        self.assertEqual(client().scrape(product_url(), {"brand": "string"}), {"brand": "Northpeak"})
+        self.assertEqual(len(upstream.seen) - before, 3)
+
+    def test_retries_after_a_dropped_connection(self) -> None:
+        upstream.script.append("drop")
+        self.assertEqual(client().scrape(product_url(), {"brand": "string"}), {"brand": "Northpeak"})
+
+    def test_gives_up_after_max_retries_with_the_last_error(self) -> None:
+        upstream.script.extend([{"status": 429, "headers": {"retry-after": "0"}}, {"status": 429, "headers": {"retry-after": "0"}}])
+        with self.assertRaises(RateLimitError) as caught:
+            client(max_retries=1).scrape(product_url(), {"brand": "string"})
+        self.assertEqual(caught.exception.retry_after, 0)
+        upstream.script.append({"status": 503})
+        with self.assertRaises(ServerError) as down:
+            client(max_retries=0).scrape(product_url(), {"brand": "string"})
+        self.assertTrue(down.exception.retryable)
+
+    def test_does_not_retry_what_cannot_succeed(self) -> None:
+        before = len(upstream.seen)
+        with self.assertRaises(AuthenticationError):
+            client(api_key="wnw_bad").scrape(product_url(), {"a": "string"})
+        self.assertEqual(len(upstream.seen) - before, 1)
+
+    def test_times_out(self) -> None:
+        upstream.script.append("hang")
+        with self.assertRaises(TimeoutError) as caught:
+            client(timeout=0.5).scrape(product_url(), {"a": "string"})
+        self.assertIsInstance(caught.exception, builtins.TimeoutError)
+
+
+if __name__ == "__main__":
+    unittest.main()

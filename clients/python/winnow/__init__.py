@@ -1,0 +1,35 @@
+"""Official Python client for the Winnow web data extraction API.
+
+    from winnow import Winnow, WinnowError
+
+    client = Winnow(api_key="...")  # or set WINNOW_API_KEY
+    data = client.scrape("https://shop.example/item", {"product_name": "string", "price_usd": "number"})
+"""
+
+from ._client import AsyncWinnow, Winnow, __version__
+from .errors import (
+    AuthenticationError,
+    ConnectionError,
+    InvalidRequestError,
+    ModelError,
+    RateLimitError,
+    ServerError,
+    TargetError,
+    TimeoutError,
+    WinnowError,
+)
+
+__all__ = [
+    "AsyncWinnow",
+    "AuthenticationError",
+    "ConnectionError",
+    "InvalidRequestError",
+    "ModelError",
+    "RateLimitError",
+    "ServerError",
+    "TargetError",
+    "TimeoutError",
+    "Winnow",
+    "WinnowError",
+    "__version__",
+]

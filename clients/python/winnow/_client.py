@@ -1,0 +1,205 @@
+"""The Winnow API client: sends the key, raises typed exceptions, retries what may succeed."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import email.utils
+import json
+import os
+import random
+import socket
+import time
+import urllib.error
+import urllib.request
+from typing import Any, Dict, Mapping, Optional
+
+from .errors import ConnectionError, ServerError, TimeoutError, WinnowError, error_from_problem
+
+__version__ = "0.1.0"
+
+_MAX_BACKOFF = 8.0
+_RETRIABLE_STATUSES = (429, 503)
+# socket.timeout is its own class before Python 3.10; winnow.TimeoutError shadows the builtin here.
+_SOCKET_TIMEOUTS = (socket.timeout, builtins.TimeoutError)
+
+
+class Winnow:
+    """A client for the Winnow API.
+
+    ``api_key`` defaults to the WINNOW_API_KEY environment variable and
+    ``base_url`` to WINNOW_BASE_URL, else http://127.0.0.1:8080. ``timeout`` is
+    the longest one scrape may take in seconds, retries included. Failures
+    raise a :class:`winnow.WinnowError` subclass.
+    """
+
+    def __init__(
+        self,
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
+        *,
+        timeout: float = 120.0,
+        max_retries: int = 2,
+        retry_base_delay: float = 0.5,
+    ) -> None:
+        key = api_key if api_key is not None else os.environ.get("WINNOW_API_KEY")
+        if not key:
+            raise ValueError("Winnow: pass api_key or set the WINNOW_API_KEY environment variable")
+        self._api_key = key
+        self.base_url = (base_url or os.environ.get("WINNOW_BASE_URL") or "http://127.0.0.1:8080").rstrip("/")
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.retry_base_delay = retry_base_delay
+
+    def scrape(
+        self,
+        url: str,
+        schema: Mapping[str, Any],
+        task_description: Optional[str] = None,
+        options: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
+    ) -> Dict[str, Any]:
+        """Extracts data in the schema's shape from the page at ``url``.
+
+        ``options`` (all optional): ``render`` ("auto", "static" or "browser"),
+        ``timeout_ms`` and ``wait_for`` (a CSS selector).
+        """
+        body: Dict[str, Any] = {"url": url, "schema": dict(schema)}
+        if task_description is not None:
+            body["task_description"] = task_description
+        if options is not None:
+            body["options"] = dict(options)
+        return self._post("/scrape", body, self.timeout if timeout is None else timeout)
+
+    def _post(self, path: str, body: Dict[str, Any], timeout: float) -> Dict[str, Any]:
+        data = json.dumps(body).encode("utf-8")
+        deadline = time.monotonic() + timeout
+        attempt = 0
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"no answer within {timeout} s", status=0, type="timeout", retryable=True)
+            retry_after: Optional[float] = None
+            try:
+                return self._send(path, data, remaining)
+            except _HttpFailure as failure:
+                error, retry_after = failure.error, failure.retry_after
+            except ConnectionError as connection_error:
+                error = connection_error
+            retriable = isinstance(error, ConnectionError) or error.status in _RETRIABLE_STATUSES
+            delay = retry_after if retry_after is not None else self._backoff(attempt)
+            if not retriable or attempt >= self.max_retries or time.monotonic() + delay >= deadline:
+                raise error
+            time.sleep(delay)
+            attempt += 1
+
+    def _send(self, path: str, data: bytes, timeout: float) -> Dict[str, Any]:
+        request = urllib.request.Request(
+            self.base_url + path,
+            data=data,
+            method="POST",
+            headers={
+                "content-type": "application/json",
+                "accept": "application/json",
+                "x-api-key": self._api_key,
+                "user-agent": f"winnow-python/{__version__}",
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                text = response.read().decode("utf-8")
+                request_id = response.headers.get("x-request-id")
+        except urllib.error.HTTPError as http_error:
+            with http_error:
+                raise _HttpFailure.from_response(http_error) from None
+        except _SOCKET_TIMEOUTS as timed_out:
+            raise TimeoutError(f"no answer within {timeout:.1f} s", status=0, type="timeout", retryable=True) from timed_out
+        except (urllib.error.URLError, OSError) as network_error:
+            reason = getattr(network_error, "reason", network_error)
+            if isinstance(reason, _SOCKET_TIMEOUTS):
+                raise TimeoutError(f"no answer within {timeout:.1f} s", status=0, type="timeout", retryable=True) from network_error
+            raise ConnectionError(
+                f"could not reach {self.base_url}: {reason}", status=0, type="network-error", retryable=True
+            ) from network_error
+        try:
+            result = json.loads(text)
+        except ValueError as not_json:
+            raise ServerError(
+                "the API answered 200 with a body that is not JSON",
+                status=200,
+                type="invalid-response",
+                retryable=False,
+                request_id=request_id,
+            ) from not_json
+        return result
+
+    def _backoff(self, attempt: int) -> float:
+        """Full jitter: a random wait up to base * 2**attempt, capped."""
+        return random.uniform(0, min(_MAX_BACKOFF, self.retry_base_delay * (2**attempt)))
+
+
+class AsyncWinnow:
+    """The same client for asyncio code: each call runs the blocking client in a worker thread.
+
+    Cancelling the awaiting task stops waiting at once; the HTTP call itself
+    ends at its timeout.
+    """
+
+    def __init__(self, api_key: Optional[str] = None, base_url: Optional[str] = None, **options: Any) -> None:
+        self._client = Winnow(api_key, base_url, **options)
+
+    @property
+    def base_url(self) -> str:
+        return self._client.base_url
+
+    async def scrape(
+        self,
+        url: str,
+        schema: Mapping[str, Any],
+        task_description: Optional[str] = None,
+        options: Optional[Mapping[str, Any]] = None,
+        *,
+        timeout: Optional[float] = None,
+    ) -> Dict[str, Any]:
+        """See :meth:`Winnow.scrape`."""
+        return await asyncio.to_thread(self._client.scrape, url, schema, task_description, options, timeout=timeout)
+
+
+class _HttpFailure(Exception):
+    """An error answer, with the Retry-After it carried (internal to the retry loop)."""
+
+    def __init__(self, error: WinnowError, retry_after: Optional[float]) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.retry_after = retry_after
+
+    @classmethod
+    def from_response(cls, response: urllib.error.HTTPError) -> "_HttpFailure":
+        text = response.read().decode("utf-8", "replace")
+        retry_after = _parse_retry_after(response.headers.get("retry-after"))
+        try:
+            problem = json.loads(text)
+            if not isinstance(problem, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            # Not a problem document (a proxy in between, say): keep what there is.
+            problem = {"type": f"http-{response.code}", "title": f"HTTP {response.code}", "status": response.code, "detail": text[:500]}
+        error = error_from_problem(problem, response.code, response.headers.get("x-request-id"), retry_after)
+        return cls(error, retry_after)
+
+
+def _parse_retry_after(value: Optional[str]) -> Optional[float]:
+    """Retry-After as seconds or an HTTP date; None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
