@@ -3,7 +3,7 @@ import { WinnowError } from "@winnow/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "./api-key.js";
 import { AuthStore } from "./auth-store.js";
-import { BACKENDS, openTestDatabase, type TestDatabase } from "./databases.test-helpers.js";
+import { BACKENDS, openTestDatabase, type TestDatabase, testCipher } from "./databases.test-helpers.js";
 import { migrate } from "./migrations.js";
 
 const email = () => `${randomUUID()}@example.com`;
@@ -13,7 +13,7 @@ describe.each(BACKENDS)("AuthStore on %s", (backend) => {
   let store: AuthStore;
   beforeAll(async () => {
     db = await openTestDatabase(backend);
-    store = new AuthStore(db.database);
+    store = new AuthStore(db.database, testCipher);
   });
   afterAll(() => db?.dispose());
 
@@ -86,14 +86,14 @@ describe.each(BACKENDS)("AuthStore on %s", (backend) => {
   it("runs migrations again, even concurrently, without changing anything", async () => {
     await Promise.all([migrate(db.database), migrate(db.database)]);
     const rows = await db.database.query<{ version: number }>("SELECT version FROM auth_migrations");
-    expect(rows.map((row) => row.version)).toEqual([1]);
+    expect(rows.map((row) => row.version)).toEqual([1, 2]);
   });
 
   it("keeps accounts and keys across a restart", async () => {
     const key = generateApiKey();
     const account = await store.createAccount(email(), "default", key);
     await db.reopen();
-    store = new AuthStore(db.database);
+    store = new AuthStore(db.database, testCipher);
     expect(await store.findActiveKey(key.hash)).toEqual({ keyId: key.id, accountId: account.id, plan: "default" });
     expect(await store.ensureAccount(account.email, "default")).toEqual(account);
   });
