@@ -30,7 +30,16 @@ export function createApp(options: AppOptions): express.Express {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.set("trust proxy", options.trustProxy);
-  app.use(helmet());
+  // Helmet's defaults, except: no upgrade-insecure-requests, which on a plain-http
+  // deployment would send the dashboard's forms to an https:// that is not there;
+  // and Referrer-Policy same-origin, as no-referrer makes browsers send
+  // "Origin: null" on same-site form posts, which the CSRF check must refuse.
+  app.use(
+    helmet({
+      contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+      referrerPolicy: { policy: "same-origin" },
+    }),
+  );
   const keyLimits = new KeyLimits(options.limiters, Math.ceil((2 * requestTimeoutMs) / 1000), logger);
 
   app.get("/healthz", (_req, res) => {
