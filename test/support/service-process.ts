@@ -32,7 +32,8 @@ export async function startService(service: ServiceName, env: NodeJS.ProcessEnv,
     child.kill("SIGTERM");
     await exited;
   };
-  const deadline = Date.now() + 30_000;
+  // PGlite and Chromium start slowly on a busy 2-core machine.
+  const deadline = Date.now() + 90_000;
   while (!(await answers(service, readyAt))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
