@@ -18,9 +18,9 @@ import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
 import { callUnary, createClient, createLogger, startGrpcServer } from "@winnow/platform";
-import { AuthServiceClient, AuthServiceService } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { generateApiKey } from "../../services/auth/src/api-key.js";
-import { createAuthService } from "../../services/auth/src/auth-service.js";
+import { authServiceBinding } from "../../services/auth/src/auth-service.js";
 import { AuthStore } from "../../services/auth/src/auth-store.js";
 import { openPglite, openPostgres, type SqlDatabase } from "../../services/auth/src/database.js";
 import { KeyCipher } from "../../services/auth/src/key-cipher.js";
@@ -98,17 +98,12 @@ async function benchBackend(backend: Backend) {
     port: 0,
     logger,
     services: [
-      {
-        name: "winnow.auth.v1.AuthService",
-        definition: AuthServiceService,
-        implementation: createAuthService({
-          store,
-          plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 2 ** 32 - 1, PLAN_MAX_CONCURRENT_SCRAPES: 64 }),
-          logger,
-          sessionTtlMs: 60_000,
-        }),
-        protoFile: "winnow/auth/v1/auth.proto",
-      },
+      authServiceBinding({
+        store,
+        plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 2 ** 32 - 1, PLAN_MAX_CONCURRENT_SCRAPES: 64 }),
+        logger,
+        sessionTtlMs: 60_000,
+      }),
     ],
   });
   server.setReady(true);

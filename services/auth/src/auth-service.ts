@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
-import { unary, WinnowError, type Logger } from "@winnow/platform";
+import { unary, WinnowError, type Logger, type ServiceBinding } from "@winnow/platform";
 import {
+  AuthServiceService,
   InvalidKeyReason,
   type Account,
   type AuthServiceServer,
@@ -41,6 +42,16 @@ const passwordSchema = z
   .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
 
 const keyIdSchema = z.string().regex(/^[0-9A-Za-z]{11}$/, "must be a key id (11 letters and digits)");
+
+/** The service as a gRPC server registers it. */
+export function authServiceBinding(dependencies: AuthServiceDependencies): ServiceBinding {
+  return {
+    name: "winnow.auth.v1.AuthService",
+    definition: AuthServiceService,
+    implementation: createAuthService(dependencies),
+    protoFile: "winnow/auth/v1/auth.proto",
+  };
+}
 
 /** The winnow.auth.v1.AuthService implementation over a store. */
 export function createAuthService({ store, plans, logger, sessionTtlMs }: AuthServiceDependencies): AuthServiceServer {

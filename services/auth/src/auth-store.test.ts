@@ -97,4 +97,37 @@ describe.each(BACKENDS)("AuthStore on %s", (backend) => {
     expect(await store.findActiveKey(key.hash)).toEqual({ keyId: key.id, accountId: account.id, plan: "default" });
     expect(await store.ensureAccount(account.email, "default")).toEqual(account);
   });
+
+  it("stores keys sealed, not in plaintext, and shows the active one opened", async () => {
+    const key = generateApiKey();
+    const account = await store.createAccount(email(), "default", key);
+    const [row] = await db.database.query<{ key_hash: string; key_ciphertext: string }>(
+      "SELECT key_hash, key_ciphertext FROM api_keys WHERE id = $1",
+      [key.id],
+    );
+    expect(row!.key_hash).toBe(key.hash);
+    expect(row!.key_ciphertext).not.toContain(key.plaintext);
+    expect(await store.findShownKey(account.id)).toMatchObject({ id: key.id, plaintext: key.plaintext });
+  });
+
+  it("shows no plaintext for a key stored before keys were sealed", async () => {
+    const key = generateApiKey();
+    const account = await store.createAccount(email(), "default", key);
+    await db.database.query("UPDATE api_keys SET key_ciphertext = NULL WHERE id = $1", [key.id]);
+    expect(await store.findShownKey(account.id)).toMatchObject({ id: key.id, plaintext: undefined });
+  });
+
+  it("finds a session until it expires or is deleted", async () => {
+    const account = await store.createAccount(email(), "default", generateApiKey());
+    await store.createSession(account.id, "live", new Date(Date.now() + 60_000));
+    await store.createSession(account.id, "expired", new Date(Date.now() - 1));
+    expect(await store.findSessionAccount("live")).toBe(account.id);
+    expect(await store.findSessionAccount("expired")).toBeUndefined();
+    // The next log-in clears the account's expired sessions.
+    await store.createSession(account.id, "another", new Date(Date.now() + 60_000));
+    expect(await db.database.query("SELECT 1 FROM sessions WHERE token_hash = 'expired'")).toEqual([]);
+    await store.deleteSession("live");
+    expect(await store.findSessionAccount("live")).toBeUndefined();
+    expect(await store.findSessionAccount("another")).toBe(account.id);
+  });
 });

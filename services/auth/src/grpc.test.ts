@@ -2,12 +2,11 @@ import { randomUUID } from "node:crypto";
 import { callUnary, checkHealth, createClient, startGrpcServer, WinnowError, type RunningGrpcServer } from "@winnow/platform";
 import {
   AuthServiceClient,
-  AuthServiceService,
   InvalidKeyReason,
 } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthStore } from "./auth-store.js";
-import { createAuthService } from "./auth-service.js";
+import { authServiceBinding } from "./auth-service.js";
 import { BACKENDS, openTestDatabase, silentLogger, type TestDatabase, testCipher } from "./databases.test-helpers.js";
 import { planLookup } from "./plans.js";
 
@@ -25,17 +24,12 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       port: 0,
       logger: silentLogger,
       services: [
-        {
-          name: "winnow.auth.v1.AuthService",
-          definition: AuthServiceService,
-          implementation: createAuthService({
-            store: new AuthStore(db.database, testCipher),
-            plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 120, PLAN_MAX_CONCURRENT_SCRAPES: 3 }),
-            logger: silentLogger,
-            sessionTtlMs: 60_000,
-          }),
-          protoFile: "winnow/auth/v1/auth.proto",
-        },
+        authServiceBinding({
+          store: new AuthStore(db.database, testCipher),
+          plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 120, PLAN_MAX_CONCURRENT_SCRAPES: 3 }),
+          logger: silentLogger,
+          sessionTtlMs: 60_000,
+        }),
       ],
     });
     server.setReady(true);

@@ -1,6 +1,5 @@
 import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, startGrpcServer } from "@winnow/platform";
-import { AuthServiceService } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
-import { createAuthService } from "./auth-service.js";
+import { authServiceBinding } from "./auth-service.js";
 import { AuthStore } from "./auth-store.js";
 import { authConfigShape } from "./config.js";
 import { openDatabase } from "./database.js";
@@ -25,17 +24,12 @@ const server = await startGrpcServer({
   port: config.GRPC_PORT,
   logger,
   services: [
-    {
-      name: "winnow.auth.v1.AuthService",
-      definition: AuthServiceService,
-      implementation: createAuthService({
-        store,
-        plans: planLookup(config),
-        logger,
-        sessionTtlMs: config.SESSION_TTL_HOURS * 3_600_000,
-      }),
-      protoFile: "winnow/auth/v1/auth.proto",
-    },
+    authServiceBinding({
+      store,
+      plans: planLookup(config),
+      logger,
+      sessionTtlMs: config.SESSION_TTL_HOURS * 3_600_000,
+    }),
   ],
 });
 server.setReady(true);
