@@ -13,7 +13,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
@@ -153,6 +153,8 @@ for (const open of [pgliteBackend, postgresBackend]) {
 }
 
 const ms = (value: number) => value.toFixed(3);
+// Other work on the machine skews every figure; the load average says how much.
+console.log(`\n${cpus().length} CPUs, load average ${loadavg().map((load) => load.toFixed(1)).join(" / ")} (1/5/15 min)`);
 console.log(`\nValidateKey over loopback gRPC (${CALLS} sequential calls each)`);
 console.table(
   Object.fromEntries(
@@ -191,6 +193,6 @@ console.table(
 await mkdir(path.join(import.meta.dirname, "..", "results"), { recursive: true });
 await writeFile(
   path.join(import.meta.dirname, "..", "results", "auth.json"),
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, calls: CALLS, httpSeconds: HTTP_SECONDS, results }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), calls: CALLS, httpSeconds: HTTP_SECONDS, results }, null, 2)}\n`,
 );
 process.exit(0);
