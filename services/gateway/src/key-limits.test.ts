@@ -15,12 +15,14 @@ const logger = createLogger("key-limits-test", "silent");
  * Scrape slots over real HTTP: each request holds a slot until the test
  * releases it. The key and plan are set as requireApiKey would set them.
  */
-async function slotServer(factory: LimiterFactory, maxConcurrentScrapes: number) {
-  const limits = new KeyLimits(factory, 120, logger);
+async function slotServer(factory: LimiterFactory, maxConcurrentScrapes: number, leaseSeconds = 120) {
+  const limits = new KeyLimits(factory, leaseSeconds, logger);
   const waiting: (() => void)[] = [];
+  // Each server its own key, so counts left in Redis by another test do not matter.
+  const keyId = randomBytes(6).toString("hex");
   const app = express();
   app.use((_req, res, next) => {
-    res.locals.keyId = "k1";
+    res.locals.keyId = keyId;
     res.locals.limits = { plan: "default", requestsPerMinute: 1000, maxConcurrentScrapes };
     next();
   });
@@ -38,6 +40,9 @@ async function slotServer(factory: LimiterFactory, maxConcurrentScrapes: number)
     },
     releaseAll() {
       waiting.splice(0).forEach((release) => release());
+    },
+    releaseFirst() {
+      waiting.shift()!();
     },
   };
 }
@@ -96,5 +101,23 @@ describe.each([
     await slots.held(2);
     slots.releaseAll();
     expect((await next).status).toBe(200);
+  });
+
+  it("does not give back a slot whose lease window has already reset", async () => {
+    const slots = await slotServer(factory, 1, 1);
+    servers.push(slots.server);
+    const outlived = slots.send();
+    await slots.held(1);
+    // The scrape outlives its one-second lease: the count resets and a new scrape may start.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const second = slots.send();
+    await slots.held(2);
+    slots.releaseFirst();
+    expect((await outlived).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Releasing the outlived slot must not free the one the second scrape holds.
+    expect((await slots.send()).status).toBe(429);
+    slots.releaseAll();
+    expect((await second).status).toBe(200);
   });
 });

@@ -42,7 +42,8 @@ export class KeyLimits {
     return async (_req, res, next) => {
       const keyId = res.locals.keyId!;
       const limiter = this.inFlight.get(res.locals.limits!.maxConcurrentScrapes);
-      if (!(await takePoint(limiter, keyId)).allowed) {
+      const taken = await takePoint(limiter, keyId);
+      if (!taken.allowed) {
         // A refused take still counted; give it back so only running scrapes hold slots.
         await limiter.reward(keyId, 1);
         throw new WinnowError(
@@ -51,7 +52,11 @@ export class KeyLimits {
           { retryAfterMs: 1_000 },
         );
       }
+      // The count lives in a window of leaseSeconds; once it has reset, this slot is no longer
+      // counted, and giving it back would hand out one slot too many.
+      const windowEndsAt = Date.now() + taken.resetMs;
       res.once("close", () => {
+        if (Date.now() >= windowEndsAt) return;
         limiter.reward(keyId, 1).catch((error: unknown) => this.logger.warn({ err: error, keyId }, "could not release a scrape slot"));
       });
       next();

@@ -70,7 +70,9 @@ export interface RateLimitState {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Seconds until the window resets (and, when refused, until a retry can succeed). */
+  /** Milliseconds until the window resets (and, when refused, until a retry can succeed). */
+  resetMs: number;
+  /** The same, in whole seconds (at least 1), for headers. */
   resetSeconds: number;
 }
 
@@ -89,6 +91,7 @@ export async function takePoint(limiter: RateLimiterAbstract, key: string): Prom
     allowed,
     limit: limiter.points,
     remaining: Math.max(0, result.remainingPoints),
+    resetMs: result.msBeforeNext,
     resetSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)),
   };
 }
