@@ -159,6 +159,11 @@ export interface RotateSessionKeyRequest {
   sessionToken: string;
 }
 
+export interface RotateSessionKeyResponse {
+  keyId: string;
+  apiKey: string;
+}
+
 export interface RecordUsageRequest {
   keyId: string;
   scrapes: number;
@@ -1660,6 +1665,99 @@ export const RotateSessionKeyRequest: MessageFns<RotateSessionKeyRequest> = {
   },
 };
 
+function createBaseRotateSessionKeyResponse(): RotateSessionKeyResponse {
+  return { keyId: "", apiKey: "" };
+}
+
+export const RotateSessionKeyResponse: MessageFns<RotateSessionKeyResponse> = {
+  encode(message: RotateSessionKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyId !== "") {
+      writer.uint32(10).string(message.keyId);
+    }
+    if (message.apiKey !== "") {
+      writer.uint32(18).string(message.apiKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateSessionKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateSessionKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.apiKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateSessionKeyResponse {
+    return {
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      apiKey: isSet(object.apiKey)
+        ? globalThis.String(object.apiKey)
+        : isSet(object.api_key)
+        ? globalThis.String(object.api_key)
+        : "",
+    };
+  },
+
+  toJSON(message: RotateSessionKeyResponse): unknown {
+    const obj: any = {};
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.apiKey !== "") {
+      obj.apiKey = message.apiKey;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateSessionKeyResponse>, I>>(base?: I): RotateSessionKeyResponse {
+    return RotateSessionKeyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateSessionKeyResponse>, I>>(object: I): RotateSessionKeyResponse {
+    const message = createBaseRotateSessionKeyResponse();
+    message.keyId = object.keyId ?? "";
+    message.apiKey = object.apiKey ?? "";
+    return message;
+  },
+};
+
 function createBaseRecordUsageRequest(): RecordUsageRequest {
   return { keyId: "", scrapes: 0, tokensIn: 0, tokensOut: 0 };
 }
@@ -2522,8 +2620,9 @@ export const AuthServiceService = {
     requestSerialize: (value: RotateSessionKeyRequest): Buffer =>
       Buffer.from(RotateSessionKeyRequest.encode(value).finish()),
     requestDeserialize: (value: Buffer): RotateSessionKeyRequest => RotateSessionKeyRequest.decode(value),
-    responseSerialize: (value: RotateKeyResponse): Buffer => Buffer.from(RotateKeyResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RotateKeyResponse => RotateKeyResponse.decode(value),
+    responseSerialize: (value: RotateSessionKeyResponse): Buffer =>
+      Buffer.from(RotateSessionKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotateSessionKeyResponse => RotateSessionKeyResponse.decode(value),
   },
   /** Adds to a key's usage counters for the current UTC day. */
   recordUsage: {
@@ -2585,7 +2684,7 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    */
   getAccount: handleUnaryCall<GetAccountRequest, GetAccountResponse>;
   /** RotateKey for the session's account. */
-  rotateSessionKey: handleUnaryCall<RotateSessionKeyRequest, RotateKeyResponse>;
+  rotateSessionKey: handleUnaryCall<RotateSessionKeyRequest, RotateSessionKeyResponse>;
   /** Adds to a key's usage counters for the current UTC day. */
   recordUsage: handleUnaryCall<RecordUsageRequest, RecordUsageResponse>;
   /** Usage per key and UTC day, newest first, of one account (by session or id). */
@@ -2707,18 +2806,18 @@ export interface AuthServiceClient extends Client {
   /** RotateKey for the session's account. */
   rotateSessionKey(
     request: RotateSessionKeyRequest,
-    callback: (error: ServiceError | null, response: RotateKeyResponse) => void,
+    callback: (error: ServiceError | null, response: RotateSessionKeyResponse) => void,
   ): ClientUnaryCall;
   rotateSessionKey(
     request: RotateSessionKeyRequest,
     metadata: Metadata,
-    callback: (error: ServiceError | null, response: RotateKeyResponse) => void,
+    callback: (error: ServiceError | null, response: RotateSessionKeyResponse) => void,
   ): ClientUnaryCall;
   rotateSessionKey(
     request: RotateSessionKeyRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: RotateKeyResponse) => void,
+    callback: (error: ServiceError | null, response: RotateSessionKeyResponse) => void,
   ): ClientUnaryCall;
   /** Adds to a key's usage counters for the current UTC day. */
   recordUsage(
