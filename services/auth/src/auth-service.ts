@@ -1,19 +1,29 @@
-import { unary, WinnowError, type Logger } from "@winnow/platform";
+import { createHash, randomBytes } from "node:crypto";
+import { unary, WinnowError, type Logger, type ServiceBinding } from "@winnow/platform";
 import {
+  AuthServiceService,
   InvalidKeyReason,
+  type Account,
   type AuthServiceServer,
   type ValidateKeyResponse,
 } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { z } from "zod";
 import { generateApiKey, parseApiKey } from "./api-key.js";
-import type { AuthStore } from "./auth-store.js";
+import type { AccountRecord, AuthStore } from "./auth-store.js";
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.js";
 import { DEFAULT_PLAN, type PlanLookup } from "./plans.js";
 
 export interface AuthServiceDependencies {
   store: AuthStore;
   plans: PlanLookup;
   logger: Logger;
+  /** How long a dashboard session lasts after log-in. */
+  sessionTtlMs: number;
 }
+
+const SESSION_TOKEN_BYTES = 32;
+const DEFAULT_USAGE_DAYS = 30;
+const NO_SESSION = "The session is not valid or has expired; log in again.";
 
 // Emails are compared case-insensitively: the lower-cased form is what is stored.
 const emailSchema = z
@@ -26,8 +36,48 @@ const emailSchema = z
 
 const accountIdSchema = z.string().min(1, "is required").pipe(z.uuid("must be an account id (a UUID)"));
 
+const passwordSchema = z
+  .string()
+  .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
+  .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
+
+const keyIdSchema = z.string().regex(/^[0-9A-Za-z]{11}$/, "must be a key id (11 letters and digits)");
+
+/** The service as a gRPC server registers it. */
+export function authServiceBinding(dependencies: AuthServiceDependencies): ServiceBinding {
+  return {
+    name: "winnow.auth.v1.AuthService",
+    definition: AuthServiceService,
+    implementation: createAuthService(dependencies),
+    protoFile: "winnow/auth/v1/auth.proto",
+  };
+}
+
 /** The winnow.auth.v1.AuthService implementation over a store. */
-export function createAuthService({ store, plans, logger }: AuthServiceDependencies): AuthServiceServer {
+export function createAuthService({ store, plans, logger, sessionTtlMs }: AuthServiceDependencies): AuthServiceServer {
+  const toAccount = (account: AccountRecord): Account => ({
+    id: account.id,
+    email: account.email,
+    createdAt: account.createdAt,
+    limits: plans(account.plan),
+  });
+
+  /** The account of a live session, or "unauthorized". */
+  const sessionAccount = async (token: string): Promise<string> => {
+    const accountId = token ? await store.findSessionAccount(hashToken(token)) : undefined;
+    if (!accountId) throw new WinnowError("unauthorized", NO_SESSION);
+    return accountId;
+  };
+
+  const rotate = async (accountId: string) => {
+    const key = generateApiKey();
+    if (!(await store.replaceKeys(accountId, key))) {
+      throw new WinnowError("not-found", `no account with id ${accountId}`);
+    }
+    logger.info({ accountId, keyId: key.id }, "API key rotated");
+    return { keyId: key.id, apiKey: key.plaintext };
+  };
+
   return {
     validateKey: unary(logger, async (request): Promise<ValidateKeyResponse> => {
       const key = parseApiKey(request.apiKey);
@@ -45,26 +95,84 @@ export function createAuthService({ store, plans, logger }: AuthServiceDependenc
 
     createAccount: unary(logger, async (request) => {
       const email = validField("email", emailSchema, request.email);
+      const password = request.password ? validField("password", passwordSchema, request.password) : undefined;
       const key = generateApiKey();
-      const account = await store.createAccount(email, DEFAULT_PLAN, key);
+      const account = await store.createAccount(email, DEFAULT_PLAN, key, password && (await hashPassword(password)));
       logger.info({ accountId: account.id, keyId: key.id }, "account created");
+      return { account: toAccount(account), keyId: key.id, apiKey: key.plaintext };
+    }),
+
+    rotateKey: unary(logger, async (request) => rotate(validField("account_id", accountIdSchema, request.accountId))),
+
+    rotateSessionKey: unary(logger, async (request) => rotate(await sessionAccount(request.sessionToken))),
+
+    logIn: unary(logger, async (request) => {
+      const email = emailSchema.safeParse(request.email);
+      const login = email.success ? await store.findLogin(email.data) : undefined;
+      // Always one argon2 verification, so an unknown email answers as slowly as a wrong password.
+      const matches = await verifyPassword(login?.passwordHash, request.password.slice(0, MAX_PASSWORD_LENGTH));
+      if (!login || !matches) throw new WinnowError("unauthorized", "The email or password is incorrect.");
+      const token = randomBytes(SESSION_TOKEN_BYTES).toString("base64url");
+      const expiresAt = new Date(Date.now() + sessionTtlMs);
+      await store.createSession(login.accountId, hashToken(token), expiresAt);
+      logger.info({ accountId: login.accountId }, "logged in");
+      return { session: { token, expiresAt } };
+    }),
+
+    logOut: unary(logger, async (request) => {
+      if (request.sessionToken) await store.deleteSession(hashToken(request.sessionToken));
+      return {};
+    }),
+
+    getAccount: unary(logger, async (request) => {
+      const accountId = await sessionAccount(request.sessionToken);
+      const account = await store.findAccount(accountId);
+      if (!account) throw new WinnowError("unauthorized", NO_SESSION);
+      const key = await store.findShownKey(accountId);
       return {
-        account: { id: account.id, email: account.email, createdAt: account.createdAt, limits: plans(account.plan) },
-        keyId: key.id,
-        apiKey: key.plaintext,
+        account: toAccount(account),
+        keyId: key?.id ?? "",
+        apiKey: key?.plaintext ?? "",
+        keyCreatedAt: key?.createdAt,
       };
     }),
 
-    rotateKey: unary(logger, async (request) => {
-      const accountId = validField("account_id", accountIdSchema, request.accountId);
-      const key = generateApiKey();
-      if (!(await store.replaceKeys(accountId, key))) {
-        throw new WinnowError("not-found", `no account with id ${accountId}`);
-      }
-      logger.info({ accountId, keyId: key.id }, "API key rotated");
-      return { keyId: key.id, apiKey: key.plaintext };
+    recordUsage: unary(logger, async (request) => {
+      const keyId = validField("key_id", keyIdSchema, request.keyId);
+      const recorded = await store.recordUsage(keyId, {
+        scrapes: request.scrapes,
+        tokensIn: request.tokensIn,
+        tokensOut: request.tokensOut,
+      });
+      if (!recorded) throw new WinnowError("not-found", `no key with id ${keyId}`);
+      return {};
     }),
+
+    getUsage: unary(logger, async (request) => {
+      if (Boolean(request.sessionToken) === Boolean(request.accountId)) {
+        throw new WinnowError("invalid-request", "give exactly one of session_token and account_id");
+      }
+      const accountId = request.sessionToken
+        ? await sessionAccount(request.sessionToken)
+        : validField("account_id", accountIdSchema, request.accountId);
+      const days = request.days || DEFAULT_USAGE_DAYS;
+      if (days > 366) throw new WinnowError("invalid-request", "days must be between 1 and 366");
+      return { days: await store.usage(accountId, days) };
+    }),
+
+    listAccounts: unary(logger, async () => ({
+      accounts: (await store.listAccounts()).map((summary) => ({
+        account: toAccount(summary.account),
+        keyId: summary.keyId ?? "",
+        ...summary.usage,
+      })),
+    })),
   };
+}
+
+/** Sessions are stored by this hash, so a database leak gives no usable session. */
+function hashToken(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
 }
 
 function invalid(reason: InvalidKeyReason): ValidateKeyResponse {

@@ -3,7 +3,7 @@ import { WinnowError } from "@winnow/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "./api-key.js";
 import { AuthStore } from "./auth-store.js";
-import { BACKENDS, openTestDatabase, type TestDatabase } from "./databases.test-helpers.js";
+import { BACKENDS, openTestDatabase, type TestDatabase, testCipher } from "./databases.test-helpers.js";
 import { migrate } from "./migrations.js";
 
 const email = () => `${randomUUID()}@example.com`;
@@ -13,7 +13,7 @@ describe.each(BACKENDS)("AuthStore on %s", (backend) => {
   let store: AuthStore;
   beforeAll(async () => {
     db = await openTestDatabase(backend);
-    store = new AuthStore(db.database);
+    store = new AuthStore(db.database, testCipher);
   });
   afterAll(() => db?.dispose());
 
@@ -86,15 +86,48 @@ describe.each(BACKENDS)("AuthStore on %s", (backend) => {
   it("runs migrations again, even concurrently, without changing anything", async () => {
     await Promise.all([migrate(db.database), migrate(db.database)]);
     const rows = await db.database.query<{ version: number }>("SELECT version FROM auth_migrations");
-    expect(rows.map((row) => row.version)).toEqual([1]);
+    expect(rows.map((row) => row.version)).toEqual([1, 2]);
   });
 
   it("keeps accounts and keys across a restart", async () => {
     const key = generateApiKey();
     const account = await store.createAccount(email(), "default", key);
     await db.reopen();
-    store = new AuthStore(db.database);
+    store = new AuthStore(db.database, testCipher);
     expect(await store.findActiveKey(key.hash)).toEqual({ keyId: key.id, accountId: account.id, plan: "default" });
     expect(await store.ensureAccount(account.email, "default")).toEqual(account);
+  });
+
+  it("stores keys sealed, not in plaintext, and shows the active one opened", async () => {
+    const key = generateApiKey();
+    const account = await store.createAccount(email(), "default", key);
+    const [row] = await db.database.query<{ key_hash: string; key_ciphertext: string }>(
+      "SELECT key_hash, key_ciphertext FROM api_keys WHERE id = $1",
+      [key.id],
+    );
+    expect(row!.key_hash).toBe(key.hash);
+    expect(row!.key_ciphertext).not.toContain(key.plaintext);
+    expect(await store.findShownKey(account.id)).toMatchObject({ id: key.id, plaintext: key.plaintext });
+  });
+
+  it("shows no plaintext for a key stored before keys were sealed", async () => {
+    const key = generateApiKey();
+    const account = await store.createAccount(email(), "default", key);
+    await db.database.query("UPDATE api_keys SET key_ciphertext = NULL WHERE id = $1", [key.id]);
+    expect(await store.findShownKey(account.id)).toMatchObject({ id: key.id, plaintext: undefined });
+  });
+
+  it("finds a session until it expires or is deleted", async () => {
+    const account = await store.createAccount(email(), "default", generateApiKey());
+    await store.createSession(account.id, "live", new Date(Date.now() + 60_000));
+    await store.createSession(account.id, "expired", new Date(Date.now() - 1));
+    expect(await store.findSessionAccount("live")).toBe(account.id);
+    expect(await store.findSessionAccount("expired")).toBeUndefined();
+    // The next log-in clears the account's expired sessions.
+    await store.createSession(account.id, "another", new Date(Date.now() + 60_000));
+    expect(await db.database.query("SELECT 1 FROM sessions WHERE token_hash = 'expired'")).toEqual([]);
+    await store.deleteSession("live");
+    expect(await store.findSessionAccount("live")).toBeUndefined();
+    expect(await store.findSessionAccount("another")).toBe(account.id);
   });
 });

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { WinnowError } from "@winnow/platform";
+import type { ApiKey } from "./api-key.js";
 import type { SqlDatabase, SqlExecutor } from "./database.js";
+import type { KeyCipher } from "./key-cipher.js";
 
 export interface AccountRecord {
   id: string;
@@ -9,10 +11,32 @@ export interface AccountRecord {
   createdAt: Date;
 }
 
-/** A key as stored: its public id and the hash of its plaintext. */
-export interface StoredKey {
+/** An account's active key as the dashboard shows it; plaintext undefined for a key stored before encryption. */
+export interface ShownKey {
   id: string;
-  hash: string;
+  plaintext: string | undefined;
+  createdAt: Date;
+}
+
+export interface UsageDay {
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  keyId: string;
+  scrapes: number;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+export interface UsageTotals {
+  scrapes: number;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+export interface AccountSummary {
+  account: AccountRecord;
+  keyId: string | undefined;
+  usage: UsageTotals;
 }
 
 export interface ActiveKey {
@@ -31,21 +55,26 @@ interface AccountRow {
 const UNIQUE_VIOLATION = "23505";
 
 /**
- * Accounts and their API keys. Nothing is cached: every answer comes from the
- * database, so a revoked key fails on the very next call on every replica.
+ * Accounts, their API keys, sessions and usage. Nothing is cached: every
+ * answer comes from the database, so a revoked key or an ended session fails
+ * on the very next call on every replica. Keys are stored as their hash (for
+ * lookup) and sealed with `cipher` (so the dashboard can show them).
  */
 export class AuthStore {
-  constructor(private readonly db: SqlDatabase) {}
+  constructor(
+    private readonly db: SqlDatabase,
+    private readonly cipher: KeyCipher,
+  ) {}
 
   /** Creates an account with its first key; a taken email is "already-exists". */
-  async createAccount(email: string, plan: string, key: StoredKey): Promise<AccountRecord> {
+  async createAccount(email: string, plan: string, key: ApiKey, passwordHash?: string): Promise<AccountRecord> {
     try {
       return await this.db.transaction(async (tx) => {
         const [row] = await tx.query<AccountRow>(
-          "INSERT INTO accounts (id, email, plan) VALUES ($1, $2, $3) RETURNING *",
-          [randomUUID(), email, plan],
+          "INSERT INTO accounts (id, email, plan, password_hash) VALUES ($1, $2, $3, $4) RETURNING *",
+          [randomUUID(), email, plan, passwordHash ?? null],
         );
-        await insertKey(tx, row!.id, key);
+        await this.insertKey(tx, row!.id, key);
         return toAccount(row!);
       });
     } catch (error) {
@@ -83,7 +112,7 @@ export class AuthStore {
    * transaction. A key this account held before is reinstated (a fixed dev
    * key set again after a rotation). False when there is no such account.
    */
-  async replaceKeys(accountId: string, key: StoredKey): Promise<boolean> {
+  async replaceKeys(accountId: string, key: ApiKey): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       // Locking the account row serialises concurrent replacements, so none
       // can miss a key inserted by another and leave two keys valid.
@@ -93,22 +122,121 @@ export class AuthStore {
         accountId,
         key.id,
       ]);
-      await insertKey(tx, accountId, key);
+      await this.insertKey(tx, accountId, key);
       return true;
     });
   }
-}
 
-async function insertKey(tx: SqlExecutor, accountId: string, key: StoredKey): Promise<void> {
-  const inserted = await tx.query(
-    `INSERT INTO api_keys (id, account_id, key_hash) VALUES ($1, $2, $3)
-     ON CONFLICT (id) DO UPDATE SET revoked_at = NULL
-       WHERE api_keys.account_id = excluded.account_id AND api_keys.key_hash = excluded.key_hash
-     RETURNING id`,
-    [key.id, accountId, key.hash],
-  );
-  // Only reachable with a key id issued to another account: a reused key, never a random one.
-  if (inserted.length === 0) throw new Error(`key ${key.id} already belongs to another account`);
+  /** The account with this email and its password hash (undefined when it has none). */
+  async findLogin(email: string): Promise<{ accountId: string; passwordHash: string | undefined } | undefined> {
+    const [row] = await this.db.query<{ id: string; password_hash: string | null }>(
+      "SELECT id, password_hash FROM accounts WHERE email = $1",
+      [email],
+    );
+    return row && { accountId: row.id, passwordHash: row.password_hash ?? undefined };
+  }
+
+  /** Records a session by the hash of its token; the account's expired sessions are dropped on the way. */
+  async createSession(accountId: string, tokenHash: string, expiresAt: Date): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query("DELETE FROM sessions WHERE account_id = $1 AND expires_at <= now()", [accountId]);
+      await tx.query("INSERT INTO sessions (token_hash, account_id, expires_at) VALUES ($1, $2, $3)", [
+        tokenHash,
+        accountId,
+        expiresAt,
+      ]);
+    });
+  }
+
+  /** The account of an unexpired session. */
+  async findSessionAccount(tokenHash: string): Promise<string | undefined> {
+    const [row] = await this.db.query<{ account_id: string }>(
+      "SELECT account_id FROM sessions WHERE token_hash = $1 AND expires_at > now()",
+      [tokenHash],
+    );
+    return row?.account_id;
+  }
+
+  async deleteSession(tokenHash: string): Promise<void> {
+    await this.db.query("DELETE FROM sessions WHERE token_hash = $1", [tokenHash]);
+  }
+
+  async findAccount(accountId: string): Promise<AccountRecord | undefined> {
+    const [row] = await this.db.query<AccountRow>("SELECT * FROM accounts WHERE id = $1", [accountId]);
+    return row && toAccount(row);
+  }
+
+  /** The account's active key, opened; undefined when it has none. */
+  async findShownKey(accountId: string): Promise<ShownKey | undefined> {
+    const [row] = await this.db.query<{ id: string; key_ciphertext: string | null; created_at: Date }>(
+      "SELECT id, key_ciphertext, created_at FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1",
+      [accountId],
+    );
+    if (!row) return undefined;
+    const plaintext = row.key_ciphertext === null ? undefined : this.cipher.open(row.key_ciphertext, row.id);
+    return { id: row.id, plaintext, createdAt: row.created_at };
+  }
+
+  /** Adds to the key's counters for today (UTC); false when there is no such key. */
+  async recordUsage(keyId: string, usage: UsageTotals): Promise<boolean> {
+    const rows = await this.db.query(
+      `INSERT INTO key_usage (key_id, day, scrapes, tokens_in, tokens_out)
+       SELECT id, (now() AT TIME ZONE 'UTC')::date, $2, $3, $4 FROM api_keys WHERE id = $1
+       ON CONFLICT (key_id, day) DO UPDATE SET
+         scrapes = key_usage.scrapes + excluded.scrapes,
+         tokens_in = key_usage.tokens_in + excluded.tokens_in,
+         tokens_out = key_usage.tokens_out + excluded.tokens_out
+       RETURNING key_id`,
+      [keyId, usage.scrapes, usage.tokensIn, usage.tokensOut],
+    );
+    return rows.length > 0;
+  }
+
+  /** The account's usage per key and day over the last `days` UTC days (today included), newest first. */
+  async usage(accountId: string, days: number): Promise<UsageDay[]> {
+    // Counters are bigint; float8 comes back as a JS number on both drivers (exact below 2^53).
+    return this.db.query<UsageDay>(
+      `SELECT to_char(u.day, 'YYYY-MM-DD') AS day, u.key_id AS "keyId", u.scrapes::float8 AS scrapes,
+              u.tokens_in::float8 AS "tokensIn", u.tokens_out::float8 AS "tokensOut"
+         FROM key_usage u JOIN api_keys k ON k.id = u.key_id
+        WHERE k.account_id = $1 AND u.day > (now() AT TIME ZONE 'UTC')::date - $2::int
+        ORDER BY u.day DESC, u.key_id`,
+      [accountId, days],
+    );
+  }
+
+  /** Every account with its active key and all-time usage, oldest first. */
+  async listAccounts(): Promise<AccountSummary[]> {
+    const rows = await this.db.query<AccountRow & { key_id: string | null } & UsageTotals>(
+      `SELECT a.*,
+              (SELECT id FROM api_keys WHERE account_id = a.id AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1) AS key_id,
+              COALESCE(SUM(u.scrapes), 0)::float8 AS scrapes,
+              COALESCE(SUM(u.tokens_in), 0)::float8 AS "tokensIn",
+              COALESCE(SUM(u.tokens_out), 0)::float8 AS "tokensOut"
+         FROM accounts a
+         LEFT JOIN api_keys k ON k.account_id = a.id
+         LEFT JOIN key_usage u ON u.key_id = k.id
+        GROUP BY a.id
+        ORDER BY a.created_at, a.email`,
+    );
+    return rows.map((row) => ({
+      account: toAccount(row),
+      keyId: row.key_id ?? undefined,
+      usage: { scrapes: row.scrapes, tokensIn: row.tokensIn, tokensOut: row.tokensOut },
+    }));
+  }
+
+  private async insertKey(tx: SqlExecutor, accountId: string, key: ApiKey): Promise<void> {
+    const inserted = await tx.query(
+      `INSERT INTO api_keys (id, account_id, key_hash, key_ciphertext) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (id) DO UPDATE SET revoked_at = NULL, key_ciphertext = excluded.key_ciphertext
+         WHERE api_keys.account_id = excluded.account_id AND api_keys.key_hash = excluded.key_hash
+       RETURNING id`,
+      [key.id, accountId, key.hash, this.cipher.seal(key.plaintext, key.id)],
+    );
+    // Only reachable with a key id issued to another account: a reused key, never a random one.
+    if (inserted.length === 0) throw new Error(`key ${key.id} already belongs to another account`);
+  }
 }
 
 function toAccount(row: AccountRow): AccountRecord {

@@ -11,6 +11,7 @@ describe("auth configuration", () => {
       SHUTDOWN_GRACE_MS: 10_000,
       LOG_LEVEL: "info",
       WINNOW_DATA_DIR: ".data",
+      SESSION_TTL_HOURS: 12,
       PLAN_REQUESTS_PER_MINUTE: 60,
       PLAN_MAX_CONCURRENT_SCRAPES: 4,
     });
@@ -34,6 +35,19 @@ describe("auth configuration", () => {
     expect(message).not.toContain("my-secret-dev-key");
     const suggested = /such as (\S+)/.exec(message)?.[1];
     expect(parseApiKey(suggested ?? "")).toBeDefined();
+  });
+
+  it("takes WINNOW_ENCRYPTION_KEY as 32 bytes and refuses anything else without echoing it", () => {
+    const key = Buffer.alloc(32, 7);
+    expect(loadConfig(authConfigShape, { WINNOW_ENCRYPTION_KEY: key.toString("hex") }).WINNOW_ENCRYPTION_KEY).toEqual(key);
+    let message = "";
+    try {
+      loadConfig(authConfigShape, { WINNOW_ENCRYPTION_KEY: "hunter2-secret" });
+    } catch (caught) {
+      message = (caught as ConfigError).message;
+    }
+    expect(message).toMatch(/WINNOW_ENCRYPTION_KEY: must be 32 bytes/);
+    expect(message).not.toContain("hunter2");
   });
 
   it("refuses a DATABASE_URL that is not a Postgres URL", () => {

@@ -1,16 +1,31 @@
 import { env } from "@winnow/platform";
 import { z } from "zod";
 import { generateApiKey, parseApiKey } from "./api-key.js";
+import { decodeEncryptionKey } from "./key-cipher.js";
 
 export const authConfigShape = {
   GRPC_HOST: env.host("127.0.0.1"),
   GRPC_PORT: env.port(50051),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   LOG_LEVEL: env.logLevel(),
-  /** Where the embedded database and the dev key file live. */
+  /** Where the embedded database, the dev key file and the generated encryption key live. */
   WINNOW_DATA_DIR: z.string().min(1).default(".data"),
   /** A Postgres server to use instead of the embedded PGlite database. */
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// or postgresql:// URL" }).optional(),
+  /** AES-256-GCM key for API keys at rest; without it one is generated under WINNOW_DATA_DIR. */
+  WINNOW_ENCRYPTION_KEY: z
+    .string()
+    .transform((value, ctx) => {
+      const key = decodeEncryptionKey(value);
+      if (key) return key;
+      ctx.addIssue({
+        code: "custom",
+        message: "must be 32 bytes as base64 or as 64 hex digits (for example: openssl rand -base64 32)",
+      });
+      return z.NEVER;
+    })
+    .optional(),
+  SESSION_TTL_HOURS: env.positiveInt(12, 24 * 90),
   PLAN_REQUESTS_PER_MINUTE: env.positiveInt(60, 2 ** 32 - 1),
   PLAN_MAX_CONCURRENT_SCRAPES: env.positiveInt(4, 2 ** 32 - 1),
   /** A fixed key for the dev account, instead of the generated one kept under WINNOW_DATA_DIR. */

@@ -5,6 +5,7 @@ import path from "node:path";
 import { createLogger } from "@winnow/platform";
 import pg from "pg";
 import { openPglite, openPostgres, type SqlDatabase } from "./database.js";
+import { KeyCipher } from "./key-cipher.js";
 import { migrate } from "./migrations.js";
 
 /** The Postgres server of the dev and CI machines (trust auth). */
@@ -14,6 +15,9 @@ export const BACKENDS = ["pglite", "postgres"] as const;
 export type Backend = (typeof BACKENDS)[number];
 
 export const silentLogger = createLogger("auth-test", "silent");
+
+/** A cipher with a throwaway key, as WINNOW_ENCRYPTION_KEY would give. */
+export const testCipher = new KeyCipher(randomBytes(32));
 
 export interface TestDatabase {
   database: SqlDatabase;

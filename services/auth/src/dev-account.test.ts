@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { generateApiKey, parseApiKey, type ApiKey } from "./api-key.js";
 import { AuthStore } from "./auth-store.js";
-import { openTestDatabase, silentLogger, type TestDatabase } from "./databases.test-helpers.js";
+import { openTestDatabase, silentLogger, type TestDatabase, testCipher } from "./databases.test-helpers.js";
 import { DEV_ACCOUNT_EMAIL, DEV_KEY_FILE, seedDevAccount } from "./dev-account.js";
 
 describe("seedDevAccount", () => {
@@ -16,7 +16,7 @@ describe("seedDevAccount", () => {
 
   beforeEach(async () => {
     db = await openTestDatabase("postgres");
-    store = new AuthStore(db.database);
+    store = new AuthStore(db.database, testCipher);
     keyFile = path.join(db.dataDir, DEV_KEY_FILE);
   });
   afterEach(async () => {

@@ -1,10 +1,9 @@
-import { randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "@winnow/platform";
 import { generateApiKey, parseApiKey, type ApiKey } from "./api-key.js";
 import type { AuthStore } from "./auth-store.js";
 import { DEFAULT_PLAN } from "./plans.js";
+import { readSecretFile, writeSecretFile } from "./secret-file.js";
 
 export const DEV_ACCOUNT_EMAIL = "dev@localhost";
 /** The file under the data directory holding the dev key; the launcher prints it. */
@@ -43,18 +42,6 @@ export async function seedDevAccount({ store, dataDir, fixedKey, logger }: DevAc
 }
 
 async function readKeyFile(file: string): Promise<ApiKey | undefined> {
-  try {
-    return parseApiKey((await readFile(file, "utf8")).trim());
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
-/** Written whole and owner-only: the file is created 0600 and renamed into place, so no reader sees half a key. */
-async function writeSecretFile(file: string, content: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${randomUUID()}.tmp`;
-  await writeFile(temporary, content, { mode: 0o600, flag: "wx" });
-  await rename(temporary, file);
+  const content = await readSecretFile(file);
+  return content === undefined ? undefined : parseApiKey(content.trim());
 }

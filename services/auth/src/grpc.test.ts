@@ -2,13 +2,12 @@ import { randomUUID } from "node:crypto";
 import { callUnary, checkHealth, createClient, startGrpcServer, WinnowError, type RunningGrpcServer } from "@winnow/platform";
 import {
   AuthServiceClient,
-  AuthServiceService,
   InvalidKeyReason,
 } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthStore } from "./auth-store.js";
-import { createAuthService } from "./auth-service.js";
-import { BACKENDS, openTestDatabase, silentLogger, type TestDatabase } from "./databases.test-helpers.js";
+import { authServiceBinding } from "./auth-service.js";
+import { BACKENDS, openTestDatabase, silentLogger, type TestDatabase, testCipher } from "./databases.test-helpers.js";
 import { planLookup } from "./plans.js";
 
 const LIMITS = { plan: "default", requestsPerMinute: 120, maxConcurrentScrapes: 3 };
@@ -25,16 +24,12 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       port: 0,
       logger: silentLogger,
       services: [
-        {
-          name: "winnow.auth.v1.AuthService",
-          definition: AuthServiceService,
-          implementation: createAuthService({
-            store: new AuthStore(db.database),
-            plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 120, PLAN_MAX_CONCURRENT_SCRAPES: 3 }),
-            logger: silentLogger,
-          }),
-          protoFile: "winnow/auth/v1/auth.proto",
-        },
+        authServiceBinding({
+          store: new AuthStore(db.database, testCipher),
+          plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 120, PLAN_MAX_CONCURRENT_SCRAPES: 3 }),
+          logger: silentLogger,
+          sessionTtlMs: 60_000,
+        }),
       ],
     });
     server.setReady(true);
@@ -47,7 +42,7 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
   });
 
   const validate = (apiKey: string) => callUnary(client.validateKey.bind(client), { apiKey });
-  const createAccount = (email: string) => callUnary(client.createAccount.bind(client), { email });
+  const createAccount = (email: string) => callUnary(client.createAccount.bind(client), { email, password: "" });
   const rotateKey = (accountId: string) => callUnary(client.rotateKey.bind(client), { accountId });
   const failure = async (call: Promise<unknown>): Promise<WinnowError> => {
     const error = await call.then(
@@ -122,5 +117,105 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
     const error = await failure(rotateKey("42"));
     expect(error.type).toBe("invalid-request");
     expect(error.violations[0]?.path).toBe("/account_id");
+  });
+
+  describe("dashboard sessions", () => {
+    const password = "correct horse battery";
+    const logIn = (email: string, pass: string) => callUnary(client.logIn.bind(client), { email, password: pass });
+    const getAccount = (sessionToken: string) => callUnary(client.getAccount.bind(client), { sessionToken });
+
+    it("signs up, logs in, shows the key, rotates it by session and logs out", async () => {
+      const email = `${randomUUID()}@example.com`;
+      const created = await callUnary(client.createAccount.bind(client), { email, password });
+      const { session } = await logIn(email.toUpperCase(), password);
+      expect(session?.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(session!.expiresAt!.getTime()).toBeGreaterThan(Date.now());
+
+      const shown = await getAccount(session!.token);
+      expect(shown).toMatchObject({ account: { id: created.account!.id, email }, keyId: created.keyId, apiKey: created.apiKey });
+      expect(shown.keyCreatedAt).toBeInstanceOf(Date);
+
+      const rotated = await callUnary(client.rotateSessionKey.bind(client), { sessionToken: session!.token });
+      expect(await validate(created.apiKey)).toMatchObject({ valid: false });
+      expect(await getAccount(session!.token)).toMatchObject({ keyId: rotated.keyId, apiKey: rotated.apiKey });
+
+      await callUnary(client.logOut.bind(client), { sessionToken: session!.token });
+      expect((await failure(getAccount(session!.token))).type).toBe("unauthorized");
+      expect((await failure(callUnary(client.rotateSessionKey.bind(client), { sessionToken: session!.token }))).type).toBe(
+        "unauthorized",
+      );
+      expect(await validate(rotated.apiKey)).toMatchObject({ valid: true });
+    });
+
+    it("answers the same unauthorized for a wrong password, an unknown email and an account without a password", async () => {
+      const email = `${randomUUID()}@example.com`;
+      await callUnary(client.createAccount.bind(client), { email, password });
+      const keyOnly = `${randomUUID()}@example.com`;
+      await createAccount(keyOnly);
+      const messages = new Set<string>();
+      for (const [address, pass] of [
+        [email, "wrong password!"],
+        [`${randomUUID()}@example.com`, password],
+        [keyOnly, ""],
+        ["not an email", password],
+      ] as const) {
+        const error = await failure(logIn(address, pass));
+        expect(error.type).toBe("unauthorized");
+        messages.add(error.message);
+      }
+      expect([...messages]).toEqual(["The email or password is incorrect."]);
+    });
+
+    it.each([
+      ["a made-up token", "x".repeat(43)],
+      ["an empty token", ""],
+    ])("answers unauthorized for %s", async (_, token) => {
+      expect((await failure(getAccount(token))).type).toBe("unauthorized");
+    });
+
+    it("answers invalid-request for a password that is too short", async () => {
+      const error = await failure(callUnary(client.createAccount.bind(client), { email: `${randomUUID()}@example.com`, password: "short" }));
+      expect(error.type).toBe("invalid-request");
+      expect(error.violations[0]?.path).toBe("/password");
+    });
+  });
+
+  describe("usage", () => {
+    it("adds up scrapes and tokens per key and day, by session and by account, and lists accounts with totals", async () => {
+      const email = `${randomUUID()}@example.com`;
+      const created = await callUnary(client.createAccount.bind(client), { email, password: "usage password" });
+      const record = (scrapes: number, tokensIn: number, tokensOut: number) =>
+        callUnary(client.recordUsage.bind(client), { keyId: created.keyId, scrapes, tokensIn, tokensOut });
+      await Promise.all([record(1, 100, 10), record(1, 50, 5), record(1, 0, 0)]);
+
+      const today = new Date().toISOString().slice(0, 10);
+      const byAccount = await callUnary(client.getUsage.bind(client), { sessionToken: "", accountId: created.account!.id, days: 0 });
+      expect(byAccount.days).toEqual([{ day: today, keyId: created.keyId, scrapes: 3, tokensIn: 150, tokensOut: 15 }]);
+      const { session } = await callUnary(client.logIn.bind(client), { email, password: "usage password" });
+      const bySession = await callUnary(client.getUsage.bind(client), { sessionToken: session!.token, accountId: "", days: 7 });
+      expect(bySession.days).toEqual(byAccount.days);
+
+      const { accounts } = await callUnary(client.listAccounts.bind(client), {});
+      expect(accounts.find((summary) => summary.account?.id === created.account!.id)).toMatchObject({
+        account: { email },
+        keyId: created.keyId,
+        scrapes: 3,
+        tokensIn: 150,
+        tokensOut: 15,
+      });
+    });
+
+    it("answers not-found for usage of an unknown key and invalid-request for a malformed one", async () => {
+      const record = (keyId: string) => callUnary(client.recordUsage.bind(client), { keyId, scrapes: 1, tokensIn: 0, tokensOut: 0 });
+      expect((await failure(record("00000000000"))).type).toBe("not-found");
+      expect((await failure(record("nope"))).type).toBe("invalid-request");
+    });
+
+    it("answers invalid-request unless exactly one of session and account is given", async () => {
+      const usage = (sessionToken: string, accountId: string) =>
+        callUnary(client.getUsage.bind(client), { sessionToken, accountId, days: 0 });
+      expect((await failure(usage("", ""))).type).toBe("invalid-request");
+      expect((await failure(usage("token", randomUUID()))).type).toBe("invalid-request");
+    });
   });
 });

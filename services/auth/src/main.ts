@@ -1,10 +1,10 @@
 import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, startGrpcServer } from "@winnow/platform";
-import { AuthServiceService } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
-import { createAuthService } from "./auth-service.js";
+import { authServiceBinding } from "./auth-service.js";
 import { AuthStore } from "./auth-store.js";
 import { authConfigShape } from "./config.js";
 import { openDatabase } from "./database.js";
 import { seedDevAccount } from "./dev-account.js";
+import { loadKeyCipher } from "./key-cipher.js";
 import { migrate } from "./migrations.js";
 import { planLookup } from "./plans.js";
 
@@ -15,7 +15,8 @@ logFatalErrors(logger);
 
 const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger });
 await migrate(database);
-const store = new AuthStore(database);
+const cipher = await loadKeyCipher({ configured: config.WINNOW_ENCRYPTION_KEY, dataDir: config.WINNOW_DATA_DIR, logger });
+const store = new AuthStore(database, cipher);
 await seedDevAccount({ store, dataDir: config.WINNOW_DATA_DIR, fixedKey: config.WINNOW_DEV_API_KEY, logger });
 
 const server = await startGrpcServer({
@@ -23,12 +24,12 @@ const server = await startGrpcServer({
   port: config.GRPC_PORT,
   logger,
   services: [
-    {
-      name: "winnow.auth.v1.AuthService",
-      definition: AuthServiceService,
-      implementation: createAuthService({ store, plans: planLookup(config), logger }),
-      protoFile: "winnow/auth/v1/auth.proto",
-    },
+    authServiceBinding({
+      store,
+      plans: planLookup(config),
+      logger,
+      sessionTtlMs: config.SESSION_TTL_HOURS * 3_600_000,
+    }),
   ],
 });
 server.setReady(true);

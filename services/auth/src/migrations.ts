@@ -28,6 +28,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_keys_active_by_account ON api_keys (account_id) WHERE revoked_at IS NULL;
     `,
   },
+  {
+    version: 2,
+    name: "passwords, encrypted keys, sessions and usage",
+    sql: `
+      ALTER TABLE accounts ADD COLUMN password_hash text;
+      ALTER TABLE api_keys ADD COLUMN key_ciphertext text;
+      CREATE TABLE sessions (
+        token_hash text PRIMARY KEY,
+        account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz NOT NULL
+      );
+      CREATE INDEX sessions_by_account ON sessions (account_id);
+      CREATE TABLE key_usage (
+        key_id text NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+        day date NOT NULL,
+        scrapes bigint NOT NULL DEFAULT 0,
+        tokens_in bigint NOT NULL DEFAULT 0,
+        tokens_out bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (key_id, day)
+      );
+    `,
+  },
 ];
 
 /**

@@ -17,6 +17,7 @@ export function requireApiKey(auth: AuthServiceClient): RequestHandler {
     if (!result.valid) throw new WinnowError("unauthorized", "The API key is not valid.");
     res.locals.accountId = result.accountId;
     res.locals.keyId = result.keyId;
+    res.locals.limits = result.limits;
     next();
   };
 }

@@ -1,24 +1,46 @@
 import express, { type ErrorRequestHandler } from "express";
+import helmet from "helmet";
 import { WinnowError, type Logger } from "@winnow/platform";
 import { accessLog } from "./access-log.js";
 import { requireApiKey } from "./api-key.js";
 import type { Backends } from "./backends.js";
+import { dashboardRouter } from "./dashboard.js";
+import { KeyLimits } from "./key-limits.js";
 import { sendProblem } from "./problem.js";
+import type { LimiterFactory } from "./rate-limits.js";
 import { requestContext } from "./request-context.js";
 import { scrapeHandler } from "./scrape.js";
+import { recordUsage } from "./usage.js";
 
 export interface AppOptions {
   backends: Backends;
   logger: Logger;
   requestTimeoutMs: number;
   maxBodyBytes: number;
+  limiters: LimiterFactory;
+  loginAttemptsPer15Min: number;
+  /** Express's "trust proxy": which proxies' X-Forwarded-* to believe (client address, TLS). */
+  trustProxy: boolean | number | string;
 }
 
-/** The public HTTP surface. Every failure leaves as application/problem+json. */
-export function createApp({ backends, logger, requestTimeoutMs, maxBodyBytes }: AppOptions): express.Express {
+/** The public HTTP surface. Every API failure leaves as application/problem+json; the dashboard answers HTML. */
+export function createApp(options: AppOptions): express.Express {
+  const { backends, logger, requestTimeoutMs, maxBodyBytes } = options;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  app.set("trust proxy", options.trustProxy);
+  // Helmet's defaults, except: no upgrade-insecure-requests, which on a plain-http
+  // deployment would send the dashboard's forms to an https:// that is not there;
+  // and Referrer-Policy same-origin, as no-referrer makes browsers send
+  // "Origin: null" on same-site form posts, which the CSRF check must refuse.
+  app.use(
+    helmet({
+      contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } },
+      referrerPolicy: { policy: "same-origin" },
+    }),
+  );
+  const keyLimits = new KeyLimits(options.limiters, Math.ceil((2 * requestTimeoutMs) / 1000), logger);
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -32,9 +54,30 @@ export function createApp({ backends, logger, requestTimeoutMs, maxBodyBytes }: 
   app.use(requestContext(requestTimeoutMs));
   app.use(accessLog(logger));
 
+  app.get("/", (_req, res) => {
+    res.redirect(303, "/dashboard");
+  });
+  app.use(
+    "/dashboard",
+    dashboardRouter({ auth: backends.auth, limiters: options.limiters, loginAttemptsPer15Min: options.loginAttemptsPer15Min, logger }),
+  );
+
+  // Checks the key and nothing else: for clients testing their key, and the benchmark's authorized no-op path.
+  app.get("/account", requireApiKey(backends.auth), keyLimits.requests(), (_req, res) => {
+    const { accountId, keyId, limits } = res.locals;
+    res.json({
+      account_id: accountId,
+      key_id: keyId,
+      limits: { plan: limits!.plan, requests_per_minute: limits!.requestsPerMinute, max_concurrent_scrapes: limits!.maxConcurrentScrapes },
+    });
+  });
+
   app.post(
     "/scrape",
     requireApiKey(backends.auth),
+    keyLimits.requests(),
+    keyLimits.scrapeSlot(),
+    recordUsage(backends.auth, logger),
     (req, _res, next) => {
       if (!req.is("application/json")) {
         throw new WinnowError("unsupported-media-type", "Send the request body as JSON with Content-Type: application/json.");
@@ -46,7 +89,7 @@ export function createApp({ backends, logger, requestTimeoutMs, maxBodyBytes }: 
   );
 
   app.use((req) => {
-    throw new WinnowError("not-found", `No route for ${req.method} ${req.path}. The API is POST /scrape.`);
+    throw new WinnowError("not-found", `No route for ${req.method} ${req.path}. The API is POST /scrape; the dashboard is at /dashboard.`);
   });
   app.use(errorHandler(logger));
   return app;

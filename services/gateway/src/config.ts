@@ -1,4 +1,5 @@
 import { env } from "@winnow/platform";
+import { z } from "zod";
 
 /** The gateway's environment variables; see the README's configuration table. */
 export const configShape = {
@@ -12,4 +13,19 @@ export const configShape = {
   MAX_BODY_BYTES: env.positiveInt(1024 * 1024, 16 * 1024 * 1024),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   LOG_LEVEL: env.logLevel(),
+  /** Rate limits in Redis, shared by every replica; without it, in this process's memory. */
+  REDIS_URL: z.url({ protocol: /^rediss?$/, message: "must be a redis:// or rediss:// URL" }).optional(),
+  /** Prefix of the gateway's Redis keys, so deployments sharing a Redis do not share counts. */
+  REDIS_KEY_PREFIX: z.string().min(1).max(100).default("winnow:"),
+  /** Log-in and sign-up attempts per client address and email per 15 minutes (ten times that per address). */
+  LOGIN_ATTEMPTS_PER_15_MIN: env.positiveInt(10, 10_000),
+  /**
+   * Express's "trust proxy": false (default, direct connections), true, a hop
+   * count, or addresses/subnets. Behind a TLS-terminating proxy, it makes the
+   * client address and Secure cookies right.
+   */
+  TRUST_PROXY: z
+    .string()
+    .default("false")
+    .transform((value) => (value === "true" ? true : value === "false" ? false : /^\d+$/.test(value) ? Number(value) : value)),
 };

@@ -3,6 +3,7 @@ import { createApp } from "./app.js";
 import { connectBackends } from "./backends.js";
 import { configShape } from "./config.js";
 import { startHttpServer } from "./http-server.js";
+import { createLimiterFactory } from "./rate-limits.js";
 
 const logger = createLogger("gateway");
 logFatalErrors(logger);
@@ -11,11 +12,21 @@ const config = loadConfigOrExit(configShape);
 logger.level = config.LOG_LEVEL;
 
 const backends = connectBackends({ auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR });
-const app = createApp({ backends, logger, requestTimeoutMs: config.REQUEST_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES });
+const limiters = createLimiterFactory({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger });
+const app = createApp({
+  backends,
+  logger,
+  requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+  maxBodyBytes: config.MAX_BODY_BYTES,
+  limiters,
+  loginAttemptsPer15Min: config.LOGIN_ATTEMPTS_PER_15_MIN,
+  trustProxy: config.TRUST_PROXY,
+});
 const server = await startHttpServer(app, config.HOST, config.PORT);
 logger.info({ url: `http://${config.HOST}:${server.port}` }, "gateway listening");
 
 onShutdownSignal(logger, async () => {
   await server.close(config.SHUTDOWN_GRACE_MS);
   backends.close();
+  await limiters.close();
 });

@@ -17,7 +17,7 @@ export function sendProblem(res: Response, error: WinnowError): void {
   };
   if (error.targetStatus) body.target_status = error.targetStatus;
   if (error.violations.length > 0) body.errors = error.violations;
-  if (error.retryable && kind.status >= 500) {
+  if (error.retryable && (kind.status >= 500 || error.type === "rate-limited")) {
     res.setHeader("Retry-After", String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
   }
   res.status(kind.status).type("application/problem+json").send(JSON.stringify(body));

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
+import type { PlanLimits } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -33,6 +34,8 @@ declare global {
       signal: AbortSignal;
       accountId?: string;
       keyId?: string;
+      /** The key's plan limits, from ValidateKey. */
+      limits?: PlanLimits;
       timings: Record<string, number>;
     }
   }

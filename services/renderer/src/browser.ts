@@ -6,7 +6,7 @@ import { overloaded } from "./overloaded.js";
 
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
-const LAUNCH_ARGS = [
+export const LAUNCH_ARGS = [
   "--no-sandbox",
   "--disable-gpu",
   "--disable-quic",

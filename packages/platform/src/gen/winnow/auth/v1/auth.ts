@@ -93,6 +93,11 @@ export interface Account {
 
 export interface CreateAccountRequest {
   email: string;
+  /**
+   * Optional: without one the account cannot log in to the dashboard (an
+   * operator-made account that only uses its key).
+   */
+  password: string;
 }
 
 export interface CreateAccountResponse {
@@ -109,6 +114,100 @@ export interface RotateKeyRequest {
 export interface RotateKeyResponse {
   keyId: string;
   apiKey: string;
+}
+
+export interface Session {
+  /** The opaque bearer token (only its hash is stored). */
+  token: string;
+  expiresAt?: Date | undefined;
+}
+
+export interface LogInRequest {
+  email: string;
+  password: string;
+}
+
+export interface LogInResponse {
+  session?: Session | undefined;
+}
+
+export interface LogOutRequest {
+  sessionToken: string;
+}
+
+export interface LogOutResponse {
+}
+
+export interface GetAccountRequest {
+  sessionToken: string;
+}
+
+export interface GetAccountResponse {
+  account?:
+    | Account
+    | undefined;
+  /**
+   * The active key; empty when the account has none that can be shown
+   * (a key made before keys were stored encrypted: rotate to get one).
+   */
+  keyId: string;
+  apiKey: string;
+  keyCreatedAt?: Date | undefined;
+}
+
+export interface RotateSessionKeyRequest {
+  sessionToken: string;
+}
+
+export interface RotateSessionKeyResponse {
+  keyId: string;
+  apiKey: string;
+}
+
+export interface RecordUsageRequest {
+  keyId: string;
+  scrapes: number;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+export interface RecordUsageResponse {
+}
+
+export interface GetUsageRequest {
+  /** Exactly one of the two. */
+  sessionToken: string;
+  accountId: string;
+  /** How many UTC days back, today included; 1 to 366, 30 when 0. */
+  days: number;
+}
+
+export interface UsageDay {
+  /** YYYY-MM-DD (UTC). */
+  day: string;
+  keyId: string;
+  scrapes: number;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+export interface GetUsageResponse {
+  days: UsageDay[];
+}
+
+export interface ListAccountsRequest {
+}
+
+export interface AccountSummary {
+  account?: Account | undefined;
+  keyId: string;
+  scrapes: number;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+export interface ListAccountsResponse {
+  accounts: AccountSummary[];
 }
 
 function createBaseValidateKeyRequest(): ValidateKeyRequest {
@@ -560,13 +659,16 @@ export const Account: MessageFns<Account> = {
 };
 
 function createBaseCreateAccountRequest(): CreateAccountRequest {
-  return { email: "" };
+  return { email: "", password: "" };
 }
 
 export const CreateAccountRequest: MessageFns<CreateAccountRequest> = {
   encode(message: CreateAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.email !== "") {
       writer.uint32(10).string(message.email);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
     }
     return writer;
   },
@@ -592,6 +694,14 @@ export const CreateAccountRequest: MessageFns<CreateAccountRequest> = {
             message.email = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -605,13 +715,19 @@ export const CreateAccountRequest: MessageFns<CreateAccountRequest> = {
   },
 
   fromJSON(object: any): CreateAccountRequest {
-    return { email: isSet(object.email) ? globalThis.String(object.email) : "" };
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+    };
   },
 
   toJSON(message: CreateAccountRequest): unknown {
     const obj: any = {};
     if (message.email !== "") {
       obj.email = message.email;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
     }
     return obj;
   },
@@ -622,6 +738,7 @@ export const CreateAccountRequest: MessageFns<CreateAccountRequest> = {
   fromPartial<I extends Exact<DeepPartial<CreateAccountRequest>, I>>(object: I): CreateAccountRequest {
     const message = createBaseCreateAccountRequest();
     message.email = object.email ?? "";
+    message.password = object.password ?? "";
     return message;
   },
 };
@@ -903,9 +1020,1521 @@ export const RotateKeyResponse: MessageFns<RotateKeyResponse> = {
   },
 };
 
+function createBaseSession(): Session {
+  return { token: "", expiresAt: undefined };
+}
+
+export const Session: MessageFns<Session> = {
+  encode(message: Session, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.token !== "") {
+      writer.uint32(10).string(message.token);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Session {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSession();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.token = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Session {
+    return {
+      token: isSet(object.token) ? globalThis.String(object.token) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Session): unknown {
+    const obj: any = {};
+    if (message.token !== "") {
+      obj.token = message.token;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Session>, I>>(base?: I): Session {
+    return Session.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Session>, I>>(object: I): Session {
+    const message = createBaseSession();
+    message.token = object.token ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseLogInRequest(): LogInRequest {
+  return { email: "", password: "" };
+}
+
+export const LogInRequest: MessageFns<LogInRequest> = {
+  encode(message: LogInRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.email !== "") {
+      writer.uint32(10).string(message.email);
+    }
+    if (message.password !== "") {
+      writer.uint32(18).string(message.password);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LogInRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLogInRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.password = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LogInRequest {
+    return {
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      password: isSet(object.password) ? globalThis.String(object.password) : "",
+    };
+  },
+
+  toJSON(message: LogInRequest): unknown {
+    const obj: any = {};
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.password !== "") {
+      obj.password = message.password;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LogInRequest>, I>>(base?: I): LogInRequest {
+    return LogInRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LogInRequest>, I>>(object: I): LogInRequest {
+    const message = createBaseLogInRequest();
+    message.email = object.email ?? "";
+    message.password = object.password ?? "";
+    return message;
+  },
+};
+
+function createBaseLogInResponse(): LogInResponse {
+  return { session: undefined };
+}
+
+export const LogInResponse: MessageFns<LogInResponse> = {
+  encode(message: LogInResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.session !== undefined) {
+      Session.encode(message.session, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LogInResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLogInResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.session = Session.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LogInResponse {
+    return { session: isSet(object.session) ? Session.fromJSON(object.session) : undefined };
+  },
+
+  toJSON(message: LogInResponse): unknown {
+    const obj: any = {};
+    if (message.session !== undefined) {
+      obj.session = Session.toJSON(message.session);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LogInResponse>, I>>(base?: I): LogInResponse {
+    return LogInResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LogInResponse>, I>>(object: I): LogInResponse {
+    const message = createBaseLogInResponse();
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseLogOutRequest(): LogOutRequest {
+  return { sessionToken: "" };
+}
+
+export const LogOutRequest: MessageFns<LogOutRequest> = {
+  encode(message: LogOutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LogOutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLogOutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LogOutRequest {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+    };
+  },
+
+  toJSON(message: LogOutRequest): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LogOutRequest>, I>>(base?: I): LogOutRequest {
+    return LogOutRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LogOutRequest>, I>>(object: I): LogOutRequest {
+    const message = createBaseLogOutRequest();
+    message.sessionToken = object.sessionToken ?? "";
+    return message;
+  },
+};
+
+function createBaseLogOutResponse(): LogOutResponse {
+  return {};
+}
+
+export const LogOutResponse: MessageFns<LogOutResponse> = {
+  encode(_: LogOutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LogOutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLogOutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): LogOutResponse {
+    return {};
+  },
+
+  toJSON(_: LogOutResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LogOutResponse>, I>>(base?: I): LogOutResponse {
+    return LogOutResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LogOutResponse>, I>>(_: I): LogOutResponse {
+    const message = createBaseLogOutResponse();
+    return message;
+  },
+};
+
+function createBaseGetAccountRequest(): GetAccountRequest {
+  return { sessionToken: "" };
+}
+
+export const GetAccountRequest: MessageFns<GetAccountRequest> = {
+  encode(message: GetAccountRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAccountRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAccountRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAccountRequest {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+    };
+  },
+
+  toJSON(message: GetAccountRequest): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAccountRequest>, I>>(base?: I): GetAccountRequest {
+    return GetAccountRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAccountRequest>, I>>(object: I): GetAccountRequest {
+    const message = createBaseGetAccountRequest();
+    message.sessionToken = object.sessionToken ?? "";
+    return message;
+  },
+};
+
+function createBaseGetAccountResponse(): GetAccountResponse {
+  return { account: undefined, keyId: "", apiKey: "", keyCreatedAt: undefined };
+}
+
+export const GetAccountResponse: MessageFns<GetAccountResponse> = {
+  encode(message: GetAccountResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    if (message.keyId !== "") {
+      writer.uint32(18).string(message.keyId);
+    }
+    if (message.apiKey !== "") {
+      writer.uint32(26).string(message.apiKey);
+    }
+    if (message.keyCreatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.keyCreatedAt), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetAccountResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetAccountResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.apiKey = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.keyCreatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetAccountResponse {
+    return {
+      account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      apiKey: isSet(object.apiKey)
+        ? globalThis.String(object.apiKey)
+        : isSet(object.api_key)
+        ? globalThis.String(object.api_key)
+        : "",
+      keyCreatedAt: isSet(object.keyCreatedAt)
+        ? fromJsonTimestamp(object.keyCreatedAt)
+        : isSet(object.key_created_at)
+        ? fromJsonTimestamp(object.key_created_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: GetAccountResponse): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.apiKey !== "") {
+      obj.apiKey = message.apiKey;
+    }
+    if (message.keyCreatedAt !== undefined) {
+      obj.keyCreatedAt = message.keyCreatedAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetAccountResponse>, I>>(base?: I): GetAccountResponse {
+    return GetAccountResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetAccountResponse>, I>>(object: I): GetAccountResponse {
+    const message = createBaseGetAccountResponse();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    message.keyId = object.keyId ?? "";
+    message.apiKey = object.apiKey ?? "";
+    message.keyCreatedAt = object.keyCreatedAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRotateSessionKeyRequest(): RotateSessionKeyRequest {
+  return { sessionToken: "" };
+}
+
+export const RotateSessionKeyRequest: MessageFns<RotateSessionKeyRequest> = {
+  encode(message: RotateSessionKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateSessionKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateSessionKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateSessionKeyRequest {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+    };
+  },
+
+  toJSON(message: RotateSessionKeyRequest): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateSessionKeyRequest>, I>>(base?: I): RotateSessionKeyRequest {
+    return RotateSessionKeyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateSessionKeyRequest>, I>>(object: I): RotateSessionKeyRequest {
+    const message = createBaseRotateSessionKeyRequest();
+    message.sessionToken = object.sessionToken ?? "";
+    return message;
+  },
+};
+
+function createBaseRotateSessionKeyResponse(): RotateSessionKeyResponse {
+  return { keyId: "", apiKey: "" };
+}
+
+export const RotateSessionKeyResponse: MessageFns<RotateSessionKeyResponse> = {
+  encode(message: RotateSessionKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyId !== "") {
+      writer.uint32(10).string(message.keyId);
+    }
+    if (message.apiKey !== "") {
+      writer.uint32(18).string(message.apiKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateSessionKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateSessionKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.apiKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateSessionKeyResponse {
+    return {
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      apiKey: isSet(object.apiKey)
+        ? globalThis.String(object.apiKey)
+        : isSet(object.api_key)
+        ? globalThis.String(object.api_key)
+        : "",
+    };
+  },
+
+  toJSON(message: RotateSessionKeyResponse): unknown {
+    const obj: any = {};
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.apiKey !== "") {
+      obj.apiKey = message.apiKey;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateSessionKeyResponse>, I>>(base?: I): RotateSessionKeyResponse {
+    return RotateSessionKeyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateSessionKeyResponse>, I>>(object: I): RotateSessionKeyResponse {
+    const message = createBaseRotateSessionKeyResponse();
+    message.keyId = object.keyId ?? "";
+    message.apiKey = object.apiKey ?? "";
+    return message;
+  },
+};
+
+function createBaseRecordUsageRequest(): RecordUsageRequest {
+  return { keyId: "", scrapes: 0, tokensIn: 0, tokensOut: 0 };
+}
+
+export const RecordUsageRequest: MessageFns<RecordUsageRequest> = {
+  encode(message: RecordUsageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyId !== "") {
+      writer.uint32(10).string(message.keyId);
+    }
+    if (message.scrapes !== 0) {
+      writer.uint32(16).uint32(message.scrapes);
+    }
+    if (message.tokensIn !== 0) {
+      writer.uint32(24).uint64(message.tokensIn);
+    }
+    if (message.tokensOut !== 0) {
+      writer.uint32(32).uint64(message.tokensOut);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordUsageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordUsageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.scrapes = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.tokensIn = longToNumber(reader.uint64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.tokensOut = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordUsageRequest {
+    return {
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      scrapes: isSet(object.scrapes) ? globalThis.Number(object.scrapes) : 0,
+      tokensIn: isSet(object.tokensIn)
+        ? globalThis.Number(object.tokensIn)
+        : isSet(object.tokens_in)
+        ? globalThis.Number(object.tokens_in)
+        : 0,
+      tokensOut: isSet(object.tokensOut)
+        ? globalThis.Number(object.tokensOut)
+        : isSet(object.tokens_out)
+        ? globalThis.Number(object.tokens_out)
+        : 0,
+    };
+  },
+
+  toJSON(message: RecordUsageRequest): unknown {
+    const obj: any = {};
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.scrapes !== 0) {
+      obj.scrapes = Math.round(message.scrapes);
+    }
+    if (message.tokensIn !== 0) {
+      obj.tokensIn = Math.round(message.tokensIn);
+    }
+    if (message.tokensOut !== 0) {
+      obj.tokensOut = Math.round(message.tokensOut);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordUsageRequest>, I>>(base?: I): RecordUsageRequest {
+    return RecordUsageRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordUsageRequest>, I>>(object: I): RecordUsageRequest {
+    const message = createBaseRecordUsageRequest();
+    message.keyId = object.keyId ?? "";
+    message.scrapes = object.scrapes ?? 0;
+    message.tokensIn = object.tokensIn ?? 0;
+    message.tokensOut = object.tokensOut ?? 0;
+    return message;
+  },
+};
+
+function createBaseRecordUsageResponse(): RecordUsageResponse {
+  return {};
+}
+
+export const RecordUsageResponse: MessageFns<RecordUsageResponse> = {
+  encode(_: RecordUsageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordUsageResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordUsageResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RecordUsageResponse {
+    return {};
+  },
+
+  toJSON(_: RecordUsageResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordUsageResponse>, I>>(base?: I): RecordUsageResponse {
+    return RecordUsageResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordUsageResponse>, I>>(_: I): RecordUsageResponse {
+    const message = createBaseRecordUsageResponse();
+    return message;
+  },
+};
+
+function createBaseGetUsageRequest(): GetUsageRequest {
+  return { sessionToken: "", accountId: "", days: 0 };
+}
+
+export const GetUsageRequest: MessageFns<GetUsageRequest> = {
+  encode(message: GetUsageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.days !== 0) {
+      writer.uint32(24).uint32(message.days);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUsageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUsageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.days = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUsageRequest {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      days: isSet(object.days) ? globalThis.Number(object.days) : 0,
+    };
+  },
+
+  toJSON(message: GetUsageRequest): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.days !== 0) {
+      obj.days = Math.round(message.days);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUsageRequest>, I>>(base?: I): GetUsageRequest {
+    return GetUsageRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUsageRequest>, I>>(object: I): GetUsageRequest {
+    const message = createBaseGetUsageRequest();
+    message.sessionToken = object.sessionToken ?? "";
+    message.accountId = object.accountId ?? "";
+    message.days = object.days ?? 0;
+    return message;
+  },
+};
+
+function createBaseUsageDay(): UsageDay {
+  return { day: "", keyId: "", scrapes: 0, tokensIn: 0, tokensOut: 0 };
+}
+
+export const UsageDay: MessageFns<UsageDay> = {
+  encode(message: UsageDay, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.day !== "") {
+      writer.uint32(10).string(message.day);
+    }
+    if (message.keyId !== "") {
+      writer.uint32(18).string(message.keyId);
+    }
+    if (message.scrapes !== 0) {
+      writer.uint32(24).uint64(message.scrapes);
+    }
+    if (message.tokensIn !== 0) {
+      writer.uint32(32).uint64(message.tokensIn);
+    }
+    if (message.tokensOut !== 0) {
+      writer.uint32(40).uint64(message.tokensOut);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UsageDay {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUsageDay();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.day = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.scrapes = longToNumber(reader.uint64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.tokensIn = longToNumber(reader.uint64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.tokensOut = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UsageDay {
+    return {
+      day: isSet(object.day) ? globalThis.String(object.day) : "",
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      scrapes: isSet(object.scrapes) ? globalThis.Number(object.scrapes) : 0,
+      tokensIn: isSet(object.tokensIn)
+        ? globalThis.Number(object.tokensIn)
+        : isSet(object.tokens_in)
+        ? globalThis.Number(object.tokens_in)
+        : 0,
+      tokensOut: isSet(object.tokensOut)
+        ? globalThis.Number(object.tokensOut)
+        : isSet(object.tokens_out)
+        ? globalThis.Number(object.tokens_out)
+        : 0,
+    };
+  },
+
+  toJSON(message: UsageDay): unknown {
+    const obj: any = {};
+    if (message.day !== "") {
+      obj.day = message.day;
+    }
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.scrapes !== 0) {
+      obj.scrapes = Math.round(message.scrapes);
+    }
+    if (message.tokensIn !== 0) {
+      obj.tokensIn = Math.round(message.tokensIn);
+    }
+    if (message.tokensOut !== 0) {
+      obj.tokensOut = Math.round(message.tokensOut);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UsageDay>, I>>(base?: I): UsageDay {
+    return UsageDay.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UsageDay>, I>>(object: I): UsageDay {
+    const message = createBaseUsageDay();
+    message.day = object.day ?? "";
+    message.keyId = object.keyId ?? "";
+    message.scrapes = object.scrapes ?? 0;
+    message.tokensIn = object.tokensIn ?? 0;
+    message.tokensOut = object.tokensOut ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetUsageResponse(): GetUsageResponse {
+  return { days: [] };
+}
+
+export const GetUsageResponse: MessageFns<GetUsageResponse> = {
+  encode(message: GetUsageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.days) {
+      UsageDay.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUsageResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUsageResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.days.push(UsageDay.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUsageResponse {
+    return { days: globalThis.Array.isArray(object?.days) ? object.days.map((e: any) => UsageDay.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: GetUsageResponse): unknown {
+    const obj: any = {};
+    if (message.days?.length) {
+      obj.days = message.days.map((e) => UsageDay.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUsageResponse>, I>>(base?: I): GetUsageResponse {
+    return GetUsageResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUsageResponse>, I>>(object: I): GetUsageResponse {
+    const message = createBaseGetUsageResponse();
+    message.days = object.days?.map((e) => UsageDay.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListAccountsRequest(): ListAccountsRequest {
+  return {};
+}
+
+export const ListAccountsRequest: MessageFns<ListAccountsRequest> = {
+  encode(_: ListAccountsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAccountsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAccountsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListAccountsRequest {
+    return {};
+  },
+
+  toJSON(_: ListAccountsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAccountsRequest>, I>>(base?: I): ListAccountsRequest {
+    return ListAccountsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAccountsRequest>, I>>(_: I): ListAccountsRequest {
+    const message = createBaseListAccountsRequest();
+    return message;
+  },
+};
+
+function createBaseAccountSummary(): AccountSummary {
+  return { account: undefined, keyId: "", scrapes: 0, tokensIn: 0, tokensOut: 0 };
+}
+
+export const AccountSummary: MessageFns<AccountSummary> = {
+  encode(message: AccountSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.account !== undefined) {
+      Account.encode(message.account, writer.uint32(10).fork()).join();
+    }
+    if (message.keyId !== "") {
+      writer.uint32(18).string(message.keyId);
+    }
+    if (message.scrapes !== 0) {
+      writer.uint32(24).uint64(message.scrapes);
+    }
+    if (message.tokensIn !== 0) {
+      writer.uint32(32).uint64(message.tokensIn);
+    }
+    if (message.tokensOut !== 0) {
+      writer.uint32(40).uint64(message.tokensOut);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccountSummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccountSummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.account = Account.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.scrapes = longToNumber(reader.uint64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.tokensIn = longToNumber(reader.uint64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.tokensOut = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AccountSummary {
+    return {
+      account: isSet(object.account) ? Account.fromJSON(object.account) : undefined,
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      scrapes: isSet(object.scrapes) ? globalThis.Number(object.scrapes) : 0,
+      tokensIn: isSet(object.tokensIn)
+        ? globalThis.Number(object.tokensIn)
+        : isSet(object.tokens_in)
+        ? globalThis.Number(object.tokens_in)
+        : 0,
+      tokensOut: isSet(object.tokensOut)
+        ? globalThis.Number(object.tokensOut)
+        : isSet(object.tokens_out)
+        ? globalThis.Number(object.tokens_out)
+        : 0,
+    };
+  },
+
+  toJSON(message: AccountSummary): unknown {
+    const obj: any = {};
+    if (message.account !== undefined) {
+      obj.account = Account.toJSON(message.account);
+    }
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.scrapes !== 0) {
+      obj.scrapes = Math.round(message.scrapes);
+    }
+    if (message.tokensIn !== 0) {
+      obj.tokensIn = Math.round(message.tokensIn);
+    }
+    if (message.tokensOut !== 0) {
+      obj.tokensOut = Math.round(message.tokensOut);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AccountSummary>, I>>(base?: I): AccountSummary {
+    return AccountSummary.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AccountSummary>, I>>(object: I): AccountSummary {
+    const message = createBaseAccountSummary();
+    message.account = (object.account !== undefined && object.account !== null)
+      ? Account.fromPartial(object.account)
+      : undefined;
+    message.keyId = object.keyId ?? "";
+    message.scrapes = object.scrapes ?? 0;
+    message.tokensIn = object.tokensIn ?? 0;
+    message.tokensOut = object.tokensOut ?? 0;
+    return message;
+  },
+};
+
+function createBaseListAccountsResponse(): ListAccountsResponse {
+  return { accounts: [] };
+}
+
+export const ListAccountsResponse: MessageFns<ListAccountsResponse> = {
+  encode(message: ListAccountsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.accounts) {
+      AccountSummary.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAccountsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAccountsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accounts.push(AccountSummary.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAccountsResponse {
+    return {
+      accounts: globalThis.Array.isArray(object?.accounts)
+        ? object.accounts.map((e: any) => AccountSummary.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListAccountsResponse): unknown {
+    const obj: any = {};
+    if (message.accounts?.length) {
+      obj.accounts = message.accounts.map((e) => AccountSummary.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAccountsResponse>, I>>(base?: I): ListAccountsResponse {
+    return ListAccountsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAccountsResponse>, I>>(object: I): ListAccountsResponse {
+    const message = createBaseListAccountsResponse();
+    message.accounts = object.accounts?.map((e) => AccountSummary.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
- * Accounts and API keys. Keys are stored only as hashes; a key's plaintext is
- * returned once, when it is created or rotated.
+ * Accounts, API keys, dashboard sessions and usage. A key is stored as a
+ * hash (for lookup) and encrypted (AES-256-GCM) so its owner can see it again
+ * in the dashboard; passwords are stored as argon2id hashes, sessions as
+ * hashes of their tokens.
  */
 export type AuthServiceService = typeof AuthServiceService;
 export const AuthServiceService = {
@@ -934,7 +2563,10 @@ export const AuthServiceService = {
       Buffer.from(CreateAccountResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateAccountResponse => CreateAccountResponse.decode(value),
   },
-  /** Replaces the account's key; the previous key is invalid once this returns. */
+  /**
+   * Replaces the account's key; the previous key is invalid once this returns.
+   * The operator path (by account id); the dashboard uses RotateSessionKey.
+   */
   rotateKey: {
     path: "/winnow.auth.v1.AuthService/RotateKey" as const,
     requestStream: false as const,
@@ -943,6 +2575,85 @@ export const AuthServiceService = {
     requestDeserialize: (value: Buffer): RotateKeyRequest => RotateKeyRequest.decode(value),
     responseSerialize: (value: RotateKeyResponse): Buffer => Buffer.from(RotateKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RotateKeyResponse => RotateKeyResponse.decode(value),
+  },
+  /**
+   * Checks an email and password and opens a session. Wrong email and wrong
+   * password are the same "unauthorized" answer.
+   */
+  logIn: {
+    path: "/winnow.auth.v1.AuthService/LogIn" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: LogInRequest): Buffer => Buffer.from(LogInRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): LogInRequest => LogInRequest.decode(value),
+    responseSerialize: (value: LogInResponse): Buffer => Buffer.from(LogInResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LogInResponse => LogInResponse.decode(value),
+  },
+  /** Ends a session; ending an unknown or expired one is not an error. */
+  logOut: {
+    path: "/winnow.auth.v1.AuthService/LogOut" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: LogOutRequest): Buffer => Buffer.from(LogOutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): LogOutRequest => LogOutRequest.decode(value),
+    responseSerialize: (value: LogOutResponse): Buffer => Buffer.from(LogOutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LogOutResponse => LogOutResponse.decode(value),
+  },
+  /**
+   * The session's account and its current key (decrypted); "unauthorized"
+   * for an unknown or expired session.
+   */
+  getAccount: {
+    path: "/winnow.auth.v1.AuthService/GetAccount" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetAccountRequest): Buffer => Buffer.from(GetAccountRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetAccountRequest => GetAccountRequest.decode(value),
+    responseSerialize: (value: GetAccountResponse): Buffer => Buffer.from(GetAccountResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetAccountResponse => GetAccountResponse.decode(value),
+  },
+  /** RotateKey for the session's account. */
+  rotateSessionKey: {
+    path: "/winnow.auth.v1.AuthService/RotateSessionKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotateSessionKeyRequest): Buffer =>
+      Buffer.from(RotateSessionKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotateSessionKeyRequest => RotateSessionKeyRequest.decode(value),
+    responseSerialize: (value: RotateSessionKeyResponse): Buffer =>
+      Buffer.from(RotateSessionKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotateSessionKeyResponse => RotateSessionKeyResponse.decode(value),
+  },
+  /** Adds to a key's usage counters for the current UTC day. */
+  recordUsage: {
+    path: "/winnow.auth.v1.AuthService/RecordUsage" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordUsageRequest): Buffer => Buffer.from(RecordUsageRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordUsageRequest => RecordUsageRequest.decode(value),
+    responseSerialize: (value: RecordUsageResponse): Buffer => Buffer.from(RecordUsageResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordUsageResponse => RecordUsageResponse.decode(value),
+  },
+  /** Usage per key and UTC day, newest first, of one account (by session or id). */
+  getUsage: {
+    path: "/winnow.auth.v1.AuthService/GetUsage" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetUsageRequest): Buffer => Buffer.from(GetUsageRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetUsageRequest => GetUsageRequest.decode(value),
+    responseSerialize: (value: GetUsageResponse): Buffer => Buffer.from(GetUsageResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetUsageResponse => GetUsageResponse.decode(value),
+  },
+  /** Every account with its active key id and usage totals, oldest first. */
+  listAccounts: {
+    path: "/winnow.auth.v1.AuthService/ListAccounts" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAccountsRequest): Buffer => Buffer.from(ListAccountsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAccountsRequest => ListAccountsRequest.decode(value),
+    responseSerialize: (value: ListAccountsResponse): Buffer =>
+      Buffer.from(ListAccountsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAccountsResponse => ListAccountsResponse.decode(value),
   },
 } as const;
 
@@ -955,8 +2666,31 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   validateKey: handleUnaryCall<ValidateKeyRequest, ValidateKeyResponse>;
   /** Creates an account with a first API key. */
   createAccount: handleUnaryCall<CreateAccountRequest, CreateAccountResponse>;
-  /** Replaces the account's key; the previous key is invalid once this returns. */
+  /**
+   * Replaces the account's key; the previous key is invalid once this returns.
+   * The operator path (by account id); the dashboard uses RotateSessionKey.
+   */
   rotateKey: handleUnaryCall<RotateKeyRequest, RotateKeyResponse>;
+  /**
+   * Checks an email and password and opens a session. Wrong email and wrong
+   * password are the same "unauthorized" answer.
+   */
+  logIn: handleUnaryCall<LogInRequest, LogInResponse>;
+  /** Ends a session; ending an unknown or expired one is not an error. */
+  logOut: handleUnaryCall<LogOutRequest, LogOutResponse>;
+  /**
+   * The session's account and its current key (decrypted); "unauthorized"
+   * for an unknown or expired session.
+   */
+  getAccount: handleUnaryCall<GetAccountRequest, GetAccountResponse>;
+  /** RotateKey for the session's account. */
+  rotateSessionKey: handleUnaryCall<RotateSessionKeyRequest, RotateSessionKeyResponse>;
+  /** Adds to a key's usage counters for the current UTC day. */
+  recordUsage: handleUnaryCall<RecordUsageRequest, RecordUsageResponse>;
+  /** Usage per key and UTC day, newest first, of one account (by session or id). */
+  getUsage: handleUnaryCall<GetUsageRequest, GetUsageResponse>;
+  /** Every account with its active key id and usage totals, oldest first. */
+  listAccounts: handleUnaryCall<ListAccountsRequest, ListAccountsResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -996,7 +2730,10 @@ export interface AuthServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateAccountResponse) => void,
   ): ClientUnaryCall;
-  /** Replaces the account's key; the previous key is invalid once this returns. */
+  /**
+   * Replaces the account's key; the previous key is invalid once this returns.
+   * The operator path (by account id); the dashboard uses RotateSessionKey.
+   */
   rotateKey(
     request: RotateKeyRequest,
     callback: (error: ServiceError | null, response: RotateKeyResponse) => void,
@@ -1011,6 +2748,124 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RotateKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Checks an email and password and opens a session. Wrong email and wrong
+   * password are the same "unauthorized" answer.
+   */
+  logIn(
+    request: LogInRequest,
+    callback: (error: ServiceError | null, response: LogInResponse) => void,
+  ): ClientUnaryCall;
+  logIn(
+    request: LogInRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: LogInResponse) => void,
+  ): ClientUnaryCall;
+  logIn(
+    request: LogInRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: LogInResponse) => void,
+  ): ClientUnaryCall;
+  /** Ends a session; ending an unknown or expired one is not an error. */
+  logOut(
+    request: LogOutRequest,
+    callback: (error: ServiceError | null, response: LogOutResponse) => void,
+  ): ClientUnaryCall;
+  logOut(
+    request: LogOutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: LogOutResponse) => void,
+  ): ClientUnaryCall;
+  logOut(
+    request: LogOutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: LogOutResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The session's account and its current key (decrypted); "unauthorized"
+   * for an unknown or expired session.
+   */
+  getAccount(
+    request: GetAccountRequest,
+    callback: (error: ServiceError | null, response: GetAccountResponse) => void,
+  ): ClientUnaryCall;
+  getAccount(
+    request: GetAccountRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetAccountResponse) => void,
+  ): ClientUnaryCall;
+  getAccount(
+    request: GetAccountRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetAccountResponse) => void,
+  ): ClientUnaryCall;
+  /** RotateKey for the session's account. */
+  rotateSessionKey(
+    request: RotateSessionKeyRequest,
+    callback: (error: ServiceError | null, response: RotateSessionKeyResponse) => void,
+  ): ClientUnaryCall;
+  rotateSessionKey(
+    request: RotateSessionKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RotateSessionKeyResponse) => void,
+  ): ClientUnaryCall;
+  rotateSessionKey(
+    request: RotateSessionKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RotateSessionKeyResponse) => void,
+  ): ClientUnaryCall;
+  /** Adds to a key's usage counters for the current UTC day. */
+  recordUsage(
+    request: RecordUsageRequest,
+    callback: (error: ServiceError | null, response: RecordUsageResponse) => void,
+  ): ClientUnaryCall;
+  recordUsage(
+    request: RecordUsageRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordUsageResponse) => void,
+  ): ClientUnaryCall;
+  recordUsage(
+    request: RecordUsageRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordUsageResponse) => void,
+  ): ClientUnaryCall;
+  /** Usage per key and UTC day, newest first, of one account (by session or id). */
+  getUsage(
+    request: GetUsageRequest,
+    callback: (error: ServiceError | null, response: GetUsageResponse) => void,
+  ): ClientUnaryCall;
+  getUsage(
+    request: GetUsageRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetUsageResponse) => void,
+  ): ClientUnaryCall;
+  getUsage(
+    request: GetUsageRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetUsageResponse) => void,
+  ): ClientUnaryCall;
+  /** Every account with its active key id and usage totals, oldest first. */
+  listAccounts(
+    request: ListAccountsRequest,
+    callback: (error: ServiceError | null, response: ListAccountsResponse) => void,
+  ): ClientUnaryCall;
+  listAccounts(
+    request: ListAccountsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAccountsResponse) => void,
+  ): ClientUnaryCall;
+  listAccounts(
+    request: ListAccountsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAccountsResponse) => void,
   ): ClientUnaryCall;
 }
 
@@ -1055,6 +2910,17 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isSet(value: any): boolean {

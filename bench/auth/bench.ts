@@ -1,0 +1,198 @@
+/**
+ * `npm run bench:auth`: what checking an API key costs.
+ *
+ * 1. ValidateKey latency (p50/p99) against an in-process auth gRPC server over
+ *    loopback, on PGlite and on Postgres. Baseline: ValidateKey with a
+ *    malformed key, refused before any database lookup (pure gRPC round trip).
+ * 2. The gateway (createApp, in process, real gRPC to that auth server) under
+ *    autocannon on loopback: GET /healthz (baseline: no key check), GET
+ *    /account with an unknown key (the 401 path) and with a valid key (the
+ *    authorized no-op path). One connection for latency, 16 for throughput.
+ *
+ * Prints a table and writes bench/results/auth.json.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cpus, loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import pg from "pg";
+import { callUnary, createClient, createLogger, startGrpcServer } from "@winnow/platform";
+import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { generateApiKey } from "../../services/auth/src/api-key.js";
+import { authServiceBinding } from "../../services/auth/src/auth-service.js";
+import { AuthStore } from "../../services/auth/src/auth-store.js";
+import { openPglite, openPostgres, type SqlDatabase } from "../../services/auth/src/database.js";
+import { KeyCipher } from "../../services/auth/src/key-cipher.js";
+import { migrate } from "../../services/auth/src/migrations.js";
+import { planLookup } from "../../services/auth/src/plans.js";
+import { createApp } from "../../services/gateway/src/app.js";
+import { connectBackends } from "../../services/gateway/src/backends.js";
+import { startHttpServer } from "../../services/gateway/src/http-server.js";
+import { createLimiterFactory } from "../../services/gateway/src/rate-limits.js";
+
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
+const HTTP_SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 4);
+const logger = createLogger("bench", "silent");
+
+interface Backend {
+  name: "pglite" | "postgres";
+  database: SqlDatabase;
+  dispose(): Promise<void>;
+}
+
+async function pgliteBackend(): Promise<Backend> {
+  const dir = await mkdtemp(path.join(tmpdir(), "winnow-bench-"));
+  const database = await openPglite(path.join(dir, "auth-db"));
+  return { name: "pglite", database, dispose: async () => (await database.close(), await rm(dir, { recursive: true, force: true })) };
+}
+
+async function postgresBackend(): Promise<Backend> {
+  const schema = `auth_bench_${randomBytes(6).toString("hex")}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  await admin(`CREATE SCHEMA ${schema}`);
+  const url = new URL(DATABASE_URL);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  const database = openPostgres(url.toString(), logger);
+  return { name: "postgres", database, dispose: async () => (await database.close(), await admin(`DROP SCHEMA ${schema} CASCADE`)) };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function latency(call: () => Promise<unknown>): Promise<{ p50: number; p99: number }> {
+  for (let i = 0; i < 200; i++) await call();
+  const samples: number[] = [];
+  for (let i = 0; i < CALLS; i++) {
+    const started = performance.now();
+    await call();
+    samples.push(performance.now() - started);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+}
+
+async function load(url: string, headers: Record<string, string>, connections: number) {
+  const result = await autocannon({ url, headers, connections, duration: HTTP_SECONDS });
+  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+type Load = Awaited<ReturnType<typeof load>>;
+
+async function benchBackend(backend: Backend) {
+  await migrate(backend.database);
+  const store = new AuthStore(backend.database, new KeyCipher(randomBytes(32)));
+  // Some accounts, so the key lookup is an index probe and not a scan of one row.
+  for (let i = 0; i < 1000; i++) await store.createAccount(`user${i}@bench.example`, "default", generateApiKey());
+  const key = generateApiKey();
+  await store.createAccount("bench@bench.example", "default", key);
+
+  const server = await startGrpcServer({
+    host: "127.0.0.1",
+    port: 0,
+    logger,
+    services: [
+      authServiceBinding({
+        store,
+        plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 2 ** 32 - 1, PLAN_MAX_CONCURRENT_SCRAPES: 64 }),
+        logger,
+        sessionTtlMs: 60_000,
+      }),
+    ],
+  });
+  server.setReady(true);
+  const client = createClient(AuthServiceClient, `127.0.0.1:${server.port}`);
+  const validate = (apiKey: string) => () => callUnary(client.validateKey.bind(client), { apiKey });
+  const malformed = await latency(validate("wnw_not-a-key"));
+  const valid = await latency(validate(key.plaintext));
+
+  const backends = connectBackends({ auth: `127.0.0.1:${server.port}`, renderer: "127.0.0.1:9", extractor: "127.0.0.1:9" });
+  const limiters = createLimiterFactory({ redisUrl: undefined, keyPrefix: "bench:", logger });
+  const app = createApp({
+    backends,
+    logger,
+    requestTimeoutMs: 60_000,
+    maxBodyBytes: 1024 * 1024,
+    limiters,
+    loginAttemptsPer15Min: 10,
+    trustProxy: false,
+  });
+  const http = await startHttpServer(app, "127.0.0.1", 0);
+  const base = `http://127.0.0.1:${http.port}`;
+  const gateway: Record<string, { latency: Load; throughput: Load }> = {};
+  const paths = {
+    "GET /healthz (no key check)": [`${base}/healthz`, {}],
+    "GET /account, unknown key (401)": [`${base}/account`, { "x-api-key": generateApiKey().plaintext }],
+    "GET /account, valid key (200)": [`${base}/account`, { "x-api-key": key.plaintext }],
+  } as const;
+  for (const [name, [url, headers]] of Object.entries(paths)) {
+    gateway[name] = { latency: await load(url, headers, 1), throughput: await load(url, headers, 16) };
+  }
+  await http.close(1000);
+  backends.close();
+  client.close();
+  await server.shutdown(1000);
+
+  return { validateKey: { malformed, valid }, gateway };
+}
+
+const results: Record<string, Awaited<ReturnType<typeof benchBackend>>> = {};
+for (const open of [pgliteBackend, postgresBackend]) {
+  const backend = await open();
+  try {
+    results[backend.name] = await benchBackend(backend);
+  } finally {
+    await backend.dispose();
+  }
+}
+
+const ms = (value: number) => value.toFixed(3);
+// Other work on the machine skews every figure; the load average says how much.
+console.log(`\n${cpus().length} CPUs, load average ${loadavg().map((load) => load.toFixed(1)).join(" / ")} (1/5/15 min)`);
+console.log(`\nValidateKey over loopback gRPC (${CALLS} sequential calls each)`);
+console.table(
+  Object.fromEntries(
+    Object.entries(results).flatMap(([backend, r]) => [
+      [`${backend}: malformed key (baseline, no lookup)`, { "p50 ms": ms(r.validateKey.malformed.p50), "p99 ms": ms(r.validateKey.malformed.p99) }],
+      [
+        `${backend}: valid key (lookup)`,
+        {
+          "p50 ms": ms(r.validateKey.valid.p50),
+          "p99 ms": ms(r.validateKey.valid.p99),
+          "p50 vs baseline": `${(r.validateKey.valid.p50 / r.validateKey.malformed.p50).toFixed(2)}x`,
+        },
+      ],
+    ]),
+  ),
+);
+console.log(`\nGateway on loopback (autocannon, ${HTTP_SECONDS} s per row; latency with 1 connection, throughput with 16)`);
+console.table(
+  Object.fromEntries(
+    Object.entries(results).flatMap(([backend, r]) => {
+      const baseline = r.gateway["GET /healthz (no key check)"]!;
+      return Object.entries(r.gateway).map(([name, row]) => [
+        `${backend}: ${name}`,
+        {
+          "p50 ms (1 conn)": row.latency.p50,
+          "p99 ms (1 conn)": row.latency.p99,
+          "req/s (16 conn)": Math.round(row.throughput.requestsPerSecond),
+          "req/s vs healthz": `${(row.throughput.requestsPerSecond / baseline.throughput.requestsPerSecond).toFixed(2)}x`,
+          "p50 added by key check ms": (row.latency.p50 - baseline.latency.p50).toFixed(2),
+        },
+      ]);
+    }),
+  ),
+);
+
+await mkdir(path.join(import.meta.dirname, "..", "results"), { recursive: true });
+await writeFile(
+  path.join(import.meta.dirname, "..", "results", "auth.json"),
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), calls: CALLS, httpSeconds: HTTP_SECONDS, results }, null, 2)}\n`,
+);
+process.exit(0);

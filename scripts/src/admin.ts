@@ -1,0 +1,25 @@
+/** `npm run admin -- <command>`: operator commands against the auth service (see admin-commands.ts). */
+import { createClient, env, loadConfigOrExit, WinnowError } from "@winnow/platform";
+import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { runAdmin, USAGE, UsageError } from "./admin-commands.js";
+
+const config = loadConfigOrExit({ AUTH_ADDR: env.grpcTarget("127.0.0.1:50051") });
+const auth = createClient(AuthServiceClient, config.AUTH_ADDR);
+try {
+  await runAdmin(process.argv.slice(2), auth, (line) => console.log(line));
+} catch (error) {
+  if (error instanceof UsageError) {
+    console.error(`${error.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+  } else if (error instanceof WinnowError) {
+    console.error(`error (${error.type}): ${error.message}`);
+    process.exitCode = 1;
+  } else if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    process.exitCode = 2;
+  } else {
+    throw error;
+  }
+} finally {
+  auth.close();
+}

@@ -1,0 +1,80 @@
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import path from "node:path";
+import type { Logger } from "@winnow/platform";
+import { readSecretFile, writeSecretFile } from "./secret-file.js";
+
+/** The file under the data directory holding the generated encryption key (embedded default). */
+export const ENCRYPTION_KEY_FILE = "encryption-key";
+
+const KEY_BYTES = 32;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const VERSION = "v1";
+
+/**
+ * AES-256-GCM for API keys at rest, so the dashboard can show a key again.
+ * Sealed form: `v1.<iv>.<tag>.<ciphertext>` (base64url). The key id is the
+ * additional authenticated data: a ciphertext copied onto another key's row
+ * fails to open instead of showing the wrong key.
+ */
+export class KeyCipher {
+  constructor(private readonly key: Buffer) {
+    if (key.length !== KEY_BYTES) throw new Error(`the encryption key must be ${KEY_BYTES} bytes`);
+  }
+
+  seal(plaintext: string, keyId: string): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv("aes-256-gcm", this.key, iv, { authTagLength: TAG_BYTES });
+    cipher.setAAD(Buffer.from(keyId, "utf8"));
+    const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+    return [VERSION, iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === "string" ? part : part.toString("base64url"))).join(".");
+  }
+
+  /** The plaintext; throws when the sealed value was not made with this key for this key id. */
+  open(sealed: string, keyId: string): string {
+    const [version, iv, tag, ciphertext] = sealed.split(".");
+    if (version !== VERSION || iv === undefined || tag === undefined || ciphertext === undefined) {
+      throw new Error("not a sealed API key");
+    }
+    const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64url"), { authTagLength: TAG_BYTES });
+    decipher.setAAD(Buffer.from(keyId, "utf8"));
+    decipher.setAuthTag(Buffer.from(tag, "base64url"));
+    return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
+  }
+}
+
+/** 32 bytes from 64 hex digits or from base64 (standard or url-safe); undefined for anything else. */
+export function decodeEncryptionKey(value: string): Buffer | undefined {
+  const text = value.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, "hex");
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) return undefined;
+  const bytes = Buffer.from(text, "base64");
+  return bytes.length === KEY_BYTES ? bytes : undefined;
+}
+
+export interface LoadKeyCipherOptions {
+  /** WINNOW_ENCRYPTION_KEY, already decoded; when set it is the key. */
+  configured: Buffer | undefined;
+  dataDir: string;
+  logger: Logger;
+}
+
+/**
+ * The configured key, else the one generated under the data directory on
+ * first start and reused after (losing it makes stored keys unreadable:
+ * their owners must rotate).
+ */
+export async function loadKeyCipher({ configured, dataDir, logger }: LoadKeyCipherOptions): Promise<KeyCipher> {
+  if (configured) return new KeyCipher(configured);
+  const file = path.join(dataDir, ENCRYPTION_KEY_FILE);
+  const kept = await readSecretFile(file);
+  if (kept !== undefined) {
+    const key = decodeEncryptionKey(kept);
+    if (!key) throw new Error(`${file} does not hold a 32-byte key (base64 or hex); restore it or set WINNOW_ENCRYPTION_KEY`);
+    return new KeyCipher(key);
+  }
+  const key = randomBytes(KEY_BYTES);
+  await writeSecretFile(file, `${key.toString("base64")}\n`);
+  logger.warn({ file }, "generated an encryption key for API keys at rest; set WINNOW_ENCRYPTION_KEY in production");
+  return new KeyCipher(key);
+}

@@ -1,0 +1,349 @@
+/**
+ * Accounts end to end, over the whole stack as separate processes plus a
+ * second gateway replica: the dashboard in real Chromium (sign up, see the
+ * key, scrape with it, refresh, old key refused), its security properties,
+ * and "refresh means dead at once" under concurrent load on both replicas.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { callUnary, createClient } from "@winnow/platform";
+import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LAUNCH_ARGS } from "../../services/renderer/src/browser.js";
+import { REPO_ROOT, startStack, type Stack } from "../../scripts/src/stack.js";
+import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
+import { startFixtureSite, type FixtureSite } from "../support/fixture-site.js";
+import { freePorts } from "../support/ports.js";
+import { startService, type ServiceProcess } from "../support/service-process.js";
+import { PAGES } from "./pages.js";
+
+const SCREENSHOTS = path.join(REPO_ROOT, "test-results", "dashboard");
+const SCHEMA = { product_name: "string", price_usd: "number" };
+const LOGIN_ATTEMPTS = 3;
+
+let stack: Stack;
+let secondGateway: ServiceProcess;
+let secondGatewayUrl: string;
+let site: FixtureSite;
+let llm: FakeLlm;
+let auth: AuthServiceClient;
+let dataDir: string;
+const output: string[] = [];
+
+beforeAll(async () => {
+  site = await startFixtureSite(PAGES);
+  llm = await startFakeLlm(() => ({ product_name: "Ridgeline Trail Shoe", price_usd: "129.99" }));
+  dataDir = await mkdtemp(path.join(tmpdir(), "winnow-accounts-"));
+  const [gateway, authPort, renderer, extractor, gateway2] = (await freePorts(5)) as [number, number, number, number, number];
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    WINNOW_DATA_DIR: dataDir,
+    WINNOW_EGRESS_ALLOW: site.hostPort,
+    LLM_BASE_URL: llm.baseUrl,
+    LLM_API_KEY: "test-key",
+    LLM_MODEL: "winnow-test-model",
+    LOG_LEVEL: "warn",
+    // High enough that the rotation flood is never rate-limited.
+    PLAN_REQUESTS_PER_MINUTE: "1000000",
+    PLAN_MAX_CONCURRENT_SCRAPES: "64",
+    LOGIN_ATTEMPTS_PER_15_MIN: String(LOGIN_ATTEMPTS),
+  };
+  stack = await startStack({
+    inheritEnv: false,
+    env,
+    ports: { gateway, auth: authPort, renderer, extractor },
+    onOutput: (service, line) => output.push(`${service}: ${line}`),
+  }).catch((error: Error) => {
+    throw new Error(`${error.message}\n${output.join("\n")}`);
+  });
+  secondGatewayUrl = `http://127.0.0.1:${gateway2}`;
+  secondGateway = await startService(
+    "gateway",
+    {
+      ...env,
+      PORT: String(gateway2),
+      AUTH_ADDR: `127.0.0.1:${authPort}`,
+      RENDERER_ADDR: `127.0.0.1:${renderer}`,
+      EXTRACTOR_ADDR: `127.0.0.1:${extractor}`,
+    },
+    secondGatewayUrl,
+  );
+  auth = createClient(AuthServiceClient, `127.0.0.1:${authPort}`);
+});
+
+afterAll(async () => {
+  auth?.close();
+  await secondGateway?.stop();
+  await stack?.stop();
+  await site?.close();
+  await llm?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+const scrape = (gatewayUrl: string, apiKey: string) =>
+  fetch(`${gatewayUrl}/scrape`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": apiKey },
+    body: JSON.stringify({ url: `${site.origin}/product`, schema: SCHEMA }),
+  });
+
+describe("the dashboard in Chromium", () => {
+  let browser: Browser;
+  let page: Page;
+  beforeAll(async () => {
+    await mkdir(SCREENSHOTS, { recursive: true });
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: LAUNCH_ARGS });
+    // Phone width: every step must be usable on a small screen.
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: stack.gatewayUrl });
+    page = await context.newPage();
+  });
+  afterAll(() => browser?.close());
+
+  const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+  it("signs up, shows and copies the key, scrapes with it, refreshes it, and the old key is refused at once", async () => {
+    const email = `${randomUUID()}@example.com`;
+    const password = "a long enough password";
+
+    await page.goto(`${stack.gatewayUrl}/`);
+    await expect.poll(() => page.url()).toBe(`${stack.gatewayUrl}/dashboard/login`);
+    await shot("1-log-in");
+    await page.getByRole("link", { name: "Sign up" }).click();
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel(/^Password/).fill(password);
+    await shot("2-sign-up");
+    await page.getByRole("button", { name: "Sign up" }).click();
+
+    // The key page: masked until revealed, copyable.
+    await page.waitForURL(`${stack.gatewayUrl}/dashboard`);
+    const keyField = page.getByLabel(/Your API key/);
+    expect(await keyField.getAttribute("type")).toBe("password");
+    await shot("3-key-masked");
+    await page.getByRole("button", { name: "Reveal" }).click();
+    expect(await keyField.getAttribute("type")).toBe("text");
+    const oldKey = await keyField.inputValue();
+    expect(oldKey).toMatch(/^wnw_[0-9A-Za-z]{11}_[0-9A-Za-z]{28}$/);
+    await shot("4-key-revealed");
+    await page.getByRole("button", { name: "Copy" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toMatch(/Copied/);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(oldKey);
+
+    // The key works over plain HTTP, as curl would use it.
+    const first = await scrape(stack.gatewayUrl, oldKey);
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ product_name: "Ridgeline Trail Shoe", price_usd: 129.99 });
+
+    // The playground runs a scrape and shows the answer formatted.
+    await page.getByRole("link", { name: "Playground", exact: true }).click();
+    await page.getByLabel("Page URL").fill(`${site.origin}/product`);
+    await page.getByLabel(/^Schema/).fill(JSON.stringify(SCHEMA));
+    await page.getByLabel(/Task description/).fill("Prices in US dollars.");
+    await page.getByRole("button", { name: "Scrape" }).click();
+    await expect.poll(() => page.locator("#result-status").textContent(), { timeout: 30_000 }).toBe("200 OK");
+    expect(await page.locator("#result").textContent()).toBe(
+      JSON.stringify({ product_name: "Ridgeline Trail Shoe", price_usd: 129.99 }, null, 2),
+    );
+    expect(llm.requests.at(-1)?.messages.map((m) => m.content).join("\n")).toContain("Prices in US dollars.");
+    await shot("5-playground");
+
+    // Refresh, with a confirmation step.
+    await page.getByRole("link", { name: "Key and usage" }).click();
+    await page.getByRole("link", { name: /Refresh key/ }).click();
+    await shot("6-refresh-confirm");
+    await page.getByRole("button", { name: "Yes, refresh my key" }).click();
+    await page.waitForURL(`${stack.gatewayUrl}/dashboard?refreshed=1`);
+    await expect.poll(() => page.getByRole("status").first().textContent()).toMatch(/previous key no longer works/);
+    const newKey = await page.getByLabel(/Your API key/).inputValue();
+    expect(newKey).not.toBe(oldKey);
+
+    // The very next requests: old key 401 on both replicas, new key 200.
+    for (const gatewayUrl of [stack.gatewayUrl, secondGatewayUrl]) {
+      const refused = await scrape(gatewayUrl, oldKey);
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ type: "https://winnow.dev/problems/unauthorized" });
+    }
+    expect((await scrape(stack.gatewayUrl, newKey)).status).toBe(200);
+
+    // Usage: three scrapes with model tokens, on two keys, per key and day. It is recorded
+    // just after each answer is sent, so it may take a moment to appear.
+    const today = new Date().toISOString().slice(0, 10);
+    const oldId = oldKey.slice(4, 15);
+    const newId = newKey.slice(4, 15);
+    const usageRows = async () => {
+      await page.reload();
+      return page.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+    };
+    await expect
+      .poll(async () => (await usageRows()).map((row) => row.slice(0, 3)).sort(), { timeout: 10_000 })
+      .toEqual([[today, oldId, "2"], [today, newId, "1"]].sort());
+    for (const row of await usageRows()) {
+      expect(Number(row[3])).toBeGreaterThan(0);
+      expect(Number(row[4])).toBeGreaterThan(0);
+    }
+    await shot("7-usage");
+
+    // Log out: the session is over for the server too, not just the cookie.
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.waitForURL(`${stack.gatewayUrl}/dashboard/login`);
+    await page.goto(`${stack.gatewayUrl}/dashboard`);
+    expect(page.url()).toBe(`${stack.gatewayUrl}/dashboard/login`);
+
+    // Wrong password: a generic message; the right one logs back in.
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toBe("The email or password is incorrect.");
+    await shot("8-log-in-failed");
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.waitForURL(`${stack.gatewayUrl}/dashboard`);
+    expect(await page.getByLabel(/Your API key/).inputValue()).toBe(newKey);
+  });
+});
+
+describe("dashboard security", () => {
+  /** A fresh visitor: the log-in page's CSRF cookie and token. */
+  async function visit(): Promise<{ cookie: string; csrf: string; res: Response }> {
+    const res = await fetch(`${stack.gatewayUrl}/dashboard/login`);
+    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("winnow_csrf="))!;
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await res.text())![1]!;
+    return { cookie, csrf, res };
+  }
+
+  const post = (pathname: string, cookie: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
+    fetch(`${stack.gatewayUrl}${pathname}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookie.split(";")[0]!, ...headers },
+      body: new URLSearchParams(form),
+    });
+
+  it("sends security headers and HttpOnly, SameSite cookies; pages are not cached", async () => {
+    const { cookie, res } = await visit();
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(res.headers.get("content-security-policy")).toMatch(/script-src 'self'/);
+    expect(res.headers.get("content-security-policy")).toMatch(/frame-ancestors 'none'|frame-ancestors 'self'/);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+
+    const email = `${randomUUID()}@example.com`;
+    const { cookie: csrfCookie, csrf } = await visit();
+    const signedUp = await post("/dashboard/signup", csrfCookie, { _csrf: csrf, email, password: "another long password" });
+    expect(signedUp.status).toBe(303);
+    const session = signedUp.headers.getSetCookie().find((c) => c.startsWith("winnow_session="))!;
+    expect(session).toMatch(/HttpOnly/);
+    expect(session).toMatch(/SameSite=Lax/);
+    expect(session).not.toMatch(/Secure/);
+
+    // Behind a TLS-terminating proxy (TRUST_PROXY) the cookie is Secure; without trust, X-Forwarded-Proto is ignored.
+    const forwarded = await fetch(`${stack.gatewayUrl}/dashboard/login`, { headers: { "x-forwarded-proto": "https" } });
+    expect(forwarded.headers.getSetCookie().find((c) => c.startsWith("winnow_csrf="))).not.toMatch(/Secure/);
+  });
+
+  it("refuses a form without the CSRF token, with a wrong one, or from another origin", async () => {
+    const { cookie, csrf } = await visit();
+    const form = { email: `${randomUUID()}@example.com`, password: "a long enough password" };
+    for (const [extra, headers] of [
+      [{}, {}],
+      [{ _csrf: "x".repeat(43) }, {}],
+      [{ _csrf: csrf }, { origin: "https://evil.example" }],
+    ] as const) {
+      const res = await post("/dashboard/signup", cookie, { ...form, ...extra }, headers);
+      expect(res.status).toBe(403);
+      expect(await res.text()).toMatch(/Forbidden/);
+    }
+  });
+
+  it("does not reveal whether an email has an account", async () => {
+    const email = `${randomUUID()}@example.com`;
+    await callUnary(auth.createAccount.bind(auth), { email, password: "the right password" });
+    const { cookie, csrf } = await visit();
+    const known = await post("/dashboard/login", cookie, { _csrf: csrf, email, password: "a wrong password" });
+    const unknown = await post("/dashboard/login", cookie, { _csrf: csrf, email: `${randomUUID()}@example.com`, password: "a wrong password" });
+    expect(known.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    const message = (text: string) => /role="alert">([^<]*)</.exec(text)?.[1];
+    expect(message(await known.text())).toBe(message(await unknown.text()));
+  });
+
+  it("rate-limits log-in attempts per address and email", async () => {
+    const email = `${randomUUID()}@example.com`;
+    const { cookie, csrf } = await visit();
+    const statuses: number[] = [];
+    for (let i = 0; i < LOGIN_ATTEMPTS + 1; i++) {
+      const res = await post("/dashboard/login", cookie, { _csrf: csrf, email, password: "guess number one" });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+        expect(await res.text()).toMatch(/Too many attempts/);
+      }
+    }
+    expect(statuses).toEqual([...Array(LOGIN_ATTEMPTS).fill(401), 429]);
+  });
+
+  it("sends visitors without a live session to the log-in page", async () => {
+    for (const pathname of ["/dashboard", "/dashboard/playground", "/dashboard/refresh"]) {
+      const res = await fetch(`${stack.gatewayUrl}${pathname}`, { redirect: "manual", headers: { cookie: "winnow_session=forged" } });
+      expect(res.status).toBe(303);
+      expect(res.headers.get("location")).toBe("/dashboard/login");
+    }
+  });
+});
+
+describe("refresh means dead at once", () => {
+  it("refuses the old key on both gateway replicas for every request sent after the rotation returned", async () => {
+    const created = await callUnary(auth.createAccount.bind(auth), { email: `${randomUUID()}@example.com`, password: "" });
+    const oldKey = created.apiKey;
+    type Outcome = { gateway: string; sentAt: number; doneAt: number; status: number };
+    const outcomes: Outcome[] = [];
+    let stop = false;
+    const worker = async (gatewayUrl: string, send: () => Promise<Response>) => {
+      while (!stop) {
+        const sentAt = performance.now();
+        const res = await send();
+        await res.body?.cancel();
+        outcomes.push({ gateway: gatewayUrl, sentAt, doneAt: performance.now(), status: res.status });
+      }
+    };
+    const gateways = [stack.gatewayUrl, secondGatewayUrl];
+    const workers = gateways.flatMap((gatewayUrl) => [
+      ...Array.from({ length: 6 }, () =>
+        worker(gatewayUrl, () => fetch(`${gatewayUrl}/account`, { headers: { "x-api-key": oldKey } })),
+      ),
+      worker(gatewayUrl, () => scrape(gatewayUrl, oldKey)),
+    ]);
+
+    // Rotate once both replicas have served the old key, and stop once both have answered
+    // several requests sent after the rotation returned (waiting on outcomes, not a fixed
+    // time, so a slow machine does not starve either side).
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    await until(() => gateways.every((g) => outcomes.some((o) => o.gateway === g && o.status === 200)));
+    const rotateStarted = performance.now();
+    const rotated = await callUnary(auth.rotateKey.bind(auth), { accountId: created.account!.id });
+    const rotatedAt = performance.now();
+    await until(() => gateways.every((g) => outcomes.filter((o) => o.gateway === g && o.sentAt > rotatedAt).length >= 20));
+    stop = true;
+    await Promise.all(workers);
+
+    const before = outcomes.filter((o) => o.doneAt < rotateStarted);
+    const after = outcomes.filter((o) => o.sentAt > rotatedAt);
+    for (const gatewayUrl of gateways) {
+      expect(before.filter((o) => o.gateway === gatewayUrl && o.status === 200).length).toBeGreaterThan(0);
+    }
+    // Before the rotation the old key was valid (a scrape may still fail otherwise on a loaded machine, never with 401).
+    expect(before.filter((o) => o.status === 401)).toEqual([]);
+    expect(after.map((o) => o.status).filter((status) => status !== 401)).toEqual([]);
+
+    for (const gatewayUrl of gateways) {
+      expect((await fetch(`${gatewayUrl}/account`, { headers: { "x-api-key": rotated.apiKey } })).status).toBe(200);
+    }
+  });
+});

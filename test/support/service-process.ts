@@ -1,0 +1,56 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { checkHealth } from "@winnow/platform";
+import { REPO_ROOT, type ServiceName } from "../../scripts/src/stack.js";
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Every output line so far. */
+  output: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * One service as its own process outside a stack (a second gateway replica,
+ * or auth alone), started from its build and awaited until it answers: the
+ * gateway on /healthz, a backend on gRPC health.
+ */
+export async function startService(service: ServiceName, env: NodeJS.ProcessEnv, readyAt: string): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, "services", service, "dist", "main.js")], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.setEncoding("utf8");
+    stream.on("data", (chunk: string) => output.push(...chunk.split("\n").filter(Boolean)));
+  }
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await exited;
+  };
+  // PGlite and Chromium start slowly on a busy 2-core machine.
+  const deadline = Date.now() + 90_000;
+  while (!(await answers(service, readyAt))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`${service} did not start:\n${output.join("\n")}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, output, stop };
+}
+
+async function answers(service: ServiceName, address: string): Promise<boolean> {
+  if (service !== "gateway") return (await checkHealth(address)) === "SERVING";
+  try {
+    const res = await fetch(`${address}/healthz`, { signal: AbortSignal.timeout(1000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
