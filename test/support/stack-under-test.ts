@@ -28,6 +28,9 @@ export async function launchStack(pages: Record<string, FixturePage>, extraEnv: 
       WINNOW_DATA_DIR: dataDir,
       WINNOW_EGRESS_ALLOW: site.hostPort,
       LOG_LEVEL: "warn",
+      // Tests send bursts through the dev key; the rate-limit tests set their own plans.
+      PLAN_REQUESTS_PER_MINUTE: "100000",
+      PLAN_MAX_CONCURRENT_SCRAPES: "100",
       ...extraEnv,
     },
     ports: { gateway, auth, renderer, extractor },
