@@ -32,7 +32,7 @@ describe("parseScrapeRequest", () => {
       violations: expect.arrayContaining([
         { path: "/url", description: "is required" },
         { path: "/extra", description: "is not a known field" },
-        { path: "/schema", description: "must be object" },
+        { path: "/schema", description: "must be an object mapping field names to types" },
         { path: "/task_description", description: "must be string" },
       ]),
     });
