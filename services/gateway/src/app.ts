@@ -3,34 +3,50 @@ import { WinnowError, type Logger } from "@winnow/platform";
 import { accessLog } from "./access-log.js";
 import { requireApiKey } from "./api-key.js";
 import type { Backends } from "./backends.js";
+import { renderDocsPage } from "./docs-page.js";
+import type { Drain } from "./drain.js";
+import { openApiDocument } from "./openapi.js";
 import { sendProblem } from "./problem.js";
 import { requestContext } from "./request-context.js";
 import { scrapeHandler } from "./scrape.js";
 
 export interface AppOptions {
   backends: Backends;
+  drain: Drain;
   logger: Logger;
   requestTimeoutMs: number;
   maxBodyBytes: number;
 }
 
 /** The public HTTP surface. Every failure leaves as application/problem+json. */
-export function createApp({ backends, logger, requestTimeoutMs, maxBodyBytes }: AppOptions): express.Express {
+export function createApp({ backends, drain, logger, requestTimeoutMs, maxBodyBytes }: AppOptions): express.Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  const openApiJson = JSON.stringify(openApiDocument());
+  const docsHtml = renderDocsPage();
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
   app.get("/readyz", async (_req, res) => {
-    const down = await backends.notReady();
+    // A draining gateway leaves the load balancer's rotation first.
+    const down = drain.draining ? ["gateway (draining)"] : await backends.notReady();
     if (down.length === 0) res.json({ status: "ready" });
     else res.status(503).json({ status: "not ready", waiting_for: down });
   });
 
   app.use(requestContext(requestTimeoutMs));
   app.use(accessLog(logger));
+  app.use(drain.middleware());
+
+  app.get("/openapi.json", (_req, res) => {
+    res.type("application/json").send(openApiJson);
+  });
+  app.get("/docs", (_req, res) => {
+    res.setHeader("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+    res.type("text/html").send(docsHtml);
+  });
 
   app.post(
     "/scrape",
@@ -45,8 +61,12 @@ export function createApp({ backends, logger, requestTimeoutMs, maxBodyBytes }: 
     scrapeHandler(backends),
   );
 
+  app.all("/scrape", (req, res) => {
+    res.setHeader("Allow", "POST");
+    throw new WinnowError("method-not-allowed", `${req.method} is not allowed on /scrape; use POST.`);
+  });
   app.use((req) => {
-    throw new WinnowError("not-found", `No route for ${req.method} ${req.path}. The API is POST /scrape.`);
+    throw new WinnowError("not-found", `No route for ${req.method} ${req.path}. The API is POST /scrape; see /docs.`);
   });
   app.use(errorHandler(logger));
   return app;

@@ -55,3 +55,14 @@ describe("parseScrapeRequest", () => {
     expect(failure({ url: "https://user:pw@site.example/", schema: { a: "string" } }).type).toBe("url-not-allowed");
   });
 });
+
+describe("parseScrapeRequest on hostile nesting", () => {
+  it("refuses a schema thousands of levels deep without overflowing the stack", () => {
+    let schema: unknown = "string";
+    for (let i = 0; i < 5000; i++) schema = { nested: schema };
+    expect(failure({ url: "https://a.example", schema })).toMatchObject({ type: "invalid-schema", violations: [{ path: expect.stringMatching(/^\/schema(\/nested)+$/) }] });
+    let list: unknown = [];
+    for (let i = 0; i < 5000; i++) list = [list];
+    expect(failure({ url: "https://a.example", schema: { a: "string" }, task_description: list }).type).toBe("invalid-request");
+  });
+});

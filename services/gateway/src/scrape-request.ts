@@ -55,6 +55,7 @@ const validateBody = new Ajv2020({ allErrors: true }).compile(scrapeRequestSchem
  * the schema's problems too), else "invalid-schema".
  */
 export function parseScrapeRequest(body: unknown): ScrapeRequest {
+  rejectDeepNesting(body);
   const errors = validateBody(body) ? [] : (validateBody.errors ?? []);
   const inSchema = (e: ErrorObject) => isUnder(e.instancePath, "/schema") && e.keyword !== "required";
   const envelope = errors.filter((e) => !inSchema(e)).map(describeAjvError);
@@ -75,6 +76,22 @@ export function parseScrapeRequest(body: unknown): ScrapeRequest {
   if (schemaViolations.length > 0 || !tree) throw invalid("invalid-schema", schemaViolations);
   const { url, schema, task_description } = body as { url: string; schema: unknown; task_description?: string };
   return { url: checkUrl(url), schema: tree, schemaJson: JSON.stringify(schema), taskDescription: task_description ?? "" };
+}
+
+/** Far deeper than any valid request; validators recurse, so deeper input must stop here, not overflow the stack. */
+const MAX_BODY_DEPTH = 32;
+
+/** Walks the body without recursion and refuses it at the first node nested deeper than MAX_BODY_DEPTH. */
+function rejectDeepNesting(body: unknown): void {
+  const pending: { value: unknown; path: string; depth: number }[] = [{ value: body, path: "", depth: 0 }];
+  for (let item = pending.pop(); item; item = pending.pop()) {
+    if (typeof item.value !== "object" || item.value === null) continue;
+    if (item.depth > MAX_BODY_DEPTH) {
+      const type = isUnder(item.path, "/schema") ? "invalid-schema" : "invalid-request";
+      throw invalid(type, [{ path: item.path, description: `nested too deeply: at most ${SCHEMA_LIMITS.maxDepth} levels in a schema` }]);
+    }
+    for (const [key, value] of Object.entries(item.value)) pending.push({ value, path: `${item.path}/${key}`, depth: item.depth + 1 });
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
