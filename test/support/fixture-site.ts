@@ -6,6 +6,8 @@ export interface FixturePage {
   status?: number;
   type?: string;
   body: string;
+  /** Waits this long before answering (slow sites, timeouts, draining). */
+  delayMs?: number;
 }
 
 export interface FixtureSite {
@@ -22,7 +24,9 @@ export async function startFixtureSite(pages: Record<string, FixturePage>): Prom
       res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not found</h1>");
       return;
     }
-    res.writeHead(page.status ?? 200, { "content-type": page.type ?? "text/html; charset=utf-8" }).end(page.body);
+    const answer = () => res.writeHead(page.status ?? 200, { "content-type": page.type ?? "text/html; charset=utf-8" }).end(page.body);
+    if (page.delayMs) setTimeout(answer, page.delayMs);
+    else answer();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

@@ -7,6 +7,7 @@ import { freePorts } from "./ports.js";
 
 export interface RunningStack {
   stack: Stack;
+  ports: Record<ServiceName, number>;
   site: FixtureSite;
   output: string[];
   scrape(body: unknown, headers?: Record<string, string>): Promise<Response>;
@@ -14,10 +15,15 @@ export interface RunningStack {
 }
 
 /** The whole stack as processes on free ports, with fixture pages on 127.0.0.1 that its egress guard lets through. */
-export async function launchStack(pages: Record<string, FixturePage>, extraEnv: Record<string, string> = {}): Promise<RunningStack> {
+export async function launchStack(
+  pages: Record<string, FixturePage>,
+  extraEnv: Record<string, string> = {},
+  options: { /** More host:port pairs the egress guard lets through. */ extraEgress?: string[] } = {},
+): Promise<RunningStack> {
   const site = await startFixtureSite(pages);
   const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-e2e-"));
   const [gateway, auth, renderer, extractor] = (await freePorts(4)) as [number, number, number, number];
+  const ports = { gateway, auth, renderer, extractor };
   const output: string[] = [];
   // A clean environment: a developer's own LLM or OTEL settings must not change what is tested.
   const stack = await startStack({
@@ -26,20 +32,21 @@ export async function launchStack(pages: Record<string, FixturePage>, extraEnv: 
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       WINNOW_DATA_DIR: dataDir,
-      WINNOW_EGRESS_ALLOW: site.hostPort,
+      WINNOW_EGRESS_ALLOW: [site.hostPort, ...(options.extraEgress ?? [])].join(","),
       LOG_LEVEL: "warn",
       // Tests send bursts through the dev key; the rate-limit tests set their own plans.
       PLAN_REQUESTS_PER_MINUTE: "100000",
       PLAN_MAX_CONCURRENT_SCRAPES: "100",
       ...extraEnv,
     },
-    ports: { gateway, auth, renderer, extractor },
+    ports,
     onOutput: (service: ServiceName, line: string) => output.push(`${service}: ${line}`),
   }).catch((error: Error) => {
     throw new Error(`${error.message}\n${output.join("\n")}`);
   });
   return {
     stack,
+    ports,
     site,
     output,
     scrape: (body, headers = { "x-api-key": stack.apiKey }) =>

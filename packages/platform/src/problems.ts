@@ -12,30 +12,106 @@ export interface ProblemType {
   /** gRPC status code between services. */
   grpc: GrpcStatus;
   retryable: boolean;
+  /** When it happens, for the API reference, the OpenAPI document and the README (all generated from here). */
+  when: string;
 }
 
+const { INVALID_ARGUMENT, UNAUTHENTICATED, NOT_FOUND, PERMISSION_DENIED, ALREADY_EXISTS, UNAVAILABLE, FAILED_PRECONDITION, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED, INTERNAL, UNIMPLEMENTED } =
+  GrpcStatus;
+
 export const PROBLEM_TYPES = {
-  "invalid-request": { status: 400, title: "Invalid request", grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
-  "invalid-schema": { status: 400, title: "Invalid schema", grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
-  "unauthorized": { status: 401, title: "Missing or invalid API key", grpc: GrpcStatus.UNAUTHENTICATED, retryable: false },
-  "forbidden": { status: 403, title: "Forbidden", grpc: GrpcStatus.PERMISSION_DENIED, retryable: false },
-  "not-found": { status: 404, title: "Not found", grpc: GrpcStatus.NOT_FOUND, retryable: false },
-  "payload-too-large": { status: 413, title: "Request body too large", grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
-  "unsupported-media-type": { status: 415, title: "Unsupported content type", grpc: GrpcStatus.INVALID_ARGUMENT, retryable: false },
-  "url-not-allowed": { status: 422, title: "URL not allowed", grpc: GrpcStatus.PERMISSION_DENIED, retryable: false },
-  "rate-limited": { status: 429, title: "Rate limit exceeded", grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
-  "already-exists": { status: 409, title: "Already exists", grpc: GrpcStatus.ALREADY_EXISTS, retryable: false },
-  "target-unreachable": { status: 502, title: "Target site unreachable", grpc: GrpcStatus.UNAVAILABLE, retryable: true },
-  "target-http-error": { status: 502, title: "Target site answered with an error", grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
-  "unsupported-content": { status: 502, title: "Target content is not a web page", grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
-  "page-too-large": { status: 502, title: "Target page too large", grpc: GrpcStatus.FAILED_PRECONDITION, retryable: false },
-  "model-failure": { status: 502, title: "The model did not produce a usable answer", grpc: GrpcStatus.FAILED_PRECONDITION, retryable: true },
-  "model-unavailable": { status: 503, title: "The model endpoint is unavailable", grpc: GrpcStatus.UNAVAILABLE, retryable: true },
-  "overloaded": { status: 503, title: "Service overloaded", grpc: GrpcStatus.RESOURCE_EXHAUSTED, retryable: true },
-  "backend-unavailable": { status: 503, title: "A Winnow backend is unavailable", grpc: GrpcStatus.UNAVAILABLE, retryable: true },
-  "target-timeout": { status: 504, title: "Target site timed out", grpc: GrpcStatus.DEADLINE_EXCEEDED, retryable: true },
-  "deadline-exceeded": { status: 504, title: "Request deadline exceeded", grpc: GrpcStatus.DEADLINE_EXCEEDED, retryable: true },
-  "internal": { status: 500, title: "Internal error", grpc: GrpcStatus.INTERNAL, retryable: true },
+  "invalid-request": {
+    status: 400, title: "Invalid request", grpc: INVALID_ARGUMENT, retryable: false,
+    when: "The body is not JSON, misses `url` or `schema`, has unknown or mistyped fields, or `url` is not an absolute URL; `errors` lists each problem with its path.",
+  },
+  "invalid-schema": {
+    status: 400, title: "Invalid schema", grpc: INVALID_ARGUMENT, retryable: false,
+    when: "The schema breaks the schema language or its limits; `errors` names the path of each bad node.",
+  },
+  "unauthorized": {
+    status: 401, title: "Missing or invalid API key", grpc: UNAUTHENTICATED, retryable: false,
+    when: "`x-api-key` is missing, malformed, unknown, or was replaced by a refresh.",
+  },
+  "forbidden": {
+    status: 403, title: "Forbidden", grpc: PERMISSION_DENIED, retryable: false,
+    when: "A dashboard form came from another site (its `Origin` or CSRF token does not match).",
+  },
+  "not-found": {
+    status: 404, title: "Not found", grpc: NOT_FOUND, retryable: false,
+    when: "No such route.",
+  },
+  "method-not-allowed": {
+    status: 405, title: "Method not allowed", grpc: UNIMPLEMENTED, retryable: false,
+    when: "The route exists but not for this method (`Allow` says which).",
+  },
+  "already-exists": {
+    status: 409, title: "Already exists", grpc: ALREADY_EXISTS, retryable: false,
+    when: "An account with this email exists already.",
+  },
+  "payload-too-large": {
+    status: 413, title: "Request body too large", grpc: INVALID_ARGUMENT, retryable: false,
+    when: "The body is larger than the gateway accepts (`MAX_BODY_BYTES`).",
+  },
+  "unsupported-media-type": {
+    status: 415, title: "Unsupported content type", grpc: INVALID_ARGUMENT, retryable: false,
+    when: "The body is not sent as `application/json` (UTF-8).",
+  },
+  "rate-limited": {
+    status: 429, title: "Rate limit exceeded", grpc: RESOURCE_EXHAUSTED, retryable: true,
+    when: "Too many requests per minute, or too many scrapes in flight, for this key; `Retry-After` and `RateLimit-*` say when to try again.",
+  },
+  "url-not-allowed": {
+    status: 422, title: "URL not allowed", grpc: PERMISSION_DENIED, retryable: false,
+    when: "A scheme other than http(s), credentials in the URL, or a host that is or resolves to a private, loopback, link-local, metadata or reserved address.",
+  },
+  "target-unreachable": {
+    status: 502, title: "Target site unreachable", grpc: UNAVAILABLE, retryable: true,
+    when: "The site's name does not resolve, or the connection is refused or reset.",
+  },
+  "target-http-error": {
+    status: 502, title: "Target site answered with an error", grpc: FAILED_PRECONDITION, retryable: false,
+    when: "The site answered with an HTTP error; its status is in `target_status`.",
+  },
+  "unsupported-content": {
+    status: 502, title: "Target content is not a web page", grpc: FAILED_PRECONDITION, retryable: false,
+    when: "The URL serves something other than a web page (a PDF, an image, a download).",
+  },
+  "page-too-large": {
+    status: 502, title: "Target page too large", grpc: FAILED_PRECONDITION, retryable: false,
+    when: "The page exceeds the renderer's or the extractor's size limit.",
+  },
+  "model-failure": {
+    status: 502, title: "The model did not produce a usable answer", grpc: FAILED_PRECONDITION, retryable: true,
+    when: "The model answered, but not with JSON Winnow could use (refused, cut off, malformed).",
+  },
+  "internal": {
+    status: 500, title: "Internal error", grpc: INTERNAL, retryable: true,
+    when: "A bug on our side; never caused by a request or a page. Please report the `request_id`.",
+  },
+  "model-unavailable": {
+    status: 503, title: "The model endpoint is unavailable", grpc: UNAVAILABLE, retryable: true,
+    when: "The model endpoint is down, rate-limited or failing after retries.",
+  },
+  "overloaded": {
+    status: 503, title: "Service overloaded", grpc: RESOURCE_EXHAUSTED, retryable: true,
+    when: "Winnow is at capacity (all browser pages busy and the queue full); retry after `Retry-After` seconds.",
+  },
+  "backend-unavailable": {
+    status: 503, title: "A Winnow backend is unavailable", grpc: UNAVAILABLE, retryable: true,
+    when: "A Winnow service (auth, renderer, extractor, a database) is down; never reported as a 401.",
+  },
+  "shutting-down": {
+    status: 503, title: "This gateway is shutting down", grpc: UNAVAILABLE, retryable: true,
+    when: "The gateway is draining before a restart; another replica (or this one, shortly) will answer.",
+  },
+  "target-timeout": {
+    status: 504, title: "Target site timed out", grpc: DEADLINE_EXCEEDED, retryable: true,
+    when: "The page did not finish loading (or `wait_for` did not appear) in time.",
+  },
+  "deadline-exceeded": {
+    status: 504, title: "Request deadline exceeded", grpc: DEADLINE_EXCEEDED, retryable: true,
+    when: "The whole request ran out of time (`REQUEST_TIMEOUT_MS`).",
+  },
 } as const satisfies Record<string, ProblemType>;
 
 export type ProblemSlug = keyof typeof PROBLEM_TYPES;

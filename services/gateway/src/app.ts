@@ -5,7 +5,10 @@ import { accessLog } from "./access-log.js";
 import { requireApiKey } from "./api-key.js";
 import type { Backends } from "./backends.js";
 import { dashboardRouter } from "./dashboard.js";
+import { renderDocsPage } from "./docs-page.js";
+import type { Drain } from "./drain.js";
 import { KeyLimits } from "./key-limits.js";
+import { openApiDocument } from "./openapi.js";
 import { sendProblem } from "./problem.js";
 import type { LimiterFactory } from "./rate-limits.js";
 import { requestContext } from "./request-context.js";
@@ -14,6 +17,7 @@ import { recordUsage } from "./usage.js";
 
 export interface AppOptions {
   backends: Backends;
+  drain: Drain;
   logger: Logger;
   requestTimeoutMs: number;
   maxBodyBytes: number;
@@ -25,10 +29,12 @@ export interface AppOptions {
 
 /** The public HTTP surface. Every API failure leaves as application/problem+json; the dashboard answers HTML. */
 export function createApp(options: AppOptions): express.Express {
-  const { backends, logger, requestTimeoutMs, maxBodyBytes } = options;
+  const { backends, drain, logger, requestTimeoutMs, maxBodyBytes } = options;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  const openApiJson = JSON.stringify(openApiDocument());
+  const docsHtml = renderDocsPage();
   app.set("trust proxy", options.trustProxy);
   // Helmet's defaults, except: no upgrade-insecure-requests, which on a plain-http
   // deployment would send the dashboard's forms to an https:// that is not there;
@@ -46,13 +52,23 @@ export function createApp(options: AppOptions): express.Express {
     res.json({ status: "ok" });
   });
   app.get("/readyz", async (_req, res) => {
-    const down = await backends.notReady();
+    // A draining gateway leaves the load balancer's rotation first.
+    const down = drain.draining ? ["gateway (draining)"] : await backends.notReady();
     if (down.length === 0) res.json({ status: "ready" });
     else res.status(503).json({ status: "not ready", waiting_for: down });
   });
 
   app.use(requestContext(requestTimeoutMs));
   app.use(accessLog(logger));
+  app.use(drain.middleware());
+
+  app.get("/openapi.json", (_req, res) => {
+    res.type("application/json").send(openApiJson);
+  });
+  app.get("/docs", (_req, res) => {
+    res.setHeader("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+    res.type("text/html").send(docsHtml);
+  });
 
   app.get("/", (_req, res) => {
     res.redirect(303, "/dashboard");
@@ -88,8 +104,12 @@ export function createApp(options: AppOptions): express.Express {
     scrapeHandler(backends),
   );
 
+  app.all("/scrape", (req, res) => {
+    res.setHeader("Allow", "POST");
+    throw new WinnowError("method-not-allowed", `${req.method} is not allowed on /scrape; use POST.`);
+  });
   app.use((req) => {
-    throw new WinnowError("not-found", `No route for ${req.method} ${req.path}. The API is POST /scrape; the dashboard is at /dashboard.`);
+    throw new WinnowError("not-found", `No route for ${req.method} ${req.path}. The API is POST /scrape (see /docs); the dashboard is at /dashboard.`);
   });
   app.use(errorHandler(logger));
   return app;

@@ -2,6 +2,7 @@ import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal } from
 import { createApp } from "./app.js";
 import { connectBackends } from "./backends.js";
 import { configShape } from "./config.js";
+import { Drain } from "./drain.js";
 import { startHttpServer } from "./http-server.js";
 import { createLimiterFactory } from "./rate-limits.js";
 
@@ -12,9 +13,11 @@ const config = loadConfigOrExit(configShape);
 logger.level = config.LOG_LEVEL;
 
 const backends = connectBackends({ auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR });
+const drain = new Drain();
 const limiters = createLimiterFactory({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger });
 const app = createApp({
   backends,
+  drain,
   logger,
   requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
   maxBodyBytes: config.MAX_BODY_BYTES,
@@ -26,7 +29,10 @@ const server = await startHttpServer(app, config.HOST, config.PORT);
 logger.info({ url: `http://${config.HOST}:${server.port}` }, "gateway listening");
 
 onShutdownSignal(logger, async () => {
-  await server.close(config.SHUTDOWN_GRACE_MS);
+  // New requests get 503 while the scrapes already running finish, within the grace period.
+  const deadline = Date.now() + config.SHUTDOWN_GRACE_MS;
+  await Promise.race([drain.idle(), new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS))]);
+  await server.close(Math.max(0, deadline - Date.now()));
   backends.close();
   await limiters.close();
 });

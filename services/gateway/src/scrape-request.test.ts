@@ -32,7 +32,7 @@ describe("parseScrapeRequest", () => {
       violations: expect.arrayContaining([
         { path: "/url", description: "is required" },
         { path: "/extra", description: "is not a known field" },
-        { path: "/schema", description: "must be object" },
+        { path: "/schema", description: "must be an object mapping field names to types" },
         { path: "/task_description", description: "must be string" },
       ]),
     });
@@ -53,5 +53,16 @@ describe("parseScrapeRequest", () => {
     expect(failure({ url: "ftp://files.example/x", schema: { a: "string" } }).type).toBe("url-not-allowed");
     expect(failure({ url: "javascript:alert(1)", schema: { a: "string" } }).type).toBe("url-not-allowed");
     expect(failure({ url: "https://user:pw@site.example/", schema: { a: "string" } }).type).toBe("url-not-allowed");
+  });
+});
+
+describe("parseScrapeRequest on hostile nesting", () => {
+  it("refuses a schema thousands of levels deep without overflowing the stack", () => {
+    let schema: unknown = "string";
+    for (let i = 0; i < 5000; i++) schema = { nested: schema };
+    expect(failure({ url: "https://a.example", schema })).toMatchObject({ type: "invalid-schema", violations: [{ path: expect.stringMatching(/^\/schema(\/nested)+$/) }] });
+    let list: unknown = [];
+    for (let i = 0; i < 5000; i++) list = [list];
+    expect(failure({ url: "https://a.example", schema: { a: "string" }, task_description: list }).type).toBe("invalid-request");
   });
 });

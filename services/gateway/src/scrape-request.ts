@@ -1,17 +1,43 @@
-import { Ajv, type ErrorObject } from "ajv";
-import { parseSchema, SchemaError, WinnowError, type ObjectNode } from "@winnow/platform";
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import { parseSchema, SCHEMA_LIMITS, SchemaError, WinnowError, type ObjectNode, type Violation } from "@winnow/platform";
 
-/** The request body's JSON Schema; the schema language itself is checked by parseSchema, which names paths. */
+const TYPE_NAMES = ["string", "number", "integer", "boolean", "array", "object"];
+
+/**
+ * The request body's JSON Schema (2020-12), published as is in the OpenAPI
+ * document and used to validate every request. It states the schema
+ * language's structure; its limits (depth, field count) and precise per-path
+ * messages come from parseSchema, which runs on whatever passes.
+ */
 export const scrapeRequestSchema = {
+  $id: "https://winnow.dev/schemas/scrape-request.json",
+  title: "ScrapeRequest",
   type: "object",
   required: ["url", "schema"],
   additionalProperties: false,
   properties: {
-    url: { type: "string", minLength: 1, maxLength: 8192, description: "The http(s) URL of the page to scrape." },
-    schema: { type: "object", description: "Field names mapped to types, nested objects or one-item arrays." },
-    task_description: { type: "string", maxLength: 20_000, description: "Extra instructions for the AI model." },
+    url: { type: "string", minLength: 1, maxLength: 8192, description: "The absolute http(s) URL of the page to scrape. The fragment is dropped; IDN hosts become punycode; credentials are refused." },
+    schema: { $ref: "#/$defs/Schema" },
+    task_description: { type: "string", maxLength: 20_000, description: "Extra instructions for the AI model: summaries, classification, translation, formats." },
   },
-} as const;
+  $defs: {
+    Schema: {
+      type: "object",
+      description: `Field names mapped to types. At most ${SCHEMA_LIMITS.maxDepth} levels of nesting and ${SCHEMA_LIMITS.maxFields} fields in all; names of 1-${SCHEMA_LIMITS.maxNameLength} characters.`,
+      minProperties: 1,
+      propertyNames: { minLength: 1, maxLength: SCHEMA_LIMITS.maxNameLength, not: { enum: ["__proto__", "constructor", "prototype"] } },
+      additionalProperties: { $ref: "#/$defs/FieldType" },
+    },
+    FieldType: {
+      description: "A type name, a nested object schema, or a one-item array of either (an array of those).",
+      oneOf: [
+        { enum: TYPE_NAMES },
+        { $ref: "#/$defs/Schema" },
+        { type: "array", minItems: 1, maxItems: 1, items: { oneOf: [{ enum: TYPE_NAMES }, { $ref: "#/$defs/Schema" }] } },
+      ],
+    },
+  },
+};
 
 export interface ScrapeRequest {
   url: string;
@@ -21,23 +47,63 @@ export interface ScrapeRequest {
   taskDescription: string;
 }
 
-const validateEnvelope = new Ajv({ allErrors: true }).compile(scrapeRequestSchema);
+const validateBody = new Ajv2020({ allErrors: true }).compile(scrapeRequestSchema);
 
-/** Validates a parsed body; throws a WinnowError that says what is wrong and where. */
+/**
+ * Validates a parsed body; throws a WinnowError that says what is wrong and
+ * where: "invalid-request" when anything outside the schema is wrong (listing
+ * the schema's problems too), else "invalid-schema".
+ */
 export function parseScrapeRequest(body: unknown): ScrapeRequest {
-  if (!validateEnvelope(body)) {
-    const violations = (validateEnvelope.errors ?? []).map(describeAjvError);
-    throw new WinnowError("invalid-request", violations.map((v) => `${v.path}: ${v.description}`).join("; "), { violations });
+  rejectDeepNesting(body);
+  const errors = validateBody(body) ? [] : (validateBody.errors ?? []);
+  const inSchema = (e: ErrorObject) => isUnder(e.instancePath, "/schema") && e.keyword !== "required";
+  const envelope = errors.filter((e) => !inSchema(e)).map(describeAjvError);
+  const fields = isObject(body) ? body : {};
+  let tree: ObjectNode | undefined;
+  let schemaViolations: Violation[] = [];
+  if ("schema" in fields) {
+    try {
+      tree = parseSchema(fields.schema);
+    } catch (error) {
+      if (!(error instanceof SchemaError)) throw error;
+      schemaViolations = error.violations;
+    }
   }
+  // parseSchema names each bad node better than oneOf can; Ajv's word stands only if the two disagree.
+  if (schemaViolations.length === 0) schemaViolations = errors.filter(inSchema).map(describeAjvError);
+  if (envelope.length > 0) throw invalid("invalid-request", [...envelope, ...schemaViolations]);
+  if (schemaViolations.length > 0 || !tree) throw invalid("invalid-schema", schemaViolations);
   const { url, schema, task_description } = body as { url: string; schema: unknown; task_description?: string };
-  let tree: ObjectNode;
-  try {
-    tree = parseSchema(schema);
-  } catch (error) {
-    if (!(error instanceof SchemaError)) throw error;
-    throw new WinnowError("invalid-schema", error.message, { violations: error.violations });
-  }
   return { url: checkUrl(url), schema: tree, schemaJson: JSON.stringify(schema), taskDescription: task_description ?? "" };
+}
+
+/** Far deeper than any valid request; validators recurse, so deeper input must stop here, not overflow the stack. */
+const MAX_BODY_DEPTH = 32;
+
+/** Walks the body without recursion and refuses it at the first node nested deeper than MAX_BODY_DEPTH. */
+function rejectDeepNesting(body: unknown): void {
+  const pending: { value: unknown; path: string; depth: number }[] = [{ value: body, path: "", depth: 0 }];
+  for (let item = pending.pop(); item; item = pending.pop()) {
+    if (typeof item.value !== "object" || item.value === null) continue;
+    if (item.depth > MAX_BODY_DEPTH) {
+      const type = isUnder(item.path, "/schema") ? "invalid-schema" : "invalid-request";
+      throw invalid(type, [{ path: item.path, description: `nested too deeply: at most ${SCHEMA_LIMITS.maxDepth} levels in a schema` }]);
+    }
+    for (const [key, value] of Object.entries(item.value)) pending.push({ value, path: `${item.path}/${key}`, depth: item.depth + 1 });
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function invalid(type: "invalid-request" | "invalid-schema", violations: Violation[]): WinnowError {
+  return new WinnowError(type, violations.map((v) => `${v.path}: ${v.description}`).join("; "), { violations });
+}
+
+function isUnder(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
 }
 
 /**
@@ -66,7 +132,7 @@ function checkUrl(raw: string): string {
   return url.href;
 }
 
-function describeAjvError(error: ErrorObject): { path: string; description: string } {
+function describeAjvError(error: ErrorObject): Violation {
   if (error.keyword === "required") {
     return { path: `${error.instancePath}/${String(error.params.missingProperty)}`, description: "is required" };
   }

@@ -1,0 +1,46 @@
+/** The README's generated API tables (checked by a test, rewritten by `npm run docs`). */
+import { PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform";
+import { problemsByStatus, SUCCESS_HEADERS } from "./openapi.js";
+import { scrapeRequestSchema } from "./scrape-request.js";
+
+export const README_TABLES = {
+  "request-fields": requestFieldsTable,
+  "response-headers": responseHeadersTable,
+  errors: errorsTable,
+} as const;
+
+function requestFieldsTable(): string {
+  const required = new Set<string>(scrapeRequestSchema.required);
+  const rows = Object.entries(scrapeRequestSchema.properties).map(([name, schema]) => {
+    const s = schema as { type?: string; description?: string; $ref?: string };
+    const type = s.type ?? "object";
+    const description = s.description ?? scrapeRequestSchema.$defs.Schema.description;
+    return `| \`${name}\` | ${type} | ${required.has(name) ? "required" : "optional"} | ${description} |`;
+  });
+  return ["| Field | Type | | Meaning |", "|---|---|---|---|", ...rows].join("\n");
+}
+
+function responseHeadersTable(): string {
+  return ["| Header | |", "|---|---|", ...SUCCESS_HEADERS.map((h) => `| \`${h.name}\` | ${h.description} |`)].join("\n");
+}
+
+function errorsTable(): string {
+  const rows = [...problemsByStatus()].flatMap(([status, slugs]) =>
+    slugs.map((slug: ProblemSlug) => {
+      const p = PROBLEM_TYPES[slug];
+      return `| \`${slug}\` | ${status} | ${p.retryable ? "yes" : "no"} | ${p.when} |`;
+    }),
+  );
+  return ["| `type` (after `https://winnow.dev/problems/`) | Status | Retry? | When |", "|---|---|---|---|", ...rows].join("\n");
+}
+
+/** The README with every generated table between its `<!-- generated:NAME -->` markers replaced. */
+export function withGeneratedTables(readme: string): string {
+  let text = readme;
+  for (const [name, render] of Object.entries(README_TABLES)) {
+    const pattern = new RegExp(`(<!-- generated:${name} -->)[\\s\\S]*?(<!-- /generated:${name} -->)`);
+    if (!pattern.test(text)) throw new Error(`README.md lacks the markers for the ${name} table`);
+    text = text.replace(pattern, (_m, open: string, close: string) => `${open}\n${render()}\n${close}`);
+  }
+  return text;
+}

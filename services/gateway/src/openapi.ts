@@ -1,0 +1,132 @@
+/**
+ * The OpenAPI 3.1 document, built from the code that enforces the contract:
+ * the request JSON Schema the gateway validates with, and the problem
+ * catalogue every service uses. /openapi.json, /docs and the README's tables
+ * all come from here, so they cannot drift from behaviour.
+ */
+import { PROBLEM_TYPES, problemTypeUri, type ProblemSlug } from "@winnow/platform";
+import { scrapeRequestSchema } from "./scrape-request.js";
+
+export interface ResponseHeader {
+  name: string;
+  description: string;
+}
+
+/** Headers on a successful scrape. */
+export const SUCCESS_HEADERS: ResponseHeader[] = [
+  { name: "x-request-id", description: "The request's id (the caller's own when it sent a valid one); also in logs and traces." },
+  { name: "Server-Timing", description: "Time spent in `auth`, `render` and `extract`, in ms." },
+  { name: "x-winnow-engine", description: "Which engine filled the schema: `llm` or `builtin`." },
+  { name: "x-winnow-render-path", description: "How the page was loaded: `static` or `browser`." },
+  { name: "x-winnow-tokens-in", description: "Model tokens sent (LLM engine only)." },
+  { name: "x-winnow-tokens-out", description: "Model tokens received (LLM engine only)." },
+  { name: "RateLimit-Limit", description: "The key's requests per minute (also `RateLimit-Remaining`, and `RateLimit-Reset` in seconds)." },
+];
+
+export const problemSchema = {
+  title: "Problem",
+  type: "object",
+  description: "An RFC 9457 problem document; every failure has one.",
+  required: ["type", "title", "status", "detail", "request_id", "retryable"],
+  properties: {
+    type: { type: "string", format: "uri", description: "Stable problem type; see the table of types." },
+    title: { type: "string" },
+    status: { type: "integer" },
+    detail: { type: "string", description: "What went wrong, for a human." },
+    request_id: { type: "string" },
+    retryable: { type: "boolean", description: "Whether the same request may succeed later." },
+    errors: {
+      type: "array",
+      description: "For invalid requests: each problem and where.",
+      items: { type: "object", required: ["path", "description"], properties: { path: { type: "string" }, description: { type: "string" } } },
+    },
+    target_status: { type: "integer", description: "For target-http-error: the target site's HTTP status." },
+  },
+};
+
+const EXAMPLE_REQUEST = {
+  url: "https://shop.example/products/ridgeline",
+  schema: { product_name: "string", price_usd: "number", in_stock: "boolean", reviews: [{ author: "string", rating_1_to_5: "integer" }] },
+  task_description: "Prices in US dollars.",
+};
+
+const EXAMPLE_RESPONSE = {
+  product_name: "Ridgeline Trail Shoe",
+  price_usd: 129.99,
+  in_stock: true,
+  reviews: [{ author: "Ada Brook", rating_1_to_5: 5 }],
+};
+
+/** Problem types grouped by HTTP status, lowest status first, catalogue order within one. */
+export function problemsByStatus(): Map<number, ProblemSlug[]> {
+  const byStatus = new Map<number, ProblemSlug[]>();
+  for (const slug of Object.keys(PROBLEM_TYPES) as ProblemSlug[]) {
+    const { status } = PROBLEM_TYPES[slug];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), slug]);
+  }
+  return new Map([...byStatus].sort(([a], [b]) => a - b));
+}
+
+export function openApiDocument(): Record<string, unknown> {
+  const problemResponses = Object.fromEntries(
+    [...problemsByStatus()].map(([status, slugs]) => [
+      String(status),
+      {
+        description: slugs.map((slug) => `\`${slug}\`: ${PROBLEM_TYPES[slug].when}`).join("\n\n"),
+        headers: status === 429 || status === 503 ? { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait before retrying." } } : undefined,
+        content: {
+          "application/problem+json": {
+            schema: { $ref: "#/components/schemas/Problem" },
+            examples: Object.fromEntries(
+              slugs.map((slug) => [slug, { value: { type: problemTypeUri(slug), title: PROBLEM_TYPES[slug].title, status, retryable: PROBLEM_TYPES[slug].retryable } }]),
+            ),
+          },
+        },
+      },
+    ]),
+  );
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Winnow API",
+      version: "1.0.0",
+      description:
+        "Send a page URL and a schema of field names and types; get JSON in exactly the schema's shape, `null` for what the page does not say.",
+    },
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    security: [{ apiKey: [] }],
+    paths: {
+      "/scrape": {
+        post: {
+          operationId: "scrape",
+          summary: "Extract data from a web page in the shape of a schema",
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { $ref: "#/components/schemas/ScrapeRequest" }, example: EXAMPLE_REQUEST } },
+          },
+          responses: {
+            "200": {
+              description: "The extracted data: every field of the schema present, `null` where the page does not have it.",
+              headers: Object.fromEntries(SUCCESS_HEADERS.map((h) => [h.name, { description: h.description, schema: { type: "string" } }])),
+              content: { "application/json": { schema: { type: "object" }, example: EXAMPLE_RESPONSE } },
+            },
+            ...problemResponses,
+          },
+        },
+      },
+      "/healthz": { get: { operationId: "healthz", summary: "Liveness: the process is up", security: [], responses: { "200": { description: "Up" } } } },
+      "/readyz": {
+        get: {
+          operationId: "readyz",
+          summary: "Readiness: every backend reports SERVING",
+          security: [],
+          responses: { "200": { description: "Ready" }, "503": { description: "Some backend is not ready" } },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } },
+      schemas: { ScrapeRequest: scrapeRequestSchema, Problem: problemSchema },
+    },
+  };
+}
