@@ -50,6 +50,10 @@ FROM runtime AS auth
 COPY services/auth/package.json services/auth/
 COPY --from=build /src/services/auth/dist services/auth/dist
 # The dev key file (and PGlite's database when DATABASE_URL is unset) go here: mount a volume.
+# Created owned by the service's user, so a fresh named volume inherits that owner.
+USER root
+RUN mkdir /data && chown 1000:1000 /data
+USER 1000:1000
 ENV GRPC_HOST=0.0.0.0 WINNOW_DATA_DIR=/data
 EXPOSE 50051
 CMD ["node", "--import", "@winnow/platform/telemetry", "services/auth/dist/main.js"]
