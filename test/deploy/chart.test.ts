@@ -4,11 +4,12 @@
  * Kubernetes would read them: wiring, probes, pod security, shutdown timing, secrets,
  * autoscaling and which pod the NetworkPolicies let talk to which.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { Ajv } from "ajv";
 import ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
 import { CHART_DIR, defaultValues, renderChart, renderNotes, type K8sObject, type Values } from "./chart.js";
 import { COMPONENTS, loadServiceConfig, requiredVariables, unknownVariables, type Component } from "./service-config.js";
 
@@ -31,6 +32,22 @@ const envOf = (component: Component): EnvVar[] => container(component).env;
 /** The plain (not secret, not downward API) variables, as the process sees them. */
 const plainEnv = (component: Component) =>
   Object.fromEntries(envOf(component).filter((v) => v.value !== undefined).map((v) => [v.name, v.value!]));
+
+describe("YAML files", () => {
+  it("every YAML file under deploy/ but the chart's templates parses cleanly (no duplicate keys, no errors)", () => {
+    const deploy = path.resolve(CHART_DIR, "../..");
+    const files = (readdirSync(deploy, { recursive: true }) as string[]).filter(
+      (file) => /\.ya?ml$/.test(file) && !file.split(path.sep).includes("templates"),
+    );
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    for (const file of files) {
+      for (const document of parseAllDocuments(readFileSync(path.join(deploy, file), "utf8"), { uniqueKeys: true })) {
+        expect(document.errors.map((e) => e.message), file).toEqual([]);
+        expect(document.warnings.map((w) => w.message), file).toEqual([]);
+      }
+    }
+  });
+});
 
 describe("values", () => {
   it("values.yaml satisfies values.schema.json", () => {
