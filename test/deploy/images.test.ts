@@ -72,8 +72,11 @@ const ignored = (file: string) => {
   return parts.some((_, i) => ignorePatterns.some((p) => p.test(parts.slice(0, i + 1).join("/"))));
 };
 
-const workspaces = ["packages", "services"].flatMap((dir) =>
-  readdirSync(path.join(ROOT, dir)).map((name) => `${dir}/${name}/package.json`),
+/** Every workspace's package.json, from the root package.json's workspaces ("dir/*" or "dir/name"). */
+const workspaces = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).workspaces as string[]).flatMap((pattern) =>
+  pattern.endsWith("/*")
+    ? readdirSync(path.join(ROOT, pattern.slice(0, -2))).map((name) => `${pattern.slice(0, -2)}/${name}/package.json`)
+    : [`${pattern}/package.json`],
 );
 
 describe("Dockerfile", () => {
