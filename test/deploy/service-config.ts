@@ -3,7 +3,7 @@
  * environment that compose, the chart and the images give it.
  */
 import { loadConfig } from "@winnow/platform";
-import type { z } from "zod";
+import { z } from "zod";
 import { authConfigShape } from "../../services/auth/src/config.js";
 import { configShape as extractorConfigShape } from "../../services/extractor/src/config.js";
 import { configShape as gatewayConfigShape } from "../../services/gateway/src/config.js";
@@ -30,7 +30,7 @@ export function unknownVariables(component: Component, names: Iterable<string>):
 /** Variables the service cannot start without (no default, not optional). */
 export function requiredVariables(component: Component): string[] {
   return Object.entries(SHAPES[component])
-    .filter(([, schema]) => !schema.safeParse(undefined).success)
+    .filter(([, schema]) => !z.safeParse(schema, undefined).success)
     .map(([name]) => name);
 }
 
