@@ -1,0 +1,310 @@
+/**
+ * The Helm chart, without Helm: values.yaml against values.schema.json, then the templates
+ * rendered by our Go-template subset (go-template.ts) and the resulting objects checked as
+ * Kubernetes would read them: wiring, probes, pod security, shutdown timing, secrets,
+ * autoscaling and which pod the NetworkPolicies let talk to which.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { Ajv } from "ajv";
+import ipaddr from "ipaddr.js";
+import { describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+import { CHART_DIR, defaultValues, renderChart, renderNotes, type K8sObject, type Values } from "./chart.js";
+import { COMPONENTS, loadServiceConfig, requiredVariables, unknownVariables, type Component } from "./service-config.js";
+
+const schema = JSON.parse(readFileSync(path.join(CHART_DIR, "values.schema.json"), "utf8"));
+const validateValues = new Ajv({ allErrors: true, strict: false }).compile(schema);
+
+const objects = renderChart();
+const ofKind = (list: K8sObject[], kind: string) => list.filter((o) => o.kind === kind);
+const named = (kind: string, name: string) => {
+  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (!found) throw new Error(`no ${kind} ${name}`);
+  return found;
+};
+const deployment = (component: Component) => named("Deployment", `prod-winnow-${component}`);
+const container = (component: Component) => deployment(component).spec.template.spec.containers[0];
+const BACKENDS = ["auth", "renderer", "extractor"] as const;
+
+interface EnvVar { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; fieldRef?: { fieldPath: string } } }
+const envOf = (component: Component): EnvVar[] => container(component).env;
+/** The plain (not secret, not downward API) variables, as the process sees them. */
+const plainEnv = (component: Component) =>
+  Object.fromEntries(envOf(component).filter((v) => v.value !== undefined).map((v) => [v.name, v.value!]));
+
+describe("YAML files", () => {
+  it("every YAML file under deploy/ but the chart's templates parses cleanly (no duplicate keys, no errors)", () => {
+    const deploy = path.resolve(CHART_DIR, "../..");
+    const files = (readdirSync(deploy, { recursive: true }) as string[]).filter(
+      (file) => /\.ya?ml$/.test(file) && !file.split(path.sep).includes("templates"),
+    );
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    for (const file of files) {
+      for (const document of parseAllDocuments(readFileSync(path.join(deploy, file), "utf8"), { uniqueKeys: true })) {
+        expect(document.errors.map((e) => e.message), file).toEqual([]);
+        expect(document.warnings.map((w) => w.message), file).toEqual([]);
+      }
+    }
+  });
+});
+
+describe("values", () => {
+  it("values.yaml satisfies values.schema.json", () => {
+    expect(validateValues(defaultValues()), JSON.stringify(validateValues.errors)).toBe(true);
+  });
+
+  it.each([
+    ["a misspelt service block", (v: Values) => (v.gatway = {}), "additionalProperties"],
+    ["replicas as text", (v: Values) => (v.renderer.replicas = "two"), "/renderer/replicas"],
+    ["a secretEnv entry without its key", (v: Values) => (v.auth.secretEnv.DATABASE_URL = { name: "db" }), "/auth/secretEnv/DATABASE_URL"],
+    ["an env name that is not a variable", (v: Values) => (v.extractor.env["llm-model"] = "x"), "/extractor/env"],
+    ["the renderer without /dev/shm", (v: Values) => delete v.renderer.shmSizeLimit, "shmSizeLimit"],
+  ])("rejects %s", (_what, change, where) => {
+    const values = defaultValues();
+    change(values);
+    expect(validateValues(values)).toBe(false);
+    expect(JSON.stringify(validateValues.errors)).toContain(where);
+  });
+});
+
+describe("rendered objects", () => {
+  it("renders one Deployment, Service and PodDisruptionBudget per service, HPAs for gateway, renderer and extractor", () => {
+    const names = (kind: string) => ofKind(objects, kind).map((o) => o.metadata.name).sort();
+    const all = COMPONENTS.map((c) => `prod-winnow-${c}`).sort();
+    expect(names("Deployment")).toEqual(all);
+    expect(names("Service")).toEqual(all);
+    expect(names("PodDisruptionBudget")).toEqual(all);
+    expect(names("HorizontalPodAutoscaler")).toEqual(["prod-winnow-extractor", "prod-winnow-gateway", "prod-winnow-renderer"]);
+    expect(names("Ingress")).toEqual([]);
+    for (const hpa of ofKind(objects, "HorizontalPodAutoscaler")) {
+      const target = named("Deployment", hpa.spec.scaleTargetRef.name);
+      expect(target.spec.replicas, "an HPA owns the replica count").toBeUndefined();
+      expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+    }
+    expect(deployment("auth").spec.replicas).toBe(2);
+  });
+
+  it("selects each service's pods with its Service, PodDisruptionBudget and Deployment selector", () => {
+    for (const component of COMPONENTS) {
+      const podLabels = deployment(component).spec.template.metadata.labels;
+      for (const selector of [
+        deployment(component).spec.selector.matchLabels,
+        named("Service", `prod-winnow-${component}`).spec.selector,
+        named("PodDisruptionBudget", `prod-winnow-${component}`).spec.selector.matchLabels,
+      ]) {
+        expect(podLabels).toMatchObject(selector);
+        // Selecting exactly one component: no two components share a selector.
+        expect(selector["app.kubernetes.io/component"]).toBe(component);
+      }
+    }
+  });
+
+  it("gives the gRPC backends headless Services and points the gateway at them", () => {
+    const gatewayConfig = loadServiceConfig("gateway", plainEnv("gateway"));
+    for (const backend of BACKENDS) {
+      const service = named("Service", `prod-winnow-${backend}`);
+      expect(service.spec.clusterIP).toBe("None");
+      const port = service.spec.ports[0];
+      const config = loadServiceConfig(backend, plainEnv(backend));
+      expect(port.port).toBe(config.GRPC_PORT);
+      expect(container(backend).ports).toContainEqual(expect.objectContaining({ name: port.targetPort, containerPort: config.GRPC_PORT }));
+      expect(gatewayConfig[`${backend.toUpperCase()}_ADDR`]).toBe(`${service.metadata.name}:${port.port}`);
+    }
+    const gateway = named("Service", "prod-winnow-gateway");
+    expect(gateway.spec.clusterIP).toBeUndefined();
+    expect(container("gateway").ports).toContainEqual(
+      expect.objectContaining({ name: gateway.spec.ports[0].targetPort, containerPort: gatewayConfig.PORT }),
+    );
+  });
+
+  it("sets for each service only variables it validates, every required one, and a configuration it accepts", () => {
+    for (const component of COMPONENTS) {
+      const names = envOf(component).map((v) => v.name);
+      expect(unknownVariables(component, names), component).toEqual([]);
+      expect(new Set(names).size, `${component}: a variable set twice`).toBe(names.length);
+      for (const required of requiredVariables(component)) expect(names, component).toContain(required);
+      const config = loadServiceConfig(component, plainEnv(component));
+      expect(config[component === "gateway" ? "HOST" : "GRPC_HOST"], `${component} listens on every interface`).toBe("0.0.0.0");
+    }
+  });
+
+  it("reads secrets from the existing Secret", () => {
+    const secretRefs = (component: Component) =>
+      Object.fromEntries(envOf(component).filter((v) => v.valueFrom?.secretKeyRef).map((v) => [v.name, v.valueFrom!.secretKeyRef]));
+    expect(secretRefs("auth")).toEqual({
+      DATABASE_URL: { name: "winnow", key: "database-url" },
+      WINNOW_DEV_API_KEY: { name: "winnow", key: "dev-api-key" },
+    });
+    expect(secretRefs("extractor")).toEqual({ LLM_API_KEY: { name: "winnow", key: "llm-api-key", optional: true } });
+    expect(objects.filter((o) => o.kind === "Secret"), "the chart creates no Secret").toEqual([]);
+  });
+
+  it("probes the backends with grpc.health.v1 and the gateway over HTTP", () => {
+    for (const backend of BACKENDS) {
+      const port = loadServiceConfig(backend, plainEnv(backend)).GRPC_PORT;
+      for (const probe of ["startupProbe", "livenessProbe", "readinessProbe"]) {
+        // No `service` field: the empty service name, which the servers set from their readiness.
+        expect(container(backend)[probe], `${backend} ${probe}`).toMatchObject({ grpc: { port } });
+        expect(container(backend)[probe].grpc.service).toBeUndefined();
+      }
+    }
+    expect(container("gateway").livenessProbe.httpGet).toEqual({ path: "/healthz", port: "http" });
+    expect(container("gateway").readinessProbe.httpGet).toEqual({ path: "/readyz", port: "http" });
+  });
+
+  it("runs every pod non-root, without capabilities, on a read-only root with writable scratch", () => {
+    for (const component of COMPONENTS) {
+      const pod = deployment(component).spec.template.spec;
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
+      expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
+      expect(pod.automountServiceAccountToken).toBe(false);
+      expect(container(component).securityContext).toEqual({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ["ALL"] },
+      });
+      const mounts = container(component).volumeMounts as { name: string; mountPath: string }[];
+      const volumes = new Map((pod.volumes as { name: string; emptyDir: unknown }[]).map((v) => [v.name, v]));
+      expect(mounts.map((m) => m.mountPath)).toContain("/tmp");
+      for (const mount of mounts) expect(volumes.get(mount.name)?.emptyDir, mount.name).toBeDefined();
+    }
+    const renderer = deployment("renderer").spec.template.spec;
+    const shm = container("renderer").volumeMounts.find((m: { mountPath: string }) => m.mountPath === "/dev/shm");
+    expect(renderer.volumes.find((v: { name: string }) => v.name === shm.name).emptyDir.medium).toBe("Memory");
+    // auth writes its dev key file under WINNOW_DATA_DIR: it must be on a writable mount.
+    const dataDir = String(loadServiceConfig("auth", plainEnv("auth")).WINNOW_DATA_DIR);
+    expect(container("auth").volumeMounts.some((m: { mountPath: string }) => dataDir.startsWith(`${m.mountPath}/`))).toBe(true);
+  });
+
+  it("lets in-flight calls finish: grace > preStop + drain, drain >= the longest call", () => {
+    const requestTimeoutMs = Number(loadServiceConfig("gateway", plainEnv("gateway")).REQUEST_TIMEOUT_MS);
+    for (const component of COMPONENTS) {
+      const pod = deployment(component).spec.template.spec;
+      const drainMs = Number(loadServiceConfig(component, plainEnv(component)).SHUTDOWN_GRACE_MS);
+      const [command, seconds] = container(component).lifecycle.preStop.exec.command;
+      expect(command).toBe("sleep");
+      expect(drainMs).toBeGreaterThanOrEqual(requestTimeoutMs);
+      expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(Number(seconds) * 1000 + drainMs);
+    }
+  });
+
+  it("names each service's traces from its pod's component label", () => {
+    for (const component of COMPONENTS) {
+      const serviceName = envOf(component).find((v) => v.name === "OTEL_SERVICE_NAME")!;
+      const match = /^metadata\.labels\['(.+)'\]$/.exec(serviceName.valueFrom!.fieldRef!.fieldPath);
+      expect(deployment(component).spec.template.metadata.labels[match![1]!]).toBe(component);
+    }
+    const withEndpoint = defaultValues();
+    withEndpoint.otel.endpoint = "http://otel-collector.observability:4318";
+    const gateway = renderChart(withEndpoint).find((o) => o.metadata.name === "prod-winnow-gateway" && o.kind === "Deployment")!;
+    expect(gateway.spec.template.spec.containers[0].env).toContainEqual({
+      name: "OTEL_EXPORTER_OTLP_ENDPOINT",
+      value: "http://otel-collector.observability:4318",
+    });
+  });
+
+  it("adds an Ingress to the gateway Service when enabled", () => {
+    const values = defaultValues();
+    Object.assign(values.gateway.ingress, { enabled: true, className: "nginx", tls: [{ hosts: ["api.example.com"], secretName: "tls" }] });
+    values.gateway.ingress.hosts[0].host = "api.example.com";
+    const [ingress] = ofKind(renderChart(values), "Ingress");
+    expect(ingress!.spec.ingressClassName).toBe("nginx");
+    expect(ingress!.spec.rules[0].host).toBe("api.example.com");
+    expect(ingress!.spec.rules[0].http.paths[0].backend.service).toEqual({ name: "prod-winnow-gateway", port: { name: "http" } });
+    expect(renderNotes(values)).toContain("https://api.example.com/scrape");
+    expect(renderNotes()).toContain("port-forward svc/prod-winnow-gateway");
+  });
+
+  it("refuses several auth replicas without Postgres or a fixed dev key", () => {
+    const noDatabase = defaultValues();
+    delete noDatabase.auth.secretEnv.DATABASE_URL;
+    expect(() => renderChart(noDatabase)).toThrow(/needs DATABASE_URL/);
+    const noDevKey = defaultValues();
+    delete noDevKey.auth.secretEnv.WINNOW_DEV_API_KEY;
+    expect(() => renderChart(noDevKey)).toThrow(/fixed WINNOW_DEV_API_KEY/);
+    noDevKey.auth.replicas = 1;
+    expect(ofKind(renderChart(noDevKey), "Deployment")).toHaveLength(4);
+  });
+});
+
+describe("network policies", () => {
+  const policies = ofKind(objects, "NetworkPolicy");
+  type Peer = { pod?: Record<string, string>; ip?: string };
+  const podLabels = (component: Component) => deployment(component).spec.template.metadata.labels as Record<string, string>;
+  const selects = (selector: { matchLabels?: Record<string, string> } | undefined, labels: Record<string, string> | undefined) =>
+    labels !== undefined && Object.entries(selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  const inCidr = (ip: string, cidr: string) => {
+    const address = ipaddr.parse(ip);
+    const range = ipaddr.parseCIDR(cidr);
+    return address.kind() === range[0].kind() && address.match(range);
+  };
+  // One rule's peers: a pod (same namespace for podSelector alone) or an address by ipBlock.
+  const peerMatches = (peers: any[] | undefined, peer: Peer) =>
+    peers === undefined ||
+    peers.some((p) =>
+      p.ipBlock
+        ? peer.ip !== undefined && inCidr(peer.ip, p.ipBlock.cidr) && !(p.ipBlock.except ?? []).some((c: string) => inCidr(peer.ip!, c))
+        : peer.pod !== undefined && (p.podSelector ? selects(p.podSelector, peer.pod) : p.namespaceSelector !== undefined),
+    );
+  const portMatches = (ports: { port: number }[] | undefined, port: number) => ports === undefined || ports.some((p) => p.port === port);
+  /** Kubernetes semantics: isolated by any policy of that direction, then allowed if any rule of any such policy allows. */
+  const allowed = (direction: "Ingress" | "Egress", pod: Record<string, string>, peer: Peer, port: number) => {
+    const applying = policies.filter((p) => selects(p.spec.podSelector, pod) && p.spec.policyTypes.includes(direction));
+    if (applying.length === 0) return true;
+    const key = direction === "Ingress" ? "ingress" : "egress";
+    const peersKey = direction === "Ingress" ? "from" : "to";
+    return applying.some((p) => (p.spec[key] ?? []).some((rule: any) => peerMatches(rule[peersKey], peer) && portMatches(rule.ports, port)));
+  };
+  const reach = (from: Component, to: Component) => {
+    const port = container(to).ports[0].containerPort;
+    return allowed("Egress", podLabels(from), { pod: podLabels(to) }, port) && allowed("Ingress", podLabels(to), { pod: podLabels(from) }, port);
+  };
+  const outsider: Peer = { ip: "203.0.113.7" };
+
+  it("denies by default in both directions for every pod of the release", () => {
+    const deny = policies.find((p) => p.spec.ingress === undefined && p.spec.egress === undefined)!;
+    expect(deny.spec.policyTypes).toEqual(["Ingress", "Egress"]);
+    for (const component of COMPONENTS) expect(selects(deny.spec.podSelector, podLabels(component))).toBe(true);
+  });
+
+  it("lets the outside reach only the gateway, and each backend only from the gateway", () => {
+    expect(allowed("Ingress", podLabels("gateway"), outsider, 8080)).toBe(true);
+    for (const backend of BACKENDS) {
+      expect(allowed("Ingress", podLabels(backend), outsider, container(backend).ports[0].containerPort), backend).toBe(false);
+      expect(reach("gateway", backend), `gateway -> ${backend}`).toBe(true);
+      const port = container(backend).ports[0].containerPort;
+      // Ingress alone must refuse them (not only the callers' egress): other components, other pods of the namespace.
+      const strangers = [...COMPONENTS.filter((c) => c !== "gateway" && c !== backend).map(podLabels), { app: "something-else" }];
+      for (const pod of strangers) expect(allowed("Ingress", podLabels(backend), { pod }, port), `${JSON.stringify(pod)} -> ${backend}`).toBe(false);
+    }
+  });
+
+  it("opens the renderer's egress to the internet and closes it to private ranges and metadata addresses", () => {
+    const renderer = podLabels("renderer");
+    for (const ip of ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"]) {
+      for (const port of [80, 443, 8443]) expect(allowed("Egress", renderer, { ip }, port), `${ip}:${port}`).toBe(true);
+    }
+    const closed = [
+      "169.254.169.254", // AWS, GCP, Azure metadata
+      "100.100.100.200", // Alibaba metadata
+      "fd00:ec2::254", // AWS metadata over IPv6
+      "10.0.0.1",
+      "172.20.0.10",
+      "192.168.1.1",
+      "127.0.0.1",
+      "::1",
+      "fe80::1",
+    ];
+    for (const ip of closed) for (const port of [80, 443]) expect(allowed("Egress", renderer, { ip }, port), `${ip}:${port}`).toBe(false);
+    // The extractor and auth reach only their own dependencies, never arbitrary pages.
+    expect(allowed("Egress", podLabels("auth"), { ip: "93.184.216.34" }, 80)).toBe(false);
+    expect(allowed("Egress", podLabels("extractor"), { ip: "93.184.216.34" }, 80)).toBe(false);
+    expect(allowed("Egress", podLabels("extractor"), { ip: "93.184.216.34" }, 443), "the OpenAI API").toBe(true);
+  });
+
+  it("lets every pod resolve names through the cluster DNS", () => {
+    const dns = { pod: { "k8s-app": "kube-dns" } };
+    for (const component of COMPONENTS) expect(allowed("Egress", podLabels(component), dns, 53), component).toBe(true);
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * deploy/compose.yaml without Docker: read as compose reads it (YAML merge keys, ${...}
+ * interpolated from deploy/.env.example), then each service's environment checked against
+ * the configuration that service validates at start-up.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { COMPONENTS, loadServiceConfig, requiredVariables, unknownVariables } from "./service-config.js";
+
+const DEPLOY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../deploy");
+const composeSource = readFileSync(path.join(DEPLOY, "compose.yaml"), "utf8");
+
+/** deploy/.env.example as compose reads an env file: KEY=VALUE lines, # comments. */
+const envFile = new Map(
+  readFileSync(path.join(DEPLOY, ".env.example"), "utf8")
+    .split("\n")
+    .filter((line) => /^[A-Z_][A-Z0-9_]*=/.test(line))
+    .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)] as const),
+);
+
+const REFERENCE = /\$\{([A-Z_][A-Z0-9_]*)(?:(:?[-?])([^}]*))?\}/g;
+
+/** Compose interpolation: ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?error}, ${VAR?error}. */
+function interpolate(text: string, env: Map<string, string>): string {
+  return text.replace(REFERENCE, (_all, name: string, operator: string | undefined, operand: string) => {
+    const value = env.get(name);
+    const missing = operator?.startsWith(":") ? !value : value === undefined;
+    if (!missing) return value!;
+    if (operator?.endsWith("?")) throw new Error(`\${${name}}: ${operand}`);
+    return operator ? operand : "";
+  });
+}
+
+type ComposeService = { environment?: Record<string, string | number | null>; build?: { context: string; target: string }; [key: string]: any };
+const compose = parse(interpolate(composeSource, envFile), { merge: true }) as { services: Record<string, ComposeService> };
+/** A service's environment; `KEY:` with nothing after it is null, which compose leaves unset. */
+const environment = (name: string) =>
+  Object.fromEntries(
+    Object.entries(compose.services[name]!.environment ?? {})
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, String(v)]),
+  );
+const seconds = (duration: string) => Number(/^(\d+)s$/.exec(duration)![1]);
+
+describe("compose", () => {
+  it("runs the four services with Postgres, Redis, an OpenTelemetry collector and Jaeger", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(
+      [...COMPONENTS, "postgres", "redis", "otel-collector", "jaeger"].sort(),
+    );
+  });
+
+  it("takes every ${...} from the env file, and the env file holds nothing unused", () => {
+    const referenced = new Set([...composeSource.matchAll(REFERENCE)].map((m) => m[1]!));
+    expect([...referenced].filter((name) => !envFile.has(name))).toEqual([]);
+    expect([...envFile.keys()].filter((name) => !referenced.has(name))).toEqual([]);
+    // A required one left empty stops compose with its message.
+    expect(() => interpolate(composeSource, new Map([...envFile, ["POSTGRES_PASSWORD", ""]]))).toThrow(/POSTGRES_PASSWORD/);
+  });
+
+  it("sets for each service only variables it validates, every required one, and a configuration it accepts", () => {
+    for (const component of COMPONENTS) {
+      const env = environment(component);
+      expect(unknownVariables(component, Object.keys(env)), component).toEqual([]);
+      for (const required of requiredVariables(component)) expect(Object.keys(env), component).toContain(required);
+      const config = loadServiceConfig(component, env);
+      expect(config[component === "gateway" ? "HOST" : "GRPC_HOST"], `${component} listens on every interface`).toBe("0.0.0.0");
+      expect(compose.services[component]!.build).toEqual({ context: "..", target: component });
+      expect(compose.services[component]!.read_only).toBe(true);
+      expect(compose.services[component]!.cap_drop).toEqual(["ALL"]);
+    }
+  });
+
+  it("points the gateway at the backends' compose names and configured ports", () => {
+    const gateway = loadServiceConfig("gateway", environment("gateway"));
+    for (const backend of ["auth", "renderer", "extractor"] as const) {
+      const port = loadServiceConfig(backend, environment(backend)).GRPC_PORT;
+      expect(gateway[`${backend.toUpperCase()}_ADDR`]).toBe(`${backend}:${port}`);
+    }
+    expect(compose.services.gateway!.ports).toEqual([`${envFile.get("WINNOW_PORT")}:${gateway.PORT}`]);
+  });
+
+  it("gives auth the compose Postgres, and stops services only after their longest call", () => {
+    const databaseUrl = new URL(String(loadServiceConfig("auth", environment("auth")).DATABASE_URL));
+    const postgres = environment("postgres");
+    expect([databaseUrl.hostname, databaseUrl.username, databaseUrl.password, databaseUrl.pathname]).toEqual([
+      "postgres",
+      postgres.POSTGRES_USER,
+      postgres.POSTGRES_PASSWORD,
+      `/${postgres.POSTGRES_DB}`,
+    ]);
+    expect(compose.services.auth!.depends_on.postgres.condition).toBe("service_healthy");
+    const requestTimeoutMs = Number(loadServiceConfig("gateway", environment("gateway")).REQUEST_TIMEOUT_MS);
+    for (const component of COMPONENTS) {
+      const drainMs = Number(loadServiceConfig(component, environment(component)).SHUTDOWN_GRACE_MS);
+      expect(drainMs).toBeGreaterThanOrEqual(requestTimeoutMs);
+      expect(seconds(compose.services[component]!.stop_grace_period) * 1000).toBeGreaterThan(drainMs);
+    }
+  });
+
+  it("sends every service's traces to the collector, and the collector's to Jaeger", () => {
+    const collector = compose.services["otel-collector"]!;
+    const [configFile, mountedAt] = (collector.volumes[0] as string).split(":");
+    expect(collector.command).toContain(`--config=${mountedAt}`);
+    const config = parse(readFileSync(path.join(DEPLOY, configFile!), "utf8"));
+    const httpPort = /:(\d+)$/.exec(config.receivers.otlp.protocols.http.endpoint)![1];
+    for (const component of COMPONENTS) {
+      expect(environment(component).OTEL_EXPORTER_OTLP_ENDPOINT).toBe(`http://otel-collector:${httpPort}`);
+    }
+    const pipeline = config.service.pipelines.traces;
+    for (const [section, names] of [["receivers", pipeline.receivers], ["processors", pipeline.processors], ["exporters", pipeline.exporters]]) {
+      for (const name of names) expect(config[section], `${section}.${name}`).toHaveProperty([name]);
+    }
+    const exporter = config.exporters[pipeline.exporters[0]];
+    expect(exporter.endpoint).toMatch(/^jaeger:4317$/);
+    expect(environment("jaeger").COLLECTOR_OTLP_ENABLED).toBe("true");
+  });
+
+  it("mounts only files that exist", () => {
+    for (const service of Object.values(compose.services)) {
+      for (const volume of (service.volumes ?? []) as string[]) {
+        const source = volume.split(":")[0]!;
+        if (source.startsWith(".")) expect(existsSync(path.join(DEPLOY, source)), source).toBe(true);
+      }
+    }
+  });
+});

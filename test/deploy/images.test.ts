@@ -1,0 +1,173 @@
+/**
+ * The Dockerfile without Docker: every path it copies exists and reaches the build context,
+ * every stage it copies from produces what is copied, and each service's target starts the
+ * service's own entry point as a non-root user with an environment that service accepts.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { PROTO_ROOT } from "@winnow/platform";
+import { describe, expect, it } from "vitest";
+import { COMPONENTS, loadServiceConfig, unknownVariables } from "./service-config.js";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+interface Instruction { op: string; args: string }
+interface Stage { name: string; from: string; instructions: Instruction[] }
+
+/** Stages with their instructions; continuation lines joined, comments dropped. */
+function parseDockerfile(source: string): Stage[] {
+  const lines = source.replace(/\\\n/g, " ").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  const stages: Stage[] = [];
+  for (const line of lines) {
+    const [, op, args] = /^(\S+)\s+(.*)$/.exec(line)!;
+    if (op === "FROM") {
+      const [, from, name] = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(args!)!;
+      stages.push({ name: name ?? `#${stages.length}`, from: from!, instructions: [] });
+    } else if (stages.length > 0) stages.at(-1)!.instructions.push({ op: op!, args: args! });
+  }
+  return stages;
+}
+
+const stages = parseDockerfile(readFileSync(path.join(ROOT, "Dockerfile"), "utf8"));
+const stage = (name: string) => stages.find((s) => s.name === name)!;
+/** A stage and the stages it is built FROM, base first. */
+const chain = (name: string): Stage[] => {
+  const own = stage(name);
+  return stages.some((s) => s.name === own.from) ? [...chain(own.from), own] : [own];
+};
+const all = (name: string, op: string) => chain(name).flatMap((s) => s.instructions.filter((i) => i.op === op));
+const workdir = (name: string) => all(name, "WORKDIR").at(-1)!.args;
+const envOf = (name: string) =>
+  Object.fromEntries(all(name, "ENV").flatMap((i) => [...i.args.matchAll(/([A-Z_][A-Z0-9_]*)=(\S+)/g)].map((m) => [m[1]!, m[2]!])));
+
+interface Copy { from?: string; source: string; destination: string; stage: string }
+const copies = (name: string): Copy[] =>
+  chain(name).flatMap((s) =>
+    s.instructions
+      .filter((i) => i.op === "COPY")
+      .map((i) => {
+        const words = i.args.split(/\s+/);
+        const from = words.find((w) => w.startsWith("--from="))?.slice("--from=".length);
+        const [source, destination] = words.filter((w) => !w.startsWith("--"));
+        // A destination ending in / is a directory the source goes into, under its own name.
+        const target = destination!.endsWith("/") ? destination! + path.posix.basename(source!) : destination!;
+        return { from, source: source!, destination: path.posix.resolve(workdirAt(s), target), stage: s.name };
+      }),
+  );
+const workdirAt = (s: Stage) => chain(s.name).flatMap((c) => c.instructions).filter((i) => i.op === "WORKDIR").at(-1)?.args ?? "/";
+
+/** .dockerignore patterns as Docker matches them (Go filepath.Match plus **), a path excluded with any parent. */
+const ignorePatterns = readFileSync(path.join(ROOT, ".dockerignore"), "utf8")
+  .split("\n")
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith("#"))
+  .map((pattern) => {
+    const escaped = pattern.replace(/[.+^$()|[\]{}]/g, "\\$&");
+    const source = escaped.split("**/").map((part) => part.replace(/\*/g, "[^/]*")).join("(.*/)?");
+    return new RegExp(`^${source}$`);
+  });
+const ignored = (file: string) => {
+  const parts = file.split("/");
+  return parts.some((_, i) => ignorePatterns.some((p) => p.test(parts.slice(0, i + 1).join("/"))));
+};
+
+/** Every workspace's package.json, from the root package.json's workspaces ("dir/*" or "dir/name"). */
+const workspaces = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).workspaces as string[]).flatMap((pattern) =>
+  pattern.endsWith("/*")
+    ? readdirSync(path.join(ROOT, pattern.slice(0, -2))).map((name) => `${pattern.slice(0, -2)}/${name}/package.json`)
+    : [`${pattern}/package.json`],
+);
+
+describe("Dockerfile", () => {
+  it("has a target per service", () => {
+    for (const component of COMPONENTS) expect(stages.map((s) => s.name)).toContain(component);
+  });
+
+  it("copies from the context only paths that exist and that .dockerignore lets through", () => {
+    for (const s of stages) {
+      for (const copy of copies(s.name).filter((c) => !c.from && c.stage === s.name)) {
+        expect(existsSync(path.join(ROOT, copy.source)), copy.source).toBe(true);
+        expect(ignored(copy.source), `${copy.source} is excluded by .dockerignore`).toBe(false);
+      }
+    }
+    // Host builds and installs never leak into an image.
+    for (const file of ["node_modules", "services/gateway/node_modules", "services/gateway/dist", "packages/platform/tsconfig.tsbuildinfo"]) {
+      expect(ignored(file), file).toBe(true);
+    }
+  });
+
+  it("installs every workspace's dependencies, with devDependencies only in the build stage", () => {
+    for (const name of ["build", "prod-deps"]) {
+      const copied = copies(name).map((c) => c.source);
+      for (const workspace of workspaces) expect(copied, `${name} lacks ${workspace}`).toContain(workspace);
+    }
+    expect(all("prod-deps", "RUN").map((i) => i.args).join(" ")).toMatch(/npm install --omit=dev/);
+    const fromProdDeps = copies("runtime").find((c) => c.from === "prod-deps")!;
+    expect(fromProdDeps.source).toBe(`${workdir("prod-deps")}/node_modules`);
+    expect(copies("runtime").filter((c) => c.from === "build").map((c) => c.source)).toEqual([`${workdir("build")}/packages/platform/dist`]);
+  });
+
+  it("copies from the build stage only what tsc -b builds there", () => {
+    const built = all("build", "RUN").map((i) => i.args).find((a) => a.includes("tsc -b"))!;
+    const projects = new Set<string>();
+    const addProject = (dir: string) => {
+      projects.add(dir);
+      const tsconfig = JSON.parse(readFileSync(path.join(ROOT, dir, "tsconfig.json"), "utf8"));
+      expect(tsconfig.compilerOptions.outDir, dir).toBe("dist");
+      for (const ref of tsconfig.references ?? []) addProject(path.posix.normalize(`${dir}/${ref.path}`));
+    };
+    for (const dir of built.split(/\s+/).slice(built.split(/\s+/).indexOf("-b") + 1)) addProject(dir);
+    for (const s of stages) {
+      for (const copy of copies(s.name).filter((c) => c.from === "build")) {
+        const dir = path.posix.relative(workdir("build"), path.posix.dirname(copy.source));
+        expect(projects, copy.source).toContain(dir);
+        expect(path.posix.basename(copy.source)).toBe("dist");
+      }
+    }
+  });
+
+  it("starts each service from the repository layout, as a non-root user", () => {
+    const platform = JSON.parse(readFileSync(path.join(ROOT, "packages/platform/package.json"), "utf8"));
+    for (const component of COMPONENTS) {
+      const cmd = JSON.parse(all(component, "CMD").at(-1)!.args) as string[];
+      expect(cmd).toEqual(["node", "--import", "@winnow/platform/telemetry", `services/${component}/dist/main.js`]);
+      expect(existsSync(path.join(ROOT, `services/${component}/src/main.ts`))).toBe(true);
+      const app = workdir(component);
+      const destinations = copies(component).map((c) => c.destination);
+      expect(destinations).toContain(`${app}/services/${component}/dist`);
+      expect(destinations).toContain(`${app}/services/${component}/package.json`);
+      // The preload resolves through node_modules/@winnow/platform (a workspace link) to its dist.
+      expect(platform.exports["./telemetry"].default).toBe("./dist/telemetry.js");
+      expect(destinations).toEqual(expect.arrayContaining([`${app}/node_modules`, `${app}/packages/platform/dist`, `${app}/packages/platform/package.json`]));
+      // gRPC reflection reads the .proto files at PROTO_ROOT, found relative to the platform's dist.
+      const protoInImage = path.posix.resolve(`${app}/packages/platform/dist`, path.relative(path.join(ROOT, "packages/platform/dist"), PROTO_ROOT));
+      expect(destinations).toContain(protoInImage);
+      const user = all(component, "USER").at(-1)!.args;
+      expect(user).not.toMatch(/^(root|0)(:|$)/);
+    }
+  });
+
+  it("sets only variables each service knows, listening on every interface on its exposed port", () => {
+    const runtimeOnly = new Set(["NODE_ENV", "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"]);
+    for (const component of COMPONENTS) {
+      const env = envOf(component);
+      expect(unknownVariables(component, Object.keys(env).filter((name) => !runtimeOnly.has(name))), component).toEqual([]);
+      // CHROMIUM_PATH must exist where the config is loaded; here, Debian's Chromium is at the same path.
+      const config = loadServiceConfig(component, env);
+      expect(config[component === "gateway" ? "HOST" : "GRPC_HOST"]).toBe("0.0.0.0");
+      const port = component === "gateway" ? config.PORT : config.GRPC_PORT;
+      expect(all(component, "EXPOSE").map((i) => i.args)).toEqual([String(port)]);
+    }
+  });
+
+  it("gives the renderer Debian's Chromium and fonts, with its scratch under /tmp", () => {
+    const install = all("renderer", "RUN").map((i) => i.args).join(" ");
+    for (const pkg of ["chromium", "fonts-liberation", "fonts-noto-core", "fonts-noto-cjk", "fonts-noto-color-emoji"]) {
+      expect(install.split(/\s+/)).toContain(pkg);
+    }
+    const env = envOf("renderer");
+    expect(env.CHROMIUM_PATH).toBe("/usr/bin/chromium");
+    for (const dir of ["HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"]) expect(env[dir]).toMatch(/^\/tmp(\/|$)/);
+  });
+});

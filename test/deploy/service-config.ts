@@ -1,0 +1,40 @@
+/**
+ * What each service validates at start-up (its zod config shape), for checking the
+ * environment that compose, the chart and the images give it.
+ */
+import { loadConfig } from "@winnow/platform";
+import { z } from "zod";
+import { authConfigShape } from "../../services/auth/src/config.js";
+import { configShape as extractorConfigShape } from "../../services/extractor/src/config.js";
+import { configShape as gatewayConfigShape } from "../../services/gateway/src/config.js";
+import { rendererConfigShape } from "../../services/renderer/src/config.js";
+
+export const COMPONENTS = ["gateway", "auth", "renderer", "extractor"] as const;
+export type Component = (typeof COMPONENTS)[number];
+
+const SHAPES: Record<Component, z.ZodRawShape> = {
+  gateway: gatewayConfigShape,
+  auth: authConfigShape,
+  renderer: rendererConfigShape,
+  extractor: extractorConfigShape,
+};
+
+/** Names a service reads outside its shape: the OpenTelemetry SDK's (the telemetry preload). */
+const isOtel = (name: string) => name.startsWith("OTEL_");
+
+/** Variables set for a service that it does not know (a typo, or a variable of another service). */
+export function unknownVariables(component: Component, names: Iterable<string>): string[] {
+  return [...names].filter((name) => !(name in SHAPES[component]) && !isOtel(name));
+}
+
+/** Variables the service cannot start without (no default, not optional). */
+export function requiredVariables(component: Component): string[] {
+  return Object.entries(SHAPES[component])
+    .filter(([, schema]) => !z.safeParse(schema, undefined).success)
+    .map(([name]) => name);
+}
+
+/** The service's configuration from this environment, exactly as at start-up (throws ConfigError). */
+export function loadServiceConfig(component: Component, env: Record<string, string>): Record<string, unknown> {
+  return loadConfig(SHAPES[component], env);
+}
