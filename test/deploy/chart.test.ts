@@ -135,7 +135,9 @@ describe("rendered objects", () => {
     expect(secretRefs("auth")).toEqual({
       DATABASE_URL: { name: "winnow", key: "database-url" },
       WINNOW_DEV_API_KEY: { name: "winnow", key: "dev-api-key" },
+      WINNOW_ENCRYPTION_KEY: { name: "winnow", key: "encryption-key" },
     });
+    expect(secretRefs("gateway")).toEqual({ REDIS_URL: { name: "winnow", key: "redis-url", optional: true } });
     expect(secretRefs("extractor")).toEqual({ LLM_API_KEY: { name: "winnow", key: "llm-api-key", optional: true } });
     expect(objects.filter((o) => o.kind === "Secret"), "the chart creates no Secret").toEqual([]);
   });
