@@ -7,12 +7,15 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element, ParentNode } from "domhandler";
-import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { absoluteUrl, type Page, type StructuredData } from "./page.js";
 
 export interface PageContent {
+  /** Title and URL: repeated at the top of every part of a long page. */
+  header: string;
+  /** The structured-data block, then the page text cut at its headings: the units a long page is split on. */
+  sections: string[];
+  /** Everything, as one text: header and sections. */
   text: string;
-  warnings: Warning[];
 }
 
 /** Never content: code, styling, embedded documents and form controls. */
@@ -32,29 +35,20 @@ const META_NAMES = new Set(["description", "keywords", "author"]);
  * Renders the page for the model. Mutates the document (boilerplate is
  * removed), so structured data must have been read first (loadPage does).
  */
-export function renderPageContent(page: Page, maxChars: number): PageContent {
+export function renderPageContent(page: Page): PageContent {
   const body = renderBody(page.$, page.baseUrl);
   const header = [
     ...(page.structured.title ? [`Title: ${page.structured.title}`] : []),
     ...(page.baseUrl ? [`URL: ${page.baseUrl.href}`] : []),
-  ];
-  const sections = [
-    header.join("\n"),
-    structuredDataBlock(page.structured),
-    body ? `--- page text ---\n${body}` : "",
-  ];
-  const text = sections.filter((s) => s !== "").join("\n\n");
-  if (text.length <= maxChars) return { text, warnings: [] };
-  return {
-    text: text.slice(0, maxChars),
-    warnings: [
-      {
-        code: "content-truncated",
-        message: `the page content was cut from ${text.length} to ${maxChars} characters; fields found only in the rest may be null`,
-        path: "",
-      },
-    ],
-  };
+  ].join("\n");
+  const bodySections = body ? splitAtHeadings(`--- page text ---\n${body}`) : [];
+  const sections = [structuredDataBlock(page.structured), ...bodySections].filter((s) => s !== "");
+  return { header, sections, text: [header, ...sections].filter((s) => s !== "").join("\n\n") };
+}
+
+/** Sections start at markdown headings (the renderer puts every heading on its own line). */
+function splitAtHeadings(text: string): string[] {
+  return text.split(/\n\n(?=#{1,6} )/);
 }
 
 function structuredDataBlock(data: StructuredData): string {
