@@ -3,10 +3,9 @@
  * token budget, one model call per part (in parallel, at most maxParallel at
  * a time), each answer shaped, the parts merged in code, then grounded.
  */
-import type { CallContext } from "@winnow/platform";
 import { Engine, type ExtractResponse, type ModelInput, type TokenUsage, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { splitContent } from "./content-parts.js";
-import type { LlmAnswer, LlmEngine } from "./engines/llm.js";
+import type { CallBounds, LlmAnswer, LlmEngine } from "./engines/llm.js";
 import { buildModelCall, toModelInput, type PromptRequest } from "./engines/prompt.js";
 import { groundAnswer, type GroundingMode } from "./grounding.js";
 import { mergeAnswers } from "./merge-parts.js";
@@ -55,10 +54,10 @@ export async function extractWithModel(
   page: Page,
   taskDescription: string,
   includeModelInput: boolean,
-  ctx: CallContext,
+  bounds: CallBounds,
 ): Promise<ExtractResponse> {
   const prompts = preparePrompts(page, schema, taskDescription, settings);
-  const answers = await mapLimit(prompts.requests, settings.maxParallel, (request) => llm.extract(request, ctx));
+  const answers = await mapLimit(prompts.requests, settings.maxParallel, (request) => llm.extract(request, bounds));
   const shaped = answers.map((answer) => shape(schema.tree, answer.value));
   const merged = mergeAnswers(schema.tree, shaped.map((s) => s.data as Record<string, unknown>));
   const grounded = groundAnswer(schema.tree, merged.data, prompts.text, taskDescription, settings.grounding);

@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadPage } from "./page.js";
 import { renderPageContent } from "./page-content.js";
 
-const render = (html: string, url = "https://shop.example/products/lamp", maxChars = 100_000) =>
-  renderPageContent(loadPage(html, url), maxChars);
+const render = (html: string, url = "https://shop.example/products/lamp") => renderPageContent(loadPage(html, url));
 
 const PAGE = `<!doctype html><html><head>
   <title>Desk Lamp | Shop</title>
@@ -38,7 +37,7 @@ const PAGE = `<!doctype html><html><head>
 </body></html>`;
 
 describe("renderPageContent", () => {
-  const { text, warnings } = render(PAGE);
+  const { text } = render(PAGE);
 
   it("starts with the title, URL and the structured data block", () => {
     expect(text.startsWith("Title: Desk Lamp | Shop\nURL: https://shop.example/products/lamp\n\n--- structured data ---\n")).toBe(true);
@@ -46,7 +45,6 @@ describe("renderPageContent", () => {
     expect(text).toContain("og:title: Desk Lamp");
     expect(text).toContain("description: A bright lamp.");
     expect(text).not.toContain("viewport");
-    expect(warnings).toEqual([]);
   });
 
   it("renders headings, paragraphs, lists and absolute links and images", () => {
@@ -83,9 +81,12 @@ describe("renderPageContent", () => {
     expect(linked).not.toContain("URL:");
   });
 
-  it("truncates long content with a warning", () => {
-    const long = render(`<p>${"word ".repeat(1000)}</p>`, "https://a.example/", 200);
-    expect(long.text).toHaveLength(200);
-    expect(long.warnings).toEqual([expect.objectContaining({ code: "content-truncated" })]);
+  it("cuts the content into sections at headings, after the structured data", () => {
+    const { header, sections, text } = render(PAGE);
+    expect(header).toBe("Title: Desk Lamp | Shop\nURL: https://shop.example/products/lamp");
+    expect(sections[0]).toMatch(/^--- structured data ---/);
+    expect(sections[1]).toMatch(/^--- page text ---\n# Desk Lamp/);
+    expect(sections[2]).toMatch(/^## Features/);
+    expect(text).toBe([header, ...sections].join("\n\n"));
   });
 });
