@@ -41,7 +41,7 @@ describe("renderPageContent", () => {
 
   it("starts with the title, URL and the structured data block", () => {
     expect(text.startsWith("Title: Desk Lamp | Shop\nURL: https://shop.example/products/lamp\n\n--- structured data ---\n")).toBe(true);
-    expect(text).toContain('JSON-LD: {"@context":"https://schema.org","@type":"Product","name":"Desk Lamp","offers":{"@type":"Offer","price":"19.99"}}');
+    expect(text).toContain('JSON-LD: {"@type":"Product","name":"Desk Lamp","offers":{"@type":"Offer","price":"19.99"}}');
     expect(text).toContain("og:title: Desk Lamp");
     expect(text).toContain("description: A bright lamp.");
     expect(text).not.toContain("viewport");
@@ -88,5 +88,26 @@ describe("renderPageContent", () => {
     expect(sections[1]).toMatch(/^--- page text ---\n# Desk Lamp/);
     expect(sections[2]).toMatch(/^## Features/);
     expect(text).toBe([header, ...sections].join("\n\n"));
+  });
+
+  it("compacts JSON-LD: no site-wide nodes, linking keys or image objects", () => {
+    const { text } = render(`<script type="application/ld+json">{"@context":"https://schema.org","@graph":[
+      {"@type":"WebSite","@id":"#site","name":"Shop","potentialAction":{"@type":"SearchAction"}},
+      {"@type":"BreadcrumbList","itemListElement":[]},
+      {"@type":"Recipe","@id":"#r","name":"Dip","isPartOf":{"@id":"#site"},"author":{"@id":"#p"},
+       "image":[{"@type":"ImageObject","url":"https://a.example/1.jpg","width":800},"https://a.example/2.jpg"]}]}</script><p>x</p>`);
+    expect(text).toContain('JSON-LD: {"@graph":[{"@type":"Recipe","name":"Dip","image":"https://a.example/1.jpg"}]}');
+  });
+
+  it("drops comment threads, related posts, share bars and sidebars named the usual way", () => {
+    const { text } = render(`<article><h1>Post</h1><p>Body text.</p>
+      <div class="entry-content shared-content">Kept.</div>
+      <div id="comments"><h3>12 comments</h3><p>Nice!</p></div>
+      <div class="jp-relatedposts"><a href="/other">Other post</a></div>
+      <ul class="share-links"><li>Share on X</li></ul></article>
+      <div class="widget-area sidebar">Archives</div>`);
+    expect(text).toContain("Body text.");
+    expect(text).toContain("Kept.");
+    for (const gone of ["12 comments", "Other post", "Share on X", "Archives"]) expect(text).not.toContain(gone);
   });
 });

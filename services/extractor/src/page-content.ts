@@ -27,6 +27,18 @@ const FURNITURE = 'footer, aside, [role="contentinfo"], [role="complementary"], 
 /** Cookie and consent banners, recognised by the class and id names the common tools use. */
 const CONSENT_HINT = /\b(cookie|consent|gdpr)[-_]?(banner|notice|bar|popup|modal|dialog|wall|consent|overlay)\b|\b(onetrust|cookiebot|cookie-?law|cc-window)/i;
 
+/**
+ * Class or id names (whole names, not parts: "share" must not match
+ * "shared-content") that the common CMS themes and plugins give comment
+ * threads, related-post lists, share bars, newsletter boxes and sidebars.
+ */
+const BOILERPLATE_NAMES = new Set([
+  "comments", "comment-list", "commentlist", "comments-area", "comment-respond", "comment-form", "respond", "disqus_thread",
+  "related-posts", "relatedposts", "jp-relatedposts", "related-articles", "related-content", "related-stories", "yarpp-related",
+  "share-buttons", "social-share", "sharedaddy", "share-links", "social-links", "sharing", "social-icons",
+  "newsletter", "newsletter-signup", "subscribe-form", "sidebar", "widget-area",
+]);
+
 /** Meta names worth showing the model; the rest (viewport, robots, theme-color, ...) is noise. */
 const META_PREFIXES = ["og:", "twitter:", "article:", "product:", "book:", "profile:", "music:", "video:"];
 const META_NAMES = new Set(["description", "keywords", "author"]);
@@ -52,11 +64,45 @@ function splitAtHeadings(text: string): string[] {
 }
 
 function structuredDataBlock(data: StructuredData): string {
-  const lines = data.jsonLd.map((value) => `JSON-LD: ${JSON.stringify(value)}`);
+  const lines = data.jsonLd.flatMap((value) => {
+    const compact = compactJsonLd(value);
+    return compact === undefined ? [] : [`JSON-LD: ${JSON.stringify(compact)}`];
+  });
   for (const [name, content] of data.meta) {
     if (META_NAMES.has(name) || META_PREFIXES.some((prefix) => name.startsWith(prefix))) lines.push(`${name}: ${content}`);
   }
   return lines.length > 0 ? `--- structured data ---\n${lines.join("\n")}` : "";
+}
+
+/** Site-wide JSON-LD that says nothing about this page's content. */
+const JSON_LD_NOISE_TYPES = new Set(["WebSite", "BreadcrumbList", "SearchAction", "SiteNavigationElement", "WPHeader", "WPFooter", "WPSideBar"]);
+/** Keys for machines (linking, vocabulary, actions), not facts. */
+const JSON_LD_NOISE_KEYS = new Set(["@context", "@id", "potentialAction", "mainEntityOfPage", "isPartOf", "breadcrumb", "inLanguage"]);
+
+/**
+ * JSON-LD as the model needs it: site-wide nodes and linking keys dropped,
+ * an image object reduced to its URL, a list of image sizes to its first.
+ * JSON-LD graphs are often the largest single block of a page.
+ */
+function compactJsonLd(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(compactJsonLd).filter((item) => item !== undefined);
+    return items.length > 0 ? items : undefined;
+  }
+  if (typeof value !== "object" || value === null) return value;
+  const node = value as Record<string, unknown>;
+  const types = ([] as unknown[]).concat(node["@type"] ?? []);
+  if (types.some((type) => JSON_LD_NOISE_TYPES.has(String(type)))) return undefined;
+  if (types.includes("ImageObject") && typeof (node.url ?? node.contentUrl) === "string") return node.url ?? node.contentUrl;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(node)) {
+    if (JSON_LD_NOISE_KEYS.has(key)) continue;
+    const compact = key === "image" && Array.isArray(child) ? compactJsonLd(child[0]) : compactJsonLd(child);
+    // A bare {"@id": ...} reference compacts to nothing: leave it out.
+    if (compact === undefined || (typeof compact === "object" && compact !== null && Object.keys(compact).length === 0)) continue;
+    Object.defineProperty(out, key, { value: compact, enumerable: true, writable: true, configurable: true });
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 function renderBody($: CheerioAPI, baseUrl: URL | undefined): string {
@@ -64,7 +110,7 @@ function renderBody($: CheerioAPI, baseUrl: URL | undefined): string {
   $(NAVIGATION).remove();
   $(FURNITURE).filter((_, element) => $(element).closest("article, main").length === 0).remove();
   $("[id], [class]")
-    .filter((_, element) => CONSENT_HINT.test(`${element.attribs.id ?? ""} ${element.attribs.class ?? ""}`))
+    .filter((_, element) => isBoilerplate(element) && !["html", "body", "main", "article"].includes(element.name) && $(element).find("h1").length === 0)
     .remove();
   const root = $("body").get(0) ?? $.root().get(0);
   const raw = root ? new Renderer($, baseUrl).children(root) : "";
@@ -74,6 +120,13 @@ function renderBody($: CheerioAPI, baseUrl: URL | undefined): string {
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
+}
+
+function isBoilerplate(element: Element): boolean {
+  const id = element.attribs.id ?? "";
+  const classes = element.attribs.class ?? "";
+  if (CONSENT_HINT.test(`${id} ${classes}`)) return true;
+  return [id, ...classes.split(/\s+/)].some((name) => BOILERPLATE_NAMES.has(name.toLowerCase()));
 }
 
 /** Marks list indentation while rendering: spaces from the page are collapsed at the end, these are not. */
