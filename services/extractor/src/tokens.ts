@@ -1,19 +1,11 @@
 /**
  * Token counting with OpenAI's o200k_base encoding (GPT-4o and later), pure
- * JavaScript with the ranks bundled: nothing is downloaded at run time. For
+ * JavaScript with the ranks bundled: nothing is downloaded at run time
+ * (gpt-tokenizer: the same counts as js-tiktoken, about ten times faster). For
  * other model families (Llama, Qwen, Mistral behind vLLM or Ollama) it is a
  * close estimate; the budgets keep a margin for that.
  */
-import { Tiktoken } from "js-tiktoken/lite";
-import o200k from "js-tiktoken/ranks/o200k_base";
-
-let encoder: Tiktoken | undefined;
-
-export function countTokens(text: string): number {
-  // Built on first use: parsing the ranks takes most of a second.
-  encoder ??= new Tiktoken(o200k);
-  return encoder.encode(text).length;
-}
+export { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 
 /** Context windows of common models, by name prefix (longest prefix wins). */
 const CONTEXT_WINDOWS: Array<[prefix: string, tokens: number]> = [
