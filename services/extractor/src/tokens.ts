@@ -5,7 +5,16 @@
  * other model families (Llama, Qwen, Mistral behind vLLM or Ollama) it is a
  * close estimate; the budgets keep a margin for that.
  */
-export { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { createRequire } from "node:module";
+
+type Counter = (text: string) => number;
+let counter: Counter | undefined;
+
+export function countTokens(text: string): number {
+  // Loaded on first use: the ranks are megabytes of JavaScript that slow every start-up, and the builtin engine never needs them.
+  counter ??= (createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as { countTokens: Counter }).countTokens;
+  return counter(text);
+}
 
 /** Context windows of common models, by name prefix (longest prefix wins). */
 const CONTEXT_WINDOWS: Array<[prefix: string, tokens: number]> = [
