@@ -15,8 +15,9 @@ import { parseArgs } from "node:util";
 import { load } from "cheerio";
 import { NodeHtmlMarkdown } from "node-html-markdown";
 import { loadPage } from "../services/extractor/src/page.js";
-import { renderPageContent } from "../services/extractor/src/page-content.js";
-import { normalizeText, numbersIn } from "../services/extractor/src/text-match.js";
+import { parseSchema } from "../packages/platform/src/schema-language.js";
+import { renderPageContent, urlsWanted } from "../services/extractor/src/page-content.js";
+import { normalizeText, numbersIn, withoutUrls } from "../services/extractor/src/text-match.js";
 import { countTokens } from "../services/extractor/src/tokens.js";
 
 interface Case {
@@ -24,6 +25,7 @@ interface Case {
   corpus: string;
   url: string;
   page: string;
+  schema: unknown;
   expected: Record<string, unknown>;
   content_must_include?: string[];
   content_must_exclude?: string[];
@@ -61,7 +63,7 @@ class Haystack {
   readonly text: string;
   private numbers: Set<number> | undefined;
   constructor(text: string) {
-    this.text = normalizeText(text);
+    this.text = `${normalizeText(text)}\n${normalizeText(withoutUrls(text))}`;
   }
   has(value: unknown): boolean {
     if (typeof value === "number") return (this.numbers ??= numbersIn(this.text)).has(value);
@@ -92,7 +94,7 @@ const perPage: Array<Record<string, unknown>> = [];
 const started = Date.now();
 for (const testCase of cases) {
   const html = readFileSync(join(corpusDir, testCase.page), "utf8");
-  const content = renderPageContent(loadPage(html, testCase.url)).text;
+  const content = renderPageContent(loadPage(html, testCase.url), urlsWanted(parseSchema(testCase.schema))).text;
   const full = new Haystack(visibleText(html));
   const ours = new Haystack(content);
   const row = rows.get(testCase.corpus) ?? { corpus: testCase.corpus, pages: 0, rawTokens: 0, markdownTokens: 0, contentTokens: 0, values: 0, inFullText: 0, inContent: 0, inContentOfFullText: 0, mustInclude: 0, included: 0, mustExclude: 0, excluded: 0 };

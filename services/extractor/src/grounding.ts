@@ -14,7 +14,7 @@
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { nameHints, nameTokens } from "./field-names.js";
-import { normalizeText, numbersIn } from "./text-match.js";
+import { normalizeText, numbersIn, withoutUrls } from "./text-match.js";
 
 export type GroundingMode = "off" | "warn" | "strict";
 
@@ -71,7 +71,8 @@ class PageText {
   private numbers: Set<number> | undefined;
 
   constructor(text: string) {
-    this.text = normalizeText(text);
+    // Both forms: a value may run across a link ("½ tablespoon [olive oil](...)") or be the link's URL.
+    this.text = `${normalizeText(text)}\n${normalizeText(withoutUrls(text))}`;
     this.words = new Set(this.text.split(/[^\p{L}\p{N}]+/u));
   }
 

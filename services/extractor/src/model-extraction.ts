@@ -10,7 +10,7 @@ import { buildModelCall, toModelInput, type PromptRequest } from "./engines/prom
 import { groundAnswer, type GroundingMode } from "./grounding.js";
 import { mergeAnswers } from "./merge-parts.js";
 import type { Page } from "./page.js";
-import { renderPageContent } from "./page-content.js";
+import { renderPageContent, urlsWanted } from "./page-content.js";
 import type { CompiledSchema } from "./schema-cache.js";
 import { shape } from "./shape.js";
 
@@ -33,7 +33,7 @@ interface Prompts {
 
 /** Renders the page (mutating its document) into one prompt per part. */
 function preparePrompts(page: Page, schema: CompiledSchema, taskDescription: string, settings: ModelSettings): Prompts {
-  const content = renderPageContent(page);
+  const content = renderPageContent(page, urlsWanted(schema.tree));
   const { parts, warnings } = splitContent(content, settings.pageTokens, settings.maxParts);
   return {
     requests: parts.map((part) => ({ responseFormat: schema.responseFormat, content: part, taskDescription })),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadPage } from "./page.js";
-import { renderPageContent } from "./page-content.js";
+import { parseSchema } from "@winnow/platform";
+import { renderPageContent, urlsWanted } from "./page-content.js";
 
 const render = (html: string, url = "https://shop.example/products/lamp") => renderPageContent(loadPage(html, url));
 
@@ -109,5 +110,16 @@ describe("renderPageContent", () => {
     expect(text).toContain("Body text.");
     expect(text).toContain("Kept.");
     for (const gone of ["12 comments", "Other post", "Share on X", "Archives"]) expect(text).not.toContain(gone);
+  });
+
+  it("writes link and image URLs only when a field may want them", () => {
+    expect(urlsWanted(parseSchema({ title: "string", price: "number" }))).toEqual({ links: false, images: false });
+    expect(urlsWanted(parseSchema({ items: [{ image_url: "string" }] }))).toEqual({ links: false, images: true });
+    expect(urlsWanted(parseSchema({ seller: { website: "string" } }))).toEqual({ links: true, images: false });
+    const html = '<p>See <a href="/specs">the specs</a>.</p><img src="/a.jpg" alt="A">';
+    const { text } = renderPageContent(loadPage(html, "https://a.example/"), { links: false, images: false });
+    expect(text).toContain("See the specs.");
+    expect(text).not.toContain("https://a.example/specs");
+    expect(text).not.toContain("a.jpg");
   });
 });

@@ -7,6 +7,8 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element, ParentNode } from "domhandler";
+import type { ObjectNode, SchemaNode } from "@winnow/platform";
+import { nameTokens } from "./field-names.js";
 import { absoluteUrl, type Page, type StructuredData } from "./page.js";
 
 export interface PageContent {
@@ -43,12 +45,38 @@ const BOILERPLATE_NAMES = new Set([
 const META_PREFIXES = ["og:", "twitter:", "article:", "product:", "book:", "profile:", "music:", "video:"];
 const META_NAMES = new Set(["description", "keywords", "author"]);
 
+/** Link and image URLs cost many tokens; they are written only when a field may want them. */
+export interface UrlOptions {
+  links: boolean;
+  images: boolean;
+}
+
+const LINK_WORDS = new Set(["url", "urls", "link", "links", "href", "website", "homepage", "permalink"]);
+const IMAGE_WORDS = new Set(["image", "images", "img", "photo", "photos", "picture", "pictures", "thumbnail", "logo", "icon"]);
+
+/** Which URLs the schema's field names (at any depth) ask for: `image_url` wants image URLs, `website` or `product_url` link URLs. */
+export function urlsWanted(tree: ObjectNode): UrlOptions {
+  const wanted: UrlOptions = { links: false, images: false };
+  const visit = (node: SchemaNode): void => {
+    if (node.kind === "array") visit(node.items);
+    if (node.kind !== "object") return;
+    for (const field of node.fields) {
+      const tokens = nameTokens(field.name);
+      if (tokens.some((token) => IMAGE_WORDS.has(token))) wanted.images = true;
+      else if (tokens.some((token) => LINK_WORDS.has(token))) wanted.links = true;
+      visit(field.node);
+    }
+  };
+  visit(tree);
+  return wanted;
+}
+
 /**
  * Renders the page for the model. Mutates the document (boilerplate is
  * removed), so structured data must have been read first (loadPage does).
  */
-export function renderPageContent(page: Page): PageContent {
-  const body = renderBody(page.$, page.baseUrl);
+export function renderPageContent(page: Page, urls: UrlOptions = { links: true, images: true }): PageContent {
+  const body = renderBody(page.$, page.baseUrl, urls);
   const header = [
     ...(page.structured.title ? [`Title: ${page.structured.title}`] : []),
     ...(page.baseUrl ? [`URL: ${page.baseUrl.href}`] : []),
@@ -105,7 +133,7 @@ function compactJsonLd(value: unknown): unknown {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function renderBody($: CheerioAPI, baseUrl: URL | undefined): string {
+function renderBody($: CheerioAPI, baseUrl: URL | undefined, urls: UrlOptions): string {
   $(NEVER_CONTENT).remove();
   $(NAVIGATION).remove();
   $(FURNITURE).filter((_, element) => $(element).closest("article, main").length === 0).remove();
@@ -113,7 +141,7 @@ function renderBody($: CheerioAPI, baseUrl: URL | undefined): string {
     .filter((_, element) => isBoilerplate(element) && !["html", "body", "main", "article"].includes(element.name) && $(element).find("h1").length === 0)
     .remove();
   const root = $("body").get(0) ?? $.root().get(0);
-  const raw = root ? new Renderer($, baseUrl).children(root) : "";
+  const raw = root ? new Renderer($, baseUrl, urls).children(root) : "";
   return raw
     .split("\n")
     .map((line) => line.trim().replace(/[ \t]{2,}/g, " ").replace(LEADING_INDENT, (indent) => "  ".repeat(indent.length)))
@@ -144,6 +172,7 @@ class Renderer {
   constructor(
     private readonly $: CheerioAPI,
     private readonly baseUrl: URL | undefined,
+    private readonly urls: UrlOptions,
   ) {}
 
   children(parent: ParentNode): string {
@@ -215,12 +244,14 @@ class Renderer {
 
   private link(element: Element): string {
     const text = this.inline(element);
+    if (!this.urls.links) return text;
     const href = element.attribs.href;
     const url = href?.startsWith("#") ? undefined : absoluteUrl(href, this.baseUrl);
     return text && url ? `[${text}](${url})` : text;
   }
 
   private image(element: Element): string {
+    if (!this.urls.images) return "";
     const { src, alt } = element.attribs;
     // Lazy-loading pages put a placeholder (often a data: URI) in src and the real image elsewhere.
     const candidates = [element.attribs["data-src"], src, element.attribs.srcset?.split(/\s+/)[0]];

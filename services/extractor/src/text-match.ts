@@ -16,6 +16,11 @@ export function normalizeText(text: string): string {
     .trim();
 }
 
+/** Markdown links and images reduced to their text: "[olive oil](https://...)" reads "olive oil". */
+export function withoutUrls(text: string): string {
+  return text.replace(/!?\[([^\]]*)\]\([^)\s]*\)/g, "$1");
+}
+
 /** A key under which equal-after-normalisation values collide (strings inside arrays and objects too). */
 export function valueKey(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === "string" ? normalizeText(v) : v));
