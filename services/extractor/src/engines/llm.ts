@@ -188,7 +188,7 @@ function refusesJsonSchema(error: unknown): boolean {
   return (
     error instanceof APIError &&
     (error.status === 400 || error.status === 422) &&
-    /response_format|json_schema|structured output|guided_json|not supported/i.test(error.message)
+    /response_format|json_schema|structured output|guided_json/i.test(error.message)
   );
 }
 
