@@ -23,7 +23,7 @@ export interface ChatRequestBody {
 }
 
 type Instruction =
-  | { kind: "status"; status: number; retryAfterMs: number | undefined }
+  | { kind: "status"; status: number; retryAfterMs: number | undefined; message: string | undefined }
   | { kind: "content"; content: string }
   | { kind: "refusal"; refusal: string }
   | { kind: "hang" };
@@ -34,8 +34,8 @@ class FakeReply {
 
 /** Instructions for answers other than a JSON object. */
 export const reply = {
-  /** An HTTP error; retryAfterMs sets `retry-after-ms`, which the openai SDK honours (0 makes its retries immediate). */
-  status: (status: number, retryAfterMs?: number) => new FakeReply({ kind: "status", status, retryAfterMs }),
+  /** An HTTP error; retryAfterMs sets `retry-after-ms` (0 makes retries immediate); message is the error's text. */
+  status: (status: number, retryAfterMs?: number, message?: string) => new FakeReply({ kind: "status", status, retryAfterMs, message }),
   /** Assistant content verbatim, e.g. something that is not JSON. */
   content: (content: string) => new FakeReply({ kind: "content", content }),
   refusal: (refusal: string) => new FakeReply({ kind: "refusal", refusal }),
@@ -79,7 +79,7 @@ export async function startFakeLlm(respond: (body: ChatRequestBody) => FakeAnswe
         return sendJson(
           res,
           instruction.status,
-          { error: { message: `scripted ${instruction.status}`, type: "server_error" } },
+          { error: { message: instruction.message ?? `scripted ${instruction.status}`, type: "server_error" } },
           instruction.retryAfterMs === undefined ? {} : { "retry-after-ms": String(instruction.retryAfterMs) },
         );
       case "content":

@@ -1,6 +1,8 @@
 import { env } from "@winnow/platform";
 import { z } from "zod";
 import type { LlmSettings } from "./engines/llm.js";
+import type { ModelSettings } from "./model-extraction.js";
+import { pageTokenBudget } from "./tokens.js";
 
 /** The extractor's environment variables; see the README's configuration table. */
 export const configShape = {
@@ -16,8 +18,12 @@ export const configShape = {
   LLM_MODEL: z.string().min(1).default("gpt-4o-mini"),
   LLM_MAX_RETRIES: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(0).max(10).default(2),
   LLM_TIMEOUT_MS: env.positiveInt(60_000),
+  /** Page tokens per model call; by default half the model's context window, at most 24000. */
+  LLM_PAGE_TOKENS: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(100, "must be at least 100").optional(),
+  LLM_MAX_PARALLEL: env.positiveInt(4, 32),
   EXTRACT_MAX_HTML_BYTES: env.positiveInt(10 * 1024 * 1024),
-  EXTRACT_MAX_CONTENT_CHARS: env.positiveInt(120_000),
+  EXTRACT_MAX_PARTS: env.positiveInt(8, 100),
+  EXTRACT_GROUNDING: z.enum(["off", "warn", "strict"], { message: "must be off, warn or strict" }).default("warn"),
   SCHEMA_CACHE_SIZE: env.positiveInt(256),
 };
 
@@ -33,5 +39,15 @@ export function llmSettings(config: ExtractorConfig): LlmSettings | undefined {
     model: config.LLM_MODEL,
     maxRetries: config.LLM_MAX_RETRIES,
     timeoutMs: config.LLM_TIMEOUT_MS,
+  };
+}
+
+/** How pages are prepared for the model and its answers checked; used for include_model_input even without a model. */
+export function modelSettings(config: ExtractorConfig): ModelSettings {
+  return {
+    pageTokens: pageTokenBudget(config.LLM_MODEL, config.LLM_PAGE_TOKENS),
+    maxParts: config.EXTRACT_MAX_PARTS,
+    maxParallel: config.LLM_MAX_PARALLEL,
+    grounding: config.EXTRACT_GROUNDING,
   };
 }

@@ -7,8 +7,8 @@ import {
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { extractBuiltin } from "./engines/builtin.js";
 import type { LlmEngine } from "./engines/llm.js";
+import { extractWithModel, modelInputsFor, type ModelSettings } from "./model-extraction.js";
 import { absoluteUrl, loadPage } from "./page.js";
-import { renderPageContent } from "./page-content.js";
 import type { SchemaCache } from "./schema-cache.js";
 import { shape } from "./shape.js";
 
@@ -18,7 +18,8 @@ export interface ExtractorDependencies {
   /** Undefined when no LLM is configured; the builtin engine then answers. */
   llm: LlmEngine | undefined;
   maxHtmlBytes: number;
-  maxContentChars: number;
+  /** Also used without a model, for include_model_input. */
+  model: ModelSettings;
 }
 
 export function createExtractorService(deps: ExtractorDependencies): ExtractorServiceServer {
@@ -41,25 +42,20 @@ async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx
   const llm = chooseLlm(request.options?.engine ?? Engine.ENGINE_UNSPECIFIED, deps.llm);
   const page = loadPage(request.html, request.url);
 
+  const includeModelInput = request.options?.includeModelInput ?? false;
   let response: ExtractResponse;
   if (!llm) {
     const shaped = shape(schema.tree, extractBuiltin(schema.tree, page.structured));
-    response = { dataJson: JSON.stringify(shaped.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: shaped.warnings };
-  } else {
-    const content = renderPageContent(page, deps.maxContentChars);
-    const answer = await llm.extract(
-      { responseFormat: schema.responseFormat, content: content.text, taskDescription: request.taskDescription },
-      ctx,
-    );
-    const shaped = shape(schema.tree, answer.value);
     response = {
       dataJson: JSON.stringify(shaped.data),
-      engine: Engine.ENGINE_LLM,
-      model: answer.model,
-      usage: answer.usage,
-      warnings: [...content.warnings, ...shaped.warnings],
-      modelInput: request.options?.includeModelInput ? answer.modelInput : undefined,
+      engine: Engine.ENGINE_BUILTIN,
+      model: "",
+      warnings: shaped.warnings,
+      // After the builtin engine: rendering strips boilerplate from the document.
+      modelInputs: includeModelInput ? modelInputsFor(page, schema, request.taskDescription, deps.model) : [],
     };
+  } else {
+    response = await extractWithModel(llm, deps.model, schema, page, request.taskDescription, includeModelInput, ctx);
   }
   deps.logger.info(
     { engine: Engine[response.engine], model: response.model || undefined, tokens: response.usage?.totalTokens, warnings: response.warnings.length, ms: Date.now() - started },

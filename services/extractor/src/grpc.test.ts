@@ -27,7 +27,7 @@ async function startExtractor(llm: LlmEngine | undefined) {
       {
         name: "winnow.extractor.v1.ExtractorService",
         definition: ExtractorServiceService,
-        implementation: createExtractorService({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, maxContentChars: 10_000 }),
+        implementation: createExtractorService({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, model: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" } }),
         protoFile: "winnow/extractor/v1/extractor.proto",
       },
     ],
@@ -61,7 +61,7 @@ let builtinOnly: { server: RunningGrpcServer; client: ExtractorServiceClient };
 
 beforeAll(async () => {
   fake = await startFakeLlm(() => modelAnswer());
-  withLlm = await startExtractor(new LlmEngine({ baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 }));
+  withLlm = await startExtractor(new LlmEngine({ baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 }, logger));
   builtinOnly = await startExtractor(undefined);
 });
 
@@ -83,7 +83,17 @@ describe("ExtractorService over gRPC", () => {
     expect(response.engine).toBe(Engine.ENGINE_BUILTIN);
     expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, colours: null });
     expect(response.model).toBe("");
-    expect(response.modelInput).toBeUndefined();
+    expect(response.modelInputs).toEqual([]);
+  });
+
+  it("shows what the model would be sent, with its token count, even when no LLM is configured", async () => {
+    const response = await extractWith(builtinOnly.client, { options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: true } });
+    expect(response.engine).toBe(Engine.ENGINE_BUILTIN);
+    const [input] = response.modelInputs;
+    expect(response.modelInputs).toHaveLength(1);
+    expect(input?.messages[1]?.content).toContain("Only $19.99 today.");
+    expect(JSON.parse(input?.responseFormatJson ?? "").type).toBe("json_schema");
+    expect(input?.tokenCount).toBeGreaterThan(100);
   });
 
   it("refuses ENGINE_LLM when no LLM is configured", async () => {
@@ -110,20 +120,30 @@ describe("ExtractorService over gRPC", () => {
     expect(response.engine).toBe(Engine.ENGINE_LLM);
     expect(response.model).toBe("fake-model");
     expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, colours: ["black", "7"] });
-    expect(response.warnings.map((w) => `${w.code} ${w.path}`)).toEqual(["coerced /price_usd", "coerced /colours/1"]);
+    // The answer broke the schema (a string price, an extra key): one repair round, then coerced into shape.
+    // The colours are not on the page: grounding says so.
+    expect(response.warnings.map((w) => `${w.code} ${w.path}`)).toEqual([
+      "schema-mismatch ",
+      "coerced /price_usd",
+      "coerced /colours/1",
+      "ungrounded /colours/0",
+      "ungrounded /colours/1",
+    ]);
     expect(response.usage?.totalTokens).toBeGreaterThan(0);
 
-    const sent = fake.requests.at(-1);
-    expect(response.modelInput?.messages).toEqual(sent?.messages);
-    expect(JSON.parse(response.modelInput?.responseFormatJson ?? "")).toEqual(sent?.response_format);
-    expect(sent?.messages[1]?.content).toContain("[$19.99](https://shop.example/deals)");
+    // model_inputs shows the first call; the repair round came after it.
+    const sent = fake.requests.at(-2);
+    expect(response.modelInputs[0]?.messages).toEqual(sent?.messages);
+    expect(JSON.parse(response.modelInputs[0]?.responseFormatJson ?? "")).toEqual(sent?.response_format);
+    // No field wants a URL, so links are written as their text.
+    expect(sent?.messages[1]?.content).toContain("Only $19.99 today.");
   });
 
   it("still answers with the builtin engine on request when an LLM is configured", async () => {
     const before = fake.requests.length;
     const response = await extractWith(withLlm.client, { options: { engine: Engine.ENGINE_BUILTIN, includeModelInput: true } });
     expect(response.engine).toBe(Engine.ENGINE_BUILTIN);
-    expect(response.modelInput).toBeUndefined();
+    expect(response.modelInputs).toHaveLength(1);
     expect(fake.requests.length).toBe(before);
   });
 

@@ -1,4 +1,5 @@
 import { parseSchema } from "@winnow/platform";
+import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { toResponseFormat } from "./json-schema.js";
 import { SchemaCache } from "./schema-cache.js";
@@ -72,6 +73,17 @@ describe("toResponseFormat", () => {
 });
 
 describe("SchemaCache", () => {
+  it("keeps keyword-like and prototype-like field names as plain property names", () => {
+    const format = toResponseFormat(parseSchema({ $ref: "string", $data: "number", hasOwnProperty: { $id: "string" } }));
+    const schema = format.json_schema.schema!;
+    // Keywords appear only where the compiler put them: the names are keys of "properties", nothing more.
+    expect(Object.keys(schema)).toEqual(["type", "properties", "required", "additionalProperties"]);
+    expect(Object.keys(schema.properties as object)).toEqual(["$ref", "$data", "hasOwnProperty"]);
+    const validate = new Ajv({ strict: false }).compile(schema);
+    expect(validate({ $ref: "https://evil.example/x.json", $data: 1, hasOwnProperty: { $id: null } })).toBe(true);
+    expect(validate({ $ref: 1, $data: 1, hasOwnProperty: null })).toBe(false);
+  });
+
   it("compiles a schema text once", () => {
     const cache = new SchemaCache(2);
     const first = cache.get('{"title":"string"}');

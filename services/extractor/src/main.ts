@@ -1,6 +1,6 @@
 import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, startGrpcServer } from "@winnow/platform";
 import { ExtractorServiceService } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { configShape, llmSettings } from "./config.js";
+import { configShape, llmSettings, modelSettings } from "./config.js";
 import { LlmEngine } from "./engines/llm.js";
 import { createExtractorService } from "./extractor-service.js";
 import { SchemaCache } from "./schema-cache.js";
@@ -12,7 +12,7 @@ const config = loadConfigOrExit(configShape);
 logger.level = config.LOG_LEVEL;
 
 const settings = llmSettings(config);
-const llm = settings ? new LlmEngine(settings) : undefined;
+const llm = settings ? new LlmEngine(settings, logger) : undefined;
 logger.info({ llm: settings ? { model: settings.model, baseUrl: settings.baseUrl ?? "default" } : "none; builtin engine only" }, "engines");
 
 const server = await startGrpcServer({
@@ -28,7 +28,7 @@ const server = await startGrpcServer({
         schemas: new SchemaCache(config.SCHEMA_CACHE_SIZE),
         llm,
         maxHtmlBytes: config.EXTRACT_MAX_HTML_BYTES,
-        maxContentChars: config.EXTRACT_MAX_CONTENT_CHARS,
+        model: modelSettings(config),
       }),
       protoFile: "winnow/extractor/v1/extractor.proto",
     },

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { loadPage } from "./page.js";
-import { renderPageContent } from "./page-content.js";
+import { parseSchema } from "@winnow/platform";
+import { renderPageContent, urlsWanted } from "./page-content.js";
 
-const render = (html: string, url = "https://shop.example/products/lamp", maxChars = 100_000) =>
-  renderPageContent(loadPage(html, url), maxChars);
+const render = (html: string, url = "https://shop.example/products/lamp") => renderPageContent(loadPage(html, url));
 
 const PAGE = `<!doctype html><html><head>
   <title>Desk Lamp | Shop</title>
@@ -38,15 +38,14 @@ const PAGE = `<!doctype html><html><head>
 </body></html>`;
 
 describe("renderPageContent", () => {
-  const { text, warnings } = render(PAGE);
+  const { text } = render(PAGE);
 
   it("starts with the title, URL and the structured data block", () => {
     expect(text.startsWith("Title: Desk Lamp | Shop\nURL: https://shop.example/products/lamp\n\n--- structured data ---\n")).toBe(true);
-    expect(text).toContain('JSON-LD: {"@context":"https://schema.org","@type":"Product","name":"Desk Lamp","offers":{"@type":"Offer","price":"19.99"}}');
+    expect(text).toContain('JSON-LD: {"@type":"Product","name":"Desk Lamp","offers":{"@type":"Offer","price":"19.99"}}');
     expect(text).toContain("og:title: Desk Lamp");
     expect(text).toContain("description: A bright lamp.");
     expect(text).not.toContain("viewport");
-    expect(warnings).toEqual([]);
   });
 
   it("renders headings, paragraphs, lists and absolute links and images", () => {
@@ -83,9 +82,44 @@ describe("renderPageContent", () => {
     expect(linked).not.toContain("URL:");
   });
 
-  it("truncates long content with a warning", () => {
-    const long = render(`<p>${"word ".repeat(1000)}</p>`, "https://a.example/", 200);
-    expect(long.text).toHaveLength(200);
-    expect(long.warnings).toEqual([expect.objectContaining({ code: "content-truncated" })]);
+  it("cuts the content into sections at headings, after the structured data", () => {
+    const { header, sections, text } = render(PAGE);
+    expect(header).toBe("Title: Desk Lamp | Shop\nURL: https://shop.example/products/lamp");
+    expect(sections[0]).toMatch(/^--- structured data ---/);
+    expect(sections[1]).toMatch(/^--- page text ---\n# Desk Lamp/);
+    expect(sections[2]).toMatch(/^## Features/);
+    expect(text).toBe([header, ...sections].join("\n\n"));
+  });
+
+  it("compacts JSON-LD: no site-wide nodes, linking keys or image objects", () => {
+    const { text } = render(`<script type="application/ld+json">{"@context":"https://schema.org","@graph":[
+      {"@type":"WebSite","@id":"#site","name":"Shop","potentialAction":{"@type":"SearchAction"}},
+      {"@type":"BreadcrumbList","itemListElement":[]},
+      {"@type":"Recipe","@id":"#r","name":"Dip","isPartOf":{"@id":"#site"},"author":{"@id":"#p"},
+       "image":[{"@type":"ImageObject","url":"https://a.example/1.jpg","width":800},"https://a.example/2.jpg"]}]}</script><p>x</p>`);
+    expect(text).toContain('JSON-LD: {"@graph":[{"@type":"Recipe","name":"Dip","image":"https://a.example/1.jpg"}]}');
+  });
+
+  it("drops comment threads, related posts, share bars and sidebars named the usual way", () => {
+    const { text } = render(`<article><h1>Post</h1><p>Body text.</p>
+      <div class="entry-content shared-content">Kept.</div>
+      <div id="comments"><h3>12 comments</h3><p>Nice!</p></div>
+      <div class="jp-relatedposts"><a href="/other">Other post</a></div>
+      <ul class="share-links"><li>Share on X</li></ul></article>
+      <div class="widget-area sidebar">Archives</div>`);
+    expect(text).toContain("Body text.");
+    expect(text).toContain("Kept.");
+    for (const gone of ["12 comments", "Other post", "Share on X", "Archives"]) expect(text).not.toContain(gone);
+  });
+
+  it("writes link and image URLs only when a field may want them", () => {
+    expect(urlsWanted(parseSchema({ title: "string", price: "number" }))).toEqual({ links: false, images: false });
+    expect(urlsWanted(parseSchema({ items: [{ image_url: "string" }] }))).toEqual({ links: false, images: true });
+    expect(urlsWanted(parseSchema({ seller: { website: "string" } }))).toEqual({ links: true, images: false });
+    const html = '<p>See <a href="/specs">the specs</a>.</p><img src="/a.jpg" alt="A">';
+    const { text } = renderPageContent(loadPage(html, "https://a.example/"), { links: false, images: false });
+    expect(text).toContain("See the specs.");
+    expect(text).not.toContain("https://a.example/specs");
+    expect(text).not.toContain("a.jpg");
   });
 });

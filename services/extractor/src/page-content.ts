@@ -7,12 +7,17 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element, ParentNode } from "domhandler";
-import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import type { ObjectNode, SchemaNode } from "@winnow/platform";
+import { nameTokens } from "./field-names.js";
 import { absoluteUrl, type Page, type StructuredData } from "./page.js";
 
 export interface PageContent {
+  /** Title and URL: repeated at the top of every part of a long page. */
+  header: string;
+  /** The structured-data block, then the page text cut at its headings: the units a long page is split on. */
+  sections: string[];
+  /** Everything, as one text: header and sections. */
   text: string;
-  warnings: Warning[];
 }
 
 /** Never content: code, styling, embedded documents and form controls. */
@@ -24,62 +29,132 @@ const FURNITURE = 'footer, aside, [role="contentinfo"], [role="complementary"], 
 /** Cookie and consent banners, recognised by the class and id names the common tools use. */
 const CONSENT_HINT = /\b(cookie|consent|gdpr)[-_]?(banner|notice|bar|popup|modal|dialog|wall|consent|overlay)\b|\b(onetrust|cookiebot|cookie-?law|cc-window)/i;
 
+/**
+ * Class or id names (whole names, not parts: "share" must not match
+ * "shared-content") that the common CMS themes and plugins give comment
+ * threads, related-post lists, share bars, newsletter boxes and sidebars.
+ */
+const BOILERPLATE_NAMES = new Set([
+  "comments", "comment-list", "commentlist", "comments-area", "comment-respond", "comment-form", "respond", "disqus_thread",
+  "related-posts", "relatedposts", "jp-relatedposts", "related-articles", "related-content", "related-stories", "yarpp-related",
+  "share-buttons", "social-share", "sharedaddy", "share-links", "social-links", "sharing", "social-icons",
+  "newsletter", "newsletter-signup", "subscribe-form", "sidebar", "widget-area",
+]);
+
 /** Meta names worth showing the model; the rest (viewport, robots, theme-color, ...) is noise. */
 const META_PREFIXES = ["og:", "twitter:", "article:", "product:", "book:", "profile:", "music:", "video:"];
 const META_NAMES = new Set(["description", "keywords", "author"]);
+
+/** Link and image URLs cost many tokens; they are written only when a field may want them. */
+export interface UrlOptions {
+  links: boolean;
+  images: boolean;
+}
+
+const LINK_WORDS = new Set(["url", "urls", "link", "links", "href", "website", "homepage", "permalink"]);
+const IMAGE_WORDS = new Set(["image", "images", "img", "photo", "photos", "picture", "pictures", "thumbnail", "logo", "icon"]);
+
+/** Which URLs the schema's field names (at any depth) ask for: `image_url` wants image URLs, `website` or `product_url` link URLs. */
+export function urlsWanted(tree: ObjectNode): UrlOptions {
+  const wanted: UrlOptions = { links: false, images: false };
+  const visit = (node: SchemaNode): void => {
+    if (node.kind === "array") visit(node.items);
+    if (node.kind !== "object") return;
+    for (const field of node.fields) {
+      const tokens = nameTokens(field.name);
+      if (tokens.some((token) => IMAGE_WORDS.has(token))) wanted.images = true;
+      else if (tokens.some((token) => LINK_WORDS.has(token))) wanted.links = true;
+      visit(field.node);
+    }
+  };
+  visit(tree);
+  return wanted;
+}
 
 /**
  * Renders the page for the model. Mutates the document (boilerplate is
  * removed), so structured data must have been read first (loadPage does).
  */
-export function renderPageContent(page: Page, maxChars: number): PageContent {
-  const body = renderBody(page.$, page.baseUrl);
+export function renderPageContent(page: Page, urls: UrlOptions = { links: true, images: true }): PageContent {
+  const body = renderBody(page.$, page.baseUrl, urls);
   const header = [
     ...(page.structured.title ? [`Title: ${page.structured.title}`] : []),
     ...(page.baseUrl ? [`URL: ${page.baseUrl.href}`] : []),
-  ];
-  const sections = [
-    header.join("\n"),
-    structuredDataBlock(page.structured),
-    body ? `--- page text ---\n${body}` : "",
-  ];
-  const text = sections.filter((s) => s !== "").join("\n\n");
-  if (text.length <= maxChars) return { text, warnings: [] };
-  return {
-    text: text.slice(0, maxChars),
-    warnings: [
-      {
-        code: "content-truncated",
-        message: `the page content was cut from ${text.length} to ${maxChars} characters; fields found only in the rest may be null`,
-        path: "",
-      },
-    ],
-  };
+  ].join("\n");
+  const bodySections = body ? splitAtHeadings(`--- page text ---\n${body}`) : [];
+  const sections = [structuredDataBlock(page.structured), ...bodySections].filter((s) => s !== "");
+  return { header, sections, text: [header, ...sections].filter((s) => s !== "").join("\n\n") };
+}
+
+/** Sections start at markdown headings (the renderer puts every heading on its own line). */
+function splitAtHeadings(text: string): string[] {
+  return text.split(/\n\n(?=#{1,6} )/);
 }
 
 function structuredDataBlock(data: StructuredData): string {
-  const lines = data.jsonLd.map((value) => `JSON-LD: ${JSON.stringify(value)}`);
+  const lines = data.jsonLd.flatMap((value) => {
+    const compact = compactJsonLd(value);
+    return compact === undefined ? [] : [`JSON-LD: ${JSON.stringify(compact)}`];
+  });
   for (const [name, content] of data.meta) {
     if (META_NAMES.has(name) || META_PREFIXES.some((prefix) => name.startsWith(prefix))) lines.push(`${name}: ${content}`);
   }
   return lines.length > 0 ? `--- structured data ---\n${lines.join("\n")}` : "";
 }
 
-function renderBody($: CheerioAPI, baseUrl: URL | undefined): string {
+/** Site-wide JSON-LD that says nothing about this page's content. */
+const JSON_LD_NOISE_TYPES = new Set(["WebSite", "BreadcrumbList", "SearchAction", "SiteNavigationElement", "WPHeader", "WPFooter", "WPSideBar"]);
+/** Keys for machines (linking, vocabulary, actions), not facts. */
+const JSON_LD_NOISE_KEYS = new Set(["@context", "@id", "potentialAction", "mainEntityOfPage", "isPartOf", "breadcrumb", "inLanguage"]);
+
+/**
+ * JSON-LD as the model needs it: site-wide nodes and linking keys dropped,
+ * an image object reduced to its URL, a list of image sizes to its first.
+ * JSON-LD graphs are often the largest single block of a page.
+ */
+function compactJsonLd(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(compactJsonLd).filter((item) => item !== undefined);
+    return items.length > 0 ? items : undefined;
+  }
+  if (typeof value !== "object" || value === null) return value;
+  const node = value as Record<string, unknown>;
+  const types = ([] as unknown[]).concat(node["@type"] ?? []);
+  if (types.some((type) => JSON_LD_NOISE_TYPES.has(String(type)))) return undefined;
+  if (types.includes("ImageObject") && typeof (node.url ?? node.contentUrl) === "string") return node.url ?? node.contentUrl;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(node)) {
+    if (JSON_LD_NOISE_KEYS.has(key)) continue;
+    const compact = key === "image" && Array.isArray(child) ? compactJsonLd(child[0]) : compactJsonLd(child);
+    // A bare {"@id": ...} reference compacts to nothing: leave it out.
+    if (compact === undefined || (typeof compact === "object" && compact !== null && Object.keys(compact).length === 0)) continue;
+    Object.defineProperty(out, key, { value: compact, enumerable: true, writable: true, configurable: true });
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function renderBody($: CheerioAPI, baseUrl: URL | undefined, urls: UrlOptions): string {
   $(NEVER_CONTENT).remove();
   $(NAVIGATION).remove();
   $(FURNITURE).filter((_, element) => $(element).closest("article, main").length === 0).remove();
   $("[id], [class]")
-    .filter((_, element) => CONSENT_HINT.test(`${element.attribs.id ?? ""} ${element.attribs.class ?? ""}`))
+    .filter((_, element) => isBoilerplate(element) && !["html", "body", "main", "article"].includes(element.name) && $(element).find("h1").length === 0)
     .remove();
   const root = $("body").get(0) ?? $.root().get(0);
-  const raw = root ? new Renderer($, baseUrl).children(root) : "";
+  const raw = root ? new Renderer($, baseUrl, urls).children(root) : "";
   return raw
     .split("\n")
     .map((line) => line.trim().replace(/[ \t]{2,}/g, " ").replace(LEADING_INDENT, (indent) => "  ".repeat(indent.length)))
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
+}
+
+function isBoilerplate(element: Element): boolean {
+  const id = element.attribs.id ?? "";
+  const classes = element.attribs.class ?? "";
+  if (CONSENT_HINT.test(`${id} ${classes}`)) return true;
+  return [id, ...classes.split(/\s+/)].some((name) => BOILERPLATE_NAMES.has(name.toLowerCase()));
 }
 
 /** Marks list indentation while rendering: spaces from the page are collapsed at the end, these are not. */
@@ -97,6 +172,7 @@ class Renderer {
   constructor(
     private readonly $: CheerioAPI,
     private readonly baseUrl: URL | undefined,
+    private readonly urls: UrlOptions,
   ) {}
 
   children(parent: ParentNode): string {
@@ -168,12 +244,14 @@ class Renderer {
 
   private link(element: Element): string {
     const text = this.inline(element);
+    if (!this.urls.links) return text;
     const href = element.attribs.href;
     const url = href?.startsWith("#") ? undefined : absoluteUrl(href, this.baseUrl);
     return text && url ? `[${text}](${url})` : text;
   }
 
   private image(element: Element): string {
+    if (!this.urls.images) return "";
     const { src, alt } = element.attribs;
     // Lazy-loading pages put a placeholder (often a data: URI) in src and the real image elsewhere.
     const candidates = [element.attribs["data-src"], src, element.attribs.srcset?.split(/\s+/)[0]];

@@ -1,4 +1,4 @@
-import { parseSchema, WinnowError } from "@winnow/platform";
+import { createLogger, parseSchema, WinnowError } from "@winnow/platform";
 import { afterEach, describe, expect, it } from "vitest";
 import { reply, startFakeLlm, type FakeAnswer, type FakeLlm } from "../../../../test/support/fake-llm.js";
 import { toResponseFormat } from "../json-schema.js";
@@ -16,7 +16,10 @@ afterEach(async () => {
 
 async function engineAnswering(respond: () => FakeAnswer, settings: Partial<LlmSettings> = {}): Promise<LlmEngine> {
   fake = await startFakeLlm(respond);
-  return new LlmEngine({ baseUrl: fake.baseUrl, apiKey: "test-key", model: "test-model", maxRetries: 2, timeoutMs: 10_000, ...settings });
+  return new LlmEngine(
+    { baseUrl: fake.baseUrl, apiKey: "test-key", model: "test-model", maxRetries: 2, timeoutMs: 10_000, ...settings },
+    createLogger("llm-test", "silent"),
+  );
 }
 
 async function failure(promise: Promise<unknown>): Promise<WinnowError> {
@@ -117,5 +120,64 @@ describe("LlmEngine", () => {
     const pending = engine.extract(request, { signal: controller.signal, deadline: undefined });
     setTimeout(() => controller.abort(new WinnowError("deadline-exceeded", "call cancelled by the caller")), 100);
     expect((await failure(pending)).message).toBe("call cancelled by the caller");
+  });
+
+  it("retries a 429 with backoff and then succeeds", async () => {
+    let calls = 0;
+    const engine = await engineAnswering(() => (++calls === 1 ? reply.status(429, 10) : { title: "Desk Lamp", price_usd: 19.99 }));
+    const answer = await engine.extract(request, { signal: new AbortController().signal, deadline: new Date(Date.now() + 5_000) });
+    expect(answer.value).toEqual({ title: "Desk Lamp", price_usd: 19.99 });
+    expect(fake!.requests).toHaveLength(2);
+  });
+
+  it("does not wait for a retry the deadline leaves no time for", async () => {
+    const engine = await engineAnswering(() => reply.status(429, 60_000), { maxRetries: 5 });
+    const error = await failure(engine.extract(request, { signal: new AbortController().signal, deadline: new Date(Date.now() + 2_000) }));
+    expect(error.type).toBe("model-unavailable");
+    expect(error.retryAfterMs).toBe(60_000);
+    expect(fake!.requests).toHaveLength(1);
+  });
+
+  it("repairs malformed JSON with one more round that names the problem", async () => {
+    let calls = 0;
+    const engine = await engineAnswering(() => (++calls === 1 ? reply.content('{"title": "Desk Lamp", "price_usd": 19.9') : { title: "Desk Lamp", price_usd: 19.99 }));
+    const answer = await engine.extract(request, noDeadline());
+    expect(answer.value).toEqual({ title: "Desk Lamp", price_usd: 19.99 });
+    const repair = fake!.requests[1]!.messages;
+    expect(repair.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(repair[2]?.content).toBe('{"title": "Desk Lamp", "price_usd": 19.9');
+    expect(repair[3]?.content).toMatch(/not valid JSON/);
+    expect(answer.usage.totalTokens).toBeGreaterThan(0);
+  });
+
+  it("falls back to json_object with schema validation when the endpoint refuses json_schema, and remembers it", async () => {
+    const answers = [
+      reply.status(400, 0, "response_format json_schema is not supported by this model"),
+      { title: "Desk Lamp", price_usd: "19.99" },
+      { title: "Desk Lamp", price_usd: 19.99 },
+      { title: "Desk Lamp", price_usd: 20 },
+    ];
+    const engine = await engineAnswering(() => answers.shift()!);
+    const first = await engine.extract(request, noDeadline());
+    // The string price broke the schema: one repair round, naming the path.
+    expect(first.value).toEqual({ title: "Desk Lamp", price_usd: 19.99 });
+    const [refused, fallback, repair] = fake!.requests;
+    expect(refused?.response_format?.type).toBe("json_schema");
+    expect(fallback?.response_format).toEqual({ type: "json_object" });
+    expect(fallback?.messages[0]?.content).toContain(JSON.stringify(responseFormat.json_schema.schema));
+    expect(repair?.messages.at(-1)?.content).toMatch(/\/price_usd must be number,null/);
+    expect(first.modelInput.responseFormatJson).toBe('{"type":"json_object"}');
+
+    expect(engine.outputMode).toBe("json_object");
+    await engine.extract(request, noDeadline());
+    expect(fake!.requests.at(-1)?.response_format).toEqual({ type: "json_object" });
+    expect(fake!.requests).toHaveLength(4);
+  });
+
+  it("keeps an answer that still breaks the schema after the repair, with a warning", async () => {
+    const engine = await engineAnswering(() => reply.content('{"title": 5, "price_usd": "cheap"}'));
+    const answer = await engine.extract(request, noDeadline());
+    expect(answer.warnings).toEqual([expect.objectContaining({ code: "schema-mismatch" })]);
+    expect(fake!.requests).toHaveLength(2);
   });
 });

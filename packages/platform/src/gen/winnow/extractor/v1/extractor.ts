@@ -96,9 +96,12 @@ export interface Warning {
   path: string;
 }
 
+/** One model call exactly as it is (or would be) sent. */
 export interface ModelInput {
   messages: ModelMessage[];
   responseFormatJson: string;
+  /** Tokens of the messages, counted with the extractor's tokenizer. */
+  tokenCount: number;
 }
 
 export interface ModelMessage {
@@ -115,8 +118,12 @@ export interface ExtractResponse {
   model: string;
   usage?: TokenUsage | undefined;
   warnings: Warning[];
-  /** Set when options.include_model_input was true and a model was called. */
-  modelInput?: ModelInput | undefined;
+  /**
+   * When options.include_model_input was true: one entry per model call (a
+   * long page is split into parts), whether or not a model is configured.
+   * (Was a single ModelInput; a repeated message field reads the same bytes.)
+   */
+  modelInputs: ModelInput[];
 }
 
 function createBaseExtractOptions(): ExtractOptions {
@@ -566,7 +573,7 @@ export const Warning: MessageFns<Warning> = {
 };
 
 function createBaseModelInput(): ModelInput {
-  return { messages: [], responseFormatJson: "" };
+  return { messages: [], responseFormatJson: "", tokenCount: 0 };
 }
 
 export const ModelInput: MessageFns<ModelInput> = {
@@ -576,6 +583,9 @@ export const ModelInput: MessageFns<ModelInput> = {
     }
     if (message.responseFormatJson !== "") {
       writer.uint32(18).string(message.responseFormatJson);
+    }
+    if (message.tokenCount !== 0) {
+      writer.uint32(24).uint32(message.tokenCount);
     }
     return writer;
   },
@@ -609,6 +619,14 @@ export const ModelInput: MessageFns<ModelInput> = {
             message.responseFormatJson = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.tokenCount = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -631,6 +649,11 @@ export const ModelInput: MessageFns<ModelInput> = {
         : isSet(object.response_format_json)
         ? globalThis.String(object.response_format_json)
         : "",
+      tokenCount: isSet(object.tokenCount)
+        ? globalThis.Number(object.tokenCount)
+        : isSet(object.token_count)
+        ? globalThis.Number(object.token_count)
+        : 0,
     };
   },
 
@@ -642,6 +665,9 @@ export const ModelInput: MessageFns<ModelInput> = {
     if (message.responseFormatJson !== "") {
       obj.responseFormatJson = message.responseFormatJson;
     }
+    if (message.tokenCount !== 0) {
+      obj.tokenCount = Math.round(message.tokenCount);
+    }
     return obj;
   },
 
@@ -652,6 +678,7 @@ export const ModelInput: MessageFns<ModelInput> = {
     const message = createBaseModelInput();
     message.messages = object.messages?.map((e) => ModelMessage.fromPartial(e)) || [];
     message.responseFormatJson = object.responseFormatJson ?? "";
+    message.tokenCount = object.tokenCount ?? 0;
     return message;
   },
 };
@@ -742,7 +769,7 @@ export const ModelMessage: MessageFns<ModelMessage> = {
 };
 
 function createBaseExtractResponse(): ExtractResponse {
-  return { dataJson: "", engine: 0, model: "", usage: undefined, warnings: [], modelInput: undefined };
+  return { dataJson: "", engine: 0, model: "", usage: undefined, warnings: [], modelInputs: [] };
 }
 
 export const ExtractResponse: MessageFns<ExtractResponse> = {
@@ -762,8 +789,8 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     for (const v of message.warnings) {
       Warning.encode(v!, writer.uint32(42).fork()).join();
     }
-    if (message.modelInput !== undefined) {
-      ModelInput.encode(message.modelInput, writer.uint32(50).fork()).join();
+    for (const v of message.modelInputs) {
+      ModelInput.encode(v!, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -826,7 +853,7 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
               break;
             }
 
-            message.modelInput = ModelInput.decode(reader, reader.uint32());
+            message.modelInputs.push(ModelInput.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -852,11 +879,11 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
       model: isSet(object.model) ? globalThis.String(object.model) : "",
       usage: isSet(object.usage) ? TokenUsage.fromJSON(object.usage) : undefined,
       warnings: globalThis.Array.isArray(object?.warnings) ? object.warnings.map((e: any) => Warning.fromJSON(e)) : [],
-      modelInput: isSet(object.modelInput)
-        ? ModelInput.fromJSON(object.modelInput)
-        : isSet(object.model_input)
-        ? ModelInput.fromJSON(object.model_input)
-        : undefined,
+      modelInputs: globalThis.Array.isArray(object?.modelInputs)
+        ? object.modelInputs.map((e: any) => ModelInput.fromJSON(e))
+        : globalThis.Array.isArray(object?.model_inputs)
+        ? object.model_inputs.map((e: any) => ModelInput.fromJSON(e))
+        : [],
     };
   },
 
@@ -877,8 +904,8 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     if (message.warnings?.length) {
       obj.warnings = message.warnings.map((e) => Warning.toJSON(e));
     }
-    if (message.modelInput !== undefined) {
-      obj.modelInput = ModelInput.toJSON(message.modelInput);
+    if (message.modelInputs?.length) {
+      obj.modelInputs = message.modelInputs.map((e) => ModelInput.toJSON(e));
     }
     return obj;
   },
@@ -895,9 +922,7 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
       ? TokenUsage.fromPartial(object.usage)
       : undefined;
     message.warnings = object.warnings?.map((e) => Warning.fromPartial(e)) || [];
-    message.modelInput = (object.modelInput !== undefined && object.modelInput !== null)
-      ? ModelInput.fromPartial(object.modelInput)
-      : undefined;
+    message.modelInputs = object.modelInputs?.map((e) => ModelInput.fromPartial(e)) || [];
     return message;
   },
 };
