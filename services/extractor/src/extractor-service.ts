@@ -43,7 +43,7 @@ async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx
 
   let response: ExtractResponse;
   if (!llm) {
-    const shaped = shape(schema.tree, extractBuiltin(schema.tree, page.structured));
+    const shaped = shape(schema.tree, extractBuiltin(schema.tree, page));
     response = { dataJson: JSON.stringify(shaped.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: shaped.warnings };
   } else {
     const content = renderPageContent(page, deps.maxContentChars);
