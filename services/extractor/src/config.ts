@@ -19,6 +19,8 @@ export const configShape = {
   EXTRACT_MAX_HTML_BYTES: env.positiveInt(10 * 1024 * 1024),
   EXTRACT_MAX_CONTENT_CHARS: env.positiveInt(120_000),
   SCHEMA_CACHE_SIZE: env.positiveInt(256),
+  /** With an LLM: the builtin engine answers the fields it is confident about and the model only the rest. */
+  EXTRACT_HYBRID: env.boolean(true),
 };
 
 export type ExtractorConfig = z.infer<z.ZodObject<typeof configShape>>;

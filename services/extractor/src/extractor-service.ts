@@ -7,6 +7,7 @@ import {
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { extractBuiltin } from "./engines/builtin.js";
 import type { LlmEngine } from "./engines/llm.js";
+import { merge, prefill, prefillWarning } from "./hybrid.js";
 import { absoluteUrl, loadPage } from "./page.js";
 import { renderPageContent } from "./page-content.js";
 import type { SchemaCache } from "./schema-cache.js";
@@ -19,6 +20,8 @@ export interface ExtractorDependencies {
   llm: LlmEngine | undefined;
   maxHtmlBytes: number;
   maxContentChars: number;
+  /** With the LLM engine, let the builtin engine answer the fields it is confident about first (hybrid.ts). */
+  hybrid: boolean;
 }
 
 export function createExtractorService(deps: ExtractorDependencies): ExtractorServiceServer {
@@ -42,27 +45,38 @@ async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx
   const page = loadPage(request.html, request.url);
 
   let response: ExtractResponse;
+  let fieldsPrefilled: number | undefined;
   if (!llm) {
     const shaped = shape(schema.tree, extractBuiltin(schema.tree, page));
     response = { dataJson: JSON.stringify(shaped.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: shaped.warnings };
   } else {
-    const content = renderPageContent(page, deps.maxContentChars);
-    const answer = await llm.extract(
-      { responseFormat: schema.responseFormat, content: content.text, taskDescription: request.taskDescription },
-      ctx,
-    );
-    const shaped = shape(schema.tree, answer.value);
-    response = {
-      dataJson: JSON.stringify(shaped.data),
-      engine: Engine.ENGINE_LLM,
-      model: answer.model,
-      usage: answer.usage,
-      warnings: [...content.warnings, ...shaped.warnings],
-      modelInput: request.options?.includeModelInput ? answer.modelInput : undefined,
-    };
+    // Hybrid pre-fill, before the content is rendered (the builtin engine reads the whole document). Not with a
+    // task description: it may want fields derived otherwise than as the page states them.
+    const pre = deps.hybrid && !request.taskDescription.trim() ? prefill(schema.tree, page) : undefined;
+    const asked = pre && pre.filled.length > 0 ? deps.schemas.narrowed(request.schemaJson, pre.remaining) : schema;
+    if (pre && pre.remaining.length === 0) {
+      response = { dataJson: JSON.stringify(pre.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: [prefillWarning(pre)] };
+    } else {
+      const content = renderPageContent(page, deps.maxContentChars);
+      const answer = await llm.extract(
+        { responseFormat: asked.responseFormat, content: content.text, taskDescription: request.taskDescription },
+        ctx,
+      );
+      const shaped = shape(asked.tree, answer.value);
+      const prefilled = pre && asked !== schema ? pre : undefined;
+      response = {
+        dataJson: JSON.stringify(prefilled ? merge(schema.tree, prefilled, shaped.data) : shaped.data),
+        engine: Engine.ENGINE_LLM,
+        model: answer.model,
+        usage: answer.usage,
+        warnings: [...(prefilled ? [prefillWarning(prefilled)] : []), ...content.warnings, ...shaped.warnings],
+        modelInput: request.options?.includeModelInput ? answer.modelInput : undefined,
+      };
+    }
+    fieldsPrefilled = pre?.filled.length;
   }
   deps.logger.info(
-    { engine: Engine[response.engine], model: response.model || undefined, tokens: response.usage?.totalTokens, warnings: response.warnings.length, ms: Date.now() - started },
+    { engine: Engine[response.engine], model: response.model || undefined, tokens: response.usage?.totalTokens, prefilled: fieldsPrefilled, warnings: response.warnings.length, ms: Date.now() - started },
     "extracted",
   );
   return response;

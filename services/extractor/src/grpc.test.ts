@@ -27,7 +27,7 @@ async function startExtractor(llm: LlmEngine | undefined) {
       {
         name: "winnow.extractor.v1.ExtractorService",
         definition: ExtractorServiceService,
-        implementation: createExtractorService({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, maxContentChars: 10_000 }),
+        implementation: createExtractorService({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, maxContentChars: 10_000, hybrid: true }),
         protoFile: "winnow/extractor/v1/extractor.proto",
       },
     ],
@@ -117,6 +117,25 @@ describe("ExtractorService over gRPC", () => {
     expect(response.modelInput?.messages).toEqual(sent?.messages);
     expect(JSON.parse(response.modelInput?.responseFormatJson ?? "")).toEqual(sent?.response_format);
     expect(sent?.messages[1]?.content).toContain("[$19.99](https://shop.example/deals)");
+  });
+
+  it("asks the model only for the fields the builtin engine could not answer (hybrid), and merges the answers", async () => {
+    modelAnswer = () => ({ colours: ["black"], title: "ignored: not asked for" });
+    const response = await extractWith(withLlm.client, {});
+    expect(response.engine).toBe(Engine.ENGINE_LLM);
+    expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, colours: ["black"] });
+    expect(response.warnings[0]).toMatchObject({ code: "prefilled", message: expect.stringMatching(/^2 of 3 fields .*\(title, price_usd\)/) });
+    const asked = fake.requests.at(-1)?.response_format?.json_schema?.schema as { properties: Record<string, unknown> };
+    expect(Object.keys(asked.properties)).toEqual(["colours"]);
+  });
+
+  it("makes no model call when the builtin engine answers every field", async () => {
+    const before = fake.requests.length;
+    const response = await extractWith(withLlm.client, { schemaJson: JSON.stringify({ title: "string", price_usd: "number" }) });
+    expect(response.engine).toBe(Engine.ENGINE_BUILTIN);
+    expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99 });
+    expect(response.warnings.map((w) => w.code)).toEqual(["prefilled"]);
+    expect(fake.requests.length).toBe(before);
   });
 
   it("still answers with the builtin engine on request when an LLM is configured", async () => {
