@@ -84,7 +84,8 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
   const confident = found && found.confidence >= MIN_CONFIDENCE ? found.value : undefined;
   switch (node.kind) {
     case "scalar": {
-      const value = confident === undefined ? undefined : scalar(node.type, confident, hints);
+      const plausible = found && confident !== undefined && source.page ? plausibility(found.value, hints) * found.confidence >= MIN_CONFIDENCE : true;
+      const value = confident === undefined || !plausible ? undefined : scalar(node.type, confident, hints);
       return value ?? fromLabel(node, hints, source) ?? null;
     }
     case "object": {
@@ -100,6 +101,19 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
     case "any-object":
       return (confident !== undefined && asEntity(first(confident), source.graph)) || null;
   }
+}
+
+/**
+ * Doubts about a page-level text that no single source can settle: an
+ * excerpt cut short ("…") is not the whole description, and "No Author" is
+ * no author.
+ */
+function plausibility(value: unknown, hints: NameHints): number {
+  const text = texts(value, hints).join(" ");
+  if (/(\.\.\.|…|\[…\]|\[\.\.\.\])$/.test(text)) return 0.5;
+  const isAuthor = hints.subject.some((word) => ["author", "byline", "writer", "creator"].includes(word));
+  if (isAuthor && /^(no author|unknown|admin|anonymous)$/i.test(text.trim())) return 0;
+  return 1;
 }
 
 function scalar(type: string, found: unknown, hints: NameHints): unknown {

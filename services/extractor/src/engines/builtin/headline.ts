@@ -14,13 +14,19 @@ export function pageHeadline(page: StructuredData): Scored<string> | undefined {
   const h1 = clean(page.h1);
   const og = clean(page.meta.get("og:title") ?? page.meta.get("twitter:title"));
   const title = clean(page.title);
-  const siteNames = [page.meta.get("og:site_name"), page.meta.get("application-name")].map(clean).filter((n) => n !== undefined);
-  // An <h1> that the title repeats is the heading; the title then only adds the site's name.
-  if (h1 && [og, title].some((t) => t !== undefined && comparable(t).includes(comparable(h1)))) return { value: h1, confidence: 0.85 };
+  const siteNames = siteNamesOf(page);
+  // An <h1> that the title repeats is the heading (the title then only adds the site's name), unless the <h1> is that site name.
+  const isSiteName = h1 !== undefined && (siteNames.some((site) => comparable(site) === comparable(h1)) || [og, title].some((t) => t !== undefined && isTrailingPart(t, h1)));
+  if (h1 && !isSiteName && [og, title].some((t) => t !== undefined && comparable(t).includes(comparable(h1)))) return { value: h1, confidence: 0.85 };
   if (og) return withoutSiteName(og, siteNames, 0.75);
   // A one-word <h1> the title does not repeat is as often a logo or "Menu" as a heading.
-  if (h1 && (h1.includes(" ") || !title)) return { value: h1, confidence: 0.65 };
+  if (h1 && !isSiteName && (h1.includes(" ") || !title)) return { value: h1, confidence: 0.65 };
   return title ? withoutSiteName(title, siteNames, 0.65) : undefined;
+}
+
+/** The names the page gives its site (og:site_name, application-name). */
+function siteNamesOf(page: StructuredData): string[] {
+  return [page.meta.get("og:site_name"), page.meta.get("application-name")].map(clean).filter((n) => n !== undefined);
 }
 
 /** A title without the site's name before or after a separator ("Article - Site" → "Article"). */
@@ -32,7 +38,12 @@ function withoutSiteName(text: string, siteNames: string[], confidence: number):
   // No known site name: the short last part is the usual place for one.
   const last = parts.at(-1)!;
   const rest = parts.slice(0, -1).join(" - ");
-  return last.split(" ").length <= 4 && last.length < rest.length ? { value: rest, confidence: confidence - 0.05 } : { value: text, confidence: confidence - 0.1 };
+  return last.split(" ").length <= 4 && last.length < rest.length ? { value: rest, confidence: confidence - 0.05 } : { value: text, confidence: confidence - 0.2 };
+}
+
+/** Whether `part` is a later part of a separated title ("Article - Site" and "Site"). */
+function isTrailingPart(title: string, part: string): boolean {
+  return title.split(SEPARATOR).slice(1).some((segment) => comparable(segment) === comparable(part));
 }
 
 function looksLikeDomain(text: string): boolean {
