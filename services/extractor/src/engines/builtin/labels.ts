@@ -5,7 +5,7 @@
  * the rendered HTML, in document order.
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
-import type { AnyNode, Element } from "domhandler";
+import type { AnyNode, Element, Text } from "domhandler";
 
 export interface Labelled {
   label: string;
@@ -21,6 +21,8 @@ const MAX_LABELS = 2000;
 const LINES = "li, p, div, span, td, dd, h2, h3, h4, h5, h6";
 const BLOCKS = "div, p, li, ul, ol, table, tr, dl, section, article, h1, h2, h3, h4, h5, h6";
 const LABEL_ELEMENTS = "b, strong, th, label, dt, h3, h4, h5, em, span";
+/** Label elements that need no colon: a heading or table header followed by text in the same block. */
+const LABEL_HEADINGS = new Set(["h3", "h4", "h5", "th", "label"]);
 const COLON_LINE = /^([^:\n]{1,40}?)\s*[:：]\s+(\S.*)$/s;
 
 export function readLabels($: CheerioAPI): Labelled[] {
@@ -40,18 +42,19 @@ export function readLabels($: CheerioAPI): Labelled[] {
     const definition = $(term).next("dd");
     if (definition.length > 0) add($(term).text(), definition, definition.text());
   });
-  $(LABEL_ELEMENTS).each((_, element) => {
+  // Pre-filtered on the element's own text: reading the text of every <span> of a large page is what costs.
+  $(LABEL_ELEMENTS).filter((_, element) => /[:：]\s*$/.test(ownText(element)) || LABEL_HEADINGS.has(element.tagName)).each((_, element) => {
     const label = $(element);
     const text = clean(label.text());
     if (text.length > MAX_LABEL_CHARS + 1 || label.is("dt")) return;
     // Without a colon, only a heading or a label element followed by text in the same block reads as a label.
-    if (!/[:：]$/.test(text) && !label.is("h3, h4, h5, th, label")) return;
+    if (!/[:：]$/.test(text) && !LABEL_HEADINGS.has(element.tagName)) return;
     // The value is what follows the label within its parent, else the next element.
     const rest = followingText($, label);
     if (rest) add(text, label.parent(), rest);
     else if (label.next().length > 0) add(text, label.next(), label.next().text());
   });
-  $(LINES).each((_, element) => {
+  $(LINES).filter((_, element) => ownText(element).includes(":") || ownText(element).includes("：")).each((_, element) => {
     const line = $(element);
     if (line.find(BLOCKS).length > 0) return;
     const match = COLON_LINE.exec(clean(line.text()));
@@ -77,6 +80,13 @@ function followingText($: CheerioAPI, label: Cheerio<Element>): string {
 function itemsOf($: CheerioAPI, node: Cheerio<AnyNode>): string[] {
   const parts = node.find("a, li").toArray().map((element: Element) => clean($(element).text())).filter((text) => text && !text.endsWith(":"));
   return parts.length >= 2 ? parts : [];
+}
+
+/** The element's own text nodes, without its descendants'. */
+function ownText(element: Element): string {
+  let text = "";
+  for (const child of element.children) if (child.type === "text") text += (child as Text).data;
+  return text;
 }
 
 function clean(text: string): string {
