@@ -151,6 +151,31 @@ describe("extractBuiltin", () => {
     });
   });
 
+  it("reads labelled values and microdata when there is no JSON-LD, in the field's type (`car_name`: the name of the Car item)", () => {
+    const html = `<title>Accent | Cars</title><div itemscope itemtype="https://schema.org/Car"><h1 itemprop="name">2010 Hyundai Accent</h1></div>
+      <table><tr><th>Phone</th><td>(800) 460-6228</td></tr><tr><th>Fuel economy</th><td>27 City / 36 Hwy</td></tr></table>
+      <ul><li><b>Price:</b> $9,970</li><li><b>Posted:</b> Nov 23, 2010</li><li><b>Genres:</b> <a>Crime</a> | <a>Thriller</a></li></ul>`;
+    const schema = { car_name: "string", phone: "string", fuel_economy: "string", price_usd: "number", date_posted_iso8601: "string", genres: ["string"] };
+    expect(run(html, schema).data).toEqual({
+      car_name: "2010 Hyundai Accent",
+      phone: "(800) 460-6228",
+      fuel_economy: "27 City / 36 Hwy",
+      price_usd: 9970,
+      date_posted_iso8601: "2010-11-23",
+      genres: ["Crime", "Thriller"],
+    });
+  });
+
+  it("leaves a field null rather than guess: conflicting labels, a date label without a date, a partial name match", () => {
+    const html = `<p>Price: $249.99</p><p>Price: $179.00</p><p>Posted: recently</p>
+      <script type="application/ld+json">{"@type":"Product","name":"Lamp"}</script>`;
+    expect(run(html, { price_usd: "number", date_posted_iso8601: "string", seller_name: "string" }).data).toEqual({
+      price_usd: null,
+      date_posted_iso8601: null,
+      seller_name: null,
+    });
+  });
+
   it("answers all nulls for an empty page", () => {
     expect(run("", { title: "string", items: [{ name: "string" }], meta: { a: "number" } }).data).toEqual({ title: null, items: null, meta: { a: null } });
   });

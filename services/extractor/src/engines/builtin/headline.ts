@@ -33,7 +33,7 @@ function siteNamesOf(page: StructuredData): string[] {
 function withoutSiteName(text: string, siteNames: string[], confidence: number): Scored<string> {
   const parts = text.split(SEPARATOR);
   if (parts.length < 2) return { value: text, confidence };
-  const named = parts.filter((part) => !siteNames.some((site) => comparable(site) === comparable(part) || looksLikeDomain(part)));
+  const named = parts.filter((part) => !looksLikeDomain(part) && !siteNames.some((site) => comparable(site) === comparable(part)));
   if (named.length < parts.length && named.length > 0) return { value: named.join(" - "), confidence };
   // No known site name: the short last part is the usual place for one.
   const last = parts.at(-1)!;
