@@ -9,6 +9,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../../scripts/dist/stack.js";
+import { isComplete } from "../../services/extractor/dist/hybrid.js";
 import { readCases, servePages, type Case } from "./corpus.js";
 import { startExtractorRunner, startStackRunner, type Extraction } from "./runners.js";
 import { addOutcome, metrics, scoreField, type Counts, type Metrics } from "./score.js";
@@ -81,6 +82,20 @@ console.log(`\nPer corpus\n${header}`);
 for (const [key, counts] of [...byCorpus].sort(([a], [b]) => a.localeCompare(b))) console.log(row(key, metrics(counts)));
 console.log(row("overall", metrics(overall)));
 
+// Hybrid mode asks the model only for the fields the builtin engine leaves null (services/extractor/src/hybrid.ts).
+const fieldCount = results.reduce((sum, { item }) => sum + Object.keys(item.schema).length, 0);
+const prefilled = results.map(({ item, extraction }) => Object.keys(item.schema).filter((field) => isComplete(extraction.data?.[field])).length);
+const hybrid = {
+  fieldsPrefilled: prefilled.reduce((a, b) => a + b, 0),
+  fields: fieldCount,
+  pagesWithoutModelCall: results.filter(({ item }, i) => prefilled[i] === Object.keys(item.schema).length).length,
+  pages: results.length,
+};
+console.log(
+  `\nHybrid pre-fill: ${hybrid.fieldsPrefilled} of ${hybrid.fields} fields (${pct(hybrid.fieldsPrefilled, hybrid.fields)}) answered without the model; ` +
+    `${hybrid.pagesWithoutModelCall} of ${hybrid.pages} pages (${pct(hybrid.pagesWithoutModelCall, hybrid.pages)}) need no model call`,
+);
+
 const times = perCase.map((c) => c.ms).sort((a, b) => a - b);
 const sizes = perCase.flatMap((c) => (c.htmlBytes === undefined ? [] : [c.htmlBytes])).sort((a, b) => a - b);
 const timing = { p50Ms: round(percentile(times, 0.5)), p95Ms: round(percentile(times, 0.95)), maxMs: round(times.at(-1) ?? 0) };
@@ -107,6 +122,7 @@ await writeFile(
       fields: Object.fromEntries(sortedFields.map(([k, c]) => [k, metrics(c)])),
       timing,
       pageKb,
+      hybrid,
       errors,
       perCase,
     },
@@ -118,6 +134,10 @@ console.log(`\nWrote ${path.relative(REPO_ROOT, output)}`);
 
 function percentile(sorted: number[], q: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+function pct(part: number, whole: number): string {
+  return `${((100 * part) / Math.max(1, whole)).toFixed(1)}%`;
 }
 
 function fmt(value: number): string {

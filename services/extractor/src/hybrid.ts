@@ -40,7 +40,7 @@ export function prefillWarning(pre: Prefill): Warning {
 }
 
 /** A value with nothing left to find: not null, not an empty list, and no null inside an object. */
-function isComplete(value: unknown): boolean {
+export function isComplete(value: unknown): boolean {
   if (value === null || value === undefined) return false;
   if (Array.isArray(value)) return value.length > 0;
   if (typeof value === "object") return Object.values(value).every(isComplete);
