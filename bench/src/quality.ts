@@ -63,7 +63,11 @@ const perCase = results.map(({ item, extraction }) => {
     outcomes[field] = outcome;
     for (const counts of [overall, countsFor(byCorpus, item.corpus), countsFor(byField, `${item.corpus} ${field}`)]) addOutcome(counts, outcome);
   }
-  return { id: item.id, ms: round(extraction.ms), htmlBytes: extraction.htmlBytes, error: extraction.error, outcomes, predicted: extraction.data, expected: item.expected };
+  // What was expected and predicted, for the fields that were not right: what to look at next.
+  const misses = Object.fromEntries(
+    Object.entries(outcomes).filter(([, outcome]) => outcome !== "tp").map(([field]) => [field, { expected: item.expected[field], predicted: extraction.data?.[field] ?? null }]),
+  );
+  return { id: item.id, ms: round(extraction.ms), htmlBytes: extraction.htmlBytes, error: extraction.error, outcomes, misses };
 });
 
 function countsFor(map: Map<string, Counts>, key: string): Counts {

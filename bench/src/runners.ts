@@ -79,10 +79,18 @@ export async function startExtractorRunner(): Promise<Runner> {
 export async function startStackRunner(pageHostPort: string): Promise<Runner> {
   const [gateway, auth, renderer, extractor] = (await freePorts(4)) as [number, number, number, number];
   const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-bench-"));
+  const output: string[] = [];
+  // A clean environment, as in the end-to-end tests: a developer's own LLM or database settings must not change what is measured.
   const stack = await startStack({
-    env: { ...WITHOUT_LLM, WINNOW_EGRESS_ALLOW: pageHostPort, WINNOW_DATA_DIR: dataDir },
+    inheritEnv: false,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...WITHOUT_LLM, WINNOW_EGRESS_ALLOW: pageHostPort, WINNOW_DATA_DIR: dataDir },
     ports: { gateway, auth, renderer, extractor },
-    onOutput: () => undefined,
+    onOutput: (service, line) => output.push(`${service}: ${line}`),
+    // Auth migrates its database and the renderer starts Chromium first; a loaded machine needs time.
+    readyTimeoutMs: 300_000,
+  }).catch(async (error: Error) => {
+    await rm(dataDir, { recursive: true, force: true });
+    throw new Error(`${error.message}\n${output.slice(-30).join("\n")}`);
   });
   return {
     async run(url, schema) {
