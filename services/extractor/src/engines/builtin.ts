@@ -185,6 +185,8 @@ const MAX_PHRASE_TOKENS = 3;
  */
 function find(hints: NameHints, source: Source): Scored<unknown> | undefined {
   const subject = hints.subject.slice(0, MAX_TOKENS);
+  // The first confident match wins; a doubtful one (the name of a stand-in Organization) lets later sources speak.
+  let doubtful: Scored<unknown> | undefined;
   for (const phrase of phrases(subject)) {
     const words = phrase.split(" ");
     const leftOut = subject.filter((word) => !words.includes(word) && !ATTRIBUTE_WORDS.has(word) && !source.page?.aboutWords.some((type) => type.includes(word))).length;
@@ -194,10 +196,12 @@ function find(hints: NameHints, source: Source): Scored<unknown> | undefined {
       const found = lookup(path, source);
       if (found === undefined) continue;
       const base = path === "page:headline" ? 1 : path.startsWith("meta:") ? CONFIDENCE.meta : concepts.includes(path) ? CONFIDENCE.concept : CONFIDENCE.sameName;
-      return { value: found.value, confidence: base * found.confidence * 0.5 ** leftOut };
+      const scored = { value: found.value, confidence: base * found.confidence * 0.5 ** leftOut };
+      if (scored.confidence >= MIN_CONFIDENCE) return scored;
+      if (scored.confidence > (doubtful?.confidence ?? 0)) doubtful = scored;
     }
   }
-  return undefined;
+  return doubtful;
 }
 
 /** Contiguous token runs, longest first and left to right: "author name" before "author" before "name". */
