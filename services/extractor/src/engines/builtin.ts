@@ -226,8 +226,10 @@ function lookup(path: string, source: Source): Scored<unknown> | undefined {
       value = current ? ownValue(current, key) : undefined;
     }
     if (!isPresent(value)) continue;
-    // A stand-in main entity (an Organization, when the page declares nothing else) is not what the page is about.
-    const confidence = source.page && entity === source.entities[0] && isSupporting(entity) ? 0.6 : 1;
+    // A stand-in main entity (an Organization, when the page declares nothing else) is not what the page is about,
+    // and the name of a WebPage is usually its <title>, site name and all.
+    const standIn = source.page && isSupporting(entity) && (entity === source.entities[0] || path === "name");
+    const confidence = standIn ? 0.6 : 1;
     return { value: Array.isArray(value) ? value.map((item) => asEntity(item, source.graph) ?? item) : (asEntity(value, source.graph) ?? value), confidence };
   }
   return undefined;

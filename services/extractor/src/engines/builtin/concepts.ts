@@ -79,6 +79,8 @@ export const URL_VALUED = new Set(["image", "photo", "picture", "thumbnail", "lo
 export const SUPPORTING_TYPES = new Set([
   "website", "webpage", "organization", "breadcrumblist", "imageobject", "person", "sitenavigationelement",
   "searchaction", "readaction", "wpheader", "wpfooter", "wpsidebar", "listitem",
+  "corporation", "localbusiness", "newsmediaorganization", "educationalorganization", "governmentorganization", "brand",
+  "collectionpage", "itempage", "aboutpage", "contactpage", "searchresultspage", "sitenavigation", "videoobject",
 ]);
 
 /**
