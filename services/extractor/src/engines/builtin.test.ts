@@ -176,6 +176,12 @@ describe("extractBuiltin", () => {
     });
   });
 
+  it("answers numbers in the units the name states: no price in another currency, ratings moved to the named scale", () => {
+    const html = jsonLd({ "@type": "Product", name: "Lamp", offers: { price: "12.50", priceCurrency: "EUR" }, aggregateRating: { ratingValue: "8", bestRating: "10" } });
+    expect(run(html, { price_usd: "number", price_eur: "number", rating_1_to_5: "number" }).data).toEqual({ price_usd: null, price_eur: 12.5, rating_1_to_5: 4 });
+    expect(run(`<p>Price: 12,50 €</p>`, { price_usd: "number", price: "number" }).data).toEqual({ price_usd: null, price: 12.5 });
+  });
+
   it("answers all nulls for an empty page", () => {
     expect(run("", { title: "string", items: [{ name: "string" }], meta: { a: "number" } }).data).toEqual({ title: null, items: null, meta: { a: null } });
   });

@@ -12,7 +12,7 @@
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import { decodeHTML } from "entities";
 import { nameHints, type NameHints } from "../field-names.js";
-import { durationIn, firstNumber, isoDate, parseBoolean, parseNumber } from "../normalize.js";
+import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, rescale } from "../normalize.js";
 import type { Page, StructuredData } from "../page.js";
 import { CONCEPTS, SUPPORTING_TYPES, URL_VALUED } from "./builtin/concepts.js";
 import { asEntity, asList, first, isPresent, ownValue, readGraph, typesOf, type Entity, type Graph } from "./builtin/graph.js";
@@ -20,8 +20,6 @@ import { pageHeadline } from "./builtin/headline.js";
 import { readLabels, type Labelled } from "./builtin/labels.js";
 import { matchLabel, MIN_CONFIDENCE, singular, type Scored } from "./builtin/match.js";
 import { readItems } from "./builtin/microdata.js";
-
-export { MIN_CONFIDENCE } from "./builtin/match.js";
 
 export function extractBuiltin(tree: ObjectNode, page: Page): Record<string, unknown> {
   const graph = readGraph([...page.structured.jsonLd, ...readItems(page.$)]);
@@ -85,7 +83,7 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
   switch (node.kind) {
     case "scalar": {
       const plausible = found && confident !== undefined && source.page ? plausibility(found.value, hints) * found.confidence >= MIN_CONFIDENCE : true;
-      const value = confident === undefined || !plausible ? undefined : scalar(node.type, confident, hints);
+      const value = confident === undefined || !plausible ? undefined : inFieldUnits(scalar(node.type, confident, hints), hints, source);
       return value ?? fromLabel(node, hints, source) ?? null;
     }
     case "object": {
@@ -114,6 +112,27 @@ function plausibility(value: unknown, hints: NameHints): number {
   const isAuthor = hints.subject.some((word) => ["author", "byline", "writer", "creator"].includes(word));
   if (isAuthor && /^(no author|unknown|admin|anonymous)$/i.test(text.trim())) return 0;
   return 1;
+}
+
+/**
+ * A number in the units the field's name states: a price in another
+ * currency than `price_usd` names is no answer (converting would need a
+ * rate), and a rating on another scale moves to the named one.
+ */
+function inFieldUnits(value: unknown, hints: NameHints, source: Source): unknown {
+  const number = typeof value === "number" ? value : typeof value === "string" ? parseNumber(value) : undefined;
+  if (number === undefined) return value;
+  if (hints.currency) {
+    const stated = textAt("offers.priceCurrency", source) ?? textAt("priceCurrency", source);
+    if (stated && (currencyCode(stated) ?? stated.trim().toUpperCase()) !== hints.currency) return undefined;
+  }
+  const best = hints.scale ? Number(textAt("aggregateRating.bestRating", source) ?? textAt("reviewRating.bestRating", source)) : NaN;
+  return hints.scale && Number.isFinite(best) && best > 0 ? rescale(number, best, hints.scale) : number;
+}
+
+function textAt(path: string, source: Source): string | undefined {
+  const value = first(lookup(path, source)?.value);
+  return typeof value === "string" || typeof value === "number" ? String(value) : undefined;
 }
 
 function scalar(type: string, found: unknown, hints: NameHints): unknown {
@@ -155,9 +174,12 @@ function fromLabel(node: SchemaNode, hints: NameHints, source: Source): unknown 
       return hints.format === "iso8601" ? isoDate(value) : value;
     case "boolean":
       return parseBoolean(value);
-    default:
+    default: {
+      const stated = currencyCode(value);
+      if (hints.currency && stated && stated !== hints.currency) return undefined;
       // "$9,970", "205 lbs." (a short value with a number and a unit), "1 hr 30 mins".
       return parseNumber(value) ?? (hints.durationUnit ? durationIn(value, hints.durationUnit) : undefined) ?? (value.length <= 30 ? firstNumber(value) : undefined);
+    }
   }
 }
 
