@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { freePorts } from "./free-ports.js";
+import { freePorts } from "./ports.js";
 import { startStack } from "./stack.js";
 
 const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-stack-"));

@@ -1,1 +1,1 @@
-export { freePorts } from "../../scripts/src/free-ports.js";
+export { freePorts } from "../../scripts/src/ports.js";

@@ -25,6 +25,8 @@ export const configShape = {
   EXTRACT_MAX_PARTS: env.positiveInt(8, 100),
   EXTRACT_GROUNDING: z.enum(["off", "warn", "strict"], { message: "must be off, warn or strict" }).default("warn"),
   SCHEMA_CACHE_SIZE: env.positiveInt(256),
+  /** With an LLM: the builtin engine answers the fields it is confident about and the model only the rest. */
+  EXTRACT_HYBRID: env.boolean(true),
 };
 
 export type ExtractorConfig = z.infer<z.ZodObject<typeof configShape>>;

@@ -7,6 +7,7 @@ import {
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { extractBuiltin } from "./engines/builtin.js";
 import type { LlmEngine } from "./engines/llm.js";
+import { merge, prefill, prefillWarning } from "./hybrid.js";
 import { extractWithModel, modelInputsFor, type ModelSettings } from "./model-extraction.js";
 import { absoluteUrl, loadPage } from "./page.js";
 import type { SchemaCache } from "./schema-cache.js";
@@ -20,6 +21,8 @@ export interface ExtractorDependencies {
   maxHtmlBytes: number;
   /** Also used without a model, for include_model_input. */
   model: ModelSettings;
+  /** With the LLM engine, let the builtin engine answer the fields it is confident about first (hybrid.ts). */
+  hybrid: boolean;
 }
 
 export function createExtractorService(deps: ExtractorDependencies): ExtractorServiceServer {
@@ -44,8 +47,9 @@ async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx
 
   const includeModelInput = request.options?.includeModelInput ?? false;
   let response: ExtractResponse;
+  let fieldsPrefilled: number | undefined;
   if (!llm) {
-    const shaped = shape(schema.tree, extractBuiltin(schema.tree, page.structured));
+    const shaped = shape(schema.tree, extractBuiltin(schema.tree, page));
     response = {
       dataJson: JSON.stringify(shaped.data),
       engine: Engine.ENGINE_BUILTIN,
@@ -55,10 +59,27 @@ async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx
       modelInputs: includeModelInput ? modelInputsFor(page, schema, request.taskDescription, deps.model) : [],
     };
   } else {
-    response = await extractWithModel(llm, deps.model, schema, page, request.taskDescription, includeModelInput, ctx);
+    // Hybrid pre-fill, before the content is rendered (the builtin engine reads the whole document). Not with a
+    // task description: it may want fields derived otherwise than as the page states them.
+    const pre = deps.hybrid && !request.taskDescription.trim() ? prefill(schema.tree, page) : undefined;
+    const asked = pre && pre.filled.length > 0 ? deps.schemas.narrowed(request.schemaJson, pre.remaining) : schema;
+    if (pre && pre.remaining.length === 0) {
+      response = { dataJson: JSON.stringify(pre.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: [prefillWarning(pre)], modelInputs: [] };
+    } else {
+      const answer = await extractWithModel(llm, deps.model, asked, page, request.taskDescription, includeModelInput, ctx);
+      const prefilled = pre && asked !== schema ? pre : undefined;
+      response = prefilled
+        ? {
+            ...answer,
+            dataJson: JSON.stringify(merge(schema.tree, prefilled, JSON.parse(answer.dataJson) as Record<string, unknown>)),
+            warnings: [prefillWarning(prefilled), ...answer.warnings],
+          }
+        : answer;
+    }
+    fieldsPrefilled = pre?.filled.length;
   }
   deps.logger.info(
-    { engine: Engine[response.engine], model: response.model || undefined, tokens: response.usage?.totalTokens, warnings: response.warnings.length, ms: Date.now() - started },
+    { engine: Engine[response.engine], model: response.model || undefined, tokens: response.usage?.totalTokens, prefilled: fieldsPrefilled, warnings: response.warnings.length, ms: Date.now() - started },
     "extracted",
   );
   return response;

@@ -53,6 +53,10 @@ export function nameHints(name: string): NameHints {
     if (scale) {
       hints.scale = [scale[0]!, scale[1]!];
       i += 2;
+    } else if (token === "out" && tokens[i + 1] === "of" && /^\d+$/.test(tokens[i + 2] ?? "")) {
+      // `rating_out_of_5`: a scale from 0.
+      hints.scale = [0, Number(tokens[i + 2])];
+      i += 2;
     } else if (CURRENCIES.has(token)) hints.currency = token.toUpperCase();
     else if (DURATION_UNITS.has(token)) hints.durationUnit = DURATION_UNITS.get(token);
     else if (FORMATS.has(token)) {

@@ -27,7 +27,7 @@ async function startExtractor(llm: LlmEngine | undefined) {
       {
         name: "winnow.extractor.v1.ExtractorService",
         definition: ExtractorServiceService,
-        implementation: createExtractorService({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, model: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" } }),
+        implementation: createExtractorService({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, model: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" }, hybrid: true }),
         protoFile: "winnow/extractor/v1/extractor.proto",
       },
     ],
@@ -137,6 +137,25 @@ describe("ExtractorService over gRPC", () => {
     expect(JSON.parse(response.modelInputs[0]?.responseFormatJson ?? "")).toEqual(sent?.response_format);
     // No field wants a URL, so links are written as their text.
     expect(sent?.messages[1]?.content).toContain("Only $19.99 today.");
+  });
+
+  it("asks the model only for the fields the builtin engine could not answer (hybrid), and merges the answers", async () => {
+    modelAnswer = () => ({ colours: ["black"], title: "ignored: not asked for" });
+    const response = await extractWith(withLlm.client, {});
+    expect(response.engine).toBe(Engine.ENGINE_LLM);
+    expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, colours: ["black"] });
+    expect(response.warnings[0]).toMatchObject({ code: "prefilled", message: expect.stringMatching(/^2 of 3 fields .*\(title, price_usd\)/) });
+    const asked = fake.requests.at(-1)?.response_format?.json_schema?.schema as { properties: Record<string, unknown> };
+    expect(Object.keys(asked.properties)).toEqual(["colours"]);
+  });
+
+  it("makes no model call when the builtin engine answers every field", async () => {
+    const before = fake.requests.length;
+    const response = await extractWith(withLlm.client, { schemaJson: JSON.stringify({ title: "string", price_usd: "number" }) });
+    expect(response.engine).toBe(Engine.ENGINE_BUILTIN);
+    expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99 });
+    expect(response.warnings.map((w) => w.code)).toEqual(["prefilled"]);
+    expect(fake.requests.length).toBe(before);
   });
 
   it("still answers with the builtin engine on request when an LLM is configured", async () => {

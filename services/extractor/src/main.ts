@@ -29,6 +29,7 @@ const server = await startGrpcServer({
         llm,
         maxHtmlBytes: config.EXTRACT_MAX_HTML_BYTES,
         model: modelSettings(config),
+        hybrid: config.EXTRACT_HYBRID,
       }),
       protoFile: "winnow/extractor/v1/extractor.proto",
     },

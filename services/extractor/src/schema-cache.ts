@@ -22,18 +22,34 @@ export class SchemaCache {
 
   /** Throws an "invalid-schema" WinnowError naming the bad paths. */
   get(schemaJson: string): CompiledSchema {
-    const cached = this.entries.get(schemaJson);
+    return this.cached(schemaJson, () => compile(parse(schemaJson)));
+  }
+
+  /** The schema narrowed to some of its top-level fields (those hybrid extraction leaves to the model), compiled once. */
+  narrowed(schemaJson: string, fields: string[]): CompiledSchema {
+    // NUL cannot occur in JSON text, so these keys never collide with a whole schema's.
+    return this.cached(`${schemaJson}\u0000${JSON.stringify(fields)}`, () => {
+      const tree = this.get(schemaJson).tree;
+      return compile({ ...tree, fields: tree.fields.filter((field) => fields.includes(field.name)) });
+    });
+  }
+
+  private cached(key: string, build: () => CompiledSchema): CompiledSchema {
+    const cached = this.entries.get(key);
     if (cached) {
-      this.entries.delete(schemaJson);
-      this.entries.set(schemaJson, cached);
+      this.entries.delete(key);
+      this.entries.set(key, cached);
       return cached;
     }
-    const tree = parse(schemaJson);
-    const compiled = { tree, responseFormat: toResponseFormat(tree) };
-    this.entries.set(schemaJson, compiled);
+    const compiled = build();
+    this.entries.set(key, compiled);
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     return compiled;
   }
+}
+
+function compile(tree: ObjectNode): CompiledSchema {
+  return { tree, responseFormat: toResponseFormat(tree) };
 }
 
 function parse(schemaJson: string): ObjectNode {

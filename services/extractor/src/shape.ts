@@ -2,12 +2,15 @@
  * Puts any value (a model's answer, an engine's candidates) into exactly the
  * schema's shape: every declared field present, unknown keys dropped, null
  * where a value is missing. A value of the wrong type is converted only when
- * nothing is lost or guessed ("1,299.00" to 1299, 42 to "42"); otherwise it
- * becomes null with a warning naming its path.
+ * nothing is lost or guessed ("1,299.00" to 1299, 42 to "42", "PT1H30M" to
+ * 90 for a field named in minutes, "In stock" to true, "May 25, 2010" to
+ * 2010-05-25 for a field named iso8601); otherwise it becomes null with a
+ * warning naming its path.
  */
 import type { ObjectNode, ScalarType, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { CURRENCY_CODES } from "./field-names.js";
+import { nameHints, type NameHints } from "./field-names.js";
+import { durationIn, isoDate, parseBoolean, parseNumber } from "./normalize.js";
 
 export interface Shaped {
   data: Record<string, unknown>;
@@ -26,12 +29,12 @@ function shapeObject(node: ObjectNode, value: Record<string, unknown>, path: str
   return Object.fromEntries(
     node.fields.map((field) => {
       const fieldValue = Object.hasOwn(value, field.name) ? value[field.name] : undefined;
-      return [field.name, shapeNode(field.node, fieldValue, `${path}/${escapePointer(field.name)}`, warnings)];
+      return [field.name, shapeNode(field.node, fieldValue, `${path}/${escapePointer(field.name)}`, warnings, nameHints(field.name))];
     }),
   );
 }
 
-function shapeNode(node: SchemaNode, value: unknown, path: string, warnings: Warning[]): unknown {
+function shapeNode(node: SchemaNode, value: unknown, path: string, warnings: Warning[], hints: NameHints): unknown {
   // Absent, and the blank strings models write for "absent", are null without comment.
   if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) return null;
   const drop = (expected: string) => {
@@ -40,7 +43,7 @@ function shapeNode(node: SchemaNode, value: unknown, path: string, warnings: War
   };
   switch (node.kind) {
     case "scalar":
-      return shapeScalar(node.type, value, path, warnings) ?? drop(SCALAR_NAMES[node.type]);
+      return shapeScalar(node.type, value, path, warnings, hints) ?? drop(SCALAR_NAMES[node.type]);
     case "object":
       return isRecord(value) ? shapeObject(node, value, path, warnings) : drop("an object");
     case "any-object":
@@ -56,7 +59,7 @@ function shapeNode(node: SchemaNode, value: unknown, path: string, warnings: War
       }
       // A missing or unusable item is left out rather than kept as null: the list holds what was found.
       return items.flatMap((item, index) => {
-        const shaped = shapeNode(node.items, item, `${path}/${index}`, warnings);
+        const shaped = shapeNode(node.items, item, `${path}/${index}`, warnings, hints);
         return shaped === null ? [] : [shaped];
       });
     }
@@ -71,7 +74,7 @@ const SCALAR_NAMES: Record<ScalarType, string> = {
 };
 
 /** The value as the declared scalar type, or undefined when that would lose or guess something. */
-function shapeScalar(type: ScalarType, value: unknown, path: string, warnings: Warning[]): unknown {
+function shapeScalar(type: ScalarType, value: unknown, path: string, warnings: Warning[], hints: NameHints): unknown {
   const coerced = <T>(result: T | undefined): T | undefined => {
     if (result !== undefined) {
       warnings.push({ code: "coerced", message: `${describe(value)} was converted to ${SCALAR_NAMES[type]}`, path });
@@ -80,41 +83,31 @@ function shapeScalar(type: ScalarType, value: unknown, path: string, warnings: W
   };
   switch (type) {
     case "string":
-      if (typeof value === "string") return value.trim();
+      if (typeof value === "string") return hints.format === "iso8601" ? asIsoDate(value.trim()) : value.trim();
       return (typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean" ? coerced(String(value)) : undefined;
     case "number":
       if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
-      return typeof value === "string" ? coerced(parseNumber(value)) : undefined;
+      return typeof value === "string" ? coerced(readQuantity(value, hints)) : undefined;
     case "integer": {
       // JSON cannot tell 42.0 from 42, so an integral number is simply an integer.
       if (typeof value === "number") return Number.isSafeInteger(value) ? value : undefined;
-      const parsed = typeof value === "string" ? parseNumber(value) : undefined;
+      const parsed = typeof value === "string" ? readQuantity(value, hints) : undefined;
       return coerced(parsed !== undefined && Number.isSafeInteger(parsed) ? parsed : undefined);
     }
     case "boolean":
       if (typeof value === "boolean") return value;
-      return typeof value === "string" ? coerced(BOOLEAN_WORDS.get(value.trim().toLowerCase())) : undefined;
+      return typeof value === "string" ? coerced(parseBoolean(value)) : undefined;
   }
 }
 
-/** Only words that cannot mean anything else; "In stock" or "1" are left to the model and the engines. */
-const BOOLEAN_WORDS = new Map([["true", true], ["false", false], ["yes", true], ["no", false]]);
+/** A number written as text, or a duration in the unit the field's name states. */
+function readQuantity(text: string, hints: NameHints): number | undefined {
+  return parseNumber(text) ?? (hints.durationUnit ? durationIn(text, hints.durationUnit) : undefined);
+}
 
-const CURRENCY = String.raw`(?:[$€£¥₹]|US\$|${CURRENCY_CODES.join("|")})`;
-const NUMERIC_TEXT = new RegExp(
-  String.raw`^([+-]?)\s*(?:${CURRENCY}\s*)?([+-]?)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+)(?:\s*${CURRENCY})?$`,
-);
-
-/**
- * A number written as text: "1,299.00", "$12.50", "12.50 EUR", "-3". Commas
- * count only as thousands separators in groups of three, so "12,50" (a
- * decimal comma, or a list?) is refused rather than guessed.
- */
-export function parseNumber(text: string): number | undefined {
-  const match = NUMERIC_TEXT.exec(text.trim());
-  if (!match || (match[1] && match[2])) return undefined;
-  const number = Number(`${match[1] || match[2]}${match[3]!.replace(/,/g, "")}`);
-  return Number.isFinite(number) ? number : undefined;
+/** Dates already in ISO 8601 are kept as written (with their time); other written dates become YYYY-MM-DD. */
+function asIsoDate(text: string): string {
+  return /^\d{4}-\d{2}-\d{2}/.test(text) ? text : (isoDate(text) ?? text);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

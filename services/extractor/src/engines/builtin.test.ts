@@ -7,7 +7,7 @@ import { extractBuiltin } from "./builtin.js";
 /** What the service does with the builtin engine: extract, then shape. */
 function run(html: string, schema: Record<string, unknown>) {
   const tree = parseSchema(schema);
-  return shape(tree, extractBuiltin(tree, loadPage(html, "https://site.example/page").structured));
+  return shape(tree, extractBuiltin(tree, loadPage(html, "https://site.example/page")));
 }
 
 const jsonLd = (...blocks: unknown[]) =>
@@ -144,10 +144,42 @@ describe("extractBuiltin", () => {
 
   it("is not fooled by names that exist on Object.prototype", () => {
     expect(run(PRODUCT, { constructor_name: "string", value_of: "number", to_string_minutes: "integer" }).data).toEqual({
-      constructor_name: "Trail Shoe",
+      // Found only as a bare "name", which leaves out the field's first word: not confident.
+      constructor_name: null,
       value_of: null,
       to_string_minutes: null,
     });
+  });
+
+  it("reads labelled values and microdata when there is no JSON-LD, in the field's type (`car_name`: the name of the Car item)", () => {
+    const html = `<title>Accent | Cars</title><div itemscope itemtype="https://schema.org/Car"><h1 itemprop="name">2010 Hyundai Accent</h1></div>
+      <table><tr><th>Phone</th><td>(800) 460-6228</td></tr><tr><th>Fuel economy</th><td>27 City / 36 Hwy</td></tr></table>
+      <ul><li><b>Price:</b> $9,970</li><li><b>Posted:</b> Nov 23, 2010</li><li><b>Genres:</b> <a>Crime</a> | <a>Thriller</a></li></ul>`;
+    const schema = { car_name: "string", phone: "string", fuel_economy: "string", price_usd: "number", date_posted_iso8601: "string", genres: ["string"] };
+    expect(run(html, schema).data).toEqual({
+      car_name: "2010 Hyundai Accent",
+      phone: "(800) 460-6228",
+      fuel_economy: "27 City / 36 Hwy",
+      price_usd: 9970,
+      date_posted_iso8601: "2010-11-23",
+      genres: ["Crime", "Thriller"],
+    });
+  });
+
+  it("leaves a field null rather than guess: conflicting labels, a date label without a date, a partial name match", () => {
+    const html = `<p>Price: $249.99</p><p>Price: $179.00</p><p>Posted: recently</p>
+      <script type="application/ld+json">{"@type":"Product","name":"Lamp"}</script>`;
+    expect(run(html, { price_usd: "number", date_posted_iso8601: "string", seller_name: "string" }).data).toEqual({
+      price_usd: null,
+      date_posted_iso8601: null,
+      seller_name: null,
+    });
+  });
+
+  it("answers numbers in the units the name states: no price in another currency, ratings moved to the named scale", () => {
+    const html = jsonLd({ "@type": "Product", name: "Lamp", offers: { price: "12.50", priceCurrency: "EUR" }, aggregateRating: { ratingValue: "8", bestRating: "10" } });
+    expect(run(html, { price_usd: "number", price_eur: "number", rating_1_to_5: "number" }).data).toEqual({ price_usd: null, price_eur: 12.5, rating_1_to_5: 4 });
+    expect(run(`<p>Price: 12,50 €</p>`, { price_usd: "number", price: "number" }).data).toEqual({ price_usd: null, price: 12.5 });
   });
 
   it("answers all nulls for an empty page", () => {

@@ -1,108 +1,52 @@
 /**
- * The deterministic engine: no model, fields filled from what the page says
- * about itself in structured data (JSON-LD, OpenGraph/Twitter/meta tags, the
- * <title> and first <h1>). Field names are matched by meaning: split into
- * tokens, looked up in a small table of concepts, else tried as the JSON-LD
- * property of the same name (`prep_time` reads `prepTime`). Unmatched fields
- * stay null. The result still goes through shape.ts, which has the last word
- * on types.
+ * The deterministic engine: no model. Candidates come from what the page
+ * says about itself (JSON-LD, microdata, RDFa, OpenGraph/Twitter/meta tags),
+ * from what it labels for readers (table rows, definition lists,
+ * "Label: value" lines) and from its headings. Field names are matched by
+ * meaning (builtin/concepts.ts, builtin/match.ts); every value carries a
+ * confidence, and values below MIN_CONFIDENCE are left null, so that a
+ * wrong value is rarer than a missing one and the model can take the rest
+ * in hybrid mode. The result still goes through shape.ts, which has the
+ * last word on types.
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
+import { decodeHTML } from "entities";
 import { nameHints, type NameHints } from "../field-names.js";
-import type { StructuredData } from "../page.js";
+import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, rescale } from "../normalize.js";
+import type { Page, StructuredData } from "../page.js";
+import { CONCEPTS, SUPPORTING_TYPES, URL_VALUED } from "./builtin/concepts.js";
+import { asEntity, asList, first, isPresent, ownValue, readGraph, typesOf, type Entity, type Graph } from "./builtin/graph.js";
+import { pageHeadline } from "./builtin/headline.js";
+import { readLabels, type Labelled } from "./builtin/labels.js";
+import { matchLabel, MIN_CONFIDENCE, singular, type Scored } from "./builtin/match.js";
+import { readItems } from "./builtin/microdata.js";
 
-type Entity = Record<string, unknown>;
-
-/**
- * Where to look for a concept (a Map: a phrase such as "constructor" must
- * not find Object.prototype), best first: JSON-LD property paths (arrays on
- * the way take their first item), `meta:<name>` for meta tags, `page:title`
- * and `page:h1`.
- */
-const TITLE = ["headline", "name", "meta:og:title", "meta:twitter:title", "page:h1", "page:title"];
-const DESCRIPTION = ["description", "meta:description", "meta:og:description", "meta:twitter:description"];
-const IMAGE = ["image", "thumbnailUrl", "meta:og:image", "meta:twitter:image"];
-const PUBLISHED = ["datePublished", "dateCreated", "uploadDate", "meta:article:published_time"];
-const AUTHOR = ["author", "creator", "meta:author", "meta:article:author"];
-const INSTRUCTIONS = ["recipeInstructions", "step"];
-const REVIEW_COUNT = ["aggregateRating.reviewCount", "aggregateRating.ratingCount"];
-const AVAILABILITY = ["offers.availability"];
-
-const CONCEPTS = new Map<string, string[]>(Object.entries({
-  title: TITLE,
-  headline: TITLE,
-  name: ["name", "headline", "meta:og:title", "page:h1", "page:title"],
-  description: DESCRIPTION,
-  summary: DESCRIPTION,
-  image: IMAGE,
-  photo: IMAGE,
-  picture: IMAGE,
-  thumbnail: ["thumbnailUrl", ...IMAGE],
-  author: AUTHOR,
-  byline: AUTHOR,
-  creator: AUTHOR,
-  date: [...PUBLISHED, "startDate"],
-  published: PUBLISHED,
-  modified: ["dateModified", "meta:article:modified_time"],
-  updated: ["dateModified", "meta:article:modified_time"],
-  price: ["offers.price", "offers.lowPrice", "price", "meta:product:price:amount", "meta:og:price:amount"],
-  currency: ["offers.priceCurrency", "priceCurrency", "meta:product:price:currency", "meta:og:price:currency"],
-  rating: ["aggregateRating.ratingValue", "reviewRating.ratingValue"],
-  "review count": REVIEW_COUNT,
-  "rating count": REVIEW_COUNT,
-  availability: AVAILABILITY,
-  "in stock": AVAILABILITY,
-  available: AVAILABILITY,
-  brand: ["brand", "manufacturer"],
-  ingredients: ["recipeIngredient", "ingredients"],
-  instructions: INSTRUCTIONS,
-  steps: INSTRUCTIONS,
-  directions: INSTRUCTIONS,
-  servings: ["recipeYield"],
-  yield: ["recipeYield"],
-  cuisine: ["recipeCuisine"],
-  category: ["recipeCategory", "category", "articleSection"],
-  keywords: ["keywords", "meta:keywords"],
-  tags: ["keywords", "meta:keywords"],
-  calories: ["nutrition.calories"],
-  publisher: ["publisher", "meta:og:site_name"],
-  site: ["publisher", "meta:og:site_name"],
-  url: ["url", "meta:og:url"],
-  link: ["url", "meta:og:url"],
-  body: ["reviewBody", "articleBody", "text"],
-  text: ["text", "reviewBody", "articleBody"],
-}));
-
-/** Subjects whose text value is a URL: an image's name or caption is not the image. */
-const URL_VALUED = new Set(["image", "photo", "picture", "thumbnail", "logo"]);
-
-/** Types that describe the site or the page around the content rather than the content itself. */
-const SUPPORTING_TYPES = new Set([
-  "website", "webpage", "organization", "breadcrumblist", "imageobject", "person", "sitenavigationelement",
-  "searchaction", "readaction", "wpheader", "wpfooter", "wpsidebar", "listitem",
-]);
-
-export function extractBuiltin(tree: ObjectNode, data: StructuredData): Record<string, unknown> {
-  const graph = readGraph(data.jsonLd);
+export function extractBuiltin(tree: ObjectNode, page: Page): Record<string, unknown> {
+  const graph = readGraph([...page.structured.jsonLd, ...readItems(page.$)]);
   const primary = primaryEntity(tree, graph);
   // The WebPage entity describes the same page, and often carries its dates and description.
   const webPage = graph.entities.find((e) => e !== primary && typesOf(e).includes("webpage"));
-  const source: Source = { entities: [primary, webPage].filter((e) => e !== undefined), page: data, graph };
+  const source: Source = {
+    entities: [primary, webPage].filter((e) => e !== undefined),
+    page: { data: page.structured, labels: readLabels(page.$), aboutWords: primary && !isSupporting(primary) ? typesOf(primary) : [] },
+    graph,
+  };
   return fillObject(tree, source);
 }
 
+/** Listing pages can declare hundreds of entities; the one a page is about comes early. */
 const MAX_CANDIDATES = 50;
 
 /**
  * The entity the schema is about: of the content entities (an @graph often
  * holds an Article and a Recipe side by side), the one that has values for
- * the most top-level fields; the first one on a tie.
+ * the most top-level fields; the first one on a tie. Only when there is no
+ * content entity does a supporting one (an Organization) stand in.
  */
 function primaryEntity(tree: ObjectNode, graph: Graph): Entity | undefined {
-  const content = graph.entities.filter((e) => !typesOf(e).some((t) => SUPPORTING_TYPES.has(t)));
+  const content = graph.entities.filter((e) => !isSupporting(e));
   let best: Entity | undefined;
   let bestScore = -1;
-  // Listing pages can declare hundreds of entities; the one a page is about comes early.
   for (const entity of (content.length > 0 ? content : graph.entities).slice(0, MAX_CANDIDATES)) {
     const source = nested(entity, graph);
     const score = tree.fields.filter((field) => find(nameHints(field.name), source) !== undefined).length;
@@ -111,11 +55,22 @@ function primaryEntity(tree: ObjectNode, graph: Graph): Entity | undefined {
   return best;
 }
 
+function isSupporting(entity: Entity): boolean {
+  return typesOf(entity).some((t) => SUPPORTING_TYPES.has(t));
+}
+
 interface Source {
   entities: Entity[];
-  /** Page-level values (meta tags, title); only for the top level, not inside nested entities. */
-  page: StructuredData | undefined;
+  /** Page-level values; only for the top level, not inside nested entities. */
+  page: PageValues | undefined;
   graph: Graph;
+}
+
+interface PageValues {
+  data: StructuredData;
+  labels: Labelled[];
+  /** The main entity's types: a field's words naming them ("recipe" in `recipe_title`) need no match of their own. */
+  aboutWords: string[];
 }
 
 function fillObject(node: ObjectNode, source: Source): Record<string, unknown> {
@@ -124,193 +79,218 @@ function fillObject(node: ObjectNode, source: Source): Record<string, unknown> {
 
 function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
   const found = find(hints, source);
+  const confident = found && found.confidence >= MIN_CONFIDENCE ? found.value : undefined;
   switch (node.kind) {
-    case "scalar":
-      if (found === undefined) return null;
-      if (node.type === "string") return texts(found, hints).join("\n") || null;
-      if (node.type === "boolean") return availabilityFlag(first(found)) ?? first(found);
-      return toQuantity(first(found), hints);
+    case "scalar": {
+      const plausible = found && confident !== undefined && source.page ? plausibility(found.value, hints) * found.confidence >= MIN_CONFIDENCE : true;
+      const value = confident === undefined || !plausible ? undefined : inFieldUnits(scalar(node.type, confident, hints), hints, source);
+      return value ?? fromLabel(node, hints, source) ?? null;
+    }
     case "object": {
       // A field with no source of its own groups fields of the same entity: {"product": {"name", "price"}}.
       if (found === undefined) return fillObject(node, source);
-      const entity = asEntity(first(found), source.graph);
+      const entity = confident === undefined ? undefined : asEntity(first(confident), source.graph);
       return entity ? fillObject(node, nested(entity, source.graph)) : null;
     }
     case "array":
-      return fillArray(node.items, hints, found, source.graph);
+      return fillArray(node.items, hints, confident, source) ?? fromLabel(node, hints, source) ?? null;
     case "any-array":
-      return found === undefined ? null : Array.isArray(found) ? found : [found];
+      return confident === undefined ? null : asList(confident);
     case "any-object":
-      return asEntity(first(found), source.graph) ?? null;
+      return (confident !== undefined && asEntity(first(confident), source.graph)) || null;
   }
 }
 
-function fillArray(items: SchemaNode, hints: NameHints, found: unknown, graph: Graph): unknown {
+/**
+ * Doubts about a page-level text that no single source can settle: an
+ * excerpt cut short ("…") is not the whole description, and "No Author" is
+ * no author.
+ */
+function plausibility(value: unknown, hints: NameHints): number {
+  const text = texts(value, hints).join(" ");
+  if (/(\.\.\.|…|\[…\]|\[\.\.\.\])$/.test(text)) return 0.5;
+  const isAuthor = hints.subject.some((word) => ["author", "byline", "writer", "creator"].includes(word));
+  if (isAuthor && /^(no author|unknown|admin|anonymous)$/i.test(text.trim())) return 0;
+  return 1;
+}
+
+/**
+ * A number in the units the field's name states: a price in another
+ * currency than `price_usd` names is no answer (converting would need a
+ * rate), and a rating on another scale moves to the named one.
+ */
+function inFieldUnits(value: unknown, hints: NameHints, source: Source): unknown {
+  const number = typeof value === "number" ? value : typeof value === "string" ? parseNumber(value) : undefined;
+  if (number === undefined) return value;
+  if (hints.currency) {
+    const stated = textAt("offers.priceCurrency", source) ?? textAt("priceCurrency", source);
+    if (stated && (currencyCode(stated) ?? stated.trim().toUpperCase()) !== hints.currency) return undefined;
+  }
+  const best = hints.scale ? Number(textAt("aggregateRating.bestRating", source) ?? textAt("reviewRating.bestRating", source)) : NaN;
+  return hints.scale && Number.isFinite(best) && best > 0 ? rescale(number, best, hints.scale) : number;
+}
+
+function textAt(path: string, source: Source): string | undefined {
+  const value = first(lookup(path, source)?.value);
+  return typeof value === "string" || typeof value === "number" ? String(value) : undefined;
+}
+
+function scalar(type: string, found: unknown, hints: NameHints): unknown {
+  if (type === "string") return texts(found, hints).join("\n") || undefined;
+  if (type === "boolean") return typeof first(found) === "string" ? parseBoolean(first(found) as string) : first(found);
+  return toQuantity(first(found), hints);
+}
+
+function fillArray(items: SchemaNode, hints: NameHints, found: unknown, source: Source): unknown[] | undefined {
+  const { graph } = source;
   if (items.kind === "object") {
     // A list of things with no property of its own may be the page's entities of that type: "products" → Product.
     const list = found !== undefined ? asList(found) : graph.entities.filter((e) => typesOf(e).includes(singular(hints.subject.join(""))));
     const entities = list.map((item) => asEntity(item, graph)).filter((e) => e !== undefined);
-    return entities.length > 0 ? entities.map((entity) => fillObject(items, nested(entity, graph))) : null;
+    return entities.length > 0 ? entities.map((entity) => fillObject(items, nested(entity, graph))) : undefined;
   }
-  if (found === undefined) return null;
+  if (found === undefined) return undefined;
   if (items.kind === "scalar" && items.type === "string") return texts(found, hints);
   return asList(found).map((item) => (items.kind === "scalar" ? toQuantity(item, hints) : item));
+}
+
+/**
+ * A value the page labels for the field ("ISBN-13: 978-..."), read into the
+ * field's type; undefined when no label matches confidently or its value
+ * does not read as the type (a date field's label followed by no date).
+ */
+function fromLabel(node: SchemaNode, hints: NameHints, source: Source): unknown {
+  if (!source.page) return undefined;
+  const match = matchLabel(hints, source.page.labels);
+  if (!match || match.confidence < MIN_CONFIDENCE) return undefined;
+  const { value, items } = match.value;
+  if (node.kind === "array") {
+    if (node.items.kind !== "scalar" || node.items.type !== "string") return undefined;
+    return items.length > 0 ? items : value.split(/\s*[|;•]\s*|\s*,\s+/).filter((item) => item.length > 0);
+  }
+  if (node.kind !== "scalar") return undefined;
+  switch (node.type) {
+    case "string":
+      return hints.format === "iso8601" ? isoDate(value) : value;
+    case "boolean":
+      return parseBoolean(value);
+    default: {
+      const stated = currencyCode(value);
+      if (hints.currency && stated && stated !== hints.currency) return undefined;
+      // "$9,970", "205 lbs." (a short value with a number and a unit), "1 hr 30 mins".
+      return parseNumber(value) ?? (hints.durationUnit ? durationIn(value, hints.durationUnit) : undefined) ?? (value.length <= 30 ? firstNumber(value) : undefined);
+    }
+  }
 }
 
 function nested(entity: Entity, graph: Graph): Source {
   return { entities: [entity], page: undefined, graph };
 }
 
-/** The first present value for the field, trying its concepts and then same-named JSON-LD properties. */
-function find(hints: NameHints, source: Source): unknown {
-  for (const phrase of phrases(hints.subject)) {
-    const camel = phrase.replace(/ (\w)/g, (_, c: string) => c.toUpperCase());
-    for (const path of [...(CONCEPTS.get(phrase) ?? []), camel, singular(camel)]) {
-      const value = lookup(path, source);
-      if (isPresent(value)) return value;
-    }
-  }
-  return undefined;
-}
+/** How sure a match is by where it was found: the page's main entity, a property of the field's own name, a meta tag. */
+const CONFIDENCE = { concept: 0.9, sameName: 0.85, meta: 0.8 };
+
+/** Words that name a form of a value rather than another thing: `brand_name` is the brand, `published_at` the publication. */
+const ATTRIBUTE_WORDS = new Set(["name", "names", "text", "value", "title", "label", "url", "urls", "link", "links", "list", "date", "time", "at", "full", "average", "avg", "overall"]);
 
 /** Bounds on the phrases tried per field, so the work stays small whatever the name's length. */
 const MAX_TOKENS = 12;
 const MAX_PHRASE_TOKENS = 3;
 
+/**
+ * The first present value for the field, trying its concepts and then
+ * same-named properties, longest phrase first. A match on part of the name
+ * loses confidence for each word it leaves out, unless that word names the
+ * page's main entity or a form of the value: `recipe_title` is the recipe's
+ * title and `author_name` the author, but `author_name` found as a bare
+ * `name` is most likely the name of something else.
+ */
+function find(hints: NameHints, source: Source): Scored<unknown> | undefined {
+  const subject = hints.subject.slice(0, MAX_TOKENS);
+  // The first confident match wins; a doubtful one (the name of a stand-in Organization) lets later sources speak.
+  let doubtful: Scored<unknown> | undefined;
+  for (const phrase of phrases(subject)) {
+    const words = phrase.split(" ");
+    const leftOut = subject.filter((word) => !words.includes(word) && !ATTRIBUTE_WORDS.has(word) && !source.page?.aboutWords.some((type) => type.includes(word))).length;
+    const camel = phrase.replace(/ (\w)/g, (_, c: string) => c.toUpperCase());
+    const concepts = CONCEPTS.get(phrase) ?? [];
+    for (const path of [...concepts, camel, singular(camel)]) {
+      const found = lookup(path, source);
+      if (found === undefined) continue;
+      const base = path === "page:headline" ? 1 : path.startsWith("meta:") ? CONFIDENCE.meta : concepts.includes(path) ? CONFIDENCE.concept : CONFIDENCE.sameName;
+      const scored = { value: found.value, confidence: base * found.confidence * 0.5 ** leftOut };
+      if (scored.confidence >= MIN_CONFIDENCE) return scored;
+      if (scored.confidence > (doubtful?.confidence ?? 0)) doubtful = scored;
+    }
+  }
+  return doubtful;
+}
+
 /** Contiguous token runs, longest first and left to right: "author name" before "author" before "name". */
 function phrases(subject: string[]): string[] {
-  const tokens = subject.slice(0, MAX_TOKENS);
   const result: string[] = [];
-  for (let size = Math.min(tokens.length, MAX_PHRASE_TOKENS); size > 0; size -= 1) {
-    for (let start = 0; start + size <= tokens.length; start += 1) result.push(tokens.slice(start, start + size).join(" "));
+  for (let size = Math.min(subject.length, MAX_PHRASE_TOKENS); size > 0; size -= 1) {
+    for (let start = 0; start + size <= subject.length; start += 1) result.push(subject.slice(start, start + size).join(" "));
   }
   return result;
 }
 
-function lookup(path: string, source: Source): unknown {
-  if (path.startsWith("meta:")) return source.page?.meta.get(path.slice(5));
-  if (path === "page:title") return source.page?.title;
-  if (path === "page:h1") return source.page?.h1;
+function lookup(path: string, source: Source): Scored<unknown> | undefined {
+  if (path.startsWith("meta:")) {
+    const value = source.page?.data.meta.get(path.slice(5));
+    return value ? { value, confidence: 1 } : undefined;
+  }
+  if (path === "page:headline") return source.page ? pageHeadline(source.page.data) : undefined;
   for (const entity of source.entities) {
     let value: unknown = entity;
     for (const key of path.split(".")) {
       const current = asEntity(first(value), source.graph);
       value = current ? ownValue(current, key) : undefined;
     }
-    if (isPresent(value)) return Array.isArray(value) ? value.map((item) => asEntity(item, source.graph) ?? item) : (asEntity(value, source.graph) ?? value);
+    if (!isPresent(value)) continue;
+    // A stand-in main entity (an Organization, when the page declares nothing else) is not what the page is about,
+    // and the name of a WebPage is usually its <title>, site name and all.
+    const standIn = source.page && isSupporting(entity) && (entity === source.entities[0] || path === "name");
+    const confidence = standIn ? 0.6 : 1;
+    return { value: Array.isArray(value) ? value.map((item) => asEntity(item, source.graph) ?? item) : (asEntity(value, source.graph) ?? value), confidence };
   }
   return undefined;
 }
 
-/** A property by name, ignoring case (JSON-LD in the wild is not consistent), own properties only. */
-function ownValue(entity: Entity, key: string): unknown {
-  if (Object.hasOwn(entity, key)) return entity[key];
-  const lower = key.toLowerCase();
-  const match = Object.keys(entity).find((k) => k.toLowerCase() === lower);
-  return match === undefined ? undefined : entity[match];
-}
-
-function isPresent(value: unknown): boolean {
-  return value !== undefined && value !== null && value !== "" && !(Array.isArray(value) && value.length === 0);
-}
-
 /**
- * The text values in a JSON-LD value, flattened: step lists (HowToSection →
- * HowToStep), people and things by name, images by URL when the field wants one.
+ * The text values in a structured value, flattened: step lists (HowToSection
+ * → HowToStep), people and things by name, images by URL when the field
+ * wants one. HTML entities left in the data ("&amp;") are decoded.
  */
 function texts(value: unknown, hints: NameHints): string[] {
-  if (typeof value === "string") return value.trim() ? [value.trim()] : [];
+  if (typeof value === "string") {
+    const text = decodeHTML(value).replace(/\s+/g, " ").trim();
+    // A link where a name or text is wanted (an author given as a profile URL) is not the value.
+    return text && (wantsUrl(hints) || !/^https?:\/\/\S+$/.test(text)) ? [text] : [];
+  }
   if (typeof value === "number" || typeof value === "boolean") return [String(value)];
   if (Array.isArray(value)) return value.flatMap((item) => texts(item, hints));
   if (typeof value !== "object" || value === null) return [];
   const entity = value as Entity;
   const list = ownValue(entity, "itemListElement");
   if (list !== undefined) return texts(list, hints);
-  const wantsUrl = hints.format === "url" || hints.subject.some((t) => URL_VALUED.has(t));
-  const keys = wantsUrl ? ["url", "contentUrl", "@id"] : ["text", "name", "@value", "url", "contentUrl"];
+  // A thing's URL is not its name: without a name or text, a person given only as a link has no text.
+  const keys = wantsUrl(hints) ? ["url", "contentUrl", "@id"] : ["text", "name", "@value"];
   for (const key of keys) {
     const text = ownValue(entity, key);
-    if (typeof text === "string" && text.trim()) return [text.trim()];
+    if (typeof text === "string" && text.trim()) return texts(text, hints);
   }
   return [];
 }
 
-/** A number for a numeric field; ISO 8601 durations become the unit the name states (PT1H30M → 90 for `_minutes`). */
+function wantsUrl(hints: NameHints): boolean {
+  return hints.format === "url" || hints.subject.some((t) => URL_VALUED.has(t));
+}
+
+/** A number for a numeric field; durations become the unit the name states (PT1H30M → 90 for `_minutes`). */
 function toQuantity(value: unknown, hints: NameHints): unknown {
   if (typeof value === "object" && value !== null) return texts(value, hints)[0];
   if (typeof value !== "string") return value;
   // Without a unit in the name, converting would be a guess; shape.ts then refuses the text.
-  const seconds = hints.durationUnit ? durationSeconds(value) : undefined;
-  if (seconds === undefined || !hints.durationUnit) return value;
-  return seconds / { seconds: 1, minutes: 60, hours: 3600, days: 86400 }[hints.durationUnit];
-}
-
-const DURATION = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
-
-function durationSeconds(text: string): number | undefined {
-  const match = DURATION.exec(text.trim());
-  if (!match || !match.slice(1).some((part) => part !== undefined)) return undefined;
-  const [days = 0, hours = 0, minutes = 0, seconds = 0] = match.slice(1).map((part) => Number(part ?? 0));
-  return ((days * 24 + hours) * 60 + minutes) * 60 + seconds;
-}
-
-/** schema.org ItemAvailability values as a yes/no answer to "is it available?". */
-function availabilityFlag(value: unknown): boolean | undefined {
-  if (typeof value !== "string") return undefined;
-  const term = value.replace(/^https?:\/\/schema\.org\//i, "").toLowerCase();
-  if (["instock", "instoreonly", "onlineonly", "limitedavailability", "presale", "preorder"].includes(term)) return true;
-  if (["outofstock", "soldout", "discontinued"].includes(term)) return false;
-  return undefined;
-}
-
-interface Graph {
-  /** Top-level entities, @graph members included, in page order. */
-  entities: Entity[];
-  /** Entities by @id, so references such as {"@id": "#author"} resolve. */
-  byId: Map<string, Entity>;
-}
-
-function readGraph(blocks: unknown[]): Graph {
-  const entities: Entity[] = [];
-  const byId = new Map<string, Entity>();
-  const index = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(index);
-    if (typeof value !== "object" || value === null) return;
-    const entity = value as Entity;
-    const id = entity["@id"];
-    if (typeof id === "string" && Object.keys(entity).length > 1 && !byId.has(id)) byId.set(id, entity);
-    Object.values(entity).forEach(index);
-  };
-  for (const block of blocks.flatMap((b) => asList(b))) {
-    if (typeof block !== "object" || block === null) continue;
-    const graph = (block as Entity)["@graph"];
-    const members = graph !== undefined ? asList(graph) : [block];
-    for (const member of members) if (typeof member === "object" && member !== null && !Array.isArray(member)) entities.push(member as Entity);
-    index(block);
-  }
-  return { entities, byId };
-}
-
-/** A value as an entity, following an {"@id": ...} reference to the full entity. */
-function asEntity(value: unknown, graph: Graph): Entity | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const entity = value as Entity;
-  const id = entity["@id"];
-  return Object.keys(entity).length === 1 && typeof id === "string" ? (graph.byId.get(id) ?? entity) : entity;
-}
-
-function typesOf(entity: Entity): string[] {
-  return asList(entity["@type"]).filter((t): t is string => typeof t === "string").map((t) => t.toLowerCase());
-}
-
-function asList(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : value === undefined ? [] : [value];
-}
-
-function first(value: unknown): unknown {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function singular(word: string): string {
-  return word.length > 3 && word.endsWith("s") && !word.endsWith("ss") ? word.slice(0, -1) : word;
+  return (hints.durationUnit ? durationIn(value, hints.durationUnit) : undefined) ?? value;
 }

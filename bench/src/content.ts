@@ -10,15 +10,15 @@
  */
 import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { load } from "cheerio";
 import { NodeHtmlMarkdown } from "node-html-markdown";
-import { loadPage } from "../services/extractor/src/page.js";
-import { parseSchema } from "../packages/platform/src/schema-language.js";
-import { renderPageContent, urlsWanted } from "../services/extractor/src/page-content.js";
-import { normalizeText, numbersIn, withoutUrls } from "../services/extractor/src/text-match.js";
-import { countTokens } from "../services/extractor/src/tokens.js";
+import { loadPage } from "../../services/extractor/dist/page.js";
+import { parseSchema } from "@winnow/platform";
+import { REPO_ROOT } from "../../scripts/dist/stack.js";
+import { renderPageContent, urlsWanted } from "../../services/extractor/dist/page-content.js";
+import { normalizeText, numbersIn, withoutUrls } from "../../services/extractor/dist/text-match.js";
+import { countTokens } from "../../services/extractor/dist/tokens.js";
 
 interface Case {
   id: string;
@@ -31,9 +31,8 @@ interface Case {
   content_must_exclude?: string[];
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
 const { values: args } = parseArgs({ options: { corpus: { type: "string" }, limit: { type: "string" } } });
-const corpusDir = args.corpus ?? join(here, "../../../shared/corpus/dev");
+const corpusDir = args.corpus ?? join(REPO_ROOT, "../shared/corpus/dev");
 const cases = readFileSync(join(corpusDir, "cases.jsonl"), "utf8")
   .split("\n")
   .filter((line) => line.trim() !== "")
@@ -164,7 +163,7 @@ console.table(summary.map((s) => ({
   "include kept %": s.mustIncludeKeptPct ?? "-",
   "exclude dropped %": s.mustExcludeDroppedPct ?? "-",
 })));
-const out = join(here, "results/content.json");
+const out = join(REPO_ROOT, "bench/results/content.json");
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify({ corpus: corpusDir, cases: cases.length, seconds: Math.round((Date.now() - started) / 1000), summary, perPage }, null, 2)}\n`);
 console.log(`${cases.length} pages in ${Math.round((Date.now() - started) / 1000)} s; details in ${out}`);

@@ -19,17 +19,18 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { callUnary, createClient, createLogger, startGrpcServer } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
-import { generateApiKey } from "../../services/auth/src/api-key.js";
-import { authServiceBinding } from "../../services/auth/src/auth-service.js";
-import { AuthStore } from "../../services/auth/src/auth-store.js";
-import { openPglite, openPostgres, type SqlDatabase } from "../../services/auth/src/database.js";
-import { KeyCipher } from "../../services/auth/src/key-cipher.js";
-import { migrate } from "../../services/auth/src/migrations.js";
-import { planLookup } from "../../services/auth/src/plans.js";
-import { createApp } from "../../services/gateway/src/app.js";
-import { connectBackends } from "../../services/gateway/src/backends.js";
-import { startHttpServer } from "../../services/gateway/src/http-server.js";
-import { createLimiterFactory } from "../../services/gateway/src/rate-limits.js";
+import { generateApiKey } from "../../services/auth/dist/api-key.js";
+import { authServiceBinding } from "../../services/auth/dist/auth-service.js";
+import { AuthStore } from "../../services/auth/dist/auth-store.js";
+import { openPglite, openPostgres, type SqlDatabase } from "../../services/auth/dist/database.js";
+import { KeyCipher } from "../../services/auth/dist/key-cipher.js";
+import { migrate } from "../../services/auth/dist/migrations.js";
+import { planLookup } from "../../services/auth/dist/plans.js";
+import { createApp } from "../../services/gateway/dist/app.js";
+import { connectBackends } from "../../services/gateway/dist/backends.js";
+import { Drain } from "../../services/gateway/dist/drain.js";
+import { startHttpServer } from "../../services/gateway/dist/http-server.js";
+import { createLimiterFactory } from "../../services/gateway/dist/rate-limits.js";
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
@@ -116,6 +117,7 @@ async function benchBackend(backend: Backend) {
   const limiters = createLimiterFactory({ redisUrl: undefined, keyPrefix: "bench:", logger });
   const app = createApp({
     backends,
+    drain: new Drain(),
     logger,
     requestTimeoutMs: 60_000,
     maxBodyBytes: 1024 * 1024,

@@ -1,0 +1,118 @@
+/**
+ * The two ways the quality harness reaches Winnow: the extractor alone, as
+ * its own process over gRPC (the page fetched from the loopback server and
+ * sent as HTML), or the whole stack over HTTP (the renderer loads the page
+ * in Chromium, as a customer's request would).
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { callUnary, checkHealth, createClient } from "@winnow/platform";
+import { Engine, ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { freePorts } from "../../scripts/dist/ports.js";
+import { REPO_ROOT, startStack } from "../../scripts/dist/stack.js";
+
+export interface Extraction {
+  data: Record<string, unknown> | undefined;
+  /** The error's text when the request failed. */
+  error: string | undefined;
+  /** Time of the extraction request alone (gRPC mode) or of the whole scrape (stack mode). */
+  ms: number;
+  /** Size of the HTML extracted, when known (gRPC mode). */
+  htmlBytes: number | undefined;
+}
+
+export interface Runner {
+  run(url: string, schema: unknown): Promise<Extraction>;
+  stop(): Promise<void>;
+}
+
+const REQUEST_TIMEOUT_MS = 60_000;
+/** No model in the harness: it measures the builtin engine. */
+const WITHOUT_LLM = { LLM_BASE_URL: "", LLM_API_KEY: "", OPENAI_API_KEY: "", LOG_LEVEL: "warn" };
+
+/** The extractor as a real process, called over gRPC with the builtin engine. */
+export async function startExtractorRunner(): Promise<Runner> {
+  const [port] = await freePorts(1);
+  const address = `127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, "services/extractor/dist/main.js")], {
+    env: { ...process.env, ...WITHOUT_LLM, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(port) },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const deadline = Date.now() + 30_000;
+  while ((await checkHealth(address)) !== "SERVING") {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill();
+      throw new Error(`the extractor did not start on ${address}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const client = createClient(ExtractorServiceClient, address);
+  return {
+    async run(url, schema) {
+      const html = await (await fetch(url)).text();
+      const started = performance.now();
+      try {
+        const response = await callUnary(client.extract.bind(client), {
+          url,
+          html,
+          schemaJson: JSON.stringify(schema),
+          taskDescription: "",
+          options: { engine: Engine.ENGINE_BUILTIN, includeModelInput: false },
+        }, { deadline: new Date(Date.now() + REQUEST_TIMEOUT_MS) });
+        return { data: JSON.parse(response.dataJson) as Record<string, unknown>, error: undefined, ms: performance.now() - started, htmlBytes: Buffer.byteLength(html) };
+      } catch (error) {
+        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: Buffer.byteLength(html) };
+      }
+    },
+    async stop() {
+      client.close();
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** The four services as processes, scraped over HTTP; the renderer may reach only the page server. */
+export async function startStackRunner(pageHostPort: string): Promise<Runner> {
+  const [gateway, auth, renderer, extractor] = (await freePorts(4)) as [number, number, number, number];
+  const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-bench-"));
+  const output: string[] = [];
+  // A clean environment, as in the end-to-end tests: a developer's own LLM or database settings must not change what is measured.
+  const stack = await startStack({
+    inheritEnv: false,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...WITHOUT_LLM, WINNOW_EGRESS_ALLOW: pageHostPort, WINNOW_DATA_DIR: dataDir },
+    ports: { gateway, auth, renderer, extractor },
+    onOutput: (service, line) => output.push(`${service}: ${line}`),
+    // Auth migrates its database and the renderer starts Chromium first; a loaded machine needs time.
+    readyTimeoutMs: 300_000,
+  }).catch(async (error: Error) => {
+    await rm(dataDir, { recursive: true, force: true });
+    throw new Error(`${error.message}\n${output.slice(-30).join("\n")}`);
+  });
+  return {
+    async run(url, schema) {
+      const started = performance.now();
+      try {
+        const response = await fetch(`${stack.gatewayUrl}/scrape`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": stack.apiKey },
+          body: JSON.stringify({ url, schema }),
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        const body = (await response.json()) as Record<string, unknown>;
+        const ms = performance.now() - started;
+        if (!response.ok) return { data: undefined, error: `HTTP ${response.status}: ${String(body.title ?? body.type)}`, ms, htmlBytes: undefined };
+        return { data: body, error: undefined, ms, htmlBytes: undefined };
+      } catch (error) {
+        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: undefined };
+      }
+    },
+    async stop() {
+      await stack.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

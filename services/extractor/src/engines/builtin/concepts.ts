@@ -1,0 +1,117 @@
+/**
+ * What field names mean: where each concept lives in structured data, and
+ * the words pages use to label it. Generic vocabulary (schema.org property
+ * names, common label words), never tied to a site.
+ */
+/**
+ * Where to look for a concept (a Map: a phrase such as "constructor" must
+ * not find Object.prototype), best first: JSON-LD property paths (arrays on
+ * the way take their first item), `meta:<name>` for meta tags and
+ * `page:headline` for the page's own heading (title, og:title and <h1>
+ * reconciled).
+ */
+const TITLE = ["headline", "name", "page:headline"];
+const DESCRIPTION = ["description", "meta:description", "meta:og:description", "meta:twitter:description"];
+const IMAGE = ["image", "thumbnailUrl", "meta:og:image", "meta:twitter:image"];
+const PUBLISHED = ["datePublished", "dateCreated", "uploadDate", "meta:article:published_time"];
+const AUTHOR = ["author", "creator", "meta:author", "meta:article:author"];
+const INSTRUCTIONS = ["recipeInstructions", "step"];
+const AVAILABILITY = ["offers.availability"];
+
+export const CONCEPTS = new Map<string, string[]>(Object.entries({
+  title: TITLE,
+  headline: TITLE,
+  name: ["name", "headline", "page:headline"],
+  description: DESCRIPTION,
+  summary: DESCRIPTION,
+  image: IMAGE,
+  photo: IMAGE,
+  picture: IMAGE,
+  thumbnail: ["thumbnailUrl", ...IMAGE],
+  author: AUTHOR,
+  byline: AUTHOR,
+  creator: AUTHOR,
+  date: [...PUBLISHED, "startDate"],
+  published: PUBLISHED,
+  modified: ["dateModified", "meta:article:modified_time"],
+  updated: ["dateModified", "meta:article:modified_time"],
+  price: ["offers.price", "offers.lowPrice", "price", "meta:product:price:amount", "meta:og:price:amount"],
+  currency: ["offers.priceCurrency", "priceCurrency", "meta:product:price:currency", "meta:og:price:currency"],
+  rating: ["aggregateRating.ratingValue", "reviewRating.ratingValue"],
+  "review count": ["aggregateRating.reviewCount", "aggregateRating.ratingCount"],
+  "rating count": ["aggregateRating.ratingCount", "aggregateRating.reviewCount"],
+  availability: AVAILABILITY,
+  "in stock": AVAILABILITY,
+  available: AVAILABILITY,
+  brand: ["brand", "manufacturer"],
+  ingredients: ["recipeIngredient", "ingredients"],
+  instructions: INSTRUCTIONS,
+  steps: INSTRUCTIONS,
+  directions: INSTRUCTIONS,
+  servings: ["recipeYield"],
+  yield: ["recipeYield"],
+  cuisine: ["recipeCuisine"],
+  category: ["recipeCategory", "category", "articleSection"],
+  keywords: ["keywords", "meta:keywords"],
+  tags: ["keywords", "meta:keywords"],
+  calories: ["nutrition.calories"],
+  publisher: ["publisher", "meta:og:site_name"],
+  site: ["publisher", "meta:og:site_name"],
+  url: ["url", "meta:og:url"],
+  link: ["url", "meta:og:url"],
+  body: ["reviewBody", "articleBody", "text"],
+  "mpaa rating": ["contentRating"],
+  phone: ["telephone"],
+  telephone: ["telephone"],
+  website: ["url"],
+  company: ["hiringOrganization", "worksFor"],
+  employer: ["hiringOrganization", "worksFor"],
+  "date posted": ["datePosted"],
+  location: ["jobLocation.address.addressLocality", "address.addressLocality", "location"],
+  team: ["memberOf", "affiliation"],
+  text: ["text", "reviewBody", "articleBody"],
+}));
+
+/** Subjects whose text value is a URL: an image's name or caption is not the image. */
+export const URL_VALUED = new Set(["image", "photo", "picture", "thumbnail", "logo"]);
+
+/** Types that describe the site or the page around the content rather than the content itself. */
+export const SUPPORTING_TYPES = new Set([
+  "website", "webpage", "organization", "breadcrumblist", "imageobject", "person", "sitenavigationelement",
+  "searchaction", "readaction", "wpheader", "wpfooter", "wpsidebar", "listitem",
+  "corporation", "localbusiness", "newsmediaorganization", "educationalorganization", "governmentorganization", "brand",
+  "collectionpage", "itempage", "aboutpage", "contactpage", "searchresultspage", "sitenavigation", "videoobject",
+]);
+
+/**
+ * Other words a page's labels use for a field's concept (singular forms;
+ * "Directed by" for a director, "Tel" for a phone). A field's own words are
+ * always tried first.
+ */
+export const LABEL_SYNONYMS = new Map<string, string[]>(Object.entries({
+  author: ["written by", "writer", "byline", "creator"],
+  director: ["directed by"],
+  genre: ["category", "categories"],
+  "mpaa rating": ["rated", "mpaa", "rating"],
+  phone: ["telephone", "tel", "phone number", "contact number"],
+  website: ["web site", "homepage", "url", "web"],
+  manufacturer: ["brand", "maker", "make"],
+  brand: ["manufacturer", "make"],
+  company: ["employer", "company name", "organization", "hiring company"],
+  location: ["city", "job location", "place"],
+  "date posted": ["posted", "posted on", "date", "post date", "posted date"],
+  "published date": ["publication date", "published on", "date published", "published", "release date"],
+  address: ["location", "street address"],
+  cuisine: ["cuisines", "food", "type of cuisine"],
+  type: ["institution type", "school type", "type of institution"],
+  isbn: ["isbn 13", "isbn 10"],
+  price: ["our price", "sale price", "list price", "msrp", "cost"],
+  "fuel economy": ["mpg", "fuel mileage", "epa mileage"],
+  engine: ["engine type", "motor"],
+  height: ["ht"],
+  weight: ["wt"],
+  team: ["club", "current team"],
+  publisher: ["published by", "imprint"],
+  ingredient: ["ingredients"],
+  serving: ["serves", "yield", "portions", "servings"],
+}));

@@ -1,0 +1,69 @@
+/**
+ * Structured data as one graph of entities: JSON-LD blocks (with @graph and
+ * @id references) plus the items of microdata and RDFa, which read into the
+ * same shape (`@type` and properties), so one matcher serves all three.
+ */
+export type Entity = Record<string, unknown>;
+
+export interface Graph {
+  /** Top-level entities, @graph members included, in page order. */
+  entities: Entity[];
+  /** Entities by @id, so references such as {"@id": "#author"} resolve. */
+  byId: Map<string, Entity>;
+}
+
+export function readGraph(blocks: unknown[]): Graph {
+  const entities: Entity[] = [];
+  const byId = new Map<string, Entity>();
+  const index = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(index);
+    if (typeof value !== "object" || value === null) return;
+    const entity = value as Entity;
+    const id = entity["@id"];
+    if (typeof id === "string" && Object.keys(entity).length > 1 && !byId.has(id)) byId.set(id, entity);
+    Object.values(entity).forEach(index);
+  };
+  for (const block of blocks.flatMap((b) => asList(b))) {
+    if (typeof block !== "object" || block === null) continue;
+    const graph = (block as Entity)["@graph"];
+    const members = graph !== undefined ? asList(graph) : [block];
+    for (const member of members) if (typeof member === "object" && member !== null && !Array.isArray(member)) entities.push(member as Entity);
+    index(block);
+  }
+  return { entities, byId };
+}
+
+/** A value as an entity, following an {"@id": ...} reference to the full entity. */
+export function asEntity(value: unknown, graph: Graph): Entity | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const entity = value as Entity;
+  const id = entity["@id"];
+  return Object.keys(entity).length === 1 && typeof id === "string" ? (graph.byId.get(id) ?? entity) : entity;
+}
+
+/** The entity's types in lower case, without a vocabulary prefix ("http://schema.org/Recipe" → "recipe"). */
+export function typesOf(entity: Entity): string[] {
+  return asList(entity["@type"])
+    .filter((t): t is string => typeof t === "string")
+    .map((t) => t.replace(/^.*[/#:]/, "").toLowerCase());
+}
+
+/** A property by name, ignoring case (JSON-LD in the wild is not consistent), own properties only. */
+export function ownValue(entity: Entity, key: string): unknown {
+  if (Object.hasOwn(entity, key)) return entity[key];
+  const lower = key.toLowerCase();
+  const match = Object.keys(entity).find((k) => k.toLowerCase() === lower);
+  return match === undefined ? undefined : entity[match];
+}
+
+export function isPresent(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== "" && !(Array.isArray(value) && value.length === 0);
+}
+
+export function asList(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : value === undefined ? [] : [value];
+}
+
+export function first(value: unknown): unknown {
+  return Array.isArray(value) ? value[0] : value;
+}

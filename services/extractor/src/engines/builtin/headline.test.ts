@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import type { StructuredData } from "../../page.js";
+import { pageHeadline } from "./headline.js";
+
+const page = (title: string | undefined, h1: string | undefined, meta: Record<string, string> = {}): StructuredData => ({
+  jsonLd: [],
+  meta: new Map(Object.entries(meta)),
+  title,
+  h1,
+});
+
+describe("pageHeadline", () => {
+  it("trusts an <h1> that the title repeats", () => {
+    expect(pageHeadline(page("Emden - Sehenswürdigkeiten | Reisen", "Emden - Sehenswürdigkeiten"))).toEqual({ value: "Emden - Sehenswürdigkeiten", confidence: 0.85 });
+  });
+
+  it("drops the site's name from a title, known or short and last", () => {
+    expect(pageHeadline(page("Caisse de solidarité &amp; plus - Info'Com-CGT", undefined, { "og:site_name": "Info'Com-CGT" }))?.value).toBe("Caisse de solidarité & plus");
+    expect(pageHeadline(page("A long article title here | Site", undefined))?.value).toBe("A long article title here");
+    expect(pageHeadline(page("News | example.com", undefined))?.value).toBe("News");
+  });
+
+  it("does not take the site's name in an <h1> for the heading", () => {
+    const result = pageHeadline(page("Was wurde aus Six Sigma? – sladisworld", "sladisworld"));
+    expect(result?.value).toBe("Was wurde aus Six Sigma?");
+  });
+
+  it("is unsure of a title whose parts it cannot tell apart", () => {
+    expect(pageHeadline(page("Bee Simulator | Datenbank für Multiplayergames", undefined))?.confidence).toBeLessThan(0.6);
+  });
+});

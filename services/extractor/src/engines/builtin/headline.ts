@@ -1,0 +1,59 @@
+/**
+ * The page's own heading from its <title>, og:title and first <h1>, which
+ * disagree in known ways: titles carry the site's name ("Emden - Reisen"),
+ * and some pages use an <h1> for the logo or the menu. Agreement between
+ * them is what earns confidence.
+ */
+import { decodeHTML } from "entities";
+import type { StructuredData } from "../../page.js";
+import type { Scored } from "./match.js";
+
+const SEPARATOR = /\s+(?:[|–—•·»:~/]|-{1,2}|::)\s+/;
+
+export function pageHeadline(page: StructuredData): Scored<string> | undefined {
+  const h1 = clean(page.h1);
+  const og = clean(page.meta.get("og:title") ?? page.meta.get("twitter:title"));
+  const title = clean(page.title);
+  const siteNames = siteNamesOf(page);
+  // An <h1> that the title repeats is the heading (the title then only adds the site's name), unless the <h1> is that site name.
+  const isSiteName = h1 !== undefined && (siteNames.some((site) => comparable(site) === comparable(h1)) || [og, title].some((t) => t !== undefined && isTrailingPart(t, h1)));
+  if (h1 && !isSiteName && [og, title].some((t) => t !== undefined && comparable(t).includes(comparable(h1)))) return { value: h1, confidence: 0.85 };
+  if (og) return withoutSiteName(og, siteNames, 0.75);
+  // A one-word <h1> the title does not repeat is as often a logo or "Menu" as a heading.
+  if (h1 && !isSiteName && (h1.includes(" ") || !title)) return { value: h1, confidence: 0.65 };
+  return title ? withoutSiteName(title, siteNames, 0.65) : undefined;
+}
+
+/** The names the page gives its site (og:site_name, application-name). */
+function siteNamesOf(page: StructuredData): string[] {
+  return [page.meta.get("og:site_name"), page.meta.get("application-name")].map(clean).filter((n) => n !== undefined);
+}
+
+/** A title without the site's name before or after a separator ("Article - Site" → "Article"). */
+function withoutSiteName(text: string, siteNames: string[], confidence: number): Scored<string> {
+  const parts = text.split(SEPARATOR);
+  if (parts.length < 2) return { value: text, confidence };
+  const named = parts.filter((part) => !looksLikeDomain(part) && !siteNames.some((site) => comparable(site) === comparable(part)));
+  if (named.length < parts.length && named.length > 0) return { value: named.join(" - "), confidence };
+  // No known site name: the short last part is the usual place for one.
+  const last = parts.at(-1)!;
+  const rest = parts.slice(0, -1).join(" - ");
+  return last.split(" ").length <= 4 && last.length < rest.length ? { value: rest, confidence: confidence - 0.05 } : { value: text, confidence: confidence - 0.2 };
+}
+
+/** Whether `part` is a later part of a separated title ("Article - Site" and "Site"). */
+function isTrailingPart(title: string, part: string): boolean {
+  return title.split(SEPARATOR).slice(1).some((segment) => comparable(segment) === comparable(part));
+}
+
+function looksLikeDomain(text: string): boolean {
+  return /^(https?:\/\/)?(www\.)?[\w-]+(\.[\w-]+)+\/?$/i.test(text.trim());
+}
+
+function comparable(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+}
+
+function clean(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : decodeHTML(text).replace(/\s+/g, " ").trim() || undefined;
+}

@@ -1,0 +1,34 @@
+import { load } from "cheerio";
+import { describe, expect, it } from "vitest";
+import { readLabels } from "./labels.js";
+
+const labels = (html: string) => readLabels(load(html)).map(({ label, value, items }) => ({ label, value, ...(items.length > 0 ? { items } : {}) }));
+
+describe("readLabels", () => {
+  it("reads two-column rows, definition lists and label elements with their values", () => {
+    const html = `
+      <table><tr><th>Weight</th><td>205 lbs.</td></tr><tr><td>a</td><td>b</td><td>c</td></tr></table>
+      <dl><dt>Location</dt><dd>San Francisco, CA</dd></dl>
+      <ul><li><b>ISBN-13:</b> 978-0307269997</li></ul>
+      <div><h4>Genres:</h4> <a href="/g/crime">Crime</a> | <a href="/g/thriller">Thriller</a></div>
+      <div><span>Cuisine:</span></div><div>not this</div>`;
+    expect(labels(html)).toEqual([
+      { label: "Weight", value: "205 lbs." },
+      { label: "Location", value: "San Francisco, CA" },
+      { label: "ISBN-13", value: "978-0307269997" },
+      { label: "Genres", value: "Crime | Thriller", items: ["Crime", "Thriller"] },
+    ]);
+  });
+
+  it("reads 'Label: value' lines, but not across blocks or from long text", () => {
+    const html = `<p>Publisher: Knopf</p><div>Published: May 25, 2010<div>nested</div></div>
+      <p>${"A sentence that is far too long to be a label before its colon".repeat(2)}: value</p>`;
+    expect(labels(html)).toEqual([{ label: "Publisher", value: "Knopf" }]);
+  });
+
+  it("reads a heading followed by text in the same block as a form-like label", () => {
+    expect(labels(`<div><h4>Motion Picture Rating (<a>MPAA</a>)</h4> Rated R for violence. </div>`)).toEqual([
+      { label: "Motion Picture Rating (MPAA)", value: "Rated R for violence." },
+    ]);
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * Values the page labels for a reader: two-column table rows, definition
+ * lists, "Label: value" lines and form-like layouts where a short label
+ * element ("Director:", <th>, <label>) is followed by its value. Read from
+ * the rendered HTML, in document order.
+ */
+import type { Cheerio, CheerioAPI } from "cheerio";
+import type { AnyNode, Element, Text } from "domhandler";
+
+export interface Labelled {
+  label: string;
+  value: string;
+  /** The texts of the value's links or list items when it holds several ("Crime | Thriller"). */
+  items: string[];
+}
+
+const MAX_LABEL_CHARS = 40;
+const MAX_VALUE_CHARS = 300;
+const MAX_LABELS = 2000;
+/** Elements that hold a whole line of text; a "Label: value" line is looked for only in these. */
+const LINES = "li, p, div, span, td, dd, h2, h3, h4, h5, h6";
+const BLOCKS = "div, p, li, ul, ol, table, tr, dl, section, article, h1, h2, h3, h4, h5, h6";
+const LABEL_ELEMENTS = "b, strong, th, label, dt, h3, h4, h5, em, span";
+/** Label elements that need no colon: a heading or <label> followed by text in the same block (table headers are read with their rows). */
+const LABEL_HEADINGS = new Set(["h3", "h4", "h5", "label"]);
+const COLON_LINE = /^([^:\n]{1,40}?)\s*[:：]\s+(\S.*)$/s;
+
+export function readLabels($: CheerioAPI): Labelled[] {
+  const found: Labelled[] = [];
+  const add = (label: string, valueNode: Cheerio<AnyNode> | undefined, valueText: string) => {
+    const cleanLabel = clean(label).replace(/[:：]$/, "").trim();
+    const value = clean(valueText);
+    if (!cleanLabel || cleanLabel.length > MAX_LABEL_CHARS || !value || value.length > MAX_VALUE_CHARS || found.length >= MAX_LABELS) return;
+    found.push({ label: cleanLabel, value, items: valueNode ? itemsOf($, valueNode) : [] });
+  };
+
+  $("tr").each((_, row) => {
+    const cells = $(row).children("th, td");
+    if (cells.length === 2) add(cells.eq(0).text(), cells.eq(1), cells.eq(1).text());
+  });
+  $("dt").each((_, term) => {
+    const definition = $(term).next("dd");
+    if (definition.length > 0) add($(term).text(), definition, definition.text());
+  });
+  // Pre-filtered on the element's own text: reading the text of every <span> of a large page is what costs.
+  $(LABEL_ELEMENTS).filter((_, element) => /[:：]\s*$/.test(ownText(element)) || LABEL_HEADINGS.has(element.tagName)).each((_, element) => {
+    const label = $(element);
+    const text = clean(label.text());
+    if (text.length > MAX_LABEL_CHARS + 1 || label.is("dt")) return;
+    // Without a colon, only a heading or a label element followed by text in the same block reads as a label.
+    if (!/[:：]$/.test(text) && !LABEL_HEADINGS.has(element.tagName)) return;
+    // The value is what follows the label within its parent, else the next element.
+    const rest = followingText($, label);
+    if (rest) add(text, label.parent(), rest);
+    else if (label.next().length > 0) add(text, label.next(), label.next().text());
+  });
+  $(LINES).filter((_, element) => ownText(element).includes(":") || ownText(element).includes("：")).each((_, element) => {
+    const line = $(element);
+    if (line.find(BLOCKS).length > 0) return;
+    const match = COLON_LINE.exec(clean(line.text()));
+    // Labels found above via their label element are not read twice.
+    if (match && line.children(LABEL_ELEMENTS).length === 0) add(match[1]!, undefined, match[2]!);
+  });
+  return found;
+}
+
+/** The text after a label element inside its parent ("<li><b>ISBN-13:</b> 978-...</li>" → "978-..."). */
+function followingText($: CheerioAPI, label: Cheerio<Element>): string {
+  const parent = label.parent();
+  if (parent.length === 0 || parent.find(BLOCKS).not(label).length > 0) return "";
+  let after = false;
+  let text = "";
+  parent.contents().each((_, node) => {
+    if (node === label[0]) after = true;
+    else if (after) text += $(node).text();
+  });
+  return clean(text);
+}
+
+function itemsOf($: CheerioAPI, node: Cheerio<AnyNode>): string[] {
+  const parts = node.find("a, li").toArray().map((element: Element) => clean($(element).text())).filter((text) => text && !text.endsWith(":"));
+  return parts.length >= 2 ? parts : [];
+}
+
+/** The element's own text nodes, without its descendants'. */
+function ownText(element: Element): string {
+  let text = "";
+  for (const child of element.children) if (child.type === "text") text += (child as Text).data;
+  return text;
+}
+
+function clean(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}

@@ -1,0 +1,70 @@
+/**
+ * Field names matched to the page's labels by meaning: both sides split
+ * into singular lower-case words; the same words, or a known synonym, is a
+ * confident match; a label that says a little more than the field is a
+ * weaker one. Confidence is what the engine weighs, never position alone.
+ */
+import type { NameHints } from "../../field-names.js";
+import { LABEL_SYNONYMS } from "./concepts.js";
+import type { Labelled } from "./labels.js";
+
+export interface Scored<T> {
+  value: T;
+  /** 0 to 1: how sure the engine is that this is the field's value. */
+  confidence: number;
+}
+
+/** Below this a value is left null (and, in hybrid mode, left to the model). */
+export const MIN_CONFIDENCE = 0.6;
+
+const STOP_WORDS = new Set(["the", "a", "an", "of", "for", "and", "to", "in", "on", "is"]);
+
+export function words(text: string): string[] {
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length > 0 && !STOP_WORDS.has(word))
+    .map(singular);
+}
+
+/** The best label for a field: earliest in the page among the most confident. */
+export function matchLabel(hints: NameHints, labels: Labelled[]): Scored<Labelled> | undefined {
+  const subject = hints.subject.map(singular);
+  if (subject.length === 0) return undefined;
+  const key = subject.join(" ");
+  const synonyms = (LABEL_SYNONYMS.get(key) ?? []).map((s) => words(s).join(" "));
+  let best: Scored<Labelled> | undefined;
+  let conflicted = false;
+  for (const label of labels) {
+    const labelWords = words(label.label);
+    const phrase = labelWords.join(" ");
+    let confidence = 0;
+    if (phrase === key || sameSet(labelWords, subject)) confidence = 0.8;
+    else if (synonyms.includes(phrase)) confidence = 0.75;
+    else if (subject.every((w) => labelWords.includes(w)) && labelWords.length - subject.length === 1) confidence = 0.65;
+    else if (subject.length > 1 && subject.every((w) => labelWords.includes(w)) && labelWords.length - subject.length === 2) confidence = 0.6;
+    if (confidence === 0) continue;
+    if (confidence > (best?.confidence ?? 0)) {
+      best = { value: label, confidence };
+      conflicted = false;
+    }
+    // The same label with another value elsewhere (a second offer, another edition): less sure which one is meant.
+    else if (best && confidence === best.confidence && !related(best.value.value, label.value)) conflicted = true;
+  }
+  return best && conflicted ? { value: best.value, confidence: best.confidence * 0.7 } : best;
+}
+
+/** Values that say the same thing, one perhaps at more length ("Knopf" and "Knopf; First Edition"). */
+function related(a: string, b: string): boolean {
+  const [x, y] = [a.toLowerCase(), b.toLowerCase()];
+  return x.includes(y) || y.includes(x);
+}
+
+function sameSet(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((word) => b.includes(word));
+}
+
+export function singular(word: string): string {
+  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  return word.length > 3 && word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us") ? word.slice(0, -1) : word;
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { currencyCode, durationIn, durationSeconds, firstNumber, isoDate, parseBoolean, parseNumber, rescale } from "./normalize.js";
+
+describe("parseNumber", () => {
+  it.each([
+    ["$1,299.00", 1299],
+    ["1.299,00 €", 1299],
+    ["1 299", 1299],
+    ["1\u00a0299,50", 1299.5],
+    ["1'299.50", 1299.5],
+    ["12,50", 12.5],
+    ["12.5", 12.5],
+    ["1.299.000", 1299000],
+    ["US$ 19.99", 19.99],
+    ["19.99 USD", 19.99],
+    ["-3", -3],
+    [".5", 0.5],
+  ])("reads %j as %j", (text, expected) => expect(parseNumber(text)).toBe(expected));
+
+  it("refuses text that is not only a number", () => {
+    for (const text of ["--1", "- $-1", "12 apples", "ABC 12", "", "1,29,9", "1.2.3,4,5", "1 2"]) expect(parseNumber(text)).toBeUndefined();
+  });
+
+  it("finds the first number in a sentence", () => {
+    expect(firstNumber("Rated 4.8 out of 5 stars")).toBe(4.8);
+    expect(firstNumber("no number")).toBeUndefined();
+  });
+});
+
+describe("parseBoolean", () => {
+  it.each([
+    ["yes", true], ["In stock", true], ["https://schema.org/InStock", true], ["true", true],
+    ["No", false], ["Sold out", false], ["http://schema.org/OutOfStock", false],
+  ])("reads %j as %j", (text, expected) => expect(parseBoolean(text)).toBe(expected));
+
+  it("refuses anything else", () => {
+    for (const text of ["maybe", "constructor", "in stock soon", ""]) expect(parseBoolean(text)).toBeUndefined();
+  });
+});
+
+describe("durations", () => {
+  it.each([
+    ["PT1H30M", 90], ["P0DT0H20M", 20], ["PT45S", 0.75], ["P1D", 1440], ["1 hr 30 mins", 90], ["1h30", 90],
+    ["90 minutes", 90], ["2 Stunden 15 Minuten", 135], ["1 hour and 5 minutes", 65],
+  ])("reads %j as %j minutes", (text, minutes) => expect(durationIn(text, "minutes")).toBe(minutes));
+
+  it("refuses open-ended or wordy text", () => {
+    for (const text of ["P1M", "P1Y", "PT", "about an hour", "30 apples", ""]) expect(durationSeconds(text)).toBeUndefined();
+  });
+});
+
+describe("isoDate", () => {
+  it.each([
+    ["2019-12-12T08:00:00+01:00", "2019-12-12"],
+    ["12.12.2019", "2019-12-12"],
+    ["May 25, 2010", "2010-05-25"],
+    ["Posted on November 23rd, 2010", "2010-11-23"],
+    ["25. Mai 2010", "2010-05-25"],
+    ["3 de março de 2021", "2021-03-03"],
+  ])("reads %j as %j", (text, expected) => expect(isoDate(text)).toBe(expected));
+
+  it("refuses ambiguous and impossible dates", () => {
+    for (const text of ["03/04/2010", "2019-02-30", "31.02.2020", "someday", "Mayor 12, 2010"]) expect(isoDate(text)).toBeUndefined();
+  });
+});
+
+describe("currencies and scales", () => {
+  it.each([["$12", "USD"], ["12,50 €", "EUR"], ["£3", "GBP"], ["US$ 5", "USD"], ["CHF 12.–", "CHF"], ["12 eur", "EUR"]])("%j is in %s", (text, code) =>
+    expect(currencyCode(text)).toBe(code),
+  );
+  it("finds no currency in plain numbers", () => expect(currencyCode("12.50")).toBeUndefined());
+
+  it("rescales by the top of each scale", () => {
+    expect(rescale(8, 10, [1, 5])).toBe(4);
+    expect(rescale(4.93, 5, [1, 5])).toBe(4.93);
+    expect(rescale(11, 10, [1, 5])).toBeUndefined();
+  });
+});

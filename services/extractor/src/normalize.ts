@@ -1,0 +1,195 @@
+/**
+ * Values as pages write them, read into the forms a schema wants: numbers in
+ * their written forms, booleans, ISO 8601 dates and durations, currencies,
+ * rating scales. Shared by both engines (shape.ts applies it to the model's
+ * answer and to the builtin engine's candidates alike). Each reader returns
+ * undefined rather than guess when the text does not say one thing.
+ */
+import type { DurationUnit } from "./field-names.js";
+
+/** Currency symbols and the ISO 4217 codes they stand for; "$" alone is read as USD, as most pages mean. */
+const CURRENCY_SYMBOLS = new Map([
+  ["us$", "USD"], ["$", "USD"], ["€", "EUR"], ["£", "GBP"], ["¥", "JPY"], ["₹", "INR"], ["c$", "CAD"], ["ca$", "CAD"],
+  ["a$", "AUD"], ["au$", "AUD"], ["r$", "BRL"], ["chf", "CHF"], ["kr", "SEK"], ["zł", "PLN"], ["₩", "KRW"], ["₽", "RUB"],
+]);
+const CODES = "USD|EUR|GBP|JPY|CNY|INR|CAD|AUD|CHF|SEK|NOK|DKK|PLN|BRL|MXN|KRW|RUB|NZD|ZAR";
+const CURRENCY_CODE = new RegExp(`\\b(${CODES})\\b`);
+
+/** The ISO 4217 code a price text names by code or symbol ("$12" → USD, "12,50 €" → EUR), or undefined. */
+export function currencyCode(text: string): string | undefined {
+  const code = CURRENCY_CODE.exec(text.toUpperCase());
+  if (code) return code[1];
+  const lower = text.toLowerCase();
+  // Longest symbols first, so "US$" is not read as "$".
+  for (const [symbol, iso] of [...CURRENCY_SYMBOLS].sort((a, b) => b[0].length - a[0].length)) {
+    if (symbol.length === 1 ? lower.includes(symbol) : new RegExp(`(^|[^a-z])${escapeRegExp(symbol)}`).test(lower)) return iso;
+  }
+  return undefined;
+}
+
+const SYMBOL = String.raw`(?:[a-z]{0,2}\$|€|£|¥|₹|₩|₽|zł|kr|${CODES})`;
+const WRITTEN_NUMBER = new RegExp(String.raw`^([+-]?)\s*(?:${SYMBOL}\s*)?([+-]?)(\d[\d.,\s\u00a0\u202f']*|[.,]\d+)\s*(?:${SYMBOL}\.?)?$`, "i");
+
+/**
+ * A number written as text: "1,299.00", "$12.50", "1.299,00 €", "1 299",
+ * "12,50", "12.50 EUR", "-3". With both separators the last one is the
+ * decimal mark; a lone comma is a thousands separator only before exactly
+ * three digits. Text with words in it ("12 apples") is refused.
+ */
+export function parseNumber(text: string): number | undefined {
+  const match = WRITTEN_NUMBER.exec(text.trim());
+  if (!match || (match[1] && match[2])) return undefined;
+  const digits = normalizeDigits(match[3]!.trim());
+  if (digits === undefined) return undefined;
+  const number = Number(`${match[1] || match[2]}${digits}`);
+  return Number.isFinite(number) ? number : undefined;
+}
+
+function normalizeDigits(written: string): string | undefined {
+  let text = written.replace(/[\s\u00a0\u202f']/g, (space, offset: number) =>
+    // Spaces and apostrophes only group thousands: "1 299", "1'299".
+    /^\d{3}(\D|$)/.test(written.slice(offset + 1)) ? "" : space,
+  );
+  if (/[\s\u00a0\u202f']/.test(text)) return undefined;
+  const lastComma = text.lastIndexOf(",");
+  const lastDot = text.lastIndexOf(".");
+  if (lastComma >= 0 && lastDot >= 0) {
+    const decimal = lastComma > lastDot ? "," : ".";
+    const group = decimal === "," ? "." : ",";
+    const [whole, fraction, ...rest] = text.split(decimal);
+    if (rest.length > 0 || !isGrouped(whole!, group)) return undefined;
+    text = `${whole!.split(group).join("")}.${fraction}`;
+  } else if (lastComma >= 0) {
+    const parts = text.split(",");
+    if (parts.length > 2 || /^\d{3}$/.test(parts[1]!)) {
+      if (!isGrouped(text, ",")) return undefined;
+      text = parts.join("");
+    } else text = parts.join(".");
+  } else if (text.split(".").length > 2) {
+    if (!isGrouped(text, ".")) return undefined;
+    text = text.split(".").join("");
+  }
+  return /^(\d+(\.\d*)?|\.\d+)$/.test(text) ? text : undefined;
+}
+
+/** "1,299,000" grouped by threes after a first group of one to three digits. */
+function isGrouped(text: string, separator: string): boolean {
+  const [head, ...groups] = text.split(separator);
+  return /^\d{1,3}$/.test(head!) && groups.every((g) => /^\d{3}$/.test(g)) || (groups.length === 0 && /^\d+$/.test(head!));
+}
+
+/** The first number inside a longer text ("4.8 out of 5 stars" → 4.8), or undefined when there is none. */
+export function firstNumber(text: string): number | undefined {
+  const match = /[+-]?\d[\d.,\u00a0\u202f]*\d|\d/.exec(text);
+  return match ? parseNumber(match[0]) : undefined;
+}
+
+const TRUE_WORDS = new Set(["true", "yes", "y", "1", "in stock", "instock", "available", "in stock online", "limitedavailability", "instoreonly", "onlineonly", "presale", "preorder"]);
+const FALSE_WORDS = new Set(["false", "no", "n", "0", "out of stock", "outofstock", "sold out", "soldout", "unavailable", "not available", "discontinued"]);
+
+/** "yes", "In stock", "https://schema.org/InStock" → true; "no", "Sold out" → false; anything else undefined. */
+export function parseBoolean(text: string): boolean | undefined {
+  const term = text.replace(/^https?:\/\/schema\.org\//i, "").trim().toLowerCase().replace(/[.!]+$/, "").replace(/\s+/g, " ");
+  if (TRUE_WORDS.has(term)) return true;
+  if (FALSE_WORDS.has(term)) return false;
+  return undefined;
+}
+
+const ISO_DURATION = /^P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
+const UNIT_SECONDS: Record<DurationUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86400 };
+const WRITTEN_UNITS: [RegExp, number][] = [
+  [/^(d|days?|tage?n?|jours?|giorni|giorno|dias?)$/, 86400],
+  [/^(h|hrs?|hours?|std|stunden?|heures?|ore|ora|horas?|uur|timer?)$/, 3600],
+  [/^(m|mins?|minutes?|minuten?|minuti|minutos?|min\.)$/, 60],
+  [/^(s|secs?|seconds?)$/, 1],
+];
+
+/**
+ * A duration in seconds: ISO 8601 ("PT1H30M", "P0DT0H20M") or written
+ * ("1 hr 30 mins", "1h30", "90 minutes"); undefined for anything else. Years
+ * and months in ISO form are refused: their length is not fixed.
+ */
+export function durationSeconds(text: string): number | undefined {
+  const trimmed = text.trim();
+  const iso = ISO_DURATION.exec(trimmed);
+  if (iso) {
+    const [years, months, weeks = 0, days = 0, hours = 0, minutes = 0, seconds = 0] = iso.slice(1).map((p) => (p === undefined ? undefined : Number(p)));
+    if (!iso.slice(1).some((p) => p !== undefined) || years || months) return undefined;
+    return (((weeks * 7 + days) * 24 + hours) * 60 + minutes) * 60 + seconds;
+  }
+  const parts = [...trimmed.toLowerCase().matchAll(/(\d+(?:[.,]\d+)?)\s*([a-zä.]+)?/g)];
+  if (parts.length === 0 || trimmed.replace(/(\d+(?:[.,]\d+)?)\s*([a-zä.]+)?|\band\b|[\s,]/gi, "") !== "") return undefined;
+  let total = 0;
+  let previousUnit: number | undefined;
+  for (const [, amount, unit] of parts) {
+    // "1h30": a bare number after hours counts minutes.
+    const factor = unit ? WRITTEN_UNITS.find(([pattern]) => pattern.test(unit))?.[1] : previousUnit === 3600 ? 60 : undefined;
+    if (factor === undefined) return undefined;
+    total += Number(amount!.replace(",", ".")) * factor;
+    previousUnit = factor;
+  }
+  return total;
+}
+
+/** A duration in the unit a field names (PT1H30M → 90 for minutes), or undefined when the text is not a duration. */
+export function durationIn(text: string, unit: DurationUnit): number | undefined {
+  const seconds = durationSeconds(text);
+  return seconds === undefined ? undefined : Math.round((seconds / UNIT_SECONDS[unit]) * 100) / 100;
+}
+
+const MONTHS = new Map<string, number>();
+[
+  ["jan", "january", "januar", "janvier", "gennaio", "enero", "janeiro", "januari", "jänner"],
+  ["feb", "february", "februar", "février", "fevrier", "febbraio", "febrero", "fevereiro", "februari"],
+  ["mar", "march", "märz", "maerz", "mars", "marzo", "março", "maart"],
+  ["apr", "april", "avril", "aprile", "abril"],
+  ["may", "mai", "maggio", "mayo", "maio", "mei"],
+  ["jun", "june", "juni", "juin", "giugno", "junio", "junho"],
+  ["jul", "july", "juli", "juillet", "luglio", "julio", "julho"],
+  ["aug", "august", "août", "aout", "agosto", "augustus"],
+  ["sep", "sept", "september", "septembre", "settembre", "septiembre", "setembro"],
+  ["oct", "october", "oktober", "octobre", "ottobre", "octubre", "outubro"],
+  ["nov", "november", "novembre", "noviembre", "novembro"],
+  ["dec", "december", "dezember", "décembre", "decembre", "dicembre", "diciembre", "dezembro"],
+].forEach((names, index) => names.forEach((name) => MONTHS.set(name, index + 1)));
+
+/**
+ * A calendar date as YYYY-MM-DD from ISO 8601 ("2019-12-12T08:00:00Z" keeps
+ * its own date), day-first numeric forms ("12.12.2019"), and month names in
+ * either order ("May 25, 2010", "25. Mai 2010"). Slash dates such as
+ * "03/04/2010" are refused: the page's convention is unknown.
+ */
+export function isoDate(text: string): string | undefined {
+  const trimmed = text.trim();
+  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:$|[T\s])/.exec(trimmed) ?? /^(\d{4})(\d{2})(\d{2})$/.exec(trimmed);
+  if (iso) return validDate(Number(iso[1]), Number(iso[2]), Number(iso[3]));
+  const dotted = /(?:^|\D)(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4})(?:\D|$)/.exec(trimmed);
+  if (dotted) return validDate(Number(dotted[3]), Number(dotted[2]), Number(dotted[1]));
+  const words = trimmed.toLowerCase().replace(/(\d)(st|nd|rd|th)\b/g, "$1");
+  const monthFirst = /([a-zéûäç]+)\.?\s+(\d{1,2}),?\s+(\d{4})/.exec(words);
+  if (monthFirst && MONTHS.has(monthFirst[1]!)) return validDate(Number(monthFirst[3]), MONTHS.get(monthFirst[1]!)!, Number(monthFirst[2]));
+  const dayFirst = /(\d{1,2})\.?\s+(?:de\s+)?([a-zéûäç]+)\.?,?\s+(?:de\s+)?(\d{4})/.exec(words);
+  if (dayFirst && MONTHS.has(dayFirst[2]!)) return validDate(Number(dayFirst[3]), MONTHS.get(dayFirst[2]!)!, Number(dayFirst[1]));
+  return undefined;
+}
+
+function validDate(year: number, month: number, day: number): string | undefined {
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (year < 1000 || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
+  return date.toISOString().slice(0, 10);
+}
+
+/**
+ * A rating moved from the page's scale to the one a field names by the top
+ * of each scale (8 of 10 → 4 of 5); unchanged when the tops agree, undefined
+ * when the value is off the page's scale.
+ */
+export function rescale(value: number, fromBest: number, to: [number, number]): number | undefined {
+  if (fromBest <= 0 || value < 0 || value > fromBest) return undefined;
+  if (fromBest === to[1]) return value;
+  return Math.round(((value * to[1]) / fromBest) * 100) / 100;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
