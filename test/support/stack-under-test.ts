@@ -18,10 +18,15 @@ export interface RunningStack {
 export async function launchStack(
   pages: Record<string, FixturePage>,
   extraEnv: Record<string, string> = {},
-  options: { /** More host:port pairs the egress guard lets through. */ extraEgress?: string[] } = {},
+  options: {
+    /** More host:port pairs the egress guard lets through. */
+    extraEgress?: string[];
+    /** A data directory the caller owns (kept on stop), e.g. to restart a stack on the same accounts. */
+    dataDir?: string;
+  } = {},
 ): Promise<RunningStack> {
   const site = await startFixtureSite(pages);
-  const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-e2e-"));
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), "winnow-e2e-")));
   const [gateway, auth, renderer, extractor] = (await freePorts(4)) as [number, number, number, number];
   const ports = { gateway, auth, renderer, extractor };
   const output: string[] = [];
@@ -58,7 +63,7 @@ export async function launchStack(
     async stop() {
       await stack.stop();
       await site.close();
-      await rm(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,169 @@
+/**
+ * Faults survived: processes killed mid-request, Chromium killed under the
+ * renderer, auth down, Postgres restarted, a model endpoint that hangs or
+ * keeps failing, and accounts surviving a restart of every service. Each
+ * test is bounded by the deadlines it sets; none waits on wall-clock luck.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { reply, startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
+import type { FixturePage } from "../support/fixture-site.js";
+import { startPrivatePostgres, type PrivatePostgres } from "../support/private-postgres.js";
+import { launchStack, type RunningStack } from "../support/stack-under-test.js";
+
+const PAGE = `<!doctype html><html><head><title>Fault page</title></head><body><h1>Fault page</h1></body></html>`;
+const PAGES: Record<string, FixturePage> = {
+  "/ok": { body: PAGE },
+  "/slow": { body: PAGE, delayMs: 2_000 },
+};
+const SCHEMA = { title: "string" };
+
+async function problemOf(res: Response): Promise<{ status: number; type: string; retryable: boolean }> {
+  const body = (await res.json()) as { type: string; retryable: boolean };
+  return { status: res.status, type: body.type?.replace("https://winnow.dev/problems/", ""), retryable: body.retryable };
+}
+
+/** Scrapes until one succeeds (after a restart), returning every failure seen on the way. */
+async function scrapeUntilOk(run: RunningStack, attempts = 60): Promise<{ status: number; type: string; retryable: boolean }[]> {
+  const failures = [];
+  for (let i = 0; i < attempts; i++) {
+    const res = await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA });
+    if (res.status === 200) return failures;
+    failures.push(await problemOf(res));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`no success after ${attempts} attempts: ${JSON.stringify(failures.slice(-3))}`);
+}
+
+async function childPids(pid: number): Promise<{ pid: number; command: string }[]> {
+  const { stdout } = await promisify(execFile)("ps", ["-o", "pid=,args=", "--ppid", String(pid)]);
+  return stdout
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => ({ pid: Number(line.split(/\s+/)[0]), command: line }));
+}
+
+describe("process faults", () => {
+  let run: RunningStack;
+  beforeAll(async () => {
+    run = await launchStack(PAGES, { REQUEST_TIMEOUT_MS: "20000" });
+  });
+  afterAll(async () => {
+    await run?.stop();
+  });
+
+  it("the renderer killed mid-request: a retryable problem at once, service again after its restart", async () => {
+    const inFlight = run.scrape({ url: `${run.site.origin}/slow`, schema: SCHEMA });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    run.stack.process("renderer").kill("SIGKILL");
+    const failure = await problemOf(await inFlight);
+    expect([502, 503]).toContain(failure.status);
+    expect(failure.retryable).toBe(true);
+    await run.stack.waitUntilReady();
+    for (const seen of await scrapeUntilOk(run)) expect(seen.retryable).toBe(true);
+  });
+
+  it("Chromium killed under the renderer: relaunched, and the next requests succeed", async () => {
+    expect((await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA })).status).toBe(200);
+    const browsers = (await childPids(run.stack.process("renderer").pid!)).filter((p) => /chrom/i.test(p.command));
+    expect(browsers.length).toBeGreaterThan(0);
+    for (const browser of browsers) process.kill(browser.pid, "SIGKILL");
+    for (const seen of await scrapeUntilOk(run)) expect(seen).toMatchObject({ retryable: true });
+    expect((await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA })).status).toBe(200);
+  });
+
+  it("auth down: 503, never 401; service again once it is back", async () => {
+    run.stack.process("auth").kill("SIGKILL");
+    const failure = await problemOf(await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA }));
+    expect(failure).toEqual({ status: 503, type: "backend-unavailable", retryable: true });
+    await run.stack.waitUntilReady();
+    expect(await scrapeUntilOk(run)).not.toContainEqual(expect.objectContaining({ status: 401 }));
+  });
+});
+
+describe("a model endpoint that fails", () => {
+  let run: RunningStack;
+  let llm: FakeLlm;
+  let mode: "429" | "500" | "hang" = "429";
+  beforeAll(async () => {
+    llm = await startFakeLlm(() => (mode === "hang" ? reply.hang() : reply.status(Number(mode), 0)));
+    run = await launchStack(PAGES, { LLM_BASE_URL: llm.baseUrl, LLM_MAX_RETRIES: "2", REQUEST_TIMEOUT_MS: "4000" });
+  });
+  afterAll(async () => {
+    await run?.stop();
+    await llm?.close();
+  });
+
+  for (const failing of ["429", "500"] as const) {
+    it(`answering ${failing} every time: bounded retries, then a retryable 503`, async () => {
+      mode = failing;
+      const before = llm.requests.length;
+      const failure = await problemOf(await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA }));
+      expect(failure).toEqual({ status: 503, type: "model-unavailable", retryable: true });
+      expect(llm.requests.length - before).toBe(3);
+      // No retries keep running after the answer.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(llm.requests.length - before).toBe(3);
+    });
+  }
+
+  it("that hangs: the request deadline ends it with a retryable 504, and nothing piles up", async () => {
+    mode = "hang";
+    const before = llm.requests.length;
+    const failure = await problemOf(await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA }));
+    expect(failure).toMatchObject({ status: 504, retryable: true });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(llm.requests.length - before).toBeLessThanOrEqual(3);
+  });
+});
+
+describe("Postgres restarted under auth", () => {
+  let postgres: PrivatePostgres;
+  let run: RunningStack;
+  beforeAll(async () => {
+    postgres = await startPrivatePostgres();
+    run = await launchStack(PAGES, { DATABASE_URL: postgres.url });
+  });
+  afterAll(async () => {
+    await run?.stop();
+    await postgres?.stop();
+  });
+
+  it("auth reconnects and the key still works: nothing lost", async () => {
+    expect((await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA })).status).toBe(200);
+    await postgres.restart();
+    for (const seen of await scrapeUntilOk(run)) expect(seen).toMatchObject({ status: 503, retryable: true });
+  });
+});
+
+describe("accounts and keys survive a restart of every service", () => {
+  for (const backend of ["pglite", "postgres"] as const) {
+    it(`on ${backend}`, async () => {
+      const postgres = backend === "postgres" ? await startPrivatePostgres() : undefined;
+      const env = postgres ? { DATABASE_URL: postgres.url } : {};
+      const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-restart-"));
+      try {
+        const first = await launchStack(PAGES, env, { dataDir });
+        const key = first.stack.apiKey;
+        expect((await first.scrape({ url: `${first.site.origin}/ok`, schema: SCHEMA })).status).toBe(200);
+        await first.stop();
+
+        const second = await launchStack(PAGES, env, { dataDir });
+        try {
+          expect(second.stack.apiKey).toBe(key);
+          expect((await second.scrape({ url: `${second.site.origin}/ok`, schema: SCHEMA }, { "x-api-key": key })).status).toBe(200);
+        } finally {
+          await second.stop();
+        }
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+        await postgres?.stop();
+      }
+    }, 240_000); // two stacks start and stop in this test
+  }
+});
