@@ -6,6 +6,18 @@ import { overloaded } from "./overloaded.js";
 
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
+/** Everything the browser sends goes through the egress proxy; nothing may leave beside it. */
+function egressArgs(proxyUrl: string): string[] {
+  return [
+    `--proxy-server=${proxyUrl}`,
+    // Chromium bypasses proxies for loopback unless told not to; the guard must see those requests too.
+    "--proxy-bypass-list=<-loopback>",
+    // WebRTC may only use the proxy (TCP), never its own UDP sockets.
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+  ];
+}
+
 const LAUNCH_ARGS = [
   "--no-sandbox",
   "--disable-gpu",
@@ -34,8 +46,15 @@ export function chromiumExecutable(configured: string | undefined): string {
 
 export interface BrowserHostOptions {
   executablePath: string;
+  /** The egress proxy every request of the browser goes through. */
+  proxyUrl: string;
+  /** A fresh browser replaces the current one after this many contexts, shedding whatever the old one leaked. */
+  recycleAfterPages: number;
   logger: Logger;
 }
+
+/** How long a retired browser may keep serving its last renders before it is closed anyway. */
+const RETIRE_GRACE_MS = 60_000;
 
 /**
  * Owns the one Chromium of this process: launches it, relaunches it when it
@@ -44,6 +63,8 @@ export interface BrowserHostOptions {
 export class BrowserHost {
   #browser: Browser | undefined;
   #closing = false;
+  #pagesServed = 0;
+  #recycling = false;
   readonly #readyListeners: ((ready: boolean) => void)[] = [];
 
   constructor(private readonly options: BrowserHostOptions) {}
@@ -63,11 +84,14 @@ export class BrowserHost {
     const browser = this.#browser;
     const starting = () => overloaded("the browser is starting");
     if (!browser?.isConnected()) throw starting();
+    let context: BrowserContext;
     try {
-      return await browser.newContext(options);
+      context = await browser.newContext(options);
     } catch (error) {
       throw browser.isConnected() ? error : starting();
     }
+    if (++this.#pagesServed >= this.options.recycleAfterPages) void this.#recycle(browser);
+    return context;
   }
 
   get connected(): boolean {
@@ -79,11 +103,34 @@ export class BrowserHost {
     await this.#browser?.close();
   }
 
+  /** Swaps in a new browser while the old one finishes its renders; no render waits for the swap. */
+  async #recycle(old: Browser): Promise<void> {
+    if (this.#recycling || this.#closing) return;
+    this.#recycling = true;
+    try {
+      const fresh = await this.#launch();
+      if (this.#closing) {
+        await fresh.close();
+        return;
+      }
+      this.#pagesServed = 0;
+      this.#adopt(fresh);
+      this.options.logger.info("browser recycled");
+      const deadline = Date.now() + RETIRE_GRACE_MS;
+      while (old.contexts().length > 0 && Date.now() < deadline) await sleep(100);
+      await old.close();
+    } catch (error) {
+      this.options.logger.error({ err: error }, "browser recycling failed; keeping the current browser");
+    } finally {
+      this.#recycling = false;
+    }
+  }
+
   #launch(): Promise<Browser> {
     return chromium.launch({
       executablePath: this.options.executablePath,
       headless: true,
-      args: LAUNCH_ARGS,
+      args: [...LAUNCH_ARGS, ...egressArgs(this.options.proxyUrl)],
       // Shutdown is ours: in-flight renders finish before the browser closes.
       handleSIGINT: false,
       handleSIGTERM: false,
@@ -92,7 +139,10 @@ export class BrowserHost {
 
   #adopt(browser: Browser): void {
     this.#browser = browser;
-    browser.on("disconnected", () => void this.#relaunch());
+    // A retired browser closing is expected; only the current one going away needs a relaunch.
+    browser.on("disconnected", () => {
+      if (browser === this.#browser) void this.#relaunch();
+    });
     this.options.logger.info({ version: browser.version() }, "browser up");
     this.#notify(true);
   }
