@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { errors, type BrowserContext, type BrowserContextOptions, type Page, type Response } from "playwright-core";
+import { errors, type BrowserContext, type BrowserContextOptions, type Page, type Request, type Response } from "playwright-core";
 import { WinnowError } from "@winnow/platform";
 import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { BrowserHost } from "./browser.js";
@@ -100,7 +100,8 @@ export class BrowserRenderer {
     const inFlight = new InFlightRequests();
     context.on("request", (request) => {
       inFlight.started();
-      if (request.redirectedFrom()) hops.push(refusal(request.url()));
+      // Only the page's own navigation: a sub-resource's refused hop just fails that sub-resource.
+      if (request.redirectedFrom() && isMainFrameNavigation(request)) hops.push(refusal(request.url()));
     });
     context.on("requestfinished", () => inFlight.ended());
     context.on("requestfailed", () => inFlight.ended());
@@ -263,6 +264,14 @@ interface GuardedPage {
   inFlight: InFlightRequests;
   /** Throws "url-not-allowed" when any redirect seen so far led somewhere the guard refuses. */
   assertRedirectsAllowed(): Promise<void>;
+}
+
+function isMainFrameNavigation(request: Request): boolean {
+  try {
+    return request.isNavigationRequest() && request.frame().parentFrame() === null;
+  } catch {
+    return false; // service worker requests have no frame
+  }
 }
 
 /** Checked on the blank page before navigating, so a bad selector costs no page load. */

@@ -54,7 +54,7 @@ export class StaticFetcher {
         const response = await request(current, { dispatcher, signal, headers: REQUEST_HEADERS, method: "GET" });
         const location = response.headers.location;
         if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === "string") {
-          response.body.destroy();
+          await discard(response.body);
           if (hop >= this.options.maxRedirects) {
             throw new WinnowError("target-unreachable", `the page redirected more than ${this.options.maxRedirects} times`);
           }
@@ -62,7 +62,7 @@ export class StaticFetcher {
           continue;
         }
         if (response.statusCode >= 400) {
-          response.body.destroy();
+          await discard(response.body);
           throw new WinnowError("target-http-error", `the target answered HTTP ${response.statusCode}`, { targetStatus: response.statusCode });
         }
         const contentType = header(response.headers["content-type"]);
@@ -125,6 +125,11 @@ function pinnedLookup(pins: ReadonlyMap<string, PinnedTarget>): LookupFunction {
       callback(null, pin.address, pin.family);
     }
   };
+}
+
+/** Drops a body we will not read; undici closes the connection when it is long. */
+async function discard(body: { dump(options?: { limit?: number }): Promise<void> }): Promise<void> {
+  await body.dump({ limit: 64 * 1024 }).catch(() => undefined);
 }
 
 function nextHop(from: URL, location: string): URL {
