@@ -1,6 +1,6 @@
 import http from "node:http";
 import net from "node:net";
-import type { Duplex } from "node:stream";
+import type { Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream";
 import { WinnowError, type Logger } from "@winnow/platform";
 import type { EgressGuard, PinnedTarget } from "./egress.js";
@@ -25,15 +25,17 @@ export class EgressProxy {
   private constructor(
     private readonly server: http.Server,
     readonly url: string,
+    private readonly maxResponseBytes: number,
   ) {}
 
-  static async start(guard: EgressGuard, logger: Logger): Promise<EgressProxy> {
+  /** `maxResponseBytes` caps what one response (or one tunnel) may bring in, bombs included. */
+  static async start(guard: EgressGuard, logger: Logger, maxResponseBytes: number): Promise<EgressProxy> {
     const server = http.createServer();
     const port = await new Promise<number>((resolve, reject) => {
       server.once("error", reject);
       server.listen(0, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port));
     });
-    const proxy = new EgressProxy(server, `http://127.0.0.1:${port}`);
+    const proxy = new EgressProxy(server, `http://127.0.0.1:${port}`, maxResponseBytes);
     server.on("request", (req, res) => void proxy.#forward(guard, req, res));
     server.on("connect", (req, socket, head) => void proxy.#tunnel(guard, req, socket, head));
     // Plain "Upgrade" requests are never tunnelled: Chromium sends WebSockets through CONNECT.
@@ -74,6 +76,7 @@ export class EgressProxy {
       setHost: false,
     });
     upstream.on("response", (answer) => {
+      this.#capBytes(answer, () => res.destroy());
       res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
       pipeline(answer, res, () => undefined);
     });
@@ -106,6 +109,7 @@ export class EgressProxy {
     if (client.destroyed) return;
     const upstream = net.connect({ host: target.address, family: target.family, port });
     this.#track(upstream);
+    this.#capBytes(upstream, () => client.destroy());
     upstream.once("connect", () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length > 0) upstream.write(head);
@@ -114,6 +118,18 @@ export class EgressProxy {
     });
     upstream.once("error", () => endTunnel(client, 502, `could not reach ${hostname}`));
     client.once("close", () => upstream.destroy());
+  }
+
+  /** Cuts a response off once it has brought in more than the cap. */
+  #capBytes(incoming: Readable, cut: () => void): void {
+    let bytes = 0;
+    incoming.on("data", (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > this.maxResponseBytes) {
+        incoming.destroy();
+        cut();
+      }
+    });
   }
 
   #track(socket: Duplex): void {

@@ -8,6 +8,8 @@ import { PageSlots } from "./page-slots.js";
 import { BrowserRenderer } from "./render.js";
 import { StaticFetcher } from "./static-fetch.js";
 
+const PROXY_BYTES_PER_HTML_BYTE = 4;
+
 /** The renderer's working parts, built from its configuration; the browser is started separately. */
 export interface Rendering {
   renderer: PageRenderer;
@@ -21,7 +23,10 @@ export interface Rendering {
 /** `lookup` replaces DNS, for tests that decide what names resolve to. */
 export async function createRendering(config: RendererConfig, logger: Logger, lookup?: Lookup): Promise<Rendering> {
   const guard = new EgressGuard(config.WINNOW_EGRESS_ALLOW, lookup);
-  const proxy = await EgressProxy.start(guard, logger);
+  const maxBytes = config.RENDER_MAX_HTML_BYTES;
+  // On the wire the browser may take a few times the HTML cap (sub-resources, markup that shrinks
+  // once parsed); the serialized DOM is held to the cap itself, which gives the clear error.
+  const proxy = await EgressProxy.start(guard, logger, maxBytes * PROXY_BYTES_PER_HTML_BYTE);
   const browser = new BrowserHost({
     executablePath: chromiumExecutable(config.CHROMIUM_PATH),
     proxyUrl: proxy.url,
@@ -29,7 +34,6 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
     logger,
   });
   const slots = new PageSlots(config.RENDER_MAX_PAGES, config.RENDER_MAX_QUEUE);
-  const maxBytes = config.RENDER_MAX_HTML_BYTES;
   const renderer = new PageRenderer(
     new StaticFetcher({ guard, maxBytes, maxRedirects: config.RENDER_MAX_REDIRECTS }),
     new BrowserRenderer({ browser, guard, slots, maxHtmlBytes: maxBytes }),
