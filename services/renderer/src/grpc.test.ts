@@ -253,3 +253,15 @@ describe("when the browser goes away", () => {
     expect((await render(`${base}/static`)).title).toBe("Static fixture");
   });
 });
+
+// Last of all: it stops the server.
+describe("on shutdown", () => {
+  it("stops serving at once and lets the in-flight render finish", async () => {
+    const inFlight = render(`${base}/delayed`, { waitFor: "p.late" });
+    await vi.waitFor(() => expect(slots.active).toBe(1));
+    const stopped = server.shutdown(20_000);
+    expect(await checkHealth(client, RENDERER_SERVICE_NAME)).not.toBe("SERVING");
+    expect((await inFlight).html).toContain("arrived late");
+    await stopped;
+  });
+});
