@@ -20,6 +20,7 @@ export interface StaticPageShape {
 /** Reads a statically fetched HTML page for its title and whether it needs a browser. */
 export function inspectStaticPage(html: string): StaticPageShape {
   let title = "";
+  let titleDone = false;
   let scripts = 0;
   let visibleText = 0;
   let noscriptAsksForJs = false;
@@ -33,14 +34,15 @@ export function inspectStaticPage(html: string): StaticPageShape {
   const parser = new Parser(
     {
       onopentag(name, attributes) {
-        if (name === "script") scripts++;
+        if (name === "script" && isExecutable(attributes.type)) scripts++;
         markContent();
         stack.push({ name, mountPoint: MOUNT_POINT_IDS.has(attributes.id ?? "") || name === "app-root", hasContent: false });
       },
       ontext(text) {
+        // The parser may hand over one text in pieces (around entities, for one).
+        if (stack.at(-1)?.name === "title" && !titleDone) title += text;
         const trimmed = text.trim();
         if (!trimmed) return;
-        if (stack.at(-1)?.name === "title" && !title) title = trimmed.replace(/\s+/g, " ");
         if (inside(NOSCRIPT)) {
           if (/javascript|\bjs\b/i.test(trimmed)) noscriptAsksForJs = true;
           return;
@@ -54,6 +56,7 @@ export function inspectStaticPage(html: string): StaticPageShape {
         while (index >= 0 && stack[index]!.name !== name) index--;
         if (index < 0) return;
         const [entry] = stack.splice(index);
+        if (entry?.name === "title") titleDone = true;
         if (entry?.mountPoint && !entry.hasContent) emptyMountPoint = true;
       },
     },
@@ -62,5 +65,11 @@ export function inspectStaticPage(html: string): StaticPageShape {
   parser.end(html);
   const needsBrowser =
     noscriptAsksForJs || emptyMountPoint || visibleText === 0 || (scripts > 0 && visibleText < NEAR_EMPTY_TEXT_CHARS);
-  return { needsBrowser, title };
+  return { needsBrowser, title: title.trim().replace(/\s+/g, " ") };
+}
+
+/** Data blocks such as JSON-LD are scripts by tag only; they need no browser. */
+function isExecutable(type: string | undefined): boolean {
+  const mediaType = (type ?? "").trim().toLowerCase();
+  return mediaType === "" || mediaType === "module" || mediaType.includes("javascript") || mediaType.includes("ecmascript");
 }
