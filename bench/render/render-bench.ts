@@ -8,7 +8,7 @@
  *   npm run bench:render                      # soak of 200 browser renders
  *   SOAK_RENDERS=1000 npm run bench:render    # the 1,000-render soak (slow: minutes)
  */
-import { readFileSync, readdirSync, writeFileSync, mkdirSync } from "node:fs";
+import { writeFileSync, mkdirSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
@@ -17,7 +17,10 @@ import { createLogger, loadConfig } from "@winnow/platform";
 import { chromiumExecutable } from "../../services/renderer/dist/browser.js";
 import { rendererConfigShape } from "../../services/renderer/dist/config.js";
 import type { RenderChoice } from "../../services/renderer/dist/render.js";
+import { descendantsRssBytes } from "../../services/renderer/dist/process-memory.js";
 import { createRendering } from "../../services/renderer/dist/rendering.js";
+
+const treeRssBytes = (pid: number) => descendantsRssBytes(pid, true);
 
 const CONCURRENCIES = [1, 4, 16];
 const RENDERS_PER_LEVEL = Number(process.env.RENDERS_PER_LEVEL ?? 64);
@@ -30,33 +33,6 @@ function fixturePage(n: number): string {
   return `<!doctype html><html><head><title>Product ${n}</title><style>body{font-family:sans-serif}</style></head>
     <body><h1>Product ${n}</h1><p class="price">$${(n % 100) + 0.99}</p>${paragraphs}<table>${rows}</table>
     <ul>${Array.from({ length: 50 }, (_, i) => `<li><a href="/page/${i}">Related ${i}</a></li>`).join("")}</ul></body></html>`;
-}
-
-/** Resident memory of a process and all its descendants (the browser's processes), from /proc. */
-function treeRssBytes(rootPid: number): number {
-  const children = new Map<number, number[]>();
-  const rss = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const pid = Number(entry);
-      const ppid = Number(fields[1]);
-      rss.set(pid, Number(fields[21]) * 4096);
-      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  let total = 0;
-  const stack = [rootPid];
-  while (stack.length > 0) {
-    const pid = stack.pop()!;
-    total += rss.get(pid) ?? 0;
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return total;
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from "playwright-core";
 import type { Logger } from "@winnow/platform";
 import { overloaded } from "./overloaded.js";
+import { descendantsRssBytes } from "./process-memory.js";
 
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
@@ -50,11 +51,15 @@ export interface BrowserHostOptions {
   proxyUrl: string;
   /** A fresh browser replaces the current one after this many contexts, shedding whatever the old one leaked. */
   recycleAfterPages: number;
+  /** ... or once the browser's processes hold more than this much memory (checked every few pages). */
+  recycleAtMemoryBytes: number;
   logger: Logger;
 }
 
 /** How long a retired browser may keep serving its last renders before it is closed anyway. */
 const RETIRE_GRACE_MS = 60_000;
+/** Reading /proc costs a little; memory is checked on every this many pages. */
+const MEMORY_CHECK_EVERY_PAGES = 10;
 
 /**
  * Owns the one Chromium of this process: launches it, relaunches it when it
@@ -90,7 +95,7 @@ export class BrowserHost {
     } catch (error) {
       throw browser.isConnected() ? error : starting();
     }
-    if (++this.#pagesServed >= this.options.recycleAfterPages) void this.#recycle(browser);
+    if (this.#dueForRecycling(++this.#pagesServed)) void this.#recycle(browser);
     return context;
   }
 
@@ -101,6 +106,12 @@ export class BrowserHost {
   async close(): Promise<void> {
     this.#closing = true;
     await this.#browser?.close();
+  }
+
+  #dueForRecycling(pagesServed: number): boolean {
+    if (pagesServed >= this.options.recycleAfterPages) return true;
+    // The browser's processes are this process's children (the only ones the renderer starts).
+    return pagesServed % MEMORY_CHECK_EVERY_PAGES === 0 && descendantsRssBytes(process.pid) > this.options.recycleAtMemoryBytes;
   }
 
   /** Swaps in a new browser while the old one finishes its renders; no render waits for the swap. */

@@ -31,6 +31,7 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
     executablePath: chromiumExecutable(config.CHROMIUM_PATH),
     proxyUrl: proxy.url,
     recycleAfterPages: config.RENDER_RECYCLE_AFTER_PAGES,
+    recycleAtMemoryBytes: config.RENDER_RECYCLE_AT_MEMORY_MB * 2 ** 20,
     logger,
   });
   const slots = new PageSlots(config.RENDER_MAX_PAGES, config.RENDER_MAX_QUEUE);
