@@ -70,6 +70,8 @@ export class BrowserHost {
   #closing = false;
   #pagesServed = 0;
   #recycling = false;
+  /** Contexts being made or open, per browser: a retired browser closes only when it has none. */
+  readonly #contextsInUse = new Map<Browser, number>();
   readonly #readyListeners: ((ready: boolean) => void)[] = [];
 
   constructor(private readonly options: BrowserHostOptions) {}
@@ -89,12 +91,16 @@ export class BrowserHost {
     const browser = this.#browser;
     const starting = () => overloaded("the browser is starting");
     if (!browser?.isConnected()) throw starting();
+    const inUse = (change: number) => this.#contextsInUse.set(browser, (this.#contextsInUse.get(browser) ?? 0) + change);
+    inUse(+1);
     let context: BrowserContext;
     try {
       context = await browser.newContext(options);
     } catch (error) {
+      inUse(-1);
       throw browser.isConnected() ? error : starting();
     }
+    context.once("close", () => inUse(-1));
     if (this.#dueForRecycling(++this.#pagesServed)) void this.#recycle(browser);
     return context;
   }
@@ -128,7 +134,8 @@ export class BrowserHost {
       this.#adopt(fresh);
       this.options.logger.info("browser recycled");
       const deadline = Date.now() + RETIRE_GRACE_MS;
-      while (old.contexts().length > 0 && Date.now() < deadline) await sleep(100);
+      while ((this.#contextsInUse.get(old) ?? 0) > 0 && Date.now() < deadline) await sleep(100);
+      this.#contextsInUse.delete(old);
       await old.close();
     } catch (error) {
       this.options.logger.error({ err: error }, "browser recycling failed; keeping the current browser");

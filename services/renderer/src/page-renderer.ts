@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { BrowserRenderer, RenderJob } from "./render.js";
+import { deadlineSignal } from "./deadline.js";
 import type { StaticFetcher } from "./static-fetch.js";
 import { inspectStaticPage } from "./static-page.js";
 
@@ -20,8 +21,8 @@ export class PageRenderer {
     // A wait_for selector is about the rendered DOM; only a browser can honour it.
     if (job.mode === "browser" || job.waitFor) return this.browser.render(job);
     const started = performance.now();
-    const signal = AbortSignal.any([job.signal, AbortSignal.timeout(job.timeoutMs)]);
-    const page = await this.staticFetcher.fetch(job.url, signal);
+    const deadline = deadlineSignal(job.signal, job.timeoutMs);
+    const page = await this.staticFetcher.fetch(job.url, deadline.signal).finally(deadline.dispose);
     const shape = page.isHtml ? inspectStaticPage(page.html) : { needsBrowser: false, title: "" };
     const staticMs = performance.now() - started;
     if (job.mode === "auto" && shape.needsBrowser) {

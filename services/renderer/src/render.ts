@@ -4,6 +4,7 @@ import { WinnowError } from "@winnow/platform";
 import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { BrowserHost } from "./browser.js";
 import { pageContent } from "./content-type.js";
+import { deadlineSignal } from "./deadline.js";
 import { memoizedRefusal, type EgressGuard } from "./egress.js";
 import { REFUSED_HEADER } from "./egress-proxy.js";
 import type { PageSlots } from "./page-slots.js";
@@ -53,7 +54,15 @@ export class BrowserRenderer {
     const started = performance.now();
     const elapsed = () => performance.now() - started;
     const remaining = () => Math.max(1, job.timeoutMs - elapsed());
-    const signal = AbortSignal.any([job.signal, AbortSignal.timeout(job.timeoutMs)]);
+    const deadline = deadlineSignal(job.signal, job.timeoutMs);
+    try {
+      return await this.#render(job, deadline.signal, elapsed, remaining);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  async #render(job: RenderJob, signal: AbortSignal, elapsed: () => number, remaining: () => number): Promise<RenderResponse> {
     const refusal = memoizedRefusal(this.options.guard);
 
     // Refuse early, before a page slot is spent; the route handler asks again (from the memo).
