@@ -38,7 +38,7 @@ describe("the stack on the builtin engine", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ product_name: "Ridgeline Trail Shoe", brand: "Northpeak", price_usd: 129.99, warranty_years: null });
     expect(res.headers.get("x-winnow-engine")).toBe("builtin");
-    expect(res.headers.get("x-winnow-render-path")).toBe("browser");
+    expect(res.headers.get("x-winnow-render-path")).toBe("static");
     expect(res.headers.get("server-timing")).toMatch(/auth;dur=.*render;dur=.*extract;dur=/);
     expect(res.headers.get("x-request-id")).toBeTruthy();
   });
@@ -50,6 +50,18 @@ describe("the stack on the builtin engine", () => {
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ headline: "Rivers Run Backwards in Spring", author_name: "Ada Brook", tags: null });
+    expect(res.headers.get("x-winnow-render-path")).toBe("browser");
+  });
+
+  it("renders in the browser when the request's options ask for it", async () => {
+    const res = await run.scrape({
+      url: `${run.site.origin}/product`,
+      schema: { product_name: "string" },
+      options: { render: "browser", timeout_ms: 15_000 },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ product_name: "Ridgeline Trail Shoe" });
+    expect(res.headers.get("x-winnow-render-path")).toBe("browser");
   });
 
   it("answers 401 problem+json for a missing or wrong key", async () => {

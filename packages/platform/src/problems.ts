@@ -62,11 +62,11 @@ export const PROBLEM_TYPES = {
   },
   "url-not-allowed": {
     status: 422, title: "URL not allowed", grpc: PERMISSION_DENIED, retryable: false,
-    when: "A scheme other than http(s), credentials in the URL, or a host that is or resolves to a private, loopback, link-local, metadata or reserved address.",
+    when: "A scheme other than http(s), credentials in the URL, or a host (or a redirect hop) that is or resolves to a private, loopback, link-local, metadata or reserved address.",
   },
   "target-unreachable": {
     status: 502, title: "Target site unreachable", grpc: UNAVAILABLE, retryable: true,
-    when: "The site's name does not resolve, or the connection is refused or reset.",
+    when: "The site's name does not resolve, the connection is refused or reset, or it redirects too often.",
   },
   "target-http-error": {
     status: 502, title: "Target site answered with an error", grpc: FAILED_PRECONDITION, retryable: false,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WinnowError } from "@winnow/platform";
+import { RenderMode } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { parseScrapeRequest } from "./scrape-request.js";
 
 function failure(body: unknown): WinnowError {
@@ -20,6 +21,32 @@ describe("parseScrapeRequest", () => {
       task_description: "Translate to French.",
     });
     expect(request).toMatchObject({ url: "https://shop.example/item?id=1", taskDescription: "Translate to French.", schemaJson: '{"name":"string"}' });
+  });
+
+  it("passes render options through, and defaults them when absent", () => {
+    const request = parseScrapeRequest({
+      url: "https://shop.example/",
+      schema: { a: "string" },
+      options: { render: "browser", timeout_ms: 5000, wait_for: "#price" },
+    });
+    expect(request.renderOptions).toEqual({ mode: RenderMode.RENDER_MODE_BROWSER, timeoutMs: 5000, waitFor: "#price" });
+    expect(parseScrapeRequest({ url: "https://shop.example/", schema: { a: "string" }, options: { render: "static" } }).renderOptions).toEqual({
+      mode: RenderMode.RENDER_MODE_STATIC,
+      timeoutMs: 0,
+      waitFor: "",
+    });
+    expect(parseScrapeRequest({ url: "https://shop.example/", schema: { a: "string" } }).renderOptions.mode).toBe(RenderMode.RENDER_MODE_UNSPECIFIED);
+  });
+
+  it.each([
+    [{ proxy: "x" }, "/options/proxy", "is not a known field"],
+    [{ render: "fast" }, "/options/render", "must be equal to one of the allowed values"],
+    [{ timeout_ms: 0 }, "/options/timeout_ms", "must be >= 1"],
+    [{ timeout_ms: 1.5 }, "/options/timeout_ms", "must be integer"],
+    [{ wait_for: "" }, "/options/wait_for", "must NOT have fewer than 1 characters"],
+    ["browser", "/options", "must be object"],
+  ])("refuses options %j at %s", (options, path, description) => {
+    expect(failure({ url: "https://shop.example/", schema: { a: "string" }, options }).violations).toEqual([{ path, description }]);
   });
 
   it("converts an internationalized host to punycode", () => {

@@ -1,5 +1,6 @@
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import { parseSchema, SCHEMA_LIMITS, SchemaError, WinnowError, type ObjectNode, type Violation } from "@winnow/platform";
+import { RenderMode, type RenderOptions } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 
 const TYPE_NAMES = ["string", "number", "integer", "boolean", "array", "object"];
 
@@ -19,6 +20,16 @@ export const scrapeRequestSchema = {
     url: { type: "string", minLength: 1, maxLength: 8192, description: "The absolute http(s) URL of the page to scrape. The fragment is dropped; IDN hosts become punycode; credentials are refused." },
     schema: { $ref: "#/$defs/Schema" },
     task_description: { type: "string", maxLength: 20_000, description: "Extra instructions for the AI model: summaries, classification, translation, formats." },
+    options: {
+      type: "object",
+      additionalProperties: false,
+      description: "How the page is rendered; every field is optional.",
+      properties: {
+        render: { enum: ["auto", "static", "browser"], description: "auto: fetch statically, use the browser only when the page needs it." },
+        timeout_ms: { type: "integer", minimum: 1, maximum: 120_000, description: "Upper bound for rendering the page." },
+        wait_for: { type: "string", minLength: 1, maxLength: 1024, description: "CSS selector to wait for (needs the browser)." },
+      },
+    },
   },
   $defs: {
     Schema: {
@@ -39,12 +50,22 @@ export const scrapeRequestSchema = {
   },
 };
 
+const RENDER_MODES = { auto: RenderMode.RENDER_MODE_AUTO, static: RenderMode.RENDER_MODE_STATIC, browser: RenderMode.RENDER_MODE_BROWSER };
+
+interface ScrapeOptions {
+  render?: keyof typeof RENDER_MODES;
+  timeout_ms?: number;
+  wait_for?: string;
+}
+
 export interface ScrapeRequest {
   url: string;
   schema: ObjectNode;
   /** The schema as sent, re-serialized for the extractor. */
   schemaJson: string;
   taskDescription: string;
+  /** What the renderer is asked for; zero values mean "the renderer's default". */
+  renderOptions: RenderOptions;
 }
 
 const validateBody = new Ajv2020({ allErrors: true }).compile(scrapeRequestSchema);
@@ -74,8 +95,23 @@ export function parseScrapeRequest(body: unknown): ScrapeRequest {
   if (schemaViolations.length === 0) schemaViolations = errors.filter(inSchema).map(describeAjvError);
   if (envelope.length > 0) throw invalid("invalid-request", [...envelope, ...schemaViolations]);
   if (schemaViolations.length > 0 || !tree) throw invalid("invalid-schema", schemaViolations);
-  const { url, schema, task_description } = body as { url: string; schema: unknown; task_description?: string };
-  return { url: checkUrl(url), schema: tree, schemaJson: JSON.stringify(schema), taskDescription: task_description ?? "" };
+  const { url, schema, task_description, options = {} } = body as {
+    url: string;
+    schema: unknown;
+    task_description?: string;
+    options?: ScrapeOptions;
+  };
+  return {
+    url: checkUrl(url),
+    schema: tree,
+    schemaJson: JSON.stringify(schema),
+    taskDescription: task_description ?? "",
+    renderOptions: {
+      mode: options.render ? RENDER_MODES[options.render] : RenderMode.RENDER_MODE_UNSPECIFIED,
+      timeoutMs: options.timeout_ms ?? 0,
+      waitFor: options.wait_for ?? "",
+    },
+  };
 }
 
 /** Far deeper than any valid request; validators recurse, so deeper input must stop here, not overflow the stack. */

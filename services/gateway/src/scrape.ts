@@ -16,7 +16,7 @@ export function scrapeHandler(backends: Backends): RequestHandler {
     const { renderer, extractor } = backends;
 
     let started = performance.now();
-    const page = await callUnary(renderer.render.bind(renderer), { url: request.url }, hop);
+    const page = await callUnary(renderer.render.bind(renderer), { url: request.url, options: request.renderOptions }, hop);
     res.locals.timings.render = performance.now() - started;
 
     started = performance.now();

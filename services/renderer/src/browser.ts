@@ -3,8 +3,21 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from "playwright-core";
 import type { Logger } from "@winnow/platform";
 import { overloaded } from "./overloaded.js";
+import { descendantsRssBytes } from "./process-memory.js";
 
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+
+/** Everything the browser sends goes through the egress proxy; nothing may leave beside it. */
+function egressArgs(proxyUrl: string): string[] {
+  return [
+    `--proxy-server=${proxyUrl}`,
+    // Chromium bypasses proxies for loopback unless told not to; the guard must see those requests too.
+    "--proxy-bypass-list=<-loopback>",
+    // WebRTC may only use the proxy (TCP), never its own UDP sockets.
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+  ];
+}
 
 export const LAUNCH_ARGS = [
   "--no-sandbox",
@@ -34,8 +47,19 @@ export function chromiumExecutable(configured: string | undefined): string {
 
 export interface BrowserHostOptions {
   executablePath: string;
+  /** The egress proxy every request of the browser goes through. */
+  proxyUrl: string;
+  /** A fresh browser replaces the current one after this many contexts, shedding whatever the old one leaked. */
+  recycleAfterPages: number;
+  /** ... or once the browser's processes hold more than this much memory (checked every few pages). */
+  recycleAtMemoryBytes: number;
   logger: Logger;
 }
+
+/** How long a retired browser may keep serving its last renders before it is closed anyway. */
+const RETIRE_GRACE_MS = 60_000;
+/** Reading /proc costs a little; memory is checked on every this many pages. */
+const MEMORY_CHECK_EVERY_PAGES = 10;
 
 /**
  * Owns the one Chromium of this process: launches it, relaunches it when it
@@ -44,6 +68,10 @@ export interface BrowserHostOptions {
 export class BrowserHost {
   #browser: Browser | undefined;
   #closing = false;
+  #pagesServed = 0;
+  #recycling = false;
+  /** Contexts being made or open, per browser: a retired browser closes only when it has none. */
+  readonly #contextsInUse = new Map<Browser, number>();
   readonly #readyListeners: ((ready: boolean) => void)[] = [];
 
   constructor(private readonly options: BrowserHostOptions) {}
@@ -63,11 +91,18 @@ export class BrowserHost {
     const browser = this.#browser;
     const starting = () => overloaded("the browser is starting");
     if (!browser?.isConnected()) throw starting();
+    const inUse = (change: number) => this.#contextsInUse.set(browser, (this.#contextsInUse.get(browser) ?? 0) + change);
+    inUse(+1);
+    let context: BrowserContext;
     try {
-      return await browser.newContext(options);
+      context = await browser.newContext(options);
     } catch (error) {
+      inUse(-1);
       throw browser.isConnected() ? error : starting();
     }
+    context.once("close", () => inUse(-1));
+    if (this.#dueForRecycling(++this.#pagesServed)) void this.#recycle(browser);
+    return context;
   }
 
   get connected(): boolean {
@@ -79,11 +114,41 @@ export class BrowserHost {
     await this.#browser?.close();
   }
 
+  #dueForRecycling(pagesServed: number): boolean {
+    if (pagesServed >= this.options.recycleAfterPages) return true;
+    // The browser's processes are this process's children (the only ones the renderer starts).
+    return pagesServed % MEMORY_CHECK_EVERY_PAGES === 0 && descendantsRssBytes(process.pid) > this.options.recycleAtMemoryBytes;
+  }
+
+  /** Swaps in a new browser while the old one finishes its renders; no render waits for the swap. */
+  async #recycle(old: Browser): Promise<void> {
+    if (this.#recycling || this.#closing) return;
+    this.#recycling = true;
+    try {
+      const fresh = await this.#launch();
+      if (this.#closing) {
+        await fresh.close();
+        return;
+      }
+      this.#pagesServed = 0;
+      this.#adopt(fresh);
+      this.options.logger.info("browser recycled");
+      const deadline = Date.now() + RETIRE_GRACE_MS;
+      while ((this.#contextsInUse.get(old) ?? 0) > 0 && Date.now() < deadline) await sleep(100);
+      this.#contextsInUse.delete(old);
+      await old.close();
+    } catch (error) {
+      this.options.logger.error({ err: error }, "browser recycling failed; keeping the current browser");
+    } finally {
+      this.#recycling = false;
+    }
+  }
+
   #launch(): Promise<Browser> {
     return chromium.launch({
       executablePath: this.options.executablePath,
       headless: true,
-      args: LAUNCH_ARGS,
+      args: [...LAUNCH_ARGS, ...egressArgs(this.options.proxyUrl)],
       // Shutdown is ours: in-flight renders finish before the browser closes.
       handleSIGINT: false,
       handleSIGTERM: false,
@@ -92,7 +157,10 @@ export class BrowserHost {
 
   #adopt(browser: Browser): void {
     this.#browser = browser;
-    browser.on("disconnected", () => void this.#relaunch());
+    // A retired browser closing is expected; only the current one going away needs a relaunch.
+    browser.on("disconnected", () => {
+      if (browser === this.#browser) void this.#relaunch();
+    });
     this.options.logger.info({ version: browser.version() }, "browser up");
     this.#notify(true);
   }

@@ -14,6 +14,9 @@ export const rendererConfigShape = {
   RENDER_MAX_QUEUE: env.positiveInt(32),
   RENDER_TIMEOUT_MS: env.positiveInt(20_000),
   RENDER_MAX_HTML_BYTES: env.positiveInt(10 * 1024 * 1024),
+  RENDER_MAX_REDIRECTS: env.positiveInt(10, 20),
+  RENDER_RECYCLE_AFTER_PAGES: env.positiveInt(500),
+  RENDER_RECYCLE_AT_MEMORY_MB: env.positiveInt(1536),
   WINNOW_EGRESS_ALLOW: z
     .string()
     .optional()

@@ -134,8 +134,20 @@ describe("EgressGuard", () => {
     expect(await verdict(guard, "http://nowhere.example/")).toBe("target-unreachable");
   });
 
-  it("names the refused address in the message", async () => {
-    await expect(guard.assertAllowed(new URL("http://mixed.example/"))).rejects.toThrow(/10\.0\.0\.5/);
+  it("names the host but never the resolved address in the message", async () => {
+    const error = await guard.refusal(new URL("http://mixed.example/"));
+    expect(error?.message).toContain("mixed.example");
+    expect(error?.message).not.toContain("10.0.0.5");
+  });
+
+  it("pins the checked address, asking the resolver once", async () => {
+    const asked: string[] = [];
+    const pinning = new EgressGuard(undefined, async (hostname) => {
+      asked.push(hostname);
+      return asked.length === 1 ? ["93.184.216.34"] : ["10.0.0.1"];
+    });
+    expect(await pinning.pin("Public.Example", 443)).toEqual({ address: "93.184.216.34", family: 4 });
+    expect(asked).toEqual(["public.example"]);
   });
 });
 

@@ -107,11 +107,17 @@ export type Lookup = (hostname: string) => Promise<string[]>;
 const systemLookup: Lookup = async (hostname) =>
   (await dns.lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
 
+/** Where a request may go: the one checked address to connect to, never looked up again. */
+export interface PinnedTarget {
+  address: string;
+  family: 4 | 6;
+}
+
 /**
  * Decides whether the renderer may fetch a URL: only http(s), no credentials,
  * and every address the host resolves to must be public (or allowlisted).
- * The browser resolves names again on its own, so a DNS-rebinding window
- * remains between this check and the connection.
+ * `pin` hands back the checked address so callers connect to exactly it:
+ * a DNS answer that changes after the check (rebinding) is never used.
  */
 export class EgressGuard {
   constructor(
@@ -121,34 +127,51 @@ export class EgressGuard {
 
   /** Resolves to the reason the URL is refused, or undefined when it may be fetched. */
   async refusal(url: URL): Promise<WinnowError | undefined> {
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      return notAllowed(`only http and https URLs can be rendered, not ${url.protocol}`);
-    }
-    if (url.username || url.password) return notAllowed("URLs with credentials are not allowed");
-
-    const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-    const hostname = url.hostname.replace(/^\[|\]$/g, "");
-    if (this.allowlist.hostPorts.has(hostPortKey(hostname, port))) return undefined;
-    // Chromium answers *.localhost itself, without asking DNS.
-    if (/(^|\.)localhost\.?$/.test(hostname)) return notAllowed(`${hostname} is a local address`);
-
-    let addresses: string[];
     try {
-      addresses = isIP(hostname) ? [hostname] : await this.lookup(hostname);
+      await this.pinUrl(url);
+      return undefined;
     } catch (error) {
-      return new WinnowError("target-unreachable", `could not resolve ${hostname}`, { cause: error });
+      if (error instanceof WinnowError) return error;
+      throw error;
     }
-    if (addresses.length === 0) return new WinnowError("target-unreachable", `${hostname} has no addresses`);
-    const refused = addresses.find((address) => !this.#addressAllowed(ipaddr.parse(address), port));
-    if (refused === undefined) return undefined;
-    return notAllowed(
-      refused === hostname ? `${hostname} is not a public address` : `${hostname} resolves to ${refused}, which is not a public address`,
-    );
   }
 
   async assertAllowed(url: URL): Promise<void> {
-    const refusal = await this.refusal(url);
-    if (refusal) throw refusal;
+    await this.pinUrl(url);
+  }
+
+  /** Checks scheme and credentials, then pins the URL's host; throws a WinnowError when refused. */
+  async pinUrl(url: URL): Promise<PinnedTarget> {
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw notAllowed(`only http and https URLs can be rendered, not ${url.protocol}`);
+    }
+    if (url.username || url.password) throw notAllowed("URLs with credentials are not allowed");
+    return this.pin(url.hostname, Number(url.port || (url.protocol === "https:" ? 443 : 80)));
+  }
+
+  /**
+   * Resolves the host once and checks every address; resolves to the address
+   * to connect to. Messages name the host, never a resolved address.
+   */
+  async pin(host: string, port: number): Promise<PinnedTarget> {
+    const hostname = host.replace(/^\[|\]$/g, "").toLowerCase();
+    const literal = isIP(hostname) ? hostname : canonicalIPv4(hostname);
+    const allowedByName = this.allowlist.hostPorts.has(hostPortKey(hostname, port));
+    // Resolvers answer *.localhost locally, whatever DNS says.
+    if (!literal && !allowedByName && /(^|\.)localhost\.?$/.test(hostname)) throw notAllowed(`${hostname} is a local address`);
+
+    let addresses: string[];
+    try {
+      addresses = literal ? [literal] : await this.lookup(hostname);
+    } catch (error) {
+      throw new WinnowError("target-unreachable", `could not resolve ${hostname}`, { cause: error });
+    }
+    if (addresses.length === 0) throw new WinnowError("target-unreachable", `${hostname} has no addresses`);
+    if (!allowedByName && !addresses.every((address) => this.#addressAllowed(ipaddr.parse(address), port))) {
+      throw notAllowed(literal ? `${hostname} is not a public address` : `${hostname} resolves to an address that is not public`);
+    }
+    const address = addresses[0]!;
+    return { address, family: isIP(address) === 6 ? 6 : 4 };
   }
 
   #addressAllowed(address: Address, port: number): boolean {
@@ -159,6 +182,20 @@ export class EgressGuard {
         this.allowlist.hostPorts.has(`${form.toString()}|${port}`) ||
         this.allowlist.cidrs.some((range) => range[0].kind() === form.kind() && form.match(range)),
     );
+  }
+}
+
+/**
+ * The dotted-quad form of a host written as a decimal, octal or hex IPv4
+ * address ("2130706433", "0177.1", "0x7f.1"); undefined for real names.
+ * WHATWG URLs normalize these already; CONNECT targets and Host headers do not.
+ */
+export function canonicalIPv4(hostname: string): string | undefined {
+  try {
+    const normalized = new URL(`http://${hostname}/`).hostname;
+    return isIP(normalized) === 4 ? normalized : undefined;
+  } catch {
+    return undefined;
   }
 }
 

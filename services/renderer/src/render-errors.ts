@@ -3,7 +3,7 @@ import { WinnowError } from "@winnow/platform";
 import { overloaded } from "./overloaded.js";
 
 /** Chromium refusals that mean the URL itself is off limits (our guard, or ports Chromium never dials). */
-const NOT_ALLOWED_NET_ERRORS = new Set(["ERR_ACCESS_DENIED", "ERR_UNSAFE_PORT"]);
+const NOT_ALLOWED_NET_ERRORS = new Set(["ERR_ACCESS_DENIED", "ERR_UNSAFE_PORT", "ERR_UNSAFE_REDIRECT"]);
 
 export interface RenderFailureState {
   /** The render's time budget ran out or the caller went away. */

@@ -30,7 +30,6 @@ describe("toRenderJob", () => {
     [{ url: "not a url" }, "/url"],
     [{ url: "/relative/path" }, "/url"],
     [{ url: `https://example.com/${"a".repeat(9000)}` }, "/url"],
-    [{ url: "https://example.com/", options: options({ mode: RenderMode.RENDER_MODE_STATIC }) }, "/options/mode"],
     [{ url: "https://example.com/", options: options({ mode: 42 as RenderMode }) }, "/options/mode"],
     [{ url: "https://example.com/", options: options({ waitFor: "a".repeat(2000) }) }, "/options/wait_for"],
   ])("refuses %j as invalid-request at %s", (request, path) => {
@@ -39,9 +38,12 @@ describe("toRenderJob", () => {
     );
   });
 
-  it("says why static mode is refused", () => {
-    expect(() =>
-      toRenderJob({ url: "https://example.com/", options: options({ mode: RenderMode.RENDER_MODE_STATIC }) }, { deadline: undefined, signal }, 1),
-    ).toThrow("static rendering is not available in this renderer version");
+  it.each([
+    [RenderMode.RENDER_MODE_UNSPECIFIED, "auto"],
+    [RenderMode.RENDER_MODE_AUTO, "auto"],
+    [RenderMode.RENDER_MODE_STATIC, "static"],
+    [RenderMode.RENDER_MODE_BROWSER, "browser"],
+  ])("maps render mode %i to %s", (mode, expected) => {
+    expect(toRenderJob({ url: "https://example.com/", options: options({ mode }) }, { deadline: undefined, signal }, 1).mode).toBe(expected);
   });
 });

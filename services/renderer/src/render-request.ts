@@ -1,10 +1,15 @@
 import { WinnowError, type CallContext } from "@winnow/platform";
 import { RenderMode, type RenderRequest } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { RenderJob } from "./render.js";
+import type { RenderChoice, RenderJob } from "./render.js";
 
 const MAX_URL_LENGTH = 8192;
 const MAX_SELECTOR_LENGTH = 1024;
-const BROWSER_MODES = new Set<number>([RenderMode.RENDER_MODE_UNSPECIFIED, RenderMode.RENDER_MODE_AUTO, RenderMode.RENDER_MODE_BROWSER]);
+const MODES = new Map<number, RenderChoice>([
+  [RenderMode.RENDER_MODE_UNSPECIFIED, "auto"],
+  [RenderMode.RENDER_MODE_AUTO, "auto"],
+  [RenderMode.RENDER_MODE_STATIC, "static"],
+  [RenderMode.RENDER_MODE_BROWSER, "browser"],
+]);
 
 /**
  * Validates a Render request and fixes its time budget: the smallest of the
@@ -12,11 +17,8 @@ const BROWSER_MODES = new Set<number>([RenderMode.RENDER_MODE_UNSPECIFIED, Rende
  */
 export function toRenderJob(request: RenderRequest, context: Pick<CallContext, "deadline" | "signal">, maxTimeoutMs: number): RenderJob {
   const options = request.options;
-  const mode = options?.mode ?? RenderMode.RENDER_MODE_UNSPECIFIED;
-  if (mode === RenderMode.RENDER_MODE_STATIC) {
-    throw invalid("/options/mode", "static rendering is not available in this renderer version");
-  }
-  if (!BROWSER_MODES.has(mode)) throw invalid("/options/mode", `unknown render mode ${mode}`);
+  const mode = MODES.get(options?.mode ?? RenderMode.RENDER_MODE_UNSPECIFIED);
+  if (!mode) throw invalid("/options/mode", `unknown render mode ${options?.mode}`);
 
   if (!request.url) throw invalid("/url", "a URL is required");
   if (request.url.length > MAX_URL_LENGTH) throw invalid("/url", `the URL is longer than ${MAX_URL_LENGTH} characters`);
@@ -32,11 +34,15 @@ export function toRenderJob(request: RenderRequest, context: Pick<CallContext, "
     throw invalid("/options/wait_for", `the selector is longer than ${MAX_SELECTOR_LENGTH} characters`);
   }
 
+  if (waitFor && mode === "static") {
+    throw invalid("/options/wait_for", "wait_for needs the browser; use the auto or browser render mode");
+  }
+
   const leftOfDeadline = context.deadline ? context.deadline.getTime() - Date.now() : Infinity;
   const timeoutMs = Math.min(options?.timeoutMs || Infinity, maxTimeoutMs, leftOfDeadline);
   if (timeoutMs <= 0) throw new WinnowError("target-timeout", "the deadline passed before the render could start");
 
-  return { url, waitFor, timeoutMs, signal: context.signal };
+  return { url, mode, waitFor, timeoutMs, signal: context.signal };
 }
 
 function invalid(path: string, description: string): WinnowError {

@@ -1,15 +1,22 @@
 import { performance } from "node:perf_hooks";
-import { errors, type BrowserContext, type BrowserContextOptions, type Page, type Response } from "playwright-core";
+import { errors, type BrowserContext, type BrowserContextOptions, type Page, type Request, type Response } from "playwright-core";
 import { WinnowError } from "@winnow/platform";
 import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { BrowserHost } from "./browser.js";
+import { pageContent } from "./content-type.js";
+import { deadlineSignal } from "./deadline.js";
 import { memoizedRefusal, type EgressGuard } from "./egress.js";
+import { REFUSED_HEADER } from "./egress-proxy.js";
 import type { PageSlots } from "./page-slots.js";
 import { toRenderError } from "./render-errors.js";
+import { abortable } from "./static-fetch.js";
 
-/** One validated render: what to load, what to wait for, and how long it may take in all. */
+export type RenderChoice = "auto" | "static" | "browser";
+
+/** One validated render: what to load, how, what to wait for, and how long it may take in all. */
 export interface RenderJob {
   url: URL;
+  mode: RenderChoice;
   /** CSS selector to wait for; empty for none. */
   waitFor: string;
   timeoutMs: number;
@@ -26,9 +33,13 @@ export interface BrowserRendererOptions {
 
 /** Longest wait for the network to go quiet after DOM ready; pages that poll forever never do. */
 const SETTLE_CAP_MS = 1500;
+/** How long no request may be in flight for the network to count as quiet. */
+const QUIET_MS = 50;
+/** Lazy content: at most this many screens scrolled, pausing this long after each. */
+const MAX_SCROLL_SCREENS = 10;
+const SCROLL_PAUSE_MS = 100;
 /** Not needed for the DOM, and the bulk of the bytes. */
 const SKIPPED_RESOURCE_TYPES = new Set(["image", "font", "media"]);
-const HTML_MEDIA_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 
 const CONTEXT_OPTIONS: BrowserContextOptions = {
   serviceWorkers: "block",
@@ -43,11 +54,19 @@ export class BrowserRenderer {
     const started = performance.now();
     const elapsed = () => performance.now() - started;
     const remaining = () => Math.max(1, job.timeoutMs - elapsed());
-    const signal = AbortSignal.any([job.signal, AbortSignal.timeout(job.timeoutMs)]);
+    const deadline = deadlineSignal(job.signal, job.timeoutMs);
+    try {
+      return await this.#render(job, deadline.signal, elapsed, remaining);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  async #render(job: RenderJob, signal: AbortSignal, elapsed: () => number, remaining: () => number): Promise<RenderResponse> {
     const refusal = memoizedRefusal(this.options.guard);
 
     // Refuse early, before a page slot is spent; the route handler asks again (from the memo).
-    const refused = await untilAborted(refusal(job.url.href), signal);
+    const refused = await abortable(refusal(job.url.href), signal);
     if (refused) throw refused;
     const release = await this.options.slots.acquire(signal);
     const queueMs = elapsed();
@@ -75,27 +94,32 @@ export class BrowserRenderer {
     }
   }
 
-  /** A page whose every request, WebSocket and redirect hop goes past the egress guard. */
+  /**
+   * A page in a context that skips heavy resources, closes popups and
+   * dismisses dialogs. The egress proxy guards every request; redirect hops
+   * are also checked here, so a refused hop gets a clear error.
+   */
   async #open(context: BrowserContext, refusal: (url: string) => Promise<WinnowError | undefined>): Promise<GuardedPage> {
     await context.route("**/*", async (route) => {
-      const request = route.request();
-      const refused = SKIPPED_RESOURCE_TYPES.has(request.resourceType()) ? "blockedbyclient"
-        : (await refusal(request.url())) ? "accessdenied"
-        : undefined;
+      const skip = SKIPPED_RESOURCE_TYPES.has(route.request().resourceType());
       // Fails only when the context is already closing; the request no longer matters then.
-      await (refused ? route.abort(refused) : route.continue()).catch(() => undefined);
+      await (skip ? route.abort("blockedbyclient") : route.continue()).catch(() => undefined);
     });
-    await context.routeWebSocket(/.*/, async (ws) => {
-      if (await refusal(ws.url().replace(/^ws/, "http"))) await ws.close({ code: 1008, reason: "not allowed" });
-      else ws.connectToServer();
-    });
-    // Playwright does not route redirect hops, so they are checked as they are seen.
     const hops: Promise<WinnowError | undefined>[] = [];
+    const inFlight = new InFlightRequests();
     context.on("request", (request) => {
-      if (request.redirectedFrom()) hops.push(refusal(request.url()));
+      inFlight.started();
+      // Only the page's own navigation: a sub-resource's refused hop just fails that sub-resource.
+      if (request.redirectedFrom() && isMainFrameNavigation(request)) hops.push(refusal(request.url()));
     });
+    context.on("requestfinished", () => inFlight.ended());
+    context.on("requestfailed", () => inFlight.ended());
+    const page = await context.newPage();
+    context.on("page", (popup) => void popup.close().catch(() => undefined));
+    page.on("dialog", (dialog) => void dialog.dismiss().catch(() => undefined));
     return {
-      page: await context.newPage(),
+      page,
+      inFlight,
       async assertRedirectsAllowed() {
         const refused = (await Promise.all(hops)).find((verdict) => verdict !== undefined);
         if (refused) throw new WinnowError("url-not-allowed", `the page redirected to a refused URL: ${refused.message}`);
@@ -104,7 +128,7 @@ export class BrowserRenderer {
   }
 
   async #load(
-    { page, assertRedirectsAllowed }: GuardedPage,
+    { page, inFlight, assertRedirectsAllowed }: GuardedPage,
     job: RenderJob,
     remaining: () => number,
     timings: { navigationMs: number; settleMs: number },
@@ -117,12 +141,15 @@ export class BrowserRenderer {
       .finally(assertRedirectsAllowed); // a refused hop outranks whatever the navigation ran into
     timings.navigationMs = performance.now() - mark;
     if (!response) throw new WinnowError("target-unreachable", "the navigation produced no response");
-    const contentType = assertRenderable(response);
+    assertRenderable(response);
+    const contentType = response.headers()["content-type"] ?? "";
+    const passedThrough = pageContent(contentType, () => "");
+    if (!passedThrough.isHtml) {
+      return { finalUrl: page.url(), status: response.status(), contentType, html: await response.text(), title: "" };
+    }
 
     mark = performance.now();
-    await page
-      .waitForLoadState("networkidle", { timeout: Math.min(SETTLE_CAP_MS, remaining()) })
-      .catch(ignoreTimeout);
+    await inFlight.quiet(QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
     if (job.waitFor) {
       await page
         .waitForFunction((selector) => document.querySelector(selector) !== null, job.waitFor, {
@@ -134,6 +161,7 @@ export class BrowserRenderer {
           throw new WinnowError("target-timeout", `"${job.waitFor}" did not appear on the page in time`);
         });
     }
+    await this.#scrollForLazyContent(page, inFlight, remaining);
     timings.settleMs = performance.now() - mark;
 
     const html = await this.#html(page);
@@ -142,22 +170,117 @@ export class BrowserRenderer {
     return { finalUrl: page.url(), status: response.status(), contentType, html, title };
   }
 
-  /** The serialized DOM, refused when larger than the cap (measured in the page first, so a huge DOM never crosses over). */
+  /** Scrolls a bounded number of screens so content loaded on scroll appears; a short page costs nothing. */
+  async #scrollForLazyContent(page: Page, inFlight: InFlightRequests, remaining: () => number): Promise<void> {
+    for (let screen = 0; screen < MAX_SCROLL_SCREENS && remaining() > SCROLL_PAUSE_MS * 2; screen++) {
+      const moved = await page.evaluate(() => {
+        const before = scrollY;
+        if (before + innerHeight >= document.documentElement.scrollHeight) return false;
+        scrollBy(0, innerHeight);
+        return scrollY > before;
+      });
+      if (!moved) return;
+      await inFlight.quiet(SCROLL_PAUSE_MS, Math.min(SETTLE_CAP_MS, remaining() / 2));
+    }
+  }
+
+  /**
+   * The serialized DOM with open shadow roots (as declarative shadow DOM) and
+   * the documents of same-origin iframes inlined after their frames; refused
+   * when larger than the cap, measured in the page so a huge DOM never crosses over.
+   */
   async #html(page: Page): Promise<string> {
-    const tooLarge = () => new WinnowError("page-too-large", `the page is larger than ${this.options.maxHtmlBytes} bytes`);
-    const chars = await page.evaluate(() => document.documentElement?.outerHTML.length ?? 0);
+    const maxChars = this.options.maxHtmlBytes;
+    const html = await page.evaluate(serializeDocument, maxChars);
     // A UTF-8 byte count is never smaller than the UTF-16 length.
-    if (chars > this.options.maxHtmlBytes) throw tooLarge();
-    const html = await page.content();
-    if (Buffer.byteLength(html) > this.options.maxHtmlBytes) throw tooLarge();
+    if (html === null || Buffer.byteLength(html) > maxChars) {
+      throw new WinnowError("page-too-large", `the page is larger than ${maxChars} bytes`);
+    }
     return html;
+  }
+}
+
+/** Runs in the page: see BrowserRenderer#html. Null when the result would pass maxChars. */
+function serializeDocument(maxChars: number): string | null {
+  const shadowRoots = (root: Document | ShadowRoot | Element): ShadowRoot[] =>
+    [...root.querySelectorAll("*")].flatMap((element) =>
+      element.shadowRoot ? [element.shadowRoot, ...shadowRoots(element.shadowRoot)] : [],
+    );
+  const inlineFrames = (doc: Document): void => {
+    for (const frame of doc.querySelectorAll("iframe")) {
+      let inner: Document | null = null;
+      try {
+        inner = frame.contentDocument; // null, or a throw, for cross-origin frames
+      } catch {
+        inner = null;
+      }
+      if (!inner?.body) continue;
+      inlineFrames(inner);
+      const copy = doc.createElement("div");
+      copy.setAttribute("data-winnow-frame", frame.src || "about:srcdoc");
+      copy.innerHTML = inner.body.getHTML({ shadowRoots: shadowRoots(inner) });
+      frame.after(copy);
+    }
+  };
+  inlineFrames(document);
+  const root = document.documentElement;
+  const inner = root.getHTML({ shadowRoots: shadowRoots(document) });
+  const shell = (root.cloneNode(false) as Element).outerHTML;
+  const doctype = document.doctype ? `<!DOCTYPE ${document.doctype.name}>` : "";
+  const html = `${doctype}${shell.slice(0, shell.lastIndexOf("</"))}${inner}${shell.slice(shell.lastIndexOf("</"))}`;
+  return html.length > maxChars ? null : html;
+}
+
+/** Counts the context's requests in flight, to wait until the network is quiet. */
+class InFlightRequests {
+  #count = 0;
+  #lastChange = performance.now();
+  #waiters: (() => void)[] = [];
+
+  started(): void {
+    this.#count++;
+    this.#lastChange = performance.now();
+  }
+
+  ended(): void {
+    this.#count = Math.max(0, this.#count - 1);
+    this.#lastChange = performance.now();
+    for (const wake of this.#waiters.splice(0)) wake();
+  }
+
+  /** Resolves once nothing has been in flight for quietMs, or after capMs regardless. */
+  async quiet(quietMs: number, capMs: number): Promise<void> {
+    const giveUp = performance.now() + capMs;
+    for (;;) {
+      const now = performance.now();
+      if (now >= giveUp) return;
+      const quietFor = now - this.#lastChange;
+      if (this.#count === 0 && quietFor >= quietMs) return;
+      const wait = this.#count === 0 ? quietMs - quietFor : giveUp - now;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(wait, giveUp - now));
+        this.#waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
   }
 }
 
 interface GuardedPage {
   page: Page;
+  inFlight: InFlightRequests;
   /** Throws "url-not-allowed" when any redirect seen so far led somewhere the guard refuses. */
   assertRedirectsAllowed(): Promise<void>;
+}
+
+function isMainFrameNavigation(request: Request): boolean {
+  try {
+    return request.isNavigationRequest() && request.frame().parentFrame() === null;
+  } catch {
+    return false; // service worker requests have no frame
+  }
 }
 
 /** Checked on the blank page before navigating, so a bad selector costs no page load. */
@@ -173,31 +296,16 @@ async function assertValidSelector(page: Page, selector: string): Promise<void> 
   if (!valid) throw new WinnowError("invalid-request", `wait_for is not a valid CSS selector: ${selector}`);
 }
 
-/** Status and media type of the main document; returns the Content-Type to report. */
-function assertRenderable(response: Response): string {
+/** Refusals by the egress proxy (which answers in the target's place) and error statuses. */
+function assertRenderable(response: Response): void {
   const status = response.status();
+  const refused = response.headers()[REFUSED_HEADER];
+  if (refused !== undefined) {
+    const reason = decodeURIComponent(refused);
+    throw status === 403 ? new WinnowError("url-not-allowed", reason) : new WinnowError("target-unreachable", reason);
+  }
   if (status >= 400) {
     throw new WinnowError("target-http-error", `the target answered HTTP ${status}`, { targetStatus: status });
   }
-  const contentType = response.headers()["content-type"] ?? "";
-  const mediaType = contentType.split(";")[0]?.trim().toLowerCase();
-  // No Content-Type at all: Chromium sniffed the body, and it rendered.
-  if (mediaType && !HTML_MEDIA_TYPES.has(mediaType)) {
-    throw new WinnowError("unsupported-content", `the target answered ${mediaType}, not a web page`);
-  }
-  return contentType;
 }
 
-/** DNS lookups cannot be cancelled, but the render need not wait for one past its time budget. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new WinnowError("target-timeout", "resolving the host took longer than the time limit"));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
-function ignoreTimeout(error: unknown): void {
-  if (!(error instanceof errors.TimeoutError)) throw error;
-}

@@ -1,6 +1,6 @@
 import { unary, type Logger } from "@winnow/platform";
 import type { RendererServiceServer, RenderRequest, RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { BrowserRenderer } from "./render.js";
+import type { PageRenderer } from "./page-renderer.js";
 import { toRenderJob } from "./render-request.js";
 
 export const RENDERER_SERVICE_NAME = "winnow.renderer.v1.RendererService";
@@ -9,7 +9,7 @@ export const RENDERER_PROTO_FILE = "winnow/renderer/v1/renderer.proto";
 /** The gRPC implementation of winnow.renderer.v1.RendererService. */
 export function createRendererService(
   logger: Logger,
-  deps: { renderer: BrowserRenderer; renderTimeoutMs: number },
+  deps: { renderer: PageRenderer; renderTimeoutMs: number },
 ): RendererServiceServer {
   return {
     render: unary<RenderRequest, RenderResponse>(logger, async (request, context) =>

@@ -1,0 +1,176 @@
+import http from "node:http";
+import { gzipSync } from "node:zlib";
+import iconv from "iconv-lite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import type { RenderChoice } from "./render.js";
+import type { Rendering } from "./rendering.js";
+import { closeServer, listen, renderFailure, renderWith, startRendering } from "./renderer.test-helpers.js";
+
+const MAX_BYTES = 1024 * 1024;
+const MODES: RenderChoice[] = ["static", "browser"];
+const TEXT = "<p>Enough ordinary text for the page to count as complete without any JavaScript.</p>";
+
+/** 16 MiB of one letter as HTML, gzipped to a few dozen KiB. */
+const BOMB = gzipSync(Buffer.alloc(16 * 1024 * 1024, "a"));
+/** What a page the browser cannot finish within the deadline may end with: either is clear and in time. */
+const TOO_BIG = ["page-too-large", "target-timeout"];
+
+function html(res: http.ServerResponse, body: string | Buffer, contentType = "text/html; charset=utf-8"): void {
+  res.writeHead(200, { "content-type": contentType }).end(body);
+}
+
+const pages: Record<string, (res: http.ServerResponse) => void> = {
+  "/ok": (res) => html(res, `<!doctype html><title>ok</title><body>${TEXT}</body>`),
+  "/bomb": (res) => {
+    res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" }).end(BOMB);
+  },
+  "/huge": (res) => html(res, `<!doctype html><title>huge</title><body>${TEXT}${"<div>x</div>".repeat(MAX_BYTES / 8)}</body>`),
+  "/drip": (res) => {
+    res.writeHead(200, { "content-type": "text/html" });
+    res.write("<!doctype html><title>drip</title><body>");
+    const timer = setInterval(() => res.write("."), 200);
+    res.on("close", () => clearInterval(timer));
+  },
+  "/busy": (res) => html(res, `<!doctype html><title>busy</title><body>${TEXT}<script>for (;;) {}</script></body>`),
+  "/huge-dom": (res) =>
+    html(
+      res,
+      `<!doctype html><title>dom</title><body>${TEXT}<script>
+        for (let i = 0; i < 200000; i++) { const d = document.createElement("div"); d.textContent = "node " + i; document.body.append(d); }
+      </script></body>`,
+    ),
+  "/shift-jis": (res) =>
+    html(res, iconv.encode(`<!doctype html><title>日本語</title><body>${TEXT}<p>こんにちは世界</p></body>`, "shift_jis"), "text/html; charset=Shift_JIS"),
+  "/cp1251-meta": (res) =>
+    html(
+      res,
+      iconv.encode(`<!doctype html><html><head><meta charset="windows-1251"><title>Привет</title></head><body>${TEXT}<p>Привет, мир</p></body></html>`, "win1251"),
+      "text/html",
+    ),
+  "/utf16-bom": (res) =>
+    html(
+      res,
+      Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(`<!doctype html><title>utf16</title><body>${TEXT}<p>Grüße ✓</p></body>`, "utf16le")]),
+      "text/html",
+    ),
+  "/latin1": (res) => html(res, iconv.encode(`<!doctype html><title>café</title><body>${TEXT}<p>crème brûlée</p></body>`, "latin1"), "text/html; charset=iso-8859-1"),
+  "/text": (res) => html(res, "plain words, passed through\n", "text/plain; charset=utf-8"),
+  "/json": (res) => html(res, '{"price": 12.5, "name": "Lamp"}', "application/json"),
+  "/png": (res) => html(res, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), "image/png"),
+  "/binary": (res) => html(res, Buffer.alloc(64, 1), "application/octet-stream"),
+  "/lazy": (res) =>
+    html(
+      res,
+      `<!doctype html><title>lazy</title><body>${TEXT}<div style="height:5000px"></div><p id="sentinel">end</p>
+       <script>new IntersectionObserver((entries, observer) => { if (entries.some((e) => e.isIntersecting)) {
+         const p = document.createElement("p"); p.textContent = "loaded on scroll"; document.body.append(p); observer.disconnect(); } })
+         .observe(document.getElementById("sentinel"));</script></body>`,
+    ),
+  "/shadow": (res) =>
+    html(
+      res,
+      `<!doctype html><title>shadow</title><body>${TEXT}<div id="host"></div><iframe src="/frame"></iframe>
+       <script>document.getElementById("host").attachShadow({ mode: "open" }).innerHTML = "<p>inside the shadow root</p>";</script></body>`,
+    ),
+  "/frame": (res) => html(res, "<!doctype html><title>frame</title><body><p>inside the same-origin frame</p></body>"),
+  "/dialogs": (res) =>
+    html(res, `<!doctype html><title>dialogs</title><body>${TEXT}<script>alert("hi"); confirm("sure?"); window.open("/ok"); document.body.dataset.done = "1";</script></body>`),
+};
+
+let site: http.Server & { port: number };
+let base: string;
+let rendering: Rendering;
+
+beforeAll(async () => {
+  site = await listen((req, res) => {
+    const page = pages[req.url ?? "/"];
+    if (page) page(res);
+    else res.writeHead(404).end();
+  });
+  base = `http://127.0.0.1:${site.port}`;
+  rendering = await startRendering({ WINNOW_EGRESS_ALLOW: `127.0.0.1:${site.port}`, RENDER_MAX_HTML_BYTES: String(MAX_BYTES) });
+});
+
+afterAll(async () => {
+  await rendering?.close();
+  if (site) await closeServer(site);
+});
+
+/** After a hostile page, the next ordinary render must work as if nothing happened. */
+async function expectUnharmed(mode: RenderChoice): Promise<void> {
+  const page = await renderWith(rendering, `${base}/ok`, { mode });
+  expect(page.title).toBe("ok");
+}
+
+describe.each(MODES)("hostile pages, %s path", (mode) => {
+  it.each([
+    ["a decompression bomb", "/bomb", "page-too-large"],
+    ["a page over the size cap", "/huge", "page-too-large"],
+    ["a slow-drip response", "/drip", "target-timeout"],
+    ["an image", "/png", "unsupported-content"],
+    ["a binary download", "/binary", "unsupported-content"],
+  ])("ends %s with a clear error within the deadline", async (_name, path, type) => {
+    const timeoutMs = 3000;
+    const started = Date.now();
+    const error = await renderFailure(rendering, `${base}${path}`, { mode, timeoutMs });
+    // The browser must lay out what it parsed before the DOM cap can measure it; on a busy machine the deadline may come first.
+    expect(type === "page-too-large" && mode === "browser" ? TOO_BIG : [type], error.message).toContain(error.type);
+    expect(Date.now() - started).toBeLessThan(timeoutMs + 2000);
+    await expectUnharmed(mode);
+  });
+
+  it.each([
+    ["/shift-jis", "こんにちは世界", "日本語"],
+    ["/cp1251-meta", "Привет, мир", "Привет"],
+    ["/utf16-bom", "Grüße ✓", "utf16"],
+    ["/latin1", "crème brûlée", "café"],
+  ])("decodes %s", async (path, text, title) => {
+    const page = await renderWith(rendering, `${base}${path}`, { mode });
+    expect(page.html).toContain(text);
+    expect(page.title).toBe(title);
+  });
+
+  it.each([
+    ["/text", "text/plain; charset=utf-8", "plain words, passed through"],
+    ["/json", "application/json", '{"price": 12.5, "name": "Lamp"}'],
+  ])("passes %s through", async (path, contentType, body) => {
+    const page = await renderWith(rendering, `${base}${path}`, { mode });
+    expect(page).toMatchObject({ contentType, status: 200 });
+    expect(page.html.trim()).toBe(body.trim());
+  });
+});
+
+describe("hostile pages, browser only", () => {
+  it.each([
+    ["a JavaScript busy loop", "/busy", "target-timeout"],
+    ["a huge DOM built by script", "/huge-dom", "page-too-large"],
+  ])("ends %s with a clear error within the deadline", async (_name, path, type) => {
+    const started = Date.now();
+    const error = await renderFailure(rendering, `${base}${path}`, { mode: "browser", timeoutMs: 4000 });
+    expect(type === "page-too-large" ? TOO_BIG : [type], error.message).toContain(error.type);
+    expect(Date.now() - started).toBeLessThan(4000 + 2000);
+    await expectUnharmed("browser");
+  });
+
+  it("scrolls so content loaded on scroll is in the DOM", async () => {
+    const page = await renderWith(rendering, `${base}/lazy`, { mode: "browser" });
+    expect(page.html).toContain("loaded on scroll");
+  });
+
+  it("includes open shadow roots and same-origin iframes", async () => {
+    const page = await renderWith(rendering, `${base}/shadow`, { mode: "browser" });
+    expect(page.html).toContain("<p>inside the shadow root</p>");
+    expect(page.html).toContain("<p>inside the same-origin frame</p>");
+  });
+
+  it("dismisses dialogs and closes popups", async () => {
+    const page = await renderWith(rendering, `${base}/dialogs`, { mode: "browser", waitFor: "body[data-done]" });
+    expect(page.title).toBe("dialogs");
+    expect(rendering.browser.connected).toBe(true);
+  });
+
+  it("reports the path taken in auto mode", async () => {
+    expect((await renderWith(rendering, `${base}/ok`)).path).toBe(RenderPath.RENDER_PATH_STATIC);
+  });
+});

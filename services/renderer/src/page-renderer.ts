@@ -1,0 +1,41 @@
+import { performance } from "node:perf_hooks";
+import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import type { BrowserRenderer, RenderJob } from "./render.js";
+import { deadlineSignal } from "./deadline.js";
+import type { StaticFetcher } from "./static-fetch.js";
+import { inspectStaticPage } from "./static-page.js";
+
+/**
+ * Picks the path for a render: "static" fetches without a browser, "browser"
+ * always uses Chromium, and "auto" fetches statically first and goes to the
+ * browser only when the page needs JavaScript to show its content. Both paths
+ * share the job's one deadline.
+ */
+export class PageRenderer {
+  constructor(
+    private readonly staticFetcher: StaticFetcher,
+    private readonly browser: BrowserRenderer,
+  ) {}
+
+  async render(job: RenderJob): Promise<RenderResponse> {
+    // A wait_for selector is about the rendered DOM; only a browser can honour it.
+    if (job.mode === "browser" || job.waitFor) return this.browser.render(job);
+    const started = performance.now();
+    const deadline = deadlineSignal(job.signal, job.timeoutMs);
+    const page = await this.staticFetcher.fetch(job.url, deadline.signal).finally(deadline.dispose);
+    const shape = page.isHtml ? inspectStaticPage(page.html) : { needsBrowser: false, title: "" };
+    const staticMs = performance.now() - started;
+    if (job.mode === "auto" && shape.needsBrowser) {
+      return this.browser.render({ ...job, timeoutMs: Math.max(1, Math.floor(job.timeoutMs - staticMs)) });
+    }
+    return {
+      finalUrl: page.finalUrl,
+      status: page.status,
+      contentType: page.contentType,
+      html: page.html,
+      title: shape.title,
+      path: RenderPath.RENDER_PATH_STATIC,
+      timings: { queueMs: 0, navigationMs: staticMs, settleMs: 0, totalMs: staticMs },
+    };
+  }
+}

@@ -1,0 +1,65 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createLogger, loadConfig } from "@winnow/platform";
+import type { RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { rendererConfigShape } from "./config.js";
+import type { Lookup } from "./egress.js";
+import type { RenderChoice } from "./render.js";
+import { createRendering, type Rendering } from "./rendering.js";
+
+/** A resolver with fixed answers, so DNS results (including hostile ones) are under test control. */
+export function fixedLookup(answers: Record<string, string[] | (() => string[])>): Lookup {
+  return async (hostname) => {
+    const answer = answers[hostname];
+    if (!answer) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+    return typeof answer === "function" ? answer() : answer;
+  };
+}
+
+/** An HTTP server on a loopback address; port 0 picks a free one. */
+export async function listen(handler: http.RequestListener, host = "127.0.0.1", port = 0): Promise<http.Server & { port: number }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, resolve);
+  });
+  return Object.assign(server, { port: (server.address() as AddressInfo).port });
+}
+
+export async function closeServer(server: http.Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
+
+/** The whole renderer (egress proxy, static fetcher, started browser) with test settings. */
+export async function startRendering(env: Record<string, string>, lookup?: Lookup): Promise<Rendering> {
+  const config = loadConfig(rendererConfigShape, { LOG_LEVEL: "silent", ...env });
+  const rendering = await createRendering(config, createLogger("renderer-test", config.LOG_LEVEL), lookup);
+  await rendering.browser.start();
+  return rendering;
+}
+
+export interface TestRender {
+  mode?: RenderChoice;
+  waitFor?: string;
+  timeoutMs?: number;
+}
+
+export function renderWith(rendering: Rendering, url: string, job: TestRender = {}): Promise<RenderResponse> {
+  return rendering.renderer.render({
+    url: new URL(url),
+    mode: job.mode ?? "auto",
+    waitFor: job.waitFor ?? "",
+    timeoutMs: job.timeoutMs ?? 15_000,
+    signal: new AbortController().signal,
+  });
+}
+
+/** The error a render failed with; fails the test when it succeeded. */
+export async function renderFailure(rendering: Rendering, url: string, job: TestRender = {}): Promise<Error & { type?: string }> {
+  const outcome = await renderWith(rendering, url, job).then(
+    (response) => new Error(`expected a failure, got HTTP ${response.status} from ${response.finalUrl}`),
+    (error: unknown) => error as Error,
+  );
+  return outcome;
+}

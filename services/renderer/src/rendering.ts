@@ -1,0 +1,53 @@
+import type { Logger } from "@winnow/platform";
+import { BrowserHost, chromiumExecutable } from "./browser.js";
+import type { RendererConfig } from "./config.js";
+import { EgressGuard, type Lookup } from "./egress.js";
+import { EgressProxy } from "./egress-proxy.js";
+import { PageRenderer } from "./page-renderer.js";
+import { PageSlots } from "./page-slots.js";
+import { BrowserRenderer } from "./render.js";
+import { StaticFetcher } from "./static-fetch.js";
+
+const PROXY_BYTES_PER_HTML_BYTE = 4;
+
+/** The renderer's working parts, built from its configuration; the browser is started separately. */
+export interface Rendering {
+  renderer: PageRenderer;
+  browser: BrowserHost;
+  slots: PageSlots;
+  guard: EgressGuard;
+  proxy: EgressProxy;
+  close(): Promise<void>;
+}
+
+/** `lookup` replaces DNS, for tests that decide what names resolve to. */
+export async function createRendering(config: RendererConfig, logger: Logger, lookup?: Lookup): Promise<Rendering> {
+  const guard = new EgressGuard(config.WINNOW_EGRESS_ALLOW, lookup);
+  const maxBytes = config.RENDER_MAX_HTML_BYTES;
+  // On the wire the browser may take a few times the HTML cap (sub-resources, markup that shrinks
+  // once parsed); the serialized DOM is held to the cap itself, which gives the clear error.
+  const proxy = await EgressProxy.start(guard, logger, maxBytes * PROXY_BYTES_PER_HTML_BYTE);
+  const browser = new BrowserHost({
+    executablePath: chromiumExecutable(config.CHROMIUM_PATH),
+    proxyUrl: proxy.url,
+    recycleAfterPages: config.RENDER_RECYCLE_AFTER_PAGES,
+    recycleAtMemoryBytes: config.RENDER_RECYCLE_AT_MEMORY_MB * 2 ** 20,
+    logger,
+  });
+  const slots = new PageSlots(config.RENDER_MAX_PAGES, config.RENDER_MAX_QUEUE);
+  const renderer = new PageRenderer(
+    new StaticFetcher({ guard, maxBytes, maxRedirects: config.RENDER_MAX_REDIRECTS }),
+    new BrowserRenderer({ browser, guard, slots, maxHtmlBytes: maxBytes }),
+  );
+  return {
+    renderer,
+    browser,
+    slots,
+    guard,
+    proxy,
+    async close() {
+      await browser.close();
+      await proxy.close();
+    },
+  };
+}
