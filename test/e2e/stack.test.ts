@@ -117,6 +117,9 @@ describe("the stack on the LLM engine, traced", () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
       OTEL_BSP_SCHEDULE_DELAY: "100",
+      // Every field to the model (no builtin pre-fill), and info logs to check what they hold.
+      EXTRACT_HYBRID: "false",
+      LOG_LEVEL: "info",
     });
   });
   afterAll(async () => {
@@ -153,16 +156,31 @@ describe("the stack on the LLM engine, traced", () => {
     expect([...sent.response_format.json_schema.schema.required].sort()).toEqual(["price_usd", "product_name"]);
   });
 
-  it("records one trace holding spans from all four services", async () => {
+  it("records one trace across the four services, with render, extract and model-call spans, and no secrets or page data", async () => {
     const res = await run.scrape({ url: `${run.site.origin}/product`, schema: { product_name: "string" } });
     expect(res.status).toBe(200);
-    const services = await waitFor(() => {
-      const root = otlp.spans.find((s) => s.service === "winnow-gateway" && !s.parentSpanId && s.name.startsWith("POST"));
-      if (!root) return undefined;
-      const inTrace = new Set(otlp.spans.filter((s) => s.traceId === root.traceId).map((s) => s.service));
-      return inTrace.size === 4 ? inTrace : undefined;
+    const spans = await waitFor(() => {
+      const roots = otlp.spans.filter((s) => s.service === "winnow-gateway" && !s.parentSpanId && s.name.startsWith("POST"));
+      const inTrace = otlp.spans.filter((s) => s.traceId === roots.at(-1)?.traceId);
+      return new Set(inTrace.map((s) => s.service)).size === 4 && inTrace.some((s) => s.name.startsWith("chat ")) ? inTrace : undefined;
     });
-    expect([...services].sort()).toEqual(["winnow-auth", "winnow-extractor", "winnow-gateway", "winnow-renderer"]);
+    expect([...new Set(spans.map((s) => s.service))].sort()).toEqual(["winnow-auth", "winnow-extractor", "winnow-gateway", "winnow-renderer"]);
+    expect(spans).toContainEqual(expect.objectContaining({ service: "winnow-renderer", name: expect.stringMatching(/RendererService\/Render$/) }));
+    expect(spans).toContainEqual(expect.objectContaining({ service: "winnow-extractor", name: expect.stringMatching(/ExtractorService\/Extract$/) }));
+    const chat = spans.find((s) => s.name.startsWith("chat "))!;
+    expect(chat.attributes).toMatchObject({ "gen_ai.request.model": "winnow-test-model", "gen_ai.usage.input_tokens": expect.stringMatching(/^[1-9]/) });
+    expect(chat.attributes["gen_ai.usage.output_tokens"]).toBeDefined();
+
+    // Nothing secret or private in any span or log line of the whole run.
+    const secrets = [run.stack.apiKey, "test-key", "A light trail shoe with a rock plate", '"Ridgeline Trail Shoe"'];
+    const exported = JSON.stringify(otlp.spans);
+    for (const secret of secrets) {
+      expect(exported, `spans hold ${secret}`).not.toContain(secret);
+      expect(run.output.filter((line) => line.includes(secret)), `logs hold ${secret}`).toEqual([]);
+    }
+    // Logs carry the trace ids of the requests they belong to.
+    const accessLog = run.output.find((line) => line.startsWith("gateway:") && line.includes('"POST /scrape 200"'));
+    expect(accessLog).toMatch(/"trace_id":"[0-9a-f]{32}"/);
   });
 });
 

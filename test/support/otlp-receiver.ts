@@ -7,6 +7,8 @@ export interface ReceivedSpan {
   spanId: string;
   parentSpanId: string;
   name: string;
+  /** Attribute values as strings. */
+  attributes: Record<string, string>;
 }
 
 /**
@@ -33,10 +35,15 @@ export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: Re
   };
 }
 
+interface OtlpAttribute {
+  key: string;
+  value: { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean };
+}
+
 interface OtlpExport {
   resourceSpans?: {
     resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string }[] }[];
+    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes?: OtlpAttribute[] }[] }[];
   }[];
 }
 
@@ -45,7 +52,14 @@ function parseExport(body: string): ReceivedSpan[] {
   return (data.resourceSpans ?? []).flatMap((rs) => {
     const service = rs.resource?.attributes?.find((a) => a.key === "service.name")?.value.stringValue ?? "";
     return (rs.scopeSpans ?? []).flatMap((ss) =>
-      (ss.spans ?? []).map((s) => ({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? "", name: s.name })),
+      (ss.spans ?? []).map((s) => ({
+        service,
+        traceId: s.traceId,
+        spanId: s.spanId,
+        parentSpanId: s.parentSpanId ?? "",
+        name: s.name,
+        attributes: Object.fromEntries((s.attributes ?? []).map((a) => [a.key, String(a.value.stringValue ?? a.value.intValue ?? a.value.doubleValue ?? a.value.boolValue)])),
+      })),
     );
   });
 }

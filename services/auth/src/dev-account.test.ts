@@ -24,14 +24,15 @@ describe("seedDevAccount", () => {
     await db.dispose();
   });
 
-  it("generates a key for a new dev account, writes it owner-only and logs it once", async () => {
+  it("generates a key for a new dev account, writes it owner-only, and never logs it", async () => {
     const info = vi.spyOn(silentLogger, "info");
     await seed();
     const key = await fileKey();
     expect(key).toBeDefined();
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
     expect(await store.findActiveKey(key!.hash)).toMatchObject({ accountId: await devAccountId() });
-    expect(info).toHaveBeenCalledWith(expect.anything(), `dev API key: ${key!.plaintext}`);
+    expect(info).toHaveBeenCalledWith(expect.objectContaining({ keyId: key!.id }), "dev API key generated");
+    expect(JSON.stringify(info.mock.calls)).not.toContain(key!.plaintext);
   });
 
   it("keeps the key in the file while it is still valid", async () => {
@@ -41,7 +42,7 @@ describe("seedDevAccount", () => {
     await seed();
     expect(await fileKey()).toEqual(first);
     expect(await store.findActiveKey(first!.hash)).toBeDefined();
-    expect(info).not.toHaveBeenCalledWith(expect.anything(), expect.stringContaining("dev API key:"));
+    expect(info).not.toHaveBeenCalledWith(expect.anything(), "dev API key generated");
   });
 
   it("replaces the key in the file once it has been rotated away", async () => {

@@ -38,7 +38,8 @@ export async function seedDevAccount({ store, dataDir, fixedKey, logger }: DevAc
   await store.replaceKeys(account.id, key);
   await writeSecretFile(file, `${key.plaintext}\n`);
   if (fixedKey) logger.info({ file, keyId: key.id }, "dev API key set from WINNOW_DEV_API_KEY");
-  else logger.info({ file, keyId: key.id }, `dev API key: ${key.plaintext}`);
+  // The key itself never goes to a log (logs are shipped and kept); `npm start` prints it from the file.
+  else logger.info({ file, keyId: key.id }, "dev API key generated");
 }
 
 async function readKeyFile(file: string): Promise<ApiKey | undefined> {

@@ -9,6 +9,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Ajv, type ValidateFunction } from "ajv";
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import OpenAI, { APIConnectionError, APIError } from "openai";
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import type { ResponseFormatJSONSchema } from "openai/resources/shared";
@@ -123,9 +124,11 @@ export class LlmEngine {
   private async complete(call: ModelCall, messages: ChatMessage[], signal: AbortSignal, deadline: Date | undefined): Promise<ChatCompletion> {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.client.chat.completions.create(
-          { model: this.settings.model, messages, response_format: call.responseFormat, temperature: 0 },
-          { signal },
+        return await traced(this.settings.model, call.responseFormat.type, attempt, () =>
+          this.client.chat.completions.create(
+            { model: this.settings.model, messages, response_format: call.responseFormat, temperature: 0 },
+            { signal },
+          ),
         );
       } catch (error) {
         if (attempt >= this.settings.maxRetries || !isTransient(error) || signal.aborted) throw error;
@@ -227,4 +230,38 @@ function answerText(completion: ChatCompletion): string {
   const content = choice.message.content?.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, "$1");
   if (!content) throw modelFailure("empty content");
   return content;
+}
+
+const tracer = trace.getTracer("winnow-extractor");
+
+/**
+ * One span per model request (retries and repair rounds each get their own),
+ * with the GenAI semantic-convention attributes: model and token counts, never
+ * the prompt, the page or the answer.
+ */
+async function traced(model: string, outputMode: string, attempt: number, request: () => Promise<ChatCompletion>): Promise<ChatCompletion> {
+  return tracer.startActiveSpan(
+    `chat ${model}`,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": model, "winnow.output_mode": outputMode, "winnow.attempt": attempt },
+    },
+    async (span) => {
+      try {
+        const completion = await request();
+        span.setAttributes({
+          "gen_ai.response.model": completion.model || model,
+          "gen_ai.usage.input_tokens": completion.usage?.prompt_tokens ?? 0,
+          "gen_ai.usage.output_tokens": completion.usage?.completion_tokens ?? 0,
+        });
+        return completion;
+      } catch (error) {
+        const status = (error as { status?: unknown }).status;
+        span.setStatus({ code: SpanStatusCode.ERROR, message: typeof status === "number" ? `HTTP ${status}` : (error as Error).name });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }

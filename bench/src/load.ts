@@ -1,0 +1,163 @@
+/**
+ * `npm run bench:load`: the whole stack under load on loopback, against the
+ * same work done directly in one process (the renderer's and the builtin
+ * extractor's code called in-process: no gateway, no auth, no gRPC), measured
+ * in the same run so the ratio shows what the gateway and the hops cost.
+ *
+ *   static pages (builtin engine): concurrency 1, 8, 32
+ *   browser pages (a JavaScript shell): concurrency 1, 4
+ *
+ * BENCH_SECONDS (default 10) sets each level's duration. Prints a table and
+ * writes bench/results/load.json.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { cpus, loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { createLogger, loadConfig, parseSchema } from "@winnow/platform";
+import { extractBuiltin } from "../../services/extractor/dist/engines/builtin.js";
+import { loadPage } from "../../services/extractor/dist/page.js";
+import { shape } from "../../services/extractor/dist/shape.js";
+import { rendererConfigShape } from "../../services/renderer/dist/config.js";
+import { createRendering } from "../../services/renderer/dist/rendering.js";
+import { freePorts } from "../../scripts/dist/ports.js";
+import { REPO_ROOT, startStack } from "../../scripts/dist/stack.js";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SCHEMA = { product_name: "string", brand: "string", price_usd: "number", rating_out_of_5: "number" };
+
+const product = (i: number) => `<!doctype html><html><head><title>Trail Shoe ${i} | Northpeak</title>
+<script type="application/ld+json">${JSON.stringify({
+  "@context": "https://schema.org",
+  "@type": "Product",
+  name: `Trail Shoe ${i}`,
+  brand: { "@type": "Brand", name: "Northpeak" },
+  offers: { "@type": "Offer", price: String(100 + (i % 50)), priceCurrency: "USD" },
+  aggregateRating: { "@type": "AggregateRating", ratingValue: "4.5", reviewCount: "12" },
+})}</script></head><body><h1>Trail Shoe ${i}</h1>${"<p>A light trail shoe with a rock plate and a 6 mm drop.</p>".repeat(40)}</body></html>`;
+// Nothing but a script until JavaScript runs: the renderer's auto mode sends it to the browser.
+const shell = (i: number) => `<!doctype html><html><head><title>Loading</title></head><body><div id="root"></div>
+<script>document.title = "Trail Shoe ${i}"; document.getElementById("root").innerHTML = "<h1>Trail Shoe ${i}</h1><p>Price: $120.00</p>";</script></body></html>`;
+
+const site = createServer((req, res) => {
+  const [, kind, n] = /^\/(static|browser)\/(\d+)/.exec(req.url ?? "") ?? [];
+  if (!kind) return void res.writeHead(404).end();
+  res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(kind === "static" ? product(Number(n)) : shell(Number(n)));
+});
+await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+
+interface Level {
+  target: "stack" | "direct";
+  pages: "static" | "browser";
+  concurrency: number;
+  requests: number;
+  errors: Record<string, number>;
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+/** Closed-loop load: `concurrency` workers, each sending its next request when the last one answered, for SECONDS. */
+async function measure(target: Level["target"], pages: Level["pages"], concurrency: number, work: (i: number) => Promise<string | undefined>): Promise<Level> {
+  const latencies: number[] = [];
+  const errors: Record<string, number> = {};
+  let next = 0;
+  const started = performance.now();
+  const end = started + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const error = await work(next++).catch((e: Error) => e.message);
+        if (error) errors[error] = (errors[error] ?? 0) + 1;
+        else latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return { target, pages, concurrency, requests: latencies.length, errors, rps: latencies.length / elapsed, p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+}
+
+const LEVELS: [Level["pages"], number][] = [
+  ["static", 1],
+  ["static", 8],
+  ["static", 32],
+  ["browser", 1],
+  ["browser", 4],
+];
+const results: Level[] = [];
+
+// The whole stack, as `npm start` runs it, on free ports.
+const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-load-"));
+const [gateway, auth, renderer, extractor] = (await freePorts(4)) as [number, number, number, number];
+const stack = await startStack({
+  inheritEnv: false,
+  env: {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    WINNOW_DATA_DIR: dataDir,
+    WINNOW_EGRESS_ALLOW: origin.replace("http://", ""),
+    PLAN_REQUESTS_PER_MINUTE: "10000000",
+    PLAN_MAX_CONCURRENT_SCRAPES: "1000",
+    RENDER_MAX_QUEUE: "256",
+    LOG_LEVEL: "warn",
+  },
+  ports: { gateway, auth, renderer, extractor },
+});
+const viaStack = (pages: Level["pages"]) => async (i: number) => {
+  const res = await fetch(`${stack.gatewayUrl}/scrape`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": stack.apiKey },
+    body: JSON.stringify({ url: `${origin}/${pages}/${i}`, schema: SCHEMA }),
+  });
+  const body = await res.text();
+  return res.ok ? undefined : `HTTP ${res.status} ${(JSON.parse(body) as { type?: string }).type ?? ""}`;
+};
+for (const [pages, concurrency] of LEVELS) {
+  await viaStack(pages)(0); // warm-up
+  results.push(await measure("stack", pages, concurrency, viaStack(pages)));
+}
+await stack.stop();
+await rm(dataDir, { recursive: true, force: true });
+
+// The same work in this process: render (static or browser, chosen the same way) and the builtin engine.
+const config = loadConfig(rendererConfigShape, { LOG_LEVEL: "warn", WINNOW_EGRESS_ALLOW: origin.replace("http://", ""), RENDER_MAX_QUEUE: "256" });
+const rendering = await createRendering(config, createLogger("bench", "warn"));
+await rendering.browser.start();
+const tree = parseSchema(SCHEMA);
+const direct = async (pages: Level["pages"], i: number) => {
+  const page = await rendering.renderer.render({ url: new URL(`${origin}/${pages}/${i}`), mode: "auto", waitFor: "", timeoutMs: 60_000, signal: new AbortController().signal });
+  JSON.stringify(shape(tree, extractBuiltin(tree, loadPage(page.html, page.finalUrl))).data);
+  return undefined;
+};
+for (const [pages, concurrency] of LEVELS) {
+  await direct(pages, 0);
+  results.push(await measure("direct", pages, concurrency, (i) => direct(pages, i)));
+}
+await rendering.close();
+site.close();
+
+const rows = LEVELS.map(([pages, concurrency]) => {
+  const s = results.find((r) => r.target === "stack" && r.pages === pages && r.concurrency === concurrency)!;
+  const d = results.find((r) => r.target === "direct" && r.pages === pages && r.concurrency === concurrency)!;
+  return { pages, concurrency, stack: s, direct: d, p50Ratio: s.p50 / d.p50, rpsRatio: d.rps / s.rps };
+});
+const ms = (v: number) => v.toFixed(1);
+console.log(`\nLoad on loopback, ${SECONDS} s per level (${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)})\n`);
+console.log("pages    conc | stack p50  p95    p99    req/s  errors | direct p50  p95    req/s | p50 ratio  throughput ratio");
+for (const r of rows) {
+  const errs = Object.values(r.stack.errors).reduce((a, b) => a + b, 0);
+  console.log(
+    `${r.pages.padEnd(8)} ${String(r.concurrency).padStart(4)} | ${ms(r.stack.p50).padStart(8)} ${ms(r.stack.p95).padStart(6)} ${ms(r.stack.p99).padStart(6)} ${r.stack.rps.toFixed(1).padStart(6)} ${String(errs).padStart(6)} | ${ms(r.direct.p50).padStart(9)} ${ms(r.direct.p95).padStart(6)} ${r.direct.rps.toFixed(1).padStart(6)} | ${r.p50Ratio.toFixed(2).padStart(8)}x ${r.rpsRatio.toFixed(2).padStart(8)}x`,
+  );
+}
+const out = path.join(REPO_ROOT, "bench/results/load.json");
+await mkdir(path.dirname(out), { recursive: true });
+await writeFile(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, rows }, null, 2)}\n`);
+console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
+process.exit(0);
