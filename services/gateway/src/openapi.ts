@@ -114,6 +114,25 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      "/account": {
+        get: {
+          operationId: "account",
+          summary: "The key's account and plan limits; checks the key and nothing else",
+          responses: {
+            "200": {
+              description: "The account the key belongs to.",
+              content: {
+                "application/json": {
+                  example: { account_id: "0b6c…", key_id: "1Ls1U9bZMB2", limits: { plan: "default", requests_per_minute: 60, max_concurrent_scrapes: 4 } },
+                },
+              },
+            },
+            "401": problemResponses["401"],
+            "429": problemResponses["429"],
+            "503": problemResponses["503"],
+          },
+        },
+      },
       "/healthz": { get: { operationId: "healthz", summary: "Liveness: the process is up", security: [], responses: { "200": { description: "Up" } } } },
       "/readyz": {
         get: {
