@@ -65,7 +65,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     supervisor.start();
   }
   const gatewayUrl = `http://127.0.0.1:${options.ports.gateway}`;
-  const stopAll = () => Promise.all([...supervisors.values()].map((s) => s.stop())).then(() => undefined);
+  // Whatever ends this process (a test runner's worker, a crash), the services must not outlive it.
+  const killAll = () => {
+    for (const supervisor of supervisors.values()) supervisor.child?.kill("SIGKILL");
+  };
+  process.once("exit", killAll);
+  const stopAll = async () => {
+    await Promise.all([...supervisors.values()].map((s) => s.stop()));
+    process.off("exit", killAll);
+  };
 
   const waitUntilReady = async (timeoutMs = options.readyTimeoutMs ?? 120_000) => {
     const deadline = Date.now() + timeoutMs;
