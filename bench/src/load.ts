@@ -10,10 +10,10 @@
  * BENCH_SECONDS (default 10) sets each level's duration. Prints a table and
  * writes bench/results/load.json.
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { createLogger, loadConfig, parseSchema } from "@winnow/platform";
 import { extractBuiltin } from "../../services/extractor/dist/engines/builtin.js";
@@ -21,8 +21,8 @@ import { loadPage } from "../../services/extractor/dist/page.js";
 import { shape } from "../../services/extractor/dist/shape.js";
 import { rendererConfigShape } from "../../services/renderer/dist/config.js";
 import { createRendering } from "../../services/renderer/dist/rendering.js";
-import { freePorts } from "../../scripts/dist/ports.js";
-import { REPO_ROOT, startStack } from "../../scripts/dist/stack.js";
+import { REPO_ROOT } from "../../scripts/dist/stack.js";
+import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SCHEMA = { product_name: "string", brand: "string", price_usd: "number", rating_out_of_5: "number" };
@@ -93,22 +93,7 @@ const LEVELS: [Level["pages"], number][] = [
 const results: Level[] = [];
 
 // The whole stack, as `npm start` runs it, on free ports.
-const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-load-"));
-const [gateway, auth, renderer, extractor] = (await freePorts(4)) as [number, number, number, number];
-const stack = await startStack({
-  inheritEnv: false,
-  env: {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    WINNOW_DATA_DIR: dataDir,
-    WINNOW_EGRESS_ALLOW: origin.replace("http://", ""),
-    PLAN_REQUESTS_PER_MINUTE: "10000000",
-    PLAN_MAX_CONCURRENT_SCRAPES: "1000",
-    RENDER_MAX_QUEUE: "256",
-    LOG_LEVEL: "warn",
-  },
-  ports: { gateway, auth, renderer, extractor },
-});
+const stack = await startThrowawayStack({ env: { WINNOW_EGRESS_ALLOW: origin.replace("http://", ""), RENDER_MAX_QUEUE: "256" } });
 const viaStack = (pages: Level["pages"]) => async (i: number) => {
   const res = await fetch(`${stack.gatewayUrl}/scrape`, {
     method: "POST",
@@ -123,7 +108,6 @@ for (const [pages, concurrency] of LEVELS) {
   results.push(await measure("stack", pages, concurrency, viaStack(pages)));
 }
 await stack.stop();
-await rm(dataDir, { recursive: true, force: true });
 
 // The same work in this process: render (static or browser, chosen the same way) and the builtin engine.
 const config = loadConfig(rendererConfigShape, { LOG_LEVEL: "warn", WINNOW_EGRESS_ALLOW: origin.replace("http://", ""), RENDER_MAX_QUEUE: "256" });

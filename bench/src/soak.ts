@@ -9,14 +9,14 @@
  * Writes bench/results/soak.json.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { descendantsRssBytes } from "../../services/renderer/dist/process-memory.js";
-import { freePorts } from "../../scripts/dist/ports.js";
-import { REPO_ROOT, startStack, type ServiceName } from "../../scripts/dist/stack.js";
+import { REPO_ROOT, type ServiceName } from "../../scripts/dist/stack.js";
+import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const RATE = Number(process.env.SOAK_RATE ?? 4);
@@ -34,13 +34,7 @@ const site = createServer((req, res) => res.writeHead(200, { "content-type": "te
 await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 
-const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-soak-"));
-const [gateway, auth, renderer, extractor] = (await freePorts(4)) as [number, number, number, number];
-const stack = await startStack({
-  inheritEnv: false,
-  env: { PATH: process.env.PATH, HOME: process.env.HOME, WINNOW_DATA_DIR: dataDir, WINNOW_EGRESS_ALLOW: origin.slice(7), PLAN_REQUESTS_PER_MINUTE: "1000000", PLAN_MAX_CONCURRENT_SCRAPES: "1000", LOG_LEVEL: "warn" },
-  ports: { gateway, auth, renderer, extractor },
-});
+const stack = await startThrowawayStack({ env: { WINNOW_EGRESS_ALLOW: origin.slice(7) } });
 
 const memory = () => Object.fromEntries(SERVICES.map((s) => [s, Math.round(descendantsRssBytes(stack.process(s).pid!, true) / 2 ** 20)]));
 const faults: { at: number; what: string }[] = [];
@@ -94,7 +88,6 @@ await Promise.all(inFlight);
 await stack.waitUntilReady();
 const endMemory = memory();
 await stack.stop();
-await rm(dataDir, { recursive: true, force: true });
 site.close();
 
 const growth = Object.fromEntries(SERVICES.map((s) => [s, startMemory ? (endMemory[s]! - startMemory[s]!) / startMemory[s]! : NaN]));

@@ -1,12 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { startStack, type ServiceName, type Stack } from "../../scripts/src/stack.js";
+import type { ServiceName } from "../../scripts/src/stack.js";
+import { startThrowawayStack, type ThrowawayStack } from "../../scripts/src/throwaway-stack.js";
 import { startFixtureSite, type FixturePage, type FixtureSite } from "./fixture-site.js";
-import { freePorts } from "./ports.js";
 
 export interface RunningStack {
-  stack: Stack;
+  stack: ThrowawayStack;
   ports: Record<ServiceName, number>;
   site: FixtureSite;
   output: string[];
@@ -26,32 +23,17 @@ export async function launchStack(
   } = {},
 ): Promise<RunningStack> {
   const site = await startFixtureSite(pages);
-  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), "winnow-e2e-")));
-  const [gateway, auth, renderer, extractor] = (await freePorts(4)) as [number, number, number, number];
-  const ports = { gateway, auth, renderer, extractor };
   const output: string[] = [];
-  // A clean environment: a developer's own LLM or OTEL settings must not change what is tested.
-  const stack = await startStack({
-    inheritEnv: false,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      WINNOW_DATA_DIR: dataDir,
-      WINNOW_EGRESS_ALLOW: [site.hostPort, ...(options.extraEgress ?? [])].join(","),
-      LOG_LEVEL: "warn",
-      // Tests send bursts through the dev key; the rate-limit tests set their own plans.
-      PLAN_REQUESTS_PER_MINUTE: "100000",
-      PLAN_MAX_CONCURRENT_SCRAPES: "100",
-      ...extraEnv,
-    },
-    ports,
+  const stack = await startThrowawayStack({
+    dataDir: options.dataDir,
+    env: { WINNOW_EGRESS_ALLOW: [site.hostPort, ...(options.extraEgress ?? [])].join(","), ...extraEnv },
     onOutput: (service: ServiceName, line: string) => output.push(`${service}: ${line}`),
   }).catch((error: Error) => {
     throw new Error(`${error.message}\n${output.join("\n")}`);
   });
   return {
     stack,
-    ports,
+    ports: stack.ports,
     site,
     output,
     scrape: (body, headers = { "x-api-key": stack.apiKey }) =>
@@ -63,7 +45,6 @@ export async function launchStack(
     async stop() {
       await stack.stop();
       await site.close();
-      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,57 @@
+/**
+ * A stack that belongs to one program run (a test, a benchmark, another
+ * language's test suite): free ports, a fresh data directory unless one is
+ * given, and a clean environment, so a developer's own LLM or OTEL settings
+ * never change what is measured or tested. Plans are generous: callers send
+ * bursts through the dev key; rate-limit tests set their own.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { freePorts } from "./ports.js";
+import { startStack, type ServiceName, type Stack } from "./stack.js";
+
+export interface ThrowawayStack extends Stack {
+  ports: Record<ServiceName, number>;
+  dataDir: string;
+}
+
+export interface ThrowawayStackOptions {
+  env?: NodeJS.ProcessEnv;
+  /** A data directory the caller owns (kept on stop), e.g. to restart on the same accounts. */
+  dataDir?: string;
+  onOutput?: (service: ServiceName, line: string) => void;
+}
+
+export async function startThrowawayStack(options: ThrowawayStackOptions = {}): Promise<ThrowawayStack> {
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), "winnow-stack-")));
+  const [gateway, auth, renderer, extractor] = (await freePorts(4)) as [number, number, number, number];
+  const ports = { gateway, auth, renderer, extractor };
+  const removeData = () => (options.dataDir ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
+  const stack = await startStack({
+    inheritEnv: false,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      WINNOW_DATA_DIR: dataDir,
+      LOG_LEVEL: "warn",
+      PLAN_REQUESTS_PER_MINUTE: "1000000",
+      PLAN_MAX_CONCURRENT_SCRAPES: "1000",
+      ...options.env,
+    },
+    ports,
+    onOutput: options.onOutput,
+  }).catch(async (error: unknown) => {
+    await removeData();
+    throw error;
+  });
+  return {
+    ...stack,
+    ports,
+    dataDir,
+    async stop() {
+      await stack.stop();
+      await removeData();
+    },
+  };
+}
