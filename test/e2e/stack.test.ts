@@ -162,7 +162,9 @@ describe("the stack on the LLM engine, traced", () => {
     const spans = await waitFor(() => {
       const roots = otlp.spans.filter((s) => s.service === "winnow-gateway" && !s.parentSpanId && s.name.startsWith("POST"));
       const inTrace = otlp.spans.filter((s) => s.traceId === roots.at(-1)?.traceId);
-      return new Set(inTrace.map((s) => s.service)).size === 4 && inTrace.some((s) => s.name.startsWith("chat ")) ? inTrace : undefined;
+      // Spans arrive in batches per process; wait until the extractor's server span (which ends last) is in.
+      const complete = inTrace.some((s) => s.name.startsWith("chat ")) && inTrace.some((s) => /ExtractorService\/Extract$/.test(s.name));
+      return new Set(inTrace.map((s) => s.service)).size === 4 && complete ? inTrace : undefined;
     });
     expect([...new Set(spans.map((s) => s.service))].sort()).toEqual(["winnow-auth", "winnow-extractor", "winnow-gateway", "winnow-renderer"]);
     expect(spans).toContainEqual(expect.objectContaining({ service: "winnow-renderer", name: expect.stringMatching(/RendererService\/Render$/) }));
