@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { currencyCode, durationIn, durationSeconds, firstNumber, isoDate, parseBoolean, parseNumber, rescale } from "./normalize.js";
+import { currencyCode, datesIn, durationIn, durationSeconds, firstNumber, isoDate, parseBoolean, parseNumber, rescale } from "./normalize.js";
 
 describe("parseNumber", () => {
   it.each([
@@ -57,7 +57,19 @@ describe("isoDate", () => {
     ["Posted on November 23rd, 2010", "2010-11-23"],
     ["25. Mai 2010", "2010-05-25"],
     ["3 de março de 2021", "2021-03-03"],
+    ["19.10.19, 18:56", "2019-10-19"],
+    ["Dezember 10, 2019", "2019-12-10"],
+    ["Tuesday , 03 May 2022", "2022-05-03"],
+    ["20190102", "2019-01-02"],
   ])("reads %j as %j", (text, expected) => expect(isoDate(text)).toBe(expected));
+
+  it("finds every date a text writes, in order, with where each starts", () => {
+    const text = "Published: 22:00 GMT, 26 September 2020 | Updated: 2020-09-28T08:39 (v. 2.1.5)";
+    expect(datesIn(text)).toEqual([
+      { index: 22, date: "2020-09-26" },
+      { index: 51, date: "2020-09-28" },
+    ]);
+  });
 
   it("refuses ambiguous and impossible dates", () => {
     for (const text of ["03/04/2010", "2019-02-30", "31.02.2020", "someday", "Mayor 12, 2010"]) expect(isoDate(text)).toBeUndefined();

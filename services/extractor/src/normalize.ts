@@ -148,29 +148,56 @@ const MONTHS = new Map<string, number>();
   ["jul", "july", "juli", "juillet", "luglio", "julio", "julho"],
   ["aug", "august", "août", "aout", "agosto", "augustus"],
   ["sep", "sept", "september", "septembre", "settembre", "septiembre", "setembro"],
-  ["oct", "october", "oktober", "octobre", "ottobre", "octubre", "outubro"],
+  ["oct", "okt", "october", "oktober", "octobre", "ottobre", "octubre", "outubro"],
   ["nov", "november", "novembre", "noviembre", "novembro"],
-  ["dec", "december", "dezember", "décembre", "decembre", "dicembre", "diciembre", "dezembro"],
+  ["dec", "dez", "december", "dezember", "desember", "décembre", "decembre", "dicembre", "diciembre", "dezembro"],
 ].forEach((names, index) => names.forEach((name) => MONTHS.set(name, index + 1)));
 
 /**
  * A calendar date as YYYY-MM-DD from ISO 8601 ("2019-12-12T08:00:00Z" keeps
- * its own date), day-first numeric forms ("12.12.2019"), and month names in
- * either order ("May 25, 2010", "25. Mai 2010"). Slash dates such as
- * "03/04/2010" are refused: the page's convention is unknown.
+ * its own date), day-first numeric forms ("12.12.2019", "19.10.19"), and
+ * month names in either order ("May 25, 2010", "25. Mai 2010"): the first
+ * date the text writes. Slash dates such as "03/04/2010" are refused: the
+ * page's convention is unknown.
  */
 export function isoDate(text: string): string | undefined {
   const trimmed = text.trim();
-  const iso = /^(\d{4})-(\d{2})-(\d{2})(?:$|[T\s])/.exec(trimmed) ?? /^(\d{4})(\d{2})(\d{2})$/.exec(trimmed);
-  if (iso) return validDate(Number(iso[1]), Number(iso[2]), Number(iso[3]));
-  const dotted = /(?:^|\D)(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4})(?:\D|$)/.exec(trimmed);
-  if (dotted) return validDate(Number(dotted[3]), Number(dotted[2]), Number(dotted[1]));
-  const words = trimmed.toLowerCase().replace(/(\d)(st|nd|rd|th)\b/g, "$1");
-  const monthFirst = /([a-zéûäç]+)\.?\s+(\d{1,2}),?\s+(\d{4})/.exec(words);
-  if (monthFirst && MONTHS.has(monthFirst[1]!)) return validDate(Number(monthFirst[3]), MONTHS.get(monthFirst[1]!)!, Number(monthFirst[2]));
-  const dayFirst = /(\d{1,2})\.?\s+(?:de\s+)?([a-zéûäç]+)\.?,?\s+(?:de\s+)?(\d{4})/.exec(words);
-  if (dayFirst && MONTHS.has(dayFirst[2]!)) return validDate(Number(dayFirst[3]), MONTHS.get(dayFirst[2]!)!, Number(dayFirst[1]));
-  return undefined;
+  const compact = /^(\d{4})(\d{2})(\d{2})$/.exec(trimmed);
+  return compact ? validDate(Number(compact[1]), Number(compact[2]), Number(compact[3])) : datesIn(trimmed)[0]?.date;
+}
+
+export interface DateMention {
+  /** Where the date starts in the text. */
+  index: number;
+  /** YYYY-MM-DD. */
+  date: string;
+}
+
+const DATE_FORMS: { pattern: RegExp; read: (m: RegExpExecArray) => [number, number | undefined, number] }[] = [
+  { pattern: /(?<![\d.])(\d{4})-(\d{2})-(\d{2})(?!\d)/g, read: (m) => [Number(m[1]), Number(m[2]), Number(m[3])] },
+  // A two-digit year is this century's unless that would be in the future.
+  { pattern: /(?<![\d.])(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4}|\d{2})(?![\d.]\d)/g, read: (m) => [fullYear(m[3]!), Number(m[2]), Number(m[1])] },
+  { pattern: /(?<![\p{L}])(\p{L}{3,10})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?!\d)/gu, read: (m) => [Number(m[3]), MONTHS.get(m[1]!.toLowerCase()), Number(m[2])] },
+  { pattern: /(?<!\d)(\d{1,2})(?:st|nd|rd|th)?\.?\s+(?:de\s+)?(\p{L}{3,10})\.?,?\s+(?:de\s+)?(\d{4})(?!\d)/gu, read: (m) => [Number(m[3]), MONTHS.get(m[2]!.toLowerCase()), Number(m[1])] },
+];
+
+/** Every date the text writes, in the forms isoDate reads, in text order. */
+export function datesIn(text: string): DateMention[] {
+  const mentions: DateMention[] = [];
+  for (const { pattern, read } of DATE_FORMS) {
+    for (const match of text.matchAll(pattern)) {
+      const [year, month, day] = read(match as RegExpExecArray);
+      const date = month === undefined ? undefined : validDate(year, month, day);
+      if (date) mentions.push({ index: match.index!, date });
+    }
+  }
+  return mentions.sort((a, b) => a.index - b.index);
+}
+
+function fullYear(digits: string): number {
+  if (digits.length === 4) return Number(digits);
+  const thisCentury = 2000 + Number(digits);
+  return thisCentury <= new Date().getUTCFullYear() + 1 ? thisCentury : thisCentury - 100;
 }
 
 function validDate(year: number, month: number, day: number): string | undefined {

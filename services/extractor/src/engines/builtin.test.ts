@@ -185,4 +185,20 @@ describe("extractBuiltin", () => {
   it("answers all nulls for an empty page", () => {
     expect(run("", { title: "string", items: [{ name: "string" }], meta: { a: "number" } }).data).toEqual({ title: null, items: null, meta: { a: null } });
   });
+
+  it("prefers the visible byline's date, and a person it names over the site's name as the author", () => {
+    const html = `<html><head><meta property="og:site_name" content="Site Example">
+      <script type="application/ld+json">${JSON.stringify({ "@type": "NewsArticle", headline: "Bridge opens", author: { "@type": "Organization", name: "Site Example" }, datePublished: "2022-11-06T23:00:00Z" })}</script>
+      </head><body><article><h1>Bridge opens</h1><p class="byline">By <a rel="author" href="/author/kim">Kim Lee</a> · 7 November 2022</p><p>Text.</p></article></body></html>`;
+    expect(run(html, { headline: "string", author: "string", published_date_iso8601: "string" }).data).toEqual({
+      headline: "Bridge opens",
+      author: "Kim Lee",
+      published_date_iso8601: "2022-11-07",
+    });
+  });
+
+  it("keeps the site's name as the author when no byline names anyone else", () => {
+    const html = jsonLd({ "@type": "Recipe", name: "Soup", author: { "@type": "Organization", name: "Site Example" } }).replace("<head>", '<head><meta property="og:site_name" content="Site Example">');
+    expect(run(html, { author_name: "string" }).data).toEqual({ author_name: "Site Example" });
+  });
 });

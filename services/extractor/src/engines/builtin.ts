@@ -16,6 +16,7 @@ import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumb
 import type { Page, StructuredData } from "../page.js";
 import { CONCEPTS, SUPPORTING_TYPES, URL_VALUED } from "./builtin/concepts.js";
 import { asEntity, asList, first, isPresent, ownValue, readGraph, typesOf, type Entity, type Graph } from "./builtin/graph.js";
+import { readByline, type Byline } from "./builtin/byline.js";
 import { pageHeadline } from "./builtin/headline.js";
 import { readLabels, type Labelled } from "./builtin/labels.js";
 import { matchLabel, MIN_CONFIDENCE, singular, type Scored } from "./builtin/match.js";
@@ -28,7 +29,13 @@ export function extractBuiltin(tree: ObjectNode, page: Page): Record<string, unk
   const webPage = graph.entities.find((e) => e !== primary && typesOf(e).includes("webpage"));
   const source: Source = {
     entities: [primary, webPage].filter((e) => e !== undefined),
-    page: { data: page.structured, labels: readLabels(page.$), aboutWords: primary && !isSupporting(primary) ? typesOf(primary) : [] },
+    page: {
+      data: page.structured,
+      labels: readLabels(page.$),
+      byline: once(() => readByline(page.$)),
+      siteNames: siteNamesOf(page),
+      aboutWords: primary && !isSupporting(primary) ? typesOf(primary) : [],
+    },
     graph,
   };
   return fillObject(tree, source);
@@ -69,6 +76,10 @@ interface Source {
 interface PageValues {
   data: StructuredData;
   labels: Labelled[];
+  /** The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is "theplanetarypress". */
+  siteNames: string[];
+  /** Read only when a field asks for it: it walks the document's text. */
+  byline: () => Byline;
   /** The main entity's types: a field's words naming them ("recipe" in `recipe_title`) need no match of their own. */
   aboutWords: string[];
 }
@@ -82,8 +93,7 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
   const confident = found && found.confidence >= MIN_CONFIDENCE ? found.value : undefined;
   switch (node.kind) {
     case "scalar": {
-      const plausible = found && confident !== undefined && source.page ? plausibility(found.value, hints) * found.confidence >= MIN_CONFIDENCE : true;
-      const value = confident === undefined || !plausible ? undefined : inFieldUnits(scalar(node.type, confident, hints), hints, source);
+      const value = confident === undefined ? undefined : inFieldUnits(scalar(node.type, confident, hints), hints, source);
       return value ?? fromLabel(node, hints, source) ?? null;
     }
     case "object": {
@@ -103,15 +113,21 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
 
 /**
  * Doubts about a page-level text that no single source can settle: an
- * excerpt cut short ("…") is not the whole description, and "No Author" is
- * no author.
+ * excerpt cut short ("…") is not the whole description, "No Author" is no
+ * author, and the site's own name as the author gives way to a person the
+ * byline names.
  */
-function plausibility(value: unknown, hints: NameHints): number {
+function plausibility(value: unknown, hints: NameHints, page: PageValues): number {
   const text = texts(value, hints).join(" ");
   if (/(\.\.\.|…|\[…\]|\[\.\.\.\])$/.test(text)) return 0.5;
-  const isAuthor = hints.subject.some((word) => ["author", "byline", "writer", "creator"].includes(word));
-  if (isAuthor && /^(no author|unknown|admin|anonymous)$/i.test(text.trim())) return 0;
-  return 1;
+  if (!hints.subject.some((word) => ["author", "byline", "writer", "creator"].includes(word))) return 1;
+  if (/^(no author|unknown|admin|anonymous)$/i.test(text.trim())) return 0;
+  const byline = page.byline().author?.value;
+  return byline && page.siteNames.includes(squashed(text)) && !page.siteNames.includes(squashed(byline)) ? 0.6 : 1;
+}
+
+function squashed(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
 }
 
 /**
@@ -183,6 +199,17 @@ function fromLabel(node: SchemaNode, hints: NameHints, source: Source): unknown 
   }
 }
 
+function siteNamesOf(page: Page): string[] {
+  const host = page.baseUrl?.hostname.replace(/^www\./, "");
+  const names = [page.structured.meta.get("og:site_name"), page.structured.meta.get("application-name"), host, host?.split(".").slice(0, -1).join(".")];
+  return names.filter((name) => name !== undefined).map(squashed).filter((name) => name.length > 0);
+}
+
+function once<T>(read: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= read());
+}
+
 function nested(entity: Entity, graph: Graph): Source {
   return { entities: [entity], page: undefined, graph };
 }
@@ -217,8 +244,9 @@ function find(hints: NameHints, source: Source): Scored<unknown> | undefined {
     for (const path of [...concepts, camel, singular(camel)]) {
       const found = lookup(path, source);
       if (found === undefined) continue;
-      const base = path === "page:headline" ? 1 : path.startsWith("meta:") ? CONFIDENCE.meta : concepts.includes(path) ? CONFIDENCE.concept : CONFIDENCE.sameName;
-      const scored = { value: found.value, confidence: base * found.confidence * 0.5 ** leftOut };
+      const base = path.startsWith("page:") ? 1 : path.startsWith("meta:") ? CONFIDENCE.meta : concepts.includes(path) ? CONFIDENCE.concept : CONFIDENCE.sameName;
+      const doubt = source.page ? plausibility(found.value, hints, source.page) : 1;
+      const scored = { value: found.value, confidence: base * found.confidence * doubt * 0.5 ** leftOut };
       if (scored.confidence >= MIN_CONFIDENCE) return scored;
       if (scored.confidence > (doubtful?.confidence ?? 0)) doubtful = scored;
     }
@@ -241,6 +269,8 @@ function lookup(path: string, source: Source): Scored<unknown> | undefined {
     return value ? { value, confidence: 1 } : undefined;
   }
   if (path === "page:headline") return source.page ? pageHeadline(source.page.data) : undefined;
+  if (path === "page:date") return source.page?.byline().date;
+  if (path === "page:author") return source.page?.byline().author;
   for (const entity of source.entities) {
     let value: unknown = entity;
     for (const key of path.split(".")) {

@@ -8,13 +8,13 @@
  * not find Object.prototype), best first: JSON-LD property paths (arrays on
  * the way take their first item), `meta:<name>` for meta tags and
  * `page:headline` for the page's own heading (title, og:title and <h1>
- * reconciled).
+ * reconciled), `page:date` and `page:author` for the byline beside it.
  */
 const TITLE = ["headline", "name", "page:headline"];
 const DESCRIPTION = ["description", "meta:description", "meta:og:description", "meta:twitter:description"];
 const IMAGE = ["image", "thumbnailUrl", "meta:og:image", "meta:twitter:image"];
-const PUBLISHED = ["datePublished", "dateCreated", "uploadDate", "meta:article:published_time"];
-const AUTHOR = ["author", "creator", "meta:author", "meta:article:author"];
+const PUBLISHED = ["page:date", "datePublished", "dateCreated", "uploadDate", "meta:article:published_time"];
+const AUTHOR = ["author", "creator", "meta:author", "meta:article:author", "page:author"];
 const INSTRUCTIONS = ["recipeInstructions", "step"];
 const AVAILABILITY = ["offers.availability"];
 
@@ -66,7 +66,9 @@ export const CONCEPTS = new Map<string, string[]>(Object.entries({
   website: ["url"],
   company: ["hiringOrganization", "worksFor"],
   employer: ["hiringOrganization", "worksFor"],
-  "date posted": ["datePosted"],
+  "date posted": ["datePosted", "page:date"],
+  // A product page's heading names its model ("2010 Hyundai Accent").
+  model: ["model", "page:headline"],
   location: ["jobLocation.address.addressLocality", "address.addressLocality", "location"],
   team: ["memberOf", "affiliation"],
   text: ["text", "reviewBody", "articleBody"],

@@ -1,0 +1,38 @@
+import { load } from "cheerio";
+import { describe, expect, it } from "vitest";
+import { readByline } from "./byline.js";
+
+const byline = (body: string) => readByline(load(`<html><body>${body}</body></html>`));
+
+describe("readByline", () => {
+  it("reads the date written just below the heading, not the ones in the text or the sidebar", () => {
+    const { date } = byline(`
+      <aside>Archiv: 01.01.2015</aside>
+      <article><h1>Neue Brücke eröffnet</h1><p class="meta">Freitag, 06.07.2018, 10:29</p>
+      <p>Die Brücke wurde am 3. März 2017 geplant.</p></article>`);
+    expect(date).toEqual({ value: "2018-07-06", confidence: 0.7 });
+  });
+
+  it("takes a date above the heading when none follows it, and none far from it", () => {
+    expect(byline(`<p>Startseite / Aktuelles / 08.11.2021</p><h1>Fachtag</h1><p>Text ohne Datum.</p>`).date?.value).toBe("2021-11-08");
+    expect(byline(`<h1>Title</h1><p>${"words ".repeat(200)} May 2, 2019</p>`).date).toBeUndefined();
+    expect(byline(`<p>No heading, posted May 2, 2019</p>`).date).toBeUndefined();
+  });
+
+  it("reads the author a page marks nearest its heading, without the words around the name", () => {
+    const { author } = byline(`
+      <header><a href="/author/site-admin/">Admin menu</a></header>
+      <article><h1>Rust</h1><span class="byline">by <span class="author vcard"><a class="url fn n" href="/authors/jake/">Jake Goulding</a></span></span>
+      <div class="comments"><a rel="author" href="/author/x/">Commenter</a></div></article>`);
+    expect(author).toEqual({ value: "Jake Goulding", confidence: 0.7 });
+    expect(byline(`<h1>Heizung</h1><ul><li class="meta-author"><span>Von Alexander Rosenkranz</span></li></ul>`).author?.value).toBe("Alexander Rosenkranz");
+    expect(byline(`<h1>T</h1><p class="author">Von Julia Müller | 12.03.2022</p>`).author?.value).toBe("Julia Müller");
+  });
+
+  it("finds no author in comments, sidebars or bios, nor in a bare 'by'", () => {
+    const { author } = byline(`
+      <h1>Title</h1><p class="author">Von</p><aside><a rel="author" href="/author/a/">Sidebar Person</a></aside>
+      <ol class="commentlist"><li><span class="comment-author">Someone</span></li></ol>`);
+    expect(author).toBeUndefined();
+  });
+});

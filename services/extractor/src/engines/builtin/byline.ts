@@ -1,0 +1,127 @@
+/**
+ * What a reader sees beside an article's heading: who wrote it and when.
+ * Metadata often says something else (the date of the last edit, the site's
+ * name as the author), and the visible byline is what a person would copy.
+ * Pages mark authors in a few generic ways (rel="author", author and byline
+ * classes, author archive links, hCard names); dates are read from the text
+ * just before and after the main heading.
+ */
+import type { CheerioAPI } from "cheerio";
+import type { AnyNode, Element } from "domhandler";
+import { datesIn } from "../../normalize.js";
+import type { Scored } from "./match.js";
+
+export interface Byline {
+  author: Scored<string> | undefined;
+  date: Scored<string> | undefined;
+}
+
+export function readByline($: CheerioAPI): Byline {
+  return { author: visibleAuthor($), date: visibleDate($) };
+}
+
+/** How far from the heading a date still belongs to it: bylines sit just below a heading, breadcrumbs and kickers just above. */
+const CHARS_AFTER = 600;
+const CHARS_BEFORE = 300;
+const SKIPPED = new Set(["script", "style", "noscript", "template", "svg", "iframe", "select", "button", "nav"]);
+
+/** The date written closest to the main heading (a date below it is the likelier byline). */
+function visibleDate($: CheerioAPI): Scored<string> | undefined {
+  const heading = mainHeading($);
+  if (!heading) return undefined;
+  const { text, start, end } = textAround($, heading);
+  let best: { date: string; distance: number } | undefined;
+  for (const { index, date } of datesIn(text)) {
+    const distance = index >= end ? index - end : index < start ? (start - index) * 1.5 : Number.POSITIVE_INFINITY;
+    if (distance <= CHARS_AFTER && distance < (best?.distance ?? Number.POSITIVE_INFINITY)) best = { date, distance };
+  }
+  return best && { value: best.date, confidence: 0.7 };
+}
+
+function mainHeading($: CheerioAPI): Element | undefined {
+  return $("article h1").get(0) ?? $("h1").get(0);
+}
+
+/** The page's text up to CHARS_AFTER past the heading, with where the heading starts and ends in it. */
+function textAround($: CheerioAPI, heading: Element): { text: string; start: number; end: number } {
+  const body = $("body").get(0) ?? $.root().get(0)!;
+  let text = "";
+  let start = -1;
+  let end = -1;
+  const walk = (node: AnyNode): boolean => {
+    if (end >= 0 && text.length > end + CHARS_AFTER) return false;
+    if (node.type === "text") text += ` ${node.data.replace(/\s+/g, " ").trim()}`;
+    if (node.type !== "tag" || SKIPPED.has(node.tagName)) return true;
+    if (node === heading) start = text.length;
+    for (const child of node.children) if (!walk(child)) return false;
+    if (node === heading) end = text.length;
+    return true;
+  };
+  walk(body);
+  const from = Math.max(0, start - CHARS_BEFORE * 2);
+  return { text: text.slice(from), start: start - from, end: end - from };
+}
+
+/** Words in class, id, rel or itemprop that mark an author's name. */
+const AUTHOR_MARK = /(^|[\s_-])(author|authors|byline|autor|autorin|autoren|redakteur|writer|p-author)([\s_-]|$)/i;
+/** Where other people's names sit: comments, related posts, sidebars. */
+const ELSEWHERE = /(^|[-_])(comments?|commentlist|related|sidebar|footer|teaser|recent|share|social)([-_]|$)/i;
+const AUTHOR_LINK = /\/(author|authors|autor|autoren)\/[^/]/i;
+const MAX_AUTHOR_CHARS = 80;
+
+/**
+ * The author name the page marks nearest its main heading, outside comments
+ * and sidebars. Strong marks first (rel="author", itemprop="author", author
+ * archive links, hCard names), then elements whose class says author or
+ * byline; within each, the nearest to the heading (below it before above).
+ */
+function visibleAuthor($: CheerioAPI): Scored<string> | undefined {
+  const elements = $("body *").toArray();
+  const heading = mainHeading($);
+  const headingAt = heading ? elements.indexOf(heading) : 0;
+  let best: { name: string; rank: number } | undefined;
+  elements.forEach((element, at) => {
+    if (element.type !== "tag") return;
+    const strength = authorMark(element);
+    if (strength === 0) return;
+    const distance = at >= headingAt ? at - headingAt : (headingAt - at) * 2;
+    const rank = (2 - strength) * elements.length + distance;
+    if (rank >= (best?.rank ?? Number.POSITIVE_INFINITY) || isElsewhere(element)) return;
+    const name = authorName($(element).find("[itemprop=name], .fn, a[rel~=author]").first().text() || $(element).text());
+    if (name) best = { name, rank };
+  });
+  return best && { value: best.name, confidence: 0.7 };
+}
+
+/** 2 for a strong mark of an author's name, 1 for an author or byline class, 0 for none. */
+function authorMark(element: Element): number {
+  const { rel = "", href = "", itemprop = "" } = element.attribs;
+  if (/\bauthor\b/i.test(rel) || /\bauthor\b/i.test(itemprop) || (element.tagName === "a" && AUTHOR_LINK.test(href))) return 2;
+  const marks = `${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`;
+  if (/\bfn\b/.test(marks) && element.parent?.type === "tag" && AUTHOR_MARK.test(element.parent.attribs.class ?? "")) return 2;
+  return AUTHOR_MARK.test(marks) && !/bio|avatar|image|img|photo|description|about/i.test(marks) ? 1 : 0;
+}
+
+function isElsewhere(element: Element): boolean {
+  // The <body>'s classes describe the whole page ("sidebar-right"), not a part of it.
+  for (let parent = element.parent; parent?.type === "tag" && parent.tagName !== "body"; parent = parent.parent) {
+    if (parent.tagName === "footer" || parent.tagName === "aside") return true;
+    if (`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`.split(/\s+/).some((token) => ELSEWHERE.test(token))) return true;
+  }
+  return false;
+}
+
+const BY_WORDS = "(by|von|from|par|por|di|door|av|text|autor|autorin|author|written by)";
+const BY_WORD = new RegExp(`^${BY_WORDS}$`, "i");
+
+/** "Von Julia Müller | 12.03.2022" → "Julia Müller": the words before the name and what follows a separator go. */
+function authorName(raw: string): string | undefined {
+  const text = raw
+    .replace(/\s+/g, " ")
+    .trim()
+    .split(/\s+[|·•]\s+|\s+[-–—]\s+(?=\d)/)[0]!
+    .replace(new RegExp(`^(.{0,30}?\\b)?${BY_WORDS}:?\\s+`, "i"), "")
+    .replace(/^[\s:,]+|[\s,:|–—-]+$/g, "");
+  if (!text || text.length > MAX_AUTHOR_CHARS || datesIn(text).length > 0 || !/\p{L}/u.test(text) || BY_WORD.test(text)) return undefined;
+  return text;
+}
