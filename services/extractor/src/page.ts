@@ -18,7 +18,8 @@ export interface StructuredData {
   /** <meta> name or property (lower case) to content, first occurrence winning: og:*, twitter:*, description, ... */
   meta: Map<string, string>;
   title: string | undefined;
-  h1: string | undefined;
+  /** The texts of the first few <h1> elements: pages use one for the logo or the menu as often as for the heading. */
+  h1s: string[];
 }
 
 export function loadPage(html: string, url: string): Page {
@@ -57,8 +58,11 @@ function readStructuredData($: CheerioAPI): StructuredData {
     const content = $(element).attr("content")?.trim();
     if (name && content && !meta.has(name)) meta.set(name, content);
   });
-  return { jsonLd, meta, title: textOf($("title").first().text()), h1: textOf($("h1").first().text()) };
+  const h1s = $("h1").slice(0, MAX_H1S).toArray().map((h1) => textOf($(h1).text())).filter((text) => text !== undefined);
+  return { jsonLd, meta, title: textOf($("title").first().text()), h1s };
 }
+
+const MAX_H1S = 5;
 
 function textOf(text: string): string | undefined {
   return text.replace(/\s+/g, " ").trim() || undefined;

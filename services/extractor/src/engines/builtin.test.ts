@@ -136,9 +136,10 @@ describe("extractBuiltin", () => {
     expect(data).toEqual({ title: "OG Title", summary: "Meta description.", image: "https://cdn.example/og.png", date: "2023-03-04", price: null });
   });
 
-  it("uses the first <h1> and the <title> when nothing else is there, and ignores invalid JSON-LD", () => {
+  it("uses a lone <h1> when nothing else is there, not a <title> nothing confirms, and ignores invalid JSON-LD", () => {
+    // Titles are often worded for search engines rather than readers: unconfirmed, the field is left to the model.
     const html = `<html><head><title>Only Title</title><script type="application/ld+json">{oops</script></head><body><p>text</p></body></html>`;
-    expect(run(html, { title: "string", author: "string" }).data).toEqual({ title: "Only Title", author: null });
+    expect(run(html, { title: "string", author: "string" }).data).toEqual({ title: null, author: null });
     expect(run(`<h1> Main   heading </h1><title>T</title>`, { name: "string" }).data).toEqual({ name: "Main heading" });
   });
 

@@ -20,7 +20,8 @@ const AVAILABILITY = ["offers.availability"];
 
 export const CONCEPTS = new Map<string, string[]>(Object.entries({
   title: TITLE,
-  headline: TITLE,
+  // A headline is what the reader sees above the text; metadata often words it for search engines instead.
+  headline: ["page:headline", "headline", "name"],
   name: ["name", "headline", "page:headline"],
   description: DESCRIPTION,
   summary: DESCRIPTION,

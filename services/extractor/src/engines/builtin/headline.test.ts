@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import type { StructuredData } from "../../page.js";
 import { pageHeadline } from "./headline.js";
 
-const page = (title: string | undefined, h1: string | undefined, meta: Record<string, string> = {}): StructuredData => ({
+const page = (title: string | undefined, h1: string | string[] | undefined, meta: Record<string, string> = {}): StructuredData => ({
   jsonLd: [],
   meta: new Map(Object.entries(meta)),
   title,
-  h1,
+  h1s: h1 === undefined ? [] : [h1].flat(),
 });
 
 describe("pageHeadline", () => {
@@ -23,6 +23,19 @@ describe("pageHeadline", () => {
   it("does not take the site's name in an <h1> for the heading", () => {
     const result = pageHeadline(page("Was wurde aus Six Sigma? – sladisworld", "sladisworld"));
     expect(result?.value).toBe("Was wurde aus Six Sigma?");
+  });
+
+  it("finds the heading among several <h1>s by the title, past a logo", () => {
+    expect(pageHeadline(page("Kleine Schafskunde | Mäscot das Schaf", ["Mäscot das Schaf", "Kleine Schafskunde"]))).toEqual({ value: "Kleine Schafskunde", confidence: 0.85 });
+  });
+
+  it("takes a page's only <h1> over a title worded for search engines", () => {
+    const result = pageHeadline(page("Wärmepumpe im Altbau - Wann es sich lohnt | heizung.de", "Eignet sich eine Wärmepumpe im Altbau?", { "og:title": "Wärmepumpe im Altbau" }));
+    expect(result).toEqual({ value: "Eignet sich eine Wärmepumpe im Altbau?", confidence: 0.75 });
+  });
+
+  it("is unsure of an <h1> among several that nothing confirms", () => {
+    expect(pageHeadline(page("bumm film GmbH", ["NBC Ulica Brand Spot", "ServusTV"]))?.confidence).toBeLessThan(0.6);
   });
 
   it("is unsure of a title whose parts it cannot tell apart", () => {

@@ -11,17 +11,26 @@ import type { Scored } from "./match.js";
 const SEPARATOR = /\s+(?:[|–—•·»:~/]|-{1,2}|::)\s+/;
 
 export function pageHeadline(page: StructuredData): Scored<string> | undefined {
-  const h1 = clean(page.h1);
   const og = clean(page.meta.get("og:title") ?? page.meta.get("twitter:title"));
   const title = clean(page.title);
   const siteNames = siteNamesOf(page);
-  // An <h1> that the title repeats is the heading (the title then only adds the site's name), unless the <h1> is that site name.
-  const isSiteName = h1 !== undefined && (siteNames.some((site) => comparable(site) === comparable(h1)) || [og, title].some((t) => t !== undefined && isTrailingPart(t, h1)));
-  if (h1 && !isSiteName && [og, title].some((t) => t !== undefined && comparable(t).includes(comparable(h1)))) return { value: h1, confidence: 0.85 };
+  const titles = [og, title].filter((t) => t !== undefined);
+  // An <h1> that is the site's name, or the part of the title after the separator, is a logo.
+  const headings = page.h1s
+    .map(clean)
+    .filter((h1) => h1 !== undefined)
+    .filter((h1) => !siteNames.some((site) => comparable(site) === comparable(h1)) && !titles.some((t) => isTrailingPart(t, h1)));
+  // An <h1> that the title repeats is the heading (the title then only adds the site's name).
+  const repeated = headings.find((h1) => titles.some((t) => comparable(t).includes(comparable(h1))));
+  if (repeated) return { value: repeated, confidence: 0.85 };
+  // The page's one <h1> is what its readers see as the heading, even where the title words it for search engines.
+  const only = page.h1s.length === 1 ? headings[0] : undefined;
+  if (only?.includes(" ")) return { value: only, confidence: 0.75 };
   if (og) return withoutSiteName(og, siteNames, 0.75);
-  // A one-word <h1> the title does not repeat is as often a logo or "Menu" as a heading.
-  if (h1 && !isSiteName && (h1.includes(" ") || !title)) return { value: h1, confidence: 0.65 };
-  return title ? withoutSiteName(title, siteNames, 0.65) : undefined;
+  // Unconfirmed, one <h1> among several or the bare title is a guess (a logo, "Menu", a title worded for search engines).
+  const first = headings[0];
+  if (first) return { value: first, confidence: 0.5 };
+  return title ? withoutSiteName(title, siteNames, 0.5) : undefined;
 }
 
 /** The names the page gives its site (og:site_name, application-name). */
