@@ -32,8 +32,9 @@ export function extractBuiltin(tree: ObjectNode, page: Page): Record<string, unk
     page: {
       data: page.structured,
       labels: readLabels(page.$),
-      byline: once(() => readByline(page.$)),
+      byline: once(() => readByline(page.$, pageHeadline(page.structured)?.value)),
       siteNames: siteNamesOf(page),
+      descriptionsDisagree: disagree(page.structured.meta.get("description"), page.structured.meta.get("og:description")),
       aboutWords: primary && !isSupporting(primary) ? typesOf(primary) : [],
     },
     graph,
@@ -78,6 +79,7 @@ interface PageValues {
   labels: Labelled[];
   /** The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is "theplanetarypress". */
   siteNames: string[];
+  descriptionsDisagree: boolean;
   /** Read only when a field asks for it: it walks the document's text. */
   byline: () => Byline;
   /** The main entity's types: a field's words naming them ("recipe" in `recipe_title`) need no match of their own. */
@@ -93,7 +95,7 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
   const confident = found && found.confidence >= MIN_CONFIDENCE ? found.value : undefined;
   switch (node.kind) {
     case "scalar": {
-      const value = confident === undefined ? undefined : inFieldUnits(scalar(node.type, confident, hints), hints, source);
+      const value = confident === undefined ? undefined : inFieldUnits(scalar(node.type, peopleOnly(confident, hints, source), hints), hints, source);
       return value ?? fromLabel(node, hints, source) ?? null;
     }
     case "object": {
@@ -114,16 +116,30 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
 /**
  * Doubts about a page-level text that no single source can settle: an
  * excerpt cut short ("…") is not the whole description, "No Author" is no
- * author, and the site's own name as the author gives way to a person the
- * byline names.
+ * author, the site's own name as the author gives way to a person the
+ * byline names, and a page whose meta and OpenGraph descriptions differ
+ * describes itself in more than one way.
  */
 function plausibility(value: unknown, hints: NameHints, page: PageValues): number {
   const text = texts(value, hints).join(" ");
   if (/(\.\.\.|…|\[…\]|\[\.\.\.\])$/.test(text)) return 0.5;
-  if (!hints.subject.some((word) => ["author", "byline", "writer", "creator"].includes(word))) return 1;
+  if (hints.subject.some((word) => ["description", "summary"].includes(word))) return page.descriptionsDisagree ? 0.6 : 1;
+  if (!isAuthor(hints)) return 1;
   if (/^(no author|unknown|admin|anonymous)$/i.test(text.trim())) return 0;
   const byline = page.byline().author?.value;
   return byline && page.siteNames.includes(squashed(text)) && !page.siteNames.includes(squashed(byline)) ? 0.6 : 1;
+}
+
+function isAuthor(hints: NameHints): boolean {
+  return hints.subject.some((word) => ["author", "byline", "writer", "creator"].includes(word));
+}
+
+/** An author list without the site itself, which pages add beside the people ("Kim Lee, Site Example"). */
+function peopleOnly(found: unknown, hints: NameHints, source: Source): unknown {
+  if (!isAuthor(hints) || !Array.isArray(found) || !source.page) return found;
+  const { siteNames } = source.page;
+  const people = found.filter((item) => !texts(item, hints).some((text) => siteNames.includes(squashed(text))));
+  return people.length > 0 ? people : found;
 }
 
 function squashed(text: string): string {
@@ -203,6 +219,10 @@ function siteNamesOf(page: Page): string[] {
   const host = page.baseUrl?.hostname.replace(/^www\./, "");
   const names = [page.structured.meta.get("og:site_name"), page.structured.meta.get("application-name"), host, host?.split(".").slice(0, -1).join(".")];
   return names.filter((name) => name !== undefined).map(squashed).filter((name) => name.length > 0);
+}
+
+function disagree(a: string | undefined, b: string | undefined): boolean {
+  return a !== undefined && b !== undefined && squashed(decodeHTML(a)) !== squashed(decodeHTML(b));
 }
 
 function once<T>(read: () => T): () => T {

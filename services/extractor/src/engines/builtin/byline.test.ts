@@ -2,7 +2,7 @@ import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
 import { readByline } from "./byline.js";
 
-const byline = (body: string) => readByline(load(`<html><body>${body}</body></html>`));
+const byline = (body: string, headline?: string) => readByline(load(`<html><body>${body}</body></html>`), headline);
 
 describe("readByline", () => {
   it("reads the date written just below the heading, not the ones in the text or the sidebar", () => {
@@ -11,6 +11,11 @@ describe("readByline", () => {
       <article><h1>Neue Brücke eröffnet</h1><p class="meta">Freitag, 06.07.2018, 10:29</p>
       <p>Die Brücke wurde am 3. März 2017 geplant.</p></article>`);
     expect(date).toEqual({ value: "2018-07-06", confidence: 0.7 });
+  });
+
+  it("reads beside the article's heading, not a logo's, and skips hidden text", () => {
+    const html = `<h1>Site Logo</h1><p>12. Mai 2012</p><div><h1>Liebe Menschen</h1><span class="updated rich-snippet-hidden">2022-12-07</span><p>Publiziert am 13. Januar 2014</p></div>`;
+    expect(byline(html, "Liebe Menschen").date?.value).toBe("2014-01-13");
   });
 
   it("takes a date above the heading when none follows it, and none far from it", () => {

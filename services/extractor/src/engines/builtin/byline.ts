@@ -16,8 +16,10 @@ export interface Byline {
   date: Scored<string> | undefined;
 }
 
-export function readByline($: CheerioAPI): Byline {
-  return { author: visibleAuthor($), date: visibleDate($) };
+/** `headline` is the page's heading as the engine reads it, which tells the article's <h1> from a logo's. */
+export function readByline($: CheerioAPI, headline: string | undefined): Byline {
+  const heading = mainHeading($, headline);
+  return { author: visibleAuthor($, heading), date: heading && visibleDate($, heading) };
 }
 
 /** How far from the heading a date still belongs to it: bylines sit just below a heading, breadcrumbs and kickers just above. */
@@ -26,9 +28,7 @@ const CHARS_BEFORE = 300;
 const SKIPPED = new Set(["script", "style", "noscript", "template", "svg", "iframe", "select", "button", "nav"]);
 
 /** The date written closest to the main heading (a date below it is the likelier byline). */
-function visibleDate($: CheerioAPI): Scored<string> | undefined {
-  const heading = mainHeading($);
-  if (!heading) return undefined;
+function visibleDate($: CheerioAPI, heading: Element): Scored<string> | undefined {
   const { text, start, end } = textAround($, heading);
   let best: { date: string; distance: number } | undefined;
   for (const { index, date } of datesIn(text)) {
@@ -38,8 +38,10 @@ function visibleDate($: CheerioAPI): Scored<string> | undefined {
   return best && { value: best.date, confidence: 0.7 };
 }
 
-function mainHeading($: CheerioAPI): Element | undefined {
-  return $("article h1").get(0) ?? $("h1").get(0);
+function mainHeading($: CheerioAPI, headline: string | undefined): Element | undefined {
+  const squash = (text: string) => text.replace(/\s+/g, " ").trim();
+  const named = headline === undefined ? undefined : $("h1").filter((_, h1) => squash($(h1).text()) === squash(headline)).get(0);
+  return named ?? $("article h1").get(0) ?? $("h1").get(0);
 }
 
 /** The page's text up to CHARS_AFTER past the heading, with where the heading starts and ends in it. */
@@ -51,7 +53,7 @@ function textAround($: CheerioAPI, heading: Element): { text: string; start: num
   const walk = (node: AnyNode): boolean => {
     if (end >= 0 && text.length > end + CHARS_AFTER) return false;
     if (node.type === "text") text += ` ${node.data.replace(/\s+/g, " ").trim()}`;
-    if (node.type !== "tag" || SKIPPED.has(node.tagName)) return true;
+    if (node.type !== "tag" || SKIPPED.has(node.tagName) || isHidden(node)) return true;
     if (node === heading) start = text.length;
     for (const child of node.children) if (!walk(child)) return false;
     if (node === heading) end = text.length;
@@ -60,6 +62,12 @@ function textAround($: CheerioAPI, heading: Element): { text: string; start: num
   walk(body);
   const from = Math.max(0, start - CHARS_BEFORE * 2);
   return { text: text.slice(from), start: start - from, end: end - from };
+}
+
+/** Text a reader does not see ("rich-snippet-hidden", aria-hidden) is metadata by another name. */
+function isHidden(element: Element): boolean {
+  const { hidden, class: classes = "", style = "" } = element.attribs;
+  return hidden !== undefined || element.attribs["aria-hidden"] === "true" || /display:\s*none/.test(style) || classes.split(/\s+/).some((token) => /(^|[-_])(hidden|sr-only|visually-hidden)$/.test(token));
 }
 
 /** Words in class, id, rel or itemprop that mark an author's name. */
@@ -75,9 +83,8 @@ const MAX_AUTHOR_CHARS = 80;
  * archive links, hCard names), then elements whose class says author or
  * byline; within each, the nearest to the heading (below it before above).
  */
-function visibleAuthor($: CheerioAPI): Scored<string> | undefined {
+function visibleAuthor($: CheerioAPI, heading: Element | undefined): Scored<string> | undefined {
   const elements = $("body *").toArray();
-  const heading = mainHeading($);
   const headingAt = heading ? elements.indexOf(heading) : 0;
   let best: { name: string; rank: number } | undefined;
   elements.forEach((element, at) => {
