@@ -20,6 +20,15 @@ describe("readLabels", () => {
     ]);
   });
 
+  it("follows a label out of its wrapper, past an empty icon, within a row", () => {
+    const html = `<div><span class="txt"><span>MSRP:</span> <a class="help" href="#"></a></span> <span class="msrp">$9,970</span></div>
+      <ul><li><div class="txt"><span>MPG:</span> <a class="help"></a></div><div class="value">27 City / 36 Hwy</div></li></ul>`;
+    expect(labels(html)).toEqual([
+      { label: "MSRP", value: "$9,970" },
+      { label: "MPG", value: "27 City / 36 Hwy" },
+    ]);
+  });
+
   it("reads 'Label: value' lines, but not across blocks or from long text", () => {
     const html = `<p>Publisher: Knopf</p><div>Published: May 25, 2010<div>nested</div></div>
       <p>${"A sentence that is far too long to be a label before its colon".repeat(2)}: value</p>`;

@@ -23,6 +23,8 @@ const BLOCKS = "div, p, li, ul, ol, table, tr, dl, section, article, h1, h2, h3,
 const LABEL_ELEMENTS = "b, strong, th, label, dt, h3, h4, h5, em, span";
 /** Label elements that need no colon: a heading or <label> followed by text in the same block (table headers are read with their rows). */
 const LABEL_HEADINGS = new Set(["h3", "h4", "h5", "label"]);
+const MAX_ROW_CELLS = 3;
+const INLINE = new Set(["span", "a", "b", "strong", "em", "i", "font", "label", "small"]);
 const COLON_LINE = /^([^:\n]{1,40}?)\s*[:：]\s+(\S.*)$/s;
 
 export function readLabels($: CheerioAPI): Labelled[] {
@@ -49,10 +51,13 @@ export function readLabels($: CheerioAPI): Labelled[] {
     if (text.length > MAX_LABEL_CHARS + 1 || label.is("dt")) return;
     // Without a colon, only a heading or a label element followed by text in the same block reads as a label.
     if (!/[:：]$/.test(text) && !LABEL_HEADINGS.has(element.tagName)) return;
-    // The value is what follows the label within its parent, else the next element.
+    // The value is what follows the label within its parent, else the next element that has text.
     const rest = followingText($, label);
     if (rest) add(text, label.parent(), rest);
-    else if (label.next().length > 0) add(text, label.next(), label.next().text());
+    else {
+      const next = nextWithText($, label, text);
+      if (next) add(text, next, next.text());
+    }
   });
   $(LINES).filter((_, element) => ownText(element).includes(":") || ownText(element).includes("：")).each((_, element) => {
     const line = $(element);
@@ -75,6 +80,27 @@ function followingText($: CheerioAPI, label: Cheerio<Element>): string {
     else if (after) text += $(node).text();
   });
   return clean(text);
+}
+
+/**
+ * The first later sibling with text, looking past empty ones (a help icon);
+ * when the label is all the text of its wrapper, the wrapper's siblings
+ * ("<span><span>MSRP:</span><a/></span> <span>$9,970</span>"). A label
+ * alone in a block is followed into the next block only within a row: a
+ * small element holding the two, not the page's body.
+ */
+function nextWithText($: CheerioAPI, label: Cheerio<Element>, text: string): Cheerio<Element> | undefined {
+  let current = label;
+  for (let level = 0; level < 3 && current.length > 0; level += 1) {
+    const next = current.nextAll().filter((_, sibling) => clean($(sibling).text()) !== "").first();
+    if (next.length > 0) return next;
+    const parent = current.parent();
+    if (clean(parent.text()) !== text) return undefined;
+    const row = parent.parent();
+    if (!INLINE.has(parent.prop("tagName")?.toLowerCase() ?? "") && (row.is("body") || row.children().length > MAX_ROW_CELLS)) return undefined;
+    current = parent;
+  }
+  return undefined;
 }
 
 function itemsOf($: CheerioAPI, node: Cheerio<AnyNode>): string[] {
