@@ -10,6 +10,7 @@ import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
 import { datesIn } from "../../normalize.js";
 import type { Scored } from "./match.js";
+import { isHidden } from "./visibility.js";
 
 export interface Byline {
   author: Scored<string> | undefined;
@@ -62,12 +63,6 @@ function textAround($: CheerioAPI, heading: Element): { text: string; start: num
   walk(body);
   const from = Math.max(0, start - CHARS_BEFORE * 2);
   return { text: text.slice(from), start: start - from, end: end - from };
-}
-
-/** Text a reader does not see ("rich-snippet-hidden", aria-hidden) is metadata by another name. */
-function isHidden(element: Element): boolean {
-  const { hidden, class: classes = "", style = "" } = element.attribs;
-  return hidden !== undefined || element.attribs["aria-hidden"] === "true" || /display:\s*none/.test(style) || classes.split(/\s+/).some((token) => /(^|[-_])(hidden|sr-only|visually-hidden)$/.test(token));
 }
 
 /** Words in class, id, rel or itemprop that mark an author's name. */

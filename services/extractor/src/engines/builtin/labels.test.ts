@@ -1,6 +1,8 @@
 import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
+import { nameHints } from "../../field-names.js";
 import { readLabels } from "./labels.js";
+import { matchLabel } from "./match.js";
 
 const labels = (html: string) => readLabels(load(html)).map(({ label, value, items }) => ({ label, value, ...(items.length > 0 ? { items } : {}) }));
 
@@ -39,5 +41,14 @@ describe("readLabels", () => {
     expect(labels(`<div><h4>Motion Picture Rating (<a>MPAA</a>)</h4> Rated R for violence. </div>`)).toEqual([
       { label: "Motion Picture Rating (MPAA)", value: "Rated R for violence." },
     ]);
+  });
+
+  it("lets labels readers see outweigh hidden ones, which would otherwise make the match doubtful", () => {
+    const html = `<div class="popover" style="display:none"><ul><li><b>Publisher:</b> Knopf</li></ul></div>
+      <ul><li><b>Publisher:</b> Vintage (June 23, 2009)</li></ul><p hidden>Edition: Audio</p>`;
+    const found = readLabels(load(html));
+    expect(found.map(({ label, hidden }) => [label, hidden])).toEqual([["Publisher", true], ["Publisher", false], ["Edition", true]]);
+    expect(matchLabel(nameHints("publisher"), found)).toEqual({ value: found[1], confidence: 0.8 });
+    expect(matchLabel(nameHints("edition"), found)?.value.value).toBe("Audio");
   });
 });

@@ -6,12 +6,15 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { AnyNode, Element, Text } from "domhandler";
+import { isHiddenWithin } from "./visibility.js";
 
 export interface Labelled {
   label: string;
   value: string;
   /** The texts of the value's links or list items when it holds several ("Crime | Thriller"). */
   items: string[];
+  /** In a part of the page hidden from readers (a popover, another edition's details): weaker than what they see. */
+  hidden: boolean;
 }
 
 const MAX_LABEL_CHARS = 40;
@@ -29,20 +32,20 @@ const COLON_LINE = /^([^:\n]{1,40}?)\s*[:：]\s+(\S.*)$/s;
 
 export function readLabels($: CheerioAPI): Labelled[] {
   const found: Labelled[] = [];
-  const add = (label: string, valueNode: Cheerio<AnyNode> | undefined, valueText: string) => {
+  const add = (at: Element, label: string, valueNode: Cheerio<AnyNode> | undefined, valueText: string) => {
     const cleanLabel = clean(label).replace(/[:：]$/, "").trim();
     const value = clean(valueText);
     if (!cleanLabel || cleanLabel.length > MAX_LABEL_CHARS || !value || value.length > MAX_VALUE_CHARS || found.length >= MAX_LABELS) return;
-    found.push({ label: cleanLabel, value, items: valueNode ? itemsOf($, valueNode) : [] });
+    found.push({ label: cleanLabel, value, items: valueNode ? itemsOf($, valueNode) : [], hidden: isHiddenWithin(at) });
   };
 
   $("tr").each((_, row) => {
     const cells = $(row).children("th, td");
-    if (cells.length === 2) add(cells.eq(0).text(), cells.eq(1), cells.eq(1).text());
+    if (cells.length === 2) add(row, cells.eq(0).text(), cells.eq(1), cells.eq(1).text());
   });
   $("dt").each((_, term) => {
     const definition = $(term).next("dd");
-    if (definition.length > 0) add($(term).text(), definition, definition.text());
+    if (definition.length > 0) add(term, $(term).text(), definition, definition.text());
   });
   // Pre-filtered on the element's own text: reading the text of every <span> of a large page is what costs.
   $(LABEL_ELEMENTS).filter((_, element) => /[:：]\s*$/.test(ownText(element)) || LABEL_HEADINGS.has(element.tagName)).each((_, element) => {
@@ -53,10 +56,10 @@ export function readLabels($: CheerioAPI): Labelled[] {
     if (!/[:：]$/.test(text) && !LABEL_HEADINGS.has(element.tagName)) return;
     // The value is what follows the label within its parent, else the next element that has text.
     const rest = followingText($, label);
-    if (rest) add(text, label.parent(), rest);
+    if (rest) add(element, text, label.parent(), rest);
     else {
       const next = nextWithText($, label, text);
-      if (next) add(text, next, next.text());
+      if (next) add(element, text, next, next.text());
     }
   });
   $(LINES).filter((_, element) => ownText(element).includes(":") || ownText(element).includes("：")).each((_, element) => {
@@ -64,7 +67,7 @@ export function readLabels($: CheerioAPI): Labelled[] {
     if (line.find(BLOCKS).length > 0) return;
     const match = COLON_LINE.exec(clean(line.text()));
     // Labels found above via their label element are not read twice.
-    if (match && line.children(LABEL_ELEMENTS).length === 0) add(match[1]!, undefined, match[2]!);
+    if (match && line.children(LABEL_ELEMENTS).length === 0) add(element, match[1]!, undefined, match[2]!);
   });
   return found;
 }

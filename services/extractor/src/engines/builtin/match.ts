@@ -27,8 +27,12 @@ export function words(text: string): string[] {
     .map(singular);
 }
 
-/** The best label for a field: earliest in the page among the most confident. */
+/** The best label for a field: earliest in the page among the most confident; hidden labels only when no visible one matches. */
 export function matchLabel(hints: NameHints, labels: Labelled[]): Scored<Labelled> | undefined {
+  return bestLabel(hints, labels.filter((label) => !label.hidden)) ?? bestLabel(hints, labels.filter((label) => label.hidden));
+}
+
+function bestLabel(hints: NameHints, labels: Labelled[]): Scored<Labelled> | undefined {
   const subject = hints.subject.map(singular);
   if (subject.length === 0) return undefined;
   const key = subject.join(" ");
