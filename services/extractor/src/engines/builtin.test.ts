@@ -202,4 +202,9 @@ describe("extractBuiltin", () => {
     const html = jsonLd({ "@type": "Recipe", name: "Soup", author: { "@type": "Organization", name: "Site Example" } }).replace("<head>", '<head><meta property="og:site_name" content="Site Example">');
     expect(run(html, { author_name: "string" }).data).toEqual({ author_name: "Site Example" });
   });
+
+  it("reads one text written line by line as a list of its lines", () => {
+    const html = jsonLd({ "@type": "Recipe", name: "Pancakes", recipeInstructions: "Mix the batter.\r\n Rest it 10 minutes.\r\n\r\nFry." });
+    expect(run(html, { instructions: ["string"] }).data).toEqual({ instructions: ["Mix the batter.", "Rest it 10 minutes.", "Fry."] });
+  });
 });

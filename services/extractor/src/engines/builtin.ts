@@ -182,8 +182,15 @@ function fillArray(items: SchemaNode, hints: NameHints, found: unknown, source: 
     return entities.length > 0 ? entities.map((entity) => fillObject(items, nested(entity, graph))) : undefined;
   }
   if (found === undefined) return undefined;
-  if (items.kind === "scalar" && items.type === "string") return texts(found, hints);
+  if (items.kind === "scalar" && items.type === "string") return listTexts(found, hints);
   return asList(found).map((item) => (items.kind === "scalar" ? toQuantity(item, hints) : item));
+}
+
+/** Texts for a list of strings; one text written line by line (steps in one string) is a list of its lines. */
+function listTexts(found: unknown, hints: NameHints): string[] {
+  const list = asList(found);
+  const only = list.length === 1 && typeof list[0] === "string" ? list[0].trim() : undefined;
+  return only?.includes("\n") ? only.split(/\s*\n\s*/).flatMap((line) => texts(line, hints)) : texts(found, hints);
 }
 
 /**
