@@ -9,6 +9,8 @@ export interface Case {
   id: string;
   corpus: string;
   site: string;
+  /** Where the page was saved from; for context only, it is served on loopback. */
+  url?: string;
   /** Relative to the corpus folder. */
   page: string;
   schema: Record<string, SchemaValue>;

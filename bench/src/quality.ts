@@ -41,7 +41,7 @@ try {
     Array.from({ length: concurrency }, async () => {
       while (next < cases.length) {
         const item = cases[next++]!;
-        results.push({ item, extraction: await runner.run(pages.urlOf(item), item.schema) });
+        results.push({ item, extraction: await runner.run(pages.urlOf(item), item.schema, item.url ?? pages.urlOf(item)) });
       }
     }),
   );

@@ -24,7 +24,8 @@ export interface Extraction {
 }
 
 export interface Runner {
-  run(url: string, schema: unknown): Promise<Extraction>;
+  /** `url` serves the page on loopback; `originalUrl` is where it was saved from. */
+  run(url: string, schema: unknown, originalUrl: string): Promise<Extraction>;
   stop(): Promise<void>;
 }
 
@@ -50,12 +51,13 @@ export async function startExtractorRunner(): Promise<Runner> {
   }
   const client = createClient(ExtractorServiceClient, address);
   return {
-    async run(url, schema) {
+    async run(url, schema, originalUrl) {
       const html = await (await fetch(url)).text();
       const started = performance.now();
       try {
+        // As an internal caller would, the extractor is told the page's own address (its host names the site).
         const response = await callUnary(client.extract.bind(client), {
-          url,
+          url: originalUrl,
           html,
           schemaJson: JSON.stringify(schema),
           taskDescription: "",
