@@ -207,4 +207,16 @@ describe("extractBuiltin", () => {
     const html = jsonLd({ "@type": "Recipe", name: "Pancakes", recipeInstructions: "Mix the batter.\r\n Rest it 10 minutes.\r\n\r\nFry." });
     expect(run(html, { instructions: ["string"] }).data).toEqual({ instructions: ["Mix the batter.", "Rest it 10 minutes.", "Fry."] });
   });
+
+  it("answers from an organization the page is about (its name is the heading), not from one that merely stands in", () => {
+    const card = `<div class="vcard"><h1 class="fn org">Abilene Christian University</h1><div class="tel"><span class="value">(800) 460-6228</span></div>
+      <span class="url">Web site: http://www.acu.edu</span></div>`;
+    expect(run(`<html><head><title>Abilene Christian University | Colleges</title></head><body>${card}</body></html>`, { name: "string", phone: "string", website: "string" }).data).toEqual({
+      name: "Abilene Christian University",
+      phone: "(800) 460-6228",
+      website: "http://www.acu.edu",
+    });
+    const publisher = jsonLd({ "@type": "Organization", name: "Site Example", telephone: "+1 555 0100" });
+    expect(run(publisher, { phone: "string" }).data).toEqual({ phone: null });
+  });
 });

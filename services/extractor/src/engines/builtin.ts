@@ -21,21 +21,25 @@ import { pageHeadline } from "./builtin/headline.js";
 import { readLabels, type Labelled } from "./builtin/labels.js";
 import { matchLabel, MIN_CONFIDENCE, singular, type Scored } from "./builtin/match.js";
 import { readItems } from "./builtin/microdata.js";
+import { readCards } from "./builtin/microformats.js";
 
 export function extractBuiltin(tree: ObjectNode, page: Page): Record<string, unknown> {
-  const graph = readGraph([...page.structured.jsonLd, ...readItems(page.$)]);
+  const graph = readGraph([...page.structured.jsonLd, ...readItems(page.$), ...readCards(page.$)]);
   const primary = primaryEntity(tree, graph);
   // The WebPage entity describes the same page, and often carries its dates and description.
   const webPage = graph.entities.find((e) => e !== primary && typesOf(e).includes("webpage"));
+  const heading = pageHeadline(page.structured)?.value;
   const source: Source = {
     entities: [primary, webPage].filter((e) => e !== undefined),
     page: {
       data: page.structured,
       labels: readLabels(page.$),
-      byline: once(() => readByline(page.$, pageHeadline(page.structured)?.value)),
+      byline: once(() => readByline(page.$, heading)),
       siteNames: siteNamesOf(page),
       descriptionsDisagree: disagree(page.structured.meta.get("description"), page.structured.meta.get("og:description")),
       aboutWords: primary && !isSupporting(primary) ? typesOf(primary) : [],
+      // An organization whose name is the page's heading is what the page is about (a college's, a restaurant's page).
+      subject: primary && heading !== undefined && squashed(String(ownValue(primary, "name") ?? "")) === squashed(heading) ? primary : undefined,
     },
     graph,
   };
@@ -82,6 +86,8 @@ interface PageValues {
   descriptionsDisagree: boolean;
   /** Read only when a field asks for it: it walks the document's text. */
   byline: () => Byline;
+  /** The main entity when it is of a supporting type but the page is about it. */
+  subject: Entity | undefined;
   /** The main entity's types: a field's words naming them ("recipe" in `recipe_title`) need no match of their own. */
   aboutWords: string[];
 }
@@ -307,7 +313,7 @@ function lookup(path: string, source: Source): Scored<unknown> | undefined {
     if (!isPresent(value)) continue;
     // A stand-in main entity (an Organization, when the page declares nothing else) is not what the page is about,
     // and the name of a WebPage is usually its <title>, site name and all.
-    const standIn = source.page && isSupporting(entity) && (entity === source.entities[0] || path === "name");
+    const standIn = source.page && isSupporting(entity) && entity !== source.page.subject && (entity === source.entities[0] || path === "name");
     const confidence = standIn ? 0.6 : 1;
     return { value: Array.isArray(value) ? value.map((item) => asEntity(item, source.graph) ?? item) : (asEntity(value, source.graph) ?? value), confidence };
   }

@@ -76,7 +76,7 @@ export const CONCEPTS = new Map<string, string[]>(Object.entries({
 }));
 
 /** Subjects whose text value is a URL: an image's name or caption is not the image. */
-export const URL_VALUED = new Set(["image", "photo", "picture", "thumbnail", "logo"]);
+export const URL_VALUED = new Set(["image", "photo", "picture", "thumbnail", "logo", "website", "homepage"]);
 
 /** Types that describe the site or the page around the content rather than the content itself. */
 export const SUPPORTING_TYPES = new Set([
