@@ -38,6 +38,12 @@ describe("pageHeadline", () => {
     expect(pageHeadline(page("bumm film GmbH", ["NBC Ulica Brand Spot", "ServusTV"]))?.confidence).toBeLessThan(0.6);
   });
 
+  it("drops a year or format tag after the heading", () => {
+    expect(pageHeadline(page("Se7en (1995) - IMDb", "Se7en (1995)"))?.value).toBe("Se7en");
+    expect(pageHeadline(page("Amazon.com: Rules of Deception", "Rules of Deception [Mass Market Paperback]"))?.value).toBe("Rules of Deception");
+    expect(pageHeadline(page("2 Dollar Burrito (But Cheaper)", "2 Dollar Burrito (But Cheaper)"))?.value).toBe("2 Dollar Burrito (But Cheaper)");
+  });
+
   it("is unsure of a title whose parts it cannot tell apart", () => {
     expect(pageHeadline(page("Bee Simulator | Datenbank für Multiplayergames", undefined))?.confidence).toBeLessThan(0.6);
   });

@@ -11,6 +11,16 @@ import type { Scored } from "./match.js";
 const SEPARATOR = /\s+(?:[|–—•·»:~/]|-{1,2}|::)\s+/;
 
 export function pageHeadline(page: StructuredData): Scored<string> | undefined {
+  const found = reconciled(page);
+  return found && { ...found, value: withoutQualifiers(found.value) };
+}
+
+/** A year or format tag after a title is the page's note about it, not its name: "Se7en (1995)", "Rules of Deception [Paperback]". */
+function withoutQualifiers(text: string): string {
+  return text.replace(/(\s*\[[^\]]{1,40}\])+$/, "").replace(/\s*\(\d{4}(?:[–/-]\d{1,4})?\)$/, "") || text;
+}
+
+function reconciled(page: StructuredData): Scored<string> | undefined {
   const og = clean(page.meta.get("og:title") ?? page.meta.get("twitter:title"));
   const title = clean(page.title);
   const siteNames = siteNamesOf(page);
