@@ -61,6 +61,8 @@ describe("isoDate", () => {
     ["Dezember 10, 2019", "2019-12-10"],
     ["Tuesday , 03 May 2022", "2022-05-03"],
     ["20190102", "2019-01-02"],
+    ["11-23-2010", "2010-11-23"],
+    ["23/11/2010", "2010-11-23"],
   ])("reads %j as %j", (text, expected) => expect(isoDate(text)).toBe(expected));
 
   it("finds every date a text writes, in order, with where each starts", () => {

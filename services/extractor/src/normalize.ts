@@ -158,7 +158,7 @@ const MONTHS = new Map<string, number>();
  * its own date), day-first numeric forms ("12.12.2019", "19.10.19"), and
  * month names in either order ("May 25, 2010", "25. Mai 2010"): the first
  * date the text writes. Slash dates such as "03/04/2010" are refused: the
- * page's convention is unknown.
+ * page's convention is unknown (unless a number over 12 settles it).
  */
 export function isoDate(text: string): string | undefined {
   const trimmed = text.trim();
@@ -177,6 +177,8 @@ const DATE_FORMS: { pattern: RegExp; read: (m: RegExpExecArray) => [number, numb
   { pattern: /(?<![\d.])(\d{4})-(\d{2})-(\d{2})(?!\d)/g, read: (m) => [Number(m[1]), Number(m[2]), Number(m[3])] },
   // A two-digit year is this century's unless that would be in the future.
   { pattern: /(?<![\d.])(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4}|\d{2})(?![\d.]\d)/g, read: (m) => [fullYear(m[3]!), Number(m[2]), Number(m[1])] },
+  // Month and day with slashes or dashes only when one of them cannot be a month ("11-23-2010", "23/11/2010").
+  { pattern: /(?<![\d./-])(\d{1,2})[/-](\d{1,2})[/-](\d{4})(?![\d/-])/g, read: (m) => unambiguous(Number(m[3]), Number(m[1]), Number(m[2])) },
   { pattern: /(?<![\p{L}])(\p{L}{3,10})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?!\d)/gu, read: (m) => [Number(m[3]), MONTHS.get(m[1]!.toLowerCase()), Number(m[2])] },
   { pattern: /(?<!\d)(\d{1,2})(?:st|nd|rd|th)?\.?\s+(?:de\s+)?(\p{L}{3,10})\.?,?\s+(?:de\s+)?(\d{4})(?!\d)/gu, read: (m) => [Number(m[3]), MONTHS.get(m[2]!.toLowerCase()), Number(m[1])] },
 ];
@@ -192,6 +194,12 @@ export function datesIn(text: string): DateMention[] {
     }
   }
   return mentions.sort((a, b) => a.index - b.index);
+}
+
+function unambiguous(year: number, first: number, second: number): [number, number | undefined, number] {
+  if (first > 12 && second <= 12) return [year, second, first];
+  if (second > 12 && first <= 12) return [year, first, second];
+  return [year, undefined, 0];
 }
 
 function fullYear(digits: string): number {
