@@ -5,13 +5,12 @@
  * in Chromium, as a customer's request would).
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { callUnary, checkHealth, createClient } from "@winnow/platform";
 import { Engine, ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { freePorts } from "../../scripts/dist/ports.js";
-import { REPO_ROOT, startStack } from "../../scripts/dist/stack.js";
+import { REPO_ROOT } from "../../scripts/dist/stack.js";
+import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
 
 export interface Extraction {
   data: Record<string, unknown> | undefined;
@@ -79,19 +78,12 @@ export async function startExtractorRunner(): Promise<Runner> {
 
 /** The four services as processes, scraped over HTTP; the renderer may reach only the page server. */
 export async function startStackRunner(pageHostPort: string): Promise<Runner> {
-  const [gateway, auth, renderer, extractor] = (await freePorts(4)) as [number, number, number, number];
-  const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-bench-"));
   const output: string[] = [];
-  // A clean environment, as in the end-to-end tests: a developer's own LLM or database settings must not change what is measured.
-  const stack = await startStack({
-    inheritEnv: false,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...WITHOUT_LLM, WINNOW_EGRESS_ALLOW: pageHostPort, WINNOW_DATA_DIR: dataDir },
-    ports: { gateway, auth, renderer, extractor },
+  // A throwaway stack, as in the end-to-end tests: a clean environment and plans generous enough for a corpus.
+  const stack = await startThrowawayStack({
+    env: { ...WITHOUT_LLM, WINNOW_EGRESS_ALLOW: pageHostPort },
     onOutput: (service, line) => output.push(`${service}: ${line}`),
-    // Auth migrates its database and the renderer starts Chromium first; a loaded machine needs time.
-    readyTimeoutMs: 300_000,
-  }).catch(async (error: Error) => {
-    await rm(dataDir, { recursive: true, force: true });
+  }).catch((error: Error) => {
     throw new Error(`${error.message}\n${output.slice(-30).join("\n")}`);
   });
   return {
@@ -114,7 +106,6 @@ export async function startStackRunner(pageHostPort: string): Promise<Runner> {
     },
     async stop() {
       await stack.stop();
-      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -74,6 +74,13 @@ const pages: Record<string, (res: http.ServerResponse) => void> = {
        <script>document.getElementById("host").attachShadow({ mode: "open" }).innerHTML = "<p>inside the shadow root</p>";</script></body>`,
     ),
   "/frame": (res) => html(res, "<!doctype html><title>frame</title><body><p>inside the same-origin frame</p></body>"),
+  // A script that navigates while the page is read, as some cache plugins do, and one that never stops.
+  "/moves-on-scroll": (res) =>
+    html(res, `<!doctype html><title>first</title><body>${TEXT}<div style="height:5000px"></div>
+      <script>addEventListener("scroll", () => { location.href = "/ok"; }, { once: true });</script></body>`),
+  "/moves-forever": (res) =>
+    html(res, `<!doctype html><title>again</title><body>${TEXT}<div style="height:5000px"></div>
+      <script>addEventListener("scroll", () => { location.href = "/moves-forever?" + Date.now(); }, { once: true });</script></body>`),
   "/dialogs": (res) =>
     html(res, `<!doctype html><title>dialogs</title><body>${TEXT}<script>alert("hi"); confirm("sure?"); window.open("/ok"); document.body.dataset.done = "1";</script></body>`),
 };
@@ -84,7 +91,7 @@ let rendering: Rendering;
 
 beforeAll(async () => {
   site = await listen((req, res) => {
-    const page = pages[req.url ?? "/"];
+    const page = pages[(req.url ?? "/").split("?")[0]!];
     if (page) page(res);
     else res.writeHead(404).end();
   });
@@ -156,6 +163,15 @@ describe("hostile pages, browser only", () => {
   it("scrolls so content loaded on scroll is in the DOM", async () => {
     const page = await renderWith(rendering, `${base}/lazy`, { mode: "browser" });
     expect(page.html).toContain("loaded on scroll");
+  });
+
+  it("reads the page a script navigates to while it is read, and gives up on one that never stops", async () => {
+    const page = await renderWith(rendering, `${base}/moves-on-scroll`, { mode: "browser" });
+    expect(page.title).toBe("ok");
+    expect(page.finalUrl).toBe(`${base}/ok`);
+    const error = await renderFailure(rendering, `${base}/moves-forever`, { mode: "browser", timeoutMs: 10_000 });
+    expect(error.type).toBe("target-unreachable");
+    await expectUnharmed("browser");
   });
 
   it("includes open shadow roots and same-origin iframes", async () => {

@@ -35,6 +35,8 @@ export interface BrowserRendererOptions {
 const SETTLE_CAP_MS = 1500;
 /** How long no request may be in flight for the network to count as quiet. */
 const QUIET_MS = 50;
+/** Client-side navigations followed before a page counts as never settling. */
+const MAX_CLIENT_NAVIGATIONS = 3;
 /** Lazy content: at most this many screens scrolled, pausing this long after each. */
 const MAX_SCROLL_SCREENS = 10;
 const SCROLL_PAUSE_MS = 100;
@@ -161,13 +163,32 @@ export class BrowserRenderer {
           throw new WinnowError("target-timeout", `"${job.waitFor}" did not appear on the page in time`);
         });
     }
-    await this.#scrollForLazyContent(page, inFlight, remaining);
-    timings.settleMs = performance.now() - mark;
-
-    const html = await this.#html(page);
-    const title = await page.title();
+    const { html, title } = await this.#despiteNavigations(page, inFlight, remaining, async () => {
+      await this.#scrollForLazyContent(page, inFlight, remaining);
+      timings.settleMs = performance.now() - mark;
+      return { html: await this.#html(page), title: await page.title() };
+    });
     await assertRedirectsAllowed();
     return { finalUrl: page.url(), status: response.status(), contentType, html, title };
+  }
+
+  /**
+   * Reads the page, again after each navigation its own scripts start
+   * (a client-side redirect, a reload with other parameters): the document
+   * it ends on is the page. Every request of the new document passes the
+   * egress guard like the first; a page that keeps navigating is an error.
+   */
+  async #despiteNavigations<T>(page: Page, inFlight: InFlightRequests, remaining: () => number, read: () => Promise<T>): Promise<T> {
+    for (let navigations = 0; ; navigations++) {
+      try {
+        return await read();
+      } catch (error) {
+        if (!isNavigationError(error)) throw error;
+        if (navigations >= MAX_CLIENT_NAVIGATIONS) throw new WinnowError("target-unreachable", "the page kept navigating away from itself");
+        await page.waitForLoadState("domcontentloaded", { timeout: remaining() });
+        await inFlight.quiet(QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
+      }
+    }
   }
 
   /** Scrolls a bounded number of screens so content loaded on scroll appears; a short page costs nothing. */
@@ -309,3 +330,7 @@ function assertRenderable(response: Response): void {
   }
 }
 
+/** Playwright's errors for a document replaced under a call: the page navigated itself. */
+function isNavigationError(error: unknown): boolean {
+  return error instanceof Error && /Execution context was destroyed|because the page is navigating|frame was detached/i.test(error.message);
+}
