@@ -13,34 +13,22 @@ import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import { decodeHTML } from "entities";
 import { nameHints, type NameHints } from "../field-names.js";
 import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, rescale } from "../normalize.js";
-import type { Page, StructuredData } from "../page.js";
+import type { Page } from "../page.js";
 import { CONCEPTS, SUPPORTING_TYPES, URL_VALUED } from "./builtin/concepts.js";
 import { asEntity, asList, first, isPresent, ownValue, readGraph, typesOf, type Entity, type Graph } from "./builtin/graph.js";
-import { readByline, type Byline } from "./builtin/byline.js";
-import { pageHeadline } from "./builtin/headline.js";
-import { readLabels, type Labelled } from "./builtin/labels.js";
 import { matchLabel, MIN_CONFIDENCE, singular, type Scored } from "./builtin/match.js";
 import { readItems } from "./builtin/microdata.js";
 import { readCards } from "./builtin/microformats.js";
+import { readPageValues, squashed, type PageValues } from "./builtin/page-values.js";
 
 export function extractBuiltin(tree: ObjectNode, page: Page): Record<string, unknown> {
   const graph = readGraph([...page.structured.jsonLd, ...readItems(page.$), ...readCards(page.$)]);
   const primary = primaryEntity(tree, graph);
   // The WebPage entity describes the same page, and often carries its dates and description.
   const webPage = graph.entities.find((e) => e !== primary && typesOf(e).includes("webpage"));
-  const heading = pageHeadline(page.structured)?.value;
   const source: Source = {
     entities: [primary, webPage].filter((e) => e !== undefined),
-    page: {
-      data: page.structured,
-      labels: readLabels(page.$),
-      byline: once(() => readByline(page.$, heading)),
-      siteNames: siteNamesOf(page),
-      descriptionsDisagree: disagree(page.structured.meta.get("description"), page.structured.meta.get("og:description")),
-      aboutWords: primary && !isSupporting(primary) ? typesOf(primary) : [],
-      // An organization whose name is the page's heading is what the page is about (a college's, a restaurant's page).
-      subject: primary && heading !== undefined && squashed(String(ownValue(primary, "name") ?? "")) === squashed(heading) ? primary : undefined,
-    },
+    page: readPageValues(page, primary && !isSupporting(primary) ? typesOf(primary) : [], primary),
     graph,
   };
   return fillObject(tree, source);
@@ -78,19 +66,6 @@ interface Source {
   graph: Graph;
 }
 
-interface PageValues {
-  data: StructuredData;
-  labels: Labelled[];
-  /** The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is "theplanetarypress". */
-  siteNames: string[];
-  descriptionsDisagree: boolean;
-  /** Read only when a field asks for it: it walks the document's text. */
-  byline: () => Byline;
-  /** The main entity when it is of a supporting type but the page is about it. */
-  subject: Entity | undefined;
-  /** The main entity's types: a field's words naming them ("recipe" in `recipe_title`) need no match of their own. */
-  aboutWords: string[];
-}
 
 function fillObject(node: ObjectNode, source: Source): Record<string, unknown> {
   return Object.fromEntries(node.fields.map((field) => [field.name, fill(field.node, nameHints(field.name), source)]));
@@ -146,10 +121,6 @@ function peopleOnly(found: unknown, hints: NameHints, source: Source): unknown {
   const { siteNames } = source.page;
   const people = found.filter((item) => !texts(item, hints).some((text) => siteNames.includes(squashed(text))));
   return people.length > 0 ? people : found;
-}
-
-function squashed(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
 }
 
 /**
@@ -228,21 +199,6 @@ function fromLabel(node: SchemaNode, hints: NameHints, source: Source): unknown 
   }
 }
 
-function siteNamesOf(page: Page): string[] {
-  const host = page.baseUrl?.hostname.replace(/^www\./, "");
-  const names = [page.structured.meta.get("og:site_name"), page.structured.meta.get("application-name"), host, host?.split(".").slice(0, -1).join(".")];
-  return names.filter((name) => name !== undefined).map(squashed).filter((name) => name.length > 0);
-}
-
-function disagree(a: string | undefined, b: string | undefined): boolean {
-  return a !== undefined && b !== undefined && squashed(decodeHTML(a)) !== squashed(decodeHTML(b));
-}
-
-function once<T>(read: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= read());
-}
-
 function nested(entity: Entity, graph: Graph): Source {
   return { entities: [entity], page: undefined, graph };
 }
@@ -301,7 +257,7 @@ function lookup(path: string, source: Source): Scored<unknown> | undefined {
     const value = source.page?.data.meta.get(path.slice(5));
     return value ? { value, confidence: 1 } : undefined;
   }
-  if (path === "page:headline") return source.page ? pageHeadline(source.page.data) : undefined;
+  if (path === "page:headline") return source.page?.headline;
   if (path === "page:date") return source.page?.byline().date;
   if (path === "page:author") return source.page?.byline().author;
   for (const entity of source.entities) {

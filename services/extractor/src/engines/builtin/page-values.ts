@@ -1,0 +1,65 @@
+/**
+ * What the engine knows about the page as a whole, beside its entities:
+ * its heading, labels and byline, the names it gives its site, and how far
+ * its self-descriptions agree. Only top-level fields read these; a nested
+ * entity's fields do not.
+ */
+import { decodeHTML } from "entities";
+import type { Page, StructuredData } from "../../page.js";
+import { readByline, type Byline } from "./byline.js";
+import { ownValue, type Entity } from "./graph.js";
+import { pageHeadline } from "./headline.js";
+import { readLabels, type Labelled } from "./labels.js";
+import type { Scored } from "./match.js";
+
+export interface PageValues {
+  data: StructuredData;
+  headline: Scored<string> | undefined;
+  labels: Labelled[];
+  /** Read only when a field asks for it: it walks the document's text. */
+  byline: () => Byline;
+  /** The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is "theplanetarypress". */
+  siteNames: string[];
+  /** The meta and OpenGraph descriptions both exist and say different things. */
+  descriptionsDisagree: boolean;
+  /** The main entity's types: a field's words naming them ("recipe" in `recipe_title`) need no match of their own. */
+  aboutWords: string[];
+  /** The main entity when it is of a supporting type but the page is about it: an organization named by the heading. */
+  subject: Entity | undefined;
+}
+
+export function readPageValues(page: Page, aboutWords: string[], primary: Entity | undefined): PageValues {
+  const { structured } = page;
+  const headline = pageHeadline(structured);
+  const named = headline !== undefined && primary !== undefined && squashed(String(ownValue(primary, "name") ?? "")) === squashed(headline.value);
+  return {
+    data: structured,
+    headline,
+    labels: readLabels(page.$),
+    byline: once(() => readByline(page.$, headline?.value)),
+    siteNames: siteNamesOf(page),
+    descriptionsDisagree: disagree(structured.meta.get("description"), structured.meta.get("og:description")),
+    aboutWords,
+    subject: named ? primary : undefined,
+  };
+}
+
+/** Text reduced to its letters and digits, for comparing names written differently. */
+export function squashed(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+}
+
+function siteNamesOf(page: Page): string[] {
+  const host = page.baseUrl?.hostname.replace(/^www\./, "");
+  const names = [page.structured.meta.get("og:site_name"), page.structured.meta.get("application-name"), host, host?.split(".").slice(0, -1).join(".")];
+  return names.filter((name) => name !== undefined).map(squashed).filter((name) => name.length > 0);
+}
+
+function disagree(a: string | undefined, b: string | undefined): boolean {
+  return a !== undefined && b !== undefined && squashed(decodeHTML(a)) !== squashed(decodeHTML(b));
+}
+
+function once<T>(read: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= read());
+}
