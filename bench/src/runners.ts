@@ -98,7 +98,7 @@ export async function startStackRunner(pageHostPort: string): Promise<Runner> {
         });
         const body = (await response.json()) as Record<string, unknown>;
         const ms = performance.now() - started;
-        if (!response.ok) return { data: undefined, error: `HTTP ${response.status}: ${String(body.title ?? body.type)}`, ms, htmlBytes: undefined };
+        if (!response.ok) return { data: undefined, error: `HTTP ${response.status}: ${String(body.title ?? body.type)} (${String(body.detail ?? "")})`, ms, htmlBytes: undefined };
         return { data: body, error: undefined, ms, htmlBytes: undefined };
       } catch (error) {
         return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: undefined };

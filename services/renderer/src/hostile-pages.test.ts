@@ -81,6 +81,9 @@ const pages: Record<string, (res: http.ServerResponse) => void> = {
   "/moves-forever": (res) =>
     html(res, `<!doctype html><title>again</title><body>${TEXT}<div style="height:5000px"></div>
       <script>addEventListener("scroll", () => { location.href = "/moves-forever?" + Date.now(); }, { once: true });</script></body>`),
+  "/moves-away": (res) =>
+    html(res, `<!doctype html><title>leaving</title><body>${TEXT}<div style="height:5000px"></div>
+      <script>addEventListener("scroll", () => { location.href = "http://10.0.0.1/elsewhere"; }, { once: true });</script></body>`),
   "/dialogs": (res) =>
     html(res, `<!doctype html><title>dialogs</title><body>${TEXT}<script>alert("hi"); confirm("sure?"); window.open("/ok"); document.body.dataset.done = "1";</script></body>`),
 };
@@ -171,6 +174,8 @@ describe("hostile pages, browser only", () => {
     expect(page.finalUrl).toBe(`${base}/ok`);
     const error = await renderFailure(rendering, `${base}/moves-forever`, { mode: "browser", timeoutMs: 10_000 });
     expect(error.type).toBe("target-unreachable");
+    // Where a script sends the page passes the egress guard like a redirect does; the browser's error page is never returned.
+    expect((await renderFailure(rendering, `${base}/moves-away`, { mode: "browser" })).type).toBe("url-not-allowed");
     await expectUnharmed("browser");
   });
 

@@ -111,8 +111,9 @@ export class BrowserRenderer {
     const inFlight = new InFlightRequests();
     context.on("request", (request) => {
       inFlight.started();
-      // Only the page's own navigation: a sub-resource's refused hop just fails that sub-resource.
-      if (request.redirectedFrom() && isMainFrameNavigation(request)) hops.push(refusal(request.url()));
+      // Only the page's own navigations (redirect hops, and where its scripts send it): a sub-resource's refused hop
+      // just fails that sub-resource.
+      if (isMainFrameNavigation(request)) hops.push(refusal(request.url()));
     });
     context.on("requestfinished", () => inFlight.ended());
     context.on("requestfailed", () => inFlight.ended());
@@ -169,6 +170,8 @@ export class BrowserRenderer {
       return { html: await this.#html(page), title: await page.title() };
     });
     await assertRedirectsAllowed();
+    // A navigation the page started that failed leaves the browser's own error page, which is not the page.
+    if (!/^https?:/.test(page.url())) throw new WinnowError("target-unreachable", "the page navigated to an address that did not load");
     return { finalUrl: page.url(), status: response.status(), contentType, html, title };
   }
 
