@@ -14,6 +14,7 @@ import { decodeHTML } from "entities";
 import { nameHints, type NameHints } from "../field-names.js";
 import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, rescale } from "../normalize.js";
 import type { Page } from "../page.js";
+import { readBlocks } from "./builtin/blocks.js";
 import { CONCEPTS, SUPPORTING_TYPES, URL_VALUED } from "./builtin/concepts.js";
 import { asEntity, asList, first, isPresent, ownValue, readGraph, typesOf, type Entity, type Graph } from "./builtin/graph.js";
 import { matchLabel, MIN_CONFIDENCE, singular, type Scored } from "./builtin/match.js";
@@ -156,7 +157,13 @@ function fillArray(items: SchemaNode, hints: NameHints, found: unknown, source: 
     // A list of things with no property of its own may be the page's entities of that type: "products" → Product.
     const list = found !== undefined ? asList(found) : graph.entities.filter((e) => typesOf(e).includes(singular(hints.subject.join(""))));
     const entities = list.map((item) => asEntity(item, graph)).filter((e) => e !== undefined);
-    return entities.length > 0 ? entities.map((entity) => fillObject(items, nested(entity, graph))) : undefined;
+    if (entities.length > 0) return entities.map((entity) => fillObject(items, nested(entity, graph)));
+    // Else the page's repeated blocks may hold them; what the data states for an item's field (a flat ingredient list) helps find them.
+    const known = (name: string) => {
+      const stated = find(nameHints(name), source);
+      return stated && stated.confidence >= MIN_CONFIDENCE ? listTexts(stated.value, nameHints(name)) : [];
+    };
+    return source.page && readBlocks(source.page.document, items, hints, known);
   }
   if (found === undefined) return undefined;
   if (items.kind === "scalar" && items.type === "string") return listTexts(found, hints);

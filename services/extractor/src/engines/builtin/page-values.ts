@@ -4,6 +4,7 @@
  * its self-descriptions agree. Only top-level fields read these; a nested
  * entity's fields do not.
  */
+import type { CheerioAPI } from "cheerio";
 import { decodeHTML } from "entities";
 import type { Page, StructuredData } from "../../page.js";
 import { readByline, type Byline } from "./byline.js";
@@ -14,6 +15,8 @@ import type { Scored } from "./match.js";
 
 export interface PageValues {
   data: StructuredData;
+  /** The parsed page, for values read from its layout (repeated blocks). */
+  document: CheerioAPI;
   headline: Scored<string> | undefined;
   labels: Labelled[];
   /** Read only when a field asks for it: it walks the document's text. */
@@ -34,6 +37,7 @@ export function readPageValues(page: Page, aboutWords: string[], primary: Entity
   const named = headline !== undefined && primary !== undefined && squashed(String(ownValue(primary, "name") ?? "")) === squashed(headline.value);
   return {
     data: structured,
+    document: page.$,
     headline,
     labels: readLabels(page.$),
     byline: once(() => readByline(page.$, headline?.value)),
