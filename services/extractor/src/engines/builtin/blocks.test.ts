@@ -41,10 +41,11 @@ describe("readBlocks", () => {
   });
 
   it("reads a review list's author, rating and text from elements named for them", () => {
-    const review = (author: string, stars: number, text: string) =>
+    const review = (author: string, rating: string, text: string) =>
       `<div class="review"><span class="review-author">${author}</span><span class="review-author-avatar">AB</span>
-        <div class="star-rating" aria-label="Rated ${stars} out of 5">★★★</div><p class="review-text">${text}</p></div>`;
-    const html = `<div class="reviews">${review("Kim", 5, "Great shoe.")}${review("Lee", 3, "Runs small.")}</div>`;
+        ${rating}<p class="review-text">${text}</p></div>`;
+    const html = `<div class="reviews">${review("Kim", `<div class="star-rating" aria-label="Rated 5 out of 5">★★★★★</div>`, "Great shoe.")}
+      ${review("Lee", `<div class="star-rating" data-id="77" data-rating="3">★★★</div>`, "Runs small.")}</div>`;
     expect(blocks(html, { reviews: [{ author: "string", rating: "number", text: "string" }] })).toEqual([
       { author: "Kim", rating: 5, text: "Great shoe." },
       { author: "Lee", rating: 3, text: "Runs small." },

@@ -6,13 +6,13 @@
  * (class, id, itemprop, data attributes), its heading, its list items, a
  * table's column headers. Values the structured data states for a field (a
  * recipe's flat ingredient list) locate the lists that hold them. A candidate
- * needs evidence that it is the array (the array's name in its markup, its
- * fields' names, known values), or it is not used: a wrong list is worse
- * than none.
+ * needs evidence that it is the array (the array's name in its markup, a
+ * header row naming every field, known values), or it is not used: a wrong
+ * list is worse than none.
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { CheerioAPI } from "cheerio";
-import { isTag, type Element, type ParentNode } from "domhandler";
+import { isTag, isText, type ChildNode, type Element, type ParentNode } from "domhandler";
 import { nameHints, nameTokens, type NameHints } from "../../field-names.js";
 import { firstNumber, parseNumber } from "../../normalize.js";
 import { LABEL_SYNONYMS } from "./concepts.js";
@@ -34,7 +34,7 @@ const LIST_TAGS = new Set(["ul", "ol", "li", "table"]);
 /** Markup words of a heading ("…-group-name", "ingHeading"), and the words of a field that a block's heading can fill. */
 const HEADING_WORDS = new Set(["heading", "header", "title", "subtitle", "subheading"]);
 const NAME_WORDS = new Set(["name", "title", "heading", "header", "label", "caption"]);
-/** How sure a candidate is by its evidence: the array's own name in the markup, known values, fields' names. */
+/** How sure a candidate is by its evidence: the array's own name in the markup, known values, column headers naming every field. */
 const EVIDENCE = { arrayName: 0.85, knownValues: 0.85, fieldNames: 0.75 };
 /** Share of the known values a group of lists must hold, and how alike an item's words and a known value's must be. */
 const MIN_COVERAGE = 0.8;
@@ -56,7 +56,7 @@ export function readBlocks($: CheerioAPI, item: ObjectNode, hints: NameHints, kn
   const fields = fieldsOf(item);
   const arrayWords = hints.subject.map(singular);
   const elements = elementsUnder($.root()[0]!, MAX_ELEMENTS);
-  const candidates = [...siblingBlocks($, elements, fields, arrayWords), ...tableRows($, elements, fields, arrayWords), ...groupedLists($, elements, fields, arrayWords, known)];
+  const candidates = [...siblingBlocks(elements, fields, arrayWords), ...tableRows($, elements, fields, arrayWords), ...groupedLists($, elements, fields, arrayWords, known)];
   let best: Scored<Item[]> | undefined;
   for (const candidate of candidates) {
     if (!best || candidate.confidence > best.confidence || (candidate.confidence === best.confidence && filled(candidate.value) > filled(best.value))) best = candidate;
@@ -79,11 +79,13 @@ function fieldsOf(item: ObjectNode): Field[] {
 }
 
 /**
- * Children of one parent with the same tag and classes, each a block. Only
- * those whose markup names the array, or whose first block names two of its
- * fields, are read, the likeliest first.
+ * Children of one parent with the same tag and classes, each a block, where
+ * the markup names the array: the parent's words or the words the blocks
+ * share ("reviews" around "review", "ingredient-group"). An id names one
+ * block, not the list, so only shared words count; and a block too large to
+ * be one item is a part of the page's layout.
  */
-function siblingBlocks($: CheerioAPI, elements: Element[], fields: Field[], arrayWords: string[]): Scored<Item[]>[] {
+function siblingBlocks(elements: Element[], fields: Field[], arrayWords: string[]): Scored<Item[]>[] {
   const groups = new Map<ParentNode, Map<string, Element[]>>();
   for (const element of elements) {
     if (!element.parent) continue;
@@ -94,21 +96,26 @@ function siblingBlocks($: CheerioAPI, elements: Element[], fields: Field[], arra
     bySignature.set(signature, blocks);
     if (blocks.length < MAX_BLOCKS) blocks.push(element);
   }
-  const likely: { blocks: Element[]; namesArray: boolean; score: number }[] = [];
+  const candidates: Scored<Item[]>[] = [];
   for (const [parent, bySignature] of groups) {
     for (const blocks of bySignature.values()) {
-      if (blocks.length < 2) continue;
-      const context = new Set([...(isTag(parent) ? markupWords(parent) : []), ...markupWords(blocks[0]!)]);
-      const namesArray = arrayWords.length > 0 && arrayWords.every((word) => context.has(word));
-      const inside = elementsUnder(blocks[0]!, MAX_BLOCK_ELEMENTS).map(markupWords);
-      const named = fields.filter((field) => inside.some((markup) => names(markup, field))).length;
-      if (namesArray || named >= 2) likely.push({ blocks, namesArray, score: (namesArray ? fields.length : 0) + named });
+      if (blocks.length < 2 || candidates.length >= MAX_CANDIDATES || !namesArray(blockWords(parent, blocks), arrayWords)) continue;
+      if (elementsUnder(blocks[0]!, MAX_BLOCK_ELEMENTS + 1).length > MAX_BLOCK_ELEMENTS) continue;
+      candidates.push(scored(blocks.map((block) => fillBlock(block, fields)), fields, true));
     }
   }
-  return likely
-    .sort((a, b) => b.score - a.score)
-    .slice(0, MAX_CANDIDATES)
-    .map(({ blocks, namesArray }) => scored(blocks.map((block) => fillBlock($, block, fields)), fields, namesArray));
+  return candidates;
+}
+
+/** The words of the blocks' parent and those all the blocks share. */
+function blockWords(parent: ParentNode, blocks: Element[]): Set<string> {
+  const shared = blocks.map(markupWords).reduce((common, markup) => new Set([...common].filter((word) => markup.has(word))));
+  return new Set([...(isTag(parent) ? markupWords(parent) : []), ...shared]);
+}
+
+/** Whether markup words name the array: all of its words ("ingredient_groups" in "ingredient-group"). */
+function namesArray(context: Set<string>, arrayWords: string[]): boolean {
+  return arrayWords.length > 0 && arrayWords.every((word) => context.has(word));
 }
 
 /** Tag and classes; classes with digits are left out, as they number the blocks ("review-3") rather than say what they are. */
@@ -119,26 +126,26 @@ function signatureOf(element: Element): string {
 
 interface Found {
   value: unknown;
-  /** Whether an element named for the field held it, rather than the block's heading or list items. */
-  named: boolean;
+  /** Whether it is the block's heading, for want of an element named for the field: weaker evidence. */
+  fromHeading: boolean;
 }
 
-function fillBlock($: CheerioAPI, block: Element, fields: Field[]): Map<string, Found> {
+function fillBlock(block: Element, fields: Field[]): Map<string, Found> {
   const inside = elementsUnder(block, MAX_BLOCK_ELEMENTS);
   const found = new Map<string, Found>();
   for (const field of fields) {
-    const element = namedElement(inside, field);
     if (field.isList) {
-      const items = inside.filter((e) => e.tagName === "li").map((li) => clean($(li).text())).filter((text) => text.length > 0);
-      if (items.length > 0) found.set(field.name, { value: items, named: element !== undefined });
+      const items = inside.filter((e) => e.tagName === "li").map(textOf).filter((text) => text.length > 0);
+      if (items.length > 0) found.set(field.name, { value: items, fromHeading: false });
       continue;
     }
-    const value = element ? readValue($, element, field.node) : undefined;
-    if (value !== undefined) found.set(field.name, { value, named: true });
+    const element = namedElement(inside, field);
+    const value = element ? readValue(element, field) : undefined;
+    if (value !== undefined) found.set(field.name, { value, fromHeading: false });
     else if (field.isHeading) {
       const heading = inside.find((e) => isHeading(e) || (e.parent === block && (e.tagName === "strong" || e.tagName === "b")));
-      const text = heading ? clean($(heading).text()) : "";
-      if (text && text.length <= MAX_HEADING_CHARS) found.set(field.name, { value: text, named: false });
+      const text = heading ? textOf(heading) : "";
+      if (text && text.length <= MAX_HEADING_CHARS) found.set(field.name, { value: text, fromHeading: true });
     }
   }
   return found;
@@ -158,20 +165,21 @@ function namedElement(elements: Element[], field: Field): Element | undefined {
 }
 
 /**
- * The candidate's items and its confidence: its evidence (the array's name
- * in the markup, or else elements named for every one of at least two
- * fields: a post list with authors is no review list), lowered for the
- * fields that most blocks leave empty. A heading-filled field holds when
+ * The candidate's items and its confidence: its evidence, lowered for the
+ * fields that most blocks leave empty. Where the markup names the array,
+ * some field must be found in most blocks other than as their heading (a
+ * "product" section of headings is no product list); else every field must
+ * be, again and again (a table's columns). A heading-filled field holds when
  * some block has one: a first group often has no heading.
  */
-function scored(blocks: Map<string, Found>[], fields: Field[], namesArray: boolean): Scored<Item[]> {
-  const holds = (field: Field) => {
+function scored(blocks: Map<string, Found>[], fields: Field[], arrayNamed: boolean): Scored<Item[]> {
+  const most = (count: number) => count >= 2 && count * 2 >= blocks.length;
+  const held = fields.filter((field) => {
     const count = blocks.filter((block) => block.has(field.name)).length;
-    return field.isHeading ? count > 0 : count * 2 >= blocks.length;
-  };
-  const held = fields.filter(holds);
-  const named = held.filter((field) => blocks.some((block) => block.get(field.name)?.named)).length;
-  const evidence = namesArray ? EVIDENCE.arrayName : named >= 2 && named === fields.length ? EVIDENCE.fieldNames : 0;
+    return field.isHeading ? count > 0 : most(count);
+  });
+  const solid = fields.filter((field) => most(blocks.filter((block) => block.get(field.name)?.fromHeading === false).length)).length;
+  const evidence = arrayNamed ? (solid > 0 ? EVIDENCE.arrayName : 0) : solid >= 2 && solid === fields.length ? EVIDENCE.fieldNames : 0;
   const items = blocks.filter((block) => block.size > 0).map((block) => Object.fromEntries(fields.map((field) => [field.name, block.get(field.name)?.value ?? null])));
   return { value: items, confidence: evidence * (0.5 + (0.5 * held.length) / Math.max(fields.length, 1)) };
 }
@@ -186,27 +194,26 @@ function tableRows($: CheerioAPI, elements: Element[], fields: Field[], arrayWor
       const header = first ? $(first).children("th, td") : undefined;
       const isHeader = header !== undefined && header.length >= 2 && (header.is("th") || $(first!).closest("thead").length > 0);
       if (!isHeader || rows.length === 0) return [];
-      const columns = header.toArray().map((cell) => new Set(words($(cell).text())));
-      const context = new Set([...markupWords(table), ...words($(table).children("caption").text())]);
-      const namesArray = arrayWords.length > 0 && arrayWords.every((word) => context.has(word));
+      const columns = header.toArray().map((cell) => new Set(words(textOf(cell))));
+      const caption = $(table).children("caption").toArray().flatMap((element) => words(textOf(element)));
       const blocks = rows.map((row) => {
         const cells = $(row).children("th, td").toArray();
         const found = new Map<string, Found>();
         for (const field of fields) {
           const cell = cells[columns.findIndex((column) => names(column, field))];
-          const value = cell && (field.isList ? listOf($, cell) : readValue($, cell, field.node));
-          if (value !== undefined) found.set(field.name, { value, named: true });
+          const value = cell && (field.isList ? listOf($, cell) : readValue(cell, field));
+          if (value !== undefined) found.set(field.name, { value, fromHeading: false });
         }
         return found;
       });
-      return [scored(blocks, fields, namesArray)];
+      return [scored(blocks, fields, namesArray(new Set([...markupWords(table), ...caption]), arrayWords))];
     });
 }
 
 /** The texts of a cell's list items or links, else its text. */
 function listOf($: CheerioAPI, cell: Element): string[] | undefined {
-  const parts = $(cell).find("li, a").toArray().map((e) => clean($(e).text())).filter((text) => text.length > 0);
-  const text = clean($(cell).text());
+  const parts = $(cell).find("li, a").toArray().map(textOf).filter((text) => text.length > 0);
+  const text = textOf(cell);
   return parts.length > 0 ? parts : text ? [text] : undefined;
 }
 
@@ -230,7 +237,7 @@ function groupedLists($: CheerioAPI, elements: Element[], fields: Field[], array
   // Lists most of whose items are known values, with the values each holds.
   const lists = new Map<Element, Set<number>>();
   for (const list of elements.filter((e) => e.tagName === "ul" || e.tagName === "ol")) {
-    const indexes = $(list).children("li").toArray().map((li) => knownIndex($(li).text()));
+    const indexes = $(list).children("li").toArray().map((li) => knownIndex(textOf(li)));
     const matched = indexes.filter((i) => i >= 0);
     if (matched.length > 0 && matched.length * 2 >= indexes.length) lists.set(list, new Set(matched));
   }
@@ -261,7 +268,7 @@ function headedGroups($: CheerioAPI, region: Element, lists: Set<Element>, heads
   const visit = (element: Element): void => {
     if (lists.has(element)) {
       for (const li of $(element).children("li").toArray()) {
-        const text = clean($(li).text());
+        const text = textOf(li);
         if (headsItems(li, text)) setHeading(text);
         else if (text) {
           if (startsGroup) groups.push({ heading, items: [] });
@@ -272,7 +279,7 @@ function headedGroups($: CheerioAPI, region: Element, lists: Set<Element>, heads
       }
     } else if (onPath.has(element)) element.children.filter(isTag).forEach(visit);
     else if (!SKIPPED.has(element.tagName)) {
-      const text = clean($(element).text());
+      const text = textOf(element);
       if (text && text.length <= MAX_HEADING_CHARS && !LIST_TAGS.has(element.tagName) && $(element).find("li").length === 0) setHeading(text);
       else if (text) heading = undefined;
     }
@@ -324,14 +331,18 @@ function likeness(a: string[], b: string[]): number {
   return a.length + b.length > 0 ? (2 * common) / (a.length + b.length) : 0;
 }
 
-/** A value of the field's type from an element: for numbers, the first of its content, text and labelling attributes that reads as one. */
-function readValue($: CheerioAPI, element: Element, node: SchemaNode): unknown {
-  if (node.kind !== "scalar") return undefined;
-  const text = clean($(element).text());
-  if (node.type !== "number" && node.type !== "integer") return text || undefined;
+/**
+ * A value of the field's type from an element: for numbers, the first of
+ * its content, text, labelling attributes and data attributes named for the
+ * field ("data-rating") that reads as one.
+ */
+function readValue(element: Element, field: Field): unknown {
+  if (field.node.kind !== "scalar") return undefined;
+  const text = textOf(element);
+  if (field.node.type !== "number" && field.node.type !== "integer") return text || undefined;
   const { attribs } = element;
-  const data = Object.entries(attribs).filter(([key]) => key.startsWith("data-")).map(([, value]) => value);
-  for (const written of [attribs.content, text, attribs["aria-label"], attribs.title, ...data]) {
+  const data = Object.entries(attribs).filter(([key]) => key.startsWith("data-") && names(new Set(nameTokens(key).map(singular)), field));
+  for (const written of [attribs.content, text, attribs["aria-label"], attribs.title, ...data.map(([, value]) => value)]) {
     const number = written ? (parseNumber(written) ?? (written.length <= 30 ? firstNumber(written) : undefined)) : undefined;
     if (number !== undefined) return number;
   }
@@ -370,7 +381,18 @@ function filled(items: Item[]): number {
   return items.reduce((sum, item) => sum + Object.values(item).filter((value) => value !== null).length, 0);
 }
 
-/** Whitespace collapsed, and leading marks such as a checkbox glyph ("▢ 2 cups flour") dropped. */
-function clean(text: string): string {
+/**
+ * An element's text without that of elements holding no page text (an image
+ * in <noscript>) or hidden from assistive technology as a visual duplicate
+ * ("$2195" for "$21.95"), whitespace collapsed, and leading marks such as a
+ * checkbox glyph ("▢ 2 cups flour") dropped.
+ */
+function textOf(element: Element): string {
+  let text = "";
+  const add = (node: ChildNode): void => {
+    if (isText(node)) text += node.data;
+    else if (isTag(node) && !SKIPPED.has(node.tagName) && node.attribs["aria-hidden"] !== "true") node.children.forEach(add);
+  };
+  element.children.forEach(add);
   return text.replace(/\s+/g, " ").trim().replace(/^[\p{So}\s]+/u, "");
 }
