@@ -41,7 +41,7 @@ try {
     Array.from({ length: concurrency }, async () => {
       while (next < cases.length) {
         const item = cases[next++]!;
-        results.push({ item, extraction: await runner.run(pages.urlOf(item), item.schema, item.url ?? pages.urlOf(item)) });
+        results.push({ item, extraction: await runner.run(pages.urlOf(item), item.schema, originalUrl(item) ?? pages.urlOf(item)) });
       }
     }),
   );
@@ -69,6 +69,11 @@ const perCase = results.map(({ item, extraction }) => {
   );
   return { id: item.id, ms: round(extraction.ms), htmlBytes: extraction.htmlBytes, error: extraction.error, outcomes, misses };
 });
+
+/** The case's original address when it is one (some cases give only a site name). */
+function originalUrl(item: Case): string | undefined {
+  return item.url && /^https?:\/\//.test(item.url) && URL.canParse(item.url) ? item.url : undefined;
+}
 
 function countsFor(map: Map<string, Counts>, key: string): Counts {
   let counts = map.get(key);
