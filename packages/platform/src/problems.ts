@@ -66,7 +66,7 @@ export const PROBLEM_TYPES = {
   },
   "target-unreachable": {
     status: 502, title: "Target site unreachable", grpc: UNAVAILABLE, retryable: true,
-    when: "The site's name does not resolve, the connection is refused or reset, or it redirects too often.",
+    when: "The site's name does not resolve, the connection is refused or reset, it redirects too often, or its scripts keep navigating or navigate to an address that does not load.",
   },
   "target-http-error": {
     status: 502, title: "Target site answered with an error", grpc: FAILED_PRECONDITION, retryable: false,
