@@ -134,7 +134,6 @@ describe("rendered objects", () => {
       Object.fromEntries(envOf(component).filter((v) => v.valueFrom?.secretKeyRef).map((v) => [v.name, v.valueFrom!.secretKeyRef]));
     expect(secretRefs("auth")).toEqual({
       DATABASE_URL: { name: "winnow", key: "database-url" },
-      WINNOW_DEV_API_KEY: { name: "winnow", key: "dev-api-key" },
       WINNOW_ENCRYPTION_KEY: { name: "winnow", key: "encryption-key" },
     });
     expect(secretRefs("gateway")).toEqual({ REDIS_URL: { name: "winnow", key: "redis-url", optional: true } });
@@ -218,15 +217,25 @@ describe("rendered objects", () => {
     expect(renderNotes()).toContain("port-forward svc/prod-winnow-gateway");
   });
 
-  it("refuses several auth replicas without Postgres or a fixed dev key", () => {
+  it("refuses several auth replicas without Postgres, or with the dev account on but no fixed dev key", () => {
     const noDatabase = defaultValues();
     delete noDatabase.auth.secretEnv.DATABASE_URL;
     expect(() => renderChart(noDatabase)).toThrow(/needs DATABASE_URL/);
-    const noDevKey = defaultValues();
-    delete noDevKey.auth.secretEnv.WINNOW_DEV_API_KEY;
-    expect(() => renderChart(noDevKey)).toThrow(/fixed WINNOW_DEV_API_KEY/);
-    noDevKey.auth.replicas = 1;
-    expect(ofKind(renderChart(noDevKey), "Deployment")).toHaveLength(4);
+    const devAccount = defaultValues();
+    devAccount.auth.env.WINNOW_DEV_ACCOUNT = "true";
+    expect(() => renderChart(devAccount)).toThrow(/fixed WINNOW_DEV_API_KEY/);
+    devAccount.auth.secretEnv.WINNOW_DEV_API_KEY = { key: "dev-api-key" };
+    expect(ofKind(renderChart(devAccount), "Deployment")).toHaveLength(4);
+    expect(renderNotes(devAccount)).toContain("jsonpath='{.data.dev-api-key}'");
+    devAccount.auth.replicas = 1;
+    delete devAccount.auth.secretEnv.WINNOW_DEV_API_KEY;
+    expect(ofKind(renderChart(devAccount), "Deployment")).toHaveLength(4);
+  });
+
+  it("has no dev account by default: customers sign up in the dashboard", () => {
+    expect(envOf("auth")).toContainEqual({ name: "WINNOW_DEV_ACCOUNT", value: "false" });
+    expect(renderNotes()).toContain("Sign up in the dashboard");
+    expect(renderNotes()).not.toContain("dev-api-key");
   });
 });
 

@@ -268,6 +268,7 @@ const FUNCTIONS: Record<string, (...args: Value[]) => Value> = {
   list: (...items) => items,
   index: (collection, ...keys) => keys.reduce((value: Value, key) => (value as Record<string, Value> | undefined)?.[text(key)], collection),
   eq: (a, b) => a === b,
+  ne: (a, b) => a !== b,
   gt: (a, b) => Number(a) > Number(b),
   int: (value) => Math.trunc(Number(value ?? 0)),
   mul: (...values) => values.reduce((product: number, v) => product * Number(v), 1),

@@ -127,6 +127,15 @@ export class AuthStore {
     });
   }
 
+  /** Revokes every valid key of the account with this email; how many there were. */
+  async revokeKeysOf(email: string): Promise<number> {
+    const rows = await this.db.query(
+      "UPDATE api_keys SET revoked_at = now() WHERE revoked_at IS NULL AND account_id = (SELECT id FROM accounts WHERE email = $1) RETURNING id",
+      [email],
+    );
+    return rows.length;
+  }
+
   /** The account with this email and its password hash (undefined when it has none). */
   async findLogin(email: string): Promise<{ accountId: string; passwordHash: string | undefined } | undefined> {
     const [row] = await this.db.query<{ id: string; password_hash: string | null }>(

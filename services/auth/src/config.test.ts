@@ -14,6 +14,7 @@ describe("auth configuration", () => {
       SESSION_TTL_HOURS: 12,
       PLAN_REQUESTS_PER_MINUTE: 60,
       PLAN_MAX_CONCURRENT_SCRAPES: 4,
+      WINNOW_DEV_ACCOUNT: true,
     });
   });
 

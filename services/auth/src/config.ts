@@ -28,6 +28,8 @@ export const authConfigShape = {
   SESSION_TTL_HOURS: env.positiveInt(12, 24 * 90),
   PLAN_REQUESTS_PER_MINUTE: env.positiveInt(60, 2 ** 32 - 1),
   PLAN_MAX_CONCURRENT_SCRAPES: env.positiveInt(4, 2 ** 32 - 1),
+  /** Whether the dev account exists; off in production, which also revokes any key it had. */
+  WINNOW_DEV_ACCOUNT: env.boolean(true),
   /** A fixed key for the dev account, instead of the generated one kept under WINNOW_DATA_DIR. */
   WINNOW_DEV_API_KEY: z
     .string()

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { generateApiKey, parseApiKey, type ApiKey } from "./api-key.js";
 import { AuthStore } from "./auth-store.js";
 import { openTestDatabase, silentLogger, type TestDatabase, testCipher } from "./databases.test-helpers.js";
-import { DEV_ACCOUNT_EMAIL, DEV_KEY_FILE, seedDevAccount } from "./dev-account.js";
+import { closeDevAccount, DEV_ACCOUNT_EMAIL, DEV_KEY_FILE, seedDevAccount } from "./dev-account.js";
 
 describe("seedDevAccount", () => {
   let db: TestDatabase;
@@ -69,5 +69,16 @@ describe("seedDevAccount", () => {
     expect(await store.findActiveKey(fixed.hash)).toMatchObject({ keyId: fixed.id, accountId: await devAccountId() });
     expect(await store.findActiveKey(generated!.hash)).toBeUndefined();
     expect(await fileKey()).toEqual(fixed);
+  });
+
+  it("switched off, revokes the keys an earlier start gave the dev account and removes its file", async () => {
+    await seed();
+    const key = (await fileKey())!;
+    expect(await store.findActiveKey(key.hash)).toBeDefined();
+    await closeDevAccount({ store, dataDir: db.dataDir, logger: silentLogger });
+    expect(await store.findActiveKey(key.hash)).toBeUndefined();
+    await expect(stat(keyFile)).rejects.toThrow(/ENOENT/);
+    // Nothing to close on a database that never had it.
+    await closeDevAccount({ store, dataDir: db.dataDir, logger: silentLogger });
   });
 });

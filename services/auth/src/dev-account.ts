@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "@winnow/platform";
 import { generateApiKey, parseApiKey, type ApiKey } from "./api-key.js";
@@ -40,6 +41,16 @@ export async function seedDevAccount({ store, dataDir, fixedKey, logger }: DevAc
   if (fixedKey) logger.info({ file, keyId: key.id }, "dev API key set from WINNOW_DEV_API_KEY");
   // The key itself never goes to a log (logs are shipped and kept); `npm start` prints it from the file.
   else logger.info({ file, keyId: key.id }, "dev API key generated");
+}
+
+/**
+ * With the dev account off (production), no key of it is valid and its key
+ * file is gone, also where an earlier start created them.
+ */
+export async function closeDevAccount({ store, dataDir, logger }: Omit<DevAccountOptions, "fixedKey">): Promise<void> {
+  const revoked = await store.revokeKeysOf(DEV_ACCOUNT_EMAIL);
+  await rm(path.join(dataDir, DEV_KEY_FILE), { force: true });
+  logger.info({ revoked }, "dev account off (WINNOW_DEV_ACCOUNT=false)");
 }
 
 async function readKeyFile(file: string): Promise<ApiKey | undefined> {

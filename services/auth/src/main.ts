@@ -3,7 +3,7 @@ import { authServiceBinding } from "./auth-service.js";
 import { AuthStore } from "./auth-store.js";
 import { authConfigShape } from "./config.js";
 import { openDatabase } from "./database.js";
-import { seedDevAccount } from "./dev-account.js";
+import { closeDevAccount, seedDevAccount } from "./dev-account.js";
 import { loadKeyCipher } from "./key-cipher.js";
 import { migrate } from "./migrations.js";
 import { planLookup } from "./plans.js";
@@ -17,7 +17,8 @@ const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir:
 await migrate(database);
 const cipher = await loadKeyCipher({ configured: config.WINNOW_ENCRYPTION_KEY, dataDir: config.WINNOW_DATA_DIR, logger });
 const store = new AuthStore(database, cipher);
-await seedDevAccount({ store, dataDir: config.WINNOW_DATA_DIR, fixedKey: config.WINNOW_DEV_API_KEY, logger });
+if (config.WINNOW_DEV_ACCOUNT) await seedDevAccount({ store, dataDir: config.WINNOW_DATA_DIR, fixedKey: config.WINNOW_DEV_API_KEY, logger });
+else await closeDevAccount({ store, dataDir: config.WINNOW_DATA_DIR, logger });
 
 const server = await startGrpcServer({
   host: config.GRPC_HOST,
