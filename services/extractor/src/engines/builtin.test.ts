@@ -219,4 +219,10 @@ describe("extractBuiltin", () => {
     const publisher = jsonLd({ "@type": "Organization", name: "Site Example", telephone: "+1 555 0100" });
     expect(run(publisher, { phone: "string" }).data).toEqual({ phone: null });
   });
+
+  it("looks past a link where the field wants a name", () => {
+    const html = `<html><head><meta property="article:author" content="https://www.facebook.com/site/"></head>
+      <body><article><h1>Fleisch</h1><span class="author vcard">von <a rel="author" href="/author/cs/">Christoph Schulz</a></span></article></body></html>`;
+    expect(run(html, { author: "string" }).data).toEqual({ author: "Christoph Schulz" });
+  });
 });

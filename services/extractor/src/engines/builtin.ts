@@ -239,7 +239,8 @@ function find(hints: NameHints, source: Source): Scored<unknown> | undefined {
     const concepts = CONCEPTS.get(phrase) ?? [];
     for (const path of [...concepts, camel, singular(camel)]) {
       const found = lookup(path, source);
-      if (found === undefined) continue;
+      // A link where the field wants a name (an author given as a profile URL) is no value: later sources may have one.
+      if (found === undefined || (typeof found.value === "string" && texts(found.value, hints).length === 0)) continue;
       const base = path.startsWith("page:") ? 1 : path.startsWith("meta:") ? CONFIDENCE.meta : concepts.includes(path) ? CONFIDENCE.concept : CONFIDENCE.sameName;
       const doubt = source.page ? plausibility(found.value, hints, source.page) : 1;
       const scored = { value: found.value, confidence: base * found.confidence * doubt * 0.5 ** leftOut };
