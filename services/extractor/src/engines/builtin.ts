@@ -73,7 +73,7 @@ function fillObject(node: ObjectNode, source: Source): Record<string, unknown> {
 }
 
 function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
-  const found = find(hints, source);
+  const found = find(hints, source, node.kind === "scalar" && node.type === "string");
   const confident = found && found.confidence >= MIN_CONFIDENCE ? found.value : undefined;
   switch (node.kind) {
     case "scalar": {
@@ -228,7 +228,7 @@ const MAX_PHRASE_TOKENS = 3;
  * title and `author_name` the author, but `author_name` found as a bare
  * `name` is most likely the name of something else.
  */
-function find(hints: NameHints, source: Source): Scored<unknown> | undefined {
+function find(hints: NameHints, source: Source, wantsText = false): Scored<unknown> | undefined {
   const subject = hints.subject.slice(0, MAX_TOKENS);
   // The first confident match wins; a doubtful one (the name of a stand-in Organization) lets later sources speak.
   let doubtful: Scored<unknown> | undefined;
@@ -239,8 +239,8 @@ function find(hints: NameHints, source: Source): Scored<unknown> | undefined {
     const concepts = CONCEPTS.get(phrase) ?? [];
     for (const path of [...concepts, camel, singular(camel)]) {
       const found = lookup(path, source);
-      // A link where the field wants a name (an author given as a profile URL) is no value: later sources may have one.
-      if (found === undefined || (typeof found.value === "string" && texts(found.value, hints).length === 0)) continue;
+      // A link where a text field wants a name (an author given as a profile URL) is no value: later sources may have one.
+      if (found === undefined || (wantsText && typeof found.value === "string" && texts(found.value, hints).length === 0)) continue;
       const base = path.startsWith("page:") ? 1 : path.startsWith("meta:") ? CONFIDENCE.meta : concepts.includes(path) ? CONFIDENCE.concept : CONFIDENCE.sameName;
       const doubt = source.page ? plausibility(found.value, hints, source.page) : 1;
       const scored = { value: found.value, confidence: base * found.confidence * doubt * 0.5 ** leftOut };
