@@ -34,6 +34,12 @@ describe("readByline", () => {
     expect(byline(`<h1>T</h1><p class="author">Von Julia Müller | 12.03.2022</p>`).author?.value).toBe("Julia Müller");
   });
 
+  it("reads a byline written as text just below the heading, not prose that starts alike", () => {
+    expect(byline(`<h1>Wärmepumpe</h1><ul><li><span>Von Alexander Rosenkranz</span></li></ul>`).author?.value).toBe("Alexander Rosenkranz");
+    expect(byline(`<h1>Fleisch</h1><p>von fleisch und milch</p><p>Von Anfang</p>`).author).toBeUndefined();
+    expect(byline(`<p>Von Alexander Rosenkranz</p><h1>Above the heading</h1>`).author).toBeUndefined();
+  });
+
   it("finds no author in comments, sidebars or bios, nor in a bare 'by'", () => {
     const { author } = byline(`
       <h1>Title</h1><p class="author">Von</p><aside><a rel="author" href="/author/a/">Sidebar Person</a></aside>

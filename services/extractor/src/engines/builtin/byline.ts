@@ -84,7 +84,7 @@ function visibleAuthor($: CheerioAPI, heading: Element | undefined): Scored<stri
   let best: { name: string; rank: number } | undefined;
   elements.forEach((element, at) => {
     if (element.type !== "tag") return;
-    const strength = authorMark(element);
+    const strength = authorMark(element) || (at > headingAt && at - headingAt <= BYLINE_ELEMENTS && BYLINE_TEXT.test(ownText(element)) ? 1 : 0);
     if (strength === 0) return;
     const distance = at >= headingAt ? at - headingAt : (headingAt - at) * 2;
     const rank = (2 - strength) * elements.length + distance;
@@ -93,6 +93,14 @@ function visibleAuthor($: CheerioAPI, heading: Element | undefined): Scored<stri
     if (name) best = { name, rank };
   });
   return best && { value: best.name, confidence: 0.7 };
+}
+
+/** A short text of its own that is a byline ("Von Alexander Rosenkranz"), a few elements below the heading. */
+const BYLINE_TEXT = /^([Bb]y|[Vv]on|[Pp]ar|[Pp]or|[Dd]oor)\s+\p{Lu}[\p{L}.'’-]*(\s+\p{Lu}[\p{L}.'’-]*){1,3}$/u;
+const BYLINE_ELEMENTS = 40;
+
+function ownText(element: Element): string {
+  return element.children.map((child) => (child.type === "text" ? child.data : "")).join("").replace(/\s+/g, " ").trim();
 }
 
 /** 2 for a strong mark of an author's name, 1 for an author or byline class, 0 for none. */
