@@ -225,4 +225,9 @@ describe("extractBuiltin", () => {
       <body><article><h1>Fleisch</h1><span class="author vcard">von <a rel="author" href="/author/cs/">Christoph Schulz</a></span></article></body></html>`;
     expect(run(html, { author: "string" }).data).toEqual({ author: "Christoph Schulz" });
   });
+
+  it("drops markup left in structured data's texts", () => {
+    const html = jsonLd({ "@type": "Recipe", name: "Tacos", recipeIngredient: ['<a href="/beans">1/2 cup black beans</a>, warmed', "1 tsp <b>olive</b> oil", "2 < 3 limes"] });
+    expect(run(html, { ingredients: ["string"] }).data).toEqual({ ingredients: ["1/2 cup black beans, warmed", "1 tsp olive oil", "2 < 3 limes"] });
+  });
 });

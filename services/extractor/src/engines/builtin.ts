@@ -287,11 +287,13 @@ function lookup(path: string, source: Source): Scored<unknown> | undefined {
 /**
  * The text values in a structured value, flattened: step lists (HowToSection
  * → HowToStep), people and things by name, images by URL when the field
- * wants one. HTML entities left in the data ("&amp;") are decoded.
+ * wants one. HTML entities and tags left in the data ("&amp;", "<b>") are
+ * decoded and dropped.
  */
 function texts(value: unknown, hints: NameHints): string[] {
   if (typeof value === "string") {
-    const text = decodeHTML(value).replace(/\s+/g, " ").trim();
+    // Some sites put markup in their structured data ("<a href=…>1/2 cup beans</a>"): its text is the value.
+    const text = decodeHTML(value.replace(INLINE_TAG, "").replace(ANY_TAG, " ")).replace(/\s+/g, " ").trim();
     // A link where a name or text is wanted (an author given as a profile URL) is not the value.
     return text && (wantsUrl(hints) || !/^https?:\/\/\S+$/.test(text)) ? [text] : [];
   }
@@ -309,6 +311,9 @@ function texts(value: unknown, hints: NameHints): string[] {
   }
   return [];
 }
+
+const INLINE_TAG = /<\/?(a|b|i|em|strong|span|small|sup|sub|u)\b[^<>]*>/gi;
+const ANY_TAG = /<\/?[a-z][^<>]*>/gi;
 
 function wantsUrl(hints: NameHints): boolean {
   return hints.format === "url" || hints.subject.some((t) => URL_VALUED.has(t));
