@@ -230,4 +230,8 @@ describe("extractBuiltin", () => {
     const html = jsonLd({ "@type": "Recipe", name: "Tacos", recipeIngredient: ['<a href="/beans">1/2 cup black beans</a>, warmed', "1 tsp <b>olive</b> oil", "2 < 3 limes"] });
     expect(run(html, { ingredients: ["string"] }).data).toEqual({ ingredients: ["1/2 cup black beans, warmed", "1 tsp olive oil", "2 < 3 limes"] });
   });
+
+  it("drops the by-word metadata puts before an author's name", () => {
+    expect(run(`<html><head><meta name="author" content="by Ben Popper"></head><body></body></html>`, { author: "string" }).data).toEqual({ author: "Ben Popper" });
+  });
 });

@@ -15,6 +15,7 @@ import { nameHints, type NameHints } from "../field-names.js";
 import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, rescale } from "../normalize.js";
 import type { Page } from "../page.js";
 import { readBlocks } from "./builtin/blocks.js";
+import { withoutByWord } from "./builtin/byline.js";
 import { CONCEPTS, SUPPORTING_TYPES, URL_VALUED } from "./builtin/concepts.js";
 import { asEntity, asList, first, isPresent, ownValue, readGraph, typesOf, type Entity, type Graph } from "./builtin/graph.js";
 import { matchLabel, MIN_CONFIDENCE, singular, type Scored } from "./builtin/match.js";
@@ -78,6 +79,7 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
   switch (node.kind) {
     case "scalar": {
       const value = confident === undefined ? undefined : inFieldUnits(scalar(node.type, peopleOnly(confident, hints, source), hints), hints, source);
+      if (typeof value === "string" && isAuthor(hints)) return withoutByWord(value);
       return value ?? fromLabel(node, hints, source) ?? null;
     }
     case "object": {

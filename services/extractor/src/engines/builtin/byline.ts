@@ -123,6 +123,12 @@ function isElsewhere(element: Element): boolean {
 
 const BY_WORDS = "(by|von|from|par|por|di|door|av|text|autor|autorin|author|written by)";
 const BY_WORD = new RegExp(`^${BY_WORDS}$`, "i");
+const LEADING_BY_WORD = new RegExp(`^${BY_WORDS}:?\\s+(?=\\S)`, "i");
+
+/** An author's name as metadata sometimes gives it, after a by-word: "by Ben Popper" → "Ben Popper". */
+export function withoutByWord(text: string): string {
+  return text.replace(LEADING_BY_WORD, "");
+}
 
 /** "Von Julia Müller | 12.03.2022" → "Julia Müller": the words before the name and what follows a separator go. */
 function authorName(raw: string): string | undefined {
