@@ -33,8 +33,10 @@ function visibleDate($: CheerioAPI, heading: Element): Scored<string> | undefine
   const { text, start, end } = textAround($, heading);
   let best: { date: string; distance: number } | undefined;
   for (const { index, date } of datesIn(text)) {
-    const distance = index >= end ? index - end : index < start ? (start - index) * 1.5 : Number.POSITIVE_INFINITY;
-    if (distance <= CHARS_AFTER && distance < (best?.distance ?? Number.POSITIVE_INFINITY)) best = { date, distance };
+    const within = index >= end ? index - end <= CHARS_AFTER : index < start && start - index <= CHARS_BEFORE;
+    // Above the heading counts double: a date there is as often a breadcrumb's or a teaser's.
+    const distance = index >= end ? index - end : (start - index) * 2;
+    if (within && distance < (best?.distance ?? Number.POSITIVE_INFINITY)) best = { date, distance };
   }
   return best && { value: best.date, confidence: 0.7 };
 }
@@ -61,7 +63,7 @@ function textAround($: CheerioAPI, heading: Element): { text: string; start: num
     return true;
   };
   walk(body);
-  const from = Math.max(0, start - CHARS_BEFORE * 2);
+  const from = Math.max(0, start - CHARS_BEFORE);
   return { text: text.slice(from), start: start - from, end: end - from };
 }
 
