@@ -17,6 +17,7 @@ import { nameHints, nameTokens, type NameHints } from "../../field-names.js";
 import { firstNumber, parseNumber } from "../../normalize.js";
 import { LABEL_SYNONYMS } from "./concepts.js";
 import { MIN_CONFIDENCE, singular, words, type Scored } from "./match.js";
+import { NOT_TEXT } from "./visibility.js";
 
 type Item = Record<string, unknown>;
 
@@ -26,8 +27,6 @@ const MAX_CANDIDATES = 20;
 const MAX_BLOCKS = 100;
 const MAX_BLOCK_ELEMENTS = 300;
 const MAX_HEADING_CHARS = 80;
-/** Elements whose content is not the page's text. */
-const SKIPPED = new Set(["head", "script", "style", "noscript", "template", "svg", "select", "button"]);
 const HEADING_TAGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 /** Elements that hold items, never a heading. */
 const LIST_TAGS = new Set(["ul", "ol", "li", "table"]);
@@ -278,7 +277,7 @@ function headedGroups($: CheerioAPI, region: Element, lists: Set<Element>, heads
         }
       }
     } else if (onPath.has(element)) element.children.filter(isTag).forEach(visit);
-    else if (!SKIPPED.has(element.tagName)) {
+    else if (!NOT_TEXT.has(element.tagName)) {
       const text = textOf(element);
       if (text && text.length <= MAX_HEADING_CHARS && !LIST_TAGS.has(element.tagName) && $(element).find("li").length === 0) setHeading(text);
       else if (text) heading = undefined;
@@ -370,7 +369,7 @@ function elementsUnder(root: ParentNode, limit: number): Element[] {
   const stack = root.children.filter(isTag).reverse();
   while (stack.length > 0 && found.length < limit) {
     const element = stack.pop()!;
-    if (SKIPPED.has(element.tagName)) continue;
+    if (NOT_TEXT.has(element.tagName)) continue;
     found.push(element);
     stack.push(...element.children.filter(isTag).reverse());
   }
@@ -391,7 +390,7 @@ function textOf(element: Element): string {
   let text = "";
   const add = (node: ChildNode): void => {
     if (isText(node)) text += node.data;
-    else if (isTag(node) && !SKIPPED.has(node.tagName) && node.attribs["aria-hidden"] !== "true") node.children.forEach(add);
+    else if (isTag(node) && !NOT_TEXT.has(node.tagName) && node.attribs["aria-hidden"] !== "true") node.children.forEach(add);
   };
   element.children.forEach(add);
   return text.replace(/\s+/g, " ").trim().replace(/^[\p{So}\s]+/u, "");

@@ -10,7 +10,7 @@ import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
 import { datesIn } from "../../normalize.js";
 import type { Scored } from "./match.js";
-import { isHidden } from "./visibility.js";
+import { isHidden, NOT_TEXT } from "./visibility.js";
 
 export interface Byline {
   author: Scored<string> | undefined;
@@ -26,7 +26,6 @@ export function readByline($: CheerioAPI, headline: string | undefined): Byline 
 /** How far from the heading a date still belongs to it: bylines sit just below a heading, breadcrumbs and kickers just above. */
 const CHARS_AFTER = 600;
 const CHARS_BEFORE = 300;
-const SKIPPED = new Set(["script", "style", "noscript", "template", "svg", "iframe", "select", "button", "nav"]);
 
 /** The date written closest to the main heading (a date below it is the likelier byline). */
 function visibleDate($: CheerioAPI, heading: Element): Scored<string> | undefined {
@@ -56,7 +55,8 @@ function textAround($: CheerioAPI, heading: Element): { text: string; start: num
   const walk = (node: AnyNode): boolean => {
     if (end >= 0 && text.length > end + CHARS_AFTER) return false;
     if (node.type === "text") text += ` ${node.data.replace(/\s+/g, " ").trim()}`;
-    if (node.type !== "tag" || SKIPPED.has(node.tagName) || isHidden(node)) return true;
+    // Navigation is not the article: its dates belong to other pages.
+    if (node.type !== "tag" || NOT_TEXT.has(node.tagName) || node.tagName === "nav" || isHidden(node)) return true;
     if (node === heading) start = text.length;
     for (const child of node.children) if (!walk(child)) return false;
     if (node === heading) end = text.length;

@@ -5,6 +5,9 @@
  */
 import type { Element } from "domhandler";
 
+/** Elements whose content is not the page's text. */
+export const NOT_TEXT = new Set(["head", "script", "style", "noscript", "template", "svg", "iframe", "select", "button"]);
+
 const HIDDEN_CLASS = /(^|[-_])(hidden|sr-only|visually-hidden)$/;
 
 export function isHidden(element: Element): boolean {
