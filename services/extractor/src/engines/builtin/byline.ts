@@ -9,6 +9,7 @@
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
 import { datesIn } from "../../normalize.js";
+import { ownText } from "./labels.js";
 import type { Scored } from "./match.js";
 import { isHidden, NOT_TEXT } from "./visibility.js";
 
@@ -86,7 +87,8 @@ function visibleAuthor($: CheerioAPI, heading: Element | undefined): Scored<stri
   let best: { name: string; rank: number } | undefined;
   elements.forEach((element, at) => {
     if (element.type !== "tag") return;
-    const strength = authorMark(element) || (at > headingAt && at - headingAt <= BYLINE_ELEMENTS && BYLINE_TEXT.test(ownText(element)) ? 1 : 0);
+    const bylineText = at > headingAt && at - headingAt <= BYLINE_ELEMENTS && BYLINE_TEXT.test(ownText(element).replace(/\s+/g, " ").trim());
+    const strength = authorMark(element) || (bylineText ? 1 : 0);
     if (strength === 0) return;
     const distance = at >= headingAt ? at - headingAt : (headingAt - at) * 2;
     const rank = (2 - strength) * elements.length + distance;
@@ -100,10 +102,6 @@ function visibleAuthor($: CheerioAPI, heading: Element | undefined): Scored<stri
 /** A short text of its own that is a byline ("Von Alexander Rosenkranz"), a few elements below the heading. */
 const BYLINE_TEXT = /^([Bb]y|[Vv]on|[Pp]ar|[Pp]or|[Dd]oor)\s+\p{Lu}[\p{L}.'’-]*(\s+\p{Lu}[\p{L}.'’-]*){1,3}$/u;
 const BYLINE_ELEMENTS = 40;
-
-function ownText(element: Element): string {
-  return element.children.map((child) => (child.type === "text" ? child.data : "")).join("").replace(/\s+/g, " ").trim();
-}
 
 /** 2 for a strong mark of an author's name, 1 for an author or byline class, 0 for none. */
 function authorMark(element: Element): number {

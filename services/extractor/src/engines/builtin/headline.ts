@@ -44,7 +44,7 @@ function reconciled(page: StructuredData): Scored<string> | undefined {
 }
 
 /** The names the page gives its site (og:site_name, application-name). */
-function siteNamesOf(page: StructuredData): string[] {
+export function siteNamesOf(page: StructuredData): string[] {
   return [page.meta.get("og:site_name"), page.meta.get("application-name")].map(clean).filter((n) => n !== undefined);
 }
 

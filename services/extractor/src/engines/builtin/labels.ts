@@ -112,7 +112,7 @@ function itemsOf($: CheerioAPI, node: Cheerio<AnyNode>): string[] {
 }
 
 /** The element's own text nodes, without its descendants'. */
-function ownText(element: Element): string {
+export function ownText(element: Element): string {
   let text = "";
   for (const child of element.children) if (child.type === "text") text += (child as Text).data;
   return text;

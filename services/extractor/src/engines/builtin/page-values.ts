@@ -9,7 +9,7 @@ import { decodeHTML } from "entities";
 import type { Page, StructuredData } from "../../page.js";
 import { readByline, type Byline } from "./byline.js";
 import { ownValue, type Entity } from "./graph.js";
-import { pageHeadline } from "./headline.js";
+import { pageHeadline, siteNamesOf } from "./headline.js";
 import { readLabels, type Labelled } from "./labels.js";
 import type { Scored } from "./match.js";
 
@@ -41,7 +41,7 @@ export function readPageValues(page: Page, aboutWords: string[], primary: Entity
     headline,
     labels: readLabels(page.$),
     byline: once(() => readByline(page.$, headline?.value)),
-    siteNames: siteNamesOf(page),
+    siteNames: siteNames(page),
     descriptionsDisagree: disagree(structured.meta.get("description"), structured.meta.get("og:description")),
     aboutWords,
     subject: named ? primary : undefined,
@@ -53,9 +53,10 @@ export function squashed(text: string): string {
   return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
 }
 
-function siteNamesOf(page: Page): string[] {
+/** The names the page gives its site and the host's name, squashed. */
+function siteNames(page: Page): string[] {
   const host = page.baseUrl?.hostname.replace(/^www\./, "");
-  const names = [page.structured.meta.get("og:site_name"), page.structured.meta.get("application-name"), host, host?.split(".").slice(0, -1).join(".")];
+  const names = [...siteNamesOf(page.structured), host, host?.split(".").slice(0, -1).join(".")];
   return names.filter((name) => name !== undefined).map(squashed).filter((name) => name.length > 0);
 }
 
