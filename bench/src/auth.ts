@@ -7,7 +7,9 @@
  * 2. The gateway (createApp, in process, real gRPC to that auth server) under
  *    autocannon on loopback: GET /healthz (baseline: no key check), GET
  *    /account with an unknown key (the 401 path) and with a valid key (the
- *    authorized no-op path). One connection for latency, 16 for throughput.
+ *    authorized no-op path), the valid key both with the gateway's key cache
+ *    off (every request asks auth) and on (as deployed). One connection for
+ *    latency, 16 for throughput.
  *
  * Prints a table and writes bench/results/auth.json.
  */
@@ -26,11 +28,14 @@ import { openPglite, openPostgres, type SqlDatabase } from "../../services/auth/
 import { KeyCipher } from "../../services/auth/dist/key-cipher.js";
 import { migrate } from "../../services/auth/dist/migrations.js";
 import { planLookup } from "../../services/auth/dist/plans.js";
+import { RevocationFeed } from "../../services/auth/dist/revocation-feed.js";
 import { createApp } from "../../services/gateway/dist/app.js";
 import { connectBackends } from "../../services/gateway/dist/backends.js";
 import { Drain } from "../../services/gateway/dist/drain.js";
 import { startHttpServer } from "../../services/gateway/dist/http-server.js";
+import { KeyCheck } from "../../services/gateway/dist/key-check.js";
 import { createLimiterFactory } from "../../services/gateway/dist/rate-limits.js";
+import { UsageCounter } from "../../services/gateway/dist/usage.js";
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
@@ -101,6 +106,7 @@ async function benchBackend(backend: Backend) {
     services: [
       authServiceBinding({
         store,
+        revocations: new RevocationFeed(store, 1_000, logger),
         plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 2 ** 32 - 1, PLAN_MAX_CONCURRENT_SCRAPES: 64 }),
         logger,
         sessionTtlMs: 60_000,
@@ -115,28 +121,46 @@ async function benchBackend(backend: Backend) {
 
   const backends = connectBackends({ auth: `127.0.0.1:${server.port}`, renderer: "127.0.0.1:9", extractor: "127.0.0.1:9" });
   const limiters = createLimiterFactory({ redisUrl: undefined, keyPrefix: "bench:", logger });
-  const app = createApp({
-    backends,
-    drain: new Drain(),
-    logger,
-    requestTimeoutMs: 60_000,
-    maxBodyBytes: 1024 * 1024,
-    limiters,
-    loginAttemptsPer15Min: 10,
-    trustProxy: false,
-  });
-  const http = await startHttpServer(app, "127.0.0.1", 0);
-  const base = `http://127.0.0.1:${http.port}`;
+  // The gateway as deployed (validated keys cached, usage batched), and with its key cache off.
+  const startGateway = async (keyCacheSize: number) => {
+    const keys = new KeyCheck(backends.auth, { size: keyCacheSize, maxAgeMs: 60_000, logger });
+    const usage = new UsageCounter(backends.auth, 1_000, logger);
+    const app = createApp({
+      backends,
+      keys,
+      usage,
+      drain: new Drain(),
+      logger,
+      requestTimeoutMs: 60_000,
+      maxBodyBytes: 1024 * 1024,
+      limiters,
+      loginAttemptsPer15Min: 10,
+      trustProxy: false,
+    });
+    const http = await startHttpServer(app, "127.0.0.1", 0);
+    return {
+      base: `http://127.0.0.1:${http.port}`,
+      async close() {
+        await http.close(1000);
+        keys.close();
+        await usage.close();
+      },
+    };
+  };
+  const cached = await startGateway(10_000);
+  const uncached = await startGateway(0);
   const gateway: Record<string, { latency: Load; throughput: Load }> = {};
   const paths = {
-    "GET /healthz (no key check)": [`${base}/healthz`, {}],
-    "GET /account, unknown key (401)": [`${base}/account`, { "x-api-key": generateApiKey().plaintext }],
-    "GET /account, valid key (200)": [`${base}/account`, { "x-api-key": key.plaintext }],
+    "GET /healthz (no key check)": [`${cached.base}/healthz`, {}],
+    "GET /account, unknown key (401)": [`${cached.base}/account`, { "x-api-key": generateApiKey().plaintext }],
+    "GET /account, valid key (200), key cache off": [`${uncached.base}/account`, { "x-api-key": key.plaintext }],
+    "GET /account, valid key (200), cached": [`${cached.base}/account`, { "x-api-key": key.plaintext }],
   } as const;
   for (const [name, [url, headers]] of Object.entries(paths)) {
     gateway[name] = { latency: await load(url, headers, 1), throughput: await load(url, headers, 16) };
   }
-  await http.close(1000);
+  await cached.close();
+  await uncached.close();
   backends.close();
   client.close();
   await server.shutdown(1000);

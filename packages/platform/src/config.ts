@@ -35,6 +35,15 @@ function isSecretName(name: string): boolean {
   return /KEY|SECRET|PASSWORD|TOKEN|DATABASE_URL|REDIS_URL/.test(name);
 }
 
+function wholeNumber(fallback: number, min: number, max: number) {
+  return z.coerce
+    .number({ message: "must be a number" })
+    .int("must be a whole number")
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`)
+    .default(fallback);
+}
+
 /** Reusable variable types, with messages that say what is expected. */
 export const env = {
   port: (fallback: number) =>
@@ -44,13 +53,8 @@ export const env = {
       .min(0, "must be between 0 and 65535")
       .max(65535, "must be between 0 and 65535")
       .default(fallback),
-  positiveInt: (fallback: number, max = Number.MAX_SAFE_INTEGER) =>
-    z.coerce
-      .number({ message: "must be a number" })
-      .int("must be a whole number")
-      .min(1, "must be at least 1")
-      .max(max, `must be at most ${max}`)
-      .default(fallback),
+  positiveInt: (fallback: number, max = Number.MAX_SAFE_INTEGER) => wholeNumber(fallback, 1, max),
+  nonNegativeInt: (fallback: number, max = Number.MAX_SAFE_INTEGER) => wholeNumber(fallback, 0, max),
   host: (fallback: string) => z.string().min(1).default(fallback),
   /** A gRPC target: host:port, or a full target such as dns:///svc:50051. */
   grpcTarget: (fallback: string) =>

@@ -12,9 +12,12 @@ import { generateApiKey, parseApiKey } from "./api-key.js";
 import type { AccountRecord, AuthStore } from "./auth-store.js";
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.js";
 import { DEFAULT_PLAN, type PlanLookup } from "./plans.js";
+import type { RevocationFeed } from "./revocation-feed.js";
 
 export interface AuthServiceDependencies {
   store: AuthStore;
+  /** Tells gateways of revoked keys; a rotation returns once no gateway can accept the old key. */
+  revocations: RevocationFeed;
   plans: PlanLookup;
   logger: Logger;
   /** How long a dashboard session lasts after log-in. */
@@ -43,6 +46,8 @@ const passwordSchema = z
 
 const keyIdSchema = z.string().regex(/^[0-9A-Za-z]{11}$/, "must be a key id (11 letters and digits)");
 
+const daySchema = z.iso.date("must be a day as YYYY-MM-DD");
+
 /** The service as a gRPC server registers it. */
 export function authServiceBinding(dependencies: AuthServiceDependencies): ServiceBinding {
   return {
@@ -54,7 +59,7 @@ export function authServiceBinding(dependencies: AuthServiceDependencies): Servi
 }
 
 /** The winnow.auth.v1.AuthService implementation over a store. */
-export function createAuthService({ store, plans, logger, sessionTtlMs }: AuthServiceDependencies): AuthServiceServer {
+export function createAuthService({ store, revocations, plans, logger, sessionTtlMs }: AuthServiceDependencies): AuthServiceServer {
   const toAccount = (account: AccountRecord): Account => ({
     id: account.id,
     email: account.email,
@@ -71,9 +76,9 @@ export function createAuthService({ store, plans, logger, sessionTtlMs }: AuthSe
 
   const rotate = async (accountId: string) => {
     const key = generateApiKey();
-    if (!(await store.replaceKeys(accountId, key))) {
-      throw new WinnowError("not-found", `no account with id ${accountId}`);
-    }
+    const revoked = await store.replaceKeys(accountId, key);
+    if (revoked === undefined) throw new WinnowError("not-found", `no account with id ${accountId}`);
+    if (revoked > 0) await revocations.revoked();
     logger.info({ accountId, keyId: key.id }, "API key rotated");
     return { keyId: key.id, apiKey: key.plaintext };
   };
@@ -139,14 +144,25 @@ export function createAuthService({ store, plans, logger, sessionTtlMs }: AuthSe
 
     recordUsage: unary(logger, async (request) => {
       const keyId = validField("key_id", keyIdSchema, request.keyId);
-      const recorded = await store.recordUsage(keyId, {
-        scrapes: request.scrapes,
-        tokensIn: request.tokensIn,
-        tokensOut: request.tokensOut,
-      });
-      if (!recorded) throw new WinnowError("not-found", `no key with id ${keyId}`);
+      const unknown = await store.recordUsage([{ keyId, scrapes: request.scrapes, tokensIn: request.tokensIn, tokensOut: request.tokensOut }]);
+      if (unknown.length > 0) throw new WinnowError("not-found", `no key with id ${keyId}`);
       return {};
     }),
+
+    recordUsageBatch: unary(logger, async (request) => {
+      const entries = request.usage.map((entry, i) => ({
+        keyId: validField(`usage/${i}/key_id`, keyIdSchema, entry.keyId),
+        day: validField(`usage/${i}/day`, daySchema, entry.day),
+        scrapes: entry.scrapes,
+        tokensIn: entry.tokensIn,
+        tokensOut: entry.tokensOut,
+      }));
+      const unknownKeyIds = await store.recordUsage(entries);
+      if (unknownKeyIds.length > 0) logger.warn({ unknownKeyIds }, "usage for keys that do not exist was dropped");
+      return { unknownKeyIds };
+    }),
+
+    watchRevocations: revocations.watch,
 
     getUsage: unary(logger, async (request) => {
       if (Boolean(request.sessionToken) === Boolean(request.accountId)) {

@@ -33,6 +33,12 @@ export interface UsageTotals {
   tokensOut: number;
 }
 
+/** Usage to add to one key's counters; `day` (YYYY-MM-DD, UTC) defaults to today. */
+export interface UsageEntry extends UsageTotals {
+  keyId: string;
+  day?: string;
+}
+
 export interface AccountSummary {
   account: AccountRecord;
   keyId: string | undefined;
@@ -55,9 +61,9 @@ interface AccountRow {
 const UNIQUE_VIOLATION = "23505";
 
 /**
- * Accounts, their API keys, sessions and usage. Nothing is cached: every
- * answer comes from the database, so a revoked key or an ended session fails
- * on the very next call on every replica. Keys are stored as their hash (for
+ * Accounts, their API keys, sessions and usage. Nothing is cached here:
+ * every answer comes from the database (gateways cache validated keys and
+ * follow revocations through revocationsAfter). Keys are stored as their hash (for
  * lookup) and sealed with `cipher` (so the dashboard can show them).
  */
 export class AuthStore {
@@ -110,30 +116,39 @@ export class AuthStore {
   /**
    * Makes `key` the account's only valid key, revoking the others, in one
    * transaction. A key this account held before is reinstated (a fixed dev
-   * key set again after a rotation). False when there is no such account.
+   * key set again after a rotation). How many keys were revoked; undefined
+   * when there is no such account.
    */
-  async replaceKeys(accountId: string, key: ApiKey): Promise<boolean> {
+  async replaceKeys(accountId: string, key: ApiKey): Promise<number | undefined> {
     return this.db.transaction(async (tx) => {
       // Locking the account row serialises concurrent replacements, so none
       // can miss a key inserted by another and leave two keys valid.
       const [account] = await tx.query("SELECT id FROM accounts WHERE id = $1 FOR UPDATE", [accountId]);
-      if (!account) return false;
-      await tx.query("UPDATE api_keys SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL AND id <> $2", [
-        accountId,
-        key.id,
-      ]);
+      if (!account) return undefined;
+      const revoked = await revoke(tx, "account_id = $1 AND id <> $2", [accountId, key.id]);
       await this.insertKey(tx, accountId, key);
-      return true;
+      return revoked.length;
     });
   }
 
   /** Revokes every valid key of the account with this email; how many there were. */
   async revokeKeysOf(email: string): Promise<number> {
-    const rows = await this.db.query(
-      "UPDATE api_keys SET revoked_at = now() WHERE revoked_at IS NULL AND account_id = (SELECT id FROM accounts WHERE email = $1) RETURNING id",
-      [email],
+    return this.db.transaction(async (tx) => (await revoke(tx, "account_id = (SELECT id FROM accounts WHERE email = $1)", [email])).length);
+  }
+
+  /** The newest revocation's cursor ("0" when there is none): where a feed that starts now begins. */
+  async latestRevocation(): Promise<string> {
+    const [row] = await this.db.query<{ seq: string }>("SELECT COALESCE(max(revoked_seq), 0)::text AS seq FROM api_keys");
+    return row!.seq;
+  }
+
+  /** Keys revoked after `cursor`, oldest first, at most `limit`; each with its own cursor. */
+  async revocationsAfter(cursor: string, limit: number): Promise<{ keyId: string; seq: string }[]> {
+    return this.db.query(
+      `SELECT id AS "keyId", revoked_seq::text AS seq FROM api_keys
+        WHERE revoked_seq > $1::bigint ORDER BY revoked_seq LIMIT $2`,
+      [cursor, limit],
     );
-    return rows.length;
   }
 
   /** The account with this email and its password hash (undefined when it has none). */
@@ -186,19 +201,28 @@ export class AuthStore {
     return { id: row.id, plaintext, createdAt: row.created_at };
   }
 
-  /** Adds to the key's counters for today (UTC); false when there is no such key. */
-  async recordUsage(keyId: string, usage: UsageTotals): Promise<boolean> {
-    const rows = await this.db.query(
-      `INSERT INTO key_usage (key_id, day, scrapes, tokens_in, tokens_out)
-       SELECT id, (now() AT TIME ZONE 'UTC')::date, $2, $3, $4 FROM api_keys WHERE id = $1
-       ON CONFLICT (key_id, day) DO UPDATE SET
-         scrapes = key_usage.scrapes + excluded.scrapes,
-         tokens_in = key_usage.tokens_in + excluded.tokens_in,
-         tokens_out = key_usage.tokens_out + excluded.tokens_out
-       RETURNING key_id`,
-      [keyId, usage.scrapes, usage.tokensIn, usage.tokensOut],
-    );
-    return rows.length > 0;
+  /**
+   * Adds each entry to its key's counters for its UTC day (today when it
+   * names none), in one transaction; the ids of entries whose key does not exist.
+   */
+  async recordUsage(entries: UsageEntry[]): Promise<string[]> {
+    return this.db.transaction(async (tx) => {
+      const unknown: string[] = [];
+      for (const entry of entries) {
+        const rows = await tx.query(
+          `INSERT INTO key_usage (key_id, day, scrapes, tokens_in, tokens_out)
+           SELECT id, COALESCE($2::date, (now() AT TIME ZONE 'UTC')::date), $3, $4, $5 FROM api_keys WHERE id = $1
+           ON CONFLICT (key_id, day) DO UPDATE SET
+             scrapes = key_usage.scrapes + excluded.scrapes,
+             tokens_in = key_usage.tokens_in + excluded.tokens_in,
+             tokens_out = key_usage.tokens_out + excluded.tokens_out
+           RETURNING key_id`,
+          [entry.keyId, entry.day ?? null, entry.scrapes, entry.tokensIn, entry.tokensOut],
+        );
+        if (rows.length === 0) unknown.push(entry.keyId);
+      }
+      return unknown;
+    });
   }
 
   /** The account's usage per key and day over the last `days` UTC days (today included), newest first. */
@@ -238,7 +262,7 @@ export class AuthStore {
   private async insertKey(tx: SqlExecutor, accountId: string, key: ApiKey): Promise<void> {
     const inserted = await tx.query(
       `INSERT INTO api_keys (id, account_id, key_hash, key_ciphertext) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (id) DO UPDATE SET revoked_at = NULL, key_ciphertext = excluded.key_ciphertext
+       ON CONFLICT (id) DO UPDATE SET revoked_at = NULL, revoked_seq = NULL, key_ciphertext = excluded.key_ciphertext
          WHERE api_keys.account_id = excluded.account_id AND api_keys.key_hash = excluded.key_hash
        RETURNING id`,
       [key.id, accountId, key.hash, this.cipher.seal(key.plaintext, key.id)],
@@ -246,6 +270,21 @@ export class AuthStore {
     // Only reachable with a key id issued to another account: a reused key, never a random one.
     if (inserted.length === 0) throw new Error(`key ${key.id} already belongs to another account`);
   }
+}
+
+/**
+ * Revokes the valid keys matching `where`, numbering each revocation. The
+ * numbers are taken under one lock held until commit, so revocations become
+ * visible in the order of their numbers: a reader that has seen number n has
+ * seen every revocation before it, and a cursor never skips one.
+ */
+async function revoke(tx: SqlExecutor, where: string, params: unknown[]): Promise<{ id: string }[]> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.key_revocations'))");
+  return tx.query(
+    `UPDATE api_keys SET revoked_at = now(), revoked_seq = nextval('key_revocation_seq')
+      WHERE revoked_at IS NULL AND ${where} RETURNING id`,
+    params,
+  );
 }
 
 function toAccount(row: AccountRow): AccountRecord {

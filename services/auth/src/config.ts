@@ -28,6 +28,11 @@ export const authConfigShape = {
   SESSION_TTL_HOURS: env.positiveInt(12, 24 * 90),
   PLAN_REQUESTS_PER_MINUTE: env.positiveInt(60, 2 ** 32 - 1),
   PLAN_MAX_CONCURRENT_SCRAPES: env.positiveInt(4, 2 ** 32 - 1),
+  /**
+   * How long a gateway may trust its cache of validated keys after auth last
+   * proved it current; every revocation waits this long before it returns. 0: gateways do not cache.
+   */
+  KEY_CACHE_LEASE_MS: env.nonNegativeInt(1_000, 60_000),
   /** Whether the dev account exists; off in production, which also revokes any key it had. */
   WINNOW_DEV_ACCOUNT: env.boolean(true),
   /** A fixed key for the dev account, instead of the generated one kept under WINNOW_DATA_DIR. */

@@ -4,6 +4,7 @@ import type { Logger } from "@winnow/platform";
 import { generateApiKey, parseApiKey, type ApiKey } from "./api-key.js";
 import type { AuthStore } from "./auth-store.js";
 import { DEFAULT_PLAN } from "./plans.js";
+import type { RevocationFeed } from "./revocation-feed.js";
 import { readSecretFile, writeSecretFile } from "./secret-file.js";
 
 export const DEV_ACCOUNT_EMAIL = "dev@localhost";
@@ -12,6 +13,8 @@ export const DEV_KEY_FILE = "dev-api-key";
 
 export interface DevAccountOptions {
   store: AuthStore;
+  /** Told of the keys a fixed key or the off switch revokes. */
+  revocations: RevocationFeed;
   dataDir: string;
   /** WINNOW_DEV_API_KEY: when set, the dev account's only valid key. */
   fixedKey: ApiKey | undefined;
@@ -23,7 +26,7 @@ export interface DevAccountOptions {
  * <dataDir>/dev-api-key: the fixed key when configured, else the key already
  * in the file while it is still valid, else a new one (logged once).
  */
-export async function seedDevAccount({ store, dataDir, fixedKey, logger }: DevAccountOptions): Promise<void> {
+export async function seedDevAccount({ store, revocations, dataDir, fixedKey, logger }: DevAccountOptions): Promise<void> {
   const account = await store.ensureAccount(DEV_ACCOUNT_EMAIL, DEFAULT_PLAN);
   const file = path.join(dataDir, DEV_KEY_FILE);
 
@@ -36,7 +39,7 @@ export async function seedDevAccount({ store, dataDir, fixedKey, logger }: DevAc
   }
 
   const key = fixedKey ?? generateApiKey();
-  await store.replaceKeys(account.id, key);
+  if ((await store.replaceKeys(account.id, key))! > 0) await revocations.revoked();
   await writeSecretFile(file, `${key.plaintext}\n`);
   if (fixedKey) logger.info({ file, keyId: key.id }, "dev API key set from WINNOW_DEV_API_KEY");
   // The key itself never goes to a log (logs are shipped and kept); `npm start` prints it from the file.
@@ -47,8 +50,9 @@ export async function seedDevAccount({ store, dataDir, fixedKey, logger }: DevAc
  * With the dev account off (production), no key of it is valid and its key
  * file is gone, also where an earlier start created them.
  */
-export async function closeDevAccount({ store, dataDir, logger }: Omit<DevAccountOptions, "fixedKey">): Promise<void> {
+export async function closeDevAccount({ store, revocations, dataDir, logger }: Omit<DevAccountOptions, "fixedKey">): Promise<void> {
   const revoked = await store.revokeKeysOf(DEV_ACCOUNT_EMAIL);
+  if (revoked > 0) await revocations.revoked();
   await rm(path.join(dataDir, DEV_KEY_FILE), { force: true });
   logger.info({ revoked }, "dev account off (WINNOW_DEV_ACCOUNT=false)");
 }

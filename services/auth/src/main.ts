@@ -7,6 +7,7 @@ import { closeDevAccount, seedDevAccount } from "./dev-account.js";
 import { loadKeyCipher } from "./key-cipher.js";
 import { migrate } from "./migrations.js";
 import { planLookup } from "./plans.js";
+import { RevocationFeed } from "./revocation-feed.js";
 
 const config = loadConfigOrExit(authConfigShape);
 
@@ -17,8 +18,10 @@ const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir:
 await migrate(database);
 const cipher = await loadKeyCipher({ configured: config.WINNOW_ENCRYPTION_KEY, dataDir: config.WINNOW_DATA_DIR, logger });
 const store = new AuthStore(database, cipher);
-if (config.WINNOW_DEV_ACCOUNT) await seedDevAccount({ store, dataDir: config.WINNOW_DATA_DIR, fixedKey: config.WINNOW_DEV_API_KEY, logger });
-else await closeDevAccount({ store, dataDir: config.WINNOW_DATA_DIR, logger });
+const revocations = new RevocationFeed(store, config.KEY_CACHE_LEASE_MS, logger);
+const devAccount = { store, revocations, dataDir: config.WINNOW_DATA_DIR, logger };
+if (config.WINNOW_DEV_ACCOUNT) await seedDevAccount({ ...devAccount, fixedKey: config.WINNOW_DEV_API_KEY });
+else await closeDevAccount(devAccount);
 
 const server = await startGrpcServer({
   host: config.GRPC_HOST,
@@ -27,6 +30,7 @@ const server = await startGrpcServer({
   services: [
     authServiceBinding({
       store,
+      revocations,
       plans: planLookup(config),
       logger,
       sessionTtlMs: config.SESSION_TTL_HOURS * 3_600_000,
@@ -36,6 +40,8 @@ const server = await startGrpcServer({
 server.setReady(true);
 
 onShutdownSignal(logger, async () => {
+  // Watch streams never end by themselves; gateways move to another replica.
+  revocations.close();
   await server.shutdown(config.SHUTDOWN_GRACE_MS);
   await database.close();
 });

@@ -51,6 +51,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: "revocation order",
+    // Every revocation takes the next number, so gateways can follow them with a cursor.
+    sql: `
+      CREATE SEQUENCE key_revocation_seq;
+      ALTER TABLE api_keys ADD COLUMN revoked_seq bigint;
+      CREATE INDEX api_keys_by_revocation ON api_keys (revoked_seq) WHERE revoked_seq IS NOT NULL;
+    `,
+  },
 ];
 
 /**

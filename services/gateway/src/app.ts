@@ -7,16 +7,19 @@ import type { Backends } from "./backends.js";
 import { dashboardRouter } from "./dashboard.js";
 import { renderDocsPage } from "./docs-page.js";
 import type { Drain } from "./drain.js";
+import type { KeyCheck } from "./key-check.js";
 import { KeyLimits } from "./key-limits.js";
 import { openApiDocument } from "./openapi.js";
 import { sendProblem } from "./problem.js";
 import type { LimiterFactory } from "./rate-limits.js";
 import { requestContext } from "./request-context.js";
 import { scrapeHandler } from "./scrape.js";
-import { recordUsage } from "./usage.js";
+import type { UsageCounter } from "./usage.js";
 
 export interface AppOptions {
   backends: Backends;
+  keys: KeyCheck;
+  usage: UsageCounter;
   drain: Drain;
   logger: Logger;
   requestTimeoutMs: number;
@@ -29,7 +32,7 @@ export interface AppOptions {
 
 /** The public HTTP surface. Every API failure leaves as application/problem+json; the dashboard answers HTML. */
 export function createApp(options: AppOptions): express.Express {
-  const { backends, drain, logger, requestTimeoutMs, maxBodyBytes } = options;
+  const { backends, keys, usage, drain, logger, requestTimeoutMs, maxBodyBytes } = options;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -79,7 +82,7 @@ export function createApp(options: AppOptions): express.Express {
   );
 
   // Checks the key and nothing else: for clients testing their key, and the benchmark's authorized no-op path.
-  app.get("/account", requireApiKey(backends.auth), keyLimits.requests(), (_req, res) => {
+  app.get("/account", requireApiKey(keys), keyLimits.requests(), (_req, res) => {
     const { accountId, keyId, limits } = res.locals;
     res.json({
       account_id: accountId,
@@ -90,10 +93,10 @@ export function createApp(options: AppOptions): express.Express {
 
   app.post(
     "/scrape",
-    requireApiKey(backends.auth),
+    requireApiKey(keys),
     keyLimits.requests(),
     keyLimits.scrapeSlot(),
-    recordUsage(backends.auth, logger),
+    usage.middleware(),
     (req, _res, next) => {
       if (!req.is("application/json")) {
         throw new WinnowError("unsupported-media-type", "Send the request body as JSON with Content-Type: application/json.");

@@ -4,7 +4,9 @@ import { connectBackends } from "./backends.js";
 import { configShape } from "./config.js";
 import { Drain } from "./drain.js";
 import { startHttpServer } from "./http-server.js";
+import { KeyCheck } from "./key-check.js";
 import { createLimiterFactory } from "./rate-limits.js";
+import { UsageCounter } from "./usage.js";
 
 const logger = createLogger("gateway");
 logFatalErrors(logger);
@@ -13,10 +15,14 @@ const config = loadConfigOrExit(configShape);
 logger.level = config.LOG_LEVEL;
 
 const backends = connectBackends({ auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR });
+const keys = new KeyCheck(backends.auth, { size: config.KEY_CACHE_SIZE, maxAgeMs: config.KEY_CACHE_MAX_AGE_MS, logger });
+const usage = new UsageCounter(backends.auth, config.USAGE_FLUSH_MS, logger);
 const drain = new Drain();
 const limiters = createLimiterFactory({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger });
 const app = createApp({
   backends,
+  keys,
+  usage,
   drain,
   logger,
   requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
@@ -33,6 +39,8 @@ onShutdownSignal(logger, async () => {
   const deadline = Date.now() + config.SHUTDOWN_GRACE_MS;
   await Promise.race([drain.idle(), new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS))]);
   await server.close(Math.max(0, deadline - Date.now()));
+  keys.close();
+  await usage.close();
   backends.close();
   await limiters.close();
 });

@@ -1,28 +1,83 @@
 import type { RequestHandler } from "express";
 import { callUnary, type Logger } from "@winnow/platform";
-import type { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import type { AuthServiceClient, KeyUsage } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+
+/** One write to auth should not outlive a flush interval by much, nor hang a drain. */
+const WRITE_TIMEOUT_MS = 5_000;
 
 /**
- * Counts a successful scrape and its model tokens (the x-winnow-tokens-*
- * headers the scrape handler sets) against the key, once the answer has been
- * sent. Recording is after the fact: a failure is logged and never turns a
- * delivered scrape into an error.
+ * Counts successful scrapes and their model tokens (the x-winnow-tokens-*
+ * headers the scrape handler sets) per key and UTC day in memory, and writes
+ * them to auth in one call per interval and once more on shutdown. A failed
+ * write keeps the counts for the next one, so an auth outage loses nothing; a
+ * crash of the gateway loses at most the last interval's counts.
  */
-export function recordUsage(auth: AuthServiceClient, logger: Logger): RequestHandler {
-  return (_req, res, next) => {
-    res.once("finish", () => {
-      if (res.statusCode !== 200) return;
-      const keyId = res.locals.keyId!;
-      const usage = {
-        keyId,
-        scrapes: 1,
-        tokensIn: Number(res.getHeader("x-winnow-tokens-in") ?? 0),
-        tokensOut: Number(res.getHeader("x-winnow-tokens-out") ?? 0),
-      };
-      callUnary(auth.recordUsage.bind(auth), usage, { deadline: new Date(Date.now() + 5_000) }).catch((error: unknown) =>
-        logger.error({ err: error, ...usage, requestId: res.locals.requestId }, "could not record usage; this scrape is not counted"),
-      );
-    });
-    next();
-  };
+export class UsageCounter {
+  private pending = new Map<string, KeyUsage>();
+  private writing: Promise<void> | undefined;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly auth: AuthServiceClient,
+    intervalMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.timer = setInterval(() => void this.flush(), intervalMs);
+    this.timer.unref();
+  }
+
+  /** Counts each scrape answered with 200, once the answer has been sent. */
+  middleware(): RequestHandler {
+    return (_req, res, next) => {
+      res.once("finish", () => {
+        if (res.statusCode !== 200) return;
+        this.add({
+          keyId: res.locals.keyId!,
+          day: new Date().toISOString().slice(0, 10),
+          scrapes: 1,
+          tokensIn: Number(res.getHeader("x-winnow-tokens-in") ?? 0),
+          tokensOut: Number(res.getHeader("x-winnow-tokens-out") ?? 0),
+        });
+      });
+      next();
+    };
+  }
+
+  /** Writes what has been counted; one write at a time (counts made meanwhile wait for the next). */
+  flush(): Promise<void> {
+    if (this.writing || this.pending.size === 0) return this.writing ?? Promise.resolve();
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    this.writing = callUnary(this.auth.recordUsageBatch.bind(this.auth), { usage: batch }, { deadline: new Date(Date.now() + WRITE_TIMEOUT_MS) })
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          for (const entry of batch) this.add(entry);
+          this.logger.warn({ err: error, keys: batch.length }, "could not record usage; the counts are kept for the next write");
+        },
+      )
+      .finally(() => (this.writing = undefined));
+    return this.writing;
+  }
+
+  /** On shutdown, after the last scrape: writes everything (waiting for a write in progress first). */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.writing;
+    await this.flush();
+    if (this.pending.size > 0) {
+      this.logger.error({ usage: [...this.pending.values()] }, "usage could not be recorded before shutdown; these counts are lost");
+    }
+  }
+
+  private add(usage: KeyUsage): void {
+    const id = `${usage.keyId} ${usage.day}`;
+    const counted = this.pending.get(id);
+    if (!counted) this.pending.set(id, { ...usage });
+    else {
+      counted.scrapes += usage.scrapes;
+      counted.tokensIn += usage.tokensIn;
+      counted.tokensOut += usage.tokensOut;
+    }
+  }
 }

@@ -10,8 +10,10 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -172,6 +174,48 @@ export interface RecordUsageRequest {
 }
 
 export interface RecordUsageResponse {
+}
+
+export interface KeyUsage {
+  keyId: string;
+  /** YYYY-MM-DD (UTC), the day the scrapes happened. */
+  day: string;
+  scrapes: number;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+export interface RecordUsageBatchRequest {
+  usage: KeyUsage[];
+}
+
+export interface RecordUsageBatchResponse {
+  /** Entries whose key does not exist (deleted); their counts are dropped. */
+  unknownKeyIds: string[];
+}
+
+export interface WatchRevocationsRequest {
+  /**
+   * The first message: resume after this cursor (from an earlier stream's
+   * responses); empty = from now on.
+   */
+  afterCursor: string;
+  /** Any message may carry a ping (a number the gateway chooses, not 0). */
+  ping: number;
+}
+
+export interface WatchRevocationsResponse {
+  /** Keys revoked since the previous message. */
+  revokedKeyIds: string[];
+  /** The position after these revocations; resume with it as after_cursor. */
+  cursor: string;
+  /** The ping this message answers (0: none). */
+  pong: number;
+  /**
+   * How long a gateway may trust its cache after sending an answered ping;
+   * 0 means gateways must not cache keys.
+   */
+  leaseMs: number;
 }
 
 export interface GetUsageRequest {
@@ -1939,6 +1983,505 @@ export const RecordUsageResponse: MessageFns<RecordUsageResponse> = {
   },
 };
 
+function createBaseKeyUsage(): KeyUsage {
+  return { keyId: "", day: "", scrapes: 0, tokensIn: 0, tokensOut: 0 };
+}
+
+export const KeyUsage: MessageFns<KeyUsage> = {
+  encode(message: KeyUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyId !== "") {
+      writer.uint32(10).string(message.keyId);
+    }
+    if (message.day !== "") {
+      writer.uint32(18).string(message.day);
+    }
+    if (message.scrapes !== 0) {
+      writer.uint32(24).uint32(message.scrapes);
+    }
+    if (message.tokensIn !== 0) {
+      writer.uint32(32).uint64(message.tokensIn);
+    }
+    if (message.tokensOut !== 0) {
+      writer.uint32(40).uint64(message.tokensOut);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): KeyUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseKeyUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.day = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.scrapes = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.tokensIn = longToNumber(reader.uint64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.tokensOut = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): KeyUsage {
+    return {
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      day: isSet(object.day) ? globalThis.String(object.day) : "",
+      scrapes: isSet(object.scrapes) ? globalThis.Number(object.scrapes) : 0,
+      tokensIn: isSet(object.tokensIn)
+        ? globalThis.Number(object.tokensIn)
+        : isSet(object.tokens_in)
+        ? globalThis.Number(object.tokens_in)
+        : 0,
+      tokensOut: isSet(object.tokensOut)
+        ? globalThis.Number(object.tokensOut)
+        : isSet(object.tokens_out)
+        ? globalThis.Number(object.tokens_out)
+        : 0,
+    };
+  },
+
+  toJSON(message: KeyUsage): unknown {
+    const obj: any = {};
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.day !== "") {
+      obj.day = message.day;
+    }
+    if (message.scrapes !== 0) {
+      obj.scrapes = Math.round(message.scrapes);
+    }
+    if (message.tokensIn !== 0) {
+      obj.tokensIn = Math.round(message.tokensIn);
+    }
+    if (message.tokensOut !== 0) {
+      obj.tokensOut = Math.round(message.tokensOut);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<KeyUsage>, I>>(base?: I): KeyUsage {
+    return KeyUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<KeyUsage>, I>>(object: I): KeyUsage {
+    const message = createBaseKeyUsage();
+    message.keyId = object.keyId ?? "";
+    message.day = object.day ?? "";
+    message.scrapes = object.scrapes ?? 0;
+    message.tokensIn = object.tokensIn ?? 0;
+    message.tokensOut = object.tokensOut ?? 0;
+    return message;
+  },
+};
+
+function createBaseRecordUsageBatchRequest(): RecordUsageBatchRequest {
+  return { usage: [] };
+}
+
+export const RecordUsageBatchRequest: MessageFns<RecordUsageBatchRequest> = {
+  encode(message: RecordUsageBatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.usage) {
+      KeyUsage.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordUsageBatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordUsageBatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.usage.push(KeyUsage.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordUsageBatchRequest {
+    return { usage: globalThis.Array.isArray(object?.usage) ? object.usage.map((e: any) => KeyUsage.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: RecordUsageBatchRequest): unknown {
+    const obj: any = {};
+    if (message.usage?.length) {
+      obj.usage = message.usage.map((e) => KeyUsage.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordUsageBatchRequest>, I>>(base?: I): RecordUsageBatchRequest {
+    return RecordUsageBatchRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordUsageBatchRequest>, I>>(object: I): RecordUsageBatchRequest {
+    const message = createBaseRecordUsageBatchRequest();
+    message.usage = object.usage?.map((e) => KeyUsage.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRecordUsageBatchResponse(): RecordUsageBatchResponse {
+  return { unknownKeyIds: [] };
+}
+
+export const RecordUsageBatchResponse: MessageFns<RecordUsageBatchResponse> = {
+  encode(message: RecordUsageBatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.unknownKeyIds) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordUsageBatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordUsageBatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.unknownKeyIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordUsageBatchResponse {
+    return {
+      unknownKeyIds: globalThis.Array.isArray(object?.unknownKeyIds)
+        ? object.unknownKeyIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.unknown_key_ids)
+        ? object.unknown_key_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RecordUsageBatchResponse): unknown {
+    const obj: any = {};
+    if (message.unknownKeyIds?.length) {
+      obj.unknownKeyIds = message.unknownKeyIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordUsageBatchResponse>, I>>(base?: I): RecordUsageBatchResponse {
+    return RecordUsageBatchResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordUsageBatchResponse>, I>>(object: I): RecordUsageBatchResponse {
+    const message = createBaseRecordUsageBatchResponse();
+    message.unknownKeyIds = object.unknownKeyIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseWatchRevocationsRequest(): WatchRevocationsRequest {
+  return { afterCursor: "", ping: 0 };
+}
+
+export const WatchRevocationsRequest: MessageFns<WatchRevocationsRequest> = {
+  encode(message: WatchRevocationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.afterCursor !== "") {
+      writer.uint32(10).string(message.afterCursor);
+    }
+    if (message.ping !== 0) {
+      writer.uint32(16).uint64(message.ping);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchRevocationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchRevocationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.afterCursor = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.ping = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchRevocationsRequest {
+    return {
+      afterCursor: isSet(object.afterCursor)
+        ? globalThis.String(object.afterCursor)
+        : isSet(object.after_cursor)
+        ? globalThis.String(object.after_cursor)
+        : "",
+      ping: isSet(object.ping) ? globalThis.Number(object.ping) : 0,
+    };
+  },
+
+  toJSON(message: WatchRevocationsRequest): unknown {
+    const obj: any = {};
+    if (message.afterCursor !== "") {
+      obj.afterCursor = message.afterCursor;
+    }
+    if (message.ping !== 0) {
+      obj.ping = Math.round(message.ping);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchRevocationsRequest>, I>>(base?: I): WatchRevocationsRequest {
+    return WatchRevocationsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchRevocationsRequest>, I>>(object: I): WatchRevocationsRequest {
+    const message = createBaseWatchRevocationsRequest();
+    message.afterCursor = object.afterCursor ?? "";
+    message.ping = object.ping ?? 0;
+    return message;
+  },
+};
+
+function createBaseWatchRevocationsResponse(): WatchRevocationsResponse {
+  return { revokedKeyIds: [], cursor: "", pong: 0, leaseMs: 0 };
+}
+
+export const WatchRevocationsResponse: MessageFns<WatchRevocationsResponse> = {
+  encode(message: WatchRevocationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.revokedKeyIds) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(18).string(message.cursor);
+    }
+    if (message.pong !== 0) {
+      writer.uint32(24).uint64(message.pong);
+    }
+    if (message.leaseMs !== 0) {
+      writer.uint32(32).uint32(message.leaseMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchRevocationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchRevocationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.revokedKeyIds.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pong = longToNumber(reader.uint64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.leaseMs = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchRevocationsResponse {
+    return {
+      revokedKeyIds: globalThis.Array.isArray(object?.revokedKeyIds)
+        ? object.revokedKeyIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.revoked_key_ids)
+        ? object.revoked_key_ids.map((e: any) => globalThis.String(e))
+        : [],
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+      pong: isSet(object.pong) ? globalThis.Number(object.pong) : 0,
+      leaseMs: isSet(object.leaseMs)
+        ? globalThis.Number(object.leaseMs)
+        : isSet(object.lease_ms)
+        ? globalThis.Number(object.lease_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: WatchRevocationsResponse): unknown {
+    const obj: any = {};
+    if (message.revokedKeyIds?.length) {
+      obj.revokedKeyIds = message.revokedKeyIds;
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    if (message.pong !== 0) {
+      obj.pong = Math.round(message.pong);
+    }
+    if (message.leaseMs !== 0) {
+      obj.leaseMs = Math.round(message.leaseMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchRevocationsResponse>, I>>(base?: I): WatchRevocationsResponse {
+    return WatchRevocationsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchRevocationsResponse>, I>>(object: I): WatchRevocationsResponse {
+    const message = createBaseWatchRevocationsResponse();
+    message.revokedKeyIds = object.revokedKeyIds?.map((e) => e) || [];
+    message.cursor = object.cursor ?? "";
+    message.pong = object.pong ?? 0;
+    message.leaseMs = object.leaseMs ?? 0;
+    return message;
+  },
+};
+
 function createBaseGetUsageRequest(): GetUsageRequest {
   return { sessionToken: "", accountId: "", days: 0 };
 }
@@ -2624,7 +3167,10 @@ export const AuthServiceService = {
       Buffer.from(RotateSessionKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RotateSessionKeyResponse => RotateSessionKeyResponse.decode(value),
   },
-  /** Adds to a key's usage counters for the current UTC day. */
+  /**
+   * Adds to a key's usage counters for the current UTC day. The gateway uses
+   * RecordUsageBatch; this single-key form stays for existing callers.
+   */
   recordUsage: {
     path: "/winnow.auth.v1.AuthService/RecordUsage" as const,
     requestStream: false as const,
@@ -2633,6 +3179,42 @@ export const AuthServiceService = {
     requestDeserialize: (value: Buffer): RecordUsageRequest => RecordUsageRequest.decode(value),
     responseSerialize: (value: RecordUsageResponse): Buffer => Buffer.from(RecordUsageResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RecordUsageResponse => RecordUsageResponse.decode(value),
+  },
+  /**
+   * Adds to several keys' usage counters in one call, each for its own UTC
+   * day: a gateway's counts of the last interval, one upsert per key and day.
+   */
+  recordUsageBatch: {
+    path: "/winnow.auth.v1.AuthService/RecordUsageBatch" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordUsageBatchRequest): Buffer =>
+      Buffer.from(RecordUsageBatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordUsageBatchRequest => RecordUsageBatchRequest.decode(value),
+    responseSerialize: (value: RecordUsageBatchResponse): Buffer =>
+      Buffer.from(RecordUsageBatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordUsageBatchResponse => RecordUsageBatchResponse.decode(value),
+  },
+  /**
+   * The feed that lets a gateway cache validated keys and still refuse a
+   * revoked key at once. Auth sends every key revoked after the request's
+   * cursor (by any auth replica: the database orders revocations), and
+   * answers each ping once it has read every revocation committed before the
+   * ping arrived. A gateway trusts its cache for lease_ms after sending a ping
+   * that has been answered; a rotation or revocation waits lease_ms before it
+   * returns, so by then every gateway has either received the revocation or
+   * stopped trusting its cache.
+   */
+  watchRevocations: {
+    path: "/winnow.auth.v1.AuthService/WatchRevocations" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchRevocationsRequest): Buffer =>
+      Buffer.from(WatchRevocationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchRevocationsRequest => WatchRevocationsRequest.decode(value),
+    responseSerialize: (value: WatchRevocationsResponse): Buffer =>
+      Buffer.from(WatchRevocationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchRevocationsResponse => WatchRevocationsResponse.decode(value),
   },
   /** Usage per key and UTC day, newest first, of one account (by session or id). */
   getUsage: {
@@ -2685,8 +3267,27 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   getAccount: handleUnaryCall<GetAccountRequest, GetAccountResponse>;
   /** RotateKey for the session's account. */
   rotateSessionKey: handleUnaryCall<RotateSessionKeyRequest, RotateSessionKeyResponse>;
-  /** Adds to a key's usage counters for the current UTC day. */
+  /**
+   * Adds to a key's usage counters for the current UTC day. The gateway uses
+   * RecordUsageBatch; this single-key form stays for existing callers.
+   */
   recordUsage: handleUnaryCall<RecordUsageRequest, RecordUsageResponse>;
+  /**
+   * Adds to several keys' usage counters in one call, each for its own UTC
+   * day: a gateway's counts of the last interval, one upsert per key and day.
+   */
+  recordUsageBatch: handleUnaryCall<RecordUsageBatchRequest, RecordUsageBatchResponse>;
+  /**
+   * The feed that lets a gateway cache validated keys and still refuse a
+   * revoked key at once. Auth sends every key revoked after the request's
+   * cursor (by any auth replica: the database orders revocations), and
+   * answers each ping once it has read every revocation committed before the
+   * ping arrived. A gateway trusts its cache for lease_ms after sending a ping
+   * that has been answered; a rotation or revocation waits lease_ms before it
+   * returns, so by then every gateway has either received the revocation or
+   * stopped trusting its cache.
+   */
+  watchRevocations: handleBidiStreamingCall<WatchRevocationsRequest, WatchRevocationsResponse>;
   /** Usage per key and UTC day, newest first, of one account (by session or id). */
   getUsage: handleUnaryCall<GetUsageRequest, GetUsageResponse>;
   /** Every account with its active key id and usage totals, oldest first. */
@@ -2819,7 +3420,10 @@ export interface AuthServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RotateSessionKeyResponse) => void,
   ): ClientUnaryCall;
-  /** Adds to a key's usage counters for the current UTC day. */
+  /**
+   * Adds to a key's usage counters for the current UTC day. The gateway uses
+   * RecordUsageBatch; this single-key form stays for existing callers.
+   */
   recordUsage(
     request: RecordUsageRequest,
     callback: (error: ServiceError | null, response: RecordUsageResponse) => void,
@@ -2835,6 +3439,43 @@ export interface AuthServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RecordUsageResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Adds to several keys' usage counters in one call, each for its own UTC
+   * day: a gateway's counts of the last interval, one upsert per key and day.
+   */
+  recordUsageBatch(
+    request: RecordUsageBatchRequest,
+    callback: (error: ServiceError | null, response: RecordUsageBatchResponse) => void,
+  ): ClientUnaryCall;
+  recordUsageBatch(
+    request: RecordUsageBatchRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordUsageBatchResponse) => void,
+  ): ClientUnaryCall;
+  recordUsageBatch(
+    request: RecordUsageBatchRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordUsageBatchResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The feed that lets a gateway cache validated keys and still refuse a
+   * revoked key at once. Auth sends every key revoked after the request's
+   * cursor (by any auth replica: the database orders revocations), and
+   * answers each ping once it has read every revocation committed before the
+   * ping arrived. A gateway trusts its cache for lease_ms after sending a ping
+   * that has been answered; a rotation or revocation waits lease_ms before it
+   * returns, so by then every gateway has either received the revocation or
+   * stopped trusting its cache.
+   */
+  watchRevocations(): ClientDuplexStream<WatchRevocationsRequest, WatchRevocationsResponse>;
+  watchRevocations(
+    options: Partial<CallOptions>,
+  ): ClientDuplexStream<WatchRevocationsRequest, WatchRevocationsResponse>;
+  watchRevocations(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<WatchRevocationsRequest, WatchRevocationsResponse>;
   /** Usage per key and UTC day, newest first, of one account (by session or id). */
   getUsage(
     request: GetUsageRequest,
