@@ -18,6 +18,7 @@ import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
 import { startFixtureSite, type FixtureSite } from "../support/fixture-site.js";
 import { freePorts } from "../support/ports.js";
 import { startService, type ServiceProcess } from "../support/service-process.js";
+import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
 import { PAGES } from "./pages.js";
 
 const SCREENSHOTS = path.join(REPO_ROOT, "test-results", "dashboard");
@@ -27,6 +28,8 @@ const LOGIN_ATTEMPTS = 3;
 let stack: Stack;
 let secondGateway: ServiceProcess;
 let secondGatewayUrl: string;
+/** Between the second gateway and auth, to break that link. */
+let authLink: TcpProxy;
 let site: FixtureSite;
 let llm: FakeLlm;
 let auth: AuthServiceClient;
@@ -63,12 +66,13 @@ beforeAll(async () => {
     throw new Error(`${error.message}\n${output.join("\n")}`);
   });
   secondGatewayUrl = `http://127.0.0.1:${gateway2}`;
+  authLink = await startTcpProxy(authPort);
   secondGateway = await startService(
     "gateway",
     {
       ...env,
       PORT: String(gateway2),
-      AUTH_ADDR: `127.0.0.1:${authPort}`,
+      AUTH_ADDR: `127.0.0.1:${authLink.port}`,
       RENDERER_ADDR: `127.0.0.1:${renderer}`,
       EXTRACTOR_ADDR: `127.0.0.1:${extractor}`,
     },
@@ -80,17 +84,19 @@ beforeAll(async () => {
 afterAll(async () => {
   auth?.close();
   await secondGateway?.stop();
+  await authLink?.close();
   await stack?.stop();
   await site?.close();
   await llm?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-const scrape = (gatewayUrl: string, apiKey: string) =>
+const scrape = (gatewayUrl: string, apiKey: string, signal?: AbortSignal) =>
   fetch(`${gatewayUrl}/scrape`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": apiKey },
     body: JSON.stringify({ url: `${site.origin}/product`, schema: SCHEMA }),
+    signal,
   });
 
 describe("the dashboard in Chromium", () => {
@@ -299,39 +305,60 @@ describe("dashboard security", () => {
 });
 
 describe("refresh means dead at once", () => {
-  it("refuses the old key on both gateway replicas for every request sent after the rotation returned", async () => {
+  type Outcome = { gateway: string; sentAt: number; doneAt: number; status: number; keyFromCache: boolean };
+
+  /**
+   * Floods both gateway replicas with an account's key (their key caches warm
+   * up on it), breaks the second gateway's link to auth if asked, rotates the
+   * key, restores the link, and returns every outcome with the rotation's
+   * start and end. Stops once both replicas have answered several requests
+   * sent after the rotation returned (outcomes, not a fixed time, so a slow
+   * machine does not starve either side).
+   */
+  async function floodAcrossRotation(breakLink?: () => void) {
     const created = await callUnary(auth.createAccount.bind(auth), { email: `${randomUUID()}@example.com`, password: "" });
     const oldKey = created.apiKey;
-    type Outcome = { gateway: string; sentAt: number; doneAt: number; status: number };
     const outcomes: Outcome[] = [];
     let stop = false;
     const worker = async (gatewayUrl: string, send: () => Promise<Response>) => {
       while (!stop) {
         const sentAt = performance.now();
-        const res = await send();
-        await res.body?.cancel();
-        outcomes.push({ gateway: gatewayUrl, sentAt, doneAt: performance.now(), status: res.status });
+        // A request stuck behind a broken link counts as failed (0), not as an answer.
+        const { status, keyFromCache } = await send().then(
+          async (res) => {
+            await res.body?.cancel();
+            return { status: res.status, keyFromCache: /auth;[^,]*desc="cached"/.test(res.headers.get("server-timing") ?? "") };
+          },
+          () => ({ status: 0, keyFromCache: false }),
+        );
+        outcomes.push({ gateway: gatewayUrl, sentAt, doneAt: performance.now(), status, keyFromCache });
       }
     };
     const gateways = [stack.gatewayUrl, secondGatewayUrl];
+    const timeout = () => AbortSignal.timeout(3_000);
     const workers = gateways.flatMap((gatewayUrl) => [
       ...Array.from({ length: 6 }, () =>
-        worker(gatewayUrl, () => fetch(`${gatewayUrl}/account`, { headers: { "x-api-key": oldKey } })),
+        worker(gatewayUrl, () => fetch(`${gatewayUrl}/account`, { headers: { "x-api-key": oldKey }, signal: timeout() })),
       ),
-      worker(gatewayUrl, () => scrape(gatewayUrl, oldKey)),
+      worker(gatewayUrl, () => scrape(gatewayUrl, oldKey, timeout())),
     ]);
 
-    // Rotate once both replicas have served the old key, and stop once both have answered
-    // several requests sent after the rotation returned (waiting on outcomes, not a fixed
-    // time, so a slow machine does not starve either side).
     const until = async (done: () => boolean) => {
       while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
     };
-    await until(() => gateways.every((g) => outcomes.some((o) => o.gateway === g && o.status === 200)));
+    // Both replicas answer the key from their caches (a scrape's Server-Timing says so) before the rotation.
+    await until(() => gateways.every((g) => outcomes.some((o) => o.gateway === g && o.status === 200 && o.keyFromCache)));
+    breakLink?.();
     const rotateStarted = performance.now();
     const rotated = await callUnary(auth.rotateKey.bind(auth), { accountId: created.account!.id });
     const rotatedAt = performance.now();
-    await until(() => gateways.every((g) => outcomes.filter((o) => o.gateway === g && o.sentAt > rotatedAt).length >= 20));
+    if (breakLink) {
+      // The link stays broken for a while after the rotation has returned: whatever the second
+      // replica answers meanwhile, it must not be the old key's success from a stale cache.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      authLink.restore();
+    }
+    await until(() => gateways.every((g) => outcomes.filter((o) => o.gateway === g && o.sentAt > rotatedAt && o.status === 401).length >= 20));
     stop = true;
     await Promise.all(workers);
 
@@ -342,10 +369,25 @@ describe("refresh means dead at once", () => {
     }
     // Before the rotation the old key was valid (a scrape may still fail otherwise on a loaded machine, never with 401).
     expect(before.filter((o) => o.status === 401)).toEqual([]);
-    expect(after.map((o) => o.status).filter((status) => status !== 401)).toEqual([]);
-
+    expect(after.filter((o) => o.status === 200)).toEqual([]);
     for (const gatewayUrl of gateways) {
       expect((await fetch(`${gatewayUrl}/account`, { headers: { "x-api-key": rotated.apiKey } })).status).toBe(200);
+      expect((await fetch(`${gatewayUrl}/account`, { headers: { "x-api-key": oldKey } })).status).toBe(401);
     }
+    return after;
+  }
+
+  it("refuses the old key on both gateway replicas, caches warm, for every request sent after the rotation returned", async () => {
+    const after = await floodAcrossRotation();
+    // With both links up, nothing fails for another reason: every later answer is a 401.
+    expect(after.map((o) => o.status).filter((status) => status !== 401)).toEqual([]);
+  });
+
+  it("also while the second gateway's link to auth is cut during the rotation and then restored", async () => {
+    await floodAcrossRotation(() => authLink.cut());
+  });
+
+  it("also while that link silently stops carrying anything (half-open) during the rotation", async () => {
+    await floodAcrossRotation(() => authLink.blackhole());
   });
 });

@@ -10,8 +10,10 @@ import { createLogger, PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform"
 import { createApp } from "../../services/gateway/src/app.js";
 import { connectBackends } from "../../services/gateway/src/backends.js";
 import { Drain } from "../../services/gateway/src/drain.js";
-import { startHttpServer, type RunningHttpServer } from "../../services/gateway/src/http-server.js";
+import { startHttpServer } from "../../services/gateway/src/http-server.js";
+import { KeyCheck } from "../../services/gateway/src/key-check.js";
 import { createLimiterFactory } from "../../services/gateway/src/rate-limits.js";
+import { UsageCounter } from "../../services/gateway/src/usage.js";
 import { reply, startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
 import type { FixturePage } from "../support/fixture-site.js";
 import { freePorts } from "../support/ports.js";
@@ -32,7 +34,7 @@ let llm: FakeLlm;
 /** A port on the allowed host where nothing listens: the renderer may try it, and finds it closed. */
 let closedPort: number;
 /** Extra gateways in this process, on the stack's real backends, with other settings. */
-const gateways: RunningHttpServer[] = [];
+const gateways: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
   [closedPort] = (await freePorts(1)) as [number];
@@ -53,7 +55,7 @@ beforeAll(async () => {
   }, { extraEgress: [`127.0.0.1:${closedPort}`] });
 });
 afterAll(async () => {
-  await Promise.all(gateways.map((g) => g.close(1000)));
+  await Promise.all(gateways.map((g) => g.close()));
   await run?.stop();
   await llm?.close();
 });
@@ -64,8 +66,12 @@ async function inProcessGateway(options: { requestTimeoutMs?: number; deadBacken
   const at = (port: number) => `127.0.0.1:${options.deadBackends ? deadPort : port}`;
   const backends = connectBackends({ auth: at(run.ports.auth), renderer: at(run.ports.renderer), extractor: at(run.ports.extractor) });
   const logger = createLogger("gateway-under-test", "silent");
+  const keys = new KeyCheck(backends.auth, { size: 100, maxAgeMs: 60_000, logger });
+  const usage = new UsageCounter(backends.auth, 1_000, logger);
   const app = createApp({
     backends,
+    keys,
+    usage,
     drain: new Drain(),
     logger,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
@@ -75,7 +81,14 @@ async function inProcessGateway(options: { requestTimeoutMs?: number; deadBacken
     trustProxy: false,
   });
   const server = await startHttpServer(app, "127.0.0.1", 0);
-  gateways.push(server);
+  gateways.push({
+    async close() {
+      await server.close(1000);
+      keys.close();
+      await usage.close();
+      backends.close();
+    },
+  });
   return `http://127.0.0.1:${server.port}`;
 }
 

@@ -5,12 +5,15 @@ import { generateApiKey, parseApiKey, type ApiKey } from "./api-key.js";
 import { AuthStore } from "./auth-store.js";
 import { openTestDatabase, silentLogger, type TestDatabase, testCipher } from "./databases.test-helpers.js";
 import { closeDevAccount, DEV_ACCOUNT_EMAIL, DEV_KEY_FILE, seedDevAccount } from "./dev-account.js";
+import { RevocationFeed } from "./revocation-feed.js";
 
 describe("seedDevAccount", () => {
   let db: TestDatabase;
   let store: AuthStore;
   let keyFile: string;
-  const seed = (fixedKey?: ApiKey) => seedDevAccount({ store, dataDir: db.dataDir, fixedKey, logger: silentLogger });
+  const seed = (fixedKey?: ApiKey) => seedDevAccount({ store, revocations: feed(), dataDir: db.dataDir, fixedKey, logger: silentLogger });
+  // No gateway watches here: no lease to wait for.
+  const feed = () => new RevocationFeed(store, 0, silentLogger);
   const fileKey = async () => parseApiKey((await readFile(keyFile, "utf8")).trim());
   const devAccountId = async () => (await store.ensureAccount(DEV_ACCOUNT_EMAIL, "default")).id;
 
@@ -75,10 +78,10 @@ describe("seedDevAccount", () => {
     await seed();
     const key = (await fileKey())!;
     expect(await store.findActiveKey(key.hash)).toBeDefined();
-    await closeDevAccount({ store, dataDir: db.dataDir, logger: silentLogger });
+    await closeDevAccount({ store, revocations: feed(), dataDir: db.dataDir, logger: silentLogger });
     expect(await store.findActiveKey(key.hash)).toBeUndefined();
     await expect(stat(keyFile)).rejects.toThrow(/ENOENT/);
     // Nothing to close on a database that never had it.
-    await closeDevAccount({ store, dataDir: db.dataDir, logger: silentLogger });
+    await closeDevAccount({ store, revocations: feed(), dataDir: db.dataDir, logger: silentLogger });
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { callUnary, checkHealth, createClient, startGrpcServer, WinnowError, type RunningGrpcServer } from "@winnow/platform";
+import type * as grpc from "@grpc/grpc-js";
+import { callUnary, checkHealth, createClient, fromGrpcError, startGrpcServer, WinnowError, type RunningGrpcServer } from "@winnow/platform";
 import {
   AuthServiceClient,
   InvalidKeyReason,
@@ -9,8 +10,10 @@ import { AuthStore } from "./auth-store.js";
 import { authServiceBinding } from "./auth-service.js";
 import { BACKENDS, openTestDatabase, silentLogger, type TestDatabase, testCipher } from "./databases.test-helpers.js";
 import { planLookup } from "./plans.js";
+import { RevocationFeed } from "./revocation-feed.js";
 
 const LIMITS = { plan: "default", requestsPerMinute: 120, maxConcurrentScrapes: 3 };
+const LEASE_MS = 200;
 
 describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
   let db: TestDatabase;
@@ -19,13 +22,15 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
 
   beforeAll(async () => {
     db = await openTestDatabase(backend);
+    const store = new AuthStore(db.database, testCipher);
     server = await startGrpcServer({
       host: "127.0.0.1",
       port: 0,
       logger: silentLogger,
       services: [
         authServiceBinding({
-          store: new AuthStore(db.database, testCipher),
+          store,
+          revocations: new RevocationFeed(store, LEASE_MS, silentLogger),
           plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 120, PLAN_MAX_CONCURRENT_SCRAPES: 3 }),
           logger: silentLogger,
           sessionTtlMs: 60_000,
@@ -211,11 +216,105 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       expect((await failure(record("nope"))).type).toBe("invalid-request");
     });
 
+    it("adds a batch of several keys and days in one call, and names the keys that do not exist", async () => {
+      const first = await createAccount(`${randomUUID()}@example.com`);
+      const second = await createAccount(`${randomUUID()}@example.com`);
+      const today = new Date().toISOString().slice(0, 10);
+      const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+      const entry = (keyId: string, day: string, scrapes: number) => ({ keyId, day, scrapes, tokensIn: scrapes * 10, tokensOut: scrapes });
+      const answer = await callUnary(client.recordUsageBatch.bind(client), {
+        usage: [entry(first.keyId, today, 3), entry(first.keyId, yesterday, 2), entry(second.keyId, today, 1), entry("00000000000", today, 5)],
+      });
+      expect(answer.unknownKeyIds).toEqual(["00000000000"]);
+      await callUnary(client.recordUsageBatch.bind(client), { usage: [entry(first.keyId, today, 1)] });
+      const usage = async (accountId: string) =>
+        (await callUnary(client.getUsage.bind(client), { sessionToken: "", accountId, days: 7 })).days;
+      expect(await usage(first.account!.id)).toEqual([
+        { day: today, keyId: first.keyId, scrapes: 4, tokensIn: 40, tokensOut: 4 },
+        { day: yesterday, keyId: first.keyId, scrapes: 2, tokensIn: 20, tokensOut: 2 },
+      ]);
+      expect(await usage(second.account!.id)).toEqual([{ day: today, keyId: second.keyId, scrapes: 1, tokensIn: 10, tokensOut: 1 }]);
+    });
+
+    it("answers invalid-request for a batch entry with a malformed key id or day, and records none of it", async () => {
+      const created = await createAccount(`${randomUUID()}@example.com`);
+      const batch = (day: string) =>
+        callUnary(client.recordUsageBatch.bind(client), {
+          usage: [
+            { keyId: created.keyId, day: new Date().toISOString().slice(0, 10), scrapes: 1, tokensIn: 0, tokensOut: 0 },
+            { keyId: created.keyId, day, scrapes: 1, tokensIn: 0, tokensOut: 0 },
+          ],
+        });
+      const error = await failure(batch("2026-13-40"));
+      expect(error.type).toBe("invalid-request");
+      expect(error.violations[0]?.path).toBe("/usage/1/day");
+      expect((await callUnary(client.getUsage.bind(client), { sessionToken: "", accountId: created.account!.id, days: 7 })).days).toEqual([]);
+    });
+
     it("answers invalid-request unless exactly one of session and account is given", async () => {
       const usage = (sessionToken: string, accountId: string) =>
         callUnary(client.getUsage.bind(client), { sessionToken, accountId, days: 0 });
       expect((await failure(usage("", ""))).type).toBe("invalid-request");
       expect((await failure(usage("token", randomUUID()))).type).toBe("invalid-request");
     });
+  });
+  describe("revocation feed", () => {
+    type Message = { revokedKeyIds: string[]; cursor: string; pong: number; leaseMs: number };
+    /** A WatchRevocations stream with its messages so far, and a way to wait for one. */
+    const watch = (afterCursor: string) => {
+      const call = client.watchRevocations();
+      const messages: Message[] = [];
+      let failed: WinnowError | undefined;
+      call.on("data", (message: Message) => messages.push(message));
+      call.on("error", (error: grpc.ServiceError) => (failed = fromGrpcError(error)));
+      call.write({ afterCursor, ping: 1 });
+      const next = async (match: (m: Message) => boolean) => {
+        for (;;) {
+          const found = messages.find(match);
+          if (found || failed) return found;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      };
+      return { call, messages, next, ping: (ping: number) => call.write({ afterCursor: "", ping }), failure: () => failed };
+    };
+
+    it("answers pings with the lease, and pushes the keys a rotation revokes before the rotation returns", async () => {
+      const feed = watch("");
+      const first = await feed.next((m) => m.pong === 1);
+      expect(first).toMatchObject({ revokedKeyIds: [], leaseMs: LEASE_MS });
+      const created = await createAccount(`${randomUUID()}@example.com`);
+      await rotateKey(created.account!.id);
+      // The push does not wait for a ping: it is in before the rotation has waited out the lease.
+      expect(feed.messages.flatMap((m) => m.revokedKeyIds)).toEqual([created.keyId]);
+      feed.ping(2);
+      const answer = await feed.next((m) => m.pong === 2);
+      expect(answer!.revokedKeyIds).toEqual([]);
+      expect(BigInt(answer!.cursor)).toBeGreaterThan(BigInt(first!.cursor));
+      feed.call.end();
+    });
+
+    it("resumes after a cursor: revocations made while a gateway was away are sent first", async () => {
+      const feed = watch("");
+      const { cursor } = (await feed.next((m) => m.pong === 1))!;
+      feed.call.cancel();
+      const created = await createAccount(`${randomUUID()}@example.com`);
+      await rotateKey(created.account!.id);
+      await rotateKey(created.account!.id);
+      const resumed = watch(cursor);
+      const answer = await resumed.next((m) => m.pong === 1);
+      expect(resumed.messages.flatMap((m) => m.revokedKeyIds)).toHaveLength(2);
+      expect(resumed.messages.flatMap((m) => m.revokedKeyIds)[0]).toBe(created.keyId);
+      expect(answer!.cursor).not.toBe(cursor);
+      resumed.call.end();
+    });
+
+    it.each([["letters", "abc"], ["a negative number", "-1"], ["a number too long for a cursor", "9".repeat(30)]])(
+      "ends the stream with invalid-request for a cursor of %s",
+      async (_, cursor) => {
+        const feed = watch(cursor);
+        await feed.next(() => false);
+        expect(feed.failure()?.type).toBe("invalid-request");
+      },
+    );
   });
 });

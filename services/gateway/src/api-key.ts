@@ -13,8 +13,9 @@ export function requireApiKey(keys: KeyCheck): RequestHandler {
     const apiKey = req.get("x-api-key");
     if (!apiKey) throw new WinnowError("unauthorized", "The x-api-key header is missing.");
     const started = performance.now();
-    const key = await keys.check(apiKey, { deadline: res.locals.deadline, signal: res.locals.signal });
+    const { key, cached } = await keys.check(apiKey, { deadline: res.locals.deadline, signal: res.locals.signal });
     res.locals.timings = { auth: performance.now() - started };
+    res.locals.keyFromCache = cached;
     if (!key) throw new WinnowError("unauthorized", "The API key is not valid.");
     res.locals.accountId = key.accountId;
     res.locals.keyId = key.keyId;

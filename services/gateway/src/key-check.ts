@@ -10,6 +10,12 @@ export interface ValidKey {
   limits: PlanLimits | undefined;
 }
 
+/** A key check's answer: the grant (undefined for an invalid key), and whether it came from memory. */
+export interface KeyCheckResult {
+  key: ValidKey | undefined;
+  cached: boolean;
+}
+
 export interface KeyCheckOptions {
   /** Keys kept at most (least recently used go first); 0 = no cache, every key is checked with auth. */
   size: number;
@@ -63,18 +69,18 @@ export class KeyCheck {
     if (this.keys) this.connect();
   }
 
-  /** The key's grant, from the cache when it can be trusted, else from auth; undefined for an invalid key. */
-  async check(apiKey: string, hop: CallOptions): Promise<ValidKey | undefined> {
+  /** The key's grant, from the cache when it can be trusted, else from auth. */
+  async check(apiKey: string, hop: CallOptions): Promise<KeyCheckResult> {
     const hash = this.keys && createHash("sha256").update(apiKey).digest("base64");
     const cached = hash && this.trusted() ? this.keys!.get(hash) : undefined;
-    if (cached) return cached;
+    if (cached) return { key: cached, cached: true };
     const epoch = this.epoch;
     const trustedBefore = this.trusted();
     const result = await callUnary(this.auth.validateKey.bind(this.auth), { apiKey }, hop);
-    if (!result.valid) return undefined;
+    if (!result.valid) return { key: undefined, cached: false };
     const key = { accountId: result.accountId, keyId: result.keyId, limits: result.limits };
     if (hash && trustedBefore && epoch === this.epoch && this.trusted()) this.keys!.set(hash, key);
-    return key;
+    return { key, cached: false };
   }
 
   close(): void {

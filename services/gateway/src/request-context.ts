@@ -37,6 +37,8 @@ declare global {
       /** The key's plan limits, from ValidateKey. */
       limits?: PlanLimits;
       timings: Record<string, number>;
+      /** Whether the key check was answered from the gateway's cache (Server-Timing says so). */
+      keyFromCache?: boolean;
     }
   }
 }

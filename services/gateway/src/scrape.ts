@@ -27,7 +27,7 @@ export function scrapeHandler(backends: Backends): RequestHandler {
     );
     res.locals.timings.extract = performance.now() - started;
 
-    res.setHeader("Server-Timing", serverTiming(res.locals.timings));
+    res.setHeader("Server-Timing", serverTiming(res.locals.timings, res.locals.keyFromCache));
     res.setHeader("x-winnow-engine", engineName(result.engine));
     res.setHeader("x-winnow-render-path", renderPathName(page.path));
     if (result.usage) {
@@ -38,9 +38,9 @@ export function scrapeHandler(backends: Backends): RequestHandler {
   };
 }
 
-function serverTiming(timings: Record<string, number>): string {
+function serverTiming(timings: Record<string, number>, keyFromCache: boolean | undefined): string {
   return Object.entries(timings)
-    .map(([name, ms]) => `${name};dur=${ms.toFixed(1)}`)
+    .map(([name, ms]) => `${name};dur=${ms.toFixed(1)}${name === "auth" && keyFromCache ? ';desc="cached"' : ""}`)
     .join(", ");
 }
 
