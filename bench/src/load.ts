@@ -7,9 +7,14 @@
  *   static pages (builtin engine): concurrency 1, 8, 32
  *   browser pages (a JavaScript shell): concurrency 1, 4
  *
- * BENCH_SECONDS (default 10) sets each level's duration. Prints a table and
- * writes bench/results/load.json.
+ * For every stack level it also reports each service's CPU time per scrape
+ * (user + system time of its Node process from /proc, before and after the
+ * level: Linux only). BENCH_SECONDS (default 10) sets each level's duration.
+ * BENCH_PROFILE=<gateway|auth|renderer|extractor> writes a V8 CPU profile of
+ * that service's whole run to bench/results/profiles/<service>/ (open it in
+ * Chrome DevTools or speedscope). Prints a table and writes bench/results/load.json.
  */
+import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -21,10 +26,14 @@ import { loadPage } from "../../services/extractor/dist/page.js";
 import { shape } from "../../services/extractor/dist/shape.js";
 import { rendererConfigShape } from "../../services/renderer/dist/config.js";
 import { createRendering } from "../../services/renderer/dist/rendering.js";
-import { REPO_ROOT } from "../../scripts/dist/stack.js";
+import { REPO_ROOT, type ServiceName } from "../../scripts/dist/stack.js";
 import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SERVICES: ServiceName[] = ["gateway", "auth", "renderer", "extractor"];
+const PROFILE = process.env.BENCH_PROFILE as ServiceName | undefined;
+if (PROFILE && !SERVICES.includes(PROFILE)) throw new Error(`BENCH_PROFILE must be one of ${SERVICES.join(", ")}`);
+const PROFILE_DIR = path.join(REPO_ROOT, "bench/results/profiles");
 const SCHEMA = { product_name: "string", brand: "string", price_usd: "number", rating_out_of_5: "number" };
 
 const product = (i: number) => `<!doctype html><html><head><title>Trail Shoe ${i} | Northpeak</title>
@@ -48,6 +57,12 @@ const site = createServer((req, res) => {
 await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 
+/** CPU time (user + system) a process has used so far, in ms; /proc counts in clock ticks of 10 ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 interface Level {
   target: "stack" | "direct";
   pages: "static" | "browser";
@@ -58,6 +73,8 @@ interface Level {
   p50: number;
   p95: number;
   p99: number;
+  /** Stack levels: each service's CPU ms per successful scrape. */
+  cpuMsPerScrape?: Partial<Record<ServiceName, number>>;
 }
 
 /** Closed-loop load: `concurrency` workers, each sending its next request when the last one answered, for SECONDS. */
@@ -93,19 +110,34 @@ const LEVELS: [Level["pages"], number][] = [
 const results: Level[] = [];
 
 // The whole stack, as `npm start` runs it, on free ports.
-const stack = await startThrowawayStack({ env: { WINNOW_EGRESS_ALLOW: origin.replace("http://", ""), RENDER_MAX_QUEUE: "256" } });
-const viaStack = (pages: Level["pages"]) => async (i: number) => {
-  const res = await fetch(`${stack.gatewayUrl}/scrape`, {
+if (PROFILE) await mkdir(path.join(PROFILE_DIR, PROFILE), { recursive: true });
+const stack = await startThrowawayStack({
+  env: { WINNOW_EGRESS_ALLOW: origin.replace("http://", ""), RENDER_MAX_QUEUE: "256" },
+  nodeArgs: PROFILE && { [PROFILE]: ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, PROFILE)}`] },
+});
+const scrape = (pages: Level["pages"], i: number) =>
+  fetch(`${stack.gatewayUrl}/scrape`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": stack.apiKey },
     body: JSON.stringify({ url: `${origin}/${pages}/${i}`, schema: SCHEMA }),
   });
+const viaStack = (pages: Level["pages"]) => async (i: number) => {
+  const res = await scrape(pages, i);
   const body = await res.text();
   return res.ok ? undefined : `HTTP ${res.status} ${(JSON.parse(body) as { type?: string }).type ?? ""}`;
 };
+// The steady state: the gateway checks the key from its cache once auth's revocation feed is up.
+for (let tries = 0; !(await scrape("static", 0)).headers.get("server-timing")?.includes('desc="cached"'); tries++) {
+  if (tries === 100) throw new Error("the gateway never answered the key from its cache");
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
 for (const [pages, concurrency] of LEVELS) {
   await viaStack(pages)(0); // warm-up
-  results.push(await measure("stack", pages, concurrency, viaStack(pages)));
+  const pids = SERVICES.map((service) => stack.process(service).pid!);
+  const cpuBefore = pids.map(cpuMs);
+  const level = await measure("stack", pages, concurrency, viaStack(pages));
+  level.cpuMsPerScrape = Object.fromEntries(SERVICES.map((service, i) => [service, (cpuMs(pids[i]!) - cpuBefore[i]!) / level.requests]));
+  results.push(level);
 }
 await stack.stop();
 
@@ -140,6 +172,12 @@ for (const r of rows) {
     `${r.pages.padEnd(8)} ${String(r.concurrency).padStart(4)} | ${ms(r.stack.p50).padStart(8)} ${ms(r.stack.p95).padStart(6)} ${ms(r.stack.p99).padStart(6)} ${r.stack.rps.toFixed(1).padStart(6)} ${String(errs).padStart(6)} | ${ms(r.direct.p50).padStart(9)} ${ms(r.direct.p95).padStart(6)} ${r.direct.rps.toFixed(1).padStart(6)} | ${r.p50Ratio.toFixed(2).padStart(8)}x ${r.rpsRatio.toFixed(2).padStart(8)}x`,
   );
 }
+console.log("\nCPU ms per scrape through the stack (each service's Node process)");
+console.log(`pages    conc | ${SERVICES.map((service) => service.padStart(9)).join(" ")}`);
+for (const r of rows) {
+  console.log(`${r.pages.padEnd(8)} ${String(r.concurrency).padStart(4)} | ${SERVICES.map((service) => r.stack.cpuMsPerScrape![service]!.toFixed(2).padStart(9)).join(" ")}`);
+}
+if (PROFILE) console.log(`\nCPU profile of ${PROFILE}: ${path.relative(process.cwd(), path.join(PROFILE_DIR, PROFILE))}/*.cpuprofile`);
 const out = path.join(REPO_ROOT, "bench/results/load.json");
 await mkdir(path.dirname(out), { recursive: true });
 await writeFile(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, rows }, null, 2)}\n`);

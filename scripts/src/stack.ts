@@ -17,6 +17,8 @@ const BACKENDS = ["auth", "renderer", "extractor"] as const;
 export interface StackOptions {
   /** Environment shared by every service (on top of process.env unless inheritEnv is false). */
   env?: NodeJS.ProcessEnv;
+  /** Extra Node.js flags for one service (e.g. --cpu-prof). */
+  nodeArgs?: Partial<Record<ServiceName, string[]>>;
   inheritEnv?: boolean;
   ports: Record<ServiceName, number>;
   /** Receives every output line of every service. */
@@ -60,7 +62,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   const supervisors = new Map<ServiceName, Supervisor>();
   for (const service of [...BACKENDS, "gateway"] as const) {
-    const supervisor = new Supervisor(service, { ...env, ...serviceEnv[service], OTEL_SERVICE_NAME: `winnow-${service}` }, options);
+    const supervisor = new Supervisor(
+      service,
+      { ...env, ...serviceEnv[service], OTEL_SERVICE_NAME: `winnow-${service}` },
+      options,
+    );
     supervisors.set(service, supervisor);
     supervisor.start();
   }
@@ -142,7 +148,8 @@ class Supervisor {
   start(): void {
     const entry = path.join(REPO_ROOT, "services", this.service, "dist", "main.js");
     const startedAt = Date.now();
-    const child = spawn(process.execPath, ["--import", "@winnow/platform/telemetry", entry], {
+    const nodeArgs = this.options.nodeArgs?.[this.service] ?? [];
+    const child = spawn(process.execPath, [...nodeArgs, "--import", "@winnow/platform/telemetry", entry], {
       cwd: REPO_ROOT,
       env: this.env,
       stdio: ["ignore", "pipe", "pipe"],

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePorts } from "./ports.js";
-import { startStack, type ServiceName, type Stack } from "./stack.js";
+import { startStack, type ServiceName, type Stack, type StackOptions } from "./stack.js";
 
 export interface ThrowawayStack extends Stack {
   ports: Record<ServiceName, number>;
@@ -18,6 +18,7 @@ export interface ThrowawayStack extends Stack {
 
 export interface ThrowawayStackOptions {
   env?: NodeJS.ProcessEnv;
+  nodeArgs?: StackOptions["nodeArgs"];
   /** A data directory the caller owns (kept on stop), e.g. to restart on the same accounts. */
   dataDir?: string;
   onOutput?: (service: ServiceName, line: string) => void;
@@ -39,6 +40,7 @@ export async function startThrowawayStack(options: ThrowawayStackOptions = {}): 
       PLAN_MAX_CONCURRENT_SCRAPES: "1000",
       ...options.env,
     },
+    nodeArgs: options.nodeArgs,
     ports,
     onOutput: options.onOutput,
   }).catch(async (error: unknown) => {

@@ -73,6 +73,8 @@ beforeAll(async () => {
       ...env,
       PORT: String(gateway2),
       AUTH_ADDR: `127.0.0.1:${authLink.port}`,
+      // Nothing is written before the SIGTERM of the last test: the counts it checks come from the drain.
+      USAGE_FLUSH_MS: "600000",
       RENDERER_ADDR: `127.0.0.1:${renderer}`,
       EXTRACTOR_ADDR: `127.0.0.1:${extractor}`,
     },
@@ -389,5 +391,24 @@ describe("refresh means dead at once", () => {
 
   it("also while that link silently stops carrying anything (half-open) during the rotation", async () => {
     await floodAcrossRotation(() => authLink.blackhole());
+  });
+});
+
+describe("usage counted in batches", () => {
+  it("writes every count on SIGTERM: scrapes answered just before a gateway stops are not lost", async () => {
+    const created = await callUnary(auth.createAccount.bind(auth), { email: `${randomUUID()}@example.com`, password: "" });
+    const statuses = await Promise.all(Array.from({ length: 5 }, () => scrape(secondGatewayUrl, created.apiKey).then((res) => res.status)));
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+    // Checks of the key alone are not scrapes and are not counted.
+    expect((await fetch(`${secondGatewayUrl}/account`, { headers: { "x-api-key": created.apiKey } })).status).toBe(200);
+    const usage = () => callUnary(auth.getUsage.bind(auth), { sessionToken: "", accountId: created.account!.id, days: 1 });
+    expect((await usage()).days).toEqual([]);
+
+    await secondGateway.stop();
+    expect(secondGateway.child.exitCode).toBe(0);
+    const [today] = (await usage()).days;
+    expect(today).toMatchObject({ keyId: created.keyId, scrapes: 5 });
+    expect(today!.tokensIn).toBeGreaterThan(0);
+    expect(today!.tokensOut).toBeGreaterThan(0);
   });
 });

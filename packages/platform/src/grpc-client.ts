@@ -14,8 +14,9 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   "grpc.keepalive_time_ms": 30_000,
   "grpc.keepalive_timeout_ms": 10_000,
-  // grpc-js waits up to two minutes between reconnection attempts by default; a
-  // backend back after an outage (or a gateway's revocation feed) should be used within seconds.
+  // grpc-js waits 1 s after a failed connection, growing to two minutes, by default; a
+  // backend that starts or comes back (and a gateway's revocation feed) should be used within seconds.
+  "grpc.initial_reconnect_backoff_ms": 250,
   "grpc.max_reconnect_backoff_ms": 5_000,
   "grpc.max_receive_message_length": 64 * 1024 * 1024,
 };

@@ -18,7 +18,7 @@ export const configShape = {
   /** A cached key is checked with auth again after this long, so plan changes arrive. */
   KEY_CACHE_MAX_AGE_MS: env.positiveInt(60_000, 3_600_000),
   /** How often usage counted in memory is written to auth (and once more on shutdown). */
-  USAGE_FLUSH_MS: env.positiveInt(1_000, 60_000),
+  USAGE_FLUSH_MS: env.positiveInt(1_000, 600_000),
   /** Rate limits in Redis, shared by every replica; without it, in this process's memory. */
   REDIS_URL: z.url({ protocol: /^rediss?$/, message: "must be a redis:// or rediss:// URL" }).optional(),
   /** Prefix of the gateway's Redis keys, so deployments sharing a Redis do not share counts. */

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { Metadata } from "@grpc/grpc-js";
 import { callUnary, type CallOptions, type Logger } from "@winnow/platform";
 import type { AuthServiceClient, PlanLimits, WatchRevocationsResponse } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { LRUCache } from "lru-cache";
@@ -94,7 +95,10 @@ export class KeyCheck {
   }
 
   private connect(): void {
-    const call = this.auth.watchRevocations();
+    // Waits for auth to be reachable instead of failing at once (a gateway that starts before auth).
+    const metadata = new Metadata();
+    metadata.setOptions({ waitForReady: true });
+    const call = this.auth.watchRevocations(metadata);
     this.call = call;
     call.on("data", (message: WatchRevocationsResponse) => this.receive(message));
     call.on("error", (error: Error) => this.lost(call, error));
@@ -116,8 +120,9 @@ export class KeyCheck {
     const now = performance.now();
     const interval = this.leaseMs > 0 ? this.leaseMs / PINGS_PER_LEASE : FIRST_PING_INTERVAL_MS;
     if (now - this.lastPingAt >= interval) call.write({ afterCursor: "", ping: this.ping() });
+    // Only once auth has answered on this stream: before that it may still be waiting for auth to come up.
     const oldest = this.pings.values().next().value;
-    if (oldest !== undefined && now - oldest > 2 * Math.max(this.leaseMs, FIRST_PING_INTERVAL_MS)) call.cancel();
+    if (this.leaseMs > 0 && oldest !== undefined && now - oldest > 2 * this.leaseMs) call.cancel();
   }
 
   private receive(message: WatchRevocationsResponse): void {
@@ -145,6 +150,7 @@ export class KeyCheck {
     this.call = undefined;
     clearInterval(this.timer);
     this.trustedUntil = 0;
+    this.leaseMs = 0;
     this.epoch++;
     this.keys!.clear();
     this.pings.clear();
