@@ -112,10 +112,13 @@ export function unary<Req, Res>(
     const timer = deadline
       ? setTimeout(() => controller.abort(new WinnowError("deadline-exceeded", "deadline exceeded")), Math.max(0, deadline.getTime() - Date.now()))
       : undefined;
-    call.on("cancelled", () => controller.abort(new WinnowError("deadline-exceeded", "call cancelled by the caller")));
+    // grpc-js also reports "cancelled" when the stream closes after an answer; only an open call is cancelled.
+    let answered = false;
+    call.on("cancelled", () => answered || controller.abort(new WinnowError("deadline-exceeded", "call cancelled by the caller")));
     // Through a promise chain, so a handler that throws synchronously is answered like one that rejects.
     Promise.resolve()
       .then(() => handler(call.request, { deadline, signal: controller.signal, metadata: call.metadata }))
+      .finally(() => (answered = true))
       .then(
         (response) => callback(null, response),
         (error: unknown) => {
