@@ -3,6 +3,9 @@
  * Chromium: fixture pages on 127.0.0.1, once through the builtin engine and
  * once through the LLM engine pointed at our own OpenAI-compatible server.
  */
+import { randomUUID } from "node:crypto";
+import { callUnary, createClient } from "@winnow/platform";
+import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm } from "../support/fake-llm.js";
 import { startOtlpReceiver } from "../support/otlp-receiver.js";
@@ -156,17 +159,27 @@ describe("the stack on the LLM engine, traced", () => {
     expect([...sent.response_format.json_schema.schema.required].sort()).toEqual(["price_usd", "product_name"]);
   });
 
-  it("records one trace across the four services, with render, extract and model-call spans, and no secrets or page data", async () => {
-    const res = await run.scrape({ url: `${run.site.origin}/product`, schema: { product_name: "string" } });
-    expect(res.status).toBe(200);
-    const spans = await waitFor(() => {
+  /** The spans of the newest scrape's trace, once every service it went through has exported its part. */
+  const newestTrace = (services: number) =>
+    waitFor(() => {
       const roots = otlp.spans.filter((s) => s.service === "winnow-gateway" && !s.parentSpanId && s.name.startsWith("POST"));
       const inTrace = otlp.spans.filter((s) => s.traceId === roots.at(-1)?.traceId);
       // Spans arrive in batches per process; wait until the extractor's server span (which ends last) is in.
       const complete = inTrace.some((s) => s.name.startsWith("chat ")) && inTrace.some((s) => /ExtractorService\/Extract$/.test(s.name));
-      return new Set(inTrace.map((s) => s.service)).size === 4 && complete ? inTrace : undefined;
+      return new Set(inTrace.map((s) => s.service)).size === services && complete ? inTrace : undefined;
     });
+
+  it("records one trace across the four services, with render, extract and model-call spans, and no secrets or page data", async () => {
+    // A key the gateway has not seen, so this scrape checks it with auth.
+    const auth = createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`);
+    const { apiKey } = await callUnary(auth.createAccount.bind(auth), { email: `${randomUUID()}@example.com`, password: "" });
+    auth.close();
+    const res = await run.scrape({ url: `${run.site.origin}/product`, schema: { product_name: "string" } }, { "x-api-key": apiKey });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("server-timing")).not.toContain("cached");
+    const spans = await newestTrace(4);
     expect([...new Set(spans.map((s) => s.service))].sort()).toEqual(["winnow-auth", "winnow-extractor", "winnow-gateway", "winnow-renderer"]);
+    expect(spans).toContainEqual(expect.objectContaining({ service: "winnow-auth", name: expect.stringMatching(/AuthService\/ValidateKey$/) }));
     expect(spans).toContainEqual(expect.objectContaining({ service: "winnow-renderer", name: expect.stringMatching(/RendererService\/Render$/) }));
     expect(spans).toContainEqual(expect.objectContaining({ service: "winnow-extractor", name: expect.stringMatching(/ExtractorService\/Extract$/) }));
     const chat = spans.find((s) => s.name.startsWith("chat "))!;
@@ -183,6 +196,14 @@ describe("the stack on the LLM engine, traced", () => {
     // Logs carry the trace ids of the requests they belong to.
     const accessLog = run.output.find((line) => line.startsWith("gateway:") && line.includes('"POST /scrape 200"'));
     expect(accessLog).toMatch(/"trace_id":"[0-9a-f]{32}"/);
+  });
+
+  it("leaves auth out of a scrape's trace once the gateway checks the key from its cache", async () => {
+    let res: Response;
+    do res = await run.scrape({ url: `${run.site.origin}/product`, schema: { product_name: "string" } });
+    while (!res.headers.get("server-timing")?.includes('desc="cached"'));
+    const spans = await newestTrace(3);
+    expect([...new Set(spans.map((s) => s.service))].sort()).toEqual(["winnow-extractor", "winnow-gateway", "winnow-renderer"]);
   });
 });
 
