@@ -5,10 +5,13 @@
  * test is bounded by the deadlines it sets; none waits on wall-clock luck.
  */
 import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { callUnary, createClient } from "@winnow/platform";
+import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
 import type { FixturePage } from "../support/fixture-site.js";
@@ -78,8 +81,12 @@ describe("process faults", () => {
   });
 
   it("auth down: 503, never 401; service again once it is back", async () => {
+    // A key the gateway has never checked, so it cannot come from the gateway's cache.
+    const auth = createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`);
+    const { apiKey } = await callUnary(auth.createAccount.bind(auth), { email: `${randomUUID()}@example.com`, password: "" });
+    auth.close();
     run.stack.process("auth").kill("SIGKILL");
-    const failure = await problemOf(await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA }));
+    const failure = await problemOf(await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA }, { "x-api-key": apiKey }));
     expect(failure).toEqual({ status: 503, type: "backend-unavailable", retryable: true });
     await run.stack.waitUntilReady();
     expect(await scrapeUntilOk(run)).not.toContainEqual(expect.objectContaining({ status: 401 }));

@@ -15,6 +15,7 @@ describe("auth configuration", () => {
       PLAN_REQUESTS_PER_MINUTE: 60,
       PLAN_MAX_CONCURRENT_SCRAPES: 4,
       WINNOW_DEV_ACCOUNT: true,
+      KEY_CACHE_LEASE_MS: 1_000,
     });
   });
 
