@@ -29,10 +29,14 @@ onShutdownSignal(logger, async () => {
   await server.shutdown(config.SHUTDOWN_GRACE_MS);
   await close();
 });
-browser.onReadyChange((ready) => server.setReady(ready));
-try {
-  await browser.start();
-} catch (error) {
-  logger.fatal({ err: error }, "the browser could not start");
-  process.exit(1);
+if (browser) {
+  browser.onReadyChange((ready) => server.setReady(ready));
+  try {
+    await browser.start();
+  } catch (error) {
+    logger.fatal({ err: error }, "the browser could not start");
+    process.exit(1);
+  }
+} else {
+  server.setReady(true);
 }
