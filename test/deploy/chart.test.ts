@@ -256,6 +256,27 @@ describe("rendered objects", () => {
     });
   });
 
+  it("serves each service's metrics on the metrics port, announced to Prometheus by pod annotations", () => {
+    const { port } = defaultValues().metrics;
+    for (const component of COMPONENTS) {
+      const config = loadServiceConfig(component, plainEnv(component));
+      expect({ host: config.METRICS_HOST, port: config.METRICS_PORT }, component).toEqual({ host: "0.0.0.0", port });
+      expect(container(component).ports).toContainEqual({ name: "metrics", containerPort: port, protocol: "TCP" });
+      expect(deployment(component).spec.template.metadata.annotations).toEqual({
+        "prometheus.io/scrape": "true",
+        "prometheus.io/port": String(port),
+        "prometheus.io/path": "/metrics",
+      });
+    }
+    const values = defaultValues();
+    values.metrics.podAnnotations = false;
+    values.renderer.podAnnotations = { team: "scraping" };
+    const annotations = (component: Component) =>
+      renderChart(values).find((o) => o.kind === "Deployment" && o.metadata.name === `prod-winnow-${component}`)!.spec.template.metadata.annotations;
+    expect(annotations("renderer")).toEqual({ team: "scraping" });
+    expect(annotations("gateway")).toBeUndefined();
+  });
+
   it("adds an Ingress to the gateway Service when enabled", () => {
     const values = defaultValues();
     Object.assign(values.gateway.ingress, { enabled: true, className: "nginx", tls: [{ hosts: ["api.example.com"], secretName: "tls" }] });
@@ -363,6 +384,15 @@ describe("network policies", () => {
     expect(allowed("Egress", podLabels("auth"), { ip: "93.184.216.34" }, 80)).toBe(false);
     expect(allowed("Egress", podLabels("extractor"), { ip: "93.184.216.34" }, 80)).toBe(false);
     expect(allowed("Egress", podLabels("extractor"), { ip: "93.184.216.34" }, 443), "the OpenAI API").toBe(true);
+  });
+
+  it("lets pods in the cluster, not the outside, scrape every service's metrics port", () => {
+    const port = defaultValues().metrics.port;
+    const prometheus = { pod: { "app.kubernetes.io/name": "prometheus" } };
+    for (const component of COMPONENTS) {
+      expect(allowed("Ingress", podLabels(component), prometheus, port), component).toBe(true);
+      expect(allowed("Ingress", podLabels(component), outsider, port), component).toBe(false);
+    }
   });
 
   it("lets every pod resolve names through the cluster DNS", () => {

@@ -155,6 +155,7 @@ describe("Dockerfile", () => {
       expect(unknownVariables(component, Object.keys(env).filter((name) => !runtimeOnly.has(name))), component).toEqual([]);
       const config = loadServiceConfig(component, env);
       expect(config[component === "gateway" ? "HOST" : "GRPC_HOST"]).toBe("0.0.0.0");
+      expect(config.METRICS_HOST, "metrics, too, reached from outside the container").toBe("0.0.0.0");
       const port = component === "gateway" ? config.PORT : config.GRPC_PORT;
       expect(all(component, "EXPOSE").map((i) => i.args)).toEqual([String(port)]);
     }

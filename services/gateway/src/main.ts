@@ -1,4 +1,4 @@
-import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal } from "@winnow/platform";
+import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serveMetrics } from "@winnow/platform";
 import { createApp } from "./app.js";
 import { connectBackends } from "./backends.js";
 import { configShape } from "./config.js";
@@ -11,6 +11,7 @@ logFatalErrors(logger);
 
 const config = loadConfigOrExit(configShape);
 logger.level = config.LOG_LEVEL;
+await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const backends = connectBackends({ auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR });
 const drain = new Drain();

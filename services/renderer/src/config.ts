@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { env } from "@winnow/platform";
+import { env, metricsConfig } from "@winnow/platform";
 import { parseEgressAllowlist } from "./egress.js";
 
 export const rendererConfigShape = {
   GRPC_HOST: env.host("127.0.0.1"),
   GRPC_PORT: env.port(50052),
+  ...metricsConfig(9466),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   LOG_LEVEL: env.logLevel(),
   /** Searched first; where it names no executable, the search goes on (browser-discovery.ts). */

@@ -7,6 +7,7 @@ import { EgressProxy } from "./egress-proxy.js";
 import { PageRenderer } from "./page-renderer.js";
 import { PageSlots } from "./page-slots.js";
 import { BrowserRenderer } from "./render.js";
+import { observeBrowserPool } from "./render-metrics.js";
 import { StaticFetcher } from "./static-fetch.js";
 
 const PROXY_BYTES_PER_HTML_BYTE = 4;
@@ -41,6 +42,7 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
           logger,
         });
   const slots = new PageSlots(config.RENDER_MAX_PAGES, config.RENDER_MAX_QUEUE);
+  observeBrowserPool(slots, config.RENDER_MAX_PAGES, () => host?.connected ?? false);
   const renderer = new PageRenderer(
     new StaticFetcher({ guard, maxBytes, maxRedirects: config.RENDER_MAX_REDIRECTS }),
     host ? new BrowserRenderer({ browser: host, guard, slots, maxHtmlBytes: maxBytes }) : NO_BROWSER,
