@@ -46,8 +46,10 @@ describe("without any browser", () => {
 
   it("starts ready, with one warning that says how to install a browser", async () => {
     expect((await fetch(`${run.stack.gatewayUrl}/readyz`)).status).toBe(200);
-    const warnings = run.output.filter((line) => line.startsWith("renderer:") && line.includes("no browser found"));
+    const warnings = run.output.filter((line) => line.startsWith("renderer:") && line.includes('"level":40'));
     expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("no browser found");
+    expect(warnings[0]).toContain("CHROMIUM_PATH");
     expect(warnings[0]).toContain("apt-get install chromium");
   });
 

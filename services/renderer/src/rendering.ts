@@ -60,14 +60,16 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
   };
 }
 
-/** The Chromium to use; without one the renderer still starts (most pages need no browser) and says how to get one. */
+/** The Chromium to use; without one the renderer still starts (most pages need no browser) and says, once, how to get one. */
 function findChromium(config: RendererConfig, logger: Logger): string | undefined {
   const { found, configuredMissing } = findBrowser({ configured: config.CHROMIUM_PATH, pathVariable: process.env.PATH });
-  if (configuredMissing) logger.warn({ CHROMIUM_PATH: configuredMissing }, "CHROMIUM_PATH names no executable file; looking elsewhere");
+  const badSetting = configuredMissing ? `CHROMIUM_PATH (${configuredMissing}) names no executable file` : undefined;
   if (found) {
+    if (badSetting) logger.warn(`${badSetting}; using ${found.executablePath}`);
     logger.info({ executablePath: found.executablePath, foundBy: found.source }, "browser found");
     return found.executablePath;
   }
-  logger.warn(`no browser found: pages that need JavaScript will be refused (browser-unavailable); ${installHint()}`);
+  const searched = [badSetting, "no Chromium installed by Playwright", "no chromium, chromium-browser or google-chrome on PATH"].filter(Boolean).join("; ");
+  logger.warn(`no browser found (${searched}): pages that need JavaScript will answer browser-unavailable; ${installHint()}`);
   return undefined;
 }
