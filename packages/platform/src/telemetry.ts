@@ -10,6 +10,7 @@
 import { register } from "node:module";
 import path from "node:path";
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
+import { AggregationType } from "@opentelemetry/sdk-metrics";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
 import { ExpressInstrumentation } from "@opentelemetry/instrumentation-express";
@@ -34,6 +35,8 @@ env.OTEL_SERVICE_NAME ??= serviceNameFromEntry(process.argv[1]);
 const sdk = new NodeSDK({
   ...(exporting ? {} : { spanProcessors: [] }),
   ...(prometheus ? { metricReaders: [prometheus] } : {}),
+  // Outgoing HTTP is only the renderer's egress proxy fetching pages: a series per site's address and port, unbounded.
+  views: [{ instrumentName: "http.client.request.duration", aggregation: { type: AggregationType.DROP } }],
   instrumentations: [
     new HttpInstrumentation({
       // Health probes and metrics scrapes would drown the traces and request metrics that matter.
