@@ -33,7 +33,8 @@ RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 # --- runtime: what every service shares. Services run from /app, the repository layout,
 # because the telemetry preload and the .proto files for reflection are found from there.
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production
+# Each service's /metrics (METRICS_PORT) is reached from outside the container, like its API.
+ENV NODE_ENV=production METRICS_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=prod-deps /src/node_modules node_modules
 COPY package.json ./

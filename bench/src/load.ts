@@ -144,6 +144,7 @@ await stack.stop();
 // The same work in this process: render (static or browser, chosen the same way) and the builtin engine.
 const config = loadConfig(rendererConfigShape, { LOG_LEVEL: "warn", WINNOW_EGRESS_ALLOW: origin.replace("http://", ""), RENDER_MAX_QUEUE: "256" });
 const rendering = await createRendering(config, createLogger("bench", "warn"));
+if (!rendering.browser) throw new Error("this benchmark needs a Chromium");
 await rendering.browser.start();
 const tree = parseSchema(SCHEMA);
 const direct = async (pages: Level["pages"], i: number) => {

@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { chromium } from "playwright-core";
 import { createLogger, loadConfig } from "@winnow/platform";
-import { chromiumExecutable } from "../../services/renderer/dist/browser.js";
+import { findBrowser } from "../../services/renderer/dist/browser-discovery.js";
 import { rendererConfigShape } from "../../services/renderer/dist/config.js";
 import type { RenderChoice } from "../../services/renderer/dist/render.js";
 import { descendantsRssBytes } from "../../services/renderer/dist/process-memory.js";
@@ -98,8 +98,9 @@ const config = loadConfig(rendererConfigShape, {
   RENDER_MAX_QUEUE: "64",
 });
 const rendering = await createRendering(config, createLogger("bench", config.LOG_LEVEL));
+if (!rendering.browser) throw new Error("this benchmark needs a Chromium");
 await rendering.browser.start();
-const bare = await chromium.launch({ executablePath: chromiumExecutable(config.CHROMIUM_PATH), args: ["--no-sandbox", "--disable-gpu"] });
+const bare = await chromium.launch({ executablePath: findBrowser({ configured: config.CHROMIUM_PATH, pathVariable: process.env.PATH }).found?.executablePath, args: ["--no-sandbox", "--disable-gpu"] });
 
 const ours = (mode: RenderChoice) => async (i: number) => {
   const page = await rendering.renderer.render({ url: new URL(`${base}/page/${i}`), mode, waitFor: "", timeoutMs: 30_000, signal: new AbortController().signal });

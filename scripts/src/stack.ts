@@ -21,6 +21,8 @@ export interface StackOptions {
   nodeArgs?: Partial<Record<ServiceName, string[]>>;
   inheritEnv?: boolean;
   ports: Record<ServiceName, number>;
+  /** Each service's METRICS_PORT; unset: their defaults (9464-9467). */
+  metricsPorts?: Record<ServiceName, number>;
   /** Receives every output line of every service. */
   onOutput?: (service: ServiceName, line: string) => void;
   /** Receives supervisor events (exits, restarts). */
@@ -62,9 +64,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   const supervisors = new Map<ServiceName, Supervisor>();
   for (const service of [...BACKENDS, "gateway"] as const) {
+    const metricsPort = options.metricsPorts ? { METRICS_PORT: String(options.metricsPorts[service]) } : {};
     const supervisor = new Supervisor(
       service,
-      { ...env, ...serviceEnv[service], OTEL_SERVICE_NAME: `winnow-${service}` },
+      { ...env, ...serviceEnv[service], ...metricsPort, OTEL_SERVICE_NAME: `winnow-${service}` },
       options,
     );
     supervisors.set(service, supervisor);

@@ -13,6 +13,8 @@ import { startStack, type ServiceName, type Stack, type StackOptions } from "./s
 
 export interface ThrowawayStack extends Stack {
   ports: Record<ServiceName, number>;
+  /** Where each service serves /metrics on 127.0.0.1. */
+  metricsPorts: Record<ServiceName, number>;
   dataDir: string;
 }
 
@@ -26,8 +28,10 @@ export interface ThrowawayStackOptions {
 
 export async function startThrowawayStack(options: ThrowawayStackOptions = {}): Promise<ThrowawayStack> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), "winnow-stack-")));
-  const [gateway, auth, renderer, extractor] = (await freePorts(4)) as [number, number, number, number];
-  const ports = { gateway, auth, renderer, extractor };
+  const free = await freePorts(8);
+  const at = (i: number) => free[i]!;
+  const ports = { gateway: at(0), auth: at(1), renderer: at(2), extractor: at(3) };
+  const metricsPorts = { gateway: at(4), auth: at(5), renderer: at(6), extractor: at(7) };
   const removeData = () => (options.dataDir ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
   const stack = await startStack({
     inheritEnv: false,
@@ -42,6 +46,7 @@ export async function startThrowawayStack(options: ThrowawayStackOptions = {}): 
     },
     nodeArgs: options.nodeArgs,
     ports,
+    metricsPorts,
     onOutput: options.onOutput,
   }).catch(async (error: unknown) => {
     await removeData();
@@ -50,6 +55,7 @@ export async function startThrowawayStack(options: ThrowawayStackOptions = {}): 
   return {
     ...stack,
     ports,
+    metricsPorts,
     dataDir,
     async stop() {
       await stack.stop();

@@ -1,16 +1,19 @@
 /**
- * The Helm chart, without Helm: values.yaml against values.schema.json, then the templates
- * rendered by our Go-template subset (go-template.ts) and the resulting objects checked as
- * Kubernetes would read them: wiring, probes, pod security, shutdown timing, secrets,
- * autoscaling and which pod the NetworkPolicies let talk to which.
+ * The Helm chart with the real helm (helm.ts): `helm lint`, values.yaml against
+ * values.schema.json, every rendered object against the Kubernetes API schemas
+ * (kubernetes-models' validators), and the objects of `helm template` checked as Kubernetes
+ * would read them: wiring, probes, pod security, shutdown timing, secrets, autoscaling and
+ * which pod the NetworkPolicies let talk to which.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { Ajv } from "ajv";
 import ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { CHART_DIR, defaultValues, renderChart, renderNotes, type K8sObject, type Values } from "./chart.js";
+import { CHART_DIR, defaultValues, helm, renderChart, renderNotes, withValues, type K8sObject, type Values } from "./chart.js";
+import { runHelm } from "./helm.js";
 import { COMPONENTS, loadServiceConfig, requiredVariables, unknownVariables, type Component } from "./service-config.js";
 
 const schema = JSON.parse(readFileSync(path.join(CHART_DIR, "values.schema.json"), "utf8"));
@@ -46,6 +49,54 @@ describe("YAML files", () => {
         expect(document.warnings.map((w) => w.message), file).toEqual([]);
       }
     }
+  });
+});
+
+/** Values an operator would install with: an image registry and tag, an Ingress with TLS, a collector, Redis. */
+function productionValues(): Values {
+  const values = defaultValues();
+  Object.assign(values.image, { registry: "registry.example.com", tag: "0.1.0" });
+  Object.assign(values.gateway.ingress, { enabled: true, className: "nginx", tls: [{ hosts: ["api.example.com"], secretName: "tls" }] });
+  values.gateway.ingress.hosts[0].host = "api.example.com";
+  values.gateway.extraEgress = [{ to: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "redis" } } }], ports: [{ protocol: "TCP", port: 6379 }] }];
+  values.networkPolicy.gatewayIngressFrom = [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "ingress-nginx" } } }];
+  values.otel.endpoint = "http://otel-collector.observability:4318";
+  return values;
+}
+
+describe("helm lint", () => {
+  it.each([
+    ["the default values", defaultValues],
+    ["production-like values", productionValues],
+  ])("passes --strict with %s", (_what, values) => {
+    const output = withValues(values(), (args) => runHelm(helm, ["lint", CHART_DIR, "--strict", ...args]));
+    expect(output).toContain("1 chart(s) linted, 0 chart(s) failed");
+  });
+});
+
+describe("Kubernetes API schemas", () => {
+  const require = createRequire(import.meta.url);
+  /** kubernetes-models' model for an object's apiVersion and kind (e.g. kubernetes-models/apps/v1/Deployment). */
+  const modelOf = (object: K8sObject) => {
+    const module = require(`kubernetes-models/${object.apiVersion}/${object.kind}`) as Record<string, new (data: unknown) => { validate(): void }>;
+    return module[object.kind]!;
+  };
+
+  it.each([
+    ["the default values", defaultValues],
+    ["production-like values", productionValues],
+  ])("accept every object rendered with %s", (_what, values) => {
+    const rendered = renderChart(values());
+    expect(rendered.length).toBeGreaterThanOrEqual(22);
+    for (const object of rendered) {
+      expect(() => new (modelOf(object))(object).validate(), `${object.kind} ${object.metadata.name}`).not.toThrow();
+    }
+  });
+
+  it("refuse an object Kubernetes would refuse", () => {
+    const broken = structuredClone(objects.find((o) => o.kind === "Deployment")!);
+    broken.spec.template.spec.containers[0].ports[0].containerPort = "http";
+    expect(() => new (modelOf(broken))(broken).validate()).toThrow(/containerPort must be integer/);
   });
 });
 
@@ -205,6 +256,27 @@ describe("rendered objects", () => {
     });
   });
 
+  it("serves each service's metrics on the metrics port, announced to Prometheus by pod annotations", () => {
+    const { port } = defaultValues().metrics;
+    for (const component of COMPONENTS) {
+      const config = loadServiceConfig(component, plainEnv(component));
+      expect({ host: config.METRICS_HOST, port: config.METRICS_PORT }, component).toEqual({ host: "0.0.0.0", port });
+      expect(container(component).ports).toContainEqual({ name: "metrics", containerPort: port, protocol: "TCP" });
+      expect(deployment(component).spec.template.metadata.annotations).toEqual({
+        "prometheus.io/scrape": "true",
+        "prometheus.io/port": String(port),
+        "prometheus.io/path": "/metrics",
+      });
+    }
+    const values = defaultValues();
+    values.metrics.podAnnotations = false;
+    values.renderer.podAnnotations = { team: "scraping" };
+    const annotations = (component: Component) =>
+      renderChart(values).find((o) => o.kind === "Deployment" && o.metadata.name === `prod-winnow-${component}`)!.spec.template.metadata.annotations;
+    expect(annotations("renderer")).toEqual({ team: "scraping" });
+    expect(annotations("gateway")).toBeUndefined();
+  });
+
   it("adds an Ingress to the gateway Service when enabled", () => {
     const values = defaultValues();
     Object.assign(values.gateway.ingress, { enabled: true, className: "nginx", tls: [{ hosts: ["api.example.com"], secretName: "tls" }] });
@@ -219,7 +291,7 @@ describe("rendered objects", () => {
 
   it("refuses several auth replicas without Postgres, or with the dev account on but no fixed dev key", () => {
     const noDatabase = defaultValues();
-    delete noDatabase.auth.secretEnv.DATABASE_URL;
+    noDatabase.auth.secretEnv.DATABASE_URL = null; // helm merges values over values.yaml: null removes a key
     expect(() => renderChart(noDatabase)).toThrow(/needs DATABASE_URL/);
     const devAccount = defaultValues();
     devAccount.auth.env.WINNOW_DEV_ACCOUNT = "true";
@@ -312,6 +384,15 @@ describe("network policies", () => {
     expect(allowed("Egress", podLabels("auth"), { ip: "93.184.216.34" }, 80)).toBe(false);
     expect(allowed("Egress", podLabels("extractor"), { ip: "93.184.216.34" }, 80)).toBe(false);
     expect(allowed("Egress", podLabels("extractor"), { ip: "93.184.216.34" }, 443), "the OpenAI API").toBe(true);
+  });
+
+  it("lets pods in the cluster, not the outside, scrape every service's metrics port", () => {
+    const port = defaultValues().metrics.port;
+    const prometheus = { pod: { "app.kubernetes.io/name": "prometheus" } };
+    for (const component of COMPONENTS) {
+      expect(allowed("Ingress", podLabels(component), prometheus, port), component).toBe(true);
+      expect(allowed("Ingress", podLabels(component), outsider, port), component).toBe(false);
+    }
   });
 
   it("lets every pod resolve names through the cluster DNS", () => {

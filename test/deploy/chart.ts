@@ -1,47 +1,49 @@
-/** The Helm chart in deploy/helm/winnow, read and rendered by our Go-template subset. */
-import { readdirSync, readFileSync } from "node:fs";
+/** The Helm chart in deploy/helm/winnow, rendered by the real helm (helm.ts) as release "prod" in namespace "winnow". */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, parseAllDocuments } from "yaml";
-import { parseTemplates, renderFile } from "./go-template.js";
+import { helmBinary, runHelm } from "./helm.js";
 
 export const CHART_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../deploy/helm/winnow");
 
 export type Values = Record<string, any>;
 
 export const defaultValues = (): Values => parse(readFileSync(path.join(CHART_DIR, "values.yaml"), "utf8")) as Values;
-const chart = parse(readFileSync(path.join(CHART_DIR, "Chart.yaml"), "utf8")) as Record<string, string>;
-
-const templateDir = path.join(CHART_DIR, "templates");
-const templates = parseTemplates(
-  new Map(readdirSync(templateDir).map((file) => [file, readFileSync(path.join(templateDir, file), "utf8")])),
-);
 
 /** A Kubernetes object as rendered. */
 export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
 
-function context(values: Values) {
-  return {
-    Values: values,
-    Chart: { Name: chart.name, Version: chart.version, AppVersion: chart.appVersion },
-    Release: { Name: "prod", Namespace: "winnow", Service: "Helm" },
-  };
-}
+export const helm = await helmBinary();
+const RELEASE = ["prod", CHART_DIR, "--namespace", "winnow"];
 
-/** `helm template`: every manifest (not _helpers, not NOTES.txt), parsed, empty documents dropped. */
-export function renderChart(values: Values = defaultValues()): K8sObject[] {
-  const objects: K8sObject[] = [];
-  for (const file of templates.files.keys()) {
-    if (file.startsWith("_") || file === "NOTES.txt") continue;
-    for (const document of parseAllDocuments(renderFile(templates, file, context(values)))) {
-      if (document.errors.length > 0) throw new Error(`${file}: ${document.errors.map((e) => e.message).join("; ")}`);
-      const object = document.toJS() as K8sObject | null;
-      if (object) objects.push(object);
-    }
+/**
+ * Runs helm with these values given as a values file (helm merges it over values.yaml, so a key
+ * is removed by setting it to null).
+ */
+export function withValues<T>(values: Values, run: (args: string[]) => T): T {
+  const dir = mkdtempSync(path.join(tmpdir(), "winnow-chart-"));
+  try {
+    const file = path.join(dir, "values.json");
+    writeFileSync(file, JSON.stringify(values));
+    return run(["--values", file]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  return objects;
 }
 
+/** `helm template`: every manifest, parsed, empty documents dropped. Throws helm's message when it refuses. */
+export function renderChart(values: Values = defaultValues()): K8sObject[] {
+  const manifests = withValues(values, (args) => runHelm(helm, ["template", ...RELEASE, ...args]));
+  return parseAllDocuments(manifests).flatMap((document) => {
+    if (document.errors.length > 0) throw new Error(document.errors.map((e) => e.message).join("; "));
+    return document.toJS() ? [document.toJS() as K8sObject] : [];
+  });
+}
+
+/** NOTES.txt as `helm install` prints it (a client-side dry run: no cluster). */
 export function renderNotes(values: Values = defaultValues()): string {
-  return renderFile(templates, "NOTES.txt", context(values));
+  const release = withValues(values, (args) => runHelm(helm, ["install", ...RELEASE, ...args, "--dry-run=client", "--output", "json"]));
+  return (JSON.parse(release) as { info: { notes: string } }).info.notes;
 }

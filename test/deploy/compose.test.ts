@@ -118,6 +118,24 @@ describe("compose", () => {
     expect(environment("jaeger").COLLECTOR_OTLP_ENABLED).toBe("true");
   });
 
+  it("has the collector scrape every service's metrics port and serve them on the host's loopback", () => {
+    const collector = compose.services["otel-collector"]!;
+    const config = parse(readFileSync(path.join(DEPLOY, (collector.volumes[0] as string).split(":")[0]!), "utf8"));
+    const targets = config.receivers.prometheus.config.scrape_configs.flatMap((job: any) => job.static_configs.flatMap((c: any) => c.targets));
+    for (const component of COMPONENTS) {
+      const { METRICS_HOST, METRICS_PORT } = loadServiceConfig(component, environment(component));
+      expect(METRICS_HOST, component).toBe("0.0.0.0");
+      expect(targets).toContain(`${component}:${METRICS_PORT}`);
+    }
+    const pipeline = config.service.pipelines.metrics;
+    expect(pipeline.receivers).toEqual(["prometheus"]);
+    for (const [section, names] of [["processors", pipeline.processors], ["exporters", pipeline.exporters]]) {
+      for (const name of names) expect(config[section], `${section}.${name}`).toHaveProperty([name]);
+    }
+    const exporterPort = /:(\d+)$/.exec(config.exporters[pipeline.exporters[0]].endpoint)![1];
+    expect(collector.ports).toEqual([`127.0.0.1:${envFile.get("WINNOW_METRICS_PORT")}:${exporterPort}`]);
+  });
+
   it("mounts only files that exist", () => {
     for (const service of Object.values(compose.services)) {
       for (const volume of (service.volumes ?? []) as string[]) {

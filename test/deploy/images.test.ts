@@ -153,9 +153,9 @@ describe("Dockerfile", () => {
     for (const component of COMPONENTS) {
       const env = envOf(component);
       expect(unknownVariables(component, Object.keys(env).filter((name) => !runtimeOnly.has(name))), component).toEqual([]);
-      // CHROMIUM_PATH must exist where the config is loaded; here, Debian's Chromium is at the same path.
       const config = loadServiceConfig(component, env);
       expect(config[component === "gateway" ? "HOST" : "GRPC_HOST"]).toBe("0.0.0.0");
+      expect(config.METRICS_HOST, "metrics, too, reached from outside the container").toBe("0.0.0.0");
       const port = component === "gateway" ? config.PORT : config.GRPC_PORT;
       expect(all(component, "EXPOSE").map((i) => i.args)).toEqual([String(port)]);
     }

@@ -56,6 +56,8 @@ beforeAll(async () => {
     PLAN_REQUESTS_PER_MINUTE: "1000000",
     PLAN_MAX_CONCURRENT_SCRAPES: "64",
     LOGIN_ATTEMPTS_PER_15_MIN: String(LOGIN_ATTEMPTS),
+    // Any free port for each service's /metrics, so parallel stacks never collide.
+    METRICS_PORT: "0",
   };
   stack = await startStack({
     inheritEnv: false,

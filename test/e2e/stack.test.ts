@@ -120,6 +120,9 @@ describe("the stack on the LLM engine, traced", () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
       OTEL_BSP_SCHEDULE_DELAY: "100",
+      // Metrics over OTLP too, instead of /metrics.
+      OTEL_METRICS_EXPORTER: "otlp",
+      OTEL_METRIC_EXPORT_INTERVAL: "500",
       // Every field to the model (no builtin pre-fill), and info logs to check what they hold.
       EXTRACT_HYBRID: "false",
       LOG_LEVEL: "info",
@@ -157,6 +160,21 @@ describe("the stack on the LLM engine, traced", () => {
     expect(sent.response_format.json_schema.strict).toBe(true);
     expect(sent.response_format.json_schema.schema).toMatchObject({ additionalProperties: false });
     expect([...sent.response_format.json_schema.schema.required].sort()).toEqual(["price_usd", "product_name"]);
+  });
+
+  it("pushes metrics over OTLP when OTEL_METRICS_EXPORTER=otlp", async () => {
+    expect((await run.scrape({ url: `${run.site.origin}/product`, schema: { product_name: "string" } })).status).toBe(200);
+    const expected = [
+      { service: "winnow-gateway", name: "http.server.request.duration" },
+      { service: "winnow-auth", name: "winnow.rpc.server.duration" },
+      { service: "winnow-renderer", name: "winnow.renders" },
+      { service: "winnow-extractor", name: "winnow.model.tokens" },
+    ];
+    const arrived = () => expected.filter((metric) => otlp.metrics.some((m) => m.service === metric.service && m.name === metric.name));
+    await waitFor(() => (arrived().length === expected.length ? true : undefined)).catch(() => undefined);
+    expect(arrived()).toEqual(expected);
+    // Not served for Prometheus as well.
+    expect(await fetch(`http://127.0.0.1:${run.stack.metricsPorts.gateway}/metrics`).catch(() => "no server")).toBe("no server");
   });
 
   /** The spans of the newest scrape's trace, once every service it went through has exported its part. */

@@ -11,18 +11,26 @@ export interface ReceivedSpan {
   attributes: Record<string, string>;
 }
 
+/** One metric as exported by a service, e.g. { service: "winnow-extractor", name: "winnow.extractions" }. */
+export interface ReceivedMetric {
+  service: string;
+  name: string;
+}
+
 /**
- * A minimal OTLP/HTTP trace receiver (JSON encoding) that keeps spans in
- * memory, so a test can see what four separate processes exported.
+ * A minimal OTLP/HTTP receiver (JSON encoding) that keeps spans, and the names
+ * of metrics, in memory, so a test can see what four separate processes exported.
  */
-export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: ReceivedSpan[]; close(): Promise<void> }> {
+export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: ReceivedSpan[]; metrics: ReceivedMetric[]; close(): Promise<void> }> {
   const spans: ReceivedSpan[] = [];
+  const metrics: ReceivedMetric[] = [];
   const server = createServer((req, res) => {
     let body = "";
     req.setEncoding("utf8");
     req.on("data", (chunk: string) => (body += chunk));
     req.on("end", () => {
       if (req.url === "/v1/traces") spans.push(...parseExport(body));
+      if (req.url === "/v1/metrics") metrics.push(...parseMetrics(body));
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });
@@ -31,6 +39,7 @@ export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: Re
   return {
     endpoint: `http://127.0.0.1:${port}`,
     spans,
+    metrics,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -61,5 +70,20 @@ function parseExport(body: string): ReceivedSpan[] {
         attributes: Object.fromEntries((s.attributes ?? []).map((a) => [a.key, String(a.value.stringValue ?? a.value.intValue ?? a.value.doubleValue ?? a.value.boolValue)])),
       })),
     );
+  });
+}
+
+interface OtlpMetricsExport {
+  resourceMetrics?: {
+    resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
+    scopeMetrics?: { metrics?: { name: string }[] }[];
+  }[];
+}
+
+function parseMetrics(body: string): ReceivedMetric[] {
+  const data = JSON.parse(body) as OtlpMetricsExport;
+  return (data.resourceMetrics ?? []).flatMap((rm) => {
+    const service = rm.resource?.attributes?.find((a) => a.key === "service.name")?.value.stringValue ?? "";
+    return (rm.scopeMetrics ?? []).flatMap((sm) => (sm.metrics ?? []).map((m) => ({ service, name: m.name })));
   });
 }

@@ -104,7 +104,8 @@ export class Winnow {
         if (caught instanceof WinnowError) throw caught;
         error = new ConnectionError(`could not reach ${this.baseUrl}: ${describe(caught)}`, { status: 0, type: "network-error", retryable: true, cause: caught });
       }
-      const retriable = error instanceof ConnectionError || error.status === 429 || error.status === 503;
+      // A 503 that says it is not retryable (browser-unavailable) will not change on a retry.
+      const retriable = error instanceof ConnectionError || (error.retryable && (error.status === 429 || error.status === 503));
       const delay = retryAfterMs ?? this.#backoff(attempt);
       if (!retriable || attempt >= this.#maxRetries || Date.now() + delay >= deadline) throw error;
       await sleep(delay, signal).catch((cause: unknown) => {

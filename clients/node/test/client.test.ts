@@ -126,6 +126,11 @@ describe("Winnow client", () => {
     const before = upstream.seen.length;
     await failure(client({ apiKey: "wnw_bad" }).scrape({ url: product, schema: { a: "string" } }));
     expect(upstream.seen.length - before).toBe(1);
+    // A 503 that says it is not retryable: a renderer without a browser stays without one.
+    const noBrowser = { type: "https://winnow.dev/problems/browser-unavailable", title: "No browser to render this page", status: 503, retryable: false };
+    upstream.script.push({ status: 503, body: JSON.stringify(noBrowser) });
+    expect(await failure(client().scrape({ url: product, schema: { a: "string" } }))).toMatchObject({ status: 503, type: "browser-unavailable", retryable: false });
+    expect(upstream.seen.length - before).toBe(2);
   });
 
   it("times out with TimeoutError, and stops on the caller's AbortSignal", async () => {

@@ -129,6 +129,13 @@ class RetryTest(unittest.TestCase):
         with self.assertRaises(AuthenticationError):
             client(api_key="wnw_bad").scrape(product_url(), {"a": "string"})
         self.assertEqual(len(upstream.seen) - before, 1)
+        # A 503 that says it is not retryable: a renderer without a browser stays without one.
+        no_browser = {"type": "https://winnow.dev/problems/browser-unavailable", "title": "No browser", "status": 503, "retryable": False}
+        upstream.script.append({"status": 503, "body": no_browser})
+        with self.assertRaises(ServerError) as caught:
+            client().scrape(product_url(), {"a": "string"})
+        self.assertEqual((caught.exception.type, caught.exception.retryable), ("browser-unavailable", False))
+        self.assertEqual(len(upstream.seen) - before, 2)
 
     def test_times_out(self) -> None:
         upstream.script.append("hang")

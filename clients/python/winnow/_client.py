@@ -87,7 +87,8 @@ class Winnow:
                 error, retry_after = failure.error, failure.retry_after
             except ConnectionError as connection_error:
                 error = connection_error
-            retriable = isinstance(error, ConnectionError) or error.status in _RETRIABLE_STATUSES
+            # A 503 that says it is not retryable (browser-unavailable) will not change on a retry.
+            retriable = isinstance(error, ConnectionError) or (error.retryable and error.status in _RETRIABLE_STATUSES)
             delay = retry_after if retry_after is not None else self._backoff(attempt)
             if not retriable or attempt >= self.max_retries or time.monotonic() + delay >= deadline:
                 raise error

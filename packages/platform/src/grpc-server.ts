@@ -6,7 +6,14 @@ import { ReflectionService } from "@grpc/reflection";
 import { HealthImplementation, protoPath as healthProtoPath } from "grpc-health-check";
 import type { Logger } from "pino";
 import { toGrpcStatus } from "./grpc-errors.js";
+import { meter, SECONDS_BUCKETS } from "./metrics.js";
 import { WinnowError } from "./problems.js";
+
+const rpcDuration = meter.createHistogram("winnow.rpc.server.duration", {
+  unit: "s",
+  description: "Duration of the RPCs this service answered, by method, gRPC status code and problem type",
+  advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
+});
 
 /** Where the .proto contracts live (for server reflection). */
 export const PROTO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../proto");
@@ -115,17 +122,25 @@ export function unary<Req, Res>(
     // grpc-js also reports "cancelled" when the stream closes after an answer; only an open call is cancelled.
     let answered = false;
     call.on("cancelled", () => answered || controller.abort(new WinnowError("deadline-exceeded", "call cancelled by the caller")));
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
     // Through a promise chain, so a handler that throws synchronously is answered like one that rejects.
     Promise.resolve()
       .then(() => handler(call.request, { deadline, signal: controller.signal, metadata: call.metadata }))
       .finally(() => (answered = true))
       .then(
-        (response) => callback(null, response),
+        (response) => {
+          rpcDuration.record(seconds(), { "rpc.method": call.getPath(), "rpc.grpc.status_code": grpc.status.OK });
+          callback(null, response);
+        },
         (error: unknown) => {
           if (!(error instanceof WinnowError) || error.type === "internal") {
             logger.error({ err: error, method: call.getPath() }, "call failed");
           }
-          callback(toGrpcStatus(error));
+          const status = toGrpcStatus(error);
+          const problem = error instanceof WinnowError ? error.type : "internal";
+          rpcDuration.record(seconds(), { "rpc.method": call.getPath(), "rpc.grpc.status_code": status.code ?? grpc.status.UNKNOWN, "winnow.problem.type": problem });
+          callback(status);
         },
       )
       .finally(() => clearTimeout(timer));

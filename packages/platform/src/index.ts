@@ -1,5 +1,6 @@
 export { ConfigError, env, loadConfig, loadConfigOrExit } from "./config.js";
 export { createLogger, type Logger } from "./logger.js";
+export { meter, metricsConfig, serveMetrics } from "./metrics.js";
 export { flushTelemetry, logFatalErrors, onShutdownSignal } from "./lifecycle.js";
 export {
   isProblemSlug,

@@ -96,6 +96,10 @@ export const PROBLEM_TYPES = {
     status: 503, title: "Service overloaded", grpc: RESOURCE_EXHAUSTED, retryable: true,
     when: "Winnow is at capacity (all browser pages busy and the queue full); retry after `Retry-After` seconds.",
   },
+  "browser-unavailable": {
+    status: 503, title: "No browser to render this page", grpc: FAILED_PRECONDITION, retryable: false,
+    when: "The page needs JavaScript (or `render: \"browser\"`, `wait_for`) and this Winnow runs without a Chromium; `detail` says how to install one. Pages that need no browser still work.",
+  },
   "backend-unavailable": {
     status: 503, title: "A Winnow backend is unavailable", grpc: UNAVAILABLE, retryable: true,
     when: "A Winnow service (auth, renderer, extractor, a database) is down; never reported as a 401.",

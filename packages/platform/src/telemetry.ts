@@ -3,10 +3,14 @@
  * Loaded before the app so HTTP, Express and gRPC are instrumented. The OTLP
  * exporter is configured by the standard OTEL_* variables; with none of them
  * set, nothing is exported (and no spans are recorded), but incoming trace
- * context still passes through to downstream calls.
+ * context still passes through to downstream calls. Metrics go to Prometheus
+ * (served by each service, see metrics.ts) unless OTEL_METRICS_EXPORTER says
+ * otherwise (`otlp`, `none`), in which case the SDK configures them.
  */
 import { register } from "node:module";
 import path from "node:path";
+import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
+import { AggregationType } from "@opentelemetry/sdk-metrics";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
 import { ExpressInstrumentation } from "@opentelemetry/instrumentation-express";
@@ -21,9 +25,11 @@ const exporting = env.OTEL_TRACES_EXPORTER
   ? env.OTEL_TRACES_EXPORTER !== "none"
   : Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 
-// Winnow exports traces only; metrics and logs go elsewhere unless asked for.
-env.OTEL_METRICS_EXPORTER ??= "none";
+// Logs go to stdout (pino), not through OpenTelemetry, unless asked for.
 env.OTEL_LOGS_EXPORTER ??= "none";
+// The service serves this exporter's endpoint itself, on its validated METRICS_HOST and METRICS_PORT.
+const prometheus = (env.OTEL_METRICS_EXPORTER ?? "prometheus") === "prometheus" ? new PrometheusExporter({ preventServerStart: true }) : undefined;
+(globalThis as Record<symbol, unknown>)[Symbol.for("winnow.telemetry.prometheus")] = prometheus;
 // services/<name>/dist/main.js -> winnow-<name>, unless OTEL_SERVICE_NAME says otherwise.
 env.OTEL_SERVICE_NAME ??= serviceNameFromEntry(process.argv[1]);
 
@@ -31,10 +37,13 @@ const sdk = new NodeSDK({
   // Not exporting: spans that start here are not recorded at all (recording them for no
   // processor costs a quarter of a scrape's CPU); a caller's sampled trace stays sampled.
   ...(exporting ? {} : { spanProcessors: [], sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) }),
+  ...(prometheus ? { metricReaders: [prometheus] } : {}),
+  // Outgoing HTTP is only the renderer's egress proxy fetching pages: a series per site's address and port, unbounded.
+  views: [{ instrumentName: "http.client.request.duration", aggregation: { type: AggregationType.DROP } }],
   instrumentations: [
     new HttpInstrumentation({
-      // Health probes would drown the traces that matter.
-      ignoreIncomingRequestHook: (req) => req.url === "/healthz" || req.url === "/readyz",
+      // Health probes and metrics scrapes would drown the traces and request metrics that matter.
+      ignoreIncomingRequestHook: (req) => req.url === "/healthz" || req.url === "/readyz" || req.url === "/metrics",
     }),
     new ExpressInstrumentation(),
     new GrpcInstrumentation({ ignoreGrpcMethods: ["Check", "Watch"] }),

@@ -8,6 +8,8 @@ describe("auth configuration", () => {
     expect(loadConfig(authConfigShape, {})).toEqual({
       GRPC_HOST: "127.0.0.1",
       GRPC_PORT: 50051,
+      METRICS_HOST: "127.0.0.1",
+      METRICS_PORT: 9465,
       SHUTDOWN_GRACE_MS: 10_000,
       LOG_LEVEL: "info",
       WINNOW_DATA_DIR: ".data",

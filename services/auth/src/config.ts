@@ -1,4 +1,4 @@
-import { env } from "@winnow/platform";
+import { env, metricsConfig } from "@winnow/platform";
 import { z } from "zod";
 import { generateApiKey, parseApiKey } from "./api-key.js";
 import { decodeEncryptionKey } from "./key-cipher.js";
@@ -6,6 +6,7 @@ import { decodeEncryptionKey } from "./key-cipher.js";
 export const authConfigShape = {
   GRPC_HOST: env.host("127.0.0.1"),
   GRPC_PORT: env.port(50051),
+  ...metricsConfig(9465),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   LOG_LEVEL: env.logLevel(),
   /** Where the embedded database, the dev key file and the generated encryption key live. */

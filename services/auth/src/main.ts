@@ -1,4 +1,4 @@
-import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, startGrpcServer } from "@winnow/platform";
+import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serveMetrics, startGrpcServer } from "@winnow/platform";
 import { authServiceBinding } from "./auth-service.js";
 import { AuthStore } from "./auth-store.js";
 import { authConfigShape } from "./config.js";
@@ -13,6 +13,7 @@ const config = loadConfigOrExit(authConfigShape);
 
 const logger = createLogger("auth", config.LOG_LEVEL);
 logFatalErrors(logger);
+await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger });
 await migrate(database);

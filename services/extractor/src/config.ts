@@ -1,4 +1,4 @@
-import { env } from "@winnow/platform";
+import { env, metricsConfig } from "@winnow/platform";
 import { z } from "zod";
 import type { LlmSettings } from "./engines/llm.js";
 import type { ModelSettings } from "./model-extraction.js";
@@ -8,6 +8,7 @@ import { pageTokenBudget } from "./tokens.js";
 export const configShape = {
   GRPC_HOST: env.host("127.0.0.1"),
   GRPC_PORT: env.port(50053),
+  ...metricsConfig(9467),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   LOG_LEVEL: env.logLevel(),
   /** An OpenAI-compatible endpoint (vLLM, Ollama, Azure, ...); the OpenAI API when unset. */

@@ -6,6 +6,7 @@ import {
   type ExtractorServiceServer,
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { extractBuiltin } from "./engines/builtin.js";
+import { countExtraction } from "./extract-metrics.js";
 import type { LlmEngine } from "./engines/llm.js";
 import { merge, prefill, prefillWarning } from "./hybrid.js";
 import { extractWithModel, modelInputsFor, type ModelSettings } from "./model-extraction.js";
@@ -82,6 +83,7 @@ async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx
     { engine: Engine[response.engine], model: response.model || undefined, tokens: response.usage?.totalTokens, prefilled: fieldsPrefilled, warnings: response.warnings.length, ms: Date.now() - started },
     "extracted",
   );
+  countExtraction(response);
   return response;
 }
 

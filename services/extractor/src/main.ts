@@ -1,4 +1,4 @@
-import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, startGrpcServer } from "@winnow/platform";
+import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serveMetrics, startGrpcServer } from "@winnow/platform";
 import { ExtractorServiceService } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { configShape, llmSettings, modelSettings } from "./config.js";
 import { LlmEngine } from "./engines/llm.js";
@@ -10,6 +10,7 @@ logFatalErrors(logger);
 
 const config = loadConfigOrExit(configShape);
 logger.level = config.LOG_LEVEL;
+await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const settings = llmSettings(config);
 const llm = settings ? new LlmEngine(settings, logger) : undefined;

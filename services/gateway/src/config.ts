@@ -1,10 +1,11 @@
-import { env } from "@winnow/platform";
+import { env, metricsConfig } from "@winnow/platform";
 import { z } from "zod";
 
 /** The gateway's environment variables; see the README's configuration table. */
 export const configShape = {
   HOST: env.host("127.0.0.1"),
   PORT: env.port(8080),
+  ...metricsConfig(9464),
   AUTH_ADDR: env.grpcTarget("127.0.0.1:50051"),
   RENDERER_ADDR: env.grpcTarget("127.0.0.1:50052"),
   EXTRACTOR_ADDR: env.grpcTarget("127.0.0.1:50053"),

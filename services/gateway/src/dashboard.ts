@@ -4,6 +4,7 @@ import { callUnary, PROBLEM_TYPES, WinnowError, type Logger } from "@winnow/plat
 import type { AuthServiceClient, GetAccountResponse } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { accountPage, errorPage, logInPage, playgroundPage, refreshPage, signUpPage } from "./dashboard-pages.js";
 import { clearSessionCookie, cookies, csrfProtection, SESSION_COOKIE, setSessionCookie } from "./dashboard-session.js";
+import { countRateLimited } from "./gateway-metrics.js";
 import { takePoint, type LimiterFactory } from "./rate-limits.js";
 
 /** Mirrors the auth service's rule, so the form can say it up front. */
@@ -62,6 +63,7 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
     const refused = states.find((state) => !state.allowed);
     if (!refused) return true;
     logger.warn({ address }, "dashboard log-in attempts rate-limited");
+    countRateLimited("dashboard_login");
     res.setHeader("Retry-After", String(refused.resetSeconds));
     res.status(429).send(
       errorPage({

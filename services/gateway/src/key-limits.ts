@@ -1,5 +1,6 @@
 import type { RequestHandler } from "express";
 import { WinnowError, type Logger } from "@winnow/platform";
+import { countRateLimited } from "./gateway-metrics.js";
 import { LimiterPool, takePoint, type LimiterFactory } from "./rate-limits.js";
 
 /**
@@ -29,6 +30,7 @@ export class KeyLimits {
       res.setHeader("RateLimit-Remaining", String(state.remaining));
       res.setHeader("RateLimit-Reset", String(state.resetSeconds));
       if (!state.allowed) {
+        countRateLimited("requests_per_minute");
         throw new WinnowError("rate-limited", `This key has used its ${state.limit} requests for this minute.`, {
           retryAfterMs: state.resetSeconds * 1000,
         });
@@ -46,6 +48,7 @@ export class KeyLimits {
       if (!taken.allowed) {
         // A refused take still counted; give it back so only running scrapes hold slots.
         await limiter.reward(keyId, 1);
+        countRateLimited("concurrent_scrapes");
         throw new WinnowError(
           "rate-limited",
           `This key already has ${limiter.points} scrapes in flight, the most its plan allows; wait for one to finish.`,

@@ -1,4 +1,4 @@
-import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal } from "@winnow/platform";
+import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serveMetrics } from "@winnow/platform";
 import { createApp } from "./app.js";
 import { connectBackends } from "./backends.js";
 import { configShape } from "./config.js";
@@ -13,6 +13,7 @@ logFatalErrors(logger);
 
 const config = loadConfigOrExit(configShape);
 logger.level = config.LOG_LEVEL;
+await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const backends = connectBackends({ auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR });
 const keys = new KeyCheck(backends.auth, { size: config.KEY_CACHE_SIZE, maxAgeMs: config.KEY_CACHE_MAX_AGE_MS, logger });

@@ -1,5 +1,6 @@
 import type { Response } from "express";
 import { PROBLEM_TYPES, problemTypeUri, WinnowError } from "@winnow/platform";
+import { countProblem } from "./gateway-metrics.js";
 
 /**
  * Writes an RFC 9457 problem document. Every failure the gateway answers goes
@@ -7,6 +8,7 @@ import { PROBLEM_TYPES, problemTypeUri, WinnowError } from "@winnow/platform";
  */
 export function sendProblem(res: Response, error: WinnowError): void {
   const kind = PROBLEM_TYPES[error.type];
+  countProblem(error.type);
   const body: Record<string, unknown> = {
     type: problemTypeUri(error.type),
     title: kind.title,

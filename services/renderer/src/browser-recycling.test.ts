@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Rendering } from "./rendering.js";
-import { closeServer, listen, renderWith, startRendering } from "./renderer.test-helpers.js";
+import { closeServer, listen, renderWith, startRendering, type RenderingWithBrowser } from "./renderer.test-helpers.js";
 
 let site: Awaited<ReturnType<typeof listen>>;
 
@@ -15,7 +14,7 @@ afterAll(async () => {
 /** Renders `count` pages in the browser; resolves to how many fresh browsers came up (waiting for one when `expectFresh`). */
 async function freshBrowsers(env: Record<string, string>, count: number, expectFresh: boolean): Promise<number> {
   let launches = 0;
-  const rendering: Rendering = await startRendering({ WINNOW_EGRESS_ALLOW: `127.0.0.1:${site.port}`, ...env });
+  const rendering: RenderingWithBrowser = await startRendering({ WINNOW_EGRESS_ALLOW: `127.0.0.1:${site.port}`, ...env });
   rendering.browser.onReadyChange((ready) => {
     if (ready) launches++;
   });

@@ -1,11 +1,8 @@
-import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from "playwright-core";
 import type { Logger } from "@winnow/platform";
 import { overloaded } from "./overloaded.js";
 import { descendantsRssBytes } from "./process-memory.js";
-
-const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
 /** Everything the browser sends goes through the egress proxy; nothing may leave beside it. */
 function egressArgs(proxyUrl: string): string[] {
@@ -32,18 +29,6 @@ export const LAUNCH_ARGS = [
 ];
 
 const RELAUNCH_BACKOFF_MS = [250, 1000, 5000, 15_000];
-
-/** The configured Chromium, else Playwright's own when installed, else the system package. Never downloads one. */
-export function chromiumExecutable(configured: string | undefined): string {
-  if (configured) return configured;
-  let managed: string | undefined;
-  try {
-    managed = chromium.executablePath();
-  } catch {
-    // No Playwright-managed browser is registered for this platform.
-  }
-  return managed && existsSync(managed) ? managed : SYSTEM_CHROMIUM;
-}
 
 export interface BrowserHostOptions {
   executablePath: string;

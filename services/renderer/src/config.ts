@@ -1,15 +1,15 @@
-import { existsSync } from "node:fs";
 import { z } from "zod";
-import { env } from "@winnow/platform";
+import { env, metricsConfig } from "@winnow/platform";
 import { parseEgressAllowlist } from "./egress.js";
 
 export const rendererConfigShape = {
   GRPC_HOST: env.host("127.0.0.1"),
   GRPC_PORT: env.port(50052),
+  ...metricsConfig(9466),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   LOG_LEVEL: env.logLevel(),
-  /** Unset: the Playwright-managed Chromium when installed, else /usr/bin/chromium. */
-  CHROMIUM_PATH: z.string().refine((path) => existsSync(path), "no file at this path").optional(),
+  /** Searched first; where it names no executable, the search goes on (browser-discovery.ts). */
+  CHROMIUM_PATH: z.string().min(1).optional(),
   RENDER_MAX_PAGES: env.positiveInt(4, 64),
   RENDER_MAX_QUEUE: env.positiveInt(32),
   RENDER_TIMEOUT_MS: env.positiveInt(20_000),

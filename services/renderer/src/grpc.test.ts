@@ -104,6 +104,7 @@ beforeAll(async () => {
   });
   const logger = createLogger("renderer-test", config.LOG_LEVEL);
   rendering = await createRendering(config, logger);
+  if (!rendering.browser) throw new Error("these tests need a Chromium");
   ({ browser, slots } = rendering);
   const renderer = rendering.renderer;
   server = await startGrpcServer({

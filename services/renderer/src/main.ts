@@ -1,4 +1,4 @@
-import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, startGrpcServer } from "@winnow/platform";
+import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serveMetrics, startGrpcServer } from "@winnow/platform";
 import { RendererServiceService } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { rendererConfigShape } from "./config.js";
 import { createRendering } from "./rendering.js";
@@ -7,6 +7,7 @@ import { createRendererService, RENDERER_PROTO_FILE, RENDERER_SERVICE_NAME } fro
 const config = loadConfigOrExit(rendererConfigShape);
 const logger = createLogger("renderer", config.LOG_LEVEL);
 logFatalErrors(logger);
+await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const { renderer, browser, close } = await createRendering(config, logger);
 
@@ -29,10 +30,14 @@ onShutdownSignal(logger, async () => {
   await server.shutdown(config.SHUTDOWN_GRACE_MS);
   await close();
 });
-browser.onReadyChange((ready) => server.setReady(ready));
-try {
-  await browser.start();
-} catch (error) {
-  logger.fatal({ err: error }, "the browser could not start");
-  process.exit(1);
+if (browser) {
+  browser.onReadyChange((ready) => server.setReady(ready));
+  try {
+    await browser.start();
+  } catch (error) {
+    logger.fatal({ err: error }, "the browser could not start");
+    process.exit(1);
+  }
+} else {
+  server.setReady(true);
 }

@@ -1,9 +1,14 @@
 import { performance } from "node:perf_hooks";
 import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { BrowserRenderer, RenderJob } from "./render.js";
+import type { RenderJob } from "./render.js";
 import { deadlineSignal } from "./deadline.js";
 import type { StaticFetcher } from "./static-fetch.js";
 import { inspectStaticPage } from "./static-page.js";
+
+/** Renders in Chromium: the BrowserRenderer, or the refusal given when the renderer has no browser. */
+export interface BrowserPath {
+  render(job: RenderJob): Promise<RenderResponse>;
+}
 
 /**
  * Picks the path for a render: "static" fetches without a browser, "browser"
@@ -14,7 +19,7 @@ import { inspectStaticPage } from "./static-page.js";
 export class PageRenderer {
   constructor(
     private readonly staticFetcher: StaticFetcher,
-    private readonly browser: BrowserRenderer,
+    private readonly browser: BrowserPath,
   ) {}
 
   async render(job: RenderJob): Promise<RenderResponse> {

@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createLogger, loadConfig } from "@winnow/platform";
 import type { RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import type { BrowserHost } from "./browser.js";
 import { rendererConfigShape } from "./config.js";
 import type { Lookup } from "./egress.js";
 import type { RenderChoice } from "./render.js";
@@ -31,12 +32,15 @@ export async function closeServer(server: http.Server): Promise<void> {
   await new Promise((resolve) => server.close(resolve));
 }
 
+export type RenderingWithBrowser = Rendering & { browser: BrowserHost };
+
 /** The whole renderer (egress proxy, static fetcher, started browser) with test settings. */
-export async function startRendering(env: Record<string, string>, lookup?: Lookup): Promise<Rendering> {
+export async function startRendering(env: Record<string, string>, lookup?: Lookup): Promise<RenderingWithBrowser> {
   const config = loadConfig(rendererConfigShape, { LOG_LEVEL: "silent", ...env });
   const rendering = await createRendering(config, createLogger("renderer-test", config.LOG_LEVEL), lookup);
+  if (!rendering.browser) throw new Error("these tests need a Chromium (CHROMIUM_PATH, Playwright's, or chromium on PATH)");
   await rendering.browser.start();
-  return rendering;
+  return rendering as RenderingWithBrowser;
 }
 
 export interface TestRender {

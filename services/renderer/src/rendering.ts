@@ -1,11 +1,13 @@
 import type { Logger } from "@winnow/platform";
-import { BrowserHost, chromiumExecutable } from "./browser.js";
+import { BrowserHost } from "./browser.js";
+import { findBrowser, installHint, NO_BROWSER } from "./browser-discovery.js";
 import type { RendererConfig } from "./config.js";
 import { EgressGuard, type Lookup } from "./egress.js";
 import { EgressProxy } from "./egress-proxy.js";
 import { PageRenderer } from "./page-renderer.js";
 import { PageSlots } from "./page-slots.js";
 import { BrowserRenderer } from "./render.js";
+import { observeBrowserPool } from "./render-metrics.js";
 import { StaticFetcher } from "./static-fetch.js";
 
 const PROXY_BYTES_PER_HTML_BYTE = 4;
@@ -13,7 +15,8 @@ const PROXY_BYTES_PER_HTML_BYTE = 4;
 /** The renderer's working parts, built from its configuration; the browser is started separately. */
 export interface Rendering {
   renderer: PageRenderer;
-  browser: BrowserHost;
+  /** Undefined when no Chromium was found: the static path serves alone. */
+  browser: BrowserHost | undefined;
   slots: PageSlots;
   guard: EgressGuard;
   proxy: EgressProxy;
@@ -27,27 +30,46 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
   // On the wire the browser may take a few times the HTML cap (sub-resources, markup that shrinks
   // once parsed); the serialized DOM is held to the cap itself, which gives the clear error.
   const proxy = await EgressProxy.start(guard, logger, maxBytes * PROXY_BYTES_PER_HTML_BYTE);
-  const browser = new BrowserHost({
-    executablePath: chromiumExecutable(config.CHROMIUM_PATH),
-    proxyUrl: proxy.url,
-    recycleAfterPages: config.RENDER_RECYCLE_AFTER_PAGES,
-    recycleAtMemoryBytes: config.RENDER_RECYCLE_AT_MEMORY_MB * 2 ** 20,
-    logger,
-  });
+  const executablePath = findChromium(config, logger);
+  const host =
+    executablePath === undefined
+      ? undefined
+      : new BrowserHost({
+          executablePath,
+          proxyUrl: proxy.url,
+          recycleAfterPages: config.RENDER_RECYCLE_AFTER_PAGES,
+          recycleAtMemoryBytes: config.RENDER_RECYCLE_AT_MEMORY_MB * 2 ** 20,
+          logger,
+        });
   const slots = new PageSlots(config.RENDER_MAX_PAGES, config.RENDER_MAX_QUEUE);
+  observeBrowserPool(slots, config.RENDER_MAX_PAGES, () => host?.connected ?? false);
   const renderer = new PageRenderer(
     new StaticFetcher({ guard, maxBytes, maxRedirects: config.RENDER_MAX_REDIRECTS }),
-    new BrowserRenderer({ browser, guard, slots, maxHtmlBytes: maxBytes }),
+    host ? new BrowserRenderer({ browser: host, guard, slots, maxHtmlBytes: maxBytes }) : NO_BROWSER,
   );
   return {
     renderer,
-    browser,
+    browser: host,
     slots,
     guard,
     proxy,
     async close() {
-      await browser.close();
+      await host?.close();
       await proxy.close();
     },
   };
+}
+
+/** The Chromium to use; without one the renderer still starts (most pages need no browser) and says, once, how to get one. */
+function findChromium(config: RendererConfig, logger: Logger): string | undefined {
+  const { found, configuredMissing } = findBrowser({ configured: config.CHROMIUM_PATH, pathVariable: process.env.PATH });
+  const badSetting = configuredMissing ? `CHROMIUM_PATH (${configuredMissing}) names no executable file` : undefined;
+  if (found) {
+    if (badSetting) logger.warn(`${badSetting}; using ${found.executablePath}`);
+    logger.info({ executablePath: found.executablePath, foundBy: found.source }, "browser found");
+    return found.executablePath;
+  }
+  const searched = [badSetting, "no Chromium installed by Playwright", "no chromium, chromium-browser or google-chrome on PATH"].filter(Boolean).join("; ");
+  logger.warn(`no browser found (${searched}): pages that need JavaScript will answer browser-unavailable; ${installHint()}`);
+  return undefined;
 }

@@ -72,6 +72,10 @@ start-up (test/deploy checks it). Called with (dict "root" $ "name" "<component>
 {{- end }}
 - name: SHUTDOWN_GRACE_MS
   value: {{ mul $root.Values.lifecycle.shutdownGraceSeconds 1000 | quote }}
+- name: METRICS_HOST
+  value: "0.0.0.0"
+- name: METRICS_PORT
+  value: {{ $root.Values.metrics.port | quote }}
 - name: OTEL_SERVICE_NAME
   valueFrom:
     fieldRef:

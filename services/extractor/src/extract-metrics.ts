@@ -1,0 +1,14 @@
+/** The extractor's metrics: extractions by engine, and the model's tokens in and out. */
+import { meter } from "@winnow/platform";
+import { Engine, type ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+
+const extractions = meter.createCounter("winnow.extractions", { description: "Extractions answered, by engine: builtin or llm" });
+const tokens = meter.createCounter("winnow.model.tokens", { description: "Model tokens, by type: input (sent) or output (received)" });
+
+export function countExtraction(response: ExtractResponse): void {
+  extractions.add(1, { "winnow.engine": response.engine === Engine.ENGINE_LLM ? "llm" : "builtin" });
+  if (response.usage) {
+    tokens.add(response.usage.promptTokens, { "gen_ai.token.type": "input" });
+    tokens.add(response.usage.completionTokens, { "gen_ai.token.type": "output" });
+  }
+}
