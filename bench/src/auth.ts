@@ -4,7 +4,7 @@
  * 1. ValidateKey latency (p50/p99) against an in-process auth gRPC server over
  *    loopback, on PGlite and on Postgres. Baseline: ValidateKey with a
  *    malformed key, refused before any database lookup (pure gRPC round trip).
- * 2. The gateway (createApp, in process, real gRPC to that auth server) under
+ * 2. The gateway (createGateway, in process, real gRPC to that auth server) under
  *    autocannon on loopback: GET /healthz (baseline: no key check), GET
  *    /account with an unknown key (the 401 path) and with a valid key (the
  *    authorized no-op path), the valid key both with the gateway's key cache
@@ -29,13 +29,11 @@ import { KeyCipher } from "../../services/auth/dist/key-cipher.js";
 import { migrate } from "../../services/auth/dist/migrations.js";
 import { planLookup } from "../../services/auth/dist/plans.js";
 import { RevocationFeed } from "../../services/auth/dist/revocation-feed.js";
-import { createApp } from "../../services/gateway/dist/app.js";
+import { createGateway } from "../../services/gateway/dist/app.js";
 import { connectBackends } from "../../services/gateway/dist/backends.js";
 import { Drain } from "../../services/gateway/dist/drain.js";
 import { startHttpServer } from "../../services/gateway/dist/http-server.js";
-import { KeyCheck } from "../../services/gateway/dist/key-check.js";
 import { createLimiterFactory } from "../../services/gateway/dist/rate-limits.js";
-import { UsageCounter } from "../../services/gateway/dist/usage.js";
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
@@ -123,12 +121,10 @@ async function benchBackend(backend: Backend) {
   const limiters = createLimiterFactory({ redisUrl: undefined, keyPrefix: "bench:", logger });
   // The gateway as deployed (validated keys cached, usage batched), and with its key cache off.
   const startGateway = async (keyCacheSize: number) => {
-    const keys = new KeyCheck(backends.auth, { size: keyCacheSize, maxAgeMs: 60_000, logger });
-    const usage = new UsageCounter(backends.auth, 1_000, logger);
-    const app = createApp({
+    const gateway = createGateway({
       backends,
-      keys,
-      usage,
+      keyCache: { size: keyCacheSize, maxAgeMs: 60_000 },
+      usageFlushMs: 1_000,
       drain: new Drain(),
       logger,
       requestTimeoutMs: 60_000,
@@ -137,13 +133,12 @@ async function benchBackend(backend: Backend) {
       loginAttemptsPer15Min: 10,
       trustProxy: false,
     });
-    const http = await startHttpServer(app, "127.0.0.1", 0);
+    const http = await startHttpServer(gateway.app, "127.0.0.1", 0);
     return {
       base: `http://127.0.0.1:${http.port}`,
       async close() {
         await http.close(1000);
-        keys.close();
-        await usage.close();
+        await gateway.close();
       },
     };
   };

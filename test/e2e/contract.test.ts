@@ -7,13 +7,11 @@ import { request as httpRequest } from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform";
-import { createApp } from "../../services/gateway/src/app.js";
+import { createGateway } from "../../services/gateway/src/app.js";
 import { connectBackends } from "../../services/gateway/src/backends.js";
 import { Drain } from "../../services/gateway/src/drain.js";
 import { startHttpServer } from "../../services/gateway/src/http-server.js";
-import { KeyCheck } from "../../services/gateway/src/key-check.js";
 import { createLimiterFactory } from "../../services/gateway/src/rate-limits.js";
-import { UsageCounter } from "../../services/gateway/src/usage.js";
 import { reply, startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
 import type { FixturePage } from "../support/fixture-site.js";
 import { freePorts } from "../support/ports.js";
@@ -66,12 +64,10 @@ async function inProcessGateway(options: { requestTimeoutMs?: number; deadBacken
   const at = (port: number) => `127.0.0.1:${options.deadBackends ? deadPort : port}`;
   const backends = connectBackends({ auth: at(run.ports.auth), renderer: at(run.ports.renderer), extractor: at(run.ports.extractor) });
   const logger = createLogger("gateway-under-test", "silent");
-  const keys = new KeyCheck(backends.auth, { size: 100, maxAgeMs: 60_000, logger });
-  const usage = new UsageCounter(backends.auth, 1_000, logger);
-  const app = createApp({
+  const gateway = createGateway({
     backends,
-    keys,
-    usage,
+    keyCache: { size: 100, maxAgeMs: 60_000 },
+    usageFlushMs: 1_000,
     drain: new Drain(),
     logger,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
@@ -80,12 +76,11 @@ async function inProcessGateway(options: { requestTimeoutMs?: number; deadBacken
     loginAttemptsPer15Min: 10,
     trustProxy: false,
   });
-  const server = await startHttpServer(app, "127.0.0.1", 0);
+  const server = await startHttpServer(gateway.app, "127.0.0.1", 0);
   gateways.push({
     async close() {
       await server.close(1000);
-      keys.close();
-      await usage.close();
+      await gateway.close();
       backends.close();
     },
   });

@@ -7,19 +7,21 @@ import type { Backends } from "./backends.js";
 import { dashboardRouter } from "./dashboard.js";
 import { renderDocsPage } from "./docs-page.js";
 import type { Drain } from "./drain.js";
-import type { KeyCheck } from "./key-check.js";
+import { KeyCheck } from "./key-check.js";
 import { KeyLimits } from "./key-limits.js";
 import { openApiDocument } from "./openapi.js";
 import { sendProblem } from "./problem.js";
 import type { LimiterFactory } from "./rate-limits.js";
 import { requestContext } from "./request-context.js";
 import { scrapeHandler } from "./scrape.js";
-import type { UsageCounter } from "./usage.js";
+import { UsageCounter } from "./usage.js";
 
 export interface AppOptions {
   backends: Backends;
-  keys: KeyCheck;
-  usage: UsageCounter;
+  /** Validated keys kept in memory (0: none) and how long each is trusted before auth is asked again. */
+  keyCache: { size: number; maxAgeMs: number };
+  /** How often usage counted in memory is written to auth. */
+  usageFlushMs: number;
   drain: Drain;
   logger: Logger;
   requestTimeoutMs: number;
@@ -30,9 +32,18 @@ export interface AppOptions {
   trustProxy: boolean | number | string;
 }
 
+/** The HTTP app, and the background work it owns (the key cache's revocation feed, usage writes). */
+export interface Gateway {
+  app: express.Express;
+  /** After the last request: stops following revocations and writes the usage counted so far. */
+  close(): Promise<void>;
+}
+
 /** The public HTTP surface. Every API failure leaves as application/problem+json; the dashboard answers HTML. */
-export function createApp(options: AppOptions): express.Express {
-  const { backends, keys, usage, drain, logger, requestTimeoutMs, maxBodyBytes } = options;
+export function createGateway(options: AppOptions): Gateway {
+  const { backends, drain, logger, requestTimeoutMs, maxBodyBytes } = options;
+  const keys = new KeyCheck(backends.auth, { ...options.keyCache, logger });
+  const usage = new UsageCounter(backends.auth, options.usageFlushMs, logger);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -115,7 +126,13 @@ export function createApp(options: AppOptions): express.Express {
     throw new WinnowError("not-found", `No route for ${req.method} ${req.path}. The API is POST /scrape (see /docs); the dashboard is at /dashboard.`);
   });
   app.use(errorHandler(logger));
-  return app;
+  return {
+    app,
+    async close() {
+      keys.close();
+      await usage.close();
+    },
+  };
 }
 
 /** Maps body-parser failures and anything unexpected onto problem types; never leaks internals. */

@@ -1,12 +1,10 @@
 import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serveMetrics } from "@winnow/platform";
-import { createApp } from "./app.js";
+import { createGateway } from "./app.js";
 import { connectBackends } from "./backends.js";
 import { configShape } from "./config.js";
 import { Drain } from "./drain.js";
 import { startHttpServer } from "./http-server.js";
-import { KeyCheck } from "./key-check.js";
 import { createLimiterFactory } from "./rate-limits.js";
-import { UsageCounter } from "./usage.js";
 
 const logger = createLogger("gateway");
 logFatalErrors(logger);
@@ -16,14 +14,12 @@ logger.level = config.LOG_LEVEL;
 await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const backends = connectBackends({ auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR });
-const keys = new KeyCheck(backends.auth, { size: config.KEY_CACHE_SIZE, maxAgeMs: config.KEY_CACHE_MAX_AGE_MS, logger });
-const usage = new UsageCounter(backends.auth, config.USAGE_FLUSH_MS, logger);
 const drain = new Drain();
 const limiters = createLimiterFactory({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger });
-const app = createApp({
+const gateway = createGateway({
   backends,
-  keys,
-  usage,
+  keyCache: { size: config.KEY_CACHE_SIZE, maxAgeMs: config.KEY_CACHE_MAX_AGE_MS },
+  usageFlushMs: config.USAGE_FLUSH_MS,
   drain,
   logger,
   requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
@@ -32,7 +28,7 @@ const app = createApp({
   loginAttemptsPer15Min: config.LOGIN_ATTEMPTS_PER_15_MIN,
   trustProxy: config.TRUST_PROXY,
 });
-const server = await startHttpServer(app, config.HOST, config.PORT);
+const server = await startHttpServer(gateway.app, config.HOST, config.PORT);
 logger.info({ url: `http://${config.HOST}:${server.port}` }, "gateway listening");
 
 onShutdownSignal(logger, async () => {
@@ -40,8 +36,7 @@ onShutdownSignal(logger, async () => {
   const deadline = Date.now() + config.SHUTDOWN_GRACE_MS;
   await Promise.race([drain.idle(), new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS))]);
   await server.close(Math.max(0, deadline - Date.now()));
-  keys.close();
-  await usage.close();
+  await gateway.close();
   backends.close();
   await limiters.close();
 });
