@@ -1,7 +1,7 @@
 /**
  * The gateway's key cache against a real auth gRPC server (PGlite) through a
- * TCP proxy that can break the link: counts how often auth is asked, so a
- * hit is told from a miss.
+ * TCP proxy that can break the link, counting how often auth is asked so a
+ * hit is told from a miss; and against two auth replicas sharing Postgres.
  */
 import { randomUUID } from "node:crypto";
 import type * as grpc from "@grpc/grpc-js";
@@ -134,5 +134,47 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
     await callUnary(admin.rotateKey.bind(admin), { accountId: created.account!.id });
     expect(await asked(() => check(created.apiKey))).toBe(1);
     expect(await asked(() => check(created.apiKey))).toBe(1);
+  });
+});
+
+describe("KeyCheck with two auth replicas on one Postgres", () => {
+  let db: TestDatabase;
+  const servers: RunningGrpcServer[] = [];
+  let replicaA: AuthServiceClient;
+  let replicaB: AuthServiceClient;
+  let keys: KeyCheck;
+
+  beforeAll(async () => {
+    db = await openTestDatabase("postgres");
+    for (let i = 0; i < 2; i++) {
+      const store = new AuthStore(db.database, testCipher);
+      const binding = authServiceBinding({
+        store,
+        revocations: new RevocationFeed(store, LEASE_MS, silentLogger),
+        plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 60, PLAN_MAX_CONCURRENT_SCRAPES: 2 }),
+        logger: silentLogger,
+        sessionTtlMs: 60_000,
+      });
+      const server = await startGrpcServer({ host: "127.0.0.1", port: 0, logger: silentLogger, services: [binding] });
+      server.setReady(true);
+      servers.push(server);
+    }
+    replicaA = createClient(AuthServiceClient, `127.0.0.1:${servers[0]!.port}`);
+    replicaB = createClient(AuthServiceClient, `127.0.0.1:${servers[1]!.port}`);
+    keys = new KeyCheck(replicaB, { size: 100, maxAgeMs: 60_000, logger: silentLogger });
+  });
+  afterAll(async () => {
+    keys?.close();
+    replicaA?.close();
+    replicaB?.close();
+    await Promise.all(servers.map((server) => server.shutdown(1000)));
+    await db?.dispose();
+  });
+
+  it("refuses a key that the other replica rotated, as soon as the rotation has returned", async () => {
+    const created = await callUnary(replicaA.createAccount.bind(replicaA), { email: `${randomUUID()}@example.com`, password: "" });
+    while (!(await keys.check(created.apiKey, {})).cached) await new Promise((resolve) => setTimeout(resolve, 20));
+    await callUnary(replicaA.rotateKey.bind(replicaA), { accountId: created.account!.id });
+    expect(await keys.check(created.apiKey, {})).toEqual({ key: undefined, cached: false });
   });
 });
