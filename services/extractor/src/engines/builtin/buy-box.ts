@@ -1,0 +1,184 @@
+/**
+ * The product block a shopper looks at: the part of the page around its
+ * heading that also shows the price and the buy button. Read from the markup
+ * alone, nearest the heading first: the price shown there (not struck
+ * through, not per unit, not in a list of other products), and whether the
+ * product can be bought (what the block says about stock, else the state of
+ * its buy button).
+ */
+import type { CheerioAPI } from "cheerio";
+import type { Element, Text } from "domhandler";
+import { readPrice } from "../../normalize.js";
+import { ownText } from "./labels.js";
+import type { Scored } from "./match.js";
+import { squashed } from "./page-values.js";
+import { isHidden, isHiddenWithin, NOT_TEXT } from "./visibility.js";
+
+export interface BuyBox {
+  /**
+   * The price the block shows: every amount its written form may mean
+   * ("229.990" is 229.99 or 229990), most likely first, and whether its
+   * markup calls it a price.
+   */
+  price: { amounts: number[]; currency: string | undefined; named: boolean } | undefined;
+  inStock: Scored<boolean> | undefined;
+}
+
+/** How far above the heading the block may reach: far enough for a heading and a price in sibling columns, not the whole page. */
+const MAX_LEVELS = 7;
+/** A price is a short text; a longer one is a sentence that mentions a price. */
+const MAX_PRICE_CHARS = 40;
+const MAX_STOCK_CHARS = 60;
+
+/** Markup words of a price that is not the one to pay: the old price beside a sale price, a list or unit price. */
+const NOT_CURRENT = /^(old|was|before|strike|striked|strikethrough|crossed|regular|list|original|compare|rrp|msrp|uvp|saving|savings|discount|unit|per|line|through)$/;
+/** Markup words of a list of other products: related items, carousels, bundles. */
+const OTHER_PRODUCTS = /^(related|recommend\w*|similar|carousel|slider|swiper|upsell|crosssell|also|accessor\w*|bundle|viewed|suggest\w*|recently)$/;
+const STRUCK = new Set(["del", "s", "strike"]);
+
+/** Buy controls as shops word them, in the languages of the shops we know of: verbs, so a bare "Cart" link in the header is not one. */
+const BUY = /add to (cart|basket|bag|trolley)|buy (it )?now|^buy$|in den (warenkorb|einkaufswagen)|ajouter au panier|aggiungi al carrello|añadir al carrito|agregar al carr|adicionar ao carrinho|^comprar|в корзину|купить|加入購物車|加入购物车|立即購買|我要購買|立即购买|장바구니|구매하기|カートに入れる|sepete ekle|do koszyka|in (de )?winkelwagen|lägg i (varukorg|kundvagn)|legg i handlekurv|læg i kurv/i;
+/** What a block says about stock; out-of-stock words first, since "unavailable" holds "available". */
+const OUT_OF_STOCK = /out of stock|sold out|currently unavailable|no longer available|agotado|ausverkauft|nicht (mehr )?(verfügbar|lieferbar)|esaurito|non disponibile|épuisé|rupture de stock|indisponível|esgotado|нет в наличии|распродано|품절|缺貨|售完|已售完|在庫切れ|売り切れ|stokta yok|uitverkocht|slutsåld/i;
+const IN_STOCK = /^(in stock|available|auf lager|sofort lieferbar|lieferbar|en stock|disponible|disponibile|em estoque|в наличии|有現貨|现货|在庫あり|op voorraad|i lager|på lager)\b/i;
+
+export function readBuyBox($: CheerioAPI, headline: string | undefined): BuyBox {
+  const heading = headingOf($, headline);
+  const box: BuyBox = { price: undefined, inStock: undefined };
+  let block = heading?.parent;
+  for (let level = 0; level < MAX_LEVELS && block?.type === "tag" && block.tagName !== "body"; level += 1, block = block.parent) {
+    const element = block as Element;
+    box.price ??= priceIn($, element);
+    box.inStock ??= stockIn($, element);
+    if (box.price && box.inStock) break;
+  }
+  return box;
+}
+
+/** The page's visible <h1> that states the headline, else its only visible <h1>. */
+function headingOf($: CheerioAPI, headline: string | undefined): Element | undefined {
+  const visible = $("h1").toArray().filter((h1) => !isHiddenWithin(h1));
+  const wanted = squashed(headline ?? "");
+  const stating = wanted ? visible.find((h1) => squashed($(h1).text()).includes(wanted)) : undefined;
+  return stating ?? (visible.length === 1 ? visible[0] : undefined);
+}
+
+/**
+ * The first current price in the block, in page order, preferring one whose
+ * markup calls it a price (class, id, itemprop, data attributes): a number
+ * with a currency elsewhere in the block may be a shipping cost or a saving.
+ */
+function priceIn($: CheerioAPI, block: Element): BuyBox["price"] {
+  let unnamed: BuyBox["price"];
+  const seen = new Set<Element>();
+  for (const digits of $(block).find("*").toArray()) {
+    if (NOT_TEXT.has(digits.tagName) || !/\d/.test(ownText(digits))) continue;
+    // The amount and its currency may sit in sibling elements ("<b>€ <span>20,-</span></b>"): the smallest element holding both.
+    const element = [digits, digits.parent, digits.parent?.parent].find(
+      (node): node is Element => node?.type === "tag" && node !== block && readPrice(textOf($, node as Element)) !== undefined,
+    );
+    if (!element || seen.has(element)) continue;
+    seen.add(element);
+    const text = textOf($, element);
+    const price = readPrice(text)!;
+    if (price.amount <= 0 || !isCurrent($, element, block)) continue;
+    const found = { amounts: [price.amount, ...otherReadings(text)], currency: price.currency, named: namesPrice(element, block) };
+    if (found.named) return found;
+    unnamed ??= found;
+  }
+  return unnamed;
+}
+
+function textOf($: CheerioAPI, element: Element): string {
+  const raw = shownText(element);
+  const text = raw.length > MAX_PRICE_CHARS * 4 ? "" : raw.replace(/\s+/g, " ").trim();
+  return text.length > MAX_PRICE_CHARS ? "" : text;
+}
+
+/**
+ * The element's text with the decimals a shop sets apart put back after
+ * their point: "173<sup>34</sup> Lei" is 173.34, not 17334.
+ */
+function shownText(element: Element): string {
+  let text = "";
+  for (const child of element.children) {
+    if (child.type === "text") text += (child as Text).data;
+    else if (child.type === "tag") {
+      const inner = shownText(child as Element);
+      const apart = (child as Element).tagName === "sup" || markupWords(child as Element).some((word) => /^(decimals?|fraction|cents?)$/.test(word));
+      text += apart && /^\d{2}$/.test(inner.trim()) && /\d$/.test(text) ? `.${inner.trim()}` : inner;
+    }
+  }
+  return text;
+}
+
+/** The element or a wrapper inside the block is marked up as a price. */
+function namesPrice(element: Element, block: Element): boolean {
+  for (let node: Element | null = element; node && node !== block; node = node.parent as Element | null) {
+    if (Object.entries(node.attribs).some(([name, value]) => (name === "class" || name === "id" || name === "itemprop" || name.startsWith("data-")) && /price|preis|prix|prezzo|precio|preço|цена/i.test(value))) return true;
+  }
+  return false;
+}
+
+/** Shown, not struck through, not an old or unit price, not inside a list of other products (up to the block). */
+function isCurrent($: CheerioAPI, element: Element, block: Element): boolean {
+  for (let node: Element | null = element; node && node !== block; node = node.parent as Element | null) {
+    if (node.type !== "tag" || isHidden(node) || STRUCK.has(node.tagName) || NOT_TEXT.has(node.tagName)) return false;
+    if (markupWords(node).some((word) => NOT_CURRENT.test(word) || OTHER_PRODUCTS.test(word))) return false;
+    if (hasTwin($, node, element)) return false;
+  }
+  return true;
+}
+
+/** The words of an element's class, id and style: "prd_price__oldAmount" → prd, price, old, amount. */
+function markupWords(node: Element): string[] {
+  const markup = `${node.attribs.class ?? ""} ${node.attribs.id ?? ""} ${node.attribs.style ?? ""}`;
+  return markup.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().replace(/cross-sell/g, "crosssell").split(/[^a-z]+/).filter((word) => word.length > 0);
+}
+
+/** A sibling of the same kind holding a price marked up the same way: one card in a list of products. */
+function hasTwin($: CheerioAPI, node: Element, price: Element): boolean {
+  const kind = (other: Element) => other.tagName === price.tagName && other.attribs.class === price.attribs.class;
+  return $(node).siblings(node.tagName).toArray().some((sibling) => $(sibling).find(price.tagName).toArray().some(kind));
+}
+
+/**
+ * The other amount a number with one separator before three digits may mean:
+ * "24.990" is 24.99 where the dot is a decimal mark and 24990 where it groups
+ * thousands (as in Chile or Germany); structured data can tell which.
+ */
+function otherReadings(text: string): number[] {
+  const match = /(?<![\d.,])(\d{1,3})([.,])(\d{3})(?![\d.,])/.exec(text);
+  if (!match) return [];
+  return [Number(`${match[1]}${match[3]}`), Number(`${match[1]}.${match[3]}`)];
+}
+
+/** What the block says about stock in a short text of its own, else whether its buy button can be pressed. */
+function stockIn($: CheerioAPI, block: Element): Scored<boolean> | undefined {
+  let button: Scored<boolean> | undefined;
+  for (const element of $(block).find("*").toArray()) {
+    if (element.tagName === "script" || element.tagName === "style" || isHidden(element)) continue;
+    const own = ownText(element).replace(/\s+/g, " ").trim();
+    if (own.length > 0 && own.length <= MAX_STOCK_CHARS && !isControl(element)) {
+      if (OUT_OF_STOCK.test(own)) return { value: false, confidence: 0.75 };
+      if (IN_STOCK.test(own)) return { value: true, confidence: 0.75 };
+    }
+    if (!button && isControl(element) && BUY.test(controlText($, element))) button = { value: !isDisabled(element), confidence: 0.7 };
+  }
+  return button;
+}
+
+function isControl(element: Element): boolean {
+  const { tagName, attribs } = element;
+  return tagName === "button" || (tagName === "input" && /^(submit|button)$/i.test(attribs.type ?? "")) || attribs.role === "button" || tagName === "a";
+}
+
+function controlText($: CheerioAPI, element: Element): string {
+  const text = $(element).text().replace(/\s+/g, " ").trim() || element.attribs.value || element.attribs["aria-label"] || element.attribs.title || "";
+  return text.length <= MAX_STOCK_CHARS ? text : "";
+}
+
+function isDisabled(element: Element): boolean {
+  const { attribs } = element;
+  return attribs.disabled !== undefined || attribs["aria-disabled"] === "true" || /(^|[-_\s])disabled([-_\s]|$)/i.test(attribs.class ?? "");
+}
