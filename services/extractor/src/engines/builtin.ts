@@ -80,7 +80,7 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
     case "scalar": {
       const value = confident === undefined ? undefined : inFieldUnits(scalar(node.type, peopleOnly(confident, hints, source), hints), hints, source);
       if (typeof value === "string" && isAuthor(hints)) return withoutByWord(value);
-      if (typeof value === "string" && SHOWN_FIRST.has(hints.subject.join(" "))) return fromLabel(node, hints, source, true) ?? value;
+      if (value !== undefined && SHOWN_FIRST.has(hints.subject.join(" "))) return fromLabel(node, hints, source, true) ?? value;
       return value ?? fromLabel(node, hints, source) ?? null;
     }
     case "object": {

@@ -3,8 +3,8 @@
  * heading that also shows the price and the buy button. Read from the markup
  * alone, nearest the heading first: the price shown there (not struck
  * through, not per unit, not in a list of other products), and whether the
- * product can be bought (what the block says about stock, else the state of
- * its buy button).
+ * product can be bought (what the block says about stock, else a buy button
+ * that can be pressed).
  */
 import type { CheerioAPI } from "cheerio";
 import type { Element, Text } from "domhandler";
@@ -21,6 +21,7 @@ export interface BuyBox {
    * markup calls it a price.
    */
   price: { amounts: number[]; currency: string | undefined; named: boolean } | undefined;
+  /** What the block says about stock, or a buy button that can be pressed. */
   inStock: Scored<boolean> | undefined;
 }
 
@@ -120,12 +121,22 @@ function namesPrice(element: Element, block: Element): boolean {
   return false;
 }
 
-/** Shown, not struck through, not an old or unit price, not inside a list of other products (up to the block). */
+/** Not struck through, not an old or unit price, and the block's own (below). */
 function isCurrent($: CheerioAPI, element: Element, block: Element): boolean {
   for (let node: Element | null = element; node && node !== block; node = node.parent as Element | null) {
-    if (node.type !== "tag" || isHidden(node) || STRUCK.has(node.tagName) || NOT_TEXT.has(node.tagName)) return false;
+    if (node.type !== "tag" || STRUCK.has(node.tagName) || NOT_TEXT.has(node.tagName)) return false;
     if (markupWords(node).some((word) => NOT_CURRENT.test(word) || OTHER_PRODUCTS.test(word))) return false;
-    if (hasTwin($, node, element)) return false;
+  }
+  return isOwn($, element, block);
+}
+
+/**
+ * Shown, and not one card of several inside the block: a row of a sellers'
+ * table or a tile of a product list speaks for its seller or its product.
+ */
+function isOwn($: CheerioAPI, element: Element, block: Element): boolean {
+  for (let node: Element | null = element; node && node !== block; node = node.parent as Element | null) {
+    if (node.type !== "tag" || isHidden(node) || hasTwin($, node, element)) return false;
   }
   return true;
 }
@@ -153,17 +164,16 @@ function otherReadings(text: string): number[] {
   return [Number(`${match[1]}${match[3]}`), Number(`${match[1]}.${match[3]}`)];
 }
 
-/** What the block says about stock in a short text of its own, else whether its buy button can be pressed. */
+/** What the block says about stock in a short text of its own, else a buy button that can be pressed. */
 function stockIn($: CheerioAPI, block: Element): Scored<boolean> | undefined {
   let button: Scored<boolean> | undefined;
   for (const element of $(block).find("*").toArray()) {
-    if (element.tagName === "script" || element.tagName === "style" || isHidden(element)) continue;
+    if (element.tagName === "script" || element.tagName === "style") continue;
     const own = ownText(element).replace(/\s+/g, " ").trim();
-    if (own.length > 0 && own.length <= MAX_STOCK_CHARS && !isControl(element)) {
-      if (OUT_OF_STOCK.test(own)) return { value: false, confidence: 0.75 };
-      if (IN_STOCK.test(own)) return { value: true, confidence: 0.75 };
-    }
-    if (!button && isControl(element) && BUY.test(controlText($, element))) button = { value: !isDisabled(element), confidence: 0.7 };
+    const says = own.length > 0 && own.length <= MAX_STOCK_CHARS && !isControl(element) ? (OUT_OF_STOCK.test(own) ? false : IN_STOCK.test(own) ? true : undefined) : undefined;
+    if (says !== undefined && isOwn($, element, block)) return { value: says, confidence: 0.75 };
+    // A disabled buy button says nothing: shops disable it until a size or colour is chosen.
+    if (!button && isControl(element) && !isDisabled(element) && BUY.test(controlText($, element)) && isOwn($, element, block)) button = { value: true, confidence: 0.7 };
   }
   return button;
 }

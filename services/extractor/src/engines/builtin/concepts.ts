@@ -111,9 +111,10 @@ export const LABEL_SYNONYMS = new Map<string, string[]>(Object.entries({
   website: ["web site", "homepage", "url", "web"],
   manufacturer: ["brand", "maker", "make"],
   brand: ["manufacturer", "make", "brand name", "marca", "marke", "marque", "merk", "бренд", "品牌", "브랜드"],
+  // Not "reference": shops use it for the maker's part number as often as for their own.
   sku: [
     "product code", "item code", "article number", "article no", "art no", "item number", "item no", "product number", "product id", "web code",
-    "asin", "id produto", "cod produs", "código", "codigo", "referencia", "référence", "ref", "bestellnummer", "artikelnummer", "art nr",
+    "asin", "id produto", "cod produs", "código", "codigo", "bestellnummer", "artikelnummer", "art nr",
     "codice articolo", "codice prodotto", "kod produktu", "ürün kodu", "код", "код товара", "артикул", "商品編號", "商品编号", "货号", "品番", "상품번호",
   ],
   company: ["employer", "company name", "organization", "hiring company"],

@@ -23,6 +23,7 @@ const AGREED = 0.95;
 const STATED = 0.9;
 const DISPUTED = 0.5;
 const SHOWN = 0.7;
+const ON_OFFER = 0.65;
 
 const META_PRICES = ["product:price:amount", "og:price:amount", "price", "og:price"];
 const META_AVAILABILITY = ["product:availability", "og:availability", "availability"];
@@ -31,7 +32,7 @@ export function readOffer(primary: Entity | undefined, graph: Graph, meta: Struc
   const offers = productsOf(primary, graph).flatMap((product) => offersOf(product, graph));
   const stated = [...new Set([...offers.flatMap((offer) => pricesOf(offer, graph)), ...META_PRICES.flatMap((name) => amount(meta.get(name)))])];
   const availability = [...offers.map((offer) => ownValue(offer, "availability")), ...META_AVAILABILITY.map((name) => meta.get(name))];
-  return { price: price(stated, box.price), shownCurrency: box.price?.currency, inStock: inStock(availability, box.inStock) };
+  return { price: price(stated, box.price), shownCurrency: box.price?.currency, inStock: inStock(availability, box.inStock, box.price) };
 }
 
 /**
@@ -57,10 +58,11 @@ function price(stated: number[], shown: BuyBox["price"]): Scored<number> | undef
  * while one size is), out of stock when the offers say so; the buy box
  * confirms or disputes it, or answers alone.
  */
-function inStock(availability: unknown[], shown: Scored<boolean> | undefined): Scored<boolean> | undefined {
+function inStock(availability: unknown[], shown: Scored<boolean> | undefined, price: BuyBox["price"]): Scored<boolean> | undefined {
   const said = availability.flatMap((value) => (typeof value === "string" ? [parseBoolean(value)] : [])).filter((value) => value !== undefined);
   const stated = said.length === 0 ? undefined : said.includes(true);
-  if (stated === undefined) return shown;
+  // A shop says "sold out" where it cannot sell: a price marked up as one, with no such word around it, is on offer.
+  if (stated === undefined) return shown ?? (price?.named ? { value: true, confidence: ON_OFFER } : undefined);
   if (!shown) return { value: stated, confidence: STATED };
   return { value: stated, confidence: shown.value === stated ? AGREED : DISPUTED };
 }
