@@ -32,7 +32,9 @@ const MAX_PRICE_CHARS = 40;
 const MAX_STOCK_CHARS = 60;
 
 /** Markup words of a price that is not the one to pay: the old price beside a sale price, a list or unit price. */
-const NOT_CURRENT = /^(old|was|before|strike|striked|strikethrough|crossed|regular|list|original|compare|rrp|msrp|uvp|saving|savings|discount|unit|per|line|through)$/;
+const NOT_CURRENT = /^(old|was|before|strike|striked|strikethrough|crossed|regular|list|original|compare|rrp|msrp|uvp|saving|savings|discount|unit|per|line|through|delivery|shipping|postage|versand|envio|frete|livraison|spedizione)$/;
+/** "From €70.50": the lowest price of the product's options, which is the price the shop states for it. */
+const FROM = /^(from|ab|desde|a partir de|à partir de|dès|da|vanaf|od|от|fra|från)\s+/i;
 /** Markup words of a list of other products: related items, carousels, bundles. */
 const OTHER_PRODUCTS = /^(related|recommend\w*|similar|carousel|slider|swiper|upsell|crosssell|also|accessor\w*|bundle|viewed|suggest\w*|recently)$/;
 const STRUCK = new Set(["del", "s", "strike"]);
@@ -76,11 +78,11 @@ function priceIn($: CheerioAPI, block: Element): BuyBox["price"] {
     if (NOT_TEXT.has(digits.tagName) || !/\d/.test(ownText(digits))) continue;
     // The amount and its currency may sit in sibling elements ("<b>€ <span>20,-</span></b>"): the smallest element holding both.
     const element = [digits, digits.parent, digits.parent?.parent].find(
-      (node): node is Element => node?.type === "tag" && node !== block && readPrice(textOf($, node as Element)) !== undefined,
+      (node): node is Element => node?.type === "tag" && node !== block && readPrice(textOf($, node as Element).replace(FROM, "")) !== undefined,
     );
     if (!element || seen.has(element)) continue;
     seen.add(element);
-    const text = textOf($, element);
+    const text = textOf($, element).replace(FROM, "");
     const price = readPrice(text)!;
     if (price.amount <= 0 || !isCurrent($, element, block)) continue;
     const found = { amounts: [price.amount, ...otherReadings(text)], currency: price.currency, named: namesPrice(element, block) };
@@ -147,10 +149,17 @@ function markupWords(node: Element): string[] {
   return markup.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().replace(/cross-sell/g, "crosssell").split(/[^a-z]+/).filter((word) => word.length > 0);
 }
 
-/** A sibling of the same kind holding a price marked up the same way: one card in a list of products. */
-function hasTwin($: CheerioAPI, node: Element, price: Element): boolean {
-  const kind = (other: Element) => other.tagName === price.tagName && other.attribs.class === price.attribs.class;
-  return $(node).siblings(node.tagName).toArray().some((sibling) => $(sibling).find(price.tagName).toArray().some(kind));
+/**
+ * A sibling of the same kind holding an element marked up like this one (the
+ * same tag and class, in a parent of the same tag and class): one card in a
+ * list of products or sellers. Layout columns side by side are no such list:
+ * they do not repeat their content's markup.
+ */
+function hasTwin($: CheerioAPI, node: Element, inner: Element): boolean {
+  const parent = inner.parent as Element | null;
+  const sameKind = (a: Element | null, b: Element | null) => a?.type === "tag" && b?.type === "tag" && a.tagName === b.tagName && a.attribs.class === b.attribs.class;
+  const likeInner = (other: Element) => sameKind(other, inner) && sameKind(other.parent as Element | null, parent);
+  return $(node).siblings(node.tagName).toArray().some((sibling) => $(sibling).find(inner.tagName).toArray().some(likeInner));
 }
 
 /**
