@@ -18,7 +18,7 @@ import { readBlocks } from "./builtin/blocks.js";
 import { withoutByWord } from "./builtin/byline.js";
 import { CONCEPTS, SHOWN_FIRST, SUPPORTING_TYPES, URL_VALUED } from "./builtin/concepts.js";
 import { asEntity, asList, first, isPresent, ownValue, readGraph, typesOf, type Entity, type Graph } from "./builtin/graph.js";
-import { labelsExactly, matchLabel, MIN_CONFIDENCE, singular, type Scored } from "./builtin/match.js";
+import { labelsExactly, matchLabel, MIN_CONFIDENCE, singular, withoutOwnLabel, type Scored } from "./builtin/match.js";
 import { readItems } from "./builtin/microdata.js";
 import { readCards } from "./builtin/microformats.js";
 import { readPageValues, squashed, type PageValues } from "./builtin/page-values.js";
@@ -80,7 +80,9 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
     case "scalar": {
       const value = confident === undefined ? undefined : inFieldUnits(scalar(node.type, peopleOnly(confident, hints, source), hints), hints, source);
       if (typeof value === "string" && isAuthor(hints)) return withoutByWord(value);
-      if (value !== undefined && SHOWN_FIRST.has(hints.subject.join(" "))) return fromLabel(node, hints, source, true) ?? value;
+      if (value !== undefined && SHOWN_FIRST.has(hints.subject.join(" "))) {
+        return fromLabel(node, hints, source, true) ?? (typeof value === "string" ? withoutOwnLabel(value, hints) : value);
+      }
       return value ?? fromLabel(node, hints, source) ?? null;
     }
     case "object": {

@@ -44,6 +44,19 @@ export function labelsExactly(hints: NameHints, label: string): boolean {
   return written === key || (LABEL_SYNONYMS.get(key) ?? []).includes(written);
 }
 
+/**
+ * A value that carries its own label, "See all of the brand: Panasonic",
+ * where the label mentions the field's name or a one-word synonym: the text
+ * after it. Any other value is returned as it is.
+ */
+export function withoutOwnLabel(value: string, hints: NameHints): string {
+  const match = /^([^:：]{1,60})[:：]\s*(\S.*)$/s.exec(value);
+  if (!match) return value;
+  const key = hints.subject.map(singular).join(" ");
+  const names = [key, ...(LABEL_SYNONYMS.get(key) ?? [])].filter((name) => !name.includes(" "));
+  return words(match[1]!).some((word) => names.includes(word)) ? match[2]!.trim() : value;
+}
+
 function bestLabel(hints: NameHints, labels: Labelled[]): Scored<Labelled> | undefined {
   const subject = hints.subject.map(singular);
   if (subject.length === 0) return undefined;
