@@ -247,6 +247,13 @@ describe("extractBuiltin", () => {
       expect(run(page(data, body), SHOP).data).toEqual({ product_name: "Trail Shoe", price: 129.99, currency: "USD", sku: "TS-42", brand: "Acme", in_stock: true });
     });
 
+    it("takes a SKU from the page's address only where the page states none", () => {
+      const body = `<div><h1>Trail Shoe</h1></div>`;
+      const html = (head: string) => `<html><head>${head}<link rel="canonical" href="https://site.example/item/TS000042"></head><body>${body}</body></html>`;
+      expect(run(html(""), { sku: "string" }).data).toEqual({ sku: "TS000042" });
+      expect(run(html(`<script type="application/ld+json">{"@type":"Product","name":"Trail Shoe","mpn":"MPN-7"}</script>`), { sku: "string" }).data).toEqual({ sku: "MPN-7" });
+    });
+
     it("answers from the buy box alone where the page has no structured data", () => {
       const body = `<div><h1>Trail Shoe</h1><p class="product-price">CHF 89.00</p><button>In den Warenkorb</button></div>`;
       expect(run(body, { price: "number", currency: "string", in_stock: "boolean" }).data).toEqual({ price: 89, currency: "CHF", in_stock: true });

@@ -277,6 +277,8 @@ function lookup(path: string, source: Source): Scored<unknown> | undefined {
   // The offer has weighed every offer and the buy box: what it leaves open, no single one of them answers.
   if (path === "page:price") return source.page && settled(source.page.offer().price);
   if (path === "page:availability") return source.page && settled(source.page.offer().inStock);
+  // An id read from the address alone is a fair guess, no more: any id the page states comes first.
+  if (path === "page:address id") return source.page?.addressId === undefined ? undefined : { value: source.page.addressId, confidence: 0.65 };
   if (path === "page:currency") {
     const shown = source.page?.offer().shownCurrency;
     return shown ? { value: shown, confidence: 0.7 } : undefined;

@@ -10,7 +10,8 @@
  * `page:headline` for the page's own heading (title, og:title and <h1>
  * reconciled), `page:date` and `page:author` for the byline beside it,
  * `page:price`, `page:availability` and `page:currency` for a product's offer
- * (structured data and the buy box weighed: builtin/offer.ts).
+ * (structured data and the buy box weighed: builtin/offer.ts), `page:address id`
+ * for the product id in the page's address (builtin/address-id.ts).
  */
 const TITLE = ["headline", "name", "page:headline"];
 const DESCRIPTION = ["description", "meta:description", "meta:og:description", "meta:twitter:description"];
@@ -47,8 +48,9 @@ export const CONCEPTS = new Map<string, string[]>(Object.entries({
   "in stock": AVAILABILITY,
   available: AVAILABILITY,
   brand: ["brand", "manufacturer"],
-  // A variant's own SKU (in its offer) stands in where the product states none; a shop's catalogue id in its meta tags too.
-  sku: ["sku", "offers.sku", "productID", "meta:product:retailer_item_id"],
+  // A variant's own SKU (in its offer) stands in where the product states none, then the maker's part number, the shop's
+  // catalogue id in its meta tags, and last the id the page's address gives it.
+  sku: ["sku", "offers.sku", "productID", "mpn", "meta:product:retailer_item_id", "page:address id"],
   ingredients: ["recipeIngredient", "ingredients"],
   instructions: INSTRUCTIONS,
   steps: INSTRUCTIONS,

@@ -7,6 +7,7 @@
 import type { CheerioAPI } from "cheerio";
 import { decodeHTML } from "entities";
 import type { Page, StructuredData } from "../../page.js";
+import { idInAddress } from "./address-id.js";
 import { readBuyBox } from "./buy-box.js";
 import { readByline, type Byline } from "./byline.js";
 import { ownValue, type Entity, type Graph } from "./graph.js";
@@ -23,6 +24,8 @@ export interface PageValues {
   labels: Labelled[];
   /** Read only when a field asks for it: it walks the document's text. */
   byline: () => Byline;
+  /** The product id the page's address gives it ("/dp/B0756B4GVG"). */
+  addressId: string | undefined;
   /** The product's price and availability, structured data weighed against the buy box; read only when a field asks. */
   offer: () => Offer;
   /** The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is "theplanetarypress". */
@@ -45,6 +48,7 @@ export function readPageValues(page: Page, aboutWords: string[], primary: Entity
     headline,
     labels: readLabels(page.$),
     byline: once(() => readByline(page.$, headline?.value)),
+    addressId: idInAddress(page.$, page.baseUrl),
     offer: once(() => readOffer(primary, graph, structured.meta, readBuyBox(page.$, headline?.value))),
     siteNames: siteNames(page),
     descriptionsDisagree: disagree(structured.meta.get("description"), structured.meta.get("og:description")),
