@@ -247,6 +247,12 @@ describe("extractBuiltin", () => {
       expect(run(page(data, body), SHOP).data).toEqual({ product_name: "Trail Shoe", price: 129.99, currency: "USD", sku: "TS-42", brand: "Acme", in_stock: true });
     });
 
+    it("takes no page title for a brand", () => {
+      const html = (brand: string) => `<html><head><meta property="og:site_name" content="Deals Site"><script type="application/ld+json">${JSON.stringify({ "@type": "Product", name: "Show", brand })}</script></head><body></body></html>`;
+      expect(run(html("City Theatre | Deals Site"), { brand: "string" }).data).toEqual({ brand: null });
+      expect(run(html("Smith | Wesson"), { brand: "string" }).data).toEqual({ brand: "Smith | Wesson" });
+    });
+
     it("takes a SKU from the page's address only where the page states none", () => {
       const body = `<div><h1>Trail Shoe</h1></div>`;
       const html = (head: string) => `<html><head>${head}<link rel="canonical" href="https://site.example/item/TS000042"></head><body>${body}</body></html>`;
