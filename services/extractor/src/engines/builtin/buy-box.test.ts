@@ -61,5 +61,9 @@ describe("readBuyBox", () => {
       <tr class="offer"><td>Shop A</td><td><strong>Out of stock</strong></td></tr>
       <tr class="offer"><td>Shop B</td><td><strong>Ships today</strong></td></tr></table></div>`;
     expect(box(sellers).inStock).toBeUndefined();
+    const sizes = `<div><h1>Trail Shoe</h1><ul><li class="size">42</li><li class="size">43 - sold out</li></ul><button>Add to bag</button></div>`;
+    expect(box(sizes).inStock).toEqual({ value: true, confidence: 0.7 });
+    expect(box(`<div><h1>Trail Shoe</h1><button disabled>Sold out</button></div>`).inStock).toEqual({ value: false, confidence: 0.75 });
+    expect(box(`<div><h1>Trail Shoe</h1><a class="button" href="/seller/9">Out of stock</a></div>`).inStock).toBeUndefined();
   });
 });

@@ -159,7 +159,7 @@ function hasTwin($: CheerioAPI, node: Element, inner: Element): boolean {
   const parent = inner.parent as Element | null;
   const sameKind = (a: Element | null, b: Element | null) => a?.type === "tag" && b?.type === "tag" && a.tagName === b.tagName && a.attribs.class === b.attribs.class;
   const likeInner = (other: Element) => sameKind(other, inner) && sameKind(other.parent as Element | null, parent);
-  return $(node).siblings(node.tagName).toArray().some((sibling) => $(sibling).find(inner.tagName).toArray().some(likeInner));
+  return $(node).siblings(node.tagName).toArray().some((sibling) => [sibling, ...$(sibling).find(inner.tagName).toArray()].some(likeInner));
 }
 
 /**
@@ -179,7 +179,8 @@ function stockIn($: CheerioAPI, block: Element): Scored<boolean> | undefined {
   for (const element of $(block).find("*").toArray()) {
     if (element.tagName === "script" || element.tagName === "style") continue;
     const own = ownText(element).replace(/\s+/g, " ").trim();
-    const says = own.length > 0 && own.length <= MAX_STOCK_CHARS && !isControl(element) ? (OUT_OF_STOCK.test(own) ? false : IN_STOCK.test(own) ? true : undefined) : undefined;
+    // The page's own button may say it ("Sold out" in place of "Add to cart"); a link saying it leads to another seller or variant.
+    const says = own.length > 0 && own.length <= MAX_STOCK_CHARS && element.tagName !== "a" ? (OUT_OF_STOCK.test(own) ? false : IN_STOCK.test(own) ? true : undefined) : undefined;
     if (says !== undefined && isOwn($, element, block)) return { value: says, confidence: 0.75 };
     // A disabled buy button says nothing: shops disable it until a size or colour is chosen.
     if (!button && isControl(element) && !isDisabled(element) && BUY.test(controlText($, element)) && isOwn($, element, block)) button = { value: true, confidence: 0.7 };
