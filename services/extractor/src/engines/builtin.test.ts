@@ -245,6 +245,7 @@ describe("extractBuiltin", () => {
       const body = `<div class="product"><h1>Trail Shoe</h1><s class="price">$149.00</s><span class="price">$129.99</span><button>Add to cart</button>
         <ul><li><b>Product code:</b> TS-42</li></ul></div>`;
       expect(run(page(data, body), SHOP).data).toEqual({ product_name: "Trail Shoe", price: 129.99, currency: "USD", sku: "TS-42", brand: "Acme", in_stock: true });
+      expect(run(page(data, body), { brand_name: "string", product_sku: "string" }).data).toEqual({ brand_name: "Acme", product_sku: "TS-42" });
     });
 
     it("takes no page title for a brand", () => {

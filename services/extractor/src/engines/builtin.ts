@@ -80,8 +80,11 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
     case "scalar": {
       const value = confident === undefined ? undefined : inFieldUnits(scalar(node.type, peopleOnly(confident, hints, source), hints), hints, source);
       if (typeof value === "string" && isAuthor(hints)) return withoutByWord(value);
-      if (value !== undefined && SHOWN_FIRST.has(hints.subject.join(" "))) {
-        return fromLabel(node, hints, source, true) ?? (typeof value === "string" ? withoutOwnLabel(value, hints) : value);
+      // `brand_name` is the brand: the label and the value's own label are looked for under the concept's word.
+      const shown = hints.subject.find((word) => SHOWN_FIRST.has(word));
+      if (value !== undefined && shown) {
+        const concept = { ...hints, subject: [shown] };
+        return fromLabel(node, concept, source, true) ?? (typeof value === "string" ? withoutOwnLabel(value, concept) : value);
       }
       return value ?? fromLabel(node, hints, source) ?? null;
     }
