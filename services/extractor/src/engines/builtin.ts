@@ -292,7 +292,10 @@ function lookup(path: string, source: Source): Scored<unknown> | undefined {
   if (path === "page:price") return source.page && settled(source.page.offer().price);
   if (path === "page:availability") return source.page && settled(source.page.offer().inStock);
   // An id read from the address alone is a fair guess, no more: any id the page states comes first.
-  if (path === "page:address id") return source.page?.addressId === undefined ? undefined : { value: source.page.addressId, confidence: 0.65 };
+  if (path === "page:address id") {
+    const id = source.page?.addressId();
+    return id === undefined ? undefined : { value: id, confidence: 0.65 };
+  }
   if (path === "page:currency") {
     const shown = source.page?.offer().shownCurrency;
     return shown ? { value: shown, confidence: 0.7 } : undefined;

@@ -13,8 +13,8 @@ const ID_PARAMETERS = ["sku", "pid", "productid", "product_id", "itemid", "item_
 /** An identifier: letters and digits only, with at least one digit, five characters or more (not "p", "2021" or "en-gb"). */
 const IDENTIFIER = /^(?=.*\d)[A-Za-z0-9]{5,40}$/;
 
-export function idInAddress($: CheerioAPI, pageUrl: URL | undefined): string | undefined {
-  const declared = absoluteUrl($('link[rel="canonical" i]').attr("href") ?? $('meta[property="og:url"]').attr("content"), pageUrl);
+export function idInAddress($: CheerioAPI, ogUrl: string | undefined, pageUrl: URL | undefined): string | undefined {
+  const declared = absoluteUrl($('link[rel="canonical" i]').attr("href") ?? ogUrl, pageUrl);
   const address = declared ? new URL(declared) : pageUrl;
   if (!address) return undefined;
   for (const name of ID_PARAMETERS) {

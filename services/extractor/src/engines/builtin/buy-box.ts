@@ -48,14 +48,23 @@ const IN_STOCK = /^(in stock|available|auf lager|sofort lieferbar|lieferbar|en s
 export function readBuyBox($: CheerioAPI, headline: string | undefined): BuyBox {
   const heading = headingOf($, headline);
   const box: BuyBox = { price: undefined, inStock: undefined };
+  let inner: Element | undefined;
   let block = heading?.parent;
   for (let level = 0; level < MAX_LEVELS && block?.type === "tag" && block.tagName !== "body"; level += 1, block = block.parent) {
     const element = block as Element;
-    box.price ??= priceIn($, element);
-    box.inStock ??= stockIn($, element);
+    // The smaller block inside was read already and held nothing: only what this level adds is new.
+    const added = addedBy($, element, inner);
+    box.price ??= priceIn($, element, added);
+    box.inStock ??= stockIn($, element, added);
     if (box.price && box.inStock) break;
+    inner = element;
   }
   return box;
+}
+
+/** The elements of the block in page order, without the smaller block read before (and its content). */
+function addedBy($: CheerioAPI, block: Element, inner: Element | undefined): Element[] {
+  return $(block).children().toArray().flatMap((child) => (child === inner ? [] : [child, ...$(child).find("*").toArray()]));
 }
 
 /** The page's visible <h1> that states the headline, else its only visible <h1>. */
@@ -71,10 +80,10 @@ function headingOf($: CheerioAPI, headline: string | undefined): Element | undef
  * markup calls it a price (class, id, itemprop, data attributes): a number
  * with a currency elsewhere in the block may be a shipping cost or a saving.
  */
-function priceIn($: CheerioAPI, block: Element): BuyBox["price"] {
+function priceIn($: CheerioAPI, block: Element, elements: Element[]): BuyBox["price"] {
   let unnamed: BuyBox["price"];
   const seen = new Set<Element>();
-  for (const digits of $(block).find("*").toArray()) {
+  for (const digits of elements) {
     if (NOT_TEXT.has(digits.tagName) || !/\d/.test(ownText(digits))) continue;
     // The amount and its currency may sit in sibling elements ("<b>€ <span>20,-</span></b>"): the smallest element holding both.
     const element = [digits, digits.parent, digits.parent?.parent].find(
@@ -174,9 +183,9 @@ function otherReadings(text: string): number[] {
 }
 
 /** What the block says about stock in a short text of its own, else a buy button that can be pressed. */
-function stockIn($: CheerioAPI, block: Element): Scored<boolean> | undefined {
+function stockIn($: CheerioAPI, block: Element, elements: Element[]): Scored<boolean> | undefined {
   let button: Scored<boolean> | undefined;
-  for (const element of $(block).find("*").toArray()) {
+  for (const element of elements) {
     if (element.tagName === "script" || element.tagName === "style") continue;
     const own = ownText(element).replace(/\s+/g, " ").trim();
     // The page's own button may say it ("Sold out" in place of "Add to cart"); a link saying it leads to another seller or variant.

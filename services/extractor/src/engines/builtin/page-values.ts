@@ -24,8 +24,8 @@ export interface PageValues {
   labels: Labelled[];
   /** Read only when a field asks for it: it walks the document's text. */
   byline: () => Byline;
-  /** The product id the page's address gives it ("/dp/B0756B4GVG"). */
-  addressId: string | undefined;
+  /** The product id the page's address gives it ("/dp/B0756B4GVG"); read only when a field asks. */
+  addressId: () => string | undefined;
   /** The product's price and availability, structured data weighed against the buy box; read only when a field asks. */
   offer: () => Offer;
   /** The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is "theplanetarypress". */
@@ -48,7 +48,7 @@ export function readPageValues(page: Page, aboutWords: string[], primary: Entity
     headline,
     labels: readLabels(page.$),
     byline: once(() => readByline(page.$, headline?.value)),
-    addressId: idInAddress(page.$, page.baseUrl),
+    addressId: once(() => idInAddress(page.$, structured.meta.get("og:url"), page.baseUrl)),
     offer: once(() => readOffer(primary, graph, structured.meta, readBuyBox(page.$, headline?.value))),
     siteNames: siteNames(page),
     descriptionsDisagree: disagree(structured.meta.get("description"), structured.meta.get("og:description")),
