@@ -18,7 +18,11 @@ export interface Offer {
   inStock: Scored<boolean> | undefined;
 }
 
-/** Where the sources agree; one source alone; sources that disagree (below the engine's threshold: left null). */
+/**
+ * How sure: the data and the buy box agree; the data alone; they disagree
+ * (below the engine's threshold, so left null); the buy box alone; a shown
+ * price as the only sign of stock.
+ */
 const AGREED = 0.95;
 const STATED = 0.9;
 const DISPUTED = 0.5;
