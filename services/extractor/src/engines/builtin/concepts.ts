@@ -115,7 +115,7 @@ export const LABEL_SYNONYMS = new Map<string, string[]>(Object.entries({
   brand: ["manufacturer", "make", "brand name", "marca", "marke", "marque", "merk", "бренд", "品牌", "브랜드"],
   // Not "reference": shops use it for the maker's part number as often as for their own.
   sku: [
-    "product code", "item code", "article number", "article no", "art no", "item number", "item no", "product number", "product id", "web code",
+    "product code", "item code", "article number", "article no", "art no", "item number", "item no", "product number", "product id",
     "asin", "id produto", "cod produs", "código", "codigo", "bestellnummer", "artikelnummer", "art nr",
     "codice articolo", "codice prodotto", "kod produktu", "ürün kodu", "код", "код товара", "артикул", "商品編號", "商品编号", "货号", "品番", "상품번호",
   ],
