@@ -26,6 +26,7 @@ describe("readOffer", () => {
     expect(offer([product({ priceSpecification: { price: 19.5 } })]).price).toEqual({ value: 19.5, confidence: 0.9 });
     expect(offer([], {}, [["product:price:amount", "12.50"]]).price).toEqual({ value: 12.5, confidence: 0.9 });
     expect(offer([product({ price: "0" })]).price).toBeUndefined();
+    expect(offer([product({ price: "10,75 € 11,95 €" })]).price).toEqual({ value: 10.75, confidence: 0.9 });
     expect(offer([], { price: shown([99]) }).price).toEqual({ value: 99, confidence: 0.7 });
     expect(offer([], { price: shown([99], false) }).price?.confidence).toBeLessThan(0.6);
   });

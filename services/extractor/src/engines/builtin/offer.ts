@@ -5,7 +5,7 @@
  * the value is sure; where they differ, the engine says so with a confidence
  * too low to answer rather than pick one blindly.
  */
-import { parseBoolean, parseNumber, readPrice } from "../../normalize.js";
+import { firstNumber, parseBoolean, parseNumber, readPrice } from "../../normalize.js";
 import type { StructuredData } from "../../page.js";
 import type { BuyBox } from "./buy-box.js";
 import { asEntity, asList, ownValue, typesOf, type Entity, type Graph } from "./graph.js";
@@ -95,8 +95,12 @@ function pricesOf(offer: Entity, graph: Graph): number[] {
   return [offer, ...specifications].flatMap((entity) => ["price", "lowPrice"].flatMap((key) => asList(ownValue(entity, key)).flatMap(amount)));
 }
 
-/** A stated amount; zero is left out, being what shop templates write for "no price". */
+/**
+ * A stated amount; a text that crams in more ("10,75 € 11,95 €", the price
+ * and the old price) states its first. Zero is left out, being what shop
+ * templates write for "no price".
+ */
 function amount(value: unknown): number[] {
-  const number = typeof value === "number" ? value : typeof value === "string" ? (parseNumber(value) ?? readPrice(value)?.amount) : undefined;
+  const number = typeof value === "number" ? value : typeof value === "string" ? (parseNumber(value) ?? readPrice(value)?.amount ?? firstNumber(value)) : undefined;
   return number !== undefined && number > 0 ? [number] : [];
 }
