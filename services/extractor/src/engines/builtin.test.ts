@@ -254,6 +254,13 @@ describe("extractBuiltin", () => {
       expect(run(html("Smith | Wesson"), { brand: "string" }).data).toEqual({ brand: "Smith | Wesson" });
     });
 
+    it("doubts a brand that is the shop's own name unless the page labels it so", () => {
+      const html = (body: string) =>
+        `<html><head><meta property="og:site_name" content="Acme Store"><script type="application/ld+json">${JSON.stringify({ "@type": "Product", name: "Mug", brand: "Acme Store" })}</script></head><body>${body}</body></html>`;
+      expect(run(html(""), { brand: "string" }).data).toEqual({ brand: null });
+      expect(run(html("<dl><dt>Brand</dt><dd>Acme Store</dd></dl>"), { brand: "string" }).data).toEqual({ brand: "Acme Store" });
+    });
+
     it("takes a SKU from the page's address only where the page states none", () => {
       const body = `<div><h1>Trail Shoe</h1></div>`;
       const html = (head: string) => `<html><head>${head}<link rel="canonical" href="https://site.example/item/TS000042"></head><body>${body}</body></html>`;

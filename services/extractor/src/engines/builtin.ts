@@ -107,15 +107,16 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
  * Doubts about a page-level text that no single source can settle: an
  * excerpt cut short ("…") is not the whole description, "No Author" is no
  * author, the site's own name as the author gives way to a person the
- * byline names, a brand that reads as a page title is no brand, and a page
- * whose meta and OpenGraph descriptions differ describes itself in more
- * than one way.
+ * byline names, a brand that reads as a page title is no brand, a brand
+ * that is the shop's own name may be the platform's default (a store's name
+ * as every product's vendor) unless a label shows it, and a page whose meta
+ * and OpenGraph descriptions differ describes itself in more than one way.
  */
 function plausibility(value: unknown, hints: NameHints, page: PageValues): number {
   const text = texts(value, hints).join(" ");
   if (/(\.\.\.|…|\[…\]|\[\.\.\.\])$/.test(text)) return 0.5;
   if (hints.subject.some((word) => ["description", "summary"].includes(word))) return page.descriptionsDisagree ? 0.6 : 1;
-  if (isMaker(hints)) return isTitle(text, page) ? 0.5 : 1;
+  if (isMaker(hints)) return isTitle(text, page) || page.siteNames.includes(squashed(text)) ? 0.5 : 1;
   if (!isAuthor(hints)) return 1;
   if (/^(no author|unknown|admin|anonymous)$/i.test(text.trim())) return 0;
   const byline = page.byline().author?.value;
