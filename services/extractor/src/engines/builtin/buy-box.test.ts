@@ -41,6 +41,12 @@ describe("readBuyBox", () => {
     expect(box(`<div><h1>Trail Shoe</h1><span class="x1">From €70.50</span></div>`).price).toEqual({ amounts: [70.5], currency: "EUR", named: false });
   });
 
+  it("reads a price inside a template's indentation, but not a long text that mentions one", () => {
+    const indent = "\n" + " ".repeat(200);
+    expect(box(`<div><h1>Trail Shoe</h1><span class="price">${indent}$12.99${indent}</span></div>`).price?.amounts).toEqual([12.99]);
+    expect(box(`<div><h1>Trail Shoe</h1><p class="price-note">Free delivery on all orders over $50.00</p></div>`).price).toBeUndefined();
+  });
+
   it("finds no price without a heading to anchor the block, or with a number that has no currency", () => {
     expect(box(`<div><p class="price">$12.00</p></div>`).price).toBeUndefined();
     expect(box(`<div><h1>Trail Shoe</h1><p class="price">12 pairs</p></div>`).price).toBeUndefined();

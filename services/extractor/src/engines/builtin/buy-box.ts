@@ -8,7 +8,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { Element, Text } from "domhandler";
-import { readPrice } from "../../normalize.js";
+import { readPrice, type Price } from "../../normalize.js";
 import { ownText } from "./labels.js";
 import type { Scored } from "./match.js";
 import { squashed } from "./page-values.js";
@@ -29,6 +29,7 @@ export interface BuyBox {
 const MAX_LEVELS = 7;
 /** A price is a short text; a longer one is a sentence that mentions a price. */
 const MAX_PRICE_CHARS = 40;
+const MAX_RAW_PRICE_CHARS = 2000;
 const MAX_STOCK_CHARS = 60;
 
 /** Markup words of a price that is not the one to pay: the old price beside a sale price, a list or unit price. */
@@ -85,38 +86,50 @@ function priceIn($: CheerioAPI, block: Element, elements: Element[]): BuyBox["pr
   const seen = new Set<Element>();
   for (const digits of elements) {
     if (NOT_TEXT.has(digits.tagName) || !/\d/.test(ownText(digits))) continue;
-    // The amount and its currency may sit in sibling elements ("<b>€ <span>20,-</span></b>"): the smallest element holding both.
-    const element = [digits, digits.parent, digits.parent?.parent].find(
-      (node): node is Element => node?.type === "tag" && node !== block && readPrice(textOf($, node as Element).replace(FROM, "")) !== undefined,
-    );
-    if (!element || seen.has(element)) continue;
-    seen.add(element);
-    const text = textOf($, element).replace(FROM, "");
-    const price = readPrice(text)!;
+    const found = smallestPrice(digits, block);
+    if (!found || seen.has(found.element)) continue;
+    seen.add(found.element);
+    const { element, text, price } = found;
     if (price.amount <= 0 || !isCurrent($, element, block)) continue;
-    const found = { amounts: [price.amount, ...otherReadings(text)], currency: price.currency, named: namesPrice(element, block) };
-    if (found.named) return found;
-    unnamed ??= found;
+    const shown = { amounts: [price.amount, ...otherReadings(text)], currency: price.currency, named: namesPrice(element, block) };
+    if (shown.named) return shown;
+    unnamed ??= shown;
   }
   return unnamed;
 }
 
-function textOf($: CheerioAPI, element: Element): string {
-  const raw = shownText(element);
-  const text = raw.length > MAX_PRICE_CHARS * 4 ? "" : raw.replace(/\s+/g, " ").trim();
-  return text.length > MAX_PRICE_CHARS ? "" : text;
+/** The amount and its currency may sit in sibling elements ("<b>€ <span>20,-</span></b>"): the smallest element holding both. */
+function smallestPrice(digits: Element, block: Element): { element: Element; text: string; price: Price } | undefined {
+  for (let node: Element | null = digits, level = 0; node?.type === "tag" && node !== block && level < 3; node = node.parent as Element | null, level += 1) {
+    const text = priceText(node);
+    const price = readPrice(text);
+    if (price) return { element: node, text, price };
+  }
+  return undefined;
 }
 
 /**
- * The element's text with the decimals a shop sets apart put back after
- * their point: "173<sup>34</sup> Lei" is 173.34, not 17334.
+ * The element's text as a price is written, "From" left out; empty when it
+ * is too long to be one. Read up to a bound that leaves room for the
+ * indentation templates put around a price, not for a whole container.
  */
-function shownText(element: Element): string {
+function priceText(element: Element): string {
+  const text = shownText(element, MAX_RAW_PRICE_CHARS).replace(/\s+/g, " ").trim();
+  return text.length > MAX_PRICE_CHARS ? "" : text.replace(FROM, "");
+}
+
+/**
+ * The element's text (up to about `limit` characters) with the decimals a
+ * shop sets apart put back after their point: "173<sup>34</sup> Lei" is
+ * 173.34, not 17334.
+ */
+function shownText(element: Element, limit: number): string {
   let text = "";
   for (const child of element.children) {
+    if (text.length > limit) break;
     if (child.type === "text") text += (child as Text).data;
     else if (child.type === "tag") {
-      const inner = shownText(child as Element);
+      const inner = shownText(child as Element, limit - text.length);
       const apart = (child as Element).tagName === "sup" || markupWords(child as Element).some((word) => /^(decimals?|fraction|cents?)$/.test(word));
       text += apart && /^\d{2}$/.test(inner.trim()) && /\d$/.test(text) ? `.${inner.trim()}` : inner;
     }
