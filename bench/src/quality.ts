@@ -12,7 +12,7 @@ import { REPO_ROOT } from "../../scripts/dist/stack.js";
 import { isComplete } from "../../services/extractor/dist/hybrid.js";
 import { readCases, servePages, type Case } from "./corpus.js";
 import { startExtractorRunner, startStackRunner, type Extraction } from "./runners.js";
-import { addOutcome, metrics, scoreField, type Counts, type Metrics } from "./score.js";
+import { addOutcome, labelsComplete, metrics, scoreField, type Counts, type Metrics } from "./score.js";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -58,7 +58,7 @@ const perCase = results.map(({ item, extraction }) => {
   if (extraction.error) errors.push({ id: item.id, error: extraction.error });
   const outcomes: Record<string, string> = {};
   for (const [field, schema] of Object.entries(item.schema)) {
-    const outcome = scoreField(field, schema, item.expected[field], extraction.data?.[field] ?? null);
+    const outcome = scoreField(field, schema, item.expected[field] ?? null, extraction.data?.[field] ?? null, labelsComplete(item.corpus, field));
     if (!outcome) continue;
     outcomes[field] = outcome;
     for (const counts of [overall, countsFor(byCorpus, item.corpus), countsFor(byField, `${item.corpus} ${field}`)]) addOutcome(counts, outcome);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addOutcome, listF1, matches, metrics, normalizeText, scoreField, tokenF1, type Counts } from "./score.js";
+import { addOutcome, labelsComplete, listF1, matches, metrics, normalizeText, scoreField, tokenF1, type Counts } from "./score.js";
 
 describe("scoreField", () => {
   it("skips unlabelled fields, counts null as a miss and a wrong value as both kinds of error", () => {
@@ -11,6 +11,19 @@ describe("scoreField", () => {
     const counts: Counts = { tp: 0, fp: 0, fn: 0 };
     for (const outcome of ["tp", "fp", "fn"] as const) addOutcome(counts, outcome);
     expect(metrics(counts)).toEqual({ tp: 1, fp: 1, fn: 2, precision: 0.5, recall: 1 / 3, f1: 0.4 });
+  });
+
+  it("where labels are complete, counts a value for an absent field as a false positive only", () => {
+    expect(labelsComplete("zyte-product-benchmark", "sku")).toBe(true);
+    expect(labelsComplete("zyte-product-benchmark", "product_name")).toBe(false);
+    expect(labelsComplete("swde", "sku")).toBe(false);
+    expect(scoreField("sku", "string", null, "AB-12", true)).toBe("spurious");
+    expect(scoreField("sku", "string", null, null, true)).toBeUndefined();
+    expect(scoreField("sku", "string", null, "AB-12", false)).toBeUndefined();
+    expect(scoreField("sku", "string", "AB-12", "AB-12", true)).toBe("tp");
+    const counts: Counts = { tp: 0, fp: 0, fn: 0 };
+    for (const outcome of ["tp", "spurious"] as const) addOutcome(counts, outcome);
+    expect(metrics(counts)).toEqual({ tp: 1, fp: 1, fn: 0, precision: 0.5, recall: 1, f1: 2 / 3 });
   });
 
   it("reports zero rather than NaN when nothing was predicted", () => {

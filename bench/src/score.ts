@@ -4,7 +4,9 @@
  * whose expected value is not null, a match is a true positive, a null
  * prediction a false negative, and a wrong non-null prediction both a false
  * positive and a false negative. An empty list counts as null: it predicts
- * nothing.
+ * nothing. Where a corpus's labels are complete (the shop pages), a null
+ * label says the page has no such value, so a value there is a false
+ * positive alone (there was nothing to find).
  */
 import { decodeHTML } from "entities";
 
@@ -17,11 +19,26 @@ export interface Counts {
   fn: number;
 }
 
-export type Outcome = "tp" | "fp" | "fn";
+/** "spurious": a value for a field the page has none of (only where labels are complete). */
+export type Outcome = "tp" | "fp" | "fn" | "spurious";
 
-/** The outcome for one labelled field, or undefined when the field is not labelled (expected null). */
-export function scoreField(name: string, schema: SchemaValue, expected: unknown, predicted: unknown): Outcome | undefined {
-  if (expected === null || expected === undefined) return undefined;
+/**
+ * Corpora whose labels are complete for the fields named: a null label there
+ * means the page has no such value (the corpus README says which).
+ */
+const COMPLETE_LABELS = new Map([["zyte-product-benchmark", new Set(["price", "sku", "brand", "in_stock"])]]);
+
+export function labelsComplete(corpus: string, field: string): boolean {
+  return COMPLETE_LABELS.get(corpus)?.has(field) ?? false;
+}
+
+/**
+ * The outcome for one field; undefined when there is nothing to score: the
+ * field is not labelled (expected null), or its labels are complete and both
+ * the label and the prediction say the page has no value.
+ */
+export function scoreField(name: string, schema: SchemaValue, expected: unknown, predicted: unknown, complete = false): Outcome | undefined {
+  if (expected === null || expected === undefined) return complete && !isAbsent(predicted) ? "spurious" : undefined;
   if (isAbsent(predicted)) return "fn";
   return matches(name, schema, expected, predicted) ? "tp" : "fp";
 }
@@ -29,6 +46,7 @@ export function scoreField(name: string, schema: SchemaValue, expected: unknown,
 export function addOutcome(counts: Counts, outcome: Outcome): void {
   if (outcome === "tp") counts.tp += 1;
   else if (outcome === "fn") counts.fn += 1;
+  else if (outcome === "spurious") counts.fp += 1;
   else {
     // A wrong value is a false positive and also leaves the true value unfound.
     counts.fp += 1;

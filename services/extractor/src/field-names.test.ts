@@ -13,6 +13,7 @@ describe("field names", () => {
     expect(nameHints("total_time_minutes")).toEqual({ durationUnit: "minutes", subject: ["total", "time"] });
     expect(nameHints("rating_1_to_5")).toEqual({ scale: [1, 5], subject: ["rating"] });
     expect(nameHints("published_date_iso8601")).toMatchObject({ format: "iso8601", subject: ["published", "date"] });
+    expect(nameHints("currency_iso4217")).toEqual({ subject: ["currency"] });
     expect(nameHints("image_url")).toEqual({ format: "url", subject: ["image", "url"] });
   });
 

@@ -57,6 +57,9 @@ export function nameHints(name: string): NameHints {
       // `rating_out_of_5`: a scale from 0.
       hints.scale = [0, Number(tokens[i + 2])];
       i += 2;
+    } else if (token === "iso" && /^\d+$/.test(tokens[i + 1] ?? "") && tokens[i + 1] !== "8601") {
+      // Other ISO standards name a code, not a date: `currency_iso4217`, `country_iso3166`.
+      i += 1;
     } else if (CURRENCIES.has(token)) hints.currency = token.toUpperCase();
     else if (DURATION_UNITS.has(token)) hints.durationUnit = DURATION_UNITS.get(token);
     else if (FORMATS.has(token)) {

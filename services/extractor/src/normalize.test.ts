@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { currencyCode, datesIn, durationIn, durationSeconds, firstNumber, isoDate, parseBoolean, parseNumber, rescale } from "./normalize.js";
+import { currencyCode, datesIn, durationIn, durationSeconds, firstNumber, isoDate, parseBoolean, parseNumber, readPrice, rescale } from "./normalize.js";
 
 describe("parseNumber", () => {
   it.each([
@@ -24,6 +24,24 @@ describe("parseNumber", () => {
   it("finds the first number in a sentence", () => {
     expect(firstNumber("Rated 4.8 out of 5 stars")).toBe(4.8);
     expect(firstNumber("no number")).toBeUndefined();
+  });
+});
+
+describe("readPrice", () => {
+  it.each([
+    ["CHF 19.50", 19.5, "CHF"],
+    ["4,99\u00a0€", 4.99, "EUR"],
+    ["NT$ 1,200", 1200, "TWD"],
+    ["131 990 ₸", 131990, "KZT"],
+    ["30,000원~", 30000, undefined],
+    ["€ 20,-", 20, "EUR"],
+    ["$12", 12, "USD"],
+    ["99元", 99, undefined],
+    ["Rs 23,450", 23450, undefined],
+  ])("reads %j as %j %s", (text, amount, currency) => expect(readPrice(text)).toEqual({ amount, currency }));
+
+  it("wants one number and a currency, nothing else", () => {
+    for (const text of ["12.50", "12 apples", "USDA 5", "ab 5 €/kg", "$9.49$9.49", "R 5", ""]) expect(readPrice(text)).toBeUndefined();
   });
 });
 

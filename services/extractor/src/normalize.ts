@@ -27,6 +27,53 @@ export function currencyCode(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * What marks a text as a price: an ISO 4217 code or a currency symbol as ICU
+ * formats it (Node's Intl data, so every currency is covered, "NT$" and "₸"
+ * alike), and the local written units ICU spells otherwise ("30,000원",
+ * "131 990 тг.", "99元"). Single letters ("R", "K") are left out: too many
+ * words contain them.
+ */
+const LOCAL_UNITS = ["元", "円", "원", "руб", "тг", "грн", "Kč", "TL", "Lei", "kr", "zł", "Rs"];
+/** ICU's currency symbols, each with the codes that use it ("$" → USD, CAD, ...). */
+const ICU_SYMBOLS = new Map<string, string[]>();
+for (const currency of Intl.supportedValuesOf("currency")) {
+  for (const currencyDisplay of ["symbol", "narrowSymbol"] as const) {
+    const symbol = new Intl.NumberFormat("en", { style: "currency", currency, currencyDisplay }).formatToParts(1).find((part) => part.type === "currency")?.value;
+    if (symbol && symbol !== currency && !ICU_SYMBOLS.get(symbol)?.includes(currency)) ICU_SYMBOLS.set(symbol, [...(ICU_SYMBOLS.get(symbol) ?? []), currency]);
+  }
+}
+const PRICE_MARKERS = [...new Set([...Intl.supportedValuesOf("currency"), ...[...ICU_SYMBOLS.keys()].filter((symbol) => !/^\p{L}$/u.test(symbol)), ...LOCAL_UNITS])].sort((a, b) => b.length - a.length);
+// Letters in a marker must not be part of a longer word ("USD" but not "USDA"); a trailing dot belongs to it ("тг.").
+const PRICE_MARKER = new RegExp(`(?<![\\p{L}])(?:${PRICE_MARKERS.map(escapeRegExp).join("|")})(?![\\p{L}])\\.?`, "iu");
+
+export interface Price {
+  amount: number;
+  /** The ISO 4217 code the text names, when it names one unambiguously (or "$", read as USD). */
+  currency: string | undefined;
+}
+
+/**
+ * A price as a shopper reads it: one number with a currency marker before or
+ * after it ("CHF 19.50", "4,99 €", "30,000원~", "€ 20,-"); undefined for a
+ * number without a currency or text with words in it ("ab 5 €/kg").
+ */
+export function readPrice(text: string): Price | undefined {
+  const trimmed = text.replace(/\s+/g, " ").trim().replace(/\s*[~*]+$/, "").replace(/[.,][-–]$/, "");
+  const marker = PRICE_MARKER.exec(trimmed);
+  if (!marker) return undefined;
+  const amount = parseNumber(`${trimmed.slice(0, marker.index)} ${trimmed.slice(marker.index + marker[0].length)}`);
+  return amount === undefined ? undefined : { amount, currency: uniqueCode(marker[0]) ?? currencyCode(trimmed) };
+}
+
+/** The one currency a marker stands for ("₸" → KZT, "chf" → CHF), or undefined when several share it. */
+function uniqueCode(marker: string): string | undefined {
+  const upper = marker.replace(/\.$/, "").toUpperCase();
+  if (Intl.supportedValuesOf("currency").includes(upper)) return upper;
+  const codes = ICU_SYMBOLS.get(marker.replace(/\.$/, "")) ?? [];
+  return codes.length === 1 ? codes[0] : undefined;
+}
+
 const SYMBOL = String.raw`(?:[a-z]{0,2}\$|€|£|¥|₹|₩|₽|zł|kr|${CODES})`;
 const WRITTEN_NUMBER = new RegExp(String.raw`^([+-]?)\s*(?:${SYMBOL}\s*)?([+-]?)(\d[\d.,\s\u00a0\u202f']*|[.,]\d+)\s*(?:${SYMBOL}\.?)?$`, "i");
 

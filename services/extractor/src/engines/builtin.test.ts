@@ -234,4 +234,49 @@ describe("extractBuiltin", () => {
   it("drops the by-word metadata puts before an author's name", () => {
     expect(run(`<html><head><meta name="author" content="by Ben Popper"></head><body></body></html>`, { author: "string" }).data).toEqual({ author: "Ben Popper" });
   });
+
+  describe("product pages", () => {
+    const SHOP = { product_name: "string", price: "number", currency: "string", sku: "string", brand: "string", in_stock: "boolean" };
+    const page = (data: unknown, body: string) =>
+      `<html><head><script type="application/ld+json">${JSON.stringify(data)}</script></head><body>${body}</body></html>`;
+
+    it("answers the price the data states and the buy box shows, and the SKU and brand the page labels over the data's own", () => {
+      const data = { "@type": "Product", name: "Trail Shoe", sku: "9001-INTERNAL", brand: "See all of the brand: Acme", offers: [{ price: "149.00" }, { price: "129.99", availability: "https://schema.org/InStock" }] };
+      const body = `<div class="product"><h1>Trail Shoe</h1><s class="price">$149.00</s><span class="price">$129.99</span><button>Add to cart</button>
+        <ul><li><b>Product code:</b> TS-42</li></ul></div>`;
+      expect(run(page(data, body), SHOP).data).toEqual({ product_name: "Trail Shoe", price: 129.99, currency: "USD", sku: "TS-42", brand: "Acme", in_stock: true });
+      expect(run(page(data, body), { brand_name: "string", product_sku: "string" }).data).toEqual({ brand_name: "Acme", product_sku: "TS-42" });
+    });
+
+    it("takes no page title for a brand", () => {
+      const html = (brand: string) => `<html><head><meta property="og:site_name" content="Deals Site"><script type="application/ld+json">${JSON.stringify({ "@type": "Product", name: "Show", brand })}</script></head><body></body></html>`;
+      expect(run(html("City Theatre | Deals Site"), { brand: "string" }).data).toEqual({ brand: null });
+      expect(run(html("Smith | Wesson"), { brand: "string" }).data).toEqual({ brand: "Smith | Wesson" });
+    });
+
+    it("doubts a brand that is the shop's own name unless the page labels it so", () => {
+      const html = (body: string) =>
+        `<html><head><meta property="og:site_name" content="Acme Store"><script type="application/ld+json">${JSON.stringify({ "@type": "Product", name: "Mug", brand: "Acme Store" })}</script></head><body>${body}</body></html>`;
+      expect(run(html(""), { brand: "string" }).data).toEqual({ brand: null });
+      expect(run(html("<dl><dt>Brand</dt><dd>Acme Store</dd></dl>"), { brand: "string" }).data).toEqual({ brand: "Acme Store" });
+    });
+
+    it("takes a SKU from the page's address only where the page states none", () => {
+      const body = `<div><h1>Trail Shoe</h1></div>`;
+      const html = (head: string) => `<html><head>${head}<link rel="canonical" href="https://site.example/item/TS000042"></head><body>${body}</body></html>`;
+      expect(run(html(""), { sku: "string" }).data).toEqual({ sku: "TS000042" });
+      expect(run(html(`<script type="application/ld+json">{"@type":"Product","name":"Trail Shoe","mpn":"MPN-7"}</script>`), { sku: "string" }).data).toEqual({ sku: "MPN-7" });
+    });
+
+    it("answers from the buy box alone where the page has no structured data", () => {
+      const body = `<div><h1>Trail Shoe</h1><p class="product-price">CHF 89.00</p><button>In den Warenkorb</button></div>`;
+      expect(run(body, { price: "number", currency: "string", in_stock: "boolean" }).data).toEqual({ price: 89, currency: "CHF", in_stock: true });
+    });
+
+    it("leaves price and stock null where the data and the buy box disagree", () => {
+      const data = { "@type": "Product", name: "Trail Shoe", offers: { price: "90", availability: "https://schema.org/InStock" } };
+      const body = `<div><h1>Trail Shoe</h1><p class="price">$400</p><p>Sold out</p></div>`;
+      expect(run(page(data, body), { price: "number", in_stock: "boolean" }).data).toEqual({ price: null, in_stock: null });
+    });
+  });
 });

@@ -16,9 +16,9 @@ import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumb
 import type { Page } from "../page.js";
 import { readBlocks } from "./builtin/blocks.js";
 import { withoutByWord } from "./builtin/byline.js";
-import { CONCEPTS, SUPPORTING_TYPES, URL_VALUED } from "./builtin/concepts.js";
+import { CONCEPTS, SHOWN_FIRST, SUPPORTING_TYPES, URL_VALUED } from "./builtin/concepts.js";
 import { asEntity, asList, first, isPresent, ownValue, readGraph, typesOf, type Entity, type Graph } from "./builtin/graph.js";
-import { matchLabel, MIN_CONFIDENCE, singular, type Scored } from "./builtin/match.js";
+import { labelsExactly, matchLabel, MIN_CONFIDENCE, singular, withoutOwnLabel, type Scored } from "./builtin/match.js";
 import { readItems } from "./builtin/microdata.js";
 import { readCards } from "./builtin/microformats.js";
 import { readPageValues, squashed, type PageValues } from "./builtin/page-values.js";
@@ -30,7 +30,7 @@ export function extractBuiltin(tree: ObjectNode, page: Page): Record<string, unk
   const webPage = graph.entities.find((e) => e !== primary && typesOf(e).includes("webpage"));
   const source: Source = {
     entities: [primary, webPage].filter((e) => e !== undefined),
-    page: readPageValues(page, primary && !isSupporting(primary) ? typesOf(primary) : [], primary),
+    page: readPageValues(page, primary && !isSupporting(primary) ? typesOf(primary) : [], primary, graph),
     graph,
   };
   return fillObject(tree, source);
@@ -80,6 +80,12 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
     case "scalar": {
       const value = confident === undefined ? undefined : inFieldUnits(scalar(node.type, peopleOnly(confident, hints, source), hints), hints, source);
       if (typeof value === "string" && isAuthor(hints)) return withoutByWord(value);
+      // `brand_name` is the brand: the label and the value's own label are looked for under the concept's word.
+      const shown = hints.subject.find((word) => SHOWN_FIRST.has(word));
+      if (value !== undefined && shown) {
+        const concept = { ...hints, subject: [shown] };
+        return fromLabel(node, concept, source, true) ?? (typeof value === "string" ? withoutOwnLabel(value, concept) : value);
+      }
       return value ?? fromLabel(node, hints, source) ?? null;
     }
     case "object": {
@@ -101,17 +107,29 @@ function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
  * Doubts about a page-level text that no single source can settle: an
  * excerpt cut short ("…") is not the whole description, "No Author" is no
  * author, the site's own name as the author gives way to a person the
- * byline names, and a page whose meta and OpenGraph descriptions differ
- * describes itself in more than one way.
+ * byline names, a brand that reads as a page title is no brand, a brand
+ * that is the shop's own name may be the platform's default (a store's name
+ * as every product's vendor) unless a label shows it, and a page whose meta
+ * and OpenGraph descriptions differ describes itself in more than one way.
  */
 function plausibility(value: unknown, hints: NameHints, page: PageValues): number {
   const text = texts(value, hints).join(" ");
   if (/(\.\.\.|…|\[…\]|\[\.\.\.\])$/.test(text)) return 0.5;
   if (hints.subject.some((word) => ["description", "summary"].includes(word))) return page.descriptionsDisagree ? 0.6 : 1;
+  if (isMaker(hints)) return isTitle(text, page) || page.siteNames.includes(squashed(text)) ? 0.5 : 1;
   if (!isAuthor(hints)) return 1;
   if (/^(no author|unknown|admin|anonymous)$/i.test(text.trim())) return 0;
   const byline = page.byline().author?.value;
   return byline && page.siteNames.includes(squashed(text)) && !page.siteNames.includes(squashed(byline)) ? 0.6 : 1;
+}
+
+function isMaker(hints: NameHints): boolean {
+  return hints.subject.some((word) => ["brand", "manufacturer", "maker"].includes(word));
+}
+
+/** A page title rather than a name: the site's name set off by a separator ("Theatre Show | Deals Site"). */
+function isTitle(text: string, page: PageValues): boolean {
+  return text.split(/\s[|–—·]\s/).slice(1).some((part) => page.siteNames.some((site) => squashed(part).startsWith(site)));
 }
 
 function isAuthor(hints: NameHints): boolean {
@@ -135,7 +153,7 @@ function inFieldUnits(value: unknown, hints: NameHints, source: Source): unknown
   const number = typeof value === "number" ? value : typeof value === "string" ? parseNumber(value) : undefined;
   if (number === undefined) return value;
   if (hints.currency) {
-    const stated = textAt("offers.priceCurrency", source) ?? textAt("priceCurrency", source);
+    const stated = textAt("offers.priceCurrency", source) ?? textAt("priceCurrency", source) ?? source.page?.offer().shownCurrency;
     if (stated && (currencyCode(stated) ?? stated.trim().toUpperCase()) !== hints.currency) return undefined;
   }
   const best = hints.scale ? Number(textAt("aggregateRating.bestRating", source) ?? textAt("reviewRating.bestRating", source)) : NaN;
@@ -183,11 +201,12 @@ function listTexts(found: unknown, hints: NameHints): string[] {
  * A value the page labels for the field ("ISBN-13: 978-..."), read into the
  * field's type; undefined when no label matches confidently or its value
  * does not read as the type (a date field's label followed by no date).
+ * `exactly`: only a label that says the field's name or a synonym as written.
  */
-function fromLabel(node: SchemaNode, hints: NameHints, source: Source): unknown {
+function fromLabel(node: SchemaNode, hints: NameHints, source: Source, exactly = false): unknown {
   if (!source.page) return undefined;
   const match = matchLabel(hints, source.page.labels);
-  if (!match || match.confidence < MIN_CONFIDENCE) return undefined;
+  if (!match || match.confidence < MIN_CONFIDENCE || (exactly && !labelsExactly(hints, match.value.label))) return undefined;
   const { value, items } = match.value;
   if (node.kind === "array") {
     if (node.items.kind !== "scalar" || node.items.type !== "string") return undefined;
@@ -246,7 +265,7 @@ function find(hints: NameHints, source: Source, wantsText = false): Scored<unkno
       const base = path.startsWith("page:") ? 1 : path.startsWith("meta:") ? CONFIDENCE.meta : concepts.includes(path) ? CONFIDENCE.concept : CONFIDENCE.sameName;
       const doubt = source.page ? plausibility(found.value, hints, source.page) : 1;
       const scored = { value: found.value, confidence: base * found.confidence * doubt * 0.5 ** leftOut };
-      if (scored.confidence >= MIN_CONFIDENCE) return scored;
+      if (scored.confidence >= MIN_CONFIDENCE || found.settled) return scored;
       if (scored.confidence > (doubtful?.confidence ?? 0)) doubtful = scored;
     }
   }
@@ -270,6 +289,18 @@ function lookup(path: string, source: Source): Scored<unknown> | undefined {
   if (path === "page:headline") return source.page?.headline;
   if (path === "page:date") return source.page?.byline().date;
   if (path === "page:author") return source.page?.byline().author;
+  // The offer has weighed every offer and the buy box: what it leaves open, no single one of them answers.
+  if (path === "page:price") return source.page && settled(source.page.offer().price);
+  if (path === "page:availability") return source.page && settled(source.page.offer().inStock);
+  // An id read from the address alone is a fair guess, no more: any id the page states comes first.
+  if (path === "page:address id") {
+    const id = source.page?.addressId();
+    return id === undefined ? undefined : { value: id, confidence: 0.65 };
+  }
+  if (path === "page:currency") {
+    const shown = source.page?.offer().shownCurrency;
+    return shown ? { value: shown, confidence: 0.7 } : undefined;
+  }
   for (const entity of source.entities) {
     let value: unknown = entity;
     for (const key of path.split(".")) {
@@ -284,6 +315,10 @@ function lookup(path: string, source: Source): Scored<unknown> | undefined {
     return { value: Array.isArray(value) ? value.map((item) => asEntity(item, source.graph) ?? item) : (asEntity(value, source.graph) ?? value), confidence };
   }
   return undefined;
+}
+
+function settled<T>(found: Scored<T> | undefined): Scored<T | undefined> {
+  return { value: found?.value, confidence: found?.confidence ?? 0, settled: true };
 }
 
 /**

@@ -8,7 +8,10 @@
  * not find Object.prototype), best first: JSON-LD property paths (arrays on
  * the way take their first item), `meta:<name>` for meta tags and
  * `page:headline` for the page's own heading (title, og:title and <h1>
- * reconciled), `page:date` and `page:author` for the byline beside it.
+ * reconciled), `page:date` and `page:author` for the byline beside it,
+ * `page:price`, `page:availability` and `page:currency` for a product's offer
+ * (structured data and the buy box weighed: builtin/offer.ts), `page:address id`
+ * for the product id in the page's address (builtin/address-id.ts).
  */
 const TITLE = ["headline", "name", "page:headline"];
 const DESCRIPTION = ["description", "meta:description", "meta:og:description", "meta:twitter:description"];
@@ -16,7 +19,7 @@ const IMAGE = ["image", "thumbnailUrl", "meta:og:image", "meta:twitter:image"];
 const PUBLISHED = ["page:date", "datePublished", "dateCreated", "uploadDate", "meta:article:published_time"];
 const AUTHOR = ["author", "creator", "meta:author", "meta:article:author", "page:author"];
 const INSTRUCTIONS = ["recipeInstructions", "step"];
-const AVAILABILITY = ["offers.availability"];
+const AVAILABILITY = ["page:availability", "offers.availability"];
 
 export const CONCEPTS = new Map<string, string[]>(Object.entries({
   title: TITLE,
@@ -36,8 +39,8 @@ export const CONCEPTS = new Map<string, string[]>(Object.entries({
   published: PUBLISHED,
   modified: ["dateModified", "meta:article:modified_time"],
   updated: ["dateModified", "meta:article:modified_time"],
-  price: ["offers.price", "offers.lowPrice", "price", "meta:product:price:amount", "meta:og:price:amount"],
-  currency: ["offers.priceCurrency", "priceCurrency", "meta:product:price:currency", "meta:og:price:currency"],
+  price: ["page:price", "offers.price", "offers.lowPrice", "price", "meta:product:price:amount", "meta:og:price:amount"],
+  currency: ["offers.priceCurrency", "priceCurrency", "meta:product:price:currency", "meta:og:price:currency", "page:currency"],
   rating: ["aggregateRating.ratingValue", "reviewRating.ratingValue"],
   "review count": ["aggregateRating.reviewCount", "aggregateRating.ratingCount"],
   "rating count": ["aggregateRating.ratingCount", "aggregateRating.reviewCount"],
@@ -45,6 +48,9 @@ export const CONCEPTS = new Map<string, string[]>(Object.entries({
   "in stock": AVAILABILITY,
   available: AVAILABILITY,
   brand: ["brand", "manufacturer"],
+  // A variant's own SKU (in its offer) stands in where the product states none, then the maker's part number, the shop's
+  // catalogue id in its meta tags, and last the id the page's address gives it.
+  sku: ["sku", "offers.sku", "productID", "mpn", "meta:product:retailer_item_id", "page:address id"],
   ingredients: ["recipeIngredient", "ingredients"],
   instructions: INSTRUCTIONS,
   steps: INSTRUCTIONS,
@@ -75,6 +81,13 @@ export const CONCEPTS = new Map<string, string[]>(Object.entries({
   text: ["text", "reviewBody", "articleBody"],
 }));
 
+/**
+ * Fields a product page labels for shoppers (brand, SKU): where the label
+ * and structured data disagree, the label wins, because shops' data often
+ * holds an internal id or a seller where the page shows the product's own.
+ */
+export const SHOWN_FIRST = new Set(["sku", "brand"]);
+
 /** Subjects whose text value is a URL: an image's name or caption is not the image. */
 export const URL_VALUED = new Set(["image", "photo", "picture", "thumbnail", "logo", "website", "homepage"]);
 
@@ -99,7 +112,13 @@ export const LABEL_SYNONYMS = new Map<string, string[]>(Object.entries({
   phone: ["telephone", "tel", "phone number", "contact number"],
   website: ["web site", "homepage", "url", "web"],
   manufacturer: ["brand", "maker", "make"],
-  brand: ["manufacturer", "make"],
+  brand: ["manufacturer", "make", "brand name", "marca", "marke", "marque", "merk", "бренд", "品牌", "브랜드"],
+  // Not "reference": shops use it for the maker's part number as often as for their own.
+  sku: [
+    "product code", "item code", "article number", "article no", "art no", "item number", "item no", "product number", "product id",
+    "asin", "id produto", "cod produs", "código", "codigo", "bestellnummer", "artikelnummer", "art nr",
+    "codice articolo", "codice prodotto", "kod produktu", "ürün kodu", "код", "код товара", "артикул", "商品編號", "商品编号", "货号", "品番", "상품번호",
+  ],
   company: ["employer", "company name", "organization", "hiring company"],
   location: ["city", "job location", "place"],
   "date posted": ["posted", "posted on", "date", "post date", "posted date"],

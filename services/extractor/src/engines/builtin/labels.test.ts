@@ -2,7 +2,7 @@ import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
 import { nameHints } from "../../field-names.js";
 import { readLabels } from "./labels.js";
-import { matchLabel } from "./match.js";
+import { labelsExactly, matchLabel, withoutOwnLabel } from "./match.js";
 
 const labels = (html: string) => readLabels(load(html)).map(({ label, value, items }) => ({ label, value, ...(items.length > 0 ? { items } : {}) }));
 
@@ -20,6 +20,11 @@ describe("readLabels", () => {
       { label: "ISBN-13", value: "978-0307269997" },
       { label: "Genres", value: "Crime | Thriller", items: ["Crime", "Thriller"] },
     ]);
+  });
+
+  it("reads a label element that ends in a spaced dash as it reads one with a colon", () => {
+    const html = `<ul><li><strong>Product Code - </strong>39139301</li><li><b>Well-known</b> text</li></ul>`;
+    expect(labels(html)).toEqual([{ label: "Product Code", value: "39139301" }]);
   });
 
   it("follows a label out of its wrapper, past an empty icon, within a row", () => {
@@ -50,5 +55,21 @@ describe("readLabels", () => {
     expect(found.map(({ label, hidden }) => [label, hidden])).toEqual([["Publisher", true], ["Publisher", false], ["Edition", true]]);
     expect(matchLabel(nameHints("publisher"), found)).toEqual({ value: found[1], confidence: 0.8 });
     expect(matchLabel(nameHints("edition"), found)?.value.value).toBe("Audio");
+  });
+});
+
+describe("product labels", () => {
+  it("matches a SKU by the words shops label it with, and tells a label said exactly from a plural heading", () => {
+    const found = readLabels(load(`<table><tr><th>Artikelnummer</th><td>AB-123</td></tr></table><dl><dt>ASIN</dt><dd>B000TEST01</dd></dl>`));
+    expect(matchLabel(nameHints("sku"), found)?.value.value).toBe("AB-123");
+    expect(labelsExactly(nameHints("sku"), "Article no.")).toBe(true);
+    expect(labelsExactly(nameHints("brand"), "Brand")).toBe(true);
+    expect(labelsExactly(nameHints("brand"), "Brands")).toBe(false);
+  });
+
+  it("reads a value that carries its own label as the text after it", () => {
+    expect(withoutOwnLabel("See all of the brand: Acme", nameHints("brand"))).toBe("Acme");
+    expect(withoutOwnLabel("Ver mais artigos da Marca: Acme", nameHints("brand"))).toBe("Acme");
+    expect(withoutOwnLabel("Acme: Outdoor Gear", nameHints("brand"))).toBe("Acme: Outdoor Gear");
   });
 });

@@ -29,11 +29,13 @@ const LABEL_HEADINGS = new Set(["h3", "h4", "h5", "label"]);
 const MAX_ROW_CELLS = 3;
 const INLINE = new Set(["span", "a", "b", "strong", "em", "i", "font", "label", "small"]);
 const COLON_LINE = /^([^:\n]{1,40}?)\s*[:：]\s+(\S.*)$/s;
+/** How a label element ends: a colon, or a spaced dash some pages use instead ("<strong>Product Code - </strong>39139301"). */
+const LABEL_END = /(?:[:：]|\s[-–])\s*$/;
 
 export function readLabels($: CheerioAPI): Labelled[] {
   const found: Labelled[] = [];
   const add = (at: Element, label: string, valueNode: Cheerio<AnyNode> | undefined, valueText: string) => {
-    const cleanLabel = clean(label).replace(/[:：]$/, "").trim();
+    const cleanLabel = clean(label).replace(/(?:[:：]|\s[-–])$/, "").trim();
     const value = clean(valueText);
     if (!cleanLabel || cleanLabel.length > MAX_LABEL_CHARS || !value || value.length > MAX_VALUE_CHARS || found.length >= MAX_LABELS) return;
     found.push({ label: cleanLabel, value, items: valueNode ? itemsOf($, valueNode) : [], hidden: isHiddenWithin(at) });
@@ -48,12 +50,12 @@ export function readLabels($: CheerioAPI): Labelled[] {
     if (definition.length > 0) add(term, $(term).text(), definition, definition.text());
   });
   // Pre-filtered on the element's own text: reading the text of every <span> of a large page is what costs.
-  $(LABEL_ELEMENTS).filter((_, element) => /[:：]\s*$/.test(ownText(element)) || LABEL_HEADINGS.has(element.tagName)).each((_, element) => {
+  $(LABEL_ELEMENTS).filter((_, element) => LABEL_END.test(ownText(element)) || LABEL_HEADINGS.has(element.tagName)).each((_, element) => {
     const label = $(element);
     const text = clean(label.text());
     if (text.length > MAX_LABEL_CHARS + 1 || label.is("dt")) return;
     // Without a colon, only a heading or a label element followed by text in the same block reads as a label.
-    if (!/[:：]$/.test(text) && !LABEL_HEADINGS.has(element.tagName)) return;
+    if (!LABEL_END.test(text) && !LABEL_HEADINGS.has(element.tagName)) return;
     // The value is what follows the label within its parent, else the next element that has text.
     const rest = followingText($, label);
     if (rest) add(element, text, label.parent(), rest);

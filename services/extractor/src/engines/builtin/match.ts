@@ -12,6 +12,8 @@ export interface Scored<T> {
   value: T;
   /** 0 to 1: how sure the engine is that this is the field's value. */
   confidence: number;
+  /** Weighed against every other source already: a doubt here is the answer, not a reason to ask them again. */
+  settled?: boolean;
 }
 
 /** Below this a value is left null (and, in hybrid mode, left to the model). */
@@ -30,6 +32,29 @@ export function words(text: string): string[] {
 /** The best label for a field: earliest in the page among the most confident; hidden labels only when no visible one matches. */
 export function matchLabel(hints: NameHints, labels: Labelled[]): Scored<Labelled> | undefined {
   return bestLabel(hints, labels.filter((label) => !label.hidden)) ?? bestLabel(hints, labels.filter((label) => label.hidden));
+}
+
+/**
+ * The label says the field's name or a synonym as written, not a form of it:
+ * "Brands" over a menu heads a list of brands, not this product's brand.
+ */
+export function labelsExactly(hints: NameHints, label: string): boolean {
+  const key = hints.subject.join(" ");
+  const written = label.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  return written === key || (LABEL_SYNONYMS.get(key) ?? []).includes(written);
+}
+
+/**
+ * A value that carries its own label, "See all of the brand: Panasonic",
+ * where the label mentions the field's name or a one-word synonym: the text
+ * after it. Any other value is returned as it is.
+ */
+export function withoutOwnLabel(value: string, hints: NameHints): string {
+  const match = /^([^:：]{1,60})[:：]\s*(\S.*)$/s.exec(value);
+  if (!match) return value;
+  const key = hints.subject.map(singular).join(" ");
+  const names = [key, ...(LABEL_SYNONYMS.get(key) ?? [])].filter((name) => !name.includes(" "));
+  return words(match[1]!).some((word) => names.includes(word)) ? match[2]!.trim() : value;
 }
 
 function bestLabel(hints: NameHints, labels: Labelled[]): Scored<Labelled> | undefined {

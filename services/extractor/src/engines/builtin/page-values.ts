@@ -7,11 +7,14 @@
 import type { CheerioAPI } from "cheerio";
 import { decodeHTML } from "entities";
 import type { Page, StructuredData } from "../../page.js";
+import { idInAddress } from "./address-id.js";
+import { readBuyBox } from "./buy-box.js";
 import { readByline, type Byline } from "./byline.js";
-import { ownValue, type Entity } from "./graph.js";
+import { ownValue, type Entity, type Graph } from "./graph.js";
 import { pageHeadline, siteNamesOf } from "./headline.js";
 import { readLabels, type Labelled } from "./labels.js";
 import type { Scored } from "./match.js";
+import { readOffer, type Offer } from "./offer.js";
 
 export interface PageValues {
   data: StructuredData;
@@ -21,6 +24,10 @@ export interface PageValues {
   labels: Labelled[];
   /** Read only when a field asks for it: it walks the document's text. */
   byline: () => Byline;
+  /** The product id the page's address gives it ("/dp/B0756B4GVG"); read only when a field asks. */
+  addressId: () => string | undefined;
+  /** The product's price and availability, structured data weighed against the buy box; read only when a field asks. */
+  offer: () => Offer;
   /** The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is "theplanetarypress". */
   siteNames: string[];
   /** The meta and OpenGraph descriptions both exist and say different things. */
@@ -31,7 +38,7 @@ export interface PageValues {
   subject: Entity | undefined;
 }
 
-export function readPageValues(page: Page, aboutWords: string[], primary: Entity | undefined): PageValues {
+export function readPageValues(page: Page, aboutWords: string[], primary: Entity | undefined, graph: Graph): PageValues {
   const { structured } = page;
   const headline = pageHeadline(structured);
   const named = headline !== undefined && primary !== undefined && squashed(String(ownValue(primary, "name") ?? "")) === squashed(headline.value);
@@ -41,6 +48,8 @@ export function readPageValues(page: Page, aboutWords: string[], primary: Entity
     headline,
     labels: readLabels(page.$),
     byline: once(() => readByline(page.$, headline?.value)),
+    addressId: once(() => idInAddress(page.$, structured.meta.get("og:url"), page.baseUrl)),
+    offer: once(() => readOffer(primary, graph, structured.meta, readBuyBox(page.$, headline?.value))),
     siteNames: siteNames(page),
     descriptionsDisagree: disagree(structured.meta.get("description"), structured.meta.get("og:description")),
     aboutWords,

@@ -1,0 +1,26 @@
+/**
+ * The identifier a page's own address gives its product: shops name product
+ * pages by their catalogue number ("/dp/B0756B4GVG", "/Prod/101693/",
+ * "?pid=262388"). Read from the canonical address the page declares, else
+ * the address it was loaded from; only a whole path segment or an id-named
+ * query parameter counts, never a number inside a slug of words.
+ */
+import type { CheerioAPI } from "cheerio";
+import { absoluteUrl } from "../../page.js";
+
+/** Query parameters that name a product's id. */
+const ID_PARAMETERS = ["sku", "pid", "productid", "product_id", "itemid", "item_id", "id"];
+/** An identifier: letters and digits only, with at least one digit, five characters or more (not "p", "2021" or "en-gb"). */
+const IDENTIFIER = /^(?=.*\d)[A-Za-z0-9]{5,40}$/;
+
+export function idInAddress($: CheerioAPI, ogUrl: string | undefined, pageUrl: URL | undefined): string | undefined {
+  const declared = absoluteUrl($('link[rel="canonical" i]').attr("href") ?? ogUrl, pageUrl);
+  const address = declared ? new URL(declared) : pageUrl;
+  if (!address) return undefined;
+  for (const name of ID_PARAMETERS) {
+    const value = [...address.searchParams].find(([key]) => key.toLowerCase() === name)?.[1];
+    if (value && IDENTIFIER.test(value)) return value;
+  }
+  const last = address.pathname.split("/").filter((segment) => segment.length > 0).at(-1)?.replace(/\.[a-z]{2,5}$/i, "");
+  return last && IDENTIFIER.test(last) ? last : undefined;
+}

@@ -1,0 +1,106 @@
+/**
+ * A product's price and availability, weighed by agreement between what the
+ * page states in structured data (its offers, its variants' offers, product
+ * meta tags) and what a shopper sees in the buy box: where both say the same,
+ * the value is sure; where they differ, the engine says so with a confidence
+ * too low to answer rather than pick one blindly.
+ */
+import { firstNumber, parseBoolean, parseNumber, readPrice } from "../../normalize.js";
+import type { StructuredData } from "../../page.js";
+import type { BuyBox } from "./buy-box.js";
+import { asEntity, asList, ownValue, typesOf, type Entity, type Graph } from "./graph.js";
+import type { Scored } from "./match.js";
+
+export interface Offer {
+  price: Scored<number> | undefined;
+  /** The currency the buy box shows, for a page whose data states none. */
+  shownCurrency: string | undefined;
+  inStock: Scored<boolean> | undefined;
+}
+
+/**
+ * How sure: the data and the buy box agree; the data alone; they disagree
+ * (below the engine's threshold, so left null); the buy box alone; a shown
+ * price as the only sign of stock.
+ */
+const AGREED = 0.95;
+const STATED = 0.9;
+const DISPUTED = 0.5;
+const SHOWN = 0.7;
+const ON_OFFER = 0.65;
+
+const META_PRICES = ["product:price:amount", "og:price:amount", "price", "og:price"];
+const META_AVAILABILITY = ["product:availability", "og:availability", "availability"];
+
+export function readOffer(primary: Entity | undefined, graph: Graph, meta: StructuredData["meta"], box: BuyBox): Offer {
+  const offers = productsOf(primary, graph).flatMap((product) => offersOf(product, graph));
+  const stated = [...new Set([...offers.flatMap((offer) => pricesOf(offer, graph)), ...META_PRICES.flatMap((name) => amount(meta.get(name)))])];
+  const availability = [...offers.map((offer) => ownValue(offer, "availability")), ...META_AVAILABILITY.map((name) => meta.get(name))];
+  return { price: price(stated, box.price), shownCurrency: box.price?.currency, inStock: inStock(availability, box.inStock, box.price) };
+}
+
+/**
+ * The stated price the buy box confirms (in any reading of its written form);
+ * one stated price alone; else the price shown. Several different stated
+ * prices (a sale and a regular offer, sellers) or a shown price that none
+ * confirms leave the engine unsure.
+ */
+function price(stated: number[], shown: BuyBox["price"]): Scored<number> | undefined {
+  if (shown && stated.length > 0) {
+    const agreed = stated.find((amount) => shown.amounts.some((reading) => Math.abs(reading - amount) < 0.005));
+    if (agreed !== undefined) return { value: agreed, confidence: AGREED };
+    // Only a number the markup calls a price can dispute the data; another may be a shipping cost or an instalment.
+    if (shown.named) return { value: stated[0]!, confidence: DISPUTED };
+  }
+  if (stated.length > 0) return { value: stated[0]!, confidence: stated.length === 1 ? STATED : DISPUTED };
+  // Shown alone, a price is trusted only where the markup names it one.
+  return shown && { value: shown.amounts[0]!, confidence: shown.named ? SHOWN : DISPUTED };
+}
+
+/**
+ * In stock when any offer can be bought (a product with sizes is available
+ * while one size is), out of stock when the offers say so; the buy box
+ * confirms or disputes it, or answers alone.
+ */
+function inStock(availability: unknown[], shown: Scored<boolean> | undefined, price: BuyBox["price"]): Scored<boolean> | undefined {
+  const said = availability.flatMap((value) => (typeof value === "string" ? [parseBoolean(value)] : [])).filter((value) => value !== undefined);
+  const stated = said.length === 0 ? undefined : said.includes(true);
+  // A shop says "sold out" where it cannot sell: a price marked up as one, with no such word around it, is on offer.
+  if (stated === undefined) return shown ?? (price?.named ? { value: true, confidence: ON_OFFER } : undefined);
+  if (!shown) return { value: stated, confidence: STATED };
+  return { value: stated, confidence: shown.value === stated ? AGREED : DISPUTED };
+}
+
+/** The main product and its variants, which some pages declare as products of the same name (one per size). */
+function productsOf(primary: Entity | undefined, graph: Graph): Entity[] {
+  if (!primary) return [];
+  const name = ownValue(primary, "name");
+  const types = typesOf(primary);
+  const variants = graph.entities.filter((e) => e !== primary && name !== undefined && ownValue(e, "name") === name && typesOf(e).some((t) => types.includes(t)));
+  return [primary, ...variants];
+}
+
+/** An entity's offers, those inside an AggregateOffer included. */
+function offersOf(entity: Entity, graph: Graph): Entity[] {
+  return asList(ownValue(entity, "offers")).flatMap((item) => {
+    const offer = asEntity(item, graph);
+    if (!offer) return [];
+    const inner = ownValue(offer, "offers");
+    return inner === undefined ? [offer] : [offer, ...offersOf(offer, graph)];
+  });
+}
+
+function pricesOf(offer: Entity, graph: Graph): number[] {
+  const specifications = asList(ownValue(offer, "priceSpecification")).map((item) => asEntity(item, graph)).filter((e) => e !== undefined);
+  return [offer, ...specifications].flatMap((entity) => ["price", "lowPrice"].flatMap((key) => asList(ownValue(entity, key)).flatMap(amount)));
+}
+
+/**
+ * A stated amount; a text that crams in more ("10,75 € 11,95 €", the price
+ * and the old price) states its first. Zero is left out, being what shop
+ * templates write for "no price".
+ */
+function amount(value: unknown): number[] {
+  const number = typeof value === "number" ? value : typeof value === "string" ? (parseNumber(value) ?? readPrice(value)?.amount ?? firstNumber(value)) : undefined;
+  return number !== undefined && number > 0 ? [number] : [];
+}
