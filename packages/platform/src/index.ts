@@ -31,3 +31,4 @@ export {
   type ScalarType,
   type SchemaNode,
 } from "./schema-language.js";
+export { checkTargetUrl, MAX_URL_LENGTH, parseTargetUrl } from "./target-url.js";

@@ -1,5 +1,5 @@
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
-import { parseSchema, SCHEMA_LIMITS, SchemaError, WinnowError, type ObjectNode, type Violation } from "@winnow/platform";
+import { MAX_URL_LENGTH, parseSchema, parseTargetUrl, SCHEMA_LIMITS, SchemaError, WinnowError, type ObjectNode, type Violation } from "@winnow/platform";
 import { RenderMode, type RenderOptions } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 
 const TYPE_NAMES = ["string", "number", "integer", "boolean", "array", "object"];
@@ -17,7 +17,7 @@ export const scrapeRequestSchema = {
   required: ["url", "schema"],
   additionalProperties: false,
   properties: {
-    url: { type: "string", minLength: 1, maxLength: 8192, description: "The absolute http(s) URL of the page to scrape. The fragment is dropped; IDN hosts become punycode; credentials are refused." },
+    url: { type: "string", minLength: 1, maxLength: MAX_URL_LENGTH, description: "The absolute http(s) URL of the page to scrape. The fragment is dropped; IDN hosts become punycode; credentials are refused." },
     schema: { $ref: "#/$defs/Schema" },
     task_description: { type: "string", maxLength: 20_000, description: "Extra instructions for the AI model: summaries, classification, translation, formats." },
     options: {
@@ -60,8 +60,7 @@ interface ScrapeOptions {
 
 export interface ScrapeRequest {
   url: string;
-  schema: ObjectNode;
-  /** The schema as sent, re-serialized for the extractor. */
+  /** The schema as sent (checked here, parsed by the extractor), re-serialized for it. */
   schemaJson: string;
   taskDescription: string;
   /** What the renderer is asked for; zero values mean "the renderer's default". */
@@ -102,8 +101,8 @@ export function parseScrapeRequest(body: unknown): ScrapeRequest {
     options?: ScrapeOptions;
   };
   return {
-    url: checkUrl(url),
-    schema: tree,
+    // Refused here what is never fetchable, before any backend is asked; the renderer checks again.
+    url: parseTargetUrl(url).href,
     schemaJson: JSON.stringify(schema),
     taskDescription: task_description ?? "",
     renderOptions: {
@@ -140,32 +139,6 @@ function invalid(type: "invalid-request" | "invalid-schema", violations: Violati
 
 function isUnder(path: string, prefix: string): boolean {
   return path === prefix || path.startsWith(`${prefix}/`);
-}
-
-/**
- * Refuses what is never fetchable before any backend is asked: the renderer
- * checks again (it alone can resolve addresses), but a wrong scheme or
- * embedded credentials are the caller's mistake and cost nothing to spot here.
- */
-function checkUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    throw new WinnowError("invalid-request", "url is not an absolute URL", { violations: [{ path: "/url", description: "must be an absolute http or https URL" }] });
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new WinnowError("url-not-allowed", `the ${url.protocol.slice(0, -1)} scheme is not allowed; use http or https`, {
-      violations: [{ path: "/url", description: "scheme must be http or https" }],
-    });
-  }
-  if (url.username || url.password) {
-    throw new WinnowError("url-not-allowed", "URLs with embedded credentials are not allowed", {
-      violations: [{ path: "/url", description: "must not contain a user name or password" }],
-    });
-  }
-  url.hash = "";
-  return url.href;
 }
 
 function describeAjvError(error: ErrorObject): Violation {

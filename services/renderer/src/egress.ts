@@ -1,7 +1,7 @@
 import { promises as dns } from "node:dns";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
-import { WinnowError } from "@winnow/platform";
+import { checkTargetUrl, WinnowError } from "@winnow/platform";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Cidr = [Address, number];
@@ -142,10 +142,7 @@ export class EgressGuard {
 
   /** Checks scheme and credentials, then pins the URL's host; throws a WinnowError when refused. */
   async pinUrl(url: URL): Promise<PinnedTarget> {
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw notAllowed(`only http and https URLs can be rendered, not ${url.protocol}`);
-    }
-    if (url.username || url.password) throw notAllowed("URLs with credentials are not allowed");
+    checkTargetUrl(url);
     return this.pin(url.hostname, Number(url.port || (url.protocol === "https:" ? 443 : 80)));
   }
 

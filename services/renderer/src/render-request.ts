@@ -1,8 +1,7 @@
-import { WinnowError, type CallContext } from "@winnow/platform";
+import { parseTargetUrl, WinnowError, type CallContext } from "@winnow/platform";
 import { RenderMode, type RenderRequest } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { RenderChoice, RenderJob } from "./render.js";
 
-const MAX_URL_LENGTH = 8192;
 const MAX_SELECTOR_LENGTH = 1024;
 const MODES = new Map<number, RenderChoice>([
   [RenderMode.RENDER_MODE_UNSPECIFIED, "auto"],
@@ -20,14 +19,7 @@ export function toRenderJob(request: RenderRequest, context: Pick<CallContext, "
   const mode = MODES.get(options?.mode ?? RenderMode.RENDER_MODE_UNSPECIFIED);
   if (!mode) throw invalid("/options/mode", `unknown render mode ${options?.mode}`);
 
-  if (!request.url) throw invalid("/url", "a URL is required");
-  if (request.url.length > MAX_URL_LENGTH) throw invalid("/url", `the URL is longer than ${MAX_URL_LENGTH} characters`);
-  let url: URL;
-  try {
-    url = new URL(request.url);
-  } catch {
-    throw invalid("/url", "not a valid absolute URL");
-  }
+  const url = parseTargetUrl(request.url);
 
   const waitFor = options?.waitFor.trim() ?? "";
   if (waitFor.length > MAX_SELECTOR_LENGTH) {
