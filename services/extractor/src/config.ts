@@ -1,7 +1,7 @@
 import { env, metricsConfig } from "@winnow/platform";
 import { z } from "zod";
 import type { LlmSettings } from "./engines/llm.js";
-import type { ModelSettings } from "./model-extraction.js";
+import type { PromptSettings } from "./model-extraction.js";
 import { pageTokenBudget } from "./tokens.js";
 
 /** The extractor's environment variables; see the README's configuration table. */
@@ -46,7 +46,7 @@ export function llmSettings(config: ExtractorConfig): LlmSettings | undefined {
 }
 
 /** How pages are prepared for the model and its answers checked; used for include_model_input even without a model. */
-export function modelSettings(config: ExtractorConfig): ModelSettings {
+export function promptSettings(config: ExtractorConfig): PromptSettings {
   return {
     pageTokens: pageTokenBudget(config.LLM_MODEL, config.LLM_PAGE_TOKENS),
     maxParts: config.EXTRACT_MAX_PARTS,

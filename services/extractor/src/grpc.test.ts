@@ -2,13 +2,12 @@ import { callUnary, checkHealth, createClient, createLogger, startGrpcServer, Wi
 import {
   Engine,
   ExtractorServiceClient,
-  ExtractorServiceService,
   type ExtractRequest,
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startFakeLlm, type FakeAnswer, type FakeLlm } from "../../../test/support/fake-llm.js";
 import { LlmEngine } from "./engines/llm.js";
-import { createExtractorService } from "./extractor-service.js";
+import { extractorServiceBinding } from "./extractor-service.js";
 import { SchemaCache } from "./schema-cache.js";
 
 const logger = createLogger("extractor-test", "silent");
@@ -24,12 +23,7 @@ async function startExtractor(llm: LlmEngine | undefined) {
     port: 0,
     logger,
     services: [
-      {
-        name: "winnow.extractor.v1.ExtractorService",
-        definition: ExtractorServiceService,
-        implementation: createExtractorService({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, model: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" }, hybrid: true }),
-        protoFile: "winnow/extractor/v1/extractor.proto",
-      },
+      extractorServiceBinding({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" }, hybrid: true }),
     ],
   });
   server.setReady(true);
@@ -111,7 +105,9 @@ describe("ExtractorService over gRPC", () => {
 
   it("refuses a page over the size limit and a URL that is not http(s)", async () => {
     expect((await failure(extractWith(builtinOnly.client, { html: "x".repeat(65 * 1024) }))).type).toBe("page-too-large");
-    expect((await failure(extractWith(builtinOnly.client, { url: "ftp://x.example/" }))).type).toBe("invalid-request");
+    // The one rule set for page addresses (platform's target-url.ts): a scheme other than http(s) is url-not-allowed everywhere.
+    expect((await failure(extractWith(builtinOnly.client, { url: "ftp://x.example/" }))).type).toBe("url-not-allowed");
+    expect((await failure(extractWith(builtinOnly.client, { url: "not a url" }))).type).toBe("invalid-request");
   });
 
   it("uses the LLM when one is configured, shaping its answer and reporting usage", async () => {

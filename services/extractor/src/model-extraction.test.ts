@@ -2,12 +2,12 @@ import { createLogger } from "@winnow/platform";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeLlm, type ChatRequestBody, type FakeAnswer, type FakeLlm } from "../../../test/support/fake-llm.js";
 import { LlmEngine } from "./engines/llm.js";
-import { extractWithModel, type ModelSettings } from "./model-extraction.js";
+import { extractWithModel, type PromptSettings } from "./model-extraction.js";
 import { loadPage } from "./page.js";
 import { SchemaCache } from "./schema-cache.js";
 
 const schemas = new SchemaCache();
-const settings: ModelSettings = { pageTokens: 4_000, maxParts: 8, maxParallel: 2, grounding: "warn" };
+const settings: PromptSettings = { pageTokens: 4_000, maxParts: 8, maxParallel: 2, grounding: "warn" };
 
 let fake: FakeLlm | undefined;
 afterEach(async () => {
@@ -15,7 +15,7 @@ afterEach(async () => {
   fake = undefined;
 });
 
-async function run(html: string, schema: unknown, respond: (body: ChatRequestBody) => FakeAnswer | Promise<FakeAnswer>, options: { task?: string; settings?: Partial<ModelSettings> } = {}) {
+async function run(html: string, schema: unknown, respond: (body: ChatRequestBody) => FakeAnswer | Promise<FakeAnswer>, options: { task?: string; settings?: Partial<PromptSettings> } = {}) {
   fake = await startFakeLlm(respond);
   const llm = new LlmEngine({ baseUrl: fake.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: 10_000 }, createLogger("test", "silent"));
   const bounds = { deadline: new Date(Date.now() + 10_000), signal: new AbortController().signal };

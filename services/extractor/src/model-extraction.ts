@@ -14,7 +14,7 @@ import { renderPageContent, urlsWanted } from "./page-content.js";
 import type { CompiledSchema } from "./schema-cache.js";
 import { shape } from "./shape.js";
 
-export interface ModelSettings {
+export interface PromptSettings {
   /** Page tokens per model call; longer pages are split into parts. */
   pageTokens: number;
   /** Parts read at most; the rest of a huge page is left out with a warning. */
@@ -32,7 +32,7 @@ interface Prompts {
 }
 
 /** Renders the page (mutating its document) into one prompt per part. */
-function preparePrompts(page: Page, schema: CompiledSchema, taskDescription: string, settings: ModelSettings): Prompts {
+function preparePrompts(page: Page, schema: CompiledSchema, taskDescription: string, settings: PromptSettings): Prompts {
   const content = renderPageContent(page, urlsWanted(schema.tree));
   const { parts, warnings } = splitContent(content, settings.pageTokens, settings.maxParts);
   return {
@@ -43,13 +43,13 @@ function preparePrompts(page: Page, schema: CompiledSchema, taskDescription: str
 }
 
 /** What the model would be sent for this page, for include_model_input when no model is called. */
-export function modelInputsFor(page: Page, schema: CompiledSchema, taskDescription: string, settings: ModelSettings): ModelInput[] {
+export function modelInputsFor(page: Page, schema: CompiledSchema, taskDescription: string, settings: PromptSettings): ModelInput[] {
   return preparePrompts(page, schema, taskDescription, settings).requests.map((request) => toModelInput(buildModelCall(request, "json_schema")));
 }
 
 export async function extractWithModel(
   llm: LlmEngine,
-  settings: ModelSettings,
+  settings: PromptSettings,
   schema: CompiledSchema,
   page: Page,
   taskDescription: string,

@@ -6,11 +6,10 @@ import { Drain } from "./drain.js";
 import { startHttpServer } from "./http-server.js";
 import { createLimiterFactory } from "./rate-limits.js";
 
-const logger = createLogger("gateway");
-logFatalErrors(logger);
-
 const config = loadConfigOrExit(configShape);
-logger.level = config.LOG_LEVEL;
+
+const logger = createLogger("gateway", config.LOG_LEVEL);
+logFatalErrors(logger);
 await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const backends = connectBackends({ auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR });
