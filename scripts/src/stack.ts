@@ -6,6 +6,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { checkHealth } from "@winnow/platform";
 
@@ -159,14 +161,7 @@ class Supervisor {
     });
     this.child = child;
     for (const stream of [child.stdout, child.stderr]) {
-      let buffered = "";
-      stream.setEncoding("utf8");
-      stream.on("data", (chunk: string) => {
-        buffered += chunk;
-        const lines = buffered.split("\n");
-        buffered = lines.pop() ?? "";
-        for (const line of lines) if (line) this.options.onOutput?.(this.service, line);
-      });
+      createInterface({ input: stream, crlfDelay: Infinity }).on("line", (line) => line && this.options.onOutput?.(this.service, line));
     }
     child.on("exit", (code, signal) => {
       if (this.stopping) return;
@@ -194,8 +189,4 @@ class Supervisor {
     await exited;
     clearTimeout(timer);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

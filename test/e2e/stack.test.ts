@@ -43,6 +43,7 @@ describe("the stack on the builtin engine", () => {
     expect(res.headers.get("x-winnow-engine")).toBe("builtin");
     expect(res.headers.get("x-winnow-render-path")).toBe("static");
     expect(res.headers.get("server-timing")).toMatch(/auth;dur=.*render;dur=.*extract;dur=/);
+    expect(res.headers.get("server-timing")).toMatch(/render-queue;dur=[\d.]+, render-navigation;dur=[\d.]+, render-settle;dur=[\d.]+/);
     expect(res.headers.get("x-request-id")).toBeTruthy();
   });
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { WinnowError } from "@winnow/platform";
+import type { UsageDay } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import type { ApiKey } from "./api-key.js";
 import type { SqlDatabase, SqlExecutor } from "./database.js";
 import type { KeyCipher } from "./key-cipher.js";
@@ -16,15 +17,6 @@ export interface ShownKey {
   id: string;
   plaintext: string | undefined;
   createdAt: Date;
-}
-
-export interface UsageDay {
-  /** YYYY-MM-DD, UTC. */
-  day: string;
-  keyId: string;
-  scrapes: number;
-  tokensIn: number;
-  tokensOut: number;
 }
 
 export interface UsageTotals {

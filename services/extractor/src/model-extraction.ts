@@ -4,6 +4,7 @@
  * a time), each answer shaped, the parts merged in code, then grounded.
  */
 import { Engine, type ExtractResponse, type ModelInput, type TokenUsage, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import pLimit from "p-limit";
 import { splitContent } from "./content-parts.js";
 import type { CallBounds, LlmAnswer, LlmEngine } from "./engines/llm.js";
 import { buildModelCall, toModelInput, type PromptRequest } from "./engines/prompt.js";
@@ -57,7 +58,12 @@ export async function extractWithModel(
   bounds: CallBounds,
 ): Promise<ExtractResponse> {
   const prompts = preparePrompts(page, schema, taskDescription, settings);
-  const answers = await mapLimit(prompts.requests, settings.maxParallel, (request) => llm.extract(request, bounds));
+  const limit = pLimit(settings.maxParallel);
+  const answers = await Promise.all(prompts.requests.map((request) => limit(() => llm.extract(request, bounds)))).catch((error: unknown) => {
+    // One failed part fails the extraction: the parts still queued are not sent.
+    limit.clearQueue();
+    throw error;
+  });
   const shaped = answers.map((answer) => shape(schema.tree, answer.value));
   const merged = mergeAnswers(schema.tree, shaped.map((s) => s.data as Record<string, unknown>));
   const grounded = groundAnswer(schema.tree, merged.data, prompts.text, taskDescription, settings.grounding);
@@ -88,22 +94,3 @@ function totalUsage(answers: LlmAnswer[]): TokenUsage {
   );
 }
 
-/** Results in input order; at most `limit` calls run at once, and the first failure fails the whole (no new calls start after it). */
-async function mapLimit<T, R>(items: T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  let failed = false;
-  const worker = async (): Promise<void> => {
-    while (next < items.length && !failed) {
-      const index = next++;
-      try {
-        results[index] = await run(items[index]!);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}

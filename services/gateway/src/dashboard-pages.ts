@@ -1,5 +1,7 @@
 /** The dashboard's pages: server-rendered HTML, every interpolated value escaped. */
 
+import type { UsageDay } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+
 /** HTML that has been escaped already (or is markup we wrote). */
 class Html {
   constructor(readonly text: string) {}
@@ -98,14 +100,6 @@ ${notice(message)}
   );
 }
 
-export interface UsageRow {
-  day: string;
-  keyId: string;
-  scrapes: number;
-  tokensIn: number;
-  tokensOut: number;
-}
-
 export interface AccountPage {
   csrf: string;
   email: string;
@@ -114,7 +108,7 @@ export interface AccountPage {
   keyCreatedAt: Date | undefined;
   requestsPerMinute: number;
   maxConcurrentScrapes: number;
-  usage: UsageRow[];
+  usage: UsageDay[];
   message?: string;
 }
 

@@ -18,6 +18,14 @@ export function scrapeHandler(backends: Backends): RequestHandler {
     let started = performance.now();
     const page = await callUnary(renderer.render.bind(renderer), { url: request.url, options: request.renderOptions }, hop);
     res.locals.timings.render = performance.now() - started;
+    // The renderer's own split of that time: waiting for a browser page, loading, letting the page settle.
+    if (page.timings) {
+      Object.assign(res.locals.timings, {
+        "render-queue": page.timings.queueMs,
+        "render-navigation": page.timings.navigationMs,
+        "render-settle": page.timings.settleMs,
+      });
+    }
 
     started = performance.now();
     const result = await callUnary(
