@@ -102,6 +102,7 @@ export class BrowserRenderer {
    * are also checked here, so a refused hop gets a clear error.
    */
   async #open(context: BrowserContext, refusal: (url: string) => Promise<WinnowError | undefined>): Promise<GuardedPage> {
+    await context.addInitScript(noteScrollListeners);
     await context.route("**/*", async (route) => {
       const skip = SKIPPED_RESOURCE_TYPES.has(route.request().resourceType());
       // Fails only when the context is already closing; the request no longer matters then.
@@ -194,8 +195,17 @@ export class BrowserRenderer {
     }
   }
 
-  /** Scrolls a bounded number of screens so content loaded on scroll appears; a short page costs nothing. */
+  /**
+   * Scrolls a bounded number of screens so content loaded on scroll appears. Only a page that can
+   * react to scrolling is scrolled (it watches elements or the window's scroll, or has lazy frames):
+   * on any other page scrolling changes nothing, and costs a pause per screen.
+   */
   async #scrollForLazyContent(page: Page, inFlight: InFlightRequests, remaining: () => number): Promise<void> {
+    const reactsToScroll = await page.evaluate(
+      (mark) => (window as unknown as Record<string, unknown>)[mark] === true || document.querySelector('iframe[loading="lazy" i]') !== null,
+      SCROLL_LISTENER_MARK,
+    );
+    if (!reactsToScroll) return;
     for (let screen = 0; screen < MAX_SCROLL_SCREENS && remaining() > SCROLL_PAUSE_MS * 2; screen++) {
       const moved = await page.evaluate(() => {
         const before = scrollY;
@@ -221,6 +231,34 @@ export class BrowserRenderer {
       throw new WinnowError("page-too-large", `the page is larger than ${maxChars} bytes`);
     }
     return html;
+  }
+}
+
+/** Where noteScrollListeners leaves its mark on a page's window (not enumerable, so the page's own code does not list it). */
+const SCROLL_LISTENER_MARK = "__winnowReactsToScroll";
+
+/**
+ * Runs in every document before its scripts: marks the window once the page creates an
+ * IntersectionObserver or listens for scroll or wheel events on the window or document,
+ * the ways content is loaded on scroll. The page's functions keep working unchanged.
+ */
+function noteScrollListeners(): void {
+  const mark = () => Object.defineProperty(window, "__winnowReactsToScroll", { value: true, configurable: true });
+  const Observer = window.IntersectionObserver;
+  if (Observer) {
+    window.IntersectionObserver = class extends Observer {
+      constructor(...args: ConstructorParameters<typeof IntersectionObserver>) {
+        super(...args);
+        mark();
+      }
+    };
+  }
+  for (const target of [window, document]) {
+    const add = target.addEventListener;
+    target.addEventListener = function (this: EventTarget, ...args: Parameters<typeof add>) {
+      if (args[0] === "scroll" || args[0] === "wheel") mark();
+      return add.apply(this, args);
+    };
   }
 }
 
