@@ -2,7 +2,7 @@
  * Renderer benchmark: the static path against the browser path, and the
  * renderer's browser path against a bare Playwright script (new page, goto,
  * content) on another instance of the same Chromium, all in one run on
- * loopback fixture pages, at concurrency 1, 4 and 16. Then a soak: memory of
+ * loopback fixture pages, at concurrency 1, 4 and 8. Then a soak: memory of
  * the renderer process and its browser over many browser renders.
  *
  *   npm run bench:render                      # soak of 200 browser renders
@@ -22,7 +22,7 @@ import { createRendering } from "../../services/renderer/dist/rendering.js";
 
 const treeRssBytes = (pid: number) => descendantsRssBytes(pid, true);
 
-const CONCURRENCIES = [1, 4, 16];
+const CONCURRENCIES = [1, 4, 8];
 const RENDERS_PER_LEVEL = Number(process.env.RENDERS_PER_LEVEL ?? 64);
 const SOAK_RENDERS = Number(process.env.SOAK_RENDERS ?? 200);
 
@@ -94,7 +94,8 @@ const base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 const config = loadConfig(rendererConfigShape, {
   LOG_LEVEL: "warn",
   WINNOW_EGRESS_ALLOW: base.replace("http://", ""),
-  RENDER_MAX_PAGES: "16",
+  // As many pages as the highest level, so our path queues no more than the bare script does.
+  RENDER_MAX_PAGES: String(Math.max(...CONCURRENCIES)),
   RENDER_MAX_QUEUE: "64",
 });
 const rendering = await createRendering(config, createLogger("bench", config.LOG_LEVEL));
@@ -106,6 +107,7 @@ const ours = (mode: RenderChoice) => async (i: number) => {
   const page = await rendering.renderer.render({ url: new URL(`${base}/page/${i}`), mode, waitFor: "", timeoutMs: 30_000, signal: new AbortController().signal });
   if (!page.html.includes(`Product ${i}`)) throw new Error(`render ${i} lost its content`);
 };
+// browser.newPage() makes a fresh context for the page, as our path does for every render.
 const bareScript = async (i: number) => {
   const page = await bare.newPage();
   await page.goto(`${base}/page/${i}`);
