@@ -19,6 +19,14 @@ describe("toRenderJob", () => {
     expect(toRenderJob({ url, options: options({ timeoutMs: 5000 }) }, { deadline, signal }, 20_000).timeoutMs).toBeLessThanOrEqual(3000);
   });
 
+  it("says when the caller's deadline, not a timeout, bounds the render (running out of it is then deadline-exceeded)", () => {
+    const url = "https://example.com/";
+    const deadline = new Date(Date.now() + 3000);
+    expect(toRenderJob({ url, options: options({ timeoutMs: 5000 }) }, { deadline, signal }, 20_000).deadlineBound).toBe(true);
+    expect(toRenderJob({ url, options: options({ timeoutMs: 1000 }) }, { deadline, signal }, 20_000).deadlineBound).toBe(false);
+    expect(toRenderJob({ url }, { deadline: undefined, signal }, 20_000).deadlineBound).toBe(false);
+  });
+
   it("answers target-timeout when the deadline has already passed", () => {
     expect(() => toRenderJob({ url: "https://example.com/" }, { deadline: new Date(Date.now() - 1), signal }, 20_000)).toThrow(
       expect.objectContaining({ type: "target-timeout" }),

@@ -34,7 +34,7 @@ export function toRenderJob(request: RenderRequest, context: Pick<CallContext, "
   const timeoutMs = Math.min(options?.timeoutMs || Infinity, maxTimeoutMs, leftOfDeadline);
   if (timeoutMs <= 0) throw new WinnowError("target-timeout", "the deadline passed before the render could start");
 
-  return { url, mode, waitFor, timeoutMs, signal: context.signal };
+  return { url, mode, waitFor, timeoutMs, deadlineBound: timeoutMs === leftOfDeadline, signal: context.signal };
 }
 
 function invalid(path: string, description: string): WinnowError {

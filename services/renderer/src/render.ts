@@ -20,6 +20,8 @@ export interface RenderJob {
   /** CSS selector to wait for; empty for none. */
   waitFor: string;
   timeoutMs: number;
+  /** The caller's deadline set timeoutMs (not its own timeout or the service's limit): running out of it is the request's deadline, not the page's slowness. */
+  deadlineBound?: boolean;
   /** Aborted when the caller goes away. */
   signal: AbortSignal;
 }

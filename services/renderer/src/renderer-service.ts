@@ -1,4 +1,4 @@
-import { unary, type Logger } from "@winnow/platform";
+import { unary, WinnowError, type Logger } from "@winnow/platform";
 import type { RendererServiceServer, RenderRequest, RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { PageRenderer } from "./page-renderer.js";
 import { countRender } from "./render-metrics.js";
@@ -14,7 +14,14 @@ export function createRendererService(
 ): RendererServiceServer {
   return {
     render: unary<RenderRequest, RenderResponse>(logger, async (request, context) => {
-      const response = await deps.renderer.render(toRenderJob(request, context, deps.renderTimeoutMs));
+      const job = toRenderJob(request, context, deps.renderTimeoutMs);
+      const response = await deps.renderer.render(job).catch((error: unknown) => {
+        // Out of the caller's time, the page is not to blame: the caller's deadline passed (its own timer may fire a moment later).
+        if (job.deadlineBound && error instanceof WinnowError && error.type === "target-timeout") {
+          throw new WinnowError("deadline-exceeded", "the request's deadline passed while the page was loading", { cause: error });
+        }
+        throw error;
+      });
       countRender(response.path);
       return response;
     }),
