@@ -16,7 +16,7 @@ import { chromium } from "playwright-core";
 import { createLogger, loadConfig } from "@winnow/platform";
 import { findBrowser } from "../../services/renderer/dist/browser-discovery.js";
 import { rendererConfigShape } from "../../services/renderer/dist/config.js";
-import type { RenderChoice } from "../../services/renderer/dist/render.js";
+import type { RenderChoice } from "../../services/renderer/dist/render-request.js";
 import { descendantsRssBytes } from "../../services/renderer/dist/process-memory.js";
 import { createRendering } from "../../services/renderer/dist/rendering.js";
 

@@ -13,7 +13,6 @@ import {
 } from "@winnow/platform";
 import {
   RendererServiceClient,
-  RendererServiceService,
   RenderMode,
   RenderPath,
   type RenderRequest,
@@ -23,7 +22,7 @@ import type { BrowserHost } from "./browser.js";
 import { rendererConfigShape } from "./config.js";
 import type { PageSlots } from "./page-slots.js";
 import { createRendering, type Rendering } from "./rendering.js";
-import { createRendererService, RENDERER_PROTO_FILE, RENDERER_SERVICE_NAME } from "./renderer-service.js";
+import { RENDERER_SERVICE_NAME, rendererServiceBinding } from "./renderer-service.js";
 
 const MAX_HTML_BYTES = 64 * 1024;
 
@@ -111,14 +110,7 @@ beforeAll(async () => {
     host: "127.0.0.1",
     port: 0,
     logger,
-    services: [
-      {
-        name: RENDERER_SERVICE_NAME,
-        definition: RendererServiceService,
-        implementation: createRendererService(logger, { renderer, renderTimeoutMs: config.RENDER_TIMEOUT_MS }),
-        protoFile: RENDERER_PROTO_FILE,
-      },
-    ],
+    services: [rendererServiceBinding({ logger, renderer, renderTimeoutMs: config.RENDER_TIMEOUT_MS })],
   });
   address = `127.0.0.1:${server.port}`;
   client = createClient(RendererServiceClient, address);

@@ -3,7 +3,7 @@ import { gzipSync } from "node:zlib";
 import iconv from "iconv-lite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { RenderChoice } from "./render.js";
+import type { RenderChoice } from "./render-request.js";
 import type { Rendering } from "./rendering.js";
 import { closeServer, listen, renderFailure, renderWith, startRendering } from "./renderer.test-helpers.js";
 

@@ -1,8 +1,7 @@
 import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serveMetrics, startGrpcServer } from "@winnow/platform";
-import { RendererServiceService } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { rendererConfigShape } from "./config.js";
 import { createRendering } from "./rendering.js";
-import { createRendererService, RENDERER_PROTO_FILE, RENDERER_SERVICE_NAME } from "./renderer-service.js";
+import { rendererServiceBinding } from "./renderer-service.js";
 
 const config = loadConfigOrExit(rendererConfigShape);
 const logger = createLogger("renderer", config.LOG_LEVEL);
@@ -16,14 +15,7 @@ const server = await startGrpcServer({
   host: config.GRPC_HOST,
   port: config.GRPC_PORT,
   logger,
-  services: [
-    {
-      name: RENDERER_SERVICE_NAME,
-      definition: RendererServiceService,
-      implementation: createRendererService(logger, { renderer, renderTimeoutMs: config.RENDER_TIMEOUT_MS }),
-      protoFile: RENDERER_PROTO_FILE,
-    },
-  ],
+  services: [rendererServiceBinding({ logger, renderer, renderTimeoutMs: config.RENDER_TIMEOUT_MS })],
 });
 onShutdownSignal(logger, async () => {
   // NOT_SERVING at once; in-flight renders finish (within the grace period) before the browser closes.

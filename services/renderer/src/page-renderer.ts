@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { RenderJob } from "./render.js";
+import type { RenderJob } from "./render-request.js";
 import { deadlineSignal } from "./deadline.js";
 import type { StaticFetcher } from "./static-fetch.js";
 import { inspectStaticPage } from "./static-page.js";

@@ -1,6 +1,20 @@
 import { parseTargetUrl, WinnowError, type CallContext } from "@winnow/platform";
 import { RenderMode, type RenderRequest } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { RenderChoice, RenderJob } from "./render.js";
+
+export type RenderChoice = "auto" | "static" | "browser";
+
+/** One validated render: what to load, how, what to wait for, and how long it may take in all. */
+export interface RenderJob {
+  url: URL;
+  mode: RenderChoice;
+  /** CSS selector to wait for; empty for none. */
+  waitFor: string;
+  timeoutMs: number;
+  /** The caller's deadline set timeoutMs (not its own timeout or the service's limit): running out of it is the request's deadline, not the page's slowness. */
+  deadlineBound?: boolean;
+  /** Aborted when the caller goes away. */
+  signal: AbortSignal;
+}
 
 const MAX_SELECTOR_LENGTH = 1024;
 const MODES = new Map<number, RenderChoice>([

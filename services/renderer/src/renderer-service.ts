@@ -1,17 +1,30 @@
-import { unary, WinnowError, type Logger } from "@winnow/platform";
-import type { RendererServiceServer, RenderRequest, RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { unary, WinnowError, type Logger, type ServiceBinding } from "@winnow/platform";
+import { RendererServiceService, type RendererServiceServer, type RenderRequest, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { PageRenderer } from "./page-renderer.js";
 import { countRender } from "./render-metrics.js";
 import { toRenderJob } from "./render-request.js";
 
 export const RENDERER_SERVICE_NAME = "winnow.renderer.v1.RendererService";
-export const RENDERER_PROTO_FILE = "winnow/renderer/v1/renderer.proto";
+
+export interface RendererDependencies {
+  logger: Logger;
+  renderer: PageRenderer;
+  /** The longest render; the caller's deadline and timeout_ms can shorten it. */
+  renderTimeoutMs: number;
+}
+
+/** The service as a gRPC server registers it. */
+export function rendererServiceBinding(deps: RendererDependencies): ServiceBinding {
+  return {
+    name: RENDERER_SERVICE_NAME,
+    definition: RendererServiceService,
+    implementation: createRendererService(deps),
+    protoFile: "winnow/renderer/v1/renderer.proto",
+  };
+}
 
 /** The gRPC implementation of winnow.renderer.v1.RendererService. */
-export function createRendererService(
-  logger: Logger,
-  deps: { renderer: PageRenderer; renderTimeoutMs: number },
-): RendererServiceServer {
+export function createRendererService({ logger, ...deps }: RendererDependencies): RendererServiceServer {
   return {
     render: unary<RenderRequest, RenderResponse>(logger, async (request, context) => {
       const job = toRenderJob(request, context, deps.renderTimeoutMs);

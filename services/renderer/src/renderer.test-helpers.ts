@@ -5,7 +5,7 @@ import type { RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/ren
 import type { BrowserHost } from "./browser.js";
 import { rendererConfigShape } from "./config.js";
 import type { Lookup } from "./egress.js";
-import type { RenderChoice } from "./render.js";
+import type { RenderChoice } from "./render-request.js";
 import { createRendering, type Rendering } from "./rendering.js";
 
 /** A resolver with fixed answers, so DNS results (including hostile ones) are under test control. */

@@ -6,7 +6,7 @@ import { EgressGuard, type Lookup } from "./egress.js";
 import { EgressProxy } from "./egress-proxy.js";
 import { PageRenderer } from "./page-renderer.js";
 import { PageSlots } from "./page-slots.js";
-import { BrowserRenderer } from "./render.js";
+import { BrowserRenderer } from "./browser-renderer.js";
 import { observeBrowserPool } from "./render-metrics.js";
 import { StaticFetcher } from "./static-fetch.js";
 

@@ -9,22 +9,8 @@ import { memoizedRefusal, type EgressGuard } from "./egress.js";
 import { REFUSED_HEADER } from "./egress-proxy.js";
 import type { PageSlots } from "./page-slots.js";
 import { toRenderError } from "./render-errors.js";
+import type { RenderJob } from "./render-request.js";
 import { abortable } from "./static-fetch.js";
-
-export type RenderChoice = "auto" | "static" | "browser";
-
-/** One validated render: what to load, how, what to wait for, and how long it may take in all. */
-export interface RenderJob {
-  url: URL;
-  mode: RenderChoice;
-  /** CSS selector to wait for; empty for none. */
-  waitFor: string;
-  timeoutMs: number;
-  /** The caller's deadline set timeoutMs (not its own timeout or the service's limit): running out of it is the request's deadline, not the page's slowness. */
-  deadlineBound?: boolean;
-  /** Aborted when the caller goes away. */
-  signal: AbortSignal;
-}
 
 export interface BrowserRendererOptions {
   browser: BrowserHost;
