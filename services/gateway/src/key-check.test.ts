@@ -18,6 +18,18 @@ import { KeyCheck } from "./key-check.js";
 
 const LEASE_MS = 300;
 
+/** An auth service (one replica) on the test's database, with its own revocation feed. */
+function authBinding(db: TestDatabase, leaseMs: number) {
+  const store = new AuthStore(db.database, testCipher);
+  return authServiceBinding({
+    store,
+    revocations: new RevocationFeed(store, leaseMs, silentLogger),
+    plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 60, PLAN_MAX_CONCURRENT_SCRAPES: 2 }),
+    logger: silentLogger,
+    sessionTtlMs: 60_000,
+  });
+}
+
 describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) => {
   let db: TestDatabase;
   let server: RunningGrpcServer;
@@ -29,14 +41,7 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
 
   beforeAll(async () => {
     db = await openTestDatabase("pglite");
-    const store = new AuthStore(db.database, testCipher);
-    const binding = authServiceBinding({
-      store,
-      revocations: new RevocationFeed(store, leaseMs, silentLogger),
-      plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 60, PLAN_MAX_CONCURRENT_SCRAPES: 2 }),
-      logger: silentLogger,
-      sessionTtlMs: 60_000,
-    });
+    const binding = authBinding(db, leaseMs);
     const validateKey = binding.implementation.validateKey as grpc.handleUnaryCall<unknown, unknown>;
     binding.implementation.validateKey = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       validations++;
@@ -147,15 +152,7 @@ describe("KeyCheck with two auth replicas on one Postgres", () => {
   beforeAll(async () => {
     db = await openTestDatabase("postgres");
     for (let i = 0; i < 2; i++) {
-      const store = new AuthStore(db.database, testCipher);
-      const binding = authServiceBinding({
-        store,
-        revocations: new RevocationFeed(store, LEASE_MS, silentLogger),
-        plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 60, PLAN_MAX_CONCURRENT_SCRAPES: 2 }),
-        logger: silentLogger,
-        sessionTtlMs: 60_000,
-      });
-      const server = await startGrpcServer({ host: "127.0.0.1", port: 0, logger: silentLogger, services: [binding] });
+      const server = await startGrpcServer({ host: "127.0.0.1", port: 0, logger: silentLogger, services: [authBinding(db, LEASE_MS)] });
       server.setReady(true);
       servers.push(server);
     }
