@@ -3,7 +3,7 @@ import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
 import { nameHints } from "../../field-names.js";
 import { loadPage } from "../../page.js";
-import { extractBuiltin } from "../builtin.js";
+import { extractBuiltin } from "./index.js";
 import { readBlocks } from "./blocks.js";
 
 /** The blocks for one array-of-objects field of the schema; `known` gives the texts structured data states per item field. */
