@@ -17,6 +17,7 @@ import { nameHints, nameTokens, type NameHints } from "../../field-names.js";
 import { firstNumber, parseNumber } from "../../normalize.js";
 import { LABEL_SYNONYMS } from "./concepts.js";
 import { MIN_CONFIDENCE, singular, words, type Scored } from "./match.js";
+import { textOf } from "./text.js";
 import { NOT_TEXT } from "./visibility.js";
 
 type Item = Record<string, unknown>;
@@ -380,18 +381,3 @@ function filled(items: Item[]): number {
   return items.reduce((sum, item) => sum + Object.values(item).filter((value) => value !== null).length, 0);
 }
 
-/**
- * An element's text without that of elements holding no page text (an image
- * in <noscript>) or hidden from assistive technology as a visual duplicate
- * ("$2195" for "$21.95"), whitespace collapsed, and leading marks such as a
- * checkbox glyph ("▢ 2 cups flour") dropped.
- */
-function textOf(element: Element): string {
-  let text = "";
-  const add = (node: ChildNode): void => {
-    if (isText(node)) text += node.data;
-    else if (isTag(node) && !NOT_TEXT.has(node.tagName) && node.attribs["aria-hidden"] !== "true") node.children.forEach(add);
-  };
-  element.children.forEach(add);
-  return text.replace(/\s+/g, " ").trim().replace(/^[\p{So}\s]+/u, "");
-}

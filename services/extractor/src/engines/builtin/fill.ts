@@ -14,8 +14,8 @@ import { entity as at, SHOWN_FIRST } from "./concepts.js";
 import { listTexts, texts, toQuantity } from "./flatten.js";
 import { asEntity, asList, first, typesOf } from "./graph.js";
 import { labelsExactly, matchLabel, MIN_CONFIDENCE, singular, withoutOwnLabel } from "./match.js";
-import { squashed } from "./page-values.js";
 import { find, isAuthor } from "./scoring.js";
+import { squashed } from "./text.js";
 
 export function fillObject(node: ObjectNode, source: Source): Record<string, unknown> {
   return Object.fromEntries(node.fields.map((field) => [field.name, fill(field.node, nameHints(field.name), source)]));

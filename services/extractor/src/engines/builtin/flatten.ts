@@ -8,12 +8,13 @@ import type { NameHints } from "../../field-names.js";
 import { durationIn } from "../../normalize.js";
 import { URL_VALUED } from "./concepts.js";
 import { asList, ownValue, type Entity } from "./graph.js";
+import { collapsed } from "./text.js";
 
 /** The text values in a structured value; HTML entities and tags left in the data ("&amp;", "<b>") are decoded and dropped. */
 export function texts(value: unknown, hints: NameHints): string[] {
   if (typeof value === "string") {
     // Some sites put markup in their structured data ("<a href=…>1/2 cup beans</a>"): its text is the value.
-    const text = decodeHTML(value.replace(INLINE_TAG, "").replace(ANY_TAG, " ")).replace(/\s+/g, " ").trim();
+    const text = collapsed(decodeHTML(value.replace(INLINE_TAG, "").replace(ANY_TAG, " ")));
     // A link where a name or text is wanted (an author given as a profile URL) is not the value.
     return text && (wantsUrl(hints) || !/^https?:\/\/\S+$/.test(text)) ? [text] : [];
   }
