@@ -12,10 +12,11 @@
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { CheerioAPI } from "cheerio";
-import { isTag, isText, type ChildNode, type Element, type ParentNode } from "domhandler";
+import { isTag, type Element, type ParentNode } from "domhandler";
 import { nameHints, nameTokens, type NameHints } from "../../field-names.js";
 import { firstNumber, parseNumber } from "../../normalize.js";
 import { LABEL_SYNONYMS } from "./concepts.js";
+import { ancestorsUpTo, contains, elementsUnder, regionOf } from "./dom.js";
 import { MIN_CONFIDENCE, singular, words, type Scored } from "./match.js";
 import { textOf } from "./text.js";
 import { NOT_TEXT } from "./visibility.js";
@@ -288,26 +289,6 @@ function headedGroups($: CheerioAPI, region: Element, lists: Set<Element>, heads
   return groups;
 }
 
-/** The smallest ancestor of the first element whose elements inside are `enough`. */
-function regionOf(elements: Element[], enough: (inside: Element[]) => boolean): Element | undefined {
-  for (let node: ParentNode | null = elements[0] ?? null; node && isTag(node); node = node.parent) {
-    const ancestor = node;
-    if (enough(elements.filter((e) => contains(ancestor, e)))) return ancestor;
-  }
-  return undefined;
-}
-
-function contains(ancestor: Element, element: Element): boolean {
-  for (let node: ParentNode | null = element; node; node = node.parent) if (node === ancestor) return true;
-  return false;
-}
-
-function ancestorsUpTo(element: Element, region: Element): Element[] {
-  const path: Element[] = [];
-  for (let node: ParentNode | null = element.parent; node && isTag(node) && node !== region; node = node.parent) path.push(node);
-  return [...path, region];
-}
-
 /** A list item that heads the items after it: it holds a heading element, or its markup says heading or title. */
 function isHeadingItem(li: Element): boolean {
   return [li, ...elementsUnder(li, 20)].some(isHeading);
@@ -362,19 +343,6 @@ function names(markup: Set<string>, field: Field): boolean {
 
 function sameWords(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((word) => b.includes(word));
-}
-
-/** Elements under a node in document order, up to `limit`, without those that hold no page text. */
-function elementsUnder(root: ParentNode, limit: number): Element[] {
-  const found: Element[] = [];
-  const stack = root.children.filter(isTag).reverse();
-  while (stack.length > 0 && found.length < limit) {
-    const element = stack.pop()!;
-    if (NOT_TEXT.has(element.tagName)) continue;
-    found.push(element);
-    stack.push(...element.children.filter(isTag).reverse());
-  }
-  return found;
 }
 
 function filled(items: Item[]): number {

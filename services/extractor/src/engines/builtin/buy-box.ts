@@ -9,6 +9,7 @@
 import type { CheerioAPI } from "cheerio";
 import type { Element, Text } from "domhandler";
 import { readPrice, type Price } from "../../normalize.js";
+import { upTo } from "./dom.js";
 import type { Scored } from "./match.js";
 import { collapsed, ownText, squashed } from "./text.js";
 import { isHidden, isHiddenWithin, NOT_TEXT } from "./visibility.js";
@@ -138,7 +139,7 @@ function shownText(element: Element, limit: number): string {
 
 /** The element or a wrapper inside the block is marked up as a price. */
 function namesPrice(element: Element, block: Element): boolean {
-  for (let node: Element | null = element; node && node !== block; node = node.parent as Element | null) {
+  for (const node of upTo(element, block)) {
     if (Object.entries(node.attribs).some(([name, value]) => (name === "class" || name === "id" || name === "itemprop" || name.startsWith("data-")) && /price|preis|prix|prezzo|precio|preço|цена/i.test(value))) return true;
   }
   return false;
@@ -146,7 +147,7 @@ function namesPrice(element: Element, block: Element): boolean {
 
 /** Not struck through, not an old or unit price, and the block's own (below). */
 function isCurrent($: CheerioAPI, element: Element, block: Element): boolean {
-  for (let node: Element | null = element; node && node !== block; node = node.parent as Element | null) {
+  for (const node of upTo(element, block)) {
     if (node.type !== "tag" || STRUCK.has(node.tagName) || NOT_TEXT.has(node.tagName)) return false;
     if (markupWords(node).some((word) => NOT_CURRENT.test(word) || OTHER_PRODUCTS.test(word))) return false;
   }
@@ -158,7 +159,7 @@ function isCurrent($: CheerioAPI, element: Element, block: Element): boolean {
  * table or a tile of a product list speaks for its seller or its product.
  */
 function isOwn($: CheerioAPI, element: Element, block: Element): boolean {
-  for (let node: Element | null = element; node && node !== block; node = node.parent as Element | null) {
+  for (const node of upTo(element, block)) {
     if (node.type !== "tag" || isHidden(node) || hasTwin($, node, element)) return false;
   }
   return true;
