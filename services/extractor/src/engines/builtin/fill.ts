@@ -7,7 +7,7 @@
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import { nameHints, type NameHints } from "../../field-names.js";
 import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, rescale } from "../../normalize.js";
-import { readBlocks } from "./blocks.js";
+import { readBlocks } from "./blocks/index.js";
 import { withoutByWord } from "./byline.js";
 import { candidateAt, nested, type Source } from "./candidates.js";
 import { entity as at, SHOWN_FIRST } from "./concepts.js";
