@@ -9,9 +9,9 @@
 import type { CheerioAPI } from "cheerio";
 import type { Element, Text } from "domhandler";
 import { readPrice, type Price } from "../../normalize.js";
-import { ownText } from "./labels.js";
+import { upTo } from "./dom.js";
 import type { Scored } from "./match.js";
-import { squashed } from "./page-values.js";
+import { collapsed, ownText, squashed } from "./text.js";
 import { isHidden, isHiddenWithin, NOT_TEXT } from "./visibility.js";
 
 export interface BuyBox {
@@ -114,7 +114,7 @@ function smallestPrice(digits: Element, block: Element): { element: Element; tex
  * indentation templates put around a price, not for a whole container.
  */
 function priceText(element: Element): string {
-  const text = shownText(element, MAX_RAW_PRICE_CHARS).replace(/\s+/g, " ").trim();
+  const text = collapsed(shownText(element, MAX_RAW_PRICE_CHARS));
   return text.length > MAX_PRICE_CHARS ? "" : text.replace(FROM, "");
 }
 
@@ -139,7 +139,7 @@ function shownText(element: Element, limit: number): string {
 
 /** The element or a wrapper inside the block is marked up as a price. */
 function namesPrice(element: Element, block: Element): boolean {
-  for (let node: Element | null = element; node && node !== block; node = node.parent as Element | null) {
+  for (const node of upTo(element, block)) {
     if (Object.entries(node.attribs).some(([name, value]) => (name === "class" || name === "id" || name === "itemprop" || name.startsWith("data-")) && /price|preis|prix|prezzo|precio|preço|цена/i.test(value))) return true;
   }
   return false;
@@ -147,7 +147,7 @@ function namesPrice(element: Element, block: Element): boolean {
 
 /** Not struck through, not an old or unit price, and the block's own (below). */
 function isCurrent($: CheerioAPI, element: Element, block: Element): boolean {
-  for (let node: Element | null = element; node && node !== block; node = node.parent as Element | null) {
+  for (const node of upTo(element, block)) {
     if (node.type !== "tag" || STRUCK.has(node.tagName) || NOT_TEXT.has(node.tagName)) return false;
     if (markupWords(node).some((word) => NOT_CURRENT.test(word) || OTHER_PRODUCTS.test(word))) return false;
   }
@@ -159,7 +159,7 @@ function isCurrent($: CheerioAPI, element: Element, block: Element): boolean {
  * table or a tile of a product list speaks for its seller or its product.
  */
 function isOwn($: CheerioAPI, element: Element, block: Element): boolean {
-  for (let node: Element | null = element; node && node !== block; node = node.parent as Element | null) {
+  for (const node of upTo(element, block)) {
     if (node.type !== "tag" || isHidden(node) || hasTwin($, node, element)) return false;
   }
   return true;
@@ -200,7 +200,7 @@ function stockIn($: CheerioAPI, block: Element, elements: Element[]): Scored<boo
   let button: Scored<boolean> | undefined;
   for (const element of elements) {
     if (element.tagName === "script" || element.tagName === "style") continue;
-    const own = ownText(element).replace(/\s+/g, " ").trim();
+    const own = collapsed(ownText(element));
     // The page's own button may say it ("Sold out" in place of "Add to cart"); a link saying it leads to another seller or variant.
     const says = own.length > 0 && own.length <= MAX_STOCK_CHARS && element.tagName !== "a" ? (OUT_OF_STOCK.test(own) ? false : IN_STOCK.test(own) ? true : undefined) : undefined;
     if (says !== undefined && isOwn($, element, block)) return { value: says, confidence: 0.75 };
@@ -216,7 +216,7 @@ function isControl(element: Element): boolean {
 }
 
 function controlText($: CheerioAPI, element: Element): string {
-  const text = $(element).text().replace(/\s+/g, " ").trim() || element.attribs.value || element.attribs["aria-label"] || element.attribs.title || "";
+  const text = collapsed($(element).text()) || element.attribs.value || element.attribs["aria-label"] || element.attribs.title || "";
   return text.length <= MAX_STOCK_CHARS ? text : "";
 }
 

@@ -9,7 +9,7 @@
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
 import { datesIn } from "../../normalize.js";
-import { ownText } from "./labels.js";
+import { collapsed, ownText } from "./text.js";
 import type { Scored } from "./match.js";
 import { isHidden, NOT_TEXT } from "./visibility.js";
 
@@ -42,8 +42,7 @@ function visibleDate($: CheerioAPI, heading: Element): Scored<string> | undefine
 }
 
 function mainHeading($: CheerioAPI, headline: string | undefined): Element | undefined {
-  const squash = (text: string) => text.replace(/\s+/g, " ").trim();
-  const named = headline === undefined ? undefined : $("h1").filter((_, h1) => squash($(h1).text()) === squash(headline)).get(0);
+  const named = headline === undefined ? undefined : $("h1").filter((_, h1) => collapsed($(h1).text()) === collapsed(headline)).get(0);
   return named ?? $("article h1").get(0) ?? $("h1").get(0);
 }
 
@@ -55,7 +54,7 @@ function textAround($: CheerioAPI, heading: Element): { text: string; start: num
   let end = -1;
   const walk = (node: AnyNode): boolean => {
     if (end >= 0 && text.length > end + CHARS_AFTER) return false;
-    if (node.type === "text") text += ` ${node.data.replace(/\s+/g, " ").trim()}`;
+    if (node.type === "text") text += ` ${collapsed(node.data)}`;
     // Navigation is not the article: its dates belong to other pages.
     if (node.type !== "tag" || NOT_TEXT.has(node.tagName) || node.tagName === "nav" || isHidden(node)) return true;
     if (node === heading) start = text.length;
@@ -87,7 +86,7 @@ function visibleAuthor($: CheerioAPI, heading: Element | undefined): Scored<stri
   let best: { name: string; rank: number } | undefined;
   elements.forEach((element, at) => {
     if (element.type !== "tag") return;
-    const bylineText = at > headingAt && at - headingAt <= BYLINE_ELEMENTS && BYLINE_TEXT.test(ownText(element).replace(/\s+/g, " ").trim());
+    const bylineText = at > headingAt && at - headingAt <= BYLINE_ELEMENTS && BYLINE_TEXT.test(collapsed(ownText(element)));
     const strength = authorMark(element) || (bylineText ? 1 : 0);
     if (strength === 0) return;
     const distance = at >= headingAt ? at - headingAt : (headingAt - at) * 2;

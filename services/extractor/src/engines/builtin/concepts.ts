@@ -4,81 +4,87 @@
  * names, common label words), never tied to a site.
  */
 /**
- * Where to look for a concept (a Map: a phrase such as "constructor" must
- * not find Object.prototype), best first: JSON-LD property paths (arrays on
- * the way take their first item), `meta:<name>` for meta tags and
- * `page:headline` for the page's own heading (title, og:title and <h1>
- * reconciled), `page:date` and `page:author` for the byline beside it,
- * `page:price`, `page:availability` and `page:currency` for a product's offer
- * (structured data and the buy box weighed: builtin/offer.ts), `page:address id`
- * for the product id in the page's address (builtin/address-id.ts).
+ * Where a concept's value may be: a JSON-LD property path (arrays on the way
+ * take their first item), a meta tag, or a part of the page the engine reads
+ * for itself (builtin/page-values.ts): its heading (title, og:title and <h1>
+ * reconciled), the byline's date and author beside it, a product's offer
+ * (structured data and the buy box weighed: builtin/offer.ts) and the product
+ * id in the page's address (builtin/address-id.ts).
  */
-const TITLE = ["headline", "name", "page:headline"];
-const DESCRIPTION = ["description", "meta:description", "meta:og:description", "meta:twitter:description"];
-const IMAGE = ["image", "thumbnailUrl", "meta:og:image", "meta:twitter:image"];
-const PUBLISHED = ["page:date", "datePublished", "dateCreated", "uploadDate", "meta:article:published_time"];
-const AUTHOR = ["author", "creator", "meta:author", "meta:article:author", "page:author"];
-const INSTRUCTIONS = ["recipeInstructions", "step"];
-const AVAILABILITY = ["page:availability", "offers.availability"];
+export type Place = { kind: "entity"; path: string } | { kind: "meta"; name: string } | { kind: "page"; part: PagePart };
+export type PagePart = "headline" | "date" | "author" | "price" | "availability" | "currency" | "address id";
 
-export const CONCEPTS = new Map<string, string[]>(Object.entries({
+export const entity = (path: string): Place => ({ kind: "entity", path });
+const meta = (name: string): Place => ({ kind: "meta", name });
+const page = (part: PagePart): Place => ({ kind: "page", part });
+
+/** Where to look for each concept (a Map: a phrase such as "constructor" must not find Object.prototype), best first. */
+const TITLE = [entity("headline"), entity("name"), page("headline")];
+const DESCRIPTION = [entity("description"), meta("description"), meta("og:description"), meta("twitter:description")];
+const IMAGE = [entity("image"), entity("thumbnailUrl"), meta("og:image"), meta("twitter:image")];
+const PUBLISHED = [page("date"), entity("datePublished"), entity("dateCreated"), entity("uploadDate"), meta("article:published_time")];
+const AUTHOR = [entity("author"), entity("creator"), meta("author"), meta("article:author"), page("author")];
+const INSTRUCTIONS = [entity("recipeInstructions"), entity("step")];
+const AVAILABILITY = [page("availability"), entity("offers.availability")];
+
+export const CONCEPTS = new Map<string, Place[]>(Object.entries({
   title: TITLE,
   // A headline is what the reader sees above the text; metadata often words it for search engines instead.
-  headline: ["page:headline", "headline", "name"],
-  name: ["name", "headline", "page:headline"],
+  headline: [page("headline"), entity("headline"), entity("name")],
+  name: [entity("name"), entity("headline"), page("headline")],
   description: DESCRIPTION,
   summary: DESCRIPTION,
   image: IMAGE,
   photo: IMAGE,
   picture: IMAGE,
-  thumbnail: ["thumbnailUrl", ...IMAGE],
+  thumbnail: [entity("thumbnailUrl"), ...IMAGE],
   author: AUTHOR,
   byline: AUTHOR,
   creator: AUTHOR,
-  date: [...PUBLISHED, "startDate"],
+  date: [...PUBLISHED, entity("startDate")],
   published: PUBLISHED,
-  modified: ["dateModified", "meta:article:modified_time"],
-  updated: ["dateModified", "meta:article:modified_time"],
-  price: ["page:price", "offers.price", "offers.lowPrice", "price", "meta:product:price:amount", "meta:og:price:amount"],
-  currency: ["offers.priceCurrency", "priceCurrency", "meta:product:price:currency", "meta:og:price:currency", "page:currency"],
-  rating: ["aggregateRating.ratingValue", "reviewRating.ratingValue"],
-  "review count": ["aggregateRating.reviewCount", "aggregateRating.ratingCount"],
-  "rating count": ["aggregateRating.ratingCount", "aggregateRating.reviewCount"],
+  modified: [entity("dateModified"), meta("article:modified_time")],
+  updated: [entity("dateModified"), meta("article:modified_time")],
+  price: [page("price"), entity("offers.price"), entity("offers.lowPrice"), entity("price"), meta("product:price:amount"), meta("og:price:amount")],
+  currency: [entity("offers.priceCurrency"), entity("priceCurrency"), meta("product:price:currency"), meta("og:price:currency"), page("currency")],
+  rating: [entity("aggregateRating.ratingValue"), entity("reviewRating.ratingValue")],
+  "review count": [entity("aggregateRating.reviewCount"), entity("aggregateRating.ratingCount")],
+  "rating count": [entity("aggregateRating.ratingCount"), entity("aggregateRating.reviewCount")],
   availability: AVAILABILITY,
   "in stock": AVAILABILITY,
   available: AVAILABILITY,
-  brand: ["brand", "manufacturer"],
+  brand: [entity("brand"), entity("manufacturer")],
   // A variant's own SKU (in its offer) stands in where the product states none, then the maker's part number, the shop's
   // catalogue id in its meta tags, and last the id the page's address gives it.
-  sku: ["sku", "offers.sku", "productID", "mpn", "meta:product:retailer_item_id", "page:address id"],
-  ingredients: ["recipeIngredient", "ingredients"],
+  sku: [entity("sku"), entity("offers.sku"), entity("productID"), entity("mpn"), meta("product:retailer_item_id"), page("address id")],
+  ingredients: [entity("recipeIngredient"), entity("ingredients")],
   instructions: INSTRUCTIONS,
   steps: INSTRUCTIONS,
   directions: INSTRUCTIONS,
-  servings: ["recipeYield"],
-  yield: ["recipeYield"],
-  cuisine: ["recipeCuisine"],
-  category: ["recipeCategory", "category", "articleSection"],
-  keywords: ["keywords", "meta:keywords"],
-  tags: ["keywords", "meta:keywords"],
-  calories: ["nutrition.calories"],
-  publisher: ["publisher", "meta:og:site_name"],
-  site: ["publisher", "meta:og:site_name"],
-  url: ["url", "meta:og:url"],
-  link: ["url", "meta:og:url"],
-  body: ["reviewBody", "articleBody", "text"],
-  "mpaa rating": ["contentRating"],
-  phone: ["telephone"],
-  telephone: ["telephone"],
-  website: ["url"],
-  company: ["hiringOrganization", "worksFor"],
-  employer: ["hiringOrganization", "worksFor"],
-  "date posted": ["datePosted", "page:date"],
+  servings: [entity("recipeYield")],
+  yield: [entity("recipeYield")],
+  cuisine: [entity("recipeCuisine")],
+  category: [entity("recipeCategory"), entity("category"), entity("articleSection")],
+  keywords: [entity("keywords"), meta("keywords")],
+  tags: [entity("keywords"), meta("keywords")],
+  calories: [entity("nutrition.calories")],
+  publisher: [entity("publisher"), meta("og:site_name")],
+  site: [entity("publisher"), meta("og:site_name")],
+  url: [entity("url"), meta("og:url")],
+  link: [entity("url"), meta("og:url")],
+  body: [entity("reviewBody"), entity("articleBody"), entity("text")],
+  "mpaa rating": [entity("contentRating")],
+  phone: [entity("telephone")],
+  telephone: [entity("telephone")],
+  website: [entity("url")],
+  company: [entity("hiringOrganization"), entity("worksFor")],
+  employer: [entity("hiringOrganization"), entity("worksFor")],
+  "date posted": [entity("datePosted"), page("date")],
   // A product page's heading names its model ("2010 Hyundai Accent").
-  model: ["model", "page:headline"],
-  location: ["jobLocation.address.addressLocality", "address.addressLocality", "location"],
-  team: ["memberOf", "affiliation"],
-  text: ["text", "reviewBody", "articleBody"],
+  model: [entity("model"), page("headline")],
+  location: [entity("jobLocation.address.addressLocality"), entity("address.addressLocality"), entity("location")],
+  team: [entity("memberOf"), entity("affiliation")],
+  text: [entity("text"), entity("reviewBody"), entity("articleBody")],
 }));
 
 /**

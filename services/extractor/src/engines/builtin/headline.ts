@@ -4,9 +4,9 @@
  * and some pages use an <h1> for the logo or the menu. Agreement between
  * them is what earns confidence.
  */
-import { decodeHTML } from "entities";
 import type { StructuredData } from "../../page.js";
 import type { Scored } from "./match.js";
+import { comparable, decodedText } from "./text.js";
 
 const SEPARATOR = /\s+(?:[|–—•·»:~/]|-{1,2}|::)\s+/;
 
@@ -21,13 +21,13 @@ function withoutQualifiers(text: string): string {
 }
 
 function reconciled(page: StructuredData): Scored<string> | undefined {
-  const og = clean(page.meta.get("og:title") ?? page.meta.get("twitter:title"));
-  const title = clean(page.title);
+  const og = decodedText(page.meta.get("og:title") ?? page.meta.get("twitter:title"));
+  const title = decodedText(page.title);
   const siteNames = siteNamesOf(page);
   const titles = [og, title].filter((t) => t !== undefined);
   // An <h1> that is the site's name, or the part of the title after the separator, is a logo.
   const headings = page.h1s
-    .map(clean)
+    .map(decodedText)
     .filter((h1) => h1 !== undefined)
     .filter((h1) => !siteNames.some((site) => comparable(site) === comparable(h1)) && !titles.some((t) => isTrailingPart(t, h1)));
   // An <h1> that the title repeats is the heading (the title then only adds the site's name).
@@ -45,7 +45,7 @@ function reconciled(page: StructuredData): Scored<string> | undefined {
 
 /** The names the page gives its site (og:site_name, application-name). */
 export function siteNamesOf(page: StructuredData): string[] {
-  return [page.meta.get("og:site_name"), page.meta.get("application-name")].map(clean).filter((n) => n !== undefined);
+  return [page.meta.get("og:site_name"), page.meta.get("application-name")].map(decodedText).filter((n) => n !== undefined);
 }
 
 /** A title without the site's name before or after a separator ("Article - Site" → "Article"). */
@@ -69,10 +69,3 @@ function looksLikeDomain(text: string): boolean {
   return /^(https?:\/\/)?(www\.)?[\w-]+(\.[\w-]+)+\/?$/i.test(text.trim());
 }
 
-function comparable(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
-}
-
-function clean(text: string | undefined): string | undefined {
-  return text === undefined ? undefined : decodeHTML(text).replace(/\s+/g, " ").trim() || undefined;
-}

@@ -5,7 +5,8 @@
  * the rendered HTML, in document order.
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
-import type { AnyNode, Element, Text } from "domhandler";
+import type { AnyNode, Element } from "domhandler";
+import { collapsed, ownText } from "./text.js";
 import { isHiddenWithin } from "./visibility.js";
 
 export interface Labelled {
@@ -35,8 +36,8 @@ const LABEL_END = /(?:[:：]|\s[-–])\s*$/;
 export function readLabels($: CheerioAPI): Labelled[] {
   const found: Labelled[] = [];
   const add = (at: Element, label: string, valueNode: Cheerio<AnyNode> | undefined, valueText: string) => {
-    const cleanLabel = clean(label).replace(/(?:[:：]|\s[-–])$/, "").trim();
-    const value = clean(valueText);
+    const cleanLabel = collapsed(label).replace(/(?:[:：]|\s[-–])$/, "").trim();
+    const value = collapsed(valueText);
     if (!cleanLabel || cleanLabel.length > MAX_LABEL_CHARS || !value || value.length > MAX_VALUE_CHARS || found.length >= MAX_LABELS) return;
     found.push({ label: cleanLabel, value, items: valueNode ? itemsOf($, valueNode) : [], hidden: isHiddenWithin(at) });
   };
@@ -52,7 +53,7 @@ export function readLabels($: CheerioAPI): Labelled[] {
   // Pre-filtered on the element's own text: reading the text of every <span> of a large page is what costs.
   $(LABEL_ELEMENTS).filter((_, element) => LABEL_END.test(ownText(element)) || LABEL_HEADINGS.has(element.tagName)).each((_, element) => {
     const label = $(element);
-    const text = clean(label.text());
+    const text = collapsed(label.text());
     if (text.length > MAX_LABEL_CHARS + 1 || label.is("dt")) return;
     // Without a colon, only a heading or a label element followed by text in the same block reads as a label.
     if (!LABEL_END.test(text) && !LABEL_HEADINGS.has(element.tagName)) return;
@@ -67,7 +68,7 @@ export function readLabels($: CheerioAPI): Labelled[] {
   $(LINES).filter((_, element) => ownText(element).includes(":") || ownText(element).includes("：")).each((_, element) => {
     const line = $(element);
     if (line.find(BLOCKS).length > 0) return;
-    const match = COLON_LINE.exec(clean(line.text()));
+    const match = COLON_LINE.exec(collapsed(line.text()));
     // Labels found above via their label element are not read twice.
     if (match && line.children(LABEL_ELEMENTS).length === 0) add(element, match[1]!, undefined, match[2]!);
   });
@@ -84,7 +85,7 @@ function followingText($: CheerioAPI, label: Cheerio<Element>): string {
     if (node === label[0]) after = true;
     else if (after) text += $(node).text();
   });
-  return clean(text);
+  return collapsed(text);
 }
 
 /**
@@ -97,10 +98,10 @@ function followingText($: CheerioAPI, label: Cheerio<Element>): string {
 function nextWithText($: CheerioAPI, label: Cheerio<Element>, text: string): Cheerio<Element> | undefined {
   let current = label;
   for (let level = 0; level < 3 && current.length > 0; level += 1) {
-    const next = current.nextAll().filter((_, sibling) => clean($(sibling).text()) !== "").first();
+    const next = current.nextAll().filter((_, sibling) => collapsed($(sibling).text()) !== "").first();
     if (next.length > 0) return next;
     const parent = current.parent();
-    if (clean(parent.text()) !== text) return undefined;
+    if (collapsed(parent.text()) !== text) return undefined;
     const row = parent.parent();
     if (!INLINE.has(parent.prop("tagName")?.toLowerCase() ?? "") && (row.is("body") || row.children().length > MAX_ROW_CELLS)) return undefined;
     current = parent;
@@ -109,17 +110,7 @@ function nextWithText($: CheerioAPI, label: Cheerio<Element>, text: string): Che
 }
 
 function itemsOf($: CheerioAPI, node: Cheerio<AnyNode>): string[] {
-  const parts = node.find("a, li").toArray().map((element: Element) => clean($(element).text())).filter((text) => text && !text.endsWith(":"));
+  const parts = node.find("a, li").toArray().map((element: Element) => collapsed($(element).text())).filter((text) => text && !text.endsWith(":"));
   return parts.length >= 2 ? parts : [];
 }
 
-/** The element's own text nodes, without its descendants'. */
-export function ownText(element: Element): string {
-  let text = "";
-  for (const child of element.children) if (child.type === "text") text += (child as Text).data;
-  return text;
-}
-
-function clean(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}

@@ -8,6 +8,7 @@
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import type { Entity } from "./graph.js";
+import { collapsed } from "./text.js";
 
 interface Syntax {
   scope: string;
@@ -62,5 +63,5 @@ function propertyValue(node: Cheerio<Element>): string {
     (tag === "img" || tag === "source" || tag === "audio" || tag === "video" || tag === "embed" ? node.attr("src") : undefined) ??
     (tag === "meta" ? "" : undefined) ??
     (tag === "data" || tag === "meter" ? node.attr("value") : undefined);
-  return (attribute ?? node.text()).replace(/\s+/g, " ").trim().slice(0, MAX_TEXT);
+  return collapsed(attribute ?? node.text()).slice(0, MAX_TEXT);
 }

@@ -7,6 +7,7 @@
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import type { Entity } from "./graph.js";
+import { collapsed } from "./text.js";
 
 /** Bounds the work on pages that mark every commenter with a card. */
 const MAX_CARDS = 20;
@@ -48,5 +49,5 @@ function readCard($: CheerioAPI, card: Cheerio<Element>): Entity {
 }
 
 function text(node: Cheerio<Element>): string {
-  return node.text().replace(/\s+/g, " ").trim();
+  return collapsed(node.text());
 }

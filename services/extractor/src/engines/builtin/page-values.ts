@@ -15,6 +15,7 @@ import { pageHeadline, siteNamesOf } from "./headline.js";
 import { readLabels, type Labelled } from "./labels.js";
 import type { Scored } from "./match.js";
 import { readOffer, type Offer } from "./offer.js";
+import { squashed } from "./text.js";
 
 export interface PageValues {
   data: StructuredData;
@@ -55,11 +56,6 @@ export function readPageValues(page: Page, aboutWords: string[], primary: Entity
     aboutWords,
     subject: named ? primary : undefined,
   };
-}
-
-/** Text reduced to its letters and digits, for comparing names written differently. */
-export function squashed(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
 }
 
 /** The names the page gives its site and the host's name, squashed. */

@@ -1,8 +1,8 @@
 import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
-import { loadPage } from "../page.js";
-import { shape } from "../shape.js";
-import { extractBuiltin } from "./builtin.js";
+import { loadPage } from "../../page.js";
+import { shape } from "../../shape.js";
+import { extractBuiltin } from "./index.js";
 
 /** What the service does with the builtin engine: extract, then shape. */
 function run(html: string, schema: Record<string, unknown>) {

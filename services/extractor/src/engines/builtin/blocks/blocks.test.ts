@@ -1,10 +1,10 @@
 import { parseSchema, type ObjectNode } from "@winnow/platform";
 import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
-import { nameHints } from "../../field-names.js";
-import { loadPage } from "../../page.js";
-import { extractBuiltin } from "../builtin.js";
-import { readBlocks } from "./blocks.js";
+import { nameHints } from "../../../field-names.js";
+import { loadPage } from "../../../page.js";
+import { extractBuiltin } from "../index.js";
+import { readBlocks } from "./index.js";
 
 /** The blocks for one array-of-objects field of the schema; `known` gives the texts structured data states per item field. */
 function blocks(html: string, schema: Record<string, unknown>, known: Record<string, string[]> = {}) {

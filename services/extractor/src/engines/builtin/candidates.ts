@@ -1,0 +1,86 @@
+/**
+ * Candidates: what one place (a property path in the page's entities, a
+ * meta tag, a part of the page read for itself) holds, with how sure its
+ * source is. Scoring (builtin/scoring.ts) weighs them against the field.
+ */
+import { SUPPORTING_TYPES, type PagePart, type Place } from "./concepts.js";
+import { asEntity, first, isPresent, ownValue, typesOf, type Entity, type Graph } from "./graph.js";
+import type { Scored } from "./match.js";
+import type { PageValues } from "./page-values.js";
+
+/** A value found at a place, as sure as its source. */
+export type Candidate = Place & Scored<unknown>;
+
+/** What a schema level is filled from. */
+export interface Source {
+  entities: Entity[];
+  /** Page-level values; only for the top level, not inside nested entities. */
+  page: PageValues | undefined;
+  graph: Graph;
+}
+
+export function nested(entity: Entity, graph: Graph): Source {
+  return { entities: [entity], page: undefined, graph };
+}
+
+export function isSupporting(entity: Entity): boolean {
+  return typesOf(entity).some((t) => SUPPORTING_TYPES.has(t));
+}
+
+export function candidateAt(place: Place, source: Source): Candidate | undefined {
+  const found = place.kind === "meta" ? metaValue(place.name, source) : place.kind === "page" ? pageValue(place.part, source) : entityValue(place.path, source);
+  return found && { ...place, ...found };
+}
+
+function metaValue(name: string, source: Source): Scored<unknown> | undefined {
+  const value = source.page?.data.meta.get(name);
+  return value ? { value, confidence: 1 } : undefined;
+}
+
+function pageValue(part: PagePart, source: Source): Scored<unknown> | undefined {
+  const { page } = source;
+  if (!page) return undefined;
+  switch (part) {
+    case "headline":
+      return page.headline;
+    case "date":
+      return page.byline().date;
+    case "author":
+      return page.byline().author;
+    // The offer has weighed every offer and the buy box: what it leaves open, no single one of them answers.
+    case "price":
+      return settled(page.offer().price);
+    case "availability":
+      return settled(page.offer().inStock);
+    // An id read from the address alone is a fair guess, no more: any id the page states comes first.
+    case "address id": {
+      const id = page.addressId();
+      return id === undefined ? undefined : { value: id, confidence: 0.65 };
+    }
+    case "currency": {
+      const shown = page.offer().shownCurrency;
+      return shown ? { value: shown, confidence: 0.7 } : undefined;
+    }
+  }
+}
+
+function entityValue(path: string, source: Source): Scored<unknown> | undefined {
+  for (const entity of source.entities) {
+    let value: unknown = entity;
+    for (const key of path.split(".")) {
+      const current = asEntity(first(value), source.graph);
+      value = current ? ownValue(current, key) : undefined;
+    }
+    if (!isPresent(value)) continue;
+    // A stand-in main entity (an Organization, when the page declares nothing else) is not what the page is about,
+    // and the name of a WebPage is usually its <title>, site name and all.
+    const standIn = source.page && isSupporting(entity) && entity !== source.page.subject && (entity === source.entities[0] || path === "name");
+    const confidence = standIn ? 0.6 : 1;
+    return { value: Array.isArray(value) ? value.map((item) => asEntity(item, source.graph) ?? item) : (asEntity(value, source.graph) ?? value), confidence };
+  }
+  return undefined;
+}
+
+function settled<T>(found: Scored<T> | undefined): Scored<T | undefined> {
+  return { value: found?.value, confidence: found?.confidence ?? 0, settled: true };
+}

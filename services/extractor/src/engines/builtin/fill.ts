@@ -1,0 +1,136 @@
+/**
+ * Filling a schema level: each field's chosen value (builtin/scoring.ts)
+ * read into the field's type and units, nested objects from the entities
+ * they name, arrays from entities or the page's repeated blocks, and values
+ * the page labels where no source answers.
+ */
+import type { ObjectNode, SchemaNode } from "@winnow/platform";
+import { nameHints, type NameHints } from "../../field-names.js";
+import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, rescale } from "../../normalize.js";
+import { readBlocks } from "./blocks/index.js";
+import { withoutByWord } from "./byline.js";
+import { candidateAt, nested, type Source } from "./candidates.js";
+import { entity as at, SHOWN_FIRST } from "./concepts.js";
+import { listTexts, texts, toQuantity } from "./flatten.js";
+import { asEntity, asList, first, typesOf } from "./graph.js";
+import { labelsExactly, matchLabel, MIN_CONFIDENCE, singular, withoutOwnLabel } from "./match.js";
+import { find, isAuthor } from "./scoring.js";
+import { squashed } from "./text.js";
+
+export function fillObject(node: ObjectNode, source: Source): Record<string, unknown> {
+  return Object.fromEntries(node.fields.map((field) => [field.name, fill(field.node, nameHints(field.name), source)]));
+}
+
+function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
+  const found = find(hints, source, node.kind === "scalar" && node.type === "string");
+  const confident = found && found.confidence >= MIN_CONFIDENCE ? found.value : undefined;
+  switch (node.kind) {
+    case "scalar": {
+      const value = confident === undefined ? undefined : inFieldUnits(scalar(node.type, peopleOnly(confident, hints, source), hints), hints, source);
+      if (typeof value === "string" && isAuthor(hints)) return withoutByWord(value);
+      // `brand_name` is the brand: the label and the value's own label are looked for under the concept's word.
+      const shown = hints.subject.find((word) => SHOWN_FIRST.has(word));
+      if (value !== undefined && shown) {
+        const concept = { ...hints, subject: [shown] };
+        return fromLabel(node, concept, source, true) ?? (typeof value === "string" ? withoutOwnLabel(value, concept) : value);
+      }
+      return value ?? fromLabel(node, hints, source) ?? null;
+    }
+    case "object": {
+      // A field with no source of its own groups fields of the same entity: {"product": {"name", "price"}}.
+      if (found === undefined) return fillObject(node, source);
+      const entity = confident === undefined ? undefined : asEntity(first(confident), source.graph);
+      return entity ? fillObject(node, nested(entity, source.graph)) : null;
+    }
+    case "array":
+      return fillArray(node.items, hints, confident, source) ?? fromLabel(node, hints, source) ?? null;
+    case "any-array":
+      return confident === undefined ? null : asList(confident);
+    case "any-object":
+      return (confident !== undefined && asEntity(first(confident), source.graph)) || null;
+  }
+}
+
+/** An author list without the site itself, which pages add beside the people ("Kim Lee, Site Example"). */
+function peopleOnly(found: unknown, hints: NameHints, source: Source): unknown {
+  if (!isAuthor(hints) || !Array.isArray(found) || !source.page) return found;
+  const { siteNames } = source.page;
+  const people = found.filter((item) => !texts(item, hints).some((text) => siteNames.includes(squashed(text))));
+  return people.length > 0 ? people : found;
+}
+
+/**
+ * A number in the units the field's name states: a price in another
+ * currency than `price_usd` names is no answer (converting would need a
+ * rate), and a rating on another scale moves to the named one.
+ */
+function inFieldUnits(value: unknown, hints: NameHints, source: Source): unknown {
+  const number = typeof value === "number" ? value : typeof value === "string" ? parseNumber(value) : undefined;
+  if (number === undefined) return value;
+  if (hints.currency) {
+    const stated = textAt("offers.priceCurrency", source) ?? textAt("priceCurrency", source) ?? source.page?.offer().shownCurrency;
+    if (stated && (currencyCode(stated) ?? stated.trim().toUpperCase()) !== hints.currency) return undefined;
+  }
+  const best = hints.scale ? Number(textAt("aggregateRating.bestRating", source) ?? textAt("reviewRating.bestRating", source)) : NaN;
+  return hints.scale && Number.isFinite(best) && best > 0 ? rescale(number, best, hints.scale) : number;
+}
+
+function textAt(path: string, source: Source): string | undefined {
+  const value = first(candidateAt(at(path), source)?.value);
+  return typeof value === "string" || typeof value === "number" ? String(value) : undefined;
+}
+
+function scalar(type: string, found: unknown, hints: NameHints): unknown {
+  if (type === "string") return texts(found, hints).join("\n") || undefined;
+  if (type === "boolean") return typeof first(found) === "string" ? parseBoolean(first(found) as string) : first(found);
+  return toQuantity(first(found), hints);
+}
+
+function fillArray(items: SchemaNode, hints: NameHints, found: unknown, source: Source): unknown[] | undefined {
+  const { graph } = source;
+  if (items.kind === "object") {
+    // A list of things with no property of its own may be the page's entities of that type: "products" → Product.
+    const list = found !== undefined ? asList(found) : graph.entities.filter((e) => typesOf(e).includes(singular(hints.subject.join(""))));
+    const entities = list.map((item) => asEntity(item, graph)).filter((e) => e !== undefined);
+    if (entities.length > 0) return entities.map((entity) => fillObject(items, nested(entity, graph)));
+    // Else the page's repeated blocks may hold them; what the data states for an item's field (a flat ingredient list) helps find them.
+    const known = (name: string) => {
+      const stated = find(nameHints(name), source);
+      return stated && stated.confidence >= MIN_CONFIDENCE ? listTexts(stated.value, nameHints(name)) : [];
+    };
+    return source.page && readBlocks(source.page.document, items, hints, known);
+  }
+  if (found === undefined) return undefined;
+  if (items.kind === "scalar" && items.type === "string") return listTexts(found, hints);
+  return asList(found).map((item) => (items.kind === "scalar" ? toQuantity(item, hints) : item));
+}
+
+/**
+ * A value the page labels for the field ("ISBN-13: 978-..."), read into the
+ * field's type; undefined when no label matches confidently or its value
+ * does not read as the type (a date field's label followed by no date).
+ * `exactly`: only a label that says the field's name or a synonym as written.
+ */
+function fromLabel(node: SchemaNode, hints: NameHints, source: Source, exactly = false): unknown {
+  if (!source.page) return undefined;
+  const match = matchLabel(hints, source.page.labels);
+  if (!match || match.confidence < MIN_CONFIDENCE || (exactly && !labelsExactly(hints, match.value.label))) return undefined;
+  const { value, items } = match.value;
+  if (node.kind === "array") {
+    if (node.items.kind !== "scalar" || node.items.type !== "string") return undefined;
+    return items.length > 0 ? items : value.split(/\s*[|;•]\s*|\s*,\s+/).filter((item) => item.length > 0);
+  }
+  if (node.kind !== "scalar") return undefined;
+  switch (node.type) {
+    case "string":
+      return hints.format === "iso8601" ? isoDate(value) : value;
+    case "boolean":
+      return parseBoolean(value);
+    default: {
+      const stated = currencyCode(value);
+      if (hints.currency && stated && stated !== hints.currency) return undefined;
+      // "$9,970", "205 lbs." (a short value with a number and a unit), "1 hr 30 mins".
+      return parseNumber(value) ?? (hints.durationUnit ? durationIn(value, hints.durationUnit) : undefined) ?? (value.length <= 30 ? firstNumber(value) : undefined);
+    }
+  }
+}

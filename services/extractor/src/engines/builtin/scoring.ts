@@ -1,0 +1,103 @@
+/**
+ * Scoring and choice: a field's candidates, tried from its concepts and
+ * same-named properties, weighed by where they were found, how much of the
+ * field's name they answer and how plausible their text is; the first
+ * confident one is the field's value.
+ */
+import type { NameHints } from "../../field-names.js";
+import { candidateAt, type Candidate, type Source } from "./candidates.js";
+import { CONCEPTS, entity } from "./concepts.js";
+import { texts } from "./flatten.js";
+import { MIN_CONFIDENCE, singular, type Scored } from "./match.js";
+import type { PageValues } from "./page-values.js";
+import { squashed } from "./text.js";
+
+/** How sure a match is by where it was found: the page's main entity, a property of the field's own name, a meta tag. */
+const CONFIDENCE = { concept: 0.9, sameName: 0.85, meta: 0.8 };
+
+/** Words that name a form of a value rather than another thing: `brand_name` is the brand, `published_at` the publication. */
+const ATTRIBUTE_WORDS = new Set(["name", "names", "text", "value", "title", "label", "url", "urls", "link", "links", "list", "date", "time", "at", "full", "average", "avg", "overall"]);
+
+/** Bounds on the phrases tried per field, so the work stays small whatever the name's length. */
+const MAX_TOKENS = 12;
+const MAX_PHRASE_TOKENS = 3;
+
+/**
+ * The first present value for the field, trying its concepts and then
+ * same-named properties, longest phrase first. A match on part of the name
+ * loses confidence for each word it leaves out, unless that word names the
+ * page's main entity or a form of the value: `recipe_title` is the recipe's
+ * title and `author_name` the author, but `author_name` found as a bare
+ * `name` is most likely the name of something else.
+ */
+export function find(hints: NameHints, source: Source, wantsText = false): Scored<unknown> | undefined {
+  // The first confident match wins; a doubtful one (the name of a stand-in Organization) lets later sources speak.
+  let doubtful: Scored<unknown> | undefined;
+  for (const scored of scoredCandidates(hints, source, wantsText)) {
+    if (scored.confidence >= MIN_CONFIDENCE || scored.settled) return { value: scored.value, confidence: scored.confidence };
+    if (scored.confidence > (doubtful?.confidence ?? 0)) doubtful = { value: scored.value, confidence: scored.confidence };
+  }
+  return doubtful;
+}
+
+/** The field's candidates in the order they are tried, each with its confidence as the field's value; read lazily. */
+function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean): Generator<Candidate> {
+  const subject = hints.subject.slice(0, MAX_TOKENS);
+  for (const phrase of phrases(subject)) {
+    const words = phrase.split(" ");
+    const leftOut = subject.filter((word) => !words.includes(word) && !ATTRIBUTE_WORDS.has(word) && !source.page?.aboutWords.some((type) => type.includes(word))).length;
+    const camel = phrase.replace(/ (\w)/g, (_, c: string) => c.toUpperCase());
+    const concepts = CONCEPTS.get(phrase) ?? [];
+    const places = [...concepts, entity(camel), entity(singular(camel))];
+    for (const [index, place] of places.entries()) {
+      const found = candidateAt(place, source);
+      // A link where a text field wants a name (an author given as a profile URL) is no value: later sources may have one.
+      if (found === undefined || (wantsText && typeof found.value === "string" && texts(found.value, hints).length === 0)) continue;
+      const base = found.kind === "page" ? 1 : found.kind === "meta" ? CONFIDENCE.meta : index < concepts.length ? CONFIDENCE.concept : CONFIDENCE.sameName;
+      const doubt = source.page ? plausibility(found.value, hints, source.page) : 1;
+      yield { ...found, confidence: base * found.confidence * doubt * 0.5 ** leftOut };
+    }
+  }
+}
+
+/** Contiguous token runs, longest first and left to right: "author name" before "author" before "name". */
+function phrases(subject: string[]): string[] {
+  const result: string[] = [];
+  for (let size = Math.min(subject.length, MAX_PHRASE_TOKENS); size > 0; size -= 1) {
+    for (let start = 0; start + size <= subject.length; start += 1) result.push(subject.slice(start, start + size).join(" "));
+  }
+  return result;
+}
+
+/**
+ * Doubts about a page-level text that no single source can settle: an
+ * excerpt cut short ("…") is not the whole description, "No Author" is no
+ * author, the site's own name as the author gives way to a person the
+ * byline names, a brand that reads as a page title is no brand, a brand
+ * that is the shop's own name may be the platform's default (a store's name
+ * as every product's vendor) unless a label shows it, and a page whose meta
+ * and OpenGraph descriptions differ describes itself in more than one way.
+ */
+function plausibility(value: unknown, hints: NameHints, page: PageValues): number {
+  const text = texts(value, hints).join(" ");
+  if (/(\.\.\.|…|\[…\]|\[\.\.\.\])$/.test(text)) return 0.5;
+  if (hints.subject.some((word) => ["description", "summary"].includes(word))) return page.descriptionsDisagree ? 0.6 : 1;
+  if (isMaker(hints)) return isTitle(text, page) || page.siteNames.includes(squashed(text)) ? 0.5 : 1;
+  if (!isAuthor(hints)) return 1;
+  if (/^(no author|unknown|admin|anonymous)$/i.test(text.trim())) return 0;
+  const byline = page.byline().author?.value;
+  return byline && page.siteNames.includes(squashed(text)) && !page.siteNames.includes(squashed(byline)) ? 0.6 : 1;
+}
+
+function isMaker(hints: NameHints): boolean {
+  return hints.subject.some((word) => ["brand", "manufacturer", "maker"].includes(word));
+}
+
+/** A page title rather than a name: the site's name set off by a separator ("Theatre Show | Deals Site"). */
+function isTitle(text: string, page: PageValues): boolean {
+  return text.split(/\s[|–—·]\s/).slice(1).some((part) => page.siteNames.some((site) => squashed(part).startsWith(site)));
+}
+
+export function isAuthor(hints: NameHints): boolean {
+  return hints.subject.some((word) => ["author", "byline", "writer", "creator"].includes(word));
+}
