@@ -21,7 +21,7 @@ import type { AddressInfo } from "node:net";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { createLogger, loadConfig, parseSchema } from "@winnow/platform";
-import { extractBuiltin } from "../../services/extractor/dist/engines/builtin.js";
+import { extractBuiltin } from "../../services/extractor/dist/engines/builtin/index.js";
 import { loadPage } from "../../services/extractor/dist/page.js";
 import { shape } from "../../services/extractor/dist/shape.js";
 import { rendererConfigShape } from "../../services/renderer/dist/config.js";

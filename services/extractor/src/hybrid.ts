@@ -8,7 +8,7 @@
  */
 import type { ObjectNode } from "@winnow/platform";
 import { Engine, type ExtractResponse, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { extractBuiltin } from "./engines/builtin.js";
+import { extractBuiltin } from "./engines/builtin/index.js";
 import type { CallBounds, LlmEngine } from "./engines/llm.js";
 import { extractWithModel, modelInputsFor, type PromptSettings } from "./model-extraction.js";
 import type { Page } from "./page.js";
