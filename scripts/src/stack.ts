@@ -82,7 +82,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
   process.once("exit", killAll);
   const stopAll = async () => {
-    await Promise.all([...supervisors.values()].map((s) => s.stop()));
+    // The gateway first: its drain writes the usage it counted to auth, which must still be up.
+    await supervisors.get("gateway")!.stop();
+    await Promise.all(BACKENDS.map((service) => supervisors.get(service)!.stop()));
     process.off("exit", killAll);
   };
 
@@ -158,6 +160,9 @@ class Supervisor {
       cwd: REPO_ROOT,
       env: this.env,
       stdio: ["ignore", "pipe", "pipe"],
+      // A process group of its own: Ctrl-C in a terminal reaches the supervisor alone, which stops
+      // the services in order (the gateway's drain writes its usage to auth before auth stops).
+      detached: true,
     });
     this.child = child;
     for (const stream of [child.stdout, child.stderr]) {
