@@ -55,6 +55,20 @@ describe("renderPageContent", () => {
     expect(text).toContain("Colour: Black");
   });
 
+  it("keeps the machine-readable values a page states beside or instead of its text", () => {
+    const { text } = render(`<body><article>
+      <p>Posted <time datetime="2021-11-12T08:00:00+01:00">12. Nov. 2021</time> by <span itemprop="author">Kim</span></p>
+      <p>Price: <span itemprop="price" content="24.99">24,99 €</span> <time datetime="2021">2021</time></p>
+      <meta itemprop="dateModified" content="2021-11-13"><link itemprop="availability" href="https://schema.org/InStock">
+    </article></body>`);
+    expect(text).toContain("12. Nov. 2021 (2021-11-12T08:00:00+01:00)");
+    expect(text).toContain("24,99 € (24.99)");
+    expect(text).toContain("dateModified: 2021-11-13");
+    expect(text).toContain("availability: https://schema.org/InStock");
+    // Nothing is repeated where the text already says it.
+    expect(text).not.toContain("2021 (2021)");
+  });
+
   it("keeps tables as pipe tables", () => {
     expect(text).toContain("| Size | Weight |\n| --- | --- |\n| 30 cm | 1.2 kg |\n| a\\|b | |");
   });

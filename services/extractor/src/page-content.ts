@@ -157,6 +157,13 @@ function isBoilerplate(element: Element): boolean {
   return [id, ...classes.split(/\s+/)].some((name) => BOILERPLATE_NAMES.has(name.toLowerCase()));
 }
 
+/** Longer stated values are descriptions, already shown as text where they matter. */
+const MAX_MACHINE_VALUE = 100;
+
+function squash(text: string): string {
+  return text.replace(/\s+/g, " ").trim().toLowerCase();
+}
+
 /** Marks list indentation while rendering: spaces from the page are collapsed at the end, these are not. */
 const INDENT = "\0";
 const LEADING_INDENT = /^\0+/;
@@ -188,6 +195,9 @@ class Renderer {
     switch (name) {
       case "br":
         return "\n";
+      case "meta":
+      case "link":
+        return this.statedValue(element);
       case "pre":
         return `\n\n${this.$(element).text()}\n\n`;
       case "ul":
@@ -203,9 +213,31 @@ class Renderer {
         return this.link(element);
       case "img":
         return this.image(element);
-      default:
-        return BLOCKS.has(name) ? `\n\n${this.children(element)}\n\n` : this.children(element);
+      default: {
+        const inner = `${this.children(element)}${this.machineValue(element)}`;
+        return BLOCKS.has(name) ? `\n\n${inner}\n\n` : inner;
+      }
     }
+  }
+
+  /** An invisible microdata property (`<meta itemprop="datePublished" content="...">`, `<link itemprop="availability" href="...">`) as a line of its own. */
+  private statedValue(element: Element): string {
+    const { itemprop, content, href } = element.attribs;
+    const value = (content ?? (element.name === "link" ? href : undefined))?.trim();
+    return itemprop && value ? `\n${itemprop}: ${value}\n` : "";
+  }
+
+  /**
+   * The machine-readable form a page gives beside a shown value (a <time>'s
+   * datetime, a microdata content or an abbr's title under an itemprop),
+   * when it says more than the text: "12. Nov. 2021 (2021-11-12)".
+   */
+  private machineValue(element: Element): string {
+    const { attribs } = element;
+    const stated = element.name === "time" ? attribs.datetime : attribs.itemprop ? (attribs.content ?? (element.name === "abbr" ? attribs.title : undefined)) : undefined;
+    const value = stated?.replace(/\s+/g, " ").trim();
+    if (!value || value.length > MAX_MACHINE_VALUE) return "";
+    return squash(this.$(element).text()).includes(squash(value)) ? "" : ` (${value})`;
   }
 
   /** Children on one line, for headings, cells and link texts. */
