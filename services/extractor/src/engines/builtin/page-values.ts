@@ -6,6 +6,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import { decodeHTML } from "entities";
+import type { Origin } from "../../evidence.js";
 import type { Page, StructuredData } from "../../page.js";
 import { idInAddress } from "./address-id.js";
 import { readBuyBox } from "./buy-box.js";
@@ -26,7 +27,7 @@ export interface PageValues {
   /** Read only when a field asks for it: it walks the document's text. */
   byline: () => Byline;
   /** The product id the page's address gives it ("/dp/B0756B4GVG"); read only when a field asks. */
-  addressId: () => string | undefined;
+  addressId: () => { value: string; origin: Origin } | undefined;
   /** The product's price and availability, structured data weighed against the buy box; read only when a field asks. */
   offer: () => Offer;
   /** The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is "theplanetarypress". */
@@ -50,7 +51,7 @@ export function readPageValues(page: Page, aboutWords: string[], primary: Entity
     labels: readLabels(page.$),
     byline: once(() => readByline(page.$, headline?.value)),
     addressId: once(() => idInAddress(page.$, structured.meta.get("og:url"), page.baseUrl)),
-    offer: once(() => readOffer(primary, graph, structured.meta, readBuyBox(page.$, headline?.value))),
+    offer: once(() => readOffer(primary, graph, structured, readBuyBox(page.$, headline?.value))),
     siteNames: siteNames(page),
     descriptionsDisagree: disagree(structured.meta.get("description"), structured.meta.get("og:description")),
     aboutWords,
