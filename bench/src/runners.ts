@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { callUnary, checkHealth, createClient } from "@winnow/platform";
-import { Engine, ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { Engine, ExtractorServiceClient, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { freePorts } from "../../scripts/dist/ports.js";
 import { REPO_ROOT } from "../../scripts/dist/stack.js";
 import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
@@ -20,6 +20,8 @@ export interface Extraction {
   ms: number;
   /** Size of the HTML extracted, when known (gRPC mode). */
   htmlBytes: number | undefined;
+  /** Each value's evidence by JSON pointer (gRPC mode; empty in stack mode). */
+  evidence: Map<string, Evidence>;
 }
 
 export interface Runner {
@@ -60,11 +62,12 @@ export async function startExtractorRunner(): Promise<Runner> {
           html,
           schemaJson: JSON.stringify(schema),
           taskDescription: "",
-          options: { engine: Engine.ENGINE_BUILTIN, includeModelInput: false },
+          options: { engine: Engine.ENGINE_BUILTIN, includeModelInput: false, evidence: true },
         }, { deadline: new Date(Date.now() + REQUEST_TIMEOUT_MS) });
-        return { data: JSON.parse(response.dataJson) as Record<string, unknown>, error: undefined, ms: performance.now() - started, htmlBytes: Buffer.byteLength(html) };
+        const evidence = new Map(response.evidence.map((item) => [item.pointer, item]));
+        return { data: JSON.parse(response.dataJson) as Record<string, unknown>, error: undefined, ms: performance.now() - started, htmlBytes: Buffer.byteLength(html), evidence };
       } catch (error) {
-        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: Buffer.byteLength(html) };
+        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: Buffer.byteLength(html), evidence: new Map() };
       }
     },
     async stop() {
@@ -98,10 +101,10 @@ export async function startStackRunner(pageHostPort: string): Promise<Runner> {
         });
         const body = (await response.json()) as Record<string, unknown>;
         const ms = performance.now() - started;
-        if (!response.ok) return { data: undefined, error: `HTTP ${response.status}: ${String(body.title ?? body.type)} (${String(body.detail ?? "")})`, ms, htmlBytes: undefined };
-        return { data: body, error: undefined, ms, htmlBytes: undefined };
+        if (!response.ok) return { data: undefined, error: `HTTP ${response.status}: ${String(body.title ?? body.type)} (${String(body.detail ?? "")})`, ms, htmlBytes: undefined, evidence: new Map() };
+        return { data: body, error: undefined, ms, htmlBytes: undefined, evidence: new Map() };
       } catch (error) {
-        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: undefined };
+        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: undefined, evidence: new Map() };
       }
     },
     async stop() {

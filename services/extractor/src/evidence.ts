@@ -6,6 +6,7 @@
  * whether the value is on the page. Engines note an Origin where they read a
  * value; the EvidenceTrail turns it into Evidence at the value's pointer.
  */
+import type { Evidence as EvidenceMessage } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { Element } from "domhandler";
 import { selectorOf } from "./selector.js";
 
@@ -68,6 +69,17 @@ export function childPointer(pointer: string, key: string | number): string {
  */
 export function presentIn(evidence: EvidenceMap, data: unknown): EvidenceMap {
   return new Map([...evidence].filter(([pointer]) => isPresent(valueAt(data, pointer))));
+}
+
+/** Only the evidence of the answer's top-level fields named. */
+export function underFields(evidence: EvidenceMap, fields: string[]): EvidenceMap {
+  const pointers = fields.map((field) => childPointer("", field));
+  return new Map([...evidence].filter(([pointer]) => pointers.some((field) => pointer === field || pointer.startsWith(`${field}/`))));
+}
+
+/** As ExtractResponse carries it. */
+export function evidenceMessages(evidence: EvidenceMap): EvidenceMessage[] {
+  return [...evidence].map(([pointer, { source, text, selector, confidence, grounded }]) => ({ pointer, source, text: text ?? "", selector: selector ?? "", confidence, grounded }));
 }
 
 function valueAt(data: unknown, pointer: string): unknown {

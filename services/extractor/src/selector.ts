@@ -1,7 +1,7 @@
 /**
  * A short CSS selector for one element of a parsed page, so that a caller
  * can find in a browser the element a value was read from. The element's
- * own id, itemprop or class when no other element has it, else a path of
+ * own id, itemprop, class or tag when no other element has it, else a path of
  * child steps from the nearest ancestor that has one (or from <html>).
  * Unique-selector packages (@medv/finder, css-selector-generator) need a
  * browser DOM; this works on the parsed page the engines read (domhandler).
@@ -45,6 +45,8 @@ function namesOf(element: Element): string[] {
   for (const name of (classes ?? "").split(/\s+/)) {
     if (name && !UNSTABLE.test(name)) names.push(`${tag}.${cssesc(name, { isIdentifier: true })}`);
   }
+  // Last, the tag alone: the page's one <table> or <h1>.
+  names.push(tag);
   return names;
 }
 
