@@ -35,7 +35,7 @@ describe("groundAnswer", () => {
   it("gives each value's evidence: the page text it was found in, or grounded false and no text", () => {
     const { evidence } = groundAnswer(tree, answer, PAGE, "", "warn");
     expect(evidence.get("/price")).toEqual({ source: "model", text: "Price: $1,299.50 — was 1.499,00 €. Weight 2 kg.", confidence: 0.8, grounded: true });
-    expect(evidence.get("/title")).toMatchObject({ text: "# The “Desk” Lamp", grounded: true });
+    expect(evidence.get("/title")).toMatchObject({ text: "The “Desk” Lamp", grounded: true });
     expect(evidence.get("/tags/0")).toMatchObject({ grounded: true });
     expect(evidence.get("/colour")).toEqual({ source: "model", confidence: 0.3, grounded: false });
     // Derived (a conversion the name asks for) and booleans: the model's own, with no page text to show.

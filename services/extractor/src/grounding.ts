@@ -130,10 +130,22 @@ class PageText {
       const at = match.index - start;
       // A long line is cut around the value, which stays whole when it fits.
       const from = Math.max(0, Math.min(at - (MAX_TEXT - match[0].length) / 2, line.length - MAX_TEXT));
-      return line.slice(Math.floor(from), Math.floor(from) + MAX_TEXT).trim();
+      return asRead(line.slice(Math.floor(from), Math.floor(from) + MAX_TEXT));
     }
     return undefined;
   }
+}
+
+/**
+ * A line of the model's input as the page shows it: without the markup of
+ * its rendering (heading and list marks, emphasis, link targets) and the
+ * labels of its header lines (page-content.ts: "Title: ", "URL: ").
+ */
+function asRead(line: string): string {
+  return withoutUrls(line)
+    .replace(/^\s*(#{1,6}|[-*+>]|\d+\.|Title:|URL:)\s+/, "")
+    .replace(/\*\*|__/g, "")
+    .trim();
 }
 
 /** A character of a value as the page may write it: quotes and dashes in any of their forms (as normalizeText folds them). */
