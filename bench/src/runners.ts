@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { callUnary, checkHealth, createClient } from "@winnow/platform";
-import { Engine, ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { Engine, ExtractorServiceClient, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { freePorts } from "../../scripts/dist/ports.js";
 import { REPO_ROOT } from "../../scripts/dist/stack.js";
 import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
@@ -24,6 +24,8 @@ export interface Extraction {
   tokens: number | undefined;
   /** The codes of the answer's warnings, when known (gRPC mode). */
   warnings: string[];
+  /** Each value's evidence by JSON pointer (gRPC mode; empty in stack mode). */
+  evidence: Map<string, Evidence>;
 }
 
 export interface Runner {
@@ -75,7 +77,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
           html,
           schemaJson: JSON.stringify(schema),
           taskDescription: "",
-          options: { engine, includeModelInput: false },
+          options: { engine, includeModelInput: false, evidence: true },
         }, { deadline: new Date(Date.now() + REQUEST_TIMEOUT_MS) });
         return {
           data: JSON.parse(response.dataJson) as Record<string, unknown>,
@@ -84,9 +86,10 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
           htmlBytes: Buffer.byteLength(html),
           tokens: response.usage?.totalTokens ?? 0,
           warnings: response.warnings.map((w) => w.code),
+          evidence: new Map(response.evidence.map((item) => [item.pointer, item])),
         };
       } catch (error) {
-        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: Buffer.byteLength(html), tokens: undefined, warnings: [] };
+        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: Buffer.byteLength(html), tokens: undefined, warnings: [], evidence: new Map() };
       }
     },
     async stop() {
@@ -120,11 +123,11 @@ export async function startStackRunner(pageHostPort: string, model?: ModelEndpoi
         });
         const body = (await response.json()) as Record<string, unknown>;
         const ms = performance.now() - started;
-        const unknown = { htmlBytes: undefined, tokens: undefined, warnings: [] };
+        const unknown = { htmlBytes: undefined, tokens: undefined, warnings: [], evidence: new Map<string, Evidence>() };
         if (!response.ok) return { data: undefined, error: `HTTP ${response.status}: ${String(body.title ?? body.type)} (${String(body.detail ?? "")})`, ms, ...unknown };
         return { data: body, error: undefined, ms, ...unknown };
       } catch (error) {
-        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: undefined, tokens: undefined, warnings: [] };
+        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: undefined, tokens: undefined, warnings: [], evidence: new Map() };
       }
     },
     async stop() {

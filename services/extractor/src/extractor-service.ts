@@ -50,6 +50,7 @@ async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx
       page: loadPage(request.html, request.url),
       taskDescription: request.taskDescription,
       includeModelInput: request.options?.includeModelInput ?? false,
+      evidence: request.options?.evidence ?? false,
       llm,
       bounds: ctx,
     },

@@ -29,7 +29,18 @@ describe("groundAnswer", () => {
   });
 
   it("does nothing when off", () => {
-    expect(groundAnswer(tree, answer, "", "", "off")).toEqual({ data: answer, warnings: [] });
+    expect(groundAnswer(tree, answer, "", "", "off")).toMatchObject({ data: answer, warnings: [] });
+  });
+
+  it("gives each value's evidence: the page text it was found in, or grounded false and no text", () => {
+    const { evidence } = groundAnswer(tree, answer, PAGE, "", "warn");
+    expect(evidence.get("/price")).toEqual({ source: "model", text: "Price: $1,299.50 — was 1.499,00 €. Weight 2 kg.", confidence: 0.8, grounded: true });
+    expect(evidence.get("/title")).toMatchObject({ text: "The “Desk” Lamp", grounded: true });
+    expect(evidence.get("/tags/0")).toMatchObject({ grounded: true });
+    expect(evidence.get("/colour")).toEqual({ source: "model", confidence: 0.3, grounded: false });
+    // Derived (a conversion the name asks for) and booleans: the model's own, with no page text to show.
+    expect(evidence.get("/total_time_minutes")).toEqual({ source: "model", confidence: 0.5, grounded: false });
+    expect(evidence.get("/in_stock")).toEqual({ source: "model", confidence: 0.5, grounded: false });
   });
 });
 

@@ -9,6 +9,7 @@
 import type { ObjectNode } from "@winnow/platform";
 import { Engine, type ExtractResponse, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { extractBuiltin } from "./engines/builtin/index.js";
+import { evidenceMessages, EvidenceTrail, presentIn, underFields } from "./evidence.js";
 import type { CallBounds, LlmEngine } from "./engines/llm.js";
 import { extractWithModel, modelInputsFor, type PromptSettings } from "./model-extraction.js";
 import type { Page } from "./page.js";
@@ -30,6 +31,8 @@ export interface ExtractionJob {
   page: Page;
   taskDescription: string;
   includeModelInput: boolean;
+  /** Return each value's evidence (ExtractResponse.evidence). */
+  evidence: boolean;
   /** The model, or undefined for the builtin engine alone. */
   llm: LlmEngine | undefined;
   bounds: CallBounds;
@@ -44,8 +47,9 @@ export interface Extraction {
 /** Extracts with the builtin engine alone, or with the model after the builtin engine's pre-fill. */
 export async function extractHybrid(job: ExtractionJob, settings: HybridSettings): Promise<Extraction> {
   const { schema, page, llm } = job;
+  const trail = job.evidence ? new EvidenceTrail() : undefined;
   if (!llm) {
-    const shaped = shape(schema.tree, extractBuiltin(schema.tree, page));
+    const shaped = shape(schema.tree, extractBuiltin(schema.tree, page, trail));
     const response = {
       dataJson: JSON.stringify(shaped.data),
       engine: Engine.ENGINE_BUILTIN,
@@ -53,26 +57,30 @@ export async function extractHybrid(job: ExtractionJob, settings: HybridSettings
       warnings: shaped.warnings,
       // After the builtin engine: rendering strips boilerplate from the document.
       modelInputs: job.includeModelInput ? modelInputsFor(page, schema, job.taskDescription, settings.prompts) : [],
+      evidence: trail ? evidenceMessages(presentIn(trail.evidence, shaped.data)) : [],
     };
     return { response, prefilled: undefined };
   }
   // Before the content is rendered (the builtin engine reads the whole document). Not with a task
   // description: it may want fields derived otherwise than as the page states them.
-  const pre = settings.hybrid && !job.taskDescription.trim() ? prefill(schema.tree, page) : undefined;
+  const pre = settings.hybrid && !job.taskDescription.trim() ? prefill(schema.tree, page, trail) : undefined;
+  const preEvidence = pre && trail ? evidenceMessages(underFields(presentIn(trail.evidence, pre.data), pre.filled)) : [];
   if (pre && pre.remaining.length === 0) {
-    const response = { dataJson: JSON.stringify(pre.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: [prefillWarning(pre)], modelInputs: [] };
+    const response = { dataJson: JSON.stringify(pre.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: [prefillWarning(pre)], modelInputs: [], evidence: preEvidence };
     return { response, prefilled: pre.filled.length };
   }
   const prefilled = pre && pre.filled.length > 0 ? pre : undefined;
   const asked = prefilled ? settings.schemas.narrowed(job.schemaJson, prefilled.remaining) : schema;
   const answer = await extractWithModel(llm, settings.prompts, asked, page, job.taskDescription, job.includeModelInput, job.bounds);
+  const evidence = job.evidence ? [...(prefilled ? preEvidence : []), ...answer.evidence] : [];
   const response = prefilled
     ? {
         ...answer,
         dataJson: JSON.stringify(merge(schema.tree, prefilled, JSON.parse(answer.dataJson) as Record<string, unknown>)),
         warnings: [prefillWarning(prefilled), ...answer.warnings],
+        evidence,
       }
-    : answer;
+    : { ...answer, evidence };
   return { response, prefilled: pre?.filled.length };
 }
 
@@ -86,8 +94,8 @@ interface Prefill {
 }
 
 /** Runs the builtin engine; call it before anything removes parts of the page's document. */
-function prefill(tree: ObjectNode, page: Page): Prefill {
-  const { data } = shape(tree, extractBuiltin(tree, page));
+function prefill(tree: ObjectNode, page: Page, trail: EvidenceTrail | undefined): Prefill {
+  const { data } = shape(tree, extractBuiltin(tree, page, trail));
   const filled = tree.fields.filter((field) => isComplete(data[field.name])).map((field) => field.name);
   return { data, filled, remaining: tree.fields.map((field) => field.name).filter((name) => !filled.includes(name)) };
 }

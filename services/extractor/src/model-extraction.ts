@@ -9,6 +9,7 @@ import pLimit from "p-limit";
 import { splitContent } from "./content-parts.js";
 import type { CallBounds, LlmAnswer, LlmEngine } from "./engines/llm.js";
 import { buildModelCall, toModelInput, type PromptRequest } from "./engines/prompt.js";
+import { evidenceMessages, presentIn } from "./evidence.js";
 import { groundAnswer, type GroundingMode } from "./grounding.js";
 import { mergeAnswers } from "./merge-parts.js";
 import type { Page } from "./page.js";
@@ -77,6 +78,7 @@ export async function extractWithModel(
       ...grounded.warnings,
     ],
     modelInputs: includeModelInput ? answers.map((answer) => answer.modelInput) : [],
+    evidence: evidenceMessages(presentIn(grounded.evidence, grounded.data)),
   };
 }
 

@@ -4,6 +4,7 @@
  * about itself (read before anything is removed from the document).
  */
 import { load, type CheerioAPI } from "cheerio";
+import type { Element } from "domhandler";
 
 export interface Page {
   $: CheerioAPI;
@@ -17,9 +18,13 @@ export interface StructuredData {
   jsonLd: unknown[];
   /** <meta> name or property (lower case) to content, first occurrence winning: og:*, twitter:*, description, ... */
   meta: Map<string, string>;
+  /** The <meta> element of each entry of `meta`, for evidence. */
+  metaElements: Map<string, Element>;
   title: string | undefined;
   /** The texts of the first few <h1> elements: pages use one for the logo or the menu as often as for the heading. */
   h1s: string[];
+  /** The elements of `h1s`, in the same order. */
+  h1Elements: Element[];
 }
 
 export function loadPage(html: string, url: string): Page {
@@ -53,13 +58,18 @@ function readStructuredData($: CheerioAPI): StructuredData {
     }
   });
   const meta = new Map<string, string>();
+  const metaElements = new Map<string, Element>();
   $("meta[content]").each((_, element) => {
     const name = ($(element).attr("property") ?? $(element).attr("name") ?? $(element).attr("itemprop"))?.trim().toLowerCase();
     const content = $(element).attr("content")?.trim();
-    if (name && content && !meta.has(name)) meta.set(name, content);
+    if (name && content && !meta.has(name)) {
+      meta.set(name, content);
+      metaElements.set(name, element);
+    }
   });
-  const h1s = $("h1").slice(0, MAX_H1S).toArray().map((h1) => textOf($(h1).text())).filter((text) => text !== undefined);
-  return { jsonLd, meta, title: textOf($("title").first().text()), h1s };
+  const h1Elements = $("h1").slice(0, MAX_H1S).toArray().filter((h1) => textOf($(h1).text()) !== undefined);
+  const h1s = h1Elements.map((h1) => textOf($(h1).text())!);
+  return { jsonLd, meta, metaElements, title: textOf($("title").first().text()), h1s, h1Elements };
 }
 
 const MAX_H1S = 5;

@@ -57,6 +57,57 @@ const EXAMPLE_RESPONSE = {
   reviews: [{ author: "Ada Brook", rating_1_to_5: 5 }],
 };
 
+/** Sources a value's evidence names: where the engine read it. */
+export const EVIDENCE_SOURCES = ["json-ld", "microdata", "meta", "heading", "byline", "label", "layout", "template", "model"];
+
+export const evidenceSchema = {
+  title: "Evidence",
+  type: "object",
+  description: "Why a value is what it is.",
+  required: ["source", "confidence", "grounded"],
+  properties: {
+    source: {
+      enum: EVIDENCE_SOURCES,
+      description:
+        "Where the value was read: structured data (`json-ld`, `microdata`), a meta tag or the title (`meta`), the page's heading, its byline, a labelled value (`label`: a table row, \"Label: value\"), the page's layout (`layout`: repeated blocks, the buy box), a learned template of the site (`template`), or the AI model (`model`).",
+    },
+    text: {
+      type: "string",
+      maxLength: 300,
+      description: "The page text the value was read from (for structured data, the value as the data states it). Absent where the value was not read from the page: a value the model derived (from `task_description`, a conversion, a yes/no) is given no made-up text.",
+    },
+    selector: { type: "string", description: "A CSS selector of the element the value was read from; absent when it did not come from the page's markup (JSON-LD, the model)." },
+    confidence: { type: "number", minimum: 0, maximum: 1, description: "How sure the engine is. The builtin engine answers at 0.6 or more; a model's value found on the page is 0.8, a derived one 0.5, one not found 0.3." },
+    grounded: { type: "boolean", description: "Whether the value is on the page; `false` for a model's value grounding did not find, and for derived values." },
+  },
+};
+
+export const evidenceResponseSchema = {
+  title: "EvidenceResponse",
+  type: "object",
+  description: "The answer with `options.evidence`: the data unchanged, and the evidence of its values.",
+  required: ["data", "evidence"],
+  properties: {
+    data: { type: "object", description: "Exactly the answer without `options.evidence`: the schema's shape." },
+    evidence: {
+      type: "object",
+      description: "By JSON pointer (RFC 6901) of a field or an array item (`/price`, `/ingredients/0`, `/author/name`): each non-null value that has evidence.",
+      additionalProperties: { $ref: "#/components/schemas/Evidence" },
+    },
+  },
+};
+
+const EXAMPLE_EVIDENCE_RESPONSE = {
+  data: EXAMPLE_RESPONSE,
+  evidence: {
+    "/product_name": { source: "json-ld", text: "Ridgeline Trail Shoe", confidence: 0.9, grounded: true },
+    "/price_usd": { source: "layout", text: "$129.99", selector: "#buy-box > span.price", confidence: 0.95, grounded: true },
+    "/in_stock": { source: "layout", text: "Add to cart", selector: "button.add-to-cart", confidence: 0.7, grounded: true },
+    "/reviews/0/author": { source: "layout", text: "Ada Brook", selector: "div.reviews > div:nth-of-type(1) > span.review-author", confidence: 0.85, grounded: true },
+    "/reviews/0/rating_1_to_5": { source: "model", confidence: 0.5, grounded: false },
+  },
+};
+
 /** Problem types grouped by HTTP status, lowest status first, catalogue order within one. */
 export function problemsByStatus(): Map<number, ProblemSlug[]> {
   const byStatus = new Map<number, ProblemSlug[]>();
@@ -106,9 +157,15 @@ export function openApiDocument(): Record<string, unknown> {
           },
           responses: {
             "200": {
-              description: "The extracted data: every field of the schema present, `null` where the page does not have it.",
+              description:
+                "The extracted data: every field of the schema present, `null` where the page does not have it. With `options.evidence`, the same data under `data`, beside `evidence`.",
               headers: Object.fromEntries(SUCCESS_HEADERS.map((h) => [h.name, { description: h.description, schema: { type: "string" } }])),
-              content: { "application/json": { schema: { type: "object" }, example: EXAMPLE_RESPONSE } },
+              content: {
+                "application/json": {
+                  schema: { oneOf: [{ type: "object", title: "Data", description: "Without `options.evidence`: the schema's shape." }, { $ref: "#/components/schemas/EvidenceResponse" }] },
+                  examples: { data: { summary: "The schema's shape", value: EXAMPLE_RESPONSE }, evidence: { summary: "With options.evidence", value: EXAMPLE_EVIDENCE_RESPONSE } },
+                },
+              },
             },
             ...problemResponses,
           },
@@ -145,7 +202,7 @@ export function openApiDocument(): Record<string, unknown> {
     },
     components: {
       securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } },
-      schemas: { ScrapeRequest: scrapeRequestSchema, Problem: problemSchema },
+      schemas: { ScrapeRequest: scrapeRequestSchema, Problem: problemSchema, EvidenceResponse: evidenceResponseSchema, Evidence: evidenceSchema },
     },
   };
 }

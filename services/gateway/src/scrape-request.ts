@@ -23,11 +23,12 @@ export const scrapeRequestSchema = {
     options: {
       type: "object",
       additionalProperties: false,
-      description: "How the page is rendered; every field is optional.",
+      description: "How the page is rendered and what the answer holds; every field is optional.",
       properties: {
         render: { enum: ["auto", "static", "browser"], description: "auto: fetch statically, use the browser only when the page needs it." },
         timeout_ms: { type: "integer", minimum: 1, maximum: 120_000, description: "Upper bound for rendering the page." },
         wait_for: { type: "string", minLength: 1, maxLength: 1024, description: "CSS selector to wait for (needs the browser)." },
+        evidence: { type: "boolean", description: "Answer `{ \"data\": <the schema-shaped object>, \"evidence\": {...} }`: for each value (by JSON pointer), where it was read, the page text, the element's CSS selector, a confidence and whether it is on the page." },
       },
     },
   },
@@ -56,6 +57,7 @@ interface ScrapeOptions {
   render?: keyof typeof RENDER_MODES;
   timeout_ms?: number;
   wait_for?: string;
+  evidence?: boolean;
 }
 
 export interface ScrapeRequest {
@@ -65,6 +67,8 @@ export interface ScrapeRequest {
   taskDescription: string;
   /** What the renderer is asked for; zero values mean "the renderer's default". */
   renderOptions: RenderOptions;
+  /** Answer `{ data, evidence }` rather than the data alone. */
+  evidence: boolean;
 }
 
 const validateBody = new Ajv2020({ allErrors: true }).compile(scrapeRequestSchema);
@@ -110,6 +114,7 @@ export function parseScrapeRequest(body: unknown): ScrapeRequest {
       timeoutMs: options.timeout_ms ?? 0,
       waitFor: options.wait_for ?? "",
     },
+    evidence: options.evidence ?? false,
   };
 }
 

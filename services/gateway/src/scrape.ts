@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
 import { callUnary } from "@winnow/platform";
-import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { Engine, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { Backends } from "./backends.js";
 import { parseScrapeRequest } from "./scrape-request.js";
@@ -30,7 +30,13 @@ export function scrapeHandler(backends: Backends): RequestHandler {
     started = performance.now();
     const result = await callUnary(
       extractor.extract.bind(extractor),
-      { url: page.finalUrl, html: page.html, schemaJson: request.schemaJson, taskDescription: request.taskDescription },
+      {
+        url: page.finalUrl,
+        html: page.html,
+        schemaJson: request.schemaJson,
+        taskDescription: request.taskDescription,
+        options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: request.evidence },
+      },
       hop,
     );
     res.locals.timings.extract = performance.now() - started;
@@ -42,8 +48,17 @@ export function scrapeHandler(backends: Backends): RequestHandler {
       res.setHeader("x-winnow-tokens-in", String(result.usage.promptTokens));
       res.setHeader("x-winnow-tokens-out", String(result.usage.completionTokens));
     }
-    res.status(200).type("application/json").send(result.dataJson);
+    // The data as the extractor wrote it, alone or in the evidence envelope.
+    const body = request.evidence ? `{"data":${result.dataJson},"evidence":${JSON.stringify(evidenceByPointer(result.evidence))}}` : result.dataJson;
+    res.status(200).type("application/json").send(body);
   };
+}
+
+/** The extractor's evidence as the API states it: by JSON pointer, empty text and selector left out. */
+function evidenceByPointer(evidence: Evidence[]): Record<string, unknown> {
+  return Object.fromEntries(
+    evidence.map(({ pointer, source, text, selector, confidence, grounded }) => [pointer, { source, ...(text ? { text } : {}), ...(selector ? { selector } : {}), confidence, grounded }]),
+  );
 }
 
 function serverTiming(timings: Record<string, number>, keyFromCache: boolean | undefined): string {

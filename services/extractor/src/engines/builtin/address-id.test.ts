@@ -2,7 +2,7 @@ import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
 import { idInAddress } from "./address-id.js";
 
-const id = (head: string, url: string, ogUrl?: string) => idInAddress(load(`<html><head>${head}</head><body></body></html>`), ogUrl, new URL(url));
+const id = (head: string, url: string, ogUrl?: string) => idInAddress(load(`<html><head>${head}</head><body></body></html>`), ogUrl, new URL(url))?.value;
 
 describe("idInAddress", () => {
   it("reads the id a product page's address ends with or passes, from the canonical address first", () => {

@@ -8,6 +8,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { Element, Text } from "domhandler";
+import type { Origin } from "../../evidence.js";
 import { readPrice, type Price } from "../../normalize.js";
 import { upTo } from "./dom.js";
 import type { Scored } from "./match.js";
@@ -20,7 +21,7 @@ export interface BuyBox {
    * ("229.990" is 229.99 or 229990), most likely first, and whether its
    * markup calls it a price.
    */
-  price: { amounts: number[]; currency: string | undefined; named: boolean } | undefined;
+  price: { amounts: number[]; currency: string | undefined; named: boolean; origin?: Origin } | undefined;
   /** What the block says about stock, or a buy button that can be pressed. */
   inStock: Scored<boolean> | undefined;
 }
@@ -91,7 +92,8 @@ function priceIn($: CheerioAPI, block: Element, elements: Element[]): BuyBox["pr
     seen.add(found.element);
     const { element, text, price } = found;
     if (price.amount <= 0 || !isCurrent($, element, block)) continue;
-    const shown = { amounts: [price.amount, ...otherReadings(text)], currency: price.currency, named: namesPrice(element, block) };
+    const origin: Origin = { source: "layout", text, element };
+    const shown = { amounts: [price.amount, ...otherReadings(text)], currency: price.currency, named: namesPrice(element, block), origin };
     if (shown.named) return shown;
     unnamed ??= shown;
   }
@@ -203,9 +205,11 @@ function stockIn($: CheerioAPI, block: Element, elements: Element[]): Scored<boo
     const own = collapsed(ownText(element));
     // The page's own button may say it ("Sold out" in place of "Add to cart"); a link saying it leads to another seller or variant.
     const says = own.length > 0 && own.length <= MAX_STOCK_CHARS && element.tagName !== "a" ? (OUT_OF_STOCK.test(own) ? false : IN_STOCK.test(own) ? true : undefined) : undefined;
-    if (says !== undefined && isOwn($, element, block)) return { value: says, confidence: 0.75 };
+    if (says !== undefined && isOwn($, element, block)) return { value: says, confidence: 0.75, origin: { source: "layout", text: own, element } };
     // A disabled buy button says nothing: shops disable it until a size or colour is chosen.
-    if (!button && isControl(element) && !isDisabled(element) && BUY.test(controlText($, element)) && isOwn($, element, block)) button = { value: true, confidence: 0.7 };
+    if (!button && isControl(element) && !isDisabled(element) && BUY.test(controlText($, element)) && isOwn($, element, block)) {
+      button = { value: true, confidence: 0.7, origin: { source: "layout", text: controlText($, element), element } };
+    }
   }
   return button;
 }

@@ -10,7 +10,7 @@ describe("readByline", () => {
       <aside>Archiv: 01.01.2015</aside>
       <article><h1>Neue Brücke eröffnet</h1><p class="meta">Freitag, 06.07.2018, 10:29</p>
       <p>Die Brücke wurde am 3. März 2017 geplant.</p></article>`);
-    expect(date).toEqual({ value: "2018-07-06", confidence: 0.7 });
+    expect(date).toMatchObject({ value: "2018-07-06", confidence: 0.7 });
   });
 
   it("reads beside the article's heading, not a logo's, and skips hidden text", () => {
@@ -29,7 +29,7 @@ describe("readByline", () => {
       <header><a href="/author/site-admin/">Admin menu</a></header>
       <article><h1>Rust</h1><span class="byline">by <span class="author vcard"><a class="url fn n" href="/authors/jake/">Jake Goulding</a></span></span>
       <div class="comments"><a rel="author" href="/author/x/">Commenter</a></div></article>`);
-    expect(author).toEqual({ value: "Jake Goulding", confidence: 0.7 });
+    expect(author).toMatchObject({ value: "Jake Goulding", confidence: 0.7 });
     expect(byline(`<h1>Heizung</h1><ul><li class="meta-author"><span>Von Alexander Rosenkranz</span></li></ul>`).author?.value).toBe("Alexander Rosenkranz");
     expect(byline(`<h1>T</h1><p class="author">Von Julia Müller | 12.03.2022</p>`).author?.value).toBe("Julia Müller");
   });

@@ -7,7 +7,7 @@
  * just before and after the main heading.
  */
 import type { CheerioAPI } from "cheerio";
-import type { AnyNode, Element } from "domhandler";
+import type { AnyNode, Element, Text } from "domhandler";
 import { datesIn } from "../../normalize.js";
 import { collapsed, ownText } from "./text.js";
 import type { Scored } from "./match.js";
@@ -30,15 +30,18 @@ const CHARS_BEFORE = 300;
 
 /** The date written closest to the main heading (a date below it is the likelier byline). */
 function visibleDate($: CheerioAPI, heading: Element): Scored<string> | undefined {
-  const { text, start, end } = textAround($, heading);
-  let best: { date: string; distance: number } | undefined;
+  const { text, start, end, nodeAt } = textAround($, heading);
+  let best: { date: string; distance: number; index: number } | undefined;
   for (const { index, date } of datesIn(text)) {
     const within = index >= end ? index - end <= CHARS_AFTER : index < start && start - index <= CHARS_BEFORE;
     // Above the heading counts double: a date there is as often a breadcrumb's or a teaser's.
     const distance = index >= end ? index - end : (start - index) * 2;
-    if (within && distance < (best?.distance ?? Number.POSITIVE_INFINITY)) best = { date, distance };
+    if (within && distance < (best?.distance ?? Number.POSITIVE_INFINITY)) best = { date, distance, index };
   }
-  return best && { value: best.date, confidence: 0.7 };
+  if (!best) return undefined;
+  const node = nodeAt(best.index);
+  const element = node?.parent?.type === "tag" ? (node.parent as Element) : undefined;
+  return { value: best.date, confidence: 0.7, origin: { source: "byline", text: node && collapsed(node.data), element } };
 }
 
 function mainHeading($: CheerioAPI, headline: string | undefined): Element | undefined {
@@ -46,15 +49,22 @@ function mainHeading($: CheerioAPI, headline: string | undefined): Element | und
   return named ?? $("article h1").get(0) ?? $("h1").get(0);
 }
 
-/** The page's text up to CHARS_AFTER past the heading, with where the heading starts and ends in it. */
-function textAround($: CheerioAPI, heading: Element): { text: string; start: number; end: number } {
+/**
+ * The page's text up to CHARS_AFTER past the heading, with where the heading
+ * starts and ends in it, and the text node at a place in it.
+ */
+function textAround($: CheerioAPI, heading: Element): { text: string; start: number; end: number; nodeAt: (index: number) => Text | undefined } {
   const body = $("body").get(0) ?? $.root().get(0)!;
   let text = "";
   let start = -1;
   let end = -1;
+  const nodes: { at: number; node: Text }[] = [];
   const walk = (node: AnyNode): boolean => {
     if (end >= 0 && text.length > end + CHARS_AFTER) return false;
-    if (node.type === "text") text += ` ${collapsed(node.data)}`;
+    if (node.type === "text") {
+      nodes.push({ at: text.length, node: node as Text });
+      text += ` ${collapsed(node.data)}`;
+    }
     // Navigation is not the article: its dates belong to other pages.
     if (node.type !== "tag" || NOT_TEXT.has(node.tagName) || node.tagName === "nav" || isHidden(node)) return true;
     if (node === heading) start = text.length;
@@ -64,7 +74,15 @@ function textAround($: CheerioAPI, heading: Element): { text: string; start: num
   };
   walk(body);
   const from = Math.max(0, start - CHARS_BEFORE);
-  return { text: text.slice(from), start: start - from, end: end - from };
+  const nodeAt = (index: number) => {
+    let found: Text | undefined;
+    for (const { at, node } of nodes) {
+      if (at > index + from) break;
+      found = node;
+    }
+    return found;
+  };
+  return { text: text.slice(from), start: start - from, end: end - from, nodeAt };
 }
 
 /** Words in class, id, rel or itemprop that mark an author's name. */
@@ -83,7 +101,7 @@ const MAX_AUTHOR_CHARS = 80;
 function visibleAuthor($: CheerioAPI, heading: Element | undefined): Scored<string> | undefined {
   const elements = $("body *").toArray();
   const headingAt = heading ? elements.indexOf(heading) : 0;
-  let best: { name: string; rank: number } | undefined;
+  let best: { name: string; rank: number; element: Element } | undefined;
   elements.forEach((element, at) => {
     if (element.type !== "tag") return;
     const bylineText = at > headingAt && at - headingAt <= BYLINE_ELEMENTS && BYLINE_TEXT.test(collapsed(ownText(element)));
@@ -92,10 +110,12 @@ function visibleAuthor($: CheerioAPI, heading: Element | undefined): Scored<stri
     const distance = at >= headingAt ? at - headingAt : (headingAt - at) * 2;
     const rank = (2 - strength) * elements.length + distance;
     if (rank >= (best?.rank ?? Number.POSITIVE_INFINITY) || isElsewhere(element)) return;
-    const name = authorName($(element).find("[itemprop=name], .fn, a[rel~=author]").first().text() || $(element).text());
-    if (name) best = { name, rank };
+    const named = $(element).find("[itemprop=name], .fn, a[rel~=author]").first();
+    const shown = named.length > 0 && named.text() ? named : $(element);
+    const name = authorName(shown.text());
+    if (name) best = { name, rank, element: shown[0]! };
   });
-  return best && { value: best.name, confidence: 0.7 };
+  return best && { value: best.name, confidence: 0.7, origin: { source: "byline", text: collapsed($(best.element).text()), element: best.element } };
 }
 
 /** A short text of its own that is a byline ("Von Alexander Rosenkranz"), a few elements below the heading. */

@@ -4,7 +4,7 @@
  * source is. Scoring (builtin/scoring.ts) weighs them against the field.
  */
 import type { PagePart, Place } from "./concepts.js";
-import { asEntity, first, isPresent, isSupporting, ownValue, type Entity, type Graph } from "./graph.js";
+import { asEntity, first, isPresent, isSupporting, ownValue, statedOrigin, type Entity, type Graph } from "./graph.js";
 import type { Scored } from "./match.js";
 import type { PageValues } from "./page-values.js";
 
@@ -30,7 +30,7 @@ export function candidateAt(place: Place, source: Source): Candidate | undefined
 
 function metaValue(name: string, source: Source): Scored<unknown> | undefined {
   const value = source.page?.data.meta.get(name);
-  return value ? { value, confidence: 1 } : undefined;
+  return value ? { value, confidence: 1, origin: { source: "meta", text: value, element: source.page?.data.metaElements.get(name) } } : undefined;
 }
 
 function pageValue(part: PagePart, source: Source): Scored<unknown> | undefined {
@@ -51,11 +51,11 @@ function pageValue(part: PagePart, source: Source): Scored<unknown> | undefined 
     // An id read from the address alone is a fair guess, no more: any id the page states comes first.
     case "address id": {
       const id = page.addressId();
-      return id === undefined ? undefined : { value: id, confidence: 0.65 };
+      return id === undefined ? undefined : { value: id.value, confidence: 0.65, origin: id.origin };
     }
     case "currency": {
       const shown = page.offer().shownCurrency;
-      return shown ? { value: shown, confidence: 0.7 } : undefined;
+      return shown ? { value: shown.value, confidence: 0.7, origin: shown.origin } : undefined;
     }
   }
 }
@@ -63,20 +63,22 @@ function pageValue(part: PagePart, source: Source): Scored<unknown> | undefined 
 function entityValue(path: string, source: Source): Scored<unknown> | undefined {
   for (const entity of source.entities) {
     let value: unknown = entity;
+    let holder: Entity | undefined;
     for (const key of path.split(".")) {
-      const current = asEntity(first(value), source.graph);
-      value = current ? ownValue(current, key) : undefined;
+      holder = asEntity(first(value), source.graph);
+      value = holder ? ownValue(holder, key) : undefined;
     }
     if (!isPresent(value)) continue;
     // A stand-in main entity (an Organization, when the page declares nothing else) is not what the page is about,
     // and the name of a WebPage is usually its <title>, site name and all.
     const standIn = source.page && isSupporting(entity) && entity !== source.page.subject && (entity === source.entities[0] || path === "name");
     const confidence = standIn ? 0.6 : 1;
-    return { value: Array.isArray(value) ? value.map((item) => asEntity(item, source.graph) ?? item) : (asEntity(value, source.graph) ?? value), confidence };
+    const origin = statedOrigin(holder, path.split(".").at(-1)!, value);
+    return { value: Array.isArray(value) ? value.map((item) => asEntity(item, source.graph) ?? item) : (asEntity(value, source.graph) ?? value), confidence, origin };
   }
   return undefined;
 }
 
 function settled<T>(found: Scored<T> | undefined): Scored<T | undefined> {
-  return { value: found?.value, confidence: found?.confidence ?? 0, settled: true };
+  return { value: found?.value, confidence: found?.confidence ?? 0, settled: true, origin: found?.origin };
 }

@@ -5,6 +5,7 @@
  * the page labels where no source answers.
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
+import { childPointer, type EvidenceTrail } from "../../evidence.js";
 import { nameHints, type NameHints } from "../../field-names.js";
 import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, rescale } from "../../normalize.js";
 import { readBlocks } from "./blocks/index.js";
@@ -13,41 +14,57 @@ import { candidateAt, nested, type Source } from "./candidates.js";
 import { entity as at, SHOWN_FIRST } from "./concepts.js";
 import { listTexts, texts, toQuantity } from "./flatten.js";
 import { asEntity, asList, first, typesOf } from "./graph.js";
-import { labelsExactly, matchLabel, MIN_CONFIDENCE, singular, withoutOwnLabel } from "./match.js";
+import type { Labelled } from "./labels.js";
+import { labelsExactly, matchLabel, MIN_CONFIDENCE, singular, withoutOwnLabel, type Scored } from "./match.js";
 import { find, isAuthor } from "./scoring.js";
 import { squashed } from "./text.js";
 
-export function fillObject(node: ObjectNode, source: Source): Record<string, unknown> {
-  return Object.fromEntries(node.fields.map((field) => [field.name, fill(field.node, nameHints(field.name), source)]));
+/** `trail`, when given, collects the evidence of each value at its JSON pointer under `pointer`. */
+export function fillObject(node: ObjectNode, source: Source, trail?: EvidenceTrail, pointer = ""): Record<string, unknown> {
+  return Object.fromEntries(node.fields.map((field) => [field.name, fill(field.node, nameHints(field.name), source, { trail, pointer: childPointer(pointer, field.name) })]));
 }
 
-function fill(node: SchemaNode, hints: NameHints, source: Source): unknown {
+/** Where a value goes: its pointer, and the trail that collects its evidence. */
+interface At {
+  trail: EvidenceTrail | undefined;
+  pointer: string;
+}
+
+function fill(node: SchemaNode, hints: NameHints, source: Source, at: At): unknown {
   const found = find(hints, source, node.kind === "scalar" && node.type === "string");
-  const confident = found && found.confidence >= MIN_CONFIDENCE ? found.value : undefined;
+  const confident = found && found.confidence >= MIN_CONFIDENCE ? found : undefined;
+  const noted = <T>(value: T, scored: Scored<unknown> | undefined): T => {
+    if (value !== undefined && value !== null && scored) at.trail?.note(at.pointer, scored.origin, scored.confidence);
+    return value;
+  };
   switch (node.kind) {
     case "scalar": {
-      const value = confident === undefined ? undefined : inFieldUnits(scalar(node.type, peopleOnly(confident, hints, source), hints), hints, source);
-      if (typeof value === "string" && isAuthor(hints)) return withoutByWord(value);
+      const value = confident === undefined ? undefined : inFieldUnits(scalar(node.type, peopleOnly(confident.value, hints, source), hints), hints, source);
+      if (typeof value === "string" && isAuthor(hints)) return noted(withoutByWord(value), confident);
       // `brand_name` is the brand: the label and the value's own label are looked for under the concept's word.
       const shown = hints.subject.find((word) => SHOWN_FIRST.has(word));
       if (value !== undefined && shown) {
         const concept = { ...hints, subject: [shown] };
-        return fromLabel(node, concept, source, true) ?? (typeof value === "string" ? withoutOwnLabel(value, concept) : value);
+        const labelled = fromLabel(node, concept, source, true);
+        if (labelled) return noted(labelled.value, labelled);
+        return noted(typeof value === "string" ? withoutOwnLabel(value, concept) : value, confident);
       }
-      return value ?? fromLabel(node, hints, source) ?? null;
+      if (value !== undefined) return noted(value, confident);
+      const labelled = fromLabel(node, hints, source);
+      return labelled ? noted(labelled.value, labelled) : null;
     }
     case "object": {
       // A field with no source of its own groups fields of the same entity: {"product": {"name", "price"}}.
-      if (found === undefined) return fillObject(node, source);
-      const entity = confident === undefined ? undefined : asEntity(first(confident), source.graph);
-      return entity ? fillObject(node, nested(entity, source.graph)) : null;
+      if (found === undefined) return fillObject(node, source, at.trail, at.pointer);
+      const entity = confident === undefined ? undefined : asEntity(first(confident.value), source.graph);
+      return entity ? fillObject(node, nested(entity, source.graph), at.trail, at.pointer) : null;
     }
     case "array":
-      return fillArray(node.items, hints, confident, source) ?? fromLabel(node, hints, source) ?? null;
+      return fillArray(node.items, hints, confident, source, at) ?? labelledList(node, hints, source, at) ?? null;
     case "any-array":
-      return confident === undefined ? null : asList(confident);
+      return confident === undefined ? null : noted(asList(confident.value), confident);
     case "any-object":
-      return (confident !== undefined && asEntity(first(confident), source.graph)) || null;
+      return (confident !== undefined && noted(asEntity(first(confident.value), source.graph), confident)) || null;
   }
 }
 
@@ -68,7 +85,7 @@ function inFieldUnits(value: unknown, hints: NameHints, source: Source): unknown
   const number = typeof value === "number" ? value : typeof value === "string" ? parseNumber(value) : undefined;
   if (number === undefined) return value;
   if (hints.currency) {
-    const stated = textAt("offers.priceCurrency", source) ?? textAt("priceCurrency", source) ?? source.page?.offer().shownCurrency;
+    const stated = textAt("offers.priceCurrency", source) ?? textAt("priceCurrency", source) ?? source.page?.offer().shownCurrency?.value;
     if (stated && (currencyCode(stated) ?? stated.trim().toUpperCase()) !== hints.currency) return undefined;
   }
   const best = hints.scale ? Number(textAt("aggregateRating.bestRating", source) ?? textAt("reviewRating.bestRating", source)) : NaN;
@@ -86,23 +103,47 @@ function scalar(type: string, found: unknown, hints: NameHints): unknown {
   return toQuantity(first(found), hints);
 }
 
-function fillArray(items: SchemaNode, hints: NameHints, found: unknown, source: Source): unknown[] | undefined {
+function fillArray(items: SchemaNode, hints: NameHints, found: Scored<unknown> | undefined, source: Source, at: At): unknown[] | undefined {
   const { graph } = source;
   if (items.kind === "object") {
     // A list of things with no property of its own may be the page's entities of that type: "products" → Product.
-    const list = found !== undefined ? asList(found) : graph.entities.filter((e) => typesOf(e).includes(singular(hints.subject.join(""))));
+    const list = found !== undefined ? asList(found.value) : graph.entities.filter((e) => typesOf(e).includes(singular(hints.subject.join(""))));
     const entities = list.map((item) => asEntity(item, graph)).filter((e) => e !== undefined);
-    if (entities.length > 0) return entities.map((entity) => fillObject(items, nested(entity, graph)));
+    if (entities.length > 0) return entities.map((entity, index) => fillObject(items, nested(entity, graph), at.trail, childPointer(at.pointer, index)));
     // Else the page's repeated blocks may hold them; what the data states for an item's field (a flat ingredient list) helps find them.
     const known = (name: string) => {
       const stated = find(nameHints(name), source);
       return stated && stated.confidence >= MIN_CONFIDENCE ? listTexts(stated.value, nameHints(name)) : [];
     };
-    return source.page && readBlocks(source.page.document, items, hints, known);
+    return source.page && readBlocks(source.page.document, items, hints, known, at.trail, at.pointer);
   }
   if (found === undefined) return undefined;
-  if (items.kind === "scalar" && items.type === "string") return listTexts(found, hints);
-  return asList(found).map((item) => (items.kind === "scalar" ? toQuantity(item, hints) : item));
+  const values = items.kind === "scalar" && items.type === "string" ? listTexts(found.value, hints) : asList(found.value).map((item) => (items.kind === "scalar" ? toQuantity(item, hints) : item));
+  noteItems(values, found, at);
+  return values;
+}
+
+/**
+ * Each item's evidence: its own text, and its own element where the list
+ * was read from one element per item (microdata properties), else the
+ * element that holds the whole list.
+ */
+function noteItems(values: unknown[], found: Scored<unknown>, at: At): void {
+  const { origin } = found;
+  if (!origin || !at.trail) return;
+  const elements = origin.items?.length === values.length ? origin.items : undefined;
+  values.forEach((value, index) => {
+    const text = typeof value === "string" || typeof value === "number" ? String(value) : origin.text;
+    at.trail!.note(childPointer(at.pointer, index), { ...origin, text, element: elements?.[index] ?? origin.element }, found.confidence);
+  });
+}
+
+/** A list the page labels for the field ("Genres: Crime | Thriller"). */
+function labelledList(node: SchemaNode, hints: NameHints, source: Source, at: At): unknown[] | undefined {
+  const labelled = fromLabel(node, hints, source);
+  if (!labelled || !Array.isArray(labelled.value)) return undefined;
+  noteItems(labelled.value, labelled, at);
+  return labelled.value;
 }
 
 /**
@@ -111,11 +152,15 @@ function fillArray(items: SchemaNode, hints: NameHints, found: unknown, source: 
  * does not read as the type (a date field's label followed by no date).
  * `exactly`: only a label that says the field's name or a synonym as written.
  */
-function fromLabel(node: SchemaNode, hints: NameHints, source: Source, exactly = false): unknown {
+function fromLabel(node: SchemaNode, hints: NameHints, source: Source, exactly = false): Scored<unknown> | undefined {
   if (!source.page) return undefined;
   const match = matchLabel(hints, source.page.labels);
   if (!match || match.confidence < MIN_CONFIDENCE || (exactly && !labelsExactly(hints, match.value.label))) return undefined;
-  const { value, items } = match.value;
+  const value = labelValue(node, hints, match.value);
+  return value === undefined ? undefined : { value, confidence: match.confidence, origin: { source: "label", text: match.value.value, element: match.value.element } };
+}
+
+function labelValue(node: SchemaNode, hints: NameHints, { value, items }: Labelled): unknown {
   if (node.kind === "array") {
     if (node.items.kind !== "scalar" || node.items.type !== "string") return undefined;
     return items.length > 0 ? items : value.split(/\s*[|;•]\s*|\s*,\s+/).filter((item) => item.length > 0);

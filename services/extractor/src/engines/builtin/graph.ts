@@ -4,8 +4,28 @@
  * same shape (`@type` and properties), so one matcher serves all three.
  */
 import { SUPPORTING_TYPES } from "./concepts.js";
+import type { Element } from "domhandler";
+import type { Origin } from "../../evidence.js";
 
 export type Entity = Record<string, unknown>;
+
+/** Where an entity read from the page's markup (microdata, RDFa, microformats) sits: the item's element and each property's. */
+export interface Markup {
+  item: Element;
+  /** By property name in lower case, in page order. */
+  properties: Map<string, Element[]>;
+}
+
+const markupOfEntity = new WeakMap<Entity, Markup>();
+
+export function markEntity(entity: Entity, markup: Markup): void {
+  markupOfEntity.set(entity, markup);
+}
+
+/** The markup an entity was read from; undefined for JSON-LD. */
+export function markupOf(entity: Entity): Markup | undefined {
+  return markupOfEntity.get(entity);
+}
 
 export interface Graph {
   /** Top-level entities, @graph members included, in page order. */
@@ -73,4 +93,22 @@ export function first(value: unknown): unknown {
 /** An entity that supports the page (its publisher, its site) rather than being what the page is about. */
 export function isSupporting(entity: Entity): boolean {
   return typesOf(entity).some((t) => SUPPORTING_TYPES.has(t));
+}
+
+/** Where structured data states an entity's property: a JSON-LD block (no element), or the markup of a microdata item and its property. */
+export function statedOrigin(holder: Entity | undefined, key: string, value: unknown): Origin {
+  const text = statedText(value);
+  const markup = holder && markupOf(holder);
+  if (!markup) return { source: "json-ld", text };
+  const elements = markup.properties.get(key.toLowerCase()) ?? [];
+  return { source: "microdata", text, element: elements[0] ?? markup.item, items: elements.length > 1 ? elements : undefined };
+}
+
+/** A value as the data states it: a text or number as written, a thing by its name. */
+function statedText(value: unknown): string | undefined {
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
+  if (Array.isArray(value)) return value.map(statedText).filter((text) => text !== undefined).join(", ") || undefined;
+  if (typeof value !== "object" || value === null) return undefined;
+  const entity = value as Entity;
+  return ["name", "text", "@value", "url"].map((key) => ownValue(entity, key)).find((text) => typeof text === "string") as string | undefined;
 }

@@ -4,6 +4,7 @@
  * and some pages use an <h1> for the logo or the menu. Agreement between
  * them is what earns confidence.
  */
+import type { Element } from "domhandler";
 import type { StructuredData } from "../../page.js";
 import type { Scored } from "./match.js";
 import { comparable, decodedText } from "./text.js";
@@ -21,26 +22,32 @@ function withoutQualifiers(text: string): string {
 }
 
 function reconciled(page: StructuredData): Scored<string> | undefined {
-  const og = decodedText(page.meta.get("og:title") ?? page.meta.get("twitter:title"));
+  const ogName = page.meta.has("og:title") ? "og:title" : "twitter:title";
+  const og = decodedText(page.meta.get(ogName));
   const title = decodedText(page.title);
   const siteNames = siteNamesOf(page);
   const titles = [og, title].filter((t) => t !== undefined);
   // An <h1> that is the site's name, or the part of the title after the separator, is a logo.
   const headings = page.h1s
-    .map(decodedText)
-    .filter((h1) => h1 !== undefined)
-    .filter((h1) => !siteNames.some((site) => comparable(site) === comparable(h1)) && !titles.some((t) => isTrailingPart(t, h1)));
+    .map((text, index) => ({ text: decodedText(text), element: page.h1Elements[index] }))
+    .filter((h1): h1 is { text: string; element: Element | undefined } => h1.text !== undefined)
+    .filter(({ text }) => !siteNames.some((site) => comparable(site) === comparable(text)) && !titles.some((t) => isTrailingPart(t, text)));
+  const fromHeading = ({ text, element }: (typeof headings)[number], confidence: number): Scored<string> => ({
+    value: text,
+    confidence,
+    origin: { source: "heading", text, element },
+  });
   // An <h1> that the title repeats is the heading (the title then only adds the site's name).
-  const repeated = headings.find((h1) => titles.some((t) => comparable(t).includes(comparable(h1))));
-  if (repeated) return { value: repeated, confidence: 0.85 };
+  const repeated = headings.find(({ text }) => titles.some((t) => comparable(t).includes(comparable(text))));
+  if (repeated) return fromHeading(repeated, 0.85);
   // The page's one <h1> is what its readers see as the heading, even where the title words it for search engines.
   const only = page.h1s.length === 1 ? headings[0] : undefined;
-  if (only?.includes(" ")) return { value: only, confidence: 0.75 };
-  if (og) return withoutSiteName(og, siteNames, 0.75);
+  if (only?.text.includes(" ")) return fromHeading(only, 0.75);
+  if (og) return { ...withoutSiteName(og, siteNames, 0.75), origin: { source: "meta", text: og, element: page.metaElements.get(ogName) } };
   // Unconfirmed, one <h1> among several or the bare title is a guess (a logo, "Menu", a title worded for search engines).
   const first = headings[0];
-  if (first) return { value: first, confidence: 0.5 };
-  return title ? withoutSiteName(title, siteNames, 0.5) : undefined;
+  if (first) return fromHeading(first, 0.5);
+  return title ? { ...withoutSiteName(title, siteNames, 0.5), origin: { source: "meta", text: title } } : undefined;
 }
 
 /** The names the page gives its site (og:site_name, application-name). */

@@ -11,6 +11,7 @@
  * still goes through shape.ts, which has the last word on types.
  */
 import type { ObjectNode } from "@winnow/platform";
+import type { EvidenceTrail } from "../../evidence.js";
 import { nameHints } from "../../field-names.js";
 import type { Page } from "../../page.js";
 import { nested, type Source } from "./candidates.js";
@@ -21,7 +22,8 @@ import { readCards } from "./microformats.js";
 import { readPageValues } from "./page-values.js";
 import { find } from "./scoring.js";
 
-export function extractBuiltin(tree: ObjectNode, page: Page): Record<string, unknown> {
+/** `trail`, when given, collects each value's evidence (where it was read) by JSON pointer. */
+export function extractBuiltin(tree: ObjectNode, page: Page, trail?: EvidenceTrail): Record<string, unknown> {
   const declared = [...page.structured.jsonLd, ...readItems(page.$), ...readCards(page.$)];
   const graph = readGraph(declared);
   const primary = primaryEntity(tree, graph);
@@ -32,7 +34,7 @@ export function extractBuiltin(tree: ObjectNode, page: Page): Record<string, unk
     page: readPageValues(page, primary && !isSupporting(primary) ? typesOf(primary) : [], primary, graph),
     graph,
   };
-  return fillObject(tree, source);
+  return fillObject(tree, source, trail);
 }
 
 /** Listing pages can declare hundreds of entities; the one a page is about comes early. */

@@ -16,6 +16,8 @@ export interface Labelled {
   items: string[];
   /** In a part of the page hidden from readers (a popover, another edition's details): weaker than what they see. */
   hidden: boolean;
+  /** The element that shows the value: its cell, its definition, the line that holds it. */
+  element: Element;
 }
 
 const MAX_LABEL_CHARS = 40;
@@ -39,7 +41,9 @@ export function readLabels($: CheerioAPI): Labelled[] {
     const cleanLabel = collapsed(label).replace(/(?:[:：]|\s[-–])$/, "").trim();
     const value = collapsed(valueText);
     if (!cleanLabel || cleanLabel.length > MAX_LABEL_CHARS || !value || value.length > MAX_VALUE_CHARS || found.length >= MAX_LABELS) return;
-    found.push({ label: cleanLabel, value, items: valueNode ? itemsOf($, valueNode) : [], hidden: isHiddenWithin(at) });
+    const shown = valueNode?.get(0);
+    const element = shown?.type === "tag" ? (shown as Element) : at;
+    found.push({ label: cleanLabel, value, items: valueNode ? itemsOf($, valueNode) : [], hidden: isHiddenWithin(at), element });
   };
 
   $("tr").each((_, row) => {

@@ -4,6 +4,7 @@
  * confident match; a label that says a little more than the field is a
  * weaker one. Confidence is what the engine weighs, never position alone.
  */
+import type { Origin } from "../../evidence.js";
 import type { NameHints } from "../../field-names.js";
 import { LABEL_SYNONYMS } from "./concepts.js";
 import type { Labelled } from "./labels.js";
@@ -14,6 +15,8 @@ export interface Scored<T> {
   confidence: number;
   /** Weighed against every other source already: a doubt here is the answer, not a reason to ask them again. */
   settled?: boolean;
+  /** Where it was read: its evidence. */
+  origin?: Origin;
 }
 
 /** Below this a value is left null (and, in hybrid mode, left to the model). */

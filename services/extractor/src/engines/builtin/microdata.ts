@@ -7,7 +7,7 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
-import type { Entity } from "./graph.js";
+import { markEntity, type Entity } from "./graph.js";
 import { collapsed } from "./text.js";
 
 interface Syntax {
@@ -35,6 +35,8 @@ export function readItems($: CheerioAPI): Entity[] {
 
 function readItem($: CheerioAPI, scope: Cheerio<Element>, syntax: Syntax): Entity {
   const entity: Entity = {};
+  const properties = new Map<string, Element[]>();
+  markEntity(entity, { item: scope[0]!, properties });
   const type = scope.attr(syntax.type)?.trim().split(/\s+/)[0];
   if (type) entity["@type"] = type;
   // Properties of this item: those whose nearest enclosing scope is this one.
@@ -47,6 +49,7 @@ function readItem($: CheerioAPI, scope: Cheerio<Element>, syntax: Syntax): Entit
       // RDFa writes "schema:name" or a full IRI; microdata a plain name.
       const key = name.replace(/^.*[/#:]/, "");
       if (!key || key === "__proto__") continue;
+      properties.set(key.toLowerCase(), [...(properties.get(key.toLowerCase()) ?? []), element]);
       const existing = entity[key];
       entity[key] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
     }

@@ -6,7 +6,7 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
-import type { Entity } from "./graph.js";
+import { markEntity, type Entity } from "./graph.js";
 import { collapsed } from "./text.js";
 
 /** Bounds the work on pages that mark every commenter with a card. */
@@ -45,6 +45,8 @@ function readCard($: CheerioAPI, card: Cheerio<Element>): Entity {
   if (url) entity.url = url;
   const address = Object.fromEntries(ADDRESS_PARTS.map(([cls, key]) => [key, part(cls)] as const).filter(([, value]) => value));
   if (Object.keys(address).length > 0) entity.address = { "@type": "PostalAddress", ...address };
+  // The card holds every value read from it; its parts are not told apart here.
+  markEntity(entity, { item: card[0]!, properties: new Map() });
   return entity;
 }
 

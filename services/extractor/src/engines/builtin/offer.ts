@@ -8,14 +8,21 @@
 import { firstNumber, parseBoolean, parseNumber, readPrice } from "../../normalize.js";
 import type { StructuredData } from "../../page.js";
 import type { BuyBox } from "./buy-box.js";
-import { asEntity, asList, ownValue, typesOf, type Entity, type Graph } from "./graph.js";
+import type { Origin } from "../../evidence.js";
+import { asEntity, asList, ownValue, statedOrigin, typesOf, type Entity, type Graph } from "./graph.js";
 import type { Scored } from "./match.js";
 
 export interface Offer {
   price: Scored<number> | undefined;
-  /** The currency the buy box shows, for a page whose data states none. */
-  shownCurrency: string | undefined;
+  /** The currency the buy box shows, for a page whose data states none, with the price it was shown with. */
+  shownCurrency: { value: string; origin: Origin | undefined } | undefined;
   inStock: Scored<boolean> | undefined;
+}
+
+/** An amount or availability the page states in its data, with where. */
+interface Stated<T> {
+  value: T;
+  origin: Origin;
 }
 
 /**
@@ -32,11 +39,21 @@ const ON_OFFER = 0.65;
 const META_PRICES = ["product:price:amount", "og:price:amount", "price", "og:price"];
 const META_AVAILABILITY = ["product:availability", "og:availability", "availability"];
 
-export function readOffer(primary: Entity | undefined, graph: Graph, meta: StructuredData["meta"], box: BuyBox): Offer {
+export function readOffer(primary: Entity | undefined, graph: Graph, data: Pick<StructuredData, "meta" | "metaElements">, box: BuyBox): Offer {
   const offers = productsOf(primary, graph).flatMap((product) => offersOf(product, graph));
-  const stated = [...new Set([...offers.flatMap((offer) => pricesOf(offer, graph)), ...META_PRICES.flatMap((name) => amount(meta.get(name)))])];
-  const availability = [...offers.map((offer) => ownValue(offer, "availability")), ...META_AVAILABILITY.map((name) => meta.get(name))];
-  return { price: price(stated, box.price), shownCurrency: box.price?.currency, inStock: inStock(availability, box.inStock, box.price) };
+  const inMeta = (name: string): Origin => ({ source: "meta", text: data.meta.get(name), element: data.metaElements.get(name) });
+  const prices = [
+    ...offers.flatMap((offer) => pricesOf(offer, graph)),
+    ...META_PRICES.flatMap((name) => amount(data.meta.get(name)).map((value) => ({ value, origin: inMeta(name) }))),
+  ];
+  // The same amount stated twice is one price, stated where it is first.
+  const stated = prices.filter((found, index) => prices.findIndex((other) => other.value === found.value) === index);
+  const availability = [
+    ...offers.map((offer) => ({ value: ownValue(offer, "availability"), origin: statedOrigin(offer, "availability", ownValue(offer, "availability")) })),
+    ...META_AVAILABILITY.map((name) => ({ value: data.meta.get(name), origin: inMeta(name) })),
+  ];
+  const shownCurrency = box.price?.currency === undefined ? undefined : { value: box.price.currency, origin: box.price.origin };
+  return { price: price(stated, box.price), shownCurrency, inStock: inStock(availability, box.inStock, box.price) };
 }
 
 /**
@@ -45,16 +62,17 @@ export function readOffer(primary: Entity | undefined, graph: Graph, meta: Struc
  * prices (a sale and a regular offer, sellers) or a shown price that none
  * confirms leave the engine unsure.
  */
-function price(stated: number[], shown: BuyBox["price"]): Scored<number> | undefined {
+function price(stated: Stated<number>[], shown: BuyBox["price"]): Scored<number> | undefined {
   if (shown && stated.length > 0) {
-    const agreed = stated.find((amount) => shown.amounts.some((reading) => Math.abs(reading - amount) < 0.005));
-    if (agreed !== undefined) return { value: agreed, confidence: AGREED };
+    const agreed = stated.find(({ value }) => shown.amounts.some((reading) => Math.abs(reading - value) < 0.005));
+    // Agreed, the price is the one the shopper sees.
+    if (agreed !== undefined) return { value: agreed.value, confidence: AGREED, origin: shown.origin };
     // Only a number the markup calls a price can dispute the data; another may be a shipping cost or an instalment.
-    if (shown.named) return { value: stated[0]!, confidence: DISPUTED };
+    if (shown.named) return { ...stated[0]!, confidence: DISPUTED };
   }
-  if (stated.length > 0) return { value: stated[0]!, confidence: stated.length === 1 ? STATED : DISPUTED };
+  if (stated.length > 0) return { ...stated[0]!, confidence: stated.length === 1 ? STATED : DISPUTED };
   // Shown alone, a price is trusted only where the markup names it one.
-  return shown && { value: shown.amounts[0]!, confidence: shown.named ? SHOWN : DISPUTED };
+  return shown && { value: shown.amounts[0]!, confidence: shown.named ? SHOWN : DISPUTED, origin: shown.origin };
 }
 
 /**
@@ -62,13 +80,16 @@ function price(stated: number[], shown: BuyBox["price"]): Scored<number> | undef
  * while one size is), out of stock when the offers say so; the buy box
  * confirms or disputes it, or answers alone.
  */
-function inStock(availability: unknown[], shown: Scored<boolean> | undefined, price: BuyBox["price"]): Scored<boolean> | undefined {
-  const said = availability.flatMap((value) => (typeof value === "string" ? [parseBoolean(value)] : [])).filter((value) => value !== undefined);
-  const stated = said.length === 0 ? undefined : said.includes(true);
+function inStock(availability: Stated<unknown>[], shown: Scored<boolean> | undefined, price: BuyBox["price"]): Scored<boolean> | undefined {
+  const said = availability.flatMap(({ value, origin }) => {
+    const read = typeof value === "string" ? parseBoolean(value) : undefined;
+    return read === undefined ? [] : [{ value: read, origin }];
+  });
+  const stated = said.find(({ value }) => value) ?? said[0];
   // A shop says "sold out" where it cannot sell: a price marked up as one, with no such word around it, is on offer.
-  if (stated === undefined) return shown ?? (price?.named ? { value: true, confidence: ON_OFFER } : undefined);
-  if (!shown) return { value: stated, confidence: STATED };
-  return { value: stated, confidence: shown.value === stated ? AGREED : DISPUTED };
+  if (stated === undefined) return shown ?? (price?.named ? { value: true, confidence: ON_OFFER, origin: price.origin } : undefined);
+  if (!shown) return { ...stated, confidence: STATED };
+  return shown.value === stated.value ? { ...shown, confidence: AGREED } : { ...stated, confidence: DISPUTED };
 }
 
 /** The main product and its variants, which some pages declare as products of the same name (one per size). */
@@ -90,9 +111,11 @@ function offersOf(entity: Entity, graph: Graph): Entity[] {
   });
 }
 
-function pricesOf(offer: Entity, graph: Graph): number[] {
+function pricesOf(offer: Entity, graph: Graph): Stated<number>[] {
   const specifications = asList(ownValue(offer, "priceSpecification")).map((item) => asEntity(item, graph)).filter((e) => e !== undefined);
-  return [offer, ...specifications].flatMap((entity) => ["price", "lowPrice"].flatMap((key) => asList(ownValue(entity, key)).flatMap(amount)));
+  return [offer, ...specifications].flatMap((entity) =>
+    ["price", "lowPrice"].flatMap((key) => asList(ownValue(entity, key)).flatMap((written) => amount(written).map((value) => ({ value, origin: statedOrigin(entity, key, written) })))),
+  );
 }
 
 /**

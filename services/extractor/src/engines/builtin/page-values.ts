@@ -6,6 +6,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import { decodeHTML } from "entities";
+import type { Origin } from "../../evidence.js";
 import type { Page, StructuredData } from "../../page.js";
 import { idInAddress } from "./address-id.js";
 import { readBuyBox } from "./buy-box.js";
@@ -26,7 +27,7 @@ export interface PageValues {
   /** Read only when a field asks for it: it walks the document's text. */
   byline: () => Byline;
   /** The product id the page's address gives it ("/dp/B0756B4GVG"); read only when a field asks. */
-  addressId: () => string | undefined;
+  addressId: () => { value: string; origin: Origin } | undefined;
   /** The product's price and availability, structured data weighed against the buy box; read only when a field asks. */
   offer: () => Offer;
   /** The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is "theplanetarypress". */
@@ -45,7 +46,7 @@ export function readPageValues(page: Page, aboutWords: string[], primary: Entity
   const headline = pageHeadline(structured);
   // Read only when a field asks: each walks the document.
   let byline: Byline | undefined;
-  let addressId: { id: string | undefined } | undefined;
+  let addressId: { found: ReturnType<typeof idInAddress> } | undefined;
   let offer: Offer | undefined;
   const named = headline !== undefined && primary !== undefined && squashed(String(ownValue(primary, "name") ?? "")) === squashed(headline.value);
   return {
@@ -54,8 +55,8 @@ export function readPageValues(page: Page, aboutWords: string[], primary: Entity
     headline,
     labels: readLabels(page.$),
     byline: () => (byline ??= readByline(page.$, headline?.value)),
-    addressId: () => (addressId ??= { id: idInAddress(page.$, structured.meta.get("og:url"), page.baseUrl) }).id,
-    offer: () => (offer ??= readOffer(primary, graph, structured.meta, readBuyBox(page.$, headline?.value))),
+    addressId: () => (addressId ??= { found: idInAddress(page.$, structured.meta.get("og:url"), page.baseUrl) }).found,
+    offer: () => (offer ??= readOffer(primary, graph, structured, readBuyBox(page.$, headline?.value))),
     siteNames: sites,
     descriptionsDisagree: disagree(structured.meta.get("description"), structured.meta.get("og:description")),
     aboutWords,

@@ -34,8 +34,9 @@ export function find(hints: NameHints, source: Source, wantsText = false): Score
   // The first confident match wins; a doubtful one (the name of a stand-in Organization) lets later sources speak.
   let doubtful: Scored<unknown> | undefined;
   for (const scored of scoredCandidates(hints, source, wantsText)) {
-    if (scored.confidence >= MIN_CONFIDENCE || scored.settled) return { value: scored.value, confidence: scored.confidence };
-    if (scored.confidence > (doubtful?.confidence ?? 0)) doubtful = { value: scored.value, confidence: scored.confidence };
+    const { value, confidence, origin } = scored;
+    if (confidence >= MIN_CONFIDENCE || scored.settled) return { value, confidence, origin };
+    if (confidence > (doubtful?.confidence ?? 0)) doubtful = { value, confidence, origin };
   }
   return doubtful;
 }

@@ -43,6 +43,14 @@ export interface Found {
   value: unknown;
   /** Whether it is the block's heading, for want of an element named for the field: weaker evidence. */
   fromHeading: boolean;
+  /** The element it was read from; for a list, each item's element. */
+  element: Element | undefined;
+  items?: Element[];
+}
+
+/** A candidate list of items, with what each item's fields were read from. */
+export interface Blocks extends Scored<Item[]> {
+  found: Map<string, Found>[];
 }
 
 export function fieldsOf(item: ObjectNode): Field[] {
@@ -67,7 +75,7 @@ export function fieldsOf(item: ObjectNode): Field[] {
  * be, again and again (a table's columns). A heading-filled field holds when
  * some block has one: a first group often has no heading.
  */
-export function scored(blocks: Map<string, Found>[], fields: Field[], arrayNamed: boolean): Scored<Item[]> {
+export function scored(blocks: Map<string, Found>[], fields: Field[], arrayNamed: boolean): Blocks {
   const most = (count: number) => count >= 2 && count * 2 >= blocks.length;
   const held = fields.filter((field) => {
     const count = blocks.filter((block) => block.has(field.name)).length;
@@ -75,8 +83,9 @@ export function scored(blocks: Map<string, Found>[], fields: Field[], arrayNamed
   });
   const solid = fields.filter((field) => most(blocks.filter((block) => block.get(field.name)?.fromHeading === false).length)).length;
   const evidence = arrayNamed ? (solid > 0 ? EVIDENCE.arrayName : 0) : solid >= 2 && solid === fields.length ? EVIDENCE.fieldNames : 0;
-  const items = blocks.filter((block) => block.size > 0).map((block) => Object.fromEntries(fields.map((field) => [field.name, block.get(field.name)?.value ?? null])));
-  return { value: items, confidence: evidence * (0.5 + (0.5 * held.length) / Math.max(fields.length, 1)) };
+  const found = blocks.filter((block) => block.size > 0);
+  const items = found.map((block) => Object.fromEntries(fields.map((field) => [field.name, block.get(field.name)?.value ?? null])));
+  return { value: items, confidence: evidence * (0.5 + (0.5 * held.length) / Math.max(fields.length, 1)), found };
 }
 
 /**

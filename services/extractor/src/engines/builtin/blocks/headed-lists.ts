@@ -6,10 +6,10 @@
 import type { CheerioAPI } from "cheerio";
 import { isTag, type Element } from "domhandler";
 import { ancestorsUpTo, contains, elementsUnder, regionOf } from "../dom.js";
-import { words, type Scored } from "../match.js";
+import { words } from "../match.js";
 import { textOf } from "../text.js";
 import { NOT_TEXT } from "../visibility.js";
-import { EVIDENCE, isHeading, MAX_HEADING_CHARS, type Field, type Item } from "./fields.js";
+import { EVIDENCE, isHeading, MAX_HEADING_CHARS, type Blocks, type Field, type Found } from "./fields.js";
 
 /** Elements that hold items, never a heading. */
 const LIST_TAGS = new Set(["ul", "ol", "li", "table"]);
@@ -24,7 +24,7 @@ const MIN_LIKENESS = 0.6;
  * the page's lists whose items it names, grouped by the headings before and
  * among them.
  */
-export function groupedLists($: CheerioAPI, elements: Element[], fields: Field[], arrayWords: string[], known: (field: string) => string[]): Scored<Item[]>[] {
+export function groupedLists($: CheerioAPI, elements: Element[], fields: Field[], arrayWords: string[], known: (field: string) => string[]): Blocks[] {
   const listField = fields.find((field) => field.isList && field.names[0]!.every((word) => arrayWords.includes(word)));
   const values = listField ? known(listField.name).map(words).filter((v) => v.length > 0) : [];
   if (!listField || values.length === 0) return [];
@@ -46,8 +46,13 @@ export function groupedLists($: CheerioAPI, elements: Element[], fields: Field[]
   if (!region) return [];
   const groups = headedGroups($, region, new Set(lists.keys()), (li, text) => knownIndex(text) < 0 && isHeadingItem(li), listField.names[0]!);
   const headingField = fields.find((field) => field.isHeading);
-  const items = groups.map((group) => Object.fromEntries(fields.map((field) => [field.name, field === listField ? group.items : field === headingField ? (group.heading ?? null) : null])));
-  return [{ value: items, confidence: EVIDENCE.knownValues }];
+  const items = groups.map((group) => Object.fromEntries(fields.map((field) => [field.name, field === listField ? group.items : field === headingField ? (group.heading?.text ?? null) : null])));
+  const found = groups.map((group) => {
+    const read = new Map<string, Found>([[listField.name, { value: group.items, fromHeading: false, element: region, items: group.elements }]]);
+    if (headingField && group.heading) read.set(headingField.name, { value: group.heading.text, fromHeading: true, element: group.heading.element });
+    return read;
+  });
+  return [{ value: items, confidence: EVIDENCE.knownValues, found }];
 }
 
 /**
@@ -57,23 +62,24 @@ export function groupedLists($: CheerioAPI, elements: Element[], fields: Field[]
  * section's title, not a group's name); longer text between a heading and
  * the items parts them.
  */
-function headedGroups($: CheerioAPI, region: Element, lists: Set<Element>, headsItems: (li: Element, text: string) => boolean, listWords: string[]): { heading: string | undefined; items: string[] }[] {
+function headedGroups($: CheerioAPI, region: Element, lists: Set<Element>, headsItems: (li: Element, text: string) => boolean, listWords: string[]): Group[] {
   const onPath = new Set([...lists].filter((list) => contains(region, list)).flatMap((list) => ancestorsUpTo(list, region)));
-  const groups: { heading: string | undefined; items: string[] }[] = [];
-  let heading: string | undefined;
+  const groups: Group[] = [];
+  let heading: Group["heading"];
   let startsGroup = true;
-  const setHeading = (text: string) => {
-    heading = sameWords(words(text), listWords) ? undefined : text;
+  const setHeading = (text: string, element: Element) => {
+    heading = sameWords(words(text), listWords) ? undefined : { text, element };
     startsGroup = true;
   };
   const visit = (element: Element): void => {
     if (lists.has(element)) {
       for (const li of $(element).children("li").toArray()) {
         const text = textOf(li);
-        if (headsItems(li, text)) setHeading(text);
+        if (headsItems(li, text)) setHeading(text, li);
         else if (text) {
-          if (startsGroup) groups.push({ heading, items: [] });
+          if (startsGroup) groups.push({ heading, items: [], elements: [] });
           groups.at(-1)!.items.push(text);
+          groups.at(-1)!.elements.push(li);
           heading = undefined;
           startsGroup = false;
         }
@@ -81,12 +87,19 @@ function headedGroups($: CheerioAPI, region: Element, lists: Set<Element>, heads
     } else if (onPath.has(element)) element.children.filter(isTag).forEach(visit);
     else if (!NOT_TEXT.has(element.tagName)) {
       const text = textOf(element);
-      if (text && text.length <= MAX_HEADING_CHARS && !LIST_TAGS.has(element.tagName) && $(element).find("li").length === 0) setHeading(text);
+      if (text && text.length <= MAX_HEADING_CHARS && !LIST_TAGS.has(element.tagName) && $(element).find("li").length === 0) setHeading(text, element);
       else if (text) heading = undefined;
     }
   };
   visit(region);
   return groups;
+}
+
+/** A group of list items under a heading: the items' texts and elements. */
+interface Group {
+  heading: { text: string; element: Element } | undefined;
+  items: string[];
+  elements: Element[];
 }
 
 /** A list item that heads the items after it: it holds a heading element, or its markup says heading or title. */

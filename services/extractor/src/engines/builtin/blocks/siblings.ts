@@ -4,9 +4,8 @@
  */
 import { isTag, type Element, type ParentNode } from "domhandler";
 import { elementsUnder } from "../dom.js";
-import type { Scored } from "../match.js";
 import { textOf } from "../text.js";
-import { isHeading, markupWords, MAX_BLOCK_ELEMENTS, MAX_BLOCKS, MAX_CANDIDATES, MAX_HEADING_CHARS, names, namesArray, readValue, scored, type Field, type Found, type Item } from "./fields.js";
+import { isHeading, markupWords, MAX_BLOCK_ELEMENTS, MAX_BLOCKS, MAX_CANDIDATES, MAX_HEADING_CHARS, names, namesArray, readValue, scored, type Blocks, type Field, type Found } from "./fields.js";
 
 /**
  * Children of one parent with the same tag and classes, each a block, where
@@ -15,7 +14,7 @@ import { isHeading, markupWords, MAX_BLOCK_ELEMENTS, MAX_BLOCKS, MAX_CANDIDATES,
  * block, not the list, so only shared words count; and a block too large to
  * be one item is a part of the page's layout.
  */
-export function siblingBlocks(elements: Element[], fields: Field[], arrayWords: string[]): Scored<Item[]>[] {
+export function siblingBlocks(elements: Element[], fields: Field[], arrayWords: string[]): Blocks[] {
   const groups = new Map<ParentNode, Map<string, Element[]>>();
   for (const element of elements) {
     if (!element.parent) continue;
@@ -26,7 +25,7 @@ export function siblingBlocks(elements: Element[], fields: Field[], arrayWords: 
     bySignature.set(signature, blocks);
     if (blocks.length < MAX_BLOCKS) blocks.push(element);
   }
-  const candidates: Scored<Item[]>[] = [];
+  const candidates: Blocks[] = [];
   for (const [parent, bySignature] of groups) {
     for (const blocks of bySignature.values()) {
       if (blocks.length < 2 || candidates.length >= MAX_CANDIDATES || !namesArray(blockWords(parent, blocks), arrayWords)) continue;
@@ -54,17 +53,17 @@ function fillBlock(block: Element, fields: Field[]): Map<string, Found> {
   const found = new Map<string, Found>();
   for (const field of fields) {
     if (field.isList) {
-      const items = inside.filter((e) => e.tagName === "li").map(textOf).filter((text) => text.length > 0);
-      if (items.length > 0) found.set(field.name, { value: items, fromHeading: false });
+      const items = inside.filter((e) => e.tagName === "li" && textOf(e).length > 0);
+      if (items.length > 0) found.set(field.name, { value: items.map(textOf), fromHeading: false, element: block, items });
       continue;
     }
     const element = namedElement(inside, field);
     const value = element ? readValue(element, field) : undefined;
-    if (value !== undefined) found.set(field.name, { value, fromHeading: false });
+    if (value !== undefined) found.set(field.name, { value, fromHeading: false, element });
     else if (field.isHeading) {
       const heading = inside.find((e) => isHeading(e) || (e.parent === block && (e.tagName === "strong" || e.tagName === "b")));
       const text = heading ? textOf(heading) : "";
-      if (text && text.length <= MAX_HEADING_CHARS) found.set(field.name, { value: text, fromHeading: true });
+      if (text && text.length <= MAX_HEADING_CHARS) found.set(field.name, { value: text, fromHeading: true, element: heading });
     }
   }
   return found;

@@ -1,12 +1,12 @@
 /** Table rows under a header row that names the fields. */
 import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
-import { words, type Scored } from "../match.js";
+import { words } from "../match.js";
 import { textOf } from "../text.js";
-import { markupWords, MAX_BLOCKS, MAX_CANDIDATES, names, namesArray, readValue, scored, type Field, type Found, type Item } from "./fields.js";
+import { markupWords, MAX_BLOCKS, MAX_CANDIDATES, names, namesArray, readValue, scored, type Blocks, type Field, type Found } from "./fields.js";
 
 /** Rows of a table whose header row (th cells, or a thead row) names the fields' columns. */
-export function tableRows($: CheerioAPI, elements: Element[], fields: Field[], arrayWords: string[]): Scored<Item[]>[] {
+export function tableRows($: CheerioAPI, elements: Element[], fields: Field[], arrayWords: string[]): Blocks[] {
   return elements
     .filter((e) => e.tagName === "table")
     .slice(0, MAX_CANDIDATES)
@@ -23,7 +23,7 @@ export function tableRows($: CheerioAPI, elements: Element[], fields: Field[], a
         for (const field of fields) {
           const cell = cells[columns.findIndex((column) => names(column, field))];
           const value = cell && (field.isList ? listOf($, cell) : readValue(cell, field));
-          if (value !== undefined) found.set(field.name, { value, fromHeading: false });
+          if (value !== undefined) found.set(field.name, { value, fromHeading: false, element: cell });
         }
         return found;
       });

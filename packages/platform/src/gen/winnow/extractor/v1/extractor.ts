@@ -69,6 +69,8 @@ export interface ExtractOptions {
   engine: Engine;
   /** Return the exact model input in the response, for debugging. */
   includeModelInput: boolean;
+  /** Return each value's evidence in ExtractResponse.evidence. */
+  evidence: boolean;
 }
 
 export interface ExtractRequest {
@@ -124,10 +126,41 @@ export interface ExtractResponse {
    * (Was a single ModelInput; a repeated message field reads the same bytes.)
    */
   modelInputs: ModelInput[];
+  /**
+   * When options.evidence was true: why each value is what it is, one entry
+   * per non-null value that has evidence (a field, or an item of an array).
+   */
+  evidence: Evidence[];
+}
+
+/** Where a value was read, as the engine that read it knows it. */
+export interface Evidence {
+  /** The value's JSON pointer (RFC 6901) in data_json: "/price", "/ingredients/0", "/author/name". */
+  pointer: string;
+  /**
+   * "json-ld", "microdata", "meta", "heading", "byline", "label", "layout"
+   * (the page's repeated blocks, its buy box), "template" or "model".
+   */
+  source: string;
+  /**
+   * The page text the value was read from (for structured data, the value as
+   * the data states it), at most 300 characters; empty when there is none,
+   * as for a value the model derived rather than copied.
+   */
+  text: string;
+  /**
+   * A CSS selector of the element the value was read from; empty when it
+   * did not come from the page's markup (JSON-LD, the model).
+   */
+  selector: string;
+  /** 0 to 1. */
+  confidence: number;
+  /** Whether the value is on the page (for the model: whether grounding found it). */
+  grounded: boolean;
 }
 
 function createBaseExtractOptions(): ExtractOptions {
-  return { engine: 0, includeModelInput: false };
+  return { engine: 0, includeModelInput: false, evidence: false };
 }
 
 export const ExtractOptions: MessageFns<ExtractOptions> = {
@@ -137,6 +170,9 @@ export const ExtractOptions: MessageFns<ExtractOptions> = {
     }
     if (message.includeModelInput !== false) {
       writer.uint32(16).bool(message.includeModelInput);
+    }
+    if (message.evidence !== false) {
+      writer.uint32(24).bool(message.evidence);
     }
     return writer;
   },
@@ -170,6 +206,14 @@ export const ExtractOptions: MessageFns<ExtractOptions> = {
             message.includeModelInput = reader.bool();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.evidence = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -190,6 +234,7 @@ export const ExtractOptions: MessageFns<ExtractOptions> = {
         : isSet(object.include_model_input)
         ? globalThis.Boolean(object.include_model_input)
         : false,
+      evidence: isSet(object.evidence) ? globalThis.Boolean(object.evidence) : false,
     };
   },
 
@@ -201,6 +246,9 @@ export const ExtractOptions: MessageFns<ExtractOptions> = {
     if (message.includeModelInput !== false) {
       obj.includeModelInput = message.includeModelInput;
     }
+    if (message.evidence !== false) {
+      obj.evidence = message.evidence;
+    }
     return obj;
   },
 
@@ -211,6 +259,7 @@ export const ExtractOptions: MessageFns<ExtractOptions> = {
     const message = createBaseExtractOptions();
     message.engine = object.engine ?? 0;
     message.includeModelInput = object.includeModelInput ?? false;
+    message.evidence = object.evidence ?? false;
     return message;
   },
 };
@@ -769,7 +818,7 @@ export const ModelMessage: MessageFns<ModelMessage> = {
 };
 
 function createBaseExtractResponse(): ExtractResponse {
-  return { dataJson: "", engine: 0, model: "", usage: undefined, warnings: [], modelInputs: [] };
+  return { dataJson: "", engine: 0, model: "", usage: undefined, warnings: [], modelInputs: [], evidence: [] };
 }
 
 export const ExtractResponse: MessageFns<ExtractResponse> = {
@@ -791,6 +840,9 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     }
     for (const v of message.modelInputs) {
       ModelInput.encode(v!, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.evidence) {
+      Evidence.encode(v!, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -856,6 +908,14 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
             message.modelInputs.push(ModelInput.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.evidence.push(Evidence.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -884,6 +944,7 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
         : globalThis.Array.isArray(object?.model_inputs)
         ? object.model_inputs.map((e: any) => ModelInput.fromJSON(e))
         : [],
+      evidence: globalThis.Array.isArray(object?.evidence) ? object.evidence.map((e: any) => Evidence.fromJSON(e)) : [],
     };
   },
 
@@ -907,6 +968,9 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     if (message.modelInputs?.length) {
       obj.modelInputs = message.modelInputs.map((e) => ModelInput.toJSON(e));
     }
+    if (message.evidence?.length) {
+      obj.evidence = message.evidence.map((e) => Evidence.toJSON(e));
+    }
     return obj;
   },
 
@@ -923,6 +987,156 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
       : undefined;
     message.warnings = object.warnings?.map((e) => Warning.fromPartial(e)) || [];
     message.modelInputs = object.modelInputs?.map((e) => ModelInput.fromPartial(e)) || [];
+    message.evidence = object.evidence?.map((e) => Evidence.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseEvidence(): Evidence {
+  return { pointer: "", source: "", text: "", selector: "", confidence: 0, grounded: false };
+}
+
+export const Evidence: MessageFns<Evidence> = {
+  encode(message: Evidence, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pointer !== "") {
+      writer.uint32(10).string(message.pointer);
+    }
+    if (message.source !== "") {
+      writer.uint32(18).string(message.source);
+    }
+    if (message.text !== "") {
+      writer.uint32(26).string(message.text);
+    }
+    if (message.selector !== "") {
+      writer.uint32(34).string(message.selector);
+    }
+    if (message.confidence !== 0) {
+      writer.uint32(41).double(message.confidence);
+    }
+    if (message.grounded !== false) {
+      writer.uint32(48).bool(message.grounded);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Evidence {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEvidence();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.pointer = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.selector = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 41) {
+              break;
+            }
+
+            message.confidence = reader.double();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.grounded = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Evidence {
+    return {
+      pointer: isSet(object.pointer) ? globalThis.String(object.pointer) : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      selector: isSet(object.selector) ? globalThis.String(object.selector) : "",
+      confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : 0,
+      grounded: isSet(object.grounded) ? globalThis.Boolean(object.grounded) : false,
+    };
+  },
+
+  toJSON(message: Evidence): unknown {
+    const obj: any = {};
+    if (message.pointer !== "") {
+      obj.pointer = message.pointer;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.selector !== "") {
+      obj.selector = message.selector;
+    }
+    if (message.confidence !== 0) {
+      obj.confidence = floatToJson(message.confidence);
+    }
+    if (message.grounded !== false) {
+      obj.grounded = message.grounded;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Evidence>, I>>(base?: I): Evidence {
+    return Evidence.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Evidence>, I>>(object: I): Evidence {
+    const message = createBaseEvidence();
+    message.pointer = object.pointer ?? "";
+    message.source = object.source ?? "";
+    message.text = object.text ?? "";
+    message.selector = object.selector ?? "";
+    message.confidence = object.confidence ?? 0;
+    message.grounded = object.grounded ?? false;
     return message;
   },
 };
@@ -985,6 +1199,10 @@ export const ExtractorServiceClient = makeGenericClientConstructor(
   service: typeof ExtractorServiceService;
   serviceName: string;
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
