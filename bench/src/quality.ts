@@ -19,6 +19,7 @@ import { REPO_ROOT } from "../../scripts/dist/stack.js";
 import { isComplete } from "../../services/extractor/dist/hybrid.js";
 import { readCases, servePages, type Case } from "./corpus.js";
 import { classifyLosses, modelCallFigures, printLosses } from "./losses.js";
+import { calibrate, printCalibration } from "./reliability.js";
 import { startOracle, type Oracle, type OracleCall } from "./oracle.js";
 import { startExtractorRunner, startStackRunner, type Extraction, type Runner } from "./runners.js";
 import { addOutcome, labelsComplete, metrics, scoreField, type Counts, type Metrics } from "./score.js";
@@ -165,6 +166,12 @@ if (errors.length > 0) {
   for (const e of errors.slice(0, 20)) console.log(`  ${e.id}: ${e.error}`);
 }
 
+// The builtin engine's reliability: what hybrid pre-fill may trust (services/extractor/src/prefill-calibration.ts).
+const builtinScored = (builtin ?? (model ? [] : results)).map((result, i) => ({ evidence: result.extraction.evidence, outcomes: (before ?? scores).perCase[i]!.outcomes }));
+const PREFILL_PRECISION = 0.98;
+const calibration = builtinScored.length > 0 ? calibrate(builtinScored, PREFILL_PRECISION) : undefined;
+if (calibration) printCalibration(calibration, PREFILL_PRECISION);
+
 let llm: Record<string, unknown> | undefined;
 if (oracle) {
   await oracle.stop();
@@ -193,6 +200,7 @@ await writeFile(
       pageKb,
       hybrid,
       errors,
+      calibration,
       ...llm,
       perCase: scores.perCase,
     },

@@ -69,6 +69,21 @@ describe("renderPageContent", () => {
     expect(text).not.toContain("2021 (2021)");
   });
 
+  it("shows the structured data's URLs only where the schema wants them, and each meta text once", () => {
+    const html = `<head><title>Lamp</title>
+      <meta name="description" content="A bright lamp."><meta property="og:description" content="A bright lamp.">
+      <meta property="og:image" content="https://cdn.example/lamp.jpg"><meta property="og:image:width" content="1200"><meta name="twitter:card" content="summary">
+      <script type="application/ld+json">{"@type": "Product", "name": "Lamp", "image": ["https://cdn.example/a.jpg", "https://cdn.example/b.jpg"],
+        "url": "https://shop.example/lamp", "offers": {"availability": "https://schema.org/InStock"}}</script></head><body><h1>Lamp</h1></body>`;
+    const plain = renderPageContent(loadPage(html, "https://shop.example/lamp"), { links: false, images: false }).text;
+    expect(plain).toContain('JSON-LD: {"@type":"Product","name":"Lamp","offers":{"availability":"https://schema.org/InStock"}}');
+    expect(plain.match(/A bright lamp\./g)).toHaveLength(1);
+    expect(plain).not.toMatch(/cdn\.example|og:image|twitter:card/);
+    const wanting = renderPageContent(loadPage(html, "https://shop.example/lamp"), { links: true, images: true }).text;
+    expect(wanting).toContain('"image":"https://cdn.example/a.jpg","url":"https://shop.example/lamp"');
+    expect(wanting).toContain("og:image: https://cdn.example/lamp.jpg");
+  });
+
   it("keeps tables as pipe tables", () => {
     expect(text).toContain("| Size | Weight |\n| --- | --- |\n| 30 cm | 1.2 kg |\n| a\\|b | |");
   });
