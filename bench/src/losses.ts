@@ -2,9 +2,10 @@
  * Where the model path loses what a perfect reader would find. With the
  * oracle as the model (bench/src/oracle.ts), every field that is not right is
  * lost in exactly one place: the request failed or ran out of time, the
- * builtin engine pre-filled it wrong (the model was never asked), the value
- * was not in the text sent (the oracle could not answer it), or the oracle
- * answered it and the pipeline lost it afterwards (shaping, merging, grounding).
+ * builtin engine pre-filled it wrong (its answer stood without the model: the
+ * field's evidence names another source than the model), the value was not
+ * in the text sent (the oracle could not answer it), or the oracle answered
+ * it and the pipeline lost it afterwards (shaping, merging, grounding).
  */
 import type { Case } from "./corpus.js";
 import type { OracleCall } from "./oracle.js";
@@ -42,11 +43,13 @@ export function classifyLosses(run: ScoredCase[]): Losses {
   for (const { item, extraction, outcomes, calls } of run) {
     const asked = new Set(calls.flatMap((call) => call.fields_asked));
     const answered = new Set(calls.flatMap((call) => call.fields_answered));
+    const sources = new Map([...extraction.evidence].map(([pointer, e]) => [pointer.split("/")[1], e.source]));
+    const prefilled = (field: string) => !asked.has(field) || (sources.has(field) && sources.get(field) !== "model");
     for (const [field, outcome] of Object.entries(outcomes)) {
       if (outcome === "tp") continue;
       const place: LossPlace = extraction.error
         ? /deadline|timed? ?out/i.test(extraction.error) ? "timed out" : "failed"
-        : !asked.has(field)
+        : prefilled(field)
           ? "pre-filled wrong"
           : answered.has(field)
             ? "lost after the model"

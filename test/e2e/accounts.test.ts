@@ -50,7 +50,7 @@ beforeAll(async () => {
     LLM_API_KEY: "test-key",
     LLM_MODEL: "winnow-test-model",
     // Every field to the model, so usage records model tokens (the builtin pre-fill could answer alone).
-    EXTRACT_HYBRID: "false",
+    EXTRACT_HYBRID: "off",
     LOG_LEVEL: "warn",
     // High enough that the rotation flood is never rate-limited.
     PLAN_REQUESTS_PER_MINUTE: "1000000",

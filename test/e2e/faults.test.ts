@@ -100,7 +100,7 @@ describe("a model endpoint that fails", () => {
   beforeAll(async () => {
     llm = await startFakeLlm(() => (mode === "hang" ? reply.hang() : reply.status(Number(mode), 0)));
     // No hybrid pre-fill: the builtin engine could answer the title without asking the model.
-    run = await launchStack(PAGES, { LLM_BASE_URL: llm.baseUrl, LLM_MAX_RETRIES: "2", REQUEST_TIMEOUT_MS: "4000", EXTRACT_HYBRID: "false" });
+    run = await launchStack(PAGES, { LLM_BASE_URL: llm.baseUrl, LLM_MAX_RETRIES: "2", REQUEST_TIMEOUT_MS: "4000", EXTRACT_HYBRID: "off" });
   });
   afterAll(async () => {
     await run?.stop();

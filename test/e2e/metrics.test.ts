@@ -20,7 +20,7 @@ beforeAll(async () => {
     LLM_API_KEY: "test-key",
     LLM_MODEL: "winnow-test-model",
     // Every field to the model, so the scrapes use tokens.
-    EXTRACT_HYBRID: "false",
+    EXTRACT_HYBRID: "off",
     PLAN_REQUESTS_PER_MINUTE: String(REQUESTS_PER_MINUTE),
   });
 });

@@ -125,7 +125,7 @@ describe("the stack on the LLM engine, traced", () => {
       OTEL_METRICS_EXPORTER: "otlp",
       OTEL_METRIC_EXPORT_INTERVAL: "500",
       // Every field to the model (no builtin pre-fill), and info logs to check what they hold.
-      EXTRACT_HYBRID: "false",
+      EXTRACT_HYBRID: "off",
       LOG_LEVEL: "info",
     });
   });

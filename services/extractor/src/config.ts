@@ -26,8 +26,12 @@ export const configShape = {
   EXTRACT_MAX_PARTS: env.positiveInt(8, 100),
   EXTRACT_GROUNDING: z.enum(["off", "warn", "strict"], { message: "must be off, warn or strict" }).default("warn"),
   SCHEMA_CACHE_SIZE: env.positiveInt(256),
-  /** With an LLM: the builtin engine answers the fields it is confident about and the model only the rest. */
-  EXTRACT_HYBRID: env.boolean(true),
+  /**
+   * With an LLM, which of the builtin engine's answers stand without the model: "proven" (from sources
+   * calibrated to >= 98% precision), "confident" (every answer it gives; fewer tokens, lower precision)
+   * or "off" (the model reads every page for every field).
+   */
+  EXTRACT_HYBRID: z.enum(["proven", "confident", "off"], { message: "must be proven, confident or off" }).default("proven"),
 };
 
 export type ExtractorConfig = z.infer<z.ZodObject<typeof configShape>>;

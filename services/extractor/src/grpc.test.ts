@@ -23,7 +23,7 @@ async function startExtractor(llm: LlmEngine | undefined) {
     port: 0,
     logger,
     services: [
-      extractorServiceBinding({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" }, hybrid: true }),
+      extractorServiceBinding({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" }, hybrid: "proven" }),
     ],
   });
   server.setReady(true);
@@ -135,21 +135,35 @@ describe("ExtractorService over gRPC", () => {
     expect(sent?.messages[1]?.content).toContain("Only $19.99 today.");
   });
 
-  it("asks the model only for the fields the builtin engine could not answer (hybrid), and merges the answers", async () => {
-    modelAnswer = () => ({ colours: ["black"], title: "ignored: not asked for" });
-    const response = await extractWith(withLlm.client, {});
+  // A page whose review count (JSON-LD integer) and colour (a labelled text) come from sources proven on the corpus.
+  const HYBRID_HTML = `<html><head><title>Desk Lamp | Shop</title>
+    <script type="application/ld+json">{"@type":"Product","name":"Desk Lamp","offers":{"price":"19.99","priceCurrency":"USD"},"aggregateRating":{"ratingValue":4.5,"reviewCount":42}}</script>
+    </head><body><h1>Desk Lamp</h1><table><tr><th>Colour</th><td>Black</td></tr></table><p>Only $19.99 today.</p></body></html>`;
+
+  it("keeps the builtin engine's proven values and has the model read the page with its other values to confirm or correct", async () => {
+    modelAnswer = () => ({ title: "Desk Lamp", price_usd: 19.99, material: null });
+    const schemaJson = JSON.stringify({ title: "string", price_usd: "number", review_count: "integer", colour: "string", material: "string" });
+    const response = await extractWith(withLlm.client, { html: HYBRID_HTML, schemaJson, options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: true } });
     expect(response.engine).toBe(Engine.ENGINE_LLM);
-    expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, colours: ["black"] });
-    expect(response.warnings[0]).toMatchObject({ code: "prefilled", message: expect.stringMatching(/^2 of 3 fields .*\(title, price_usd\)/) });
-    const asked = fake.requests.at(-1)?.response_format?.json_schema?.schema as { properties: Record<string, unknown> };
-    expect(Object.keys(asked.properties)).toEqual(["colours"]);
+    expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, review_count: 42, colour: "Black", material: null });
+    expect(response.warnings[0]).toMatchObject({ code: "prefilled", message: expect.stringMatching(/^2 of 5 fields .*\(review_count, colour\)/) });
+    const request = fake.requests.at(-1)!;
+    const asked = request.response_format?.json_schema?.schema as { properties: Record<string, unknown> };
+    // The whole schema: together the fields say what the page is read for.
+    expect(Object.keys(asked.properties)).toEqual(["title", "price_usd", "review_count", "colour", "material"]);
+    expect(request.messages[1]?.content).toContain(
+      '<suggested_values>\n- title: "Desk Lamp" (read from json-ld)\n- price_usd: 19.99 (read from json-ld)\n</suggested_values>',
+    );
+    // Each value's evidence comes from where the value came from.
+    const sources = Object.fromEntries(response.evidence.map((e) => [e.pointer, e.source]));
+    expect(sources).toMatchObject({ "/review_count": "json-ld", "/colour": "label", "/title": "model", "/price_usd": "model" });
   });
 
-  it("makes no model call when the builtin engine answers every field", async () => {
+  it("makes no model call when every field is answered from proven sources", async () => {
     const before = fake.requests.length;
-    const response = await extractWith(withLlm.client, { schemaJson: JSON.stringify({ title: "string", price_usd: "number" }) });
+    const response = await extractWith(withLlm.client, { html: HYBRID_HTML, schemaJson: JSON.stringify({ review_count: "integer", colour: "string" }) });
     expect(response.engine).toBe(Engine.ENGINE_BUILTIN);
-    expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99 });
+    expect(JSON.parse(response.dataJson)).toEqual({ review_count: 42, colour: "Black" });
     expect(response.warnings.map((w) => w.code)).toEqual(["prefilled"]);
     expect(fake.requests.length).toBe(before);
   });

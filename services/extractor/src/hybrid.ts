@@ -1,27 +1,34 @@
 /**
  * An extraction's flow: the builtin engine alone, or hybrid extraction with
- * a model. In hybrid extraction the builtin engine answers the fields it is
- * confident about (it leaves the others null), the model is asked only for
- * the rest, and the two answers are merged. A field the builtin engine
- * answers is left out of the model's schema, so it costs no output tokens; a
- * page it answers whole costs no model call at all.
+ * a model. In hybrid extraction the builtin engine answers first; the fields
+ * it answered from sources proven on the corpus (prefill-calibration.ts)
+ * stand, and a page it answers whole that way costs no model call at all.
+ * Otherwise the model reads the page for the whole schema, with the builtin
+ * engine's answers beside it as suggestions to confirm or correct; its
+ * answer is final for every field not proven.
  */
 import type { ObjectNode } from "@winnow/platform";
 import { Engine, type ExtractResponse, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { extractBuiltin } from "./engines/builtin/index.js";
-import { evidenceMessages, EvidenceTrail, presentIn, underFields } from "./evidence.js";
+import { evidenceMessages, EvidenceTrail, presentIn, underFields, type EvidenceMap } from "./evidence.js";
+import { nameHints } from "./field-names.js";
+import { isProven, valueKind } from "./prefill-calibration.js";
 import type { CallBounds, LlmEngine } from "./engines/llm.js";
+import type { Suggestion } from "./engines/prompt.js";
 import { extractWithModel, modelInputsFor, type PromptSettings } from "./model-extraction.js";
 import type { Page } from "./page.js";
 import type { CompiledSchema, SchemaCache } from "./schema-cache.js";
 import { shape } from "./shape.js";
 
+/** See EXTRACT_HYBRID in config.ts. */
+export type HybridMode = "proven" | "confident" | "off";
+
 export interface HybridSettings {
   schemas: SchemaCache;
   /** How a page is put to the model; also used without one, for include_model_input. */
   prompts: PromptSettings;
-  /** With a model, let the builtin engine answer the fields it is confident about first. */
-  hybrid: boolean;
+  /** With a model, which of the builtin engine's answers stand without it (EXTRACT_HYBRID). */
+  hybrid: HybridMode;
 }
 
 export interface ExtractionJob {
@@ -56,60 +63,66 @@ export async function extractHybrid(job: ExtractionJob, settings: HybridSettings
       model: "",
       warnings: shaped.warnings,
       // After the builtin engine: rendering strips boilerplate from the document.
-      modelInputs: job.includeModelInput ? modelInputsFor(page, schema, job.taskDescription, settings.prompts) : [],
+      modelInputs: job.includeModelInput ? modelInputsFor({ schema, page, taskDescription: job.taskDescription, suggestions: [] }, settings.prompts) : [],
       evidence: trail ? evidenceMessages(presentIn(trail.evidence, shaped.data)) : [],
     };
     return { response, prefilled: undefined };
   }
   // Before the content is rendered (the builtin engine reads the whole document). Not with a task
   // description: it may want fields derived otherwise than as the page states them.
-  const pre = settings.hybrid && !job.taskDescription.trim() ? prefill(schema.tree, page, trail) : undefined;
-  const preEvidence = pre && trail ? evidenceMessages(underFields(presentIn(trail.evidence, pre.data), pre.filled)) : [];
+  const pre = settings.hybrid !== "off" && !job.taskDescription.trim() ? prefill(schema.tree, page, settings.hybrid) : undefined;
   if (pre && pre.remaining.length === 0) {
-    const response = { dataJson: JSON.stringify(pre.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: [prefillWarning(pre)], modelInputs: [], evidence: preEvidence };
-    return { response, prefilled: pre.filled.length };
+    const evidence = job.evidence ? evidenceMessages(underFields(pre.evidence, pre.trusted)) : [];
+    const response = { dataJson: JSON.stringify(pre.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: [prefillWarning(pre)], modelInputs: [], evidence };
+    return { response, prefilled: pre.trusted.length };
   }
-  const prefilled = pre && pre.filled.length > 0 ? pre : undefined;
-  const asked = prefilled ? settings.schemas.narrowed(job.schemaJson, prefilled.remaining) : schema;
-  const answer = await extractWithModel(llm, settings.prompts, asked, page, job.taskDescription, job.includeModelInput, job.bounds);
-  const evidence = job.evidence ? [...(prefilled ? preEvidence : []), ...answer.evidence] : [];
-  const response = prefilled
-    ? {
-        ...answer,
-        dataJson: JSON.stringify(merge(schema.tree, prefilled, JSON.parse(answer.dataJson) as Record<string, unknown>)),
-        warnings: [prefillWarning(prefilled), ...answer.warnings],
-        evidence,
-      }
-    : { ...answer, evidence };
-  return { response, prefilled: pre?.filled.length };
+  // The model is asked the whole schema even where the builtin engine's proven values will stand: the
+  // fields together say what the page is read for (which of its products, which of its articles).
+  const question = { schema, page, taskDescription: job.taskDescription, suggestions: pre ? suggestionsOf(pre) : [] };
+  const answer = await extractWithModel(llm, settings.prompts, question, job.includeModelInput, job.bounds);
+  if (!pre || pre.trusted.length === 0) return { response: { ...answer, evidence: job.evidence ? answer.evidence : [] }, prefilled: pre ? 0 : undefined };
+  const model = JSON.parse(answer.dataJson) as Record<string, unknown>;
+  const data = Object.fromEntries(schema.tree.fields.map(({ name }) => [name, pre.trusted.includes(name) ? pre.data[name] : (model[name] ?? null)]));
+  const evidence = job.evidence ? [...evidenceMessages(underFields(pre.evidence, pre.trusted)), ...answer.evidence] : [];
+  return { response: { ...answer, dataJson: JSON.stringify(data), warnings: [prefillWarning(pre), ...answer.warnings], evidence }, prefilled: pre.trusted.length };
 }
 
 interface Prefill {
   /** The builtin engine's answer, in the schema's shape. */
   data: Record<string, unknown>;
-  /** Top-level fields it answered completely, in schema order. */
-  filled: string[];
-  /** Top-level fields left for the model, in schema order (empty when none). */
+  /** Where its values were read, by JSON pointer. */
+  evidence: EvidenceMap;
+  /** Top-level fields whose answers stand without the model (complete, and in "proven" mode from a source proven on the corpus: prefill-calibration.ts), in schema order. */
+  trusted: string[];
+  /** Top-level fields asked of the model, in schema order (empty when none). */
   remaining: string[];
 }
 
 /** Runs the builtin engine; call it before anything removes parts of the page's document. */
-function prefill(tree: ObjectNode, page: Page, trail: EvidenceTrail | undefined): Prefill {
+function prefill(tree: ObjectNode, page: Page, mode: Exclude<HybridMode, "off">): Prefill {
+  const trail = new EvidenceTrail();
   const { data } = shape(tree, extractBuiltin(tree, page, trail));
-  const filled = tree.fields.filter((field) => isComplete(data[field.name])).map((field) => field.name);
-  return { data, filled, remaining: tree.fields.map((field) => field.name).filter((name) => !filled.includes(name)) };
+  const evidence = presentIn(trail.evidence, data);
+  const trusted = tree.fields
+    .filter(({ name, node }) => isComplete(data[name]) && (mode === "confident" || isProven(evidence, name, valueKind(node, nameHints(name)))))
+    .map(({ name }) => name);
+  return { data, evidence, trusted, remaining: tree.fields.map(({ name }) => name).filter((name) => !trusted.includes(name)) };
 }
 
-/** The model's answer for the remaining fields merged with the pre-filled ones, in the schema's field order. */
-function merge(tree: ObjectNode, pre: Prefill, model: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(tree.fields.map((field) => [field.name, pre.filled.includes(field.name) ? pre.data[field.name] : (model[field.name] ?? null)]));
+/** The builtin engine's answers that do not stand on their own, with where it read them: the model confirms or corrects them. */
+function suggestionsOf(pre: Prefill): Suggestion[] {
+  return pre.remaining.flatMap((field) => {
+    const value = pre.data[field];
+    const evidence = [...underFields(pre.evidence, [field]).values()][0];
+    return isComplete(value) && evidence ? [{ field, value, source: evidence.source, text: evidence.text }] : [];
+  });
 }
 
 /** A warning that says which fields the builtin engine answered, so callers see what the model did not. */
 function prefillWarning(pre: Prefill): Warning {
-  const total = pre.filled.length + pre.remaining.length;
+  const total = pre.trusted.length + pre.remaining.length;
   const rest = pre.remaining.length === 0 ? "no model call was needed" : "the model was asked for the rest";
-  return { code: "prefilled", message: `${pre.filled.length} of ${total} fields answered by the builtin engine (${pre.filled.join(", ")}); ${rest}`, path: "" };
+  return { code: "prefilled", message: `${pre.trusted.length} of ${total} fields answered by the builtin engine (${pre.trusted.join(", ")}); ${rest}`, path: "" };
 }
 
 /** A value with nothing left to find: not null, not an empty list, and no null inside an object. */

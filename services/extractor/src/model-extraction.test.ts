@@ -19,7 +19,8 @@ async function run(html: string, schema: unknown, respond: (body: ChatRequestBod
   fake = await startFakeLlm(respond);
   const llm = new LlmEngine({ baseUrl: fake.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: 10_000 }, createLogger("test", "silent"));
   const bounds = { deadline: new Date(Date.now() + (options.deadlineMs ?? 10_000)), signal: new AbortController().signal };
-  const response = await extractWithModel(llm, { ...settings, ...options.settings }, schemas.get(JSON.stringify(schema)), loadPage(html, "https://a.example/page"), options.task ?? "", true, bounds);
+  const question = { schema: schemas.get(JSON.stringify(schema)), page: loadPage(html, "https://a.example/page"), taskDescription: options.task ?? "", suggestions: [] };
+  const response = await extractWithModel(llm, { ...settings, ...options.settings }, question, true, bounds);
   return { ...response, data: JSON.parse(response.dataJson) as Record<string, unknown>, codes: response.warnings.map((w) => `${w.code} ${w.path}`) };
 }
 

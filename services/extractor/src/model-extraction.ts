@@ -8,7 +8,7 @@ import { WinnowError } from "@winnow/platform";
 import pLimit from "p-limit";
 import { splitContent } from "./content-parts.js";
 import type { CallBounds, LlmAnswer, LlmEngine } from "./engines/llm.js";
-import { buildModelCall, toModelInput, type PromptRequest } from "./engines/prompt.js";
+import { buildModelCall, toModelInput, type PromptRequest, type Suggestion } from "./engines/prompt.js";
 import { evidenceMessages, presentIn } from "./evidence.js";
 import { groundAnswer, type GroundingMode } from "./grounding.js";
 import { mergeAnswers } from "./merge-parts.js";
@@ -34,32 +34,35 @@ interface Prompts {
   warnings: Warning[];
 }
 
+/** What the model is asked about a page. */
+export interface ModelQuestion {
+  /** The fields asked (in hybrid extraction, those the builtin engine could not prove). */
+  schema: CompiledSchema;
+  page: Page;
+  taskDescription: string;
+  /** Values for the model to confirm or correct. */
+  suggestions: Suggestion[];
+}
+
 /** Renders the page (mutating its document) into one prompt per part. */
-function preparePrompts(page: Page, schema: CompiledSchema, taskDescription: string, settings: PromptSettings): Prompts {
+function preparePrompts({ schema, page, taskDescription, suggestions }: ModelQuestion, settings: PromptSettings): Prompts {
   const content = renderPageContent(page, urlsWanted(schema.tree));
   const { parts, warnings } = splitContent(content, settings.pageTokens, settings.maxParts);
   return {
-    requests: parts.map((part) => ({ responseFormat: schema.responseFormat, content: part, taskDescription })),
+    requests: parts.map((part) => ({ responseFormat: schema.responseFormat, content: part, taskDescription, suggestions })),
     text: parts.join("\n\n"),
     warnings,
   };
 }
 
 /** What the model would be sent for this page, for include_model_input when no model is called. */
-export function modelInputsFor(page: Page, schema: CompiledSchema, taskDescription: string, settings: PromptSettings): ModelInput[] {
-  return preparePrompts(page, schema, taskDescription, settings).requests.map((request) => toModelInput(buildModelCall(request, "json_schema")));
+export function modelInputsFor(question: ModelQuestion, settings: PromptSettings): ModelInput[] {
+  return preparePrompts(question, settings).requests.map((request) => toModelInput(buildModelCall(request, "json_schema")));
 }
 
-export async function extractWithModel(
-  llm: LlmEngine,
-  settings: PromptSettings,
-  schema: CompiledSchema,
-  page: Page,
-  taskDescription: string,
-  includeModelInput: boolean,
-  bounds: CallBounds,
-): Promise<ExtractResponse> {
-  const prompts = preparePrompts(page, schema, taskDescription, settings);
+export async function extractWithModel(llm: LlmEngine, settings: PromptSettings, question: ModelQuestion, includeModelInput: boolean, bounds: CallBounds): Promise<ExtractResponse> {
+  const { schema, taskDescription } = question;
+  const prompts = preparePrompts(question, settings);
   const { answers, unread } = await readParts(llm, prompts.requests, settings.maxParallel, bounds);
   const shaped = answers.map((answer) => shape(schema.tree, answer.value));
   const merged = mergeAnswers(schema.tree, shaped.map((s) => s.data as Record<string, unknown>));
