@@ -84,6 +84,17 @@ describe("renderPageContent", () => {
     expect(wanting).toContain("og:image: https://cdn.example/lamp.jpg");
   });
 
+  it("shows a long text the page shows anyway only once, and structured data's text without HTML escapes", () => {
+    const steps = "Whisk the cream and the condensed milk in a large bowl until light and foamy, then churn it.";
+    const html = `<head><title>Gelato</title><script type="application/ld+json">{"@type": "Recipe", "name": "Gelato",
+      "recipeIngredient": ["&#188; cup cream"], "recipeInstructions": ["${steps}", "Freeze it overnight, covered, so that it sets."]}</script></head>
+      <body><h1>Gelato</h1><ol><li>${steps}</li></ol></body>`;
+    const { text } = renderPageContent(loadPage(html, "https://food.example/gelato"), { links: false, images: false });
+    expect(text).toContain('"recipeIngredient":["¼ cup cream"]');
+    expect(text).toContain('"recipeInstructions":["Whisk the cream and the condensed milk in … (in the page text)","Freeze it overnight, covered, so that it sets."]');
+    expect(text.match(/until light and foamy/g)).toHaveLength(1);
+  });
+
   it("keeps tables as pipe tables", () => {
     expect(text).toContain("| Size | Weight |\n| --- | --- |\n| 30 cm | 1.2 kg |\n| a\\|b | |");
   });

@@ -6,6 +6,7 @@
  * reliable source of a field.
  */
 import type { CheerioAPI } from "cheerio";
+import { decodeHTML } from "entities";
 import type { AnyNode, Element, ParentNode } from "domhandler";
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import { nameTokens } from "./field-names.js";
@@ -82,7 +83,7 @@ export function renderPageContent(page: Page, urls: UrlOptions = { links: true, 
     ...(page.baseUrl ? [`URL: ${page.baseUrl.href}`] : []),
   ].join("\n");
   const bodySections = body ? splitAtHeadings(`--- page text ---\n${body}`) : [];
-  const sections = [structuredDataBlock(page.structured, urls), ...bodySections].filter((s) => s !== "");
+  const sections = [structuredDataBlock(page.structured, { urls, inText: textIndex(body) }), ...bodySections].filter((s) => s !== "");
   return { header, sections, text: [header, ...sections].filter((s) => s !== "").join("\n\n") };
 }
 
@@ -91,9 +92,36 @@ function splitAtHeadings(text: string): string[] {
   return text.split(/\n\n(?=#{1,6} )/);
 }
 
-function structuredDataBlock(data: StructuredData, urls: UrlOptions): string {
+/** How the structured data block is cut down: URLs the schema does not want, long texts the page text shows anyway. */
+interface Compaction {
+  urls: UrlOptions;
+  /** Whether the page text shows this text (compared without case and spacing). */
+  inText: (text: string) => boolean;
+}
+
+/**
+ * A long text that structured data states and the page shows too (a
+ * recipe's steps, an article's description) costs its tokens twice: it is
+ * cut to its first words, which still say what the property holds and
+ * where to read it whole.
+ */
+const LONG_TEXT = 80;
+const SHOWN_WORDS = 8;
+
+function textIndex(body: string): (text: string) => boolean {
+  const squashedBody = squash(body);
+  return (text) => squashedBody.includes(squash(text));
+}
+
+function once(text: string, compaction: Compaction): string {
+  if (text.length <= LONG_TEXT || !compaction.inText(text)) return text;
+  return `${text.split(/\s+/).slice(0, SHOWN_WORDS).join(" ")} … (in the page text)`;
+}
+
+function structuredDataBlock(data: StructuredData, compaction: Compaction): string {
+  const { urls } = compaction;
   const lines = data.jsonLd.flatMap((value) => {
-    const compact = compactJsonLd(value, urls);
+    const compact = compactJsonLd(value, compaction);
     return compact === undefined ? [] : [`JSON-LD: ${JSON.stringify(compact)}`];
   });
   // The same text under several names (description, og:description, twitter:description) is shown once.
@@ -102,7 +130,7 @@ function structuredDataBlock(data: StructuredData, urls: UrlOptions): string {
     if (!META_NAMES.has(name) && !META_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
     if (META_NOISE.test(name) || shown.has(content) || (isUrl(content) && !urlWanted(name, urls))) continue;
     shown.add(content);
-    lines.push(`${name}: ${content}`);
+    lines.push(`${name}: ${once(content, compaction)}`);
   }
   return lines.length > 0 ? `--- structured data ---\n${lines.join("\n")}` : "";
 }
@@ -134,12 +162,15 @@ const JSON_LD_NOISE_KEYS = new Set(["@context", "@id", "potentialAction", "mainE
  * page text leaves them out. JSON-LD graphs are often the largest single
  * block of a page.
  */
-function compactJsonLd(value: unknown, urls: UrlOptions, key = ""): unknown {
+function compactJsonLd(value: unknown, compaction: Compaction, key = ""): unknown {
+  const { urls } = compaction;
   if (Array.isArray(value)) {
-    const items = value.map((item) => compactJsonLd(item, urls, key)).filter((item) => item !== undefined);
+    const items = value.map((item) => compactJsonLd(item, compaction, key)).filter((item) => item !== undefined);
     return items.length > 0 ? items : undefined;
   }
   if (isUrl(value)) return (IMAGE_KEYS.has(key) ? urls.images : urls.links) ? value : undefined;
+  // Sites often write HTML entities into their JSON-LD ("&#188; cup"): the text, not its escapes.
+  if (typeof value === "string") return once(decodeHTML(value), compaction);
   if (typeof value !== "object" || value === null) return value;
   const node = value as Record<string, unknown>;
   const types = ([] as unknown[]).concat(node["@type"] ?? []);
@@ -148,7 +179,7 @@ function compactJsonLd(value: unknown, urls: UrlOptions, key = ""): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(node)) {
     if (JSON_LD_NOISE_KEYS.has(key)) continue;
-    const compact = compactJsonLd(IMAGE_KEYS.has(key) && Array.isArray(child) ? child[0] : child, urls, key);
+    const compact = compactJsonLd(IMAGE_KEYS.has(key) && Array.isArray(child) ? child[0] : child, compaction, key);
     // A bare {"@id": ...} reference compacts to nothing: leave it out.
     if (compact === undefined || (typeof compact === "object" && compact !== null && Object.keys(compact).length === 0)) continue;
     Object.defineProperty(out, key, { value: compact, enumerable: true, writable: true, configurable: true });
