@@ -73,8 +73,15 @@ export function presentIn(evidence: EvidenceMap, data: unknown): EvidenceMap {
 
 /** Only the evidence of the answer's top-level fields named. */
 export function underFields(evidence: EvidenceMap, fields: string[]): EvidenceMap {
-  const pointers = fields.map((field) => childPointer("", field));
-  return new Map([...evidence].filter(([pointer]) => pointers.some((field) => pointer === field || pointer.startsWith(`${field}/`))));
+  return new Map([...evidence].filter(([pointer]) => isUnder(pointer, fields)));
+}
+
+/** Whether a pointer is at or inside one of the top-level fields named. */
+export function isUnder(pointer: string, fields: string[]): boolean {
+  return fields.some((name) => {
+    const field = childPointer("", name);
+    return pointer === field || pointer.startsWith(`${field}/`);
+  });
 }
 
 /** As ExtractResponse carries it. */

@@ -10,7 +10,7 @@
 import type { ObjectNode } from "@winnow/platform";
 import { Engine, type ExtractResponse, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { extractBuiltin } from "./engines/builtin/index.js";
-import { evidenceMessages, EvidenceTrail, presentIn, underFields, type EvidenceMap } from "./evidence.js";
+import { evidenceMessages, EvidenceTrail, isUnder, presentIn, underFields, type EvidenceMap } from "./evidence.js";
 import { nameHints } from "./field-names.js";
 import { isProven, valueKind } from "./prefill-calibration.js";
 import type { CallBounds, LlmEngine } from "./engines/llm.js";
@@ -83,7 +83,8 @@ export async function extractHybrid(job: ExtractionJob, settings: HybridSettings
   if (!pre || pre.trusted.length === 0) return { response: { ...answer, evidence: job.evidence ? answer.evidence : [] }, prefilled: pre ? 0 : undefined };
   const model = JSON.parse(answer.dataJson) as Record<string, unknown>;
   const data = Object.fromEntries(schema.tree.fields.map(({ name }) => [name, pre.trusted.includes(name) ? pre.data[name] : (model[name] ?? null)]));
-  const evidence = job.evidence ? [...evidenceMessages(underFields(pre.evidence, pre.trusted)), ...answer.evidence] : [];
+  // The model was asked the trusted fields too, but its answers there do not stand.
+  const evidence = job.evidence ? [...evidenceMessages(underFields(pre.evidence, pre.trusted)), ...answer.evidence.filter((e) => !isUnder(e.pointer, pre.trusted))] : [];
   return { response: { ...answer, dataJson: JSON.stringify(data), warnings: [prefillWarning(pre), ...answer.warnings], evidence }, prefilled: pre.trusted.length };
 }
 
