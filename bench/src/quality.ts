@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../../scripts/dist/stack.js";
 import { isComplete } from "../../services/extractor/dist/hybrid.js";
 import { readCases, servePages, type Case } from "./corpus.js";
+import { addEvidence, DOUBT_BELOW, emptyEvidenceCounts } from "./evidence-figures.js";
 import { startExtractorRunner, startStackRunner, type Extraction } from "./runners.js";
 import { addOutcome, labelsComplete, metrics, scoreField, type Counts, type Metrics } from "./score.js";
 
@@ -53,6 +54,7 @@ try {
 const byCorpus = new Map<string, Counts>();
 const byField = new Map<string, Counts>();
 const overall: Counts = { tp: 0, fp: 0, fn: 0 };
+const evidenceCounts = emptyEvidenceCounts();
 const errors: { id: string; error: string }[] = [];
 const perCase = results.map(({ item, extraction }) => {
   if (extraction.error) errors.push({ id: item.id, error: extraction.error });
@@ -61,6 +63,7 @@ const perCase = results.map(({ item, extraction }) => {
     const outcome = scoreField(field, schema, item.expected[field] ?? null, extraction.data?.[field] ?? null, labelsComplete(item.corpus, field));
     if (!outcome) continue;
     outcomes[field] = outcome;
+    addEvidence(evidenceCounts, outcome, field, extraction.data?.[field] ?? null, extraction.evidence);
     for (const counts of [overall, countsFor(byCorpus, item.corpus), countsFor(byField, `${item.corpus} ${field}`)]) addOutcome(counts, outcome);
   }
   // What was expected and predicted, for the fields that were not right: what to look at next.
@@ -105,6 +108,20 @@ console.log(
     `${hybrid.pagesWithoutModelCall} of ${hybrid.pages} pages (${pct(hybrid.pagesWithoutModelCall, hybrid.pages)}) need no model call`,
 );
 
+// Evidence (gRPC mode only: the stack runner asks for the data alone).
+const evidence = {
+  correctValues: evidenceCounts.correctValues,
+  correctWithValueInText: round((100 * evidenceCounts.contained) / Math.max(1, evidenceCounts.correctValues)) / 100,
+  wrongFields: evidenceCounts.wrongFields,
+  wrongFlaggedBelow06: round((100 * evidenceCounts.flagged) / Math.max(1, evidenceCounts.wrongFields)) / 100,
+};
+if (mode === "extractor") {
+  console.log(
+    `\nEvidence: ${evidenceCounts.contained} of ${evidenceCounts.correctValues} correct values (${pct(evidenceCounts.contained, evidenceCounts.correctValues)}) have the value in their evidence text; ` +
+      `${evidenceCounts.flagged} of ${evidenceCounts.wrongFields} wrong fields (${pct(evidenceCounts.flagged, evidenceCounts.wrongFields)}) are flagged by a confidence below ${DOUBT_BELOW}`,
+  );
+}
+
 const times = perCase.map((c) => c.ms).sort((a, b) => a - b);
 const sizes = perCase.flatMap((c) => (c.htmlBytes === undefined ? [] : [c.htmlBytes])).sort((a, b) => a - b);
 const timing = { p50Ms: round(percentile(times, 0.5)), p95Ms: round(percentile(times, 0.95)), maxMs: round(times.at(-1) ?? 0) };
@@ -132,6 +149,7 @@ await writeFile(
       timing,
       pageKb,
       hybrid,
+      evidence: mode === "extractor" ? evidence : undefined,
       errors,
       perCase,
     },
