@@ -113,6 +113,8 @@ export function parseScrapeRequest(body: unknown): ScrapeRequest {
       mode: options.render ? RENDER_MODES[options.render] : RenderMode.RENDER_MODE_UNSPECIFIED,
       timeoutMs: options.timeout_ms ?? 0,
       waitFor: options.wait_for ?? "",
+      screenshot: false,
+      outline: [],
     },
     evidence: options.evidence ?? false,
   };
