@@ -7,6 +7,7 @@
  */
 import type { Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { datesIn, isoDate } from "../../services/extractor/dist/normalize.js";
+import { MAX_TEXT } from "../../services/extractor/dist/evidence.js";
 import { normalizeText, numbersIn } from "../../services/extractor/dist/text-match.js";
 import type { Outcome } from "./score.js";
 
@@ -47,15 +48,20 @@ function leaves(value: unknown, pointer: string): [string, unknown][] {
 }
 
 /**
- * The text writes the value: a string in any case and spacing, a number in a
- * common written form, an ISO date in any written form. A yes/no is read from
- * a text rather than written in it: any text counts.
+ * The text writes the value: a string in any case and spacing (each line of
+ * one the engine wrote as lines, such as several authors; the start of one
+ * longer than evidence text may be), a number in a common written form, an
+ * ISO date in any written form. A yes/no is read from a text rather than
+ * written in it: any text counts.
  */
 function contains(text: string, value: unknown): boolean {
   if (!text) return false;
   if (typeof value === "boolean") return true;
   if (typeof value === "number") return numbersIn(text).has(Math.abs(value));
   const wanted = String(value);
-  if (normalizeText(text).includes(normalizeText(wanted))) return true;
+  const written = normalizeText(text);
+  const lines = wanted.split("\n").map(normalizeText);
+  if (lines.every((line) => written.includes(line))) return true;
+  if (text.length >= MAX_TEXT && normalizeText(wanted).startsWith(written)) return true;
   return /^\d{4}-\d{2}-\d{2}/.test(wanted) && (isoDate(text) === wanted.slice(0, 10) || datesIn(text).some(({ date }) => date === wanted.slice(0, 10)));
 }
