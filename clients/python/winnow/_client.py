@@ -52,29 +52,11 @@ class Winnow:
         self.max_retries = max_retries
         self.retry_base_delay = retry_base_delay
 
+    # The answer's type follows ``evidence``: the data alone, or the data with its evidence.
     @overload
-    def scrape(
-        self,
-        url: str,
-        schema: Mapping[str, Any],
-        task_description: Optional[str] = ...,
-        options: Optional[Mapping[str, Any]] = ...,
-        *,
-        timeout: Optional[float] = ...,
-        evidence: Literal[False] = ...,
-    ) -> Dict[str, Any]: ...
-
+    def scrape(self, url: str, schema: Mapping[str, Any], task_description: Optional[str] = ..., options: Optional[Mapping[str, Any]] = ..., *, timeout: Optional[float] = ..., evidence: Literal[False] = ...) -> Dict[str, Any]: ...
     @overload
-    def scrape(
-        self,
-        url: str,
-        schema: Mapping[str, Any],
-        task_description: Optional[str] = ...,
-        options: Optional[Mapping[str, Any]] = ...,
-        *,
-        timeout: Optional[float] = ...,
-        evidence: Literal[True],
-    ) -> ScrapeWithEvidence: ...
+    def scrape(self, url: str, schema: Mapping[str, Any], task_description: Optional[str] = ..., options: Optional[Mapping[str, Any]] = ..., *, timeout: Optional[float] = ..., evidence: Literal[True]) -> ScrapeWithEvidence: ...
 
     def scrape(
         self,
