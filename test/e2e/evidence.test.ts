@@ -145,6 +145,13 @@ describe("evidence for every value", () => {
   it("answers exactly the schema's shape without the option, and refuses a malformed one", async () => {
     const plain = await run.scrape({ url: `${run.site.origin}/recipe`, schema: { title: "string", cuisine: "string" } });
     expect(await plain.json()).toEqual({ title: "Ridge Stew", cuisine: "Alpine" });
+    // A screenshot comes in the envelope, from the browser even when the page was read statically.
+    const shot = await run.scrape({ url: `${run.site.origin}/recipe`, schema: { cuisine: "string" }, options: { render: "static", evidence: true, screenshot: true } });
+    expect(shot.status).toBe(200);
+    expect(shot.headers.get("server-timing")).toMatch(/screenshot;dur=/);
+    const shown = (await shot.json()) as { data: unknown; screenshot: string };
+    expect(shown.data).toEqual({ cuisine: "Alpine" });
+    expect(shown.screenshot).toMatch(/^data:image\/jpeg;base64,\/9j\//);
     const bad = await run.scrape({ url: `${run.site.origin}/recipe`, schema: { title: "string" }, options: { evidence: "yes" } });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ type: "https://winnow.dev/problems/invalid-request", errors: [{ path: "/options/evidence", description: "must be boolean" }] });

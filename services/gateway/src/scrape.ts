@@ -41,18 +41,19 @@ export function scrapeHandler(backends: Backends): RequestHandler {
     );
     res.locals.timings.extract = performance.now() - started;
 
+    let screenshot: string | undefined;
+    if (request.screenshot) {
+      started = performance.now();
+      screenshot = await screenshotOf(backends, page.finalUrl, request.renderOptions, result.evidence, hop);
+      res.locals.timings.screenshot = performance.now() - started;
+    }
+
     res.setHeader("Server-Timing", serverTiming(res.locals.timings, res.locals.keyFromCache));
     res.setHeader("x-winnow-engine", engineName(result.engine));
     res.setHeader("x-winnow-render-path", renderPathName(page.path));
     if (result.usage) {
       res.setHeader("x-winnow-tokens-in", String(result.usage.promptTokens));
       res.setHeader("x-winnow-tokens-out", String(result.usage.completionTokens));
-    }
-    let screenshot: string | undefined;
-    if (request.screenshot) {
-      started = performance.now();
-      screenshot = await screenshotOf(backends, page.finalUrl, request.renderOptions, result.evidence, hop);
-      res.locals.timings.screenshot = performance.now() - started;
     }
 
     // The data as the extractor wrote it, alone or in the evidence envelope.
