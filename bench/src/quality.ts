@@ -1,24 +1,36 @@
 /**
- * `npm run bench:quality [corpus-dir] [--stack]`: runs every case of an
- * extraction corpus through Winnow's builtin engine, scores the answers by
- * the corpus README's rules, prints precision, recall and F1 per corpus, per
- * field and overall with extraction times, and writes bench/results/quality.json.
+ * `npm run bench:quality [corpus-dir] [--stack] [--llm]`: runs every case of
+ * an extraction corpus through Winnow, scores the answers by the corpus
+ * README's rules, prints precision, recall and F1 per corpus, per field and
+ * overall with extraction times, and writes bench/results/quality.json.
+ *
+ * `--llm` measures the model path's ceiling: the corpus's perfect reader
+ * (`--oracle`, by default ../shared/tools/oracle_llm.py) stands in for the
+ * model, the figures are printed beside the builtin engine's, every loss is
+ * classified by where it happened (bench/src/losses.ts), and the result goes
+ * to bench/results/quality-llm.json.
  */
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { REPO_ROOT } from "../../scripts/dist/stack.js";
 import { isComplete } from "../../services/extractor/dist/hybrid.js";
 import { readCases, servePages, type Case } from "./corpus.js";
 import { addEvidence, DOUBT_BELOW, emptyEvidenceCounts } from "./evidence-figures.js";
-import { startExtractorRunner, startStackRunner, type Extraction } from "./runners.js";
-import { addOutcome, labelsComplete, metrics, scoreField, type Counts, type Metrics } from "./score.js";
+import { classifyLosses, modelCallFigures, printLosses } from "./losses.js";
+import { calibrate, printCalibration } from "./reliability.js";
+import { startOracle, type Oracle, type OracleCall } from "./oracle.js";
+import { startExtractorRunner, startStackRunner, type Extraction, type Runner } from "./runners.js";
+import { addOutcome, labelsComplete, metrics, scoreField, type Counts, type Metrics, type Outcome } from "./score.js";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     stack: { type: "boolean", default: false },
+    llm: { type: "boolean", default: false },
+    oracle: { type: "string", default: path.join(REPO_ROOT, "../shared/tools/oracle_llm.py") },
     concurrency: { type: "string", default: "2" },
   },
 });
@@ -30,52 +42,76 @@ if (!existsSync(path.join(corpusDir, "cases.jsonl"))) {
   console.error(`No corpus at ${corpusDir} (cases.jsonl missing); pass the corpus folder: npm run bench:quality -- <corpus-dir>`);
   process.exit(2);
 }
+if (values.llm && !existsSync(values.oracle)) {
+  console.error(`No oracle at ${values.oracle}; pass its path: npm run bench:quality -- --llm --oracle <oracle_llm.py>`);
+  process.exit(2);
+}
 const cases = await readCases(corpusDir);
 const pages = await servePages(corpusDir);
-const runner = values.stack ? await startStackRunner(pages.hostPort) : await startExtractorRunner();
-console.log(`${cases.length} cases from ${corpusDir}, through the ${mode === "stack" ? "whole stack over HTTP" : "extractor over gRPC"} (builtin engine)`);
+const oracle = values.llm ? await startOracle(values.oracle, path.join(corpusDir, "cases.jsonl")) : undefined;
+const model = oracle && { baseUrl: oracle.baseUrl, model: "oracle" };
+const runner = values.stack ? await startStackRunner(pages.hostPort, model) : await startExtractorRunner(model);
+const through = mode === "stack" ? "whole stack over HTTP" : "extractor over gRPC";
+console.log(`${cases.length} cases from ${corpusDir}, through the ${through} (${model ? "the oracle reader as the model, hybrid pre-fill on" : "builtin engine"})`);
 
-const results: { item: Case; extraction: Extraction }[] = [];
+/** `calls`: the model calls the request made, with the oracle (read one request at a time, so none is misattributed). */
+type Result = { item: Case; extraction: Extraction; calls: OracleCall[] };
+let results: Result[];
+let builtin: Result[] | undefined;
 try {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < cases.length) {
-        const item = cases[next++]!;
-        results.push({ item, extraction: await runner.run(pages.urlOf(item), item.schema, originalUrl(item) ?? pages.urlOf(item)) });
-      }
-    }),
-  );
+  // The model's figures are read beside the builtin engine's on the same pages (gRPC mode: the engine is a request option).
+  if (model && mode === "extractor") builtin = await runAll(runner, Engine.ENGINE_BUILTIN);
+  results = await runAll(runner, Engine.ENGINE_UNSPECIFIED, oracle);
 } finally {
   await runner.stop();
   await pages.close();
 }
 
-const byCorpus = new Map<string, Counts>();
-const byField = new Map<string, Counts>();
-const overall: Counts = { tp: 0, fp: 0, fn: 0 };
-const evidenceCounts = emptyEvidenceCounts();
-const errors: { id: string; error: string }[] = [];
-const perCase = results.map(({ item, extraction }) => {
-  if (extraction.error) errors.push({ id: item.id, error: extraction.error });
-  const outcomes: Record<string, string> = {};
-  for (const [field, schema] of Object.entries(item.schema)) {
-    const outcome = scoreField(field, schema, item.expected[field] ?? null, extraction.data?.[field] ?? null, labelsComplete(item.corpus, field));
-    if (!outcome) continue;
-    outcomes[field] = outcome;
-    addEvidence(evidenceCounts, outcome, field, extraction.data?.[field] ?? null, extraction.evidence);
-    for (const counts of [overall, countsFor(byCorpus, item.corpus), countsFor(byField, `${item.corpus} ${field}`)]) addOutcome(counts, outcome);
-  }
-  // What was expected and predicted, for the fields that were not right: what to look at next.
-  const misses = Object.fromEntries(
-    Object.entries(outcomes).filter(([, outcome]) => outcome !== "tp").map(([field]) => [field, { expected: item.expected[field], predicted: extraction.data?.[field] ?? null }]),
+async function runAll(target: Runner, engine: Engine, watched?: Oracle): Promise<Result[]> {
+  const done: Result[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: watched ? 1 : concurrency }, async () => {
+      while (next < cases.length) {
+        const item = cases[next++]!;
+        const before = watched ? (await watched.calls()).length : 0;
+        const extraction = await target.run(pages.urlOf(item), item.schema, originalUrl(item) ?? pages.urlOf(item), engine);
+        done.push({ item, extraction, calls: watched ? (await watched.calls()).slice(before) : [] });
+      }
+    }),
   );
-  return { id: item.id, ms: round(extraction.ms), htmlBytes: extraction.htmlBytes, error: extraction.error, outcomes, misses };
-});
+  return done;
+}
 
 /** The case's original address when it is one (some cases give only a site name). */
 function originalUrl(item: Case): string | undefined {
   return item.url && /^https?:\/\//.test(item.url) && URL.canParse(item.url) ? item.url : undefined;
+}
+
+interface Scores {
+  byCorpus: Map<string, Counts>;
+  byField: Map<string, Counts>;
+  overall: Counts;
+  perCase: { id: string; ms: number; htmlBytes: number | undefined; error: string | undefined; outcomes: Record<string, string>; misses: Record<string, unknown> }[];
+}
+
+function score(run: Result[]): Scores {
+  const scores: Scores = { byCorpus: new Map(), byField: new Map(), overall: { tp: 0, fp: 0, fn: 0 }, perCase: [] };
+  for (const { item, extraction } of run) {
+    const outcomes: Record<string, string> = {};
+    for (const [field, schema] of Object.entries(item.schema)) {
+      const outcome = scoreField(field, schema, item.expected[field] ?? null, extraction.data?.[field] ?? null, labelsComplete(item.corpus, field));
+      if (!outcome) continue;
+      outcomes[field] = outcome;
+      for (const counts of [scores.overall, countsFor(scores.byCorpus, item.corpus), countsFor(scores.byField, `${item.corpus} ${field}`)]) addOutcome(counts, outcome);
+    }
+    // What was expected and predicted, for the fields that were not right: what to look at next.
+    const misses = Object.fromEntries(
+      Object.entries(outcomes).filter(([, outcome]) => outcome !== "tp").map(([field]) => [field, { expected: item.expected[field], predicted: extraction.data?.[field] ?? null }]),
+    );
+    scores.perCase.push({ id: item.id, ms: round(extraction.ms), htmlBytes: extraction.htmlBytes, error: extraction.error, outcomes, misses });
+  }
+  return scores;
 }
 
 function countsFor(map: Map<string, Counts>, key: string): Counts {
@@ -84,46 +120,44 @@ function countsFor(map: Map<string, Counts>, key: string): Counts {
   return counts;
 }
 
-const row = (name: string, m: Metrics) =>
-  `${name.padEnd(48)} ${fmt(m.precision)} ${fmt(m.recall)} ${fmt(m.f1)} ${String(m.tp).padStart(5)} ${String(m.fp).padStart(5)} ${String(m.fn).padStart(5)}`;
-const header = `${"".padEnd(48)} ${"prec".padStart(6)} ${"recall".padStart(6)} ${"F1".padStart(6)} ${"tp".padStart(5)} ${"fp".padStart(5)} ${"fn".padStart(5)}`;
-const sortedFields = [...byField].sort(([a], [b]) => a.localeCompare(b));
+const scores = score(results);
+const before = builtin && score(builtin);
+const errors = results.flatMap(({ item, extraction }) => (extraction.error ? [{ id: item.id, error: extraction.error }] : []));
+
+// With the oracle, the builtin engine's F1 stands beside each row: what the model path adds or loses.
+const beside = (counts: Counts | undefined) => (before ? ` | ${fmt(counts ? metrics(counts).f1 : 0)}` : "");
+const row = (name: string, m: Metrics, builtinCounts?: Counts) =>
+  `${name.padEnd(48)} ${fmt(m.precision)} ${fmt(m.recall)} ${fmt(m.f1)} ${String(m.tp).padStart(5)} ${String(m.fp).padStart(5)} ${String(m.fn).padStart(5)}${beside(builtinCounts)}`;
+const header = `${"".padEnd(48)} ${"prec".padStart(6)} ${"recall".padStart(6)} ${"F1".padStart(6)} ${"tp".padStart(5)} ${"fp".padStart(5)} ${"fn".padStart(5)}${before ? " | builtin F1" : ""}`;
+const sortedFields = [...scores.byField].sort(([a], [b]) => a.localeCompare(b));
 console.log(`\nPer field\n${header}`);
-for (const [key, counts] of sortedFields) console.log(row(key, metrics(counts)));
+for (const [key, counts] of sortedFields) console.log(row(key, metrics(counts), before?.byField.get(key)));
 console.log(`\nPer corpus\n${header}`);
-for (const [key, counts] of [...byCorpus].sort(([a], [b]) => a.localeCompare(b))) console.log(row(key, metrics(counts)));
-console.log(row("overall", metrics(overall)));
+for (const [key, counts] of [...scores.byCorpus].sort(([a], [b]) => a.localeCompare(b))) console.log(row(key, metrics(counts), before?.byCorpus.get(key)));
+console.log(row("overall", metrics(scores.overall), before?.overall));
 
 // Hybrid mode asks the model only for the fields the builtin engine leaves null (services/extractor/src/hybrid.ts).
-const fieldCount = results.reduce((sum, { item }) => sum + Object.keys(item.schema).length, 0);
-const prefilled = results.map(({ item, extraction }) => Object.keys(item.schema).filter((field) => isComplete(extraction.data?.[field])).length);
-const hybrid = {
-  fieldsPrefilled: prefilled.reduce((a, b) => a + b, 0),
-  fields: fieldCount,
-  pagesWithoutModelCall: results.filter(({ item }, i) => prefilled[i] === Object.keys(item.schema).length).length,
-  pages: results.length,
-};
-console.log(
-  `\nHybrid pre-fill: ${hybrid.fieldsPrefilled} of ${hybrid.fields} fields (${pct(hybrid.fieldsPrefilled, hybrid.fields)}) answered without the model; ` +
-    `${hybrid.pagesWithoutModelCall} of ${hybrid.pages} pages (${pct(hybrid.pagesWithoutModelCall, hybrid.pages)}) need no model call`,
-);
-
-// Evidence (gRPC mode only: the stack runner asks for the data alone).
-const evidence = {
-  correctValues: evidenceCounts.correctValues,
-  correctWithValueInText: round((100 * evidenceCounts.contained) / Math.max(1, evidenceCounts.correctValues)) / 100,
-  wrongFields: evidenceCounts.wrongFields,
-  wrongFlaggedBelow06: round((100 * evidenceCounts.flagged) / Math.max(1, evidenceCounts.wrongFields)) / 100,
-};
-if (mode === "extractor") {
+const hybridSource = builtin ?? (model ? undefined : results);
+const hybrid = hybridSource && prefillFigures(hybridSource);
+if (hybrid) {
   console.log(
-    `\nEvidence: ${evidenceCounts.contained} of ${evidenceCounts.correctValues} correct values (${pct(evidenceCounts.contained, evidenceCounts.correctValues)}) have the value in their evidence text; ` +
-      `${evidenceCounts.flagged} of ${evidenceCounts.wrongFields} wrong fields (${pct(evidenceCounts.flagged, evidenceCounts.wrongFields)}) are flagged by a confidence below ${DOUBT_BELOW}`,
+    `\nHybrid pre-fill: ${hybrid.fieldsPrefilled} of ${hybrid.fields} fields (${pct(hybrid.fieldsPrefilled, hybrid.fields)}) answered without the model; ` +
+      `${hybrid.pagesWithoutModelCall} of ${hybrid.pages} pages (${pct(hybrid.pagesWithoutModelCall, hybrid.pages)}) need no model call`,
   );
 }
 
-const times = perCase.map((c) => c.ms).sort((a, b) => a - b);
-const sizes = perCase.flatMap((c) => (c.htmlBytes === undefined ? [] : [c.htmlBytes])).sort((a, b) => a - b);
+function prefillFigures(run: Result[]) {
+  const prefilled = run.map(({ item, extraction }) => Object.keys(item.schema).filter((field) => isComplete(extraction.data?.[field])).length);
+  return {
+    fieldsPrefilled: prefilled.reduce((a, b) => a + b, 0),
+    fields: run.reduce((sum, { item }) => sum + Object.keys(item.schema).length, 0),
+    pagesWithoutModelCall: run.filter(({ item }, i) => prefilled[i] === Object.keys(item.schema).length).length,
+    pages: run.length,
+  };
+}
+
+const times = scores.perCase.map((c) => c.ms).sort((a, b) => a - b);
+const sizes = scores.perCase.flatMap((c) => (c.htmlBytes === undefined ? [] : [c.htmlBytes])).sort((a, b) => a - b);
 const timing = { p50Ms: round(percentile(times, 0.5)), p95Ms: round(percentile(times, 0.95)), maxMs: round(times.at(-1) ?? 0) };
 const pageKb = sizes.length > 0 ? { p50: Math.round(percentile(sizes, 0.5) / 1024), p95: Math.round(percentile(sizes, 0.95) / 1024), max: Math.round(sizes.at(-1)! / 1024) } : undefined;
 console.log(`\nTime per page (${mode === "stack" ? "whole scrape: render + extract" : "extraction request"}): p50 ${timing.p50Ms} ms, p95 ${timing.p95Ms} ms, max ${timing.maxMs} ms`);
@@ -133,31 +167,72 @@ if (errors.length > 0) {
   for (const e of errors.slice(0, 20)) console.log(`  ${e.id}: ${e.error}`);
 }
 
+// The builtin engine's reliability: what hybrid pre-fill may trust (services/extractor/src/prefill-calibration.ts).
+const builtinScored = (builtin ?? (model ? [] : results)).map((result, i) => ({ evidence: result.extraction.evidence, outcomes: (before ?? scores).perCase[i]!.outcomes }));
+const PREFILL_PRECISION = 0.98;
+const calibration = builtinScored.length > 0 ? calibrate(builtinScored, PREFILL_PRECISION) : undefined;
+if (calibration) printCalibration(calibration, PREFILL_PRECISION);
+
+// How well evidence explains the builtin engine's answers (gRPC mode: the stack runner asks for the data alone).
+const evidenceCounts = emptyEvidenceCounts();
+(builtin ?? (model ? [] : results)).forEach(({ extraction }, i) => {
+  for (const [field, outcome] of Object.entries(builtinScored[i]!.outcomes)) addEvidence(evidenceCounts, outcome as Outcome, field, extraction.data?.[field] ?? null, extraction.evidence);
+});
+const evidence = mode === "extractor" && builtinScored.length > 0 ? {
+  correctValues: evidenceCounts.correctValues,
+  correctWithValueInText: round((100 * evidenceCounts.contained) / Math.max(1, evidenceCounts.correctValues)) / 100,
+  wrongFields: evidenceCounts.wrongFields,
+  wrongFlaggedBelow06: round((100 * evidenceCounts.flagged) / Math.max(1, evidenceCounts.wrongFields)) / 100,
+} : undefined;
+if (evidence) {
+  console.log(
+    `\nEvidence: ${evidenceCounts.contained} of ${evidenceCounts.correctValues} correct values (${pct(evidenceCounts.contained, evidenceCounts.correctValues)}) have the value in their evidence text; ` +
+      `${evidenceCounts.flagged} of ${evidenceCounts.wrongFields} wrong fields (${pct(evidenceCounts.flagged, evidenceCounts.wrongFields)}) are flagged by a confidence below ${DOUBT_BELOW}`,
+  );
+}
+
+let llm: Record<string, unknown> | undefined;
+if (oracle) {
+  await oracle.stop();
+  const scored = results.map((result, i) => ({ ...result, outcomes: scores.perCase[i]!.outcomes }));
+  const losses = classifyLosses(scored);
+  const callFigures = modelCallFigures(scored);
+  printLosses(losses, callFigures);
+  llm = { losses, modelCalls: callFigures, builtin: before && { overall: metrics(before.overall), corpora: metricsOf(before.byCorpus), fields: metricsOf(before.byField) } };
+}
+
 const resultsDir = path.join(REPO_ROOT, "bench/results");
 await mkdir(resultsDir, { recursive: true });
-const output = path.join(resultsDir, mode === "stack" ? "quality-stack.json" : "quality.json");
+const output = path.join(resultsDir, `quality${model ? "-llm" : ""}${mode === "stack" ? "-stack" : ""}.json`);
 await writeFile(
   output,
   `${JSON.stringify(
     {
       corpus: corpusDir,
       mode,
+      model: model?.model,
       cases: cases.length,
-      overall: metrics(overall),
-      corpora: Object.fromEntries([...byCorpus].map(([k, c]) => [k, metrics(c)])),
-      fields: Object.fromEntries(sortedFields.map(([k, c]) => [k, metrics(c)])),
+      overall: metrics(scores.overall),
+      corpora: metricsOf(scores.byCorpus),
+      fields: metricsOf(new Map(sortedFields)),
       timing,
       pageKb,
       hybrid,
-      evidence: mode === "extractor" ? evidence : undefined,
+      evidence,
       errors,
-      perCase,
+      calibration,
+      ...llm,
+      perCase: scores.perCase,
     },
     null,
     2,
   )}\n`,
 );
 console.log(`\nWrote ${path.relative(REPO_ROOT, output)}`);
+
+function metricsOf(map: Map<string, Counts>): Record<string, Metrics> {
+  return Object.fromEntries([...map].map(([k, c]) => [k, metrics(c)]));
+}
 
 function percentile(sorted: number[], q: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;

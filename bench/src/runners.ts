@@ -20,26 +20,41 @@ export interface Extraction {
   ms: number;
   /** Size of the HTML extracted, when known (gRPC mode). */
   htmlBytes: number | undefined;
+  /** Model tokens spent, when known (gRPC mode). */
+  tokens: number | undefined;
+  /** The codes of the answer's warnings, when known (gRPC mode). */
+  warnings: string[];
   /** Each value's evidence by JSON pointer (gRPC mode; empty in stack mode). */
   evidence: Map<string, Evidence>;
 }
 
 export interface Runner {
-  /** `url` serves the page on loopback; `originalUrl` is where it was saved from. */
-  run(url: string, schema: unknown, originalUrl: string): Promise<Extraction>;
+  /** `url` serves the page on loopback; `originalUrl` is where it was saved from; `engine` is honoured in gRPC mode. */
+  run(url: string, schema: unknown, originalUrl: string, engine?: Engine): Promise<Extraction>;
   stop(): Promise<void>;
 }
 
+/** The gateway's default deadline for a whole scrape. */
 const REQUEST_TIMEOUT_MS = 60_000;
-/** No model in the harness: it measures the builtin engine. */
+/** No model unless one is given: the harness measures the builtin engine. */
 const WITHOUT_LLM = { LLM_BASE_URL: "", LLM_API_KEY: "", OPENAI_API_KEY: "", LOG_LEVEL: "warn" };
 
-/** The extractor as a real process, called over gRPC with the builtin engine. */
-export async function startExtractorRunner(): Promise<Runner> {
+/** An OpenAI-compatible endpoint for the extractor (the oracle reader). */
+export interface ModelEndpoint {
+  baseUrl: string;
+  model: string;
+}
+
+function llmEnv(model: ModelEndpoint | undefined): Record<string, string> {
+  return model ? { ...WITHOUT_LLM, LLM_BASE_URL: model.baseUrl, LLM_API_KEY: "unused", LLM_MODEL: model.model } : WITHOUT_LLM;
+}
+
+/** The extractor as a real process, called over gRPC; with a model when one is given. */
+export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runner> {
   const [port] = await freePorts(1);
   const address = `127.0.0.1:${port}`;
   const child = spawn(process.execPath, [path.join(REPO_ROOT, "services/extractor/dist/main.js")], {
-    env: { ...process.env, ...WITHOUT_LLM, GRPC_HOST: "127.0.0.1", GRPC_PORT: String(port) },
+    env: { ...process.env, ...llmEnv(model), GRPC_HOST: "127.0.0.1", GRPC_PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const deadline = Date.now() + 30_000;
@@ -52,7 +67,7 @@ export async function startExtractorRunner(): Promise<Runner> {
   }
   const client = createClient(ExtractorServiceClient, address);
   return {
-    async run(url, schema, originalUrl) {
+    async run(url, schema, originalUrl, engine = Engine.ENGINE_BUILTIN) {
       const html = await (await fetch(url)).text();
       const started = performance.now();
       try {
@@ -62,12 +77,19 @@ export async function startExtractorRunner(): Promise<Runner> {
           html,
           schemaJson: JSON.stringify(schema),
           taskDescription: "",
-          options: { engine: Engine.ENGINE_BUILTIN, includeModelInput: false, evidence: true },
+          options: { engine, includeModelInput: false, evidence: true },
         }, { deadline: new Date(Date.now() + REQUEST_TIMEOUT_MS) });
-        const evidence = new Map(response.evidence.map((item) => [item.pointer, item]));
-        return { data: JSON.parse(response.dataJson) as Record<string, unknown>, error: undefined, ms: performance.now() - started, htmlBytes: Buffer.byteLength(html), evidence };
+        return {
+          data: JSON.parse(response.dataJson) as Record<string, unknown>,
+          error: undefined,
+          ms: performance.now() - started,
+          htmlBytes: Buffer.byteLength(html),
+          tokens: response.usage?.totalTokens ?? 0,
+          warnings: response.warnings.map((w) => w.code),
+          evidence: new Map(response.evidence.map((item) => [item.pointer, item])),
+        };
       } catch (error) {
-        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: Buffer.byteLength(html), evidence: new Map() };
+        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: Buffer.byteLength(html), tokens: undefined, warnings: [], evidence: new Map() };
       }
     },
     async stop() {
@@ -80,11 +102,11 @@ export async function startExtractorRunner(): Promise<Runner> {
 }
 
 /** The four services as processes, scraped over HTTP; the renderer may reach only the page server. */
-export async function startStackRunner(pageHostPort: string): Promise<Runner> {
+export async function startStackRunner(pageHostPort: string, model?: ModelEndpoint): Promise<Runner> {
   const output: string[] = [];
   // A throwaway stack, as in the end-to-end tests: a clean environment and plans generous enough for a corpus.
   const stack = await startThrowawayStack({
-    env: { ...WITHOUT_LLM, WINNOW_EGRESS_ALLOW: pageHostPort },
+    env: { ...llmEnv(model), WINNOW_EGRESS_ALLOW: pageHostPort },
     onOutput: (service, line) => output.push(`${service}: ${line}`),
   }).catch((error: Error) => {
     throw new Error(`${error.message}\n${output.slice(-30).join("\n")}`);
@@ -101,10 +123,11 @@ export async function startStackRunner(pageHostPort: string): Promise<Runner> {
         });
         const body = (await response.json()) as Record<string, unknown>;
         const ms = performance.now() - started;
-        if (!response.ok) return { data: undefined, error: `HTTP ${response.status}: ${String(body.title ?? body.type)} (${String(body.detail ?? "")})`, ms, htmlBytes: undefined, evidence: new Map() };
-        return { data: body, error: undefined, ms, htmlBytes: undefined, evidence: new Map() };
+        const unknown = { htmlBytes: undefined, tokens: undefined, warnings: [], evidence: new Map<string, Evidence>() };
+        if (!response.ok) return { data: undefined, error: `HTTP ${response.status}: ${String(body.title ?? body.type)} (${String(body.detail ?? "")})`, ms, ...unknown };
+        return { data: body, error: undefined, ms, ...unknown };
       } catch (error) {
-        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: undefined, evidence: new Map() };
+        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: undefined, tokens: undefined, warnings: [], evidence: new Map() };
       }
     },
     async stop() {

@@ -1,6 +1,6 @@
 import { createLogger } from "@winnow/platform";
 import { afterEach, describe, expect, it } from "vitest";
-import { startFakeLlm, type ChatRequestBody, type FakeAnswer, type FakeLlm } from "../../../test/support/fake-llm.js";
+import { reply, startFakeLlm, type ChatRequestBody, type FakeAnswer, type FakeLlm } from "../../../test/support/fake-llm.js";
 import { LlmEngine } from "./engines/llm.js";
 import { extractWithModel, type PromptSettings } from "./model-extraction.js";
 import { loadPage } from "./page.js";
@@ -15,10 +15,10 @@ afterEach(async () => {
   fake = undefined;
 });
 
-async function run(html: string, schema: unknown, respond: (body: ChatRequestBody) => FakeAnswer | Promise<FakeAnswer>, options: { task?: string; settings?: Partial<PromptSettings> } = {}) {
+async function run(html: string, schema: unknown, respond: (body: ChatRequestBody) => FakeAnswer | Promise<FakeAnswer>, options: { task?: string; settings?: Partial<PromptSettings>; deadlineMs?: number } = {}) {
   fake = await startFakeLlm(respond);
   const llm = new LlmEngine({ baseUrl: fake.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: 10_000 }, createLogger("test", "silent"));
-  const bounds = { deadline: new Date(Date.now() + 10_000), signal: new AbortController().signal };
+  const bounds = { deadline: new Date(Date.now() + (options.deadlineMs ?? 10_000)), signal: new AbortController().signal };
   const response = await extractWithModel(llm, { ...settings, ...options.settings }, schemas.get(JSON.stringify(schema)), loadPage(html, "https://a.example/page"), options.task ?? "", true, bounds);
   return { ...response, data: JSON.parse(response.dataJson) as Record<string, unknown>, codes: response.warnings.map((w) => `${w.code} ${w.path}`) };
 }
@@ -52,6 +52,26 @@ describe("extractWithModel", () => {
     expect(response.data.store).toBe("Store");
     expect(response.codes).toContain("merge-conflict /store");
     expect(response.usage?.totalTokens).toBeGreaterThan(0);
+  });
+
+  it("answers from the parts read when the deadline leaves no time for the rest, and says which were left out", async () => {
+    const sections = Array.from({ length: 6 }, (_, n) => `<h2>Aisle ${n}</h2><p>${"Filler text about the shop. ".repeat(20)}</p><ul><li>Item ${n}</li></ul>`);
+    const html = `<html><head><title>Store</title></head><body><h1>Store</h1>${sections.join("")}</body></html>`;
+    // The parts holding the last aisles never answer.
+    const response = await run(html, { items: ["string"] }, (body) => {
+      const part = pagePart(body);
+      return /Aisle [45]/.test(part) ? reply.hang() : { items: [...part.matchAll(/Item \d/g)].map((m) => m[0]) };
+    }, { settings: { pageTokens: 300 }, deadlineMs: 1_500 });
+
+    const items = response.data.items as string[];
+    expect(items).toEqual(expect.arrayContaining(["Item 0", "Item 1"]));
+    expect(items).not.toContain("Item 5");
+    const truncated = response.warnings.find((w) => w.code === "content-truncated");
+    expect(truncated?.message).toMatch(/no time for parts? [\d, ]+ of \d+/);
+  });
+
+  it("fails with deadline-exceeded when no part is answered in time", async () => {
+    await expect(run("<h1>Store</h1><p>Item 1</p>", { items: ["string"] }, () => reply.hang(), { deadlineMs: 500 })).rejects.toMatchObject({ type: "deadline-exceeded" });
   });
 
   it("reports invented values, and nulls them in strict mode", async () => {

@@ -4,6 +4,7 @@
  * a time), each answer shaped, the parts merged in code, then grounded.
  */
 import { Engine, type ExtractResponse, type ModelInput, type TokenUsage, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { WinnowError } from "@winnow/platform";
 import pLimit from "p-limit";
 import { splitContent } from "./content-parts.js";
 import type { CallBounds, LlmAnswer, LlmEngine } from "./engines/llm.js";
@@ -59,12 +60,7 @@ export async function extractWithModel(
   bounds: CallBounds,
 ): Promise<ExtractResponse> {
   const prompts = preparePrompts(page, schema, taskDescription, settings);
-  const limit = pLimit(settings.maxParallel);
-  const answers = await Promise.all(prompts.requests.map((request) => limit(() => llm.extract(request, bounds)))).catch((error: unknown) => {
-    // One failed part fails the extraction: the parts still queued are not sent.
-    limit.clearQueue();
-    throw error;
-  });
+  const { answers, unread } = await readParts(llm, prompts.requests, settings.maxParallel, bounds);
   const shaped = answers.map((answer) => shape(schema.tree, answer.value));
   const merged = mergeAnswers(schema.tree, shaped.map((s) => s.data as Record<string, unknown>));
   const grounded = groundAnswer(schema.tree, merged.data, prompts.text, taskDescription, settings.grounding);
@@ -75,6 +71,7 @@ export async function extractWithModel(
     usage: totalUsage(answers),
     warnings: [
       ...prompts.warnings,
+      ...unreadWarning(unread, prompts.requests.length),
       ...answers.flatMap((answer) => answer.warnings),
       ...shaped.flatMap((s) => s.warnings),
       ...merged.warnings,
@@ -83,6 +80,46 @@ export async function extractWithModel(
     modelInputs: includeModelInput ? answers.map((answer) => answer.modelInput) : [],
     evidence: evidenceMessages(presentIn(grounded.evidence, grounded.data)),
   };
+}
+
+/**
+ * Time kept back from the caller's deadline for merging, shaping and the way
+ * back: the parts must be answered before it, so that a page whose last
+ * parts are slow answers from the parts that were read instead of timing out.
+ */
+function reserveMs(deadline: Date): number {
+  return Math.min(2_000, Math.max(250, 0.05 * (deadline.getTime() - Date.now())));
+}
+
+/**
+ * One model call per part, at most maxParallel at a time, all within the
+ * deadline less the reserve. A part the deadline leaves unanswered (or
+ * unsent) is left out, as long as one part was read; any other failure
+ * fails the extraction and the parts still queued are not sent.
+ */
+async function readParts(llm: LlmEngine, requests: PromptRequest[], maxParallel: number, bounds: CallBounds): Promise<{ answers: LlmAnswer[]; unread: number[] }> {
+  const partBounds = bounds.deadline ? { ...bounds, deadline: new Date(bounds.deadline.getTime() - reserveMs(bounds.deadline)) } : bounds;
+  const limit = pLimit(maxParallel);
+  const outOfTime = (error: unknown) => error instanceof WinnowError && error.type === "deadline-exceeded" && !bounds.signal.aborted;
+  const settled = await Promise.all(
+    requests.map((request) => limit(() => llm.extract(request, partBounds).catch((error: unknown) => {
+      if (outOfTime(error)) return undefined;
+      limit.clearQueue();
+      throw error;
+    }))),
+  );
+  const answers = settled.filter((answer) => answer !== undefined);
+  if (answers.length === 0) throw new WinnowError("deadline-exceeded", "the model did not answer any part of the page before the deadline");
+  return { answers, unread: settled.flatMap((answer, index) => (answer === undefined ? [index + 1] : [])) };
+}
+
+function unreadWarning(unread: number[], parts: number): Warning[] {
+  if (unread.length === 0) return [];
+  return [{
+    code: "content-truncated",
+    message: `the deadline left no time for part${unread.length > 1 ? "s" : ""} ${unread.join(", ")} of ${parts}; fields found only there may be null (a longer REQUEST_TIMEOUT_MS, or a higher LLM_MAX_PARALLEL, reads long pages whole)`,
+    path: "",
+  }];
 }
 
 function totalUsage(answers: LlmAnswer[]): TokenUsage {

@@ -55,6 +55,35 @@ describe("renderPageContent", () => {
     expect(text).toContain("Colour: Black");
   });
 
+  it("keeps the machine-readable values a page states beside or instead of its text", () => {
+    const { text } = render(`<body><article>
+      <p>Posted <time datetime="2021-11-12T08:00:00+01:00">12. Nov. 2021</time> by <span itemprop="author">Kim</span></p>
+      <p>Price: <span itemprop="price" content="24.99">24,99 €</span> <time datetime="2021">2021</time></p>
+      <meta itemprop="dateModified" content="2021-11-13"><link itemprop="availability" href="https://schema.org/InStock">
+    </article></body>`);
+    expect(text).toContain("12. Nov. 2021 (2021-11-12T08:00:00+01:00)");
+    expect(text).toContain("24,99 € (24.99)");
+    expect(text).toContain("dateModified: 2021-11-13");
+    expect(text).toContain("availability: https://schema.org/InStock");
+    // Nothing is repeated where the text already says it.
+    expect(text).not.toContain("2021 (2021)");
+  });
+
+  it("shows the structured data's URLs only where the schema wants them, and each meta text once", () => {
+    const html = `<head><title>Lamp</title>
+      <meta name="description" content="A bright lamp."><meta property="og:description" content="A bright lamp.">
+      <meta property="og:image" content="https://cdn.example/lamp.jpg"><meta property="og:image:width" content="1200"><meta name="twitter:card" content="summary">
+      <script type="application/ld+json">{"@type": "Product", "name": "Lamp", "image": ["https://cdn.example/a.jpg", "https://cdn.example/b.jpg"],
+        "url": "https://shop.example/lamp", "offers": {"availability": "https://schema.org/InStock"}}</script></head><body><h1>Lamp</h1></body>`;
+    const plain = renderPageContent(loadPage(html, "https://shop.example/lamp"), { links: false, images: false }).text;
+    expect(plain).toContain('JSON-LD: {"@type":"Product","name":"Lamp","offers":{"availability":"https://schema.org/InStock"}}');
+    expect(plain.match(/A bright lamp\./g)).toHaveLength(1);
+    expect(plain).not.toMatch(/cdn\.example|og:image|twitter:card/);
+    const wanting = renderPageContent(loadPage(html, "https://shop.example/lamp"), { links: true, images: true }).text;
+    expect(wanting).toContain('"image":"https://cdn.example/a.jpg","url":"https://shop.example/lamp"');
+    expect(wanting).toContain("og:image: https://cdn.example/lamp.jpg");
+  });
+
   it("keeps tables as pipe tables", () => {
     expect(text).toContain("| Size | Weight |\n| --- | --- |\n| 30 cm | 1.2 kg |\n| a\\|b | |");
   });

@@ -82,7 +82,7 @@ export function renderPageContent(page: Page, urls: UrlOptions = { links: true, 
     ...(page.baseUrl ? [`URL: ${page.baseUrl.href}`] : []),
   ].join("\n");
   const bodySections = body ? splitAtHeadings(`--- page text ---\n${body}`) : [];
-  const sections = [structuredDataBlock(page.structured), ...bodySections].filter((s) => s !== "");
+  const sections = [structuredDataBlock(page.structured, urls), ...bodySections].filter((s) => s !== "");
   return { header, sections, text: [header, ...sections].filter((s) => s !== "").join("\n\n") };
 }
 
@@ -91,15 +91,35 @@ function splitAtHeadings(text: string): string[] {
   return text.split(/\n\n(?=#{1,6} )/);
 }
 
-function structuredDataBlock(data: StructuredData): string {
+function structuredDataBlock(data: StructuredData, urls: UrlOptions): string {
   const lines = data.jsonLd.flatMap((value) => {
-    const compact = compactJsonLd(value);
+    const compact = compactJsonLd(value, urls);
     return compact === undefined ? [] : [`JSON-LD: ${JSON.stringify(compact)}`];
   });
+  // The same text under several names (description, og:description, twitter:description) is shown once.
+  const shown = new Set<string>();
   for (const [name, content] of data.meta) {
-    if (META_NAMES.has(name) || META_PREFIXES.some((prefix) => name.startsWith(prefix))) lines.push(`${name}: ${content}`);
+    if (!META_NAMES.has(name) && !META_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
+    if (META_NOISE.test(name) || shown.has(content) || (isUrl(content) && !urlWanted(name, urls))) continue;
+    shown.add(content);
+    lines.push(`${name}: ${content}`);
   }
   return lines.length > 0 ? `--- structured data ---\n${lines.join("\n")}` : "";
+}
+
+/** Meta tags about how to display a share card (its size, type, layout), not about the page. */
+const META_NOISE = /^(og|twitter):(image|video|audio)(:(width|height|type|secure_url))$|^twitter:(card|site|creator:id|site:id)$/;
+/** JSON-LD keys whose values are images. */
+const IMAGE_KEYS = new Set(["image", "logo", "thumbnail", "thumbnailUrl", "contentUrl", "photo"]);
+
+/** A URL, but not a vocabulary term written as one ("https://schema.org/InStock" is a value). */
+function isUrl(value: unknown): value is string {
+  return typeof value === "string" && /^(https?:)?\/\/\S+$/.test(value.trim()) && !/^(https?:)?\/\/schema\.org\/\w+$/.test(value.trim());
+}
+
+/** A URL under this name is worth its tokens: an image where the schema wants images, any other where it wants links. */
+function urlWanted(name: string, urls: UrlOptions): boolean {
+  return /image|logo|thumbnail|photo/i.test(name) ? urls.images : urls.links;
 }
 
 /** Site-wide JSON-LD that says nothing about this page's content. */
@@ -109,23 +129,26 @@ const JSON_LD_NOISE_KEYS = new Set(["@context", "@id", "potentialAction", "mainE
 
 /**
  * JSON-LD as the model needs it: site-wide nodes and linking keys dropped,
- * an image object reduced to its URL, a list of image sizes to its first.
- * JSON-LD graphs are often the largest single block of a page.
+ * an image object reduced to its URL, a list of image sizes to its first,
+ * and URLs the schema does not want (images, links) left out like the
+ * page text leaves them out. JSON-LD graphs are often the largest single
+ * block of a page.
  */
-function compactJsonLd(value: unknown): unknown {
+function compactJsonLd(value: unknown, urls: UrlOptions, key = ""): unknown {
   if (Array.isArray(value)) {
-    const items = value.map(compactJsonLd).filter((item) => item !== undefined);
+    const items = value.map((item) => compactJsonLd(item, urls, key)).filter((item) => item !== undefined);
     return items.length > 0 ? items : undefined;
   }
+  if (isUrl(value)) return (IMAGE_KEYS.has(key) ? urls.images : urls.links) ? value : undefined;
   if (typeof value !== "object" || value === null) return value;
   const node = value as Record<string, unknown>;
   const types = ([] as unknown[]).concat(node["@type"] ?? []);
   if (types.some((type) => JSON_LD_NOISE_TYPES.has(String(type)))) return undefined;
-  if (types.includes("ImageObject") && typeof (node.url ?? node.contentUrl) === "string") return node.url ?? node.contentUrl;
+  if (types.includes("ImageObject")) return urls.images ? (node.url ?? node.contentUrl) : undefined;
   const out: Record<string, unknown> = {};
   for (const [key, child] of Object.entries(node)) {
     if (JSON_LD_NOISE_KEYS.has(key)) continue;
-    const compact = key === "image" && Array.isArray(child) ? compactJsonLd(child[0]) : compactJsonLd(child);
+    const compact = compactJsonLd(IMAGE_KEYS.has(key) && Array.isArray(child) ? child[0] : child, urls, key);
     // A bare {"@id": ...} reference compacts to nothing: leave it out.
     if (compact === undefined || (typeof compact === "object" && compact !== null && Object.keys(compact).length === 0)) continue;
     Object.defineProperty(out, key, { value: compact, enumerable: true, writable: true, configurable: true });
@@ -155,6 +178,13 @@ function isBoilerplate(element: Element): boolean {
   const classes = element.attribs.class ?? "";
   if (CONSENT_HINT.test(`${id} ${classes}`)) return true;
   return [id, ...classes.split(/\s+/)].some((name) => BOILERPLATE_NAMES.has(name.toLowerCase()));
+}
+
+/** Longer stated values are descriptions, already shown as text where they matter. */
+const MAX_MACHINE_VALUE = 100;
+
+function squash(text: string): string {
+  return text.replace(/\s+/g, " ").trim().toLowerCase();
 }
 
 /** Marks list indentation while rendering: spaces from the page are collapsed at the end, these are not. */
@@ -188,6 +218,9 @@ class Renderer {
     switch (name) {
       case "br":
         return "\n";
+      case "meta":
+      case "link":
+        return this.statedValue(element);
       case "pre":
         return `\n\n${this.$(element).text()}\n\n`;
       case "ul":
@@ -203,9 +236,31 @@ class Renderer {
         return this.link(element);
       case "img":
         return this.image(element);
-      default:
-        return BLOCKS.has(name) ? `\n\n${this.children(element)}\n\n` : this.children(element);
+      default: {
+        const inner = `${this.children(element)}${this.machineValue(element)}`;
+        return BLOCKS.has(name) ? `\n\n${inner}\n\n` : inner;
+      }
     }
+  }
+
+  /** An invisible microdata property (`<meta itemprop="datePublished" content="...">`, `<link itemprop="availability" href="...">`) as a line of its own. */
+  private statedValue(element: Element): string {
+    const { itemprop, content, href } = element.attribs;
+    const value = (content ?? (element.name === "link" ? href : undefined))?.trim();
+    return itemprop && value ? `\n${itemprop}: ${value}\n` : "";
+  }
+
+  /**
+   * The machine-readable form a page gives beside a shown value (a <time>'s
+   * datetime, a microdata content or an abbr's title under an itemprop),
+   * when it says more than the text: "12. Nov. 2021 (2021-11-12)".
+   */
+  private machineValue(element: Element): string {
+    const { attribs } = element;
+    const stated = element.name === "time" ? attribs.datetime : attribs.itemprop ? (attribs.content ?? (element.name === "abbr" ? attribs.title : undefined)) : undefined;
+    const value = stated?.replace(/\s+/g, " ").trim();
+    if (!value || value.length > MAX_MACHINE_VALUE) return "";
+    return squash(this.$(element).text()).includes(squash(value)) ? "" : ` (${value})`;
   }
 
   /** Children on one line, for headings, cells and link texts. */

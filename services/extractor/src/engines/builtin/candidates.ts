@@ -3,8 +3,8 @@
  * meta tag, a part of the page read for itself) holds, with how sure its
  * source is. Scoring (builtin/scoring.ts) weighs them against the field.
  */
-import { SUPPORTING_TYPES, type PagePart, type Place } from "./concepts.js";
-import { asEntity, first, isPresent, ownValue, statedOrigin, typesOf, type Entity, type Graph } from "./graph.js";
+import type { PagePart, Place } from "./concepts.js";
+import { asEntity, first, isPresent, isSupporting, ownValue, statedOrigin, type Entity, type Graph } from "./graph.js";
 import type { Scored } from "./match.js";
 import type { PageValues } from "./page-values.js";
 
@@ -21,10 +21,6 @@ export interface Source {
 
 export function nested(entity: Entity, graph: Graph): Source {
   return { entities: [entity], page: undefined, graph };
-}
-
-export function isSupporting(entity: Entity): boolean {
-  return typesOf(entity).some((t) => SUPPORTING_TYPES.has(t));
 }
 
 export function candidateAt(place: Place, source: Source): Candidate | undefined {

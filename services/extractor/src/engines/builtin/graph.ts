@@ -3,6 +3,7 @@
  * @id references) plus the items of microdata and RDFa, which read into the
  * same shape (`@type` and properties), so one matcher serves all three.
  */
+import { SUPPORTING_TYPES } from "./concepts.js";
 import type { Element } from "domhandler";
 import type { Origin } from "../../evidence.js";
 
@@ -87,6 +88,11 @@ export function asList(value: unknown): unknown[] {
 
 export function first(value: unknown): unknown {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** An entity that supports the page (its publisher, its site) rather than being what the page is about. */
+export function isSupporting(entity: Entity): boolean {
+  return typesOf(entity).some((t) => SUPPORTING_TYPES.has(t));
 }
 
 /** Where structured data states an entity's property: a JSON-LD block (no element), or the markup of a microdata item and its property. */

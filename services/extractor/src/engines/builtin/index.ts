@@ -14,9 +14,9 @@ import type { ObjectNode } from "@winnow/platform";
 import type { EvidenceTrail } from "../../evidence.js";
 import { nameHints } from "../../field-names.js";
 import type { Page } from "../../page.js";
-import { isSupporting, nested, type Source } from "./candidates.js";
+import { nested, type Source } from "./candidates.js";
 import { fillObject } from "./fill.js";
-import { readGraph, typesOf, type Entity, type Graph } from "./graph.js";
+import { isSupporting, readGraph, typesOf, type Entity, type Graph } from "./graph.js";
 import { readItems } from "./microdata.js";
 import { readCards } from "./microformats.js";
 import { readPageValues } from "./page-values.js";
@@ -24,7 +24,8 @@ import { find } from "./scoring.js";
 
 /** `trail`, when given, collects each value's evidence (where it was read) by JSON pointer. */
 export function extractBuiltin(tree: ObjectNode, page: Page, trail?: EvidenceTrail): Record<string, unknown> {
-  const graph = readGraph([...page.structured.jsonLd, ...readItems(page.$), ...readCards(page.$)]);
+  const declared = [...page.structured.jsonLd, ...readItems(page.$), ...readCards(page.$)];
+  const graph = readGraph(declared);
   const primary = primaryEntity(tree, graph);
   // The WebPage entity describes the same page, and often carries its dates and description.
   const webPage = graph.entities.find((e) => e !== primary && typesOf(e).includes("webpage"));

@@ -42,17 +42,22 @@ export interface PageValues {
 
 export function readPageValues(page: Page, aboutWords: string[], primary: Entity | undefined, graph: Graph): PageValues {
   const { structured } = page;
+  const sites = siteNames(page);
   const headline = pageHeadline(structured);
+  // Read only when a field asks: each walks the document.
+  let byline: Byline | undefined;
+  let addressId: { found: ReturnType<typeof idInAddress> } | undefined;
+  let offer: Offer | undefined;
   const named = headline !== undefined && primary !== undefined && squashed(String(ownValue(primary, "name") ?? "")) === squashed(headline.value);
   return {
     data: structured,
     document: page.$,
     headline,
     labels: readLabels(page.$),
-    byline: once(() => readByline(page.$, headline?.value)),
-    addressId: once(() => idInAddress(page.$, structured.meta.get("og:url"), page.baseUrl)),
-    offer: once(() => readOffer(primary, graph, structured, readBuyBox(page.$, headline?.value))),
-    siteNames: siteNames(page),
+    byline: () => (byline ??= readByline(page.$, headline?.value)),
+    addressId: () => (addressId ??= { found: idInAddress(page.$, structured.meta.get("og:url"), page.baseUrl) }).found,
+    offer: () => (offer ??= readOffer(primary, graph, structured, readBuyBox(page.$, headline?.value))),
+    siteNames: sites,
     descriptionsDisagree: disagree(structured.meta.get("description"), structured.meta.get("og:description")),
     aboutWords,
     subject: named ? primary : undefined,
@@ -68,9 +73,4 @@ function siteNames(page: Page): string[] {
 
 function disagree(a: string | undefined, b: string | undefined): boolean {
   return a !== undefined && b !== undefined && squashed(decodeHTML(a)) !== squashed(decodeHTML(b));
-}
-
-function once<T>(read: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= read());
 }

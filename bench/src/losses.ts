@@ -1,0 +1,98 @@
+/**
+ * Where the model path loses what a perfect reader would find. With the
+ * oracle as the model (bench/src/oracle.ts), every field that is not right is
+ * lost in exactly one place: the request failed or ran out of time, the
+ * builtin engine pre-filled it wrong (the model was never asked), the value
+ * was not in the text sent (the oracle could not answer it), or the oracle
+ * answered it and the pipeline lost it afterwards (shaping, merging, grounding).
+ */
+import type { Case } from "./corpus.js";
+import type { OracleCall } from "./oracle.js";
+import type { Extraction } from "./runners.js";
+
+export const LOSS_PLACES = ["timed out", "failed", "pre-filled wrong", "not in content sent", "lost after the model"] as const;
+export type LossPlace = (typeof LOSS_PLACES)[number];
+
+export interface Loss {
+  id: string;
+  corpus: string;
+  field: string;
+  place: LossPlace;
+  expected: unknown;
+  predicted: unknown;
+}
+
+export interface Losses {
+  /** Counts per corpus and place. */
+  byCorpus: Record<string, Record<LossPlace, number>>;
+  list: Loss[];
+}
+
+export interface ScoredCase {
+  item: Case;
+  extraction: Extraction;
+  /** The scorer's outcome per labelled field ("tp", "fp", "fn", "spurious"). */
+  outcomes: Record<string, string>;
+  /** The model calls its request made. */
+  calls: OracleCall[];
+}
+
+export function classifyLosses(run: ScoredCase[]): Losses {
+  const losses: Losses = { byCorpus: {}, list: [] };
+  for (const { item, extraction, outcomes, calls } of run) {
+    const asked = new Set(calls.flatMap((call) => call.fields_asked));
+    const answered = new Set(calls.flatMap((call) => call.fields_answered));
+    for (const [field, outcome] of Object.entries(outcomes)) {
+      if (outcome === "tp") continue;
+      const place: LossPlace = extraction.error
+        ? /deadline|timed? ?out/i.test(extraction.error) ? "timed out" : "failed"
+        : !asked.has(field)
+          ? "pre-filled wrong"
+          : answered.has(field)
+            ? "lost after the model"
+            : "not in content sent";
+      const counts = (losses.byCorpus[item.corpus] ??= Object.fromEntries(LOSS_PLACES.map((p) => [p, 0])) as Record<LossPlace, number>);
+      counts[place] += 1;
+      losses.list.push({ id: item.id, corpus: item.corpus, field, place, expected: item.expected[field], predicted: extraction.data?.[field] ?? null });
+    }
+  }
+  return losses;
+}
+
+export interface ModelCallFigures {
+  calls: number;
+  pagesWithModel: number;
+  callsPerPageWithModel: number;
+  promptCharsP50: number;
+  promptCharsP95: number;
+  /** Model tokens per page, over all pages (pages the pre-fill answered whole count 0). */
+  tokensPerPage: number;
+}
+
+export function modelCallFigures(run: ScoredCase[]): ModelCallFigures {
+  const calls = run.flatMap((item) => item.calls);
+  const chars = calls.map((call) => call.prompt_chars).sort((a, b) => a - b);
+  const pagesWithModel = run.filter((item) => item.calls.length > 0).length;
+  const tokens = run.reduce((sum, { extraction }) => sum + (extraction.tokens ?? 0), 0);
+  const at = (q: number) => chars[Math.min(chars.length - 1, Math.max(0, Math.ceil(q * chars.length) - 1))] ?? 0;
+  return {
+    calls: calls.length,
+    pagesWithModel,
+    callsPerPageWithModel: Math.round((10 * calls.length) / Math.max(1, pagesWithModel)) / 10,
+    promptCharsP50: at(0.5),
+    promptCharsP95: at(0.95),
+    tokensPerPage: Math.round(tokens / Math.max(1, run.length)),
+  };
+}
+
+export function printLosses(losses: Losses, figures: ModelCallFigures): void {
+  console.log(`\nWhere the model path lost values (fields not right, by place)`);
+  console.log(`${"".padEnd(28)}${LOSS_PLACES.map((p) => p.padStart(22)).join("")}`);
+  for (const [corpus, counts] of Object.entries(losses.byCorpus).sort(([a], [b]) => a.localeCompare(b))) {
+    console.log(`${corpus.padEnd(28)}${LOSS_PLACES.map((p) => String(counts[p]).padStart(22)).join("")}`);
+  }
+  console.log(
+    `\nModel calls: ${figures.calls} on ${figures.pagesWithModel} pages (${figures.callsPerPageWithModel} per page that needed one); ` +
+      `characters sent per call p50 ${figures.promptCharsP50}, p95 ${figures.promptCharsP95}; ${figures.tokensPerPage} model tokens per page`,
+  );
+}
