@@ -18,11 +18,12 @@ import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { REPO_ROOT } from "../../scripts/dist/stack.js";
 import { isComplete } from "../../services/extractor/dist/hybrid.js";
 import { readCases, servePages, type Case } from "./corpus.js";
+import { addEvidence, DOUBT_BELOW, emptyEvidenceCounts } from "./evidence-figures.js";
 import { classifyLosses, modelCallFigures, printLosses } from "./losses.js";
 import { calibrate, printCalibration } from "./reliability.js";
 import { startOracle, type Oracle, type OracleCall } from "./oracle.js";
 import { startExtractorRunner, startStackRunner, type Extraction, type Runner } from "./runners.js";
-import { addOutcome, labelsComplete, metrics, scoreField, type Counts, type Metrics } from "./score.js";
+import { addOutcome, labelsComplete, metrics, scoreField, type Counts, type Metrics, type Outcome } from "./score.js";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -172,6 +173,24 @@ const PREFILL_PRECISION = 0.98;
 const calibration = builtinScored.length > 0 ? calibrate(builtinScored, PREFILL_PRECISION) : undefined;
 if (calibration) printCalibration(calibration, PREFILL_PRECISION);
 
+// How well evidence explains the builtin engine's answers (gRPC mode: the stack runner asks for the data alone).
+const evidenceCounts = emptyEvidenceCounts();
+(builtin ?? (model ? [] : results)).forEach(({ extraction }, i) => {
+  for (const [field, outcome] of Object.entries(builtinScored[i]!.outcomes)) addEvidence(evidenceCounts, outcome as Outcome, field, extraction.data?.[field] ?? null, extraction.evidence);
+});
+const evidence = mode === "extractor" && builtinScored.length > 0 ? {
+  correctValues: evidenceCounts.correctValues,
+  correctWithValueInText: round((100 * evidenceCounts.contained) / Math.max(1, evidenceCounts.correctValues)) / 100,
+  wrongFields: evidenceCounts.wrongFields,
+  wrongFlaggedBelow06: round((100 * evidenceCounts.flagged) / Math.max(1, evidenceCounts.wrongFields)) / 100,
+} : undefined;
+if (evidence) {
+  console.log(
+    `\nEvidence: ${evidenceCounts.contained} of ${evidenceCounts.correctValues} correct values (${pct(evidenceCounts.contained, evidenceCounts.correctValues)}) have the value in their evidence text; ` +
+      `${evidenceCounts.flagged} of ${evidenceCounts.wrongFields} wrong fields (${pct(evidenceCounts.flagged, evidenceCounts.wrongFields)}) are flagged by a confidence below ${DOUBT_BELOW}`,
+  );
+}
+
 let llm: Record<string, unknown> | undefined;
 if (oracle) {
   await oracle.stop();
@@ -199,6 +218,7 @@ await writeFile(
       timing,
       pageKb,
       hybrid,
+      evidence,
       errors,
       calibration,
       ...llm,

@@ -114,6 +114,11 @@ describe("every row of the error table", () => {
     expect(body.errors).toEqual([expect.objectContaining({ path: "/schema/offer/0/price" })]);
   });
 
+  it("evidence-unavailable: a screenshot without the evidence envelope", async () => {
+    const body = await expectProblem(await run.scrape({ url: url("/ok"), schema: { a: "string" }, options: { screenshot: true } }), "evidence-unavailable");
+    expect(body.errors).toEqual([{ path: "/options/screenshot", description: "needs options.evidence" }]);
+  });
+
   it("unauthorized: missing and wrong keys", async () => {
     await expectProblem(await run.scrape({ url: url("/ok"), schema: { a: "string" } }, {}), "unauthorized");
     await expectProblem(await run.scrape({ url: url("/ok"), schema: { a: "string" } }, { "x-api-key": "wnw_nope" }), "unauthorized");

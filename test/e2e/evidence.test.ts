@@ -5,8 +5,12 @@
  * element holding that text. The builtin engine pre-fills what it can; the
  * model (our scripted server) answers the rest, grounded or not.
  */
+import { randomUUID } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../scripts/src/stack.js";
 import { LAUNCH_ARGS } from "../../services/renderer/src/browser.js";
 import { startFakeLlm, type ChatRequestBody, type FakeLlm } from "../support/fake-llm.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
@@ -44,6 +48,8 @@ function modelAnswer(body: ChatRequestBody): Record<string, unknown> {
   const asked = Object.keys((body.response_format?.json_schema?.schema.properties ?? {}) as Record<string, unknown>);
   return Object.fromEntries(asked.map((field) => [field, MODEL_VALUES[field] ?? null]));
 }
+
+const SCREENSHOTS = path.join(REPO_ROOT, "test-results", "playground");
 
 /** The non-null leaves and array items of an answer, by JSON pointer. */
 function leaves(value: unknown, pointer = ""): string[] {
@@ -139,8 +145,53 @@ describe("evidence for every value", () => {
   it("answers exactly the schema's shape without the option, and refuses a malformed one", async () => {
     const plain = await run.scrape({ url: `${run.site.origin}/recipe`, schema: { title: "string", cuisine: "string" } });
     expect(await plain.json()).toEqual({ title: "Ridge Stew", cuisine: "Alpine" });
+    // A screenshot comes in the envelope, from the browser even when the page was read statically.
+    const shot = await run.scrape({ url: `${run.site.origin}/recipe`, schema: { cuisine: "string" }, options: { render: "static", evidence: true, screenshot: true } });
+    expect(shot.status).toBe(200);
+    expect(shot.headers.get("server-timing")).toMatch(/screenshot;dur=/);
+    const shown = (await shot.json()) as { data: unknown; screenshot: string };
+    expect(shown.data).toEqual({ cuisine: "Alpine" });
+    expect(shown.screenshot).toMatch(/^data:image\/jpeg;base64,\/9j\//);
     const bad = await run.scrape({ url: `${run.site.origin}/recipe`, schema: { title: "string" }, options: { evidence: "yes" } });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ type: "https://winnow.dev/problems/invalid-request", errors: [{ path: "/options/evidence", description: "must be boolean" }] });
+  });
+
+  it("shows each value in the playground with its source, text and confidence, and the page with those elements outlined, at desktop and phone width", async () => {
+    await mkdir(SCREENSHOTS, { recursive: true });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+    const dashboard = await context.newPage();
+    await dashboard.goto(`${run.stack.gatewayUrl}/dashboard/login`);
+    await dashboard.getByRole("link", { name: "Sign up" }).click();
+    await dashboard.getByLabel("Email").fill(`${randomUUID()}@example.com`);
+    await dashboard.getByLabel(/^Password/).fill("a long enough password");
+    await dashboard.getByRole("button", { name: "Sign up" }).click();
+    await dashboard.waitForURL(`${run.stack.gatewayUrl}/dashboard`);
+
+    await dashboard.getByRole("link", { name: "Playground", exact: true }).click();
+    await dashboard.getByLabel("Page URL").fill(`${run.site.origin}/recipe`);
+    await dashboard.getByLabel(/^Schema/).fill(JSON.stringify({ title: "string", author: "string", cuisine: "string", ingredients: ["string"], reviews: [{ author: "string", rating: "number" }] }));
+    await dashboard.getByLabel(/Show the page/).check();
+    await dashboard.getByRole("button", { name: "Scrape" }).click();
+    await expect.poll(() => dashboard.locator("#result-status").textContent(), { timeout: 60_000 }).toBe("200 OK");
+
+    // One row per value: 3 fields, 3 ingredients, 2 reviews of 2 fields.
+    const rows = dashboard.locator("#evidence tbody tr");
+    expect(await rows.count()).toBe(10);
+    const cuisine = rows.filter({ hasText: "/cuisine" });
+    expect(await cuisine.locator("td").allTextContents()).toEqual([expect.stringContaining('"Alpine"'), "label", expect.stringContaining("Alpine"), expect.stringMatching(/^\d+%$/)]);
+    expect(await cuisine.locator(".selector").textContent()).toBeTruthy();
+    expect(await rows.filter({ hasText: "/ingredients/0" }).locator("td").nth(1).textContent()).toBe("json-ld");
+    // The screenshot is the page as the browser loaded it, shown under the table.
+    const image = dashboard.getByRole("img", { name: /elements values were read from outlined/ });
+    expect(await image.getAttribute("src")).toMatch(/^data:image\/jpeg;base64,/);
+    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    await dashboard.screenshot({ path: path.join(SCREENSHOTS, "playground-desktop.png"), fullPage: true });
+
+    // Phone width: the table scrolls within its card rather than widening the page.
+    await dashboard.setViewportSize({ width: 390, height: 844 });
+    expect(await dashboard.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await dashboard.screenshot({ path: path.join(SCREENSHOTS, "playground-phone.png"), fullPage: true });
+    await context.close();
   });
 });

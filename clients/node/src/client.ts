@@ -1,4 +1,5 @@
 import { ConnectionError, errorFromProblem, ServerError, TimeoutError, WinnowError, type Problem } from "./errors.js";
+import type { ScrapeWithEvidence } from "./evidence.js";
 import type { Schema, ScrapeResult } from "./schema.js";
 
 export interface WinnowOptions {
@@ -16,21 +17,23 @@ export interface WinnowOptions {
   fetch?: typeof fetch;
 }
 
-export interface ScrapeOptions {
+export interface ScrapeOptions<E extends boolean = boolean> {
   /** How to load the page: "auto" (default), "static" (no JavaScript) or "browser". */
   render?: "auto" | "static" | "browser";
   /** Upper bound for loading the page, in ms. */
   timeoutMs?: number;
   /** A CSS selector to wait for before the page is read. */
   waitFor?: string;
+  /** Answer `{ data, evidence }`: the data, and where each value was read. */
+  evidence?: E;
 }
 
-export interface ScrapeRequest<S extends Schema> {
+export interface ScrapeRequest<S extends Schema, E extends boolean = boolean> {
   url: string;
   schema: S;
   /** Extra instructions for the model (summaries, translation, formats). */
   taskDescription?: string;
-  options?: ScrapeOptions;
+  options?: ScrapeOptions<E>;
   /** Cancels the call (and any retry waiting). */
   signal?: AbortSignal;
   /** Overrides the client's timeoutMs for this call. */
@@ -61,12 +64,12 @@ export class Winnow {
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
 
-  /** Extracts data in the schema's shape from the page at `url`. */
-  async scrape<const S extends Schema>(request: ScrapeRequest<S>): Promise<ScrapeResult<S>> {
+  /** Extracts data in the schema's shape from the page at `url`; with `options.evidence`, `{ data, evidence }`. */
+  async scrape<const S extends Schema, const E extends boolean = false>(request: ScrapeRequest<S, E>): Promise<E extends true ? ScrapeWithEvidence<S> : ScrapeResult<S>> {
     const body: Record<string, unknown> = { url: request.url, schema: request.schema };
     if (request.taskDescription !== undefined) body.task_description = request.taskDescription;
     if (request.options) body.options = toWireOptions(request.options);
-    return (await this.#post("/scrape", body, request.signal, request.timeoutMs ?? this.#timeoutMs)) as ScrapeResult<S>;
+    return (await this.#post("/scrape", body, request.signal, request.timeoutMs ?? this.#timeoutMs)) as E extends true ? ScrapeWithEvidence<S> : ScrapeResult<S>;
   }
 
   async #post(path: string, body: unknown, callerSignal: AbortSignal | undefined, timeoutMs: number): Promise<unknown> {
@@ -125,6 +128,7 @@ function toWireOptions(options: ScrapeOptions): Record<string, unknown> {
   if (options.render !== undefined) wire.render = options.render;
   if (options.timeoutMs !== undefined) wire.timeout_ms = options.timeoutMs;
   if (options.waitFor !== undefined) wire.wait_for = options.waitFor;
+  if (options.evidence !== undefined) wire.evidence = options.evidence;
   return wire;
 }
 

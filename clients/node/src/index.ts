@@ -11,4 +11,5 @@ export {
   WinnowError,
   type Problem,
 } from "./errors.js";
+export type { Evidence, EvidenceSource, ScrapeWithEvidence } from "./evidence.js";
 export type { FieldType, ScalarTypeName, Schema, ScrapeResult } from "./schema.js";

@@ -61,6 +61,13 @@ describe("Winnow client", () => {
     expect(upstream.seen.at(-1)?.headers["x-api-key"]).toBe(run.stack.apiKey);
   });
 
+  it("returns the data with its evidence when asked", async () => {
+    const { data, evidence } = await client().scrape({ url: product, schema: { product_name: "string", price_usd: "number" }, options: { evidence: true } });
+    expect(data).toEqual({ product_name: "Ridgeline Trail Shoe", price_usd: 129.99 });
+    expect(evidence["/product_name"]).toMatchObject({ source: "json-ld", text: "Ridgeline Trail Shoe", grounded: true });
+    expect(evidence["/price_usd"]?.text).toContain("129.99");
+  });
+
   it("reads the key from WINNOW_API_KEY", async () => {
     process.env.WINNOW_API_KEY = run.stack.apiKey;
     try {

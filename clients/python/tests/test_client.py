@@ -59,6 +59,15 @@ class ScrapeTest(unittest.TestCase):
         self.assertEqual(data, {"product_name": "Ridgeline Trail Shoe", "price_usd": 129.99, "tags": None})
         self.assertEqual(upstream.seen[-1]["x-api-key"], stack.api_key)
 
+    def test_returns_the_data_with_its_evidence_when_asked(self) -> None:
+        answer = client().scrape(product_url(), {"product_name": "string", "price_usd": "number"}, evidence=True)
+        self.assertEqual(answer["data"], {"product_name": "Ridgeline Trail Shoe", "price_usd": 129.99})
+        self.assertEqual(answer["evidence"]["/product_name"]["source"], "json-ld")
+        self.assertEqual(answer["evidence"]["/product_name"]["text"], "Ridgeline Trail Shoe")
+        self.assertIn("129.99", answer["evidence"]["/price_usd"].get("text", ""))
+        # Asked through options too, as the API spells it.
+        self.assertIn("evidence", client().scrape(product_url(), {"brand": "string"}, options={"evidence": True}))
+
     def test_reads_the_key_from_the_environment(self) -> None:
         os.environ["WINNOW_API_KEY"] = stack.api_key
         try:

@@ -7,6 +7,7 @@
 """
 
 from ._client import AsyncWinnow, Winnow, __version__
+from .evidence import Evidence, ScrapeWithEvidence
 from .errors import (
     AuthenticationError,
     ConnectionError,
@@ -23,9 +24,11 @@ __all__ = [
     "AsyncWinnow",
     "AuthenticationError",
     "ConnectionError",
+    "Evidence",
     "InvalidRequestError",
     "ModelError",
     "RateLimitError",
+    "ScrapeWithEvidence",
     "ServerError",
     "TargetError",
     "TimeoutError",

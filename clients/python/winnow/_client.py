@@ -12,8 +12,9 @@ import socket
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Literal, Mapping, Optional, Union, overload
 
+from .evidence import ScrapeWithEvidence
 from .errors import ConnectionError, ServerError, TimeoutError, WinnowError, error_from_problem
 
 __version__ = "0.1.0"
@@ -51,6 +52,12 @@ class Winnow:
         self.max_retries = max_retries
         self.retry_base_delay = retry_base_delay
 
+    # The answer's type follows ``evidence``: the data alone, or the data with its evidence.
+    @overload
+    def scrape(self, url: str, schema: Mapping[str, Any], task_description: Optional[str] = ..., options: Optional[Mapping[str, Any]] = ..., *, timeout: Optional[float] = ..., evidence: Literal[False] = ...) -> Dict[str, Any]: ...
+    @overload
+    def scrape(self, url: str, schema: Mapping[str, Any], task_description: Optional[str] = ..., options: Optional[Mapping[str, Any]] = ..., *, timeout: Optional[float] = ..., evidence: Literal[True]) -> ScrapeWithEvidence: ...
+
     def scrape(
         self,
         url: str,
@@ -59,18 +66,21 @@ class Winnow:
         options: Optional[Mapping[str, Any]] = None,
         *,
         timeout: Optional[float] = None,
-    ) -> Dict[str, Any]:
+        evidence: bool = False,
+    ) -> Union[Dict[str, Any], ScrapeWithEvidence]:
         """Extracts data in the schema's shape from the page at ``url``.
 
         ``options`` (all optional): ``render`` ("auto", "static" or "browser"),
-        ``timeout_ms`` and ``wait_for`` (a CSS selector).
+        ``timeout_ms`` and ``wait_for`` (a CSS selector). With ``evidence=True``
+        the answer is ``{"data": ..., "evidence": {pointer: Evidence}}``.
         """
         body: Dict[str, Any] = {"url": url, "schema": dict(schema)}
         if task_description is not None:
             body["task_description"] = task_description
-        if options is not None:
-            body["options"] = dict(options)
-        return self._post("/scrape", body, self.timeout if timeout is None else timeout)
+        if options is not None or evidence:
+            body["options"] = {**dict(options or {}), **({"evidence": True} if evidence else {})}
+        answer = self._post("/scrape", body, self.timeout if timeout is None else timeout)
+        return ScrapeWithEvidence(data=answer["data"], evidence=answer["evidence"]) if evidence else answer
 
     def _post(self, path: str, body: Dict[str, Any], timeout: float) -> Dict[str, Any]:
         data = json.dumps(body).encode("utf-8")
@@ -162,9 +172,10 @@ class AsyncWinnow:
         options: Optional[Mapping[str, Any]] = None,
         *,
         timeout: Optional[float] = None,
-    ) -> Dict[str, Any]:
+        evidence: bool = False,
+    ) -> Union[Dict[str, Any], ScrapeWithEvidence]:
         """See :meth:`Winnow.scrape`."""
-        return await asyncio.to_thread(self._client.scrape, url, schema, task_description, options, timeout=timeout)
+        return await asyncio.to_thread(self._client.scrape, url, schema, task_description, options, timeout=timeout, evidence=evidence)  # type: ignore[call-overload]
 
 
 class _HttpFailure(Exception):

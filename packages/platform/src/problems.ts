@@ -56,6 +56,10 @@ export const PROBLEM_TYPES = {
     status: 415, title: "Unsupported content type", grpc: INVALID_ARGUMENT, retryable: false,
     when: "The body is not sent as `application/json` (UTF-8).",
   },
+  "evidence-unavailable": {
+    status: 422, title: "Evidence cannot be given as asked", grpc: INVALID_ARGUMENT, retryable: false,
+    when: "The request asks for evidence in a way that cannot be honoured: `options.screenshot` without `options.evidence` (only the evidence envelope has room for the image; the plain answer keeps exactly the schema's shape).",
+  },
   "rate-limited": {
     status: 429, title: "Rate limit exceeded", grpc: RESOURCE_EXHAUSTED, retryable: true,
     when: "Too many requests per minute, or too many scrapes in flight, for this key; `Retry-After` and `RateLimit-*` say when to try again.",

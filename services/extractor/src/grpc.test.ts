@@ -90,6 +90,20 @@ describe("ExtractorService over gRPC", () => {
     expect(input?.tokenCount).toBeGreaterThan(100);
   });
 
+  it("gives evidence only when asked: where the model found each value, or that it did not", async () => {
+    modelAnswer = () => ({ title: "Desk Lamp", price_usd: 19.99, colours: ["black"] });
+    expect((await extractWith(withLlm.client, {})).evidence).toEqual([]);
+    const response = await extractWith(withLlm.client, { options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: true } });
+    expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, colours: ["black"] });
+    const byPointer = Object.fromEntries(response.evidence.map(({ pointer, ...rest }) => [pointer, rest]));
+    expect(Object.keys(byPointer).sort()).toEqual(["/colours/0", "/price_usd", "/title"]);
+    // Free text and prices from structured data are not proven enough to stand alone: the model confirmed them on the page.
+    expect(byPointer["/title"]).toMatchObject({ source: "model", text: expect.stringContaining("Desk Lamp"), grounded: true });
+    expect(byPointer["/price_usd"]).toMatchObject({ source: "model", text: expect.stringContaining("19.99"), grounded: true });
+    // Not on the page: the model's value is kept (grounding warns), and its evidence says so.
+    expect(byPointer["/colours/0"]).toEqual({ source: "model", text: "", selector: "", confidence: 0.3, grounded: false });
+  });
+
   it("refuses ENGINE_LLM when no LLM is configured", async () => {
     const error = await failure(extractWith(builtinOnly.client, { options: { engine: Engine.ENGINE_LLM, includeModelInput: false } }));
     expect(error.type).toBe("invalid-request");

@@ -180,12 +180,19 @@ export function playgroundPage({ csrf, apiKey }: { csrf: string; apiKey: string 
   <textarea id="schema" name="schema" rows="6" required spellcheck="false">{ "title": "string", "price": "number" }</textarea>
   <label for="task">Task description (optional)</label>
   <input id="task" name="task" type="text" placeholder="e.g. the price is the discounted one">
+  <label class="check"><input id="screenshot" name="screenshot" type="checkbox"> Show the page, with where each value was read outlined (loads it again in the browser)</label>
   <button type="submit">Scrape</button>
 </form>
 <section class="card" aria-labelledby="result-heading">
 <h2 id="result-heading">Result</h2>
 <p id="result-status" role="status" aria-live="polite" class="muted">Nothing yet.</p>
-<pre id="result" tabindex="0"></pre>
+<div class="scroll"><table id="evidence" hidden>
+<caption class="muted">Each value, where it was read and how sure Winnow is</caption>
+<thead><tr><th scope="col">Value</th><th scope="col">Source</th><th scope="col">Page text</th><th scope="col">Confidence</th></tr></thead>
+<tbody></tbody>
+</table></div>
+<figure id="page-shot" hidden><img alt="The page, with the elements values were read from outlined"><figcaption class="muted">The page as the browser loaded it; outlined: the elements values were read from.</figcaption></figure>
+<details><summary>JSON</summary><pre id="result" tabindex="0"></pre></details>
 </section>`,
     true,
     csrf,

@@ -15,7 +15,7 @@ export interface ResponseHeader {
 /** Headers on a successful scrape. */
 export const SUCCESS_HEADERS: ResponseHeader[] = [
   { name: "x-request-id", description: "The request's id (the caller's own when it sent a valid one); also in logs and traces." },
-  { name: "Server-Timing", description: "Time spent in `auth`, `render` and `extract`, in ms, and the renderer's own split of `render`: `render-queue` (waiting for a browser page), `render-navigation` (loading) and `render-settle` (letting the page settle); `auth` says `desc=\"cached\"` when the key was checked from the gateway's memory." },
+  { name: "Server-Timing", description: "Time spent in `auth`, `render` and `extract`, in ms, and the renderer's own split of `render`: `render-queue` (waiting for a browser page), `render-navigation` (loading) and `render-settle` (letting the page settle), and `screenshot` when one was asked for; `auth` says `desc=\"cached\"` when the key was checked from the gateway's memory." },
   { name: "x-winnow-engine", description: "Which engine filled the schema: `llm` or `builtin`." },
   { name: "x-winnow-render-path", description: "How the page was loaded: `static` or `browser`." },
   { name: "x-winnow-tokens-in", description: "Model tokens sent (LLM engine only)." },
@@ -94,6 +94,7 @@ export const evidenceResponseSchema = {
       description: "By JSON pointer (RFC 6901) of a field or an array item (`/price`, `/ingredients/0`, `/author/name`): each non-null value that has evidence.",
       additionalProperties: { $ref: "#/components/schemas/Evidence" },
     },
+    screenshot: { type: "string", description: "With `options.screenshot`: a JPEG of the page's top with the evidence's elements outlined, as a `data:image/jpeg;base64,` URL." },
   },
 };
 

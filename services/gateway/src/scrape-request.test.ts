@@ -29,11 +29,13 @@ describe("parseScrapeRequest", () => {
       schema: { a: "string" },
       options: { render: "browser", timeout_ms: 5000, wait_for: "#price" },
     });
-    expect(request.renderOptions).toEqual({ mode: RenderMode.RENDER_MODE_BROWSER, timeoutMs: 5000, waitFor: "#price" });
+    expect(request.renderOptions).toEqual({ mode: RenderMode.RENDER_MODE_BROWSER, timeoutMs: 5000, waitFor: "#price", screenshot: false, outline: [] });
     expect(parseScrapeRequest({ url: "https://shop.example/", schema: { a: "string" }, options: { render: "static" } }).renderOptions).toEqual({
       mode: RenderMode.RENDER_MODE_STATIC,
       timeoutMs: 0,
       waitFor: "",
+      screenshot: false,
+      outline: [],
     });
     expect(parseScrapeRequest({ url: "https://shop.example/", schema: { a: "string" } }).renderOptions.mode).toBe(RenderMode.RENDER_MODE_UNSPECIFIED);
   });

@@ -28,6 +28,10 @@ export const scrapeRequestSchema = {
         render: { enum: ["auto", "static", "browser"], description: "auto: fetch statically, use the browser only when the page needs it." },
         timeout_ms: { type: "integer", minimum: 1, maximum: 120_000, description: "Upper bound for rendering the page." },
         wait_for: { type: "string", minLength: 1, maxLength: 1024, description: "CSS selector to wait for (needs the browser)." },
+        screenshot: {
+          type: "boolean",
+          description: "With `evidence`: also a JPEG screenshot of the page's top, loaded in the browser, with the elements the evidence names outlined (`screenshot` in the answer, as a data: URL). Needs the browser; costs a second page load.",
+        },
         evidence: { type: "boolean", description: "Answer `{ \"data\": <the schema-shaped object>, \"evidence\": {...} }`: for each value (by JSON pointer), where it was read, the page text, the element's CSS selector, a confidence and whether it is on the page." },
       },
     },
@@ -58,6 +62,7 @@ interface ScrapeOptions {
   timeout_ms?: number;
   wait_for?: string;
   evidence?: boolean;
+  screenshot?: boolean;
 }
 
 export interface ScrapeRequest {
@@ -69,6 +74,8 @@ export interface ScrapeRequest {
   renderOptions: RenderOptions;
   /** Answer `{ data, evidence }` rather than the data alone. */
   evidence: boolean;
+  /** With evidence: a screenshot with the evidence's elements outlined. */
+  screenshot: boolean;
 }
 
 const validateBody = new Ajv2020({ allErrors: true }).compile(scrapeRequestSchema);
@@ -104,6 +111,11 @@ export function parseScrapeRequest(body: unknown): ScrapeRequest {
     task_description?: string;
     options?: ScrapeOptions;
   };
+  if (options.screenshot && !options.evidence) {
+    throw new WinnowError("evidence-unavailable", "options.screenshot needs options.evidence: only the evidence envelope has room for the image", {
+      violations: [{ path: "/options/screenshot", description: "needs options.evidence" }],
+    });
+  }
   return {
     // Refused here what is never fetchable, before any backend is asked; the renderer checks again.
     url: parseTargetUrl(url).href,
@@ -113,8 +125,11 @@ export function parseScrapeRequest(body: unknown): ScrapeRequest {
       mode: options.render ? RENDER_MODES[options.render] : RenderMode.RENDER_MODE_UNSPECIFIED,
       timeoutMs: options.timeout_ms ?? 0,
       waitFor: options.wait_for ?? "",
+      screenshot: false,
+      outline: [],
     },
     evidence: options.evidence ?? false,
+    screenshot: options.screenshot ?? false,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import { callUnary } from "@winnow/platform";
 import { Engine, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { RenderMode, RenderPath, type RenderOptions } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { Backends } from "./backends.js";
 import { parseScrapeRequest } from "./scrape-request.js";
 
@@ -41,6 +41,13 @@ export function scrapeHandler(backends: Backends): RequestHandler {
     );
     res.locals.timings.extract = performance.now() - started;
 
+    let screenshot: string | undefined;
+    if (request.screenshot) {
+      started = performance.now();
+      screenshot = await screenshotOf(backends, page.finalUrl, request.renderOptions, result.evidence, hop);
+      res.locals.timings.screenshot = performance.now() - started;
+    }
+
     res.setHeader("Server-Timing", serverTiming(res.locals.timings, res.locals.keyFromCache));
     res.setHeader("x-winnow-engine", engineName(result.engine));
     res.setHeader("x-winnow-render-path", renderPathName(page.path));
@@ -48,10 +55,24 @@ export function scrapeHandler(backends: Backends): RequestHandler {
       res.setHeader("x-winnow-tokens-in", String(result.usage.promptTokens));
       res.setHeader("x-winnow-tokens-out", String(result.usage.completionTokens));
     }
+
     // The data as the extractor wrote it, alone or in the evidence envelope.
-    const body = request.evidence ? `{"data":${result.dataJson},"evidence":${JSON.stringify(evidenceByPointer(result.evidence))}}` : result.dataJson;
+    const envelope = { evidence: evidenceByPointer(result.evidence), ...(screenshot ? { screenshot } : {}) };
+    const body = request.evidence ? `{"data":${result.dataJson},${JSON.stringify(envelope).slice(1)}` : result.dataJson;
     res.status(200).type("application/json").send(body);
   };
+}
+
+/**
+ * The page loaded again in the browser, with the elements the evidence
+ * names outlined, as a data: URL. A second load: the selectors exist only
+ * once the first load's page has been extracted.
+ */
+async function screenshotOf(backends: Backends, url: string, options: RenderOptions, evidence: Evidence[], hop: { deadline: Date; signal: AbortSignal }): Promise<string> {
+  const outline = [...new Set(evidence.map((item) => item.selector).filter((selector) => selector !== ""))];
+  const { renderer } = backends;
+  const shot = await callUnary(renderer.render.bind(renderer), { url, options: { ...options, mode: RenderMode.RENDER_MODE_BROWSER, screenshot: true, outline } }, hop);
+  return `data:image/jpeg;base64,${shot.screenshot.toString("base64")}`;
 }
 
 /** The extractor's evidence as the API states it: by JSON pointer, empty text and selector left out. */

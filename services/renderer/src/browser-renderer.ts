@@ -137,7 +137,7 @@ export class BrowserRenderer {
     const contentType = response.headers()["content-type"] ?? "";
     const passedThrough = pageContent(contentType, () => "");
     if (!passedThrough.isHtml) {
-      return { finalUrl: page.url(), status: response.status(), contentType, html: await response.text(), title: "" };
+      return { finalUrl: page.url(), status: response.status(), contentType, html: await response.text(), title: "", screenshot: Buffer.alloc(0) };
     }
 
     mark = performance.now();
@@ -161,7 +161,8 @@ export class BrowserRenderer {
     await assertRedirectsAllowed();
     // A navigation the page started that failed leaves the browser's own error page, which is not the page.
     if (!/^https?:/.test(page.url())) throw new WinnowError("target-unreachable", "the page navigated to an address that did not load");
-    return { finalUrl: page.url(), status: response.status(), contentType, html, title };
+    const screenshot = job.screenshot ? await screenshotOf(page, job.outline ?? [], remaining()) : Buffer.alloc(0);
+    return { finalUrl: page.url(), status: response.status(), contentType, html, title, screenshot };
   }
 
   /**
@@ -248,6 +249,31 @@ function noteScrollListeners(): void {
       return add.apply(this, args);
     };
   }
+}
+
+/** Tallest screenshot taken, in CSS pixels: the page's top, where a page's main content and its values are. */
+const MAX_SCREENSHOT_HEIGHT = 4000;
+
+/** A JPEG of the page's top with the elements the selectors name outlined. */
+async function screenshotOf(page: Page, outline: string[], timeout: number): Promise<Buffer> {
+  const height = await page.evaluate(outlineElements, outline);
+  const width = page.viewportSize()?.width ?? 1280;
+  return page.screenshot({ type: "jpeg", quality: 70, fullPage: true, clip: { x: 0, y: 0, width, height: Math.min(height, MAX_SCREENSHOT_HEIGHT) }, timeout });
+}
+
+/** Runs in the page: outlines the elements (a selector that does not parse is skipped) and returns the document's height. */
+function outlineElements(selectors: string[]): number {
+  for (const selector of selectors) {
+    try {
+      for (const element of document.querySelectorAll<HTMLElement>(selector)) {
+        element.style.setProperty("outline", "3px solid #e8590c", "important");
+        element.style.setProperty("outline-offset", "1px", "important");
+      }
+    } catch {
+      // Not a selector this browser reads: nothing to outline.
+    }
+  }
+  return Math.max(1, document.documentElement.scrollHeight);
 }
 
 /** Runs in the page: see BrowserRenderer#html. Null when the result would pass maxChars. */

@@ -132,7 +132,7 @@ function render(
   options: Partial<NonNullable<RenderRequest["options"]>> = {},
   deadline = new Date(Date.now() + 30_000),
 ): Promise<RenderResponse> {
-  const request: RenderRequest = { url, options: { mode: RenderMode.RENDER_MODE_UNSPECIFIED, timeoutMs: 0, waitFor: "", ...options } };
+  const request: RenderRequest = { url, options: { mode: RenderMode.RENDER_MODE_UNSPECIFIED, timeoutMs: 0, waitFor: "", screenshot: false, outline: [], ...options } };
   return callUnary(client.render.bind(client), request, { deadline });
 }
 
@@ -183,6 +183,16 @@ describe("Render", () => {
   it("waits for the wait_for selector", async () => {
     const response = await render(`${base}/delayed`, { waitFor: "p.late" });
     expect(response.html).toContain("arrived late");
+  });
+
+  it("takes a screenshot in the browser on request, with the named elements outlined", async () => {
+    const plain = await render(`${base}/static`, { screenshot: true });
+    const outlined = await render(`${base}/static`, { screenshot: true, outline: ["h1", "p[[[", ".none"] });
+    expect(outlined.path).toBe(RenderPath.RENDER_PATH_BROWSER);
+    // A JPEG, and the outline changed it; selectors that match nothing or do not parse are skipped.
+    expect([...outlined.screenshot.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    expect(outlined.screenshot.equals(plain.screenshot)).toBe(false);
+    expect((await render(`${base}/static`)).screenshot).toHaveLength(0);
   });
 
   it("refuses an invalid wait_for selector as invalid-request", async () => {

@@ -23,8 +23,8 @@ export class PageRenderer {
   ) {}
 
   async render(job: RenderJob): Promise<RenderResponse> {
-    // A wait_for selector is about the rendered DOM; only a browser can honour it.
-    if (job.mode === "browser" || job.waitFor) return this.browser.render(job);
+    // A wait_for selector is about the rendered DOM, and a screenshot is of it; only a browser can honour them.
+    if (job.mode === "browser" || job.waitFor || job.screenshot) return this.browser.render(job);
     const started = performance.now();
     const deadline = deadlineSignal(job.signal, job.timeoutMs);
     const page = await this.staticFetcher.fetch(job.url, deadline.signal).finally(deadline.dispose);
@@ -40,6 +40,7 @@ export class PageRenderer {
       html: page.html,
       title: shape.title,
       path: RenderPath.RENDER_PATH_STATIC,
+      screenshot: Buffer.alloc(0),
       timings: { queueMs: 0, navigationMs: staticMs, settleMs: 0, totalMs: staticMs },
     };
   }

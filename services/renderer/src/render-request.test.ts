@@ -7,6 +7,8 @@ const options = (overrides: Partial<NonNullable<RenderRequest["options"]>>) => (
   mode: RenderMode.RENDER_MODE_UNSPECIFIED,
   timeoutMs: 0,
   waitFor: "",
+  screenshot: false,
+  outline: [],
   ...overrides,
 });
 
@@ -40,6 +42,8 @@ describe("toRenderJob", () => {
     [{ url: `https://example.com/${"a".repeat(9000)}` }, "/url"],
     [{ url: "https://example.com/", options: options({ mode: 42 as RenderMode }) }, "/options/mode"],
     [{ url: "https://example.com/", options: options({ waitFor: "a".repeat(2000) }) }, "/options/wait_for"],
+    [{ url: "https://example.com/", options: options({ screenshot: true, mode: RenderMode.RENDER_MODE_STATIC }) }, "/options/screenshot"],
+    [{ url: "https://example.com/", options: options({ outline: Array.from({ length: 501 }, () => "p") }) }, "/options/outline"],
   ])("refuses %j as invalid-request at %s", (request, path) => {
     expect(() => toRenderJob(request, { deadline: undefined, signal }, 20_000)).toThrow(
       expect.objectContaining({ type: "invalid-request", violations: [expect.objectContaining({ path })] }),

@@ -9,6 +9,9 @@ export interface RenderJob {
   mode: RenderChoice;
   /** CSS selector to wait for; empty for none. */
   waitFor: string;
+  /** Take a screenshot, with these elements outlined. */
+  screenshot?: boolean;
+  outline?: string[];
   timeoutMs: number;
   /** The caller's deadline set timeoutMs (not its own timeout or the service's limit): running out of it is the request's deadline, not the page's slowness. */
   deadlineBound?: boolean;
@@ -17,6 +20,8 @@ export interface RenderJob {
 }
 
 const MAX_SELECTOR_LENGTH = 1024;
+/** Elements outlined in one screenshot: every value of a large schema, not more. */
+const MAX_OUTLINES = 500;
 const MODES = new Map<number, RenderChoice>([
   [RenderMode.RENDER_MODE_UNSPECIFIED, "auto"],
   [RenderMode.RENDER_MODE_AUTO, "auto"],
@@ -44,11 +49,18 @@ export function toRenderJob(request: RenderRequest, context: Pick<CallContext, "
     throw invalid("/options/wait_for", "wait_for needs the browser; use the auto or browser render mode");
   }
 
+  const screenshot = options?.screenshot ?? false;
+  if (screenshot && mode === "static") throw invalid("/options/screenshot", "a screenshot needs the browser; use the auto or browser render mode");
+  const outline = options?.outline ?? [];
+  if (outline.length > MAX_OUTLINES || outline.some((selector) => selector.length > MAX_SELECTOR_LENGTH)) {
+    throw invalid("/options/outline", `at most ${MAX_OUTLINES} selectors of at most ${MAX_SELECTOR_LENGTH} characters`);
+  }
+
   const leftOfDeadline = context.deadline ? context.deadline.getTime() - Date.now() : Infinity;
   const timeoutMs = Math.min(options?.timeoutMs || Infinity, maxTimeoutMs, leftOfDeadline);
   if (timeoutMs <= 0) throw new WinnowError("target-timeout", "the deadline passed before the render could start");
 
-  return { url, mode, waitFor, timeoutMs, deadlineBound: timeoutMs === leftOfDeadline, signal: context.signal };
+  return { url, mode, waitFor, screenshot, outline, timeoutMs, deadlineBound: timeoutMs === leftOfDeadline, signal: context.signal };
 }
 
 function invalid(path: string, description: string): WinnowError {

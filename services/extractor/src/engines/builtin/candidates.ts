@@ -73,8 +73,9 @@ function entityValue(path: string, source: Source): Scored<unknown> | undefined 
     // and the name of a WebPage is usually its <title>, site name and all.
     const standIn = source.page && isSupporting(entity) && entity !== source.page.subject && (entity === source.entities[0] || path === "name");
     const confidence = standIn ? 0.6 : 1;
-    const origin = statedOrigin(holder, path.split(".").at(-1)!, value);
-    return { value: Array.isArray(value) ? value.map((item) => asEntity(item, source.graph) ?? item) : (asEntity(value, source.graph) ?? value), confidence, origin };
+    // References ({"@id": "#author"}) followed: the value is the entity they name, and so is its stated text.
+    const resolved = Array.isArray(value) ? value.map((item) => asEntity(item, source.graph) ?? item) : (asEntity(value, source.graph) ?? value);
+    return { value: resolved, confidence, origin: statedOrigin(holder, path.split(".").at(-1)!, resolved) };
   }
   return undefined;
 }

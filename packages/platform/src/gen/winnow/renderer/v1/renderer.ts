@@ -116,6 +116,16 @@ export interface RenderOptions {
   timeoutMs: number;
   /** CSS selector to wait for before the DOM is taken. */
   waitFor: string;
+  /**
+   * Take a screenshot of the page as loaded (RenderResponse.screenshot);
+   * needs the browser, so it is refused with RENDER_MODE_STATIC.
+   */
+  screenshot: boolean;
+  /**
+   * CSS selectors of elements to outline in the screenshot (the elements
+   * evidence names); selectors that match nothing or do not parse are skipped.
+   */
+  outline: string[];
 }
 
 export interface RenderRequest {
@@ -142,11 +152,15 @@ export interface RenderResponse {
   html: string;
   title: string;
   path: RenderPath;
-  timings?: RenderTimings | undefined;
+  timings?:
+    | RenderTimings
+    | undefined;
+  /** When options.screenshot was true: a JPEG of the page's top (at most 4000 CSS pixels tall). */
+  screenshot: Buffer;
 }
 
 function createBaseRenderOptions(): RenderOptions {
-  return { mode: 0, timeoutMs: 0, waitFor: "" };
+  return { mode: 0, timeoutMs: 0, waitFor: "", screenshot: false, outline: [] };
 }
 
 export const RenderOptions: MessageFns<RenderOptions> = {
@@ -159,6 +173,12 @@ export const RenderOptions: MessageFns<RenderOptions> = {
     }
     if (message.waitFor !== "") {
       writer.uint32(26).string(message.waitFor);
+    }
+    if (message.screenshot !== false) {
+      writer.uint32(32).bool(message.screenshot);
+    }
+    for (const v of message.outline) {
+      writer.uint32(42).string(v!);
     }
     return writer;
   },
@@ -200,6 +220,22 @@ export const RenderOptions: MessageFns<RenderOptions> = {
             message.waitFor = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.screenshot = reader.bool();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.outline.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -225,6 +261,8 @@ export const RenderOptions: MessageFns<RenderOptions> = {
         : isSet(object.wait_for)
         ? globalThis.String(object.wait_for)
         : "",
+      screenshot: isSet(object.screenshot) ? globalThis.Boolean(object.screenshot) : false,
+      outline: globalThis.Array.isArray(object?.outline) ? object.outline.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -239,6 +277,12 @@ export const RenderOptions: MessageFns<RenderOptions> = {
     if (message.waitFor !== "") {
       obj.waitFor = message.waitFor;
     }
+    if (message.screenshot !== false) {
+      obj.screenshot = message.screenshot;
+    }
+    if (message.outline?.length) {
+      obj.outline = message.outline;
+    }
     return obj;
   },
 
@@ -250,6 +294,8 @@ export const RenderOptions: MessageFns<RenderOptions> = {
     message.mode = object.mode ?? 0;
     message.timeoutMs = object.timeoutMs ?? 0;
     message.waitFor = object.waitFor ?? "";
+    message.screenshot = object.screenshot ?? false;
+    message.outline = object.outline?.map((e) => e) || [];
     return message;
   },
 };
@@ -475,7 +521,16 @@ export const RenderTimings: MessageFns<RenderTimings> = {
 };
 
 function createBaseRenderResponse(): RenderResponse {
-  return { finalUrl: "", status: 0, contentType: "", html: "", title: "", path: 0, timings: undefined };
+  return {
+    finalUrl: "",
+    status: 0,
+    contentType: "",
+    html: "",
+    title: "",
+    path: 0,
+    timings: undefined,
+    screenshot: Buffer.alloc(0),
+  };
 }
 
 export const RenderResponse: MessageFns<RenderResponse> = {
@@ -500,6 +555,9 @@ export const RenderResponse: MessageFns<RenderResponse> = {
     }
     if (message.timings !== undefined) {
       RenderTimings.encode(message.timings, writer.uint32(58).fork()).join();
+    }
+    if (message.screenshot.length !== 0) {
+      writer.uint32(66).bytes(message.screenshot);
     }
     return writer;
   },
@@ -573,6 +631,14 @@ export const RenderResponse: MessageFns<RenderResponse> = {
             message.timings = RenderTimings.decode(reader, reader.uint32());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.screenshot = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -602,6 +668,7 @@ export const RenderResponse: MessageFns<RenderResponse> = {
       title: isSet(object.title) ? globalThis.String(object.title) : "",
       path: isSet(object.path) ? renderPathFromJSON(object.path) : 0,
       timings: isSet(object.timings) ? RenderTimings.fromJSON(object.timings) : undefined,
+      screenshot: isSet(object.screenshot) ? Buffer.from(bytesFromBase64(object.screenshot)) : Buffer.alloc(0),
     };
   },
 
@@ -628,6 +695,9 @@ export const RenderResponse: MessageFns<RenderResponse> = {
     if (message.timings !== undefined) {
       obj.timings = RenderTimings.toJSON(message.timings);
     }
+    if (message.screenshot.length !== 0) {
+      obj.screenshot = base64FromBytes(message.screenshot);
+    }
     return obj;
   },
 
@@ -645,6 +715,7 @@ export const RenderResponse: MessageFns<RenderResponse> = {
     message.timings = (object.timings !== undefined && object.timings !== null)
       ? RenderTimings.fromPartial(object.timings)
       : undefined;
+    message.screenshot = object.screenshot ?? Buffer.alloc(0);
     return message;
   },
 };
@@ -702,6 +773,14 @@ export const RendererServiceClient = makeGenericClientConstructor(
   service: typeof RendererServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 function floatToJson(value: number | null | undefined): number | string | null | undefined {
   return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
