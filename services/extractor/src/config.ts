@@ -28,6 +28,15 @@ export const configShape = {
   SCHEMA_CACHE_SIZE: env.positiveInt(256),
   /** With an LLM: the builtin engine answers the fields it is confident about and the model only the rest. */
   EXTRACT_HYBRID: env.boolean(true),
+  /** Learn each site's templates: locators found from confident answers answer the fields of the template's next pages. */
+  EXTRACT_TEMPLATES: env.boolean(true),
+  /** Templates kept per host and in all; the least recently used go first. */
+  EXTRACT_TEMPLATES_PER_HOST: env.positiveInt(20, 10_000),
+  EXTRACT_TEMPLATES_MAX: env.positiveInt(50_000, 10_000_000),
+  /** Where the embedded template database lives (in its own folder, extractor-db) when DATABASE_URL is unset. */
+  WINNOW_DATA_DIR: z.string().min(1).default(".data"),
+  /** A Postgres server for learned templates, shared by every extractor replica (its own tables, beside auth's). */
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// or postgresql:// URL" }).optional(),
 };
 
 export type ExtractorConfig = z.infer<z.ZodObject<typeof configShape>>;

@@ -39,6 +39,8 @@ export interface Extraction {
   response: ExtractResponse;
   /** How many fields the builtin engine answered before the model (hybrid extraction only). */
   prefilled: number | undefined;
+  /** Which fields those were. */
+  prefilledFields: string[];
 }
 
 /** Extracts with the builtin engine alone, or with the model after the builtin engine's pre-fill. */
@@ -54,14 +56,14 @@ export async function extractHybrid(job: ExtractionJob, settings: HybridSettings
       // After the builtin engine: rendering strips boilerplate from the document.
       modelInputs: job.includeModelInput ? modelInputsFor(page, schema, job.taskDescription, settings.prompts) : [],
     };
-    return { response, prefilled: undefined };
+    return { response, prefilled: undefined, prefilledFields: [] };
   }
   // Before the content is rendered (the builtin engine reads the whole document). Not with a task
   // description: it may want fields derived otherwise than as the page states them.
   const pre = settings.hybrid && !job.taskDescription.trim() ? prefill(schema.tree, page) : undefined;
   if (pre && pre.remaining.length === 0) {
     const response = { dataJson: JSON.stringify(pre.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: [prefillWarning(pre)], modelInputs: [] };
-    return { response, prefilled: pre.filled.length };
+    return { response, prefilled: pre.filled.length, prefilledFields: pre.filled };
   }
   const prefilled = pre && pre.filled.length > 0 ? pre : undefined;
   const asked = prefilled ? settings.schemas.narrowed(job.schemaJson, prefilled.remaining) : schema;
@@ -73,7 +75,7 @@ export async function extractHybrid(job: ExtractionJob, settings: HybridSettings
         warnings: [prefillWarning(prefilled), ...answer.warnings],
       }
     : answer;
-  return { response, prefilled: pre?.filled.length };
+  return { response, prefilled: pre?.filled.length, prefilledFields: prefilled?.filled ?? [] };
 }
 
 interface Prefill {

@@ -3,6 +3,8 @@ import { configShape, llmSettings, promptSettings } from "./config.js";
 import { LlmEngine } from "./engines/llm.js";
 import { extractorServiceBinding } from "./extractor-service.js";
 import { SchemaCache } from "./schema-cache.js";
+import { TemplateLearner } from "./templates/learner.js";
+import { MemoryTemplateStore } from "./templates/store.js";
 
 const config = loadConfigOrExit(configShape);
 
@@ -13,6 +15,10 @@ await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 const settings = llmSettings(config);
 const llm = settings ? new LlmEngine(settings, logger) : undefined;
 logger.info({ llm: settings ? { model: settings.model, baseUrl: settings.baseUrl ?? "default" } : "none; builtin engine only" }, "engines");
+
+const templateStore = config.EXTRACT_TEMPLATES
+  ? new MemoryTemplateStore({ templatesPerHost: config.EXTRACT_TEMPLATES_PER_HOST, templates: config.EXTRACT_TEMPLATES_MAX })
+  : undefined;
 
 const server = await startGrpcServer({
   host: config.GRPC_HOST,
@@ -26,6 +32,7 @@ const server = await startGrpcServer({
       maxHtmlBytes: config.EXTRACT_MAX_HTML_BYTES,
       prompts: promptSettings(config),
       hybrid: config.EXTRACT_HYBRID,
+      templates: templateStore && new TemplateLearner(templateStore, logger),
     }),
   ],
 });
@@ -34,4 +41,5 @@ server.setReady(true);
 
 onShutdownSignal(logger, async () => {
   await server.shutdown(config.SHUTDOWN_GRACE_MS);
+  await templateStore?.close();
 });

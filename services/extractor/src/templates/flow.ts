@@ -1,0 +1,90 @@
+/**
+ * Templates in an extraction's flow: the page's template answers the fields
+ * its trusted locators find, the builtin engine and the model (hybrid.ts)
+ * the rest, and a "template" warning says which fields the template
+ * answered. Then, off the caller's path, the page teaches its template: the
+ * model's values that grounding found on the page, and builtin values the
+ * page states in its structured data.
+ */
+import type { Logger, ObjectNode } from "@winnow/platform";
+import { Engine, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { extractBuiltin } from "../engines/builtin/index.js";
+import { extractHybrid, type Extraction, type ExtractionJob, type HybridSettings } from "../hybrid.js";
+import { loadPage, type Page } from "../page.js";
+import { shape } from "../shape.js";
+import type { TemplateFieldAnswer, TemplateLearner } from "./learner.js";
+import { PageIndex } from "./page-index.js";
+import { pageLayout, type PageLayout, type TemplateKey } from "./signature.js";
+import { StatedValues } from "./stated.js";
+
+export interface TemplateSettings extends HybridSettings {
+  /** Undefined when template learning is off. */
+  templates: TemplateLearner | undefined;
+  logger: Logger;
+}
+
+export interface TemplatedExtraction extends Extraction {
+  /** The fields the template answered, with what showed them. */
+  templated: Map<string, TemplateFieldAnswer>;
+  /** Learning from this page; settles after the answer and never rejects (a failure is logged). */
+  learning: Promise<void>;
+}
+
+export async function extractWithTemplates(job: ExtractionJob, settings: TemplateSettings): Promise<TemplatedExtraction> {
+  const { templates } = settings;
+  // With a task description the fields may be derived rather than shown, as for the builtin pre-fill.
+  const layout = templates && !job.taskDescription.trim() ? pageLayout(job.page.$, job.page.url) : undefined;
+  const key = layout && (await templates?.templateFor(layout));
+  if (!templates || !layout || !key) return { ...(await extractHybrid(job, settings)), templated: new Map(), learning: Promise.resolve() };
+  // The model's input is rendered from the document, which removes parts of it: learning reads the page as it came.
+  const original = job.page.$.html();
+  const { tree } = job.schema;
+  const answers = await templates.answer(key, tree, new PageIndex(job.page.$, job.page.baseUrl));
+  const remaining = tree.fields.map((field) => field.name).filter((name) => !answers.has(name));
+  const rest = answers.size === 0 ? await extractHybrid(job, settings) : await answerRest(job, settings, remaining);
+  const learning = learn(templates, key, layout, tree, loadPage(original, job.page.url?.href ?? ""), rest, remaining).catch((error: unknown) => {
+    settings.logger.warn({ err: error, host: key.host }, "template learning failed");
+  });
+  if (answers.size === 0) return { ...rest, templated: answers, learning };
+  const restData = JSON.parse(rest.response.dataJson) as Record<string, unknown>;
+  const merged = Object.fromEntries(tree.fields.map((field) => [field.name, answers.has(field.name) ? answers.get(field.name)!.value : (restData[field.name] ?? null)]));
+  // shape.ts has the last word: what a template read can never make the answer invalid for its schema.
+  const shaped = shape(tree, merged);
+  const response = { ...rest.response, dataJson: JSON.stringify(shaped.data), warnings: [templateWarning(answers, tree), ...rest.response.warnings, ...shaped.warnings] };
+  return { ...rest, response, templated: answers, learning };
+}
+
+async function answerRest(job: ExtractionJob, settings: TemplateSettings, remaining: string[]): Promise<Extraction> {
+  if (remaining.length > 0) return extractHybrid({ ...job, schema: settings.schemas.narrowed(job.schemaJson, remaining) }, settings);
+  const response = { dataJson: "{}", engine: Engine.ENGINE_BUILTIN, model: "", warnings: [], modelInputs: [] };
+  return { response, prefilled: undefined, prefilledFields: [] };
+}
+
+/** Which fields the template answered, so callers see what the engines did not. */
+function templateWarning(answers: Map<string, TemplateFieldAnswer>, tree: ObjectNode): Warning {
+  const names = tree.fields.map((field) => field.name).filter((name) => answers.has(name));
+  const rest = names.length === tree.fields.length ? "no model call was needed" : "the other engines were asked for the rest";
+  return { code: "template", message: `${names.length} of ${tree.fields.length} fields answered by the page's learned template (${names.join(", ")}); ${rest}`, path: "" };
+}
+
+/** The values known with confidence on this page, taught to its template. */
+async function learn(templates: TemplateLearner, key: TemplateKey, layout: PageLayout, tree: ObjectNode, page: Page, rest: Extraction, asked: string[]): Promise<void> {
+  const data = JSON.parse(rest.response.dataJson) as Record<string, unknown>;
+  const values: Record<string, unknown> = {};
+  if (rest.response.engine === Engine.ENGINE_LLM) {
+    const ungrounded = new Set(rest.response.warnings.filter((w) => w.code === "ungrounded").map((w) => w.path.split("/")[1]));
+    for (const name of asked) {
+      if (!rest.prefilledFields.includes(name) && !ungrounded.has(escapePointer(name))) values[name] = data[name];
+    }
+  }
+  const stated = new StatedValues(page);
+  const builtin = shape(tree, extractBuiltin(tree, page)).data;
+  for (const field of tree.fields) {
+    if (!Object.hasOwn(values, field.name) && stated.states(builtin[field.name])) values[field.name] = builtin[field.name];
+  }
+  await templates.learn(key, layout, tree, new PageIndex(page.$, page.baseUrl), values);
+}
+
+function escapePointer(name: string): string {
+  return name.replace(/~/g, "~0").replace(/\//g, "~1");
+}

@@ -1,0 +1,102 @@
+/**
+ * Locators: where a page of a template shows a field's value, as data. A
+ * locator names an element by a short CSS path of tags and stable ids,
+ * classes and itemprops (never a chain of positions), optionally from a
+ * label near it ("Publisher:"), and says how its value is read: an
+ * attribute, or the element's text with a constant prefix and suffix cut off
+ * ("Price: $12.50" → "$12.50"), or, for a list, the texts of the items a
+ * selector finds inside it. The raw text is read into the field's type by
+ * shape.ts, as any answer is.
+ */
+import type { Element } from "domhandler";
+import { z } from "zod";
+import { absoluteUrl } from "../page.js";
+import { contains } from "../engines/builtin/dom.js";
+import type { PageIndex } from "./page-index.js";
+
+export const locatorSchema = z.strictObject({
+  /** CSS selector of tags, stable ids, classes and itemprops. */
+  path: z.string().min(1).max(300),
+  /** A label's text: the element is looked for near the first element that shows it. */
+  label: z.string().min(1).max(60).optional(),
+  /** Levels above the label that hold the element. */
+  up: z.number().int().min(0).max(4).optional(),
+  /** Which of the path's matches (from the label on, when there is one), in document order. */
+  index: z.number().int().min(0).max(50),
+  /** Read from this attribute instead of the text. */
+  attr: z.enum(["href", "src", "content", "datetime", "title"]).optional(),
+  /** Text before and after the value, cut off. */
+  prefix: z.string().max(80).optional(),
+  suffix: z.string().max(80).optional(),
+  /** For a list: the items inside the element, each read by its text. */
+  items: z.string().min(1).max(300).optional(),
+});
+
+export type Locator = z.infer<typeof locatorSchema>;
+
+/** A located value before shape.ts reads it: a text, or a list of texts; with the element and its text, as evidence. */
+export interface Located {
+  raw: string | string[];
+  element: Element;
+  /** The element's text (or the attribute read). */
+  text: string;
+}
+
+/** A key that names a locator: the same locator found on two pages is one record. */
+export function locatorKey(locator: Locator): string {
+  return JSON.stringify([locator.path, locator.label ?? null, locator.up ?? null, locator.index, locator.attr ?? null, locator.prefix ?? "", locator.suffix ?? "", locator.items ?? null]);
+}
+
+/** The element a locator names on this page, or undefined (a selector the parser refuses names nothing). */
+export function locateElement(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up" | "index">): Element | undefined {
+  try {
+    return matches(index, locator)[locator.index];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The path's matches in document order: from the first label shown, within `up` levels of it; or in the whole body. */
+export function matches(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): Element[] {
+  const { $ } = index;
+  if (locator.label === undefined) return $("body").find(locator.path).toArray();
+  const anchor = index.labelled(locator.label)[0];
+  if (!anchor) return [];
+  let scope: Element = anchor;
+  for (let level = 0; level < (locator.up ?? 0) && scope.parent?.type === "tag"; level += 1) scope = scope.parent as Element;
+  const inScope = [...$(scope).filter(locator.path).toArray(), ...$(scope).find(locator.path).toArray()];
+  const from = index.position(anchor);
+  // What holds the label ("<td><b>Author:</b> Kim</td>") or follows it.
+  return inScope.filter((element) => contains(element, anchor) || index.position(element) > from);
+}
+
+/** The raw value a locator reads on this page, or undefined when the page does not show it as the locator expects. */
+export function applyLocator(index: PageIndex, locator: Locator): Located | undefined {
+  const element = locateElement(index, locator);
+  if (!element) return undefined;
+  if (locator.items !== undefined) {
+    let items: Element[];
+    try {
+      items = index.$(element).find(locator.items).toArray();
+    } catch {
+      return undefined;
+    }
+    const raw = items.map((item) => index.text(item)).filter((text) => text !== "");
+    return raw.length > 0 ? { raw, element, text: index.text(element) } : undefined;
+  }
+  if (locator.attr !== undefined) {
+    const value = element.attribs[locator.attr]?.trim();
+    if (!value) return undefined;
+    const raw = locator.attr === "href" || locator.attr === "src" ? absoluteUrl(value, index.baseUrl) : value;
+    return raw === undefined ? undefined : { raw, element, text: value };
+  }
+  const text = index.text(element);
+  const raw = cut(text, locator.prefix ?? "", locator.suffix ?? "");
+  return raw === undefined || raw === "" ? undefined : { raw, element, text };
+}
+
+/** The text between a constant prefix and suffix, or undefined when the text does not have them. */
+function cut(text: string, prefix: string, suffix: string): string | undefined {
+  if (!text.startsWith(prefix) || !text.endsWith(suffix) || prefix.length + suffix.length > text.length) return undefined;
+  return text.slice(prefix.length, text.length - suffix.length).trim();
+}
