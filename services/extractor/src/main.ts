@@ -4,7 +4,7 @@ import { LlmEngine } from "./engines/llm.js";
 import { extractorServiceBinding } from "./extractor-service.js";
 import { SchemaCache } from "./schema-cache.js";
 import { TemplateLearner } from "./templates/learner.js";
-import { MemoryTemplateStore } from "./templates/store.js";
+import { openTemplateDatabase, SqlTemplateStore } from "./templates/sql-store.js";
 
 const config = loadConfigOrExit(configShape);
 
@@ -17,7 +17,10 @@ const llm = settings ? new LlmEngine(settings, logger) : undefined;
 logger.info({ llm: settings ? { model: settings.model, baseUrl: settings.baseUrl ?? "default" } : "none; builtin engine only" }, "engines");
 
 const templateStore = config.EXTRACT_TEMPLATES
-  ? new MemoryTemplateStore({ templatesPerHost: config.EXTRACT_TEMPLATES_PER_HOST, templates: config.EXTRACT_TEMPLATES_MAX })
+  ? new SqlTemplateStore(await openTemplateDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger }), {
+      templatesPerHost: config.EXTRACT_TEMPLATES_PER_HOST,
+      templates: config.EXTRACT_TEMPLATES_MAX,
+    })
   : undefined;
 
 const server = await startGrpcServer({

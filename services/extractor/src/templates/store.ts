@@ -5,7 +5,7 @@
  * rather than overwrite each other. Stores are bounded: templates per host
  * and in all, least recently used first out, and locators per field.
  */
-import type { Locator } from "./locator.js";
+import { locatorKey, type Locator } from "./locator.js";
 import type { KnownTemplate, TemplateKey } from "./signature.js";
 
 export interface LocatorRecord {
@@ -97,7 +97,7 @@ export class MemoryTemplateStore implements TemplateStore {
     found.lastUsed = ++this.clock;
     found.usedAt = new Date();
     for (const update of updates) {
-      const recordKey = `${update.field}\u0000${JSON.stringify(update.locator)}`;
+      const recordKey = `${update.field}\u0000${locatorKey(update.locator)}`;
       const current = found.records.get(recordKey);
       found.records.set(recordKey, current ? { ...current, agree: current.agree + update.agree, disagree: current.disagree + update.disagree } : { ...update });
     }
