@@ -11,6 +11,7 @@ import { nameHints } from "../field-names.js";
 import { absoluteUrl } from "../page.js";
 import { datesIn, parseBoolean, parseNumber } from "../normalize.js";
 import { contains } from "../engines/builtin/dom.js";
+import { collapsed, ownText } from "../engines/builtin/text.js";
 import { applyLocator, locateElement, matches, type Locator } from "./locator.js";
 import { stableClasses, stableId, stableItemprop } from "./names.js";
 import { isLabelText, labelKey, type PageIndex } from "./page-index.js";
@@ -30,7 +31,7 @@ const MAX_ANCHORS = 3;
 const ATTRIBUTES = ["href", "src", "content", "datetime", "title"] as const;
 
 type ElementLocator = Pick<Locator, "path" | "label" | "up" | "index">;
-type Reading = Pick<Locator, "attr" | "prefix" | "suffix" | "items">;
+type Reading = Pick<Locator, "attr" | "own" | "prefix" | "suffix" | "items">;
 
 export function deriveLocators(index: PageIndex, field: Field, value: unknown): Locator[] {
   const found: Locator[] = [];
@@ -65,6 +66,9 @@ function scalarTargets(index: PageIndex, field: Field, value: unknown): { elemen
     if (targets.length >= MAX_TARGETS) break;
     if (element.children.some((child) => shows.has(child as Element))) continue;
     const text = index.text(element);
+    // Text around the value that child elements add ("[Paperback]", "(1994)") may differ between pages; the element's own text does not hold it.
+    const own = collapsed(ownText(element));
+    if ((start > 0 || end < text.length) && own.length < text.length && isEqualSpan(spanOf(own, value, field), own)) targets.push({ element, reading: { own: true } });
     targets.push({ element, reading: { prefix: text.slice(0, start), suffix: text.slice(end) } });
   }
   if (typeof value !== "string") return targets;
@@ -77,6 +81,10 @@ function scalarTargets(index: PageIndex, field: Field, value: unknown): { elemen
     if (attr) targets.push({ element, reading: { attr } });
   }
   return targets;
+}
+
+function isEqualSpan(span: [number, number] | undefined, text: string): boolean {
+  return span !== undefined && span[0] === 0 && span[1] === text.length;
 }
 
 /** Where in an element's text the value is written, in any form shape.ts reads back as the value. */

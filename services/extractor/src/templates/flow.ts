@@ -60,9 +60,9 @@ async function answerRest(job: ExtractionJob, settings: TemplateSettings, remain
   return { response, prefilled: undefined, prefilledFields: [] };
 }
 
-/** Which fields the template answered, so callers see what the engines did not. */
+/** Which fields the template answered, so callers see what the engines did not; "(absent)" marks those its pages never show. */
 function templateWarning(answers: Map<string, TemplateFieldAnswer>, tree: ObjectNode): Warning {
-  const names = tree.fields.map((field) => field.name).filter((name) => answers.has(name));
+  const names = tree.fields.map((field) => field.name).filter((name) => answers.has(name)).map((name) => (answers.get(name)!.value === null ? `${name} (absent)` : name));
   const rest = names.length === tree.fields.length ? "no model call was needed" : "the other engines were asked for the rest";
   return { code: "template", message: `${names.length} of ${tree.fields.length} fields answered by the page's learned template (${names.join(", ")}); ${rest}`, path: "" };
 }
@@ -73,8 +73,11 @@ async function learn(templates: TemplateLearner, key: TemplateKey, layout: PageL
   const values: Record<string, unknown> = {};
   if (rest.response.engine === Engine.ENGINE_LLM) {
     const ungrounded = new Set(rest.response.warnings.filter((w) => w.code === "ungrounded").map((w) => w.path.split("/")[1]));
+    // A null says the field is absent only when the model read the whole page.
+    const whole = !rest.response.warnings.some((w) => w.code === "content-truncated");
     for (const name of asked) {
-      if (!rest.prefilledFields.includes(name) && !ungrounded.has(escapePointer(name))) values[name] = data[name];
+      if (rest.prefilledFields.includes(name) || ungrounded.has(escapePointer(name)) || (data[name] === null && !whole)) continue;
+      values[name] = data[name] ?? null;
     }
   }
   const stated = new StatedValues(page);

@@ -8,14 +8,18 @@
  */
 import type { Field, Logger, ObjectNode, SchemaNode } from "@winnow/platform";
 import { deriveLocators } from "./derive.js";
-import { applyLocator, locatorKey, locatorSchema, type Locator } from "./locator.js";
+import { ABSENCE, absenceSchema, applyLocator, isAbsence, locatorKey, locatorSchema, type Absence, type Locator } from "./locator.js";
 import type { PageIndex } from "./page-index.js";
-import { templateOf, type PageLayout, type TemplateKey } from "./signature.js";
+import { templateOf, type PageLayout, type PageTemplate, type TemplateKey } from "./signature.js";
 import { isTrusted, rank, type LocatorRecord, type LocatorUpdate, type TemplateStore } from "./store.js";
 import { isLearnable, isPresentValue, readAs, sameValue } from "./values.js";
 
+/** Every this many pages of a template, fields it holds absent are asked again: an optional part may show after all. */
+export const ABSENCE_RECHECK = 5;
+
 /** A field answered by the template, with what showed it (evidence for the caller). */
 export interface TemplateFieldAnswer {
+  /** Null for a field the template holds absent. */
   value: unknown;
   /** The locator that found it, written out. */
   selector: string;
@@ -31,7 +35,7 @@ export class TemplateLearner {
   ) {}
 
   /** The page's template: the known one of its host it shares its layout with, or a new one; undefined when the store cannot be read. */
-  async templateFor(layout: PageLayout): Promise<TemplateKey | undefined> {
+  async templateFor(layout: PageLayout): Promise<PageTemplate | undefined> {
     try {
       return templateOf(layout, await this.store.templates(layout.host));
     } catch (error) {
@@ -41,38 +45,57 @@ export class TemplateLearner {
   }
 
   /** Answers from the template's trusted locators, by field name; none when the store cannot be read. */
-  async answer(key: TemplateKey, tree: ObjectNode, index: PageIndex): Promise<Map<string, TemplateFieldAnswer>> {
+  async answer(key: PageTemplate, tree: ObjectNode, index: PageIndex): Promise<Map<string, TemplateFieldAnswer>> {
     const records = await this.records(key);
     const answers = new Map<string, TemplateFieldAnswer>();
+    const recheck = (key.pages + 1) % ABSENCE_RECHECK === 0;
     for (const field of tree.fields.filter(isLearnable)) {
       const trusted = records.filter((record) => record.field === fieldKey(field) && isTrusted(record)).sort(rank);
+      const absence = trusted.find((record) => isAbsence(record.locator));
       const read = trusted.flatMap((record) => {
+        if (isAbsence(record.locator)) return [];
         const located = applyLocator(index, record.locator);
         const value = located ? readAs(field, located.raw) : null;
         return located && isPresentValue(value) ? [{ record, located, value }] : [];
       });
+      if (read.length === 0 && absence && !recheck) {
+        answers.set(field.name, { value: null, selector: describeLocator(absence.locator), text: "", confidence: confidenceOf(absence) });
+        continue;
+      }
       // Trusted locators that read different values on this page: the template has changed; the other engines answer.
       if (read.length === 0 || read.some((r) => !sameValue(r.value, read[0]!.value))) continue;
       const { record, located, value } = read[0]!;
-      answers.set(field.name, { value, selector: describeLocator(record.locator), text: located.text, confidence: Math.min(0.99, record.agree / (record.agree + 1)) });
+      answers.set(field.name, { value, selector: describeLocator(record.locator), text: located.text, confidence: confidenceOf(record) });
     }
     return answers;
   }
 
   /**
    * Learns from one page: `values` are the fields' values known with
-   * confidence (not the template's own answers). Each stored locator of a
-   * field that reads a value on the page agrees or disagrees; locators found
-   * anew for the value are added with one agreement.
+   * confidence (not the template's own answers), null for a field the model
+   * read the whole page for and did not find. Each stored locator of a field
+   * that reads a value on the page agrees or disagrees; locators found anew
+   * for the value are added with one agreement; a null agrees with the
+   * field's absence, a value disagrees.
    */
   async learn(key: TemplateKey, layout: PageLayout, tree: ObjectNode, index: PageIndex, values: Record<string, unknown>): Promise<void> {
     const records = await this.records(key);
     const updates: LocatorUpdate[] = [];
     for (const field of tree.fields.filter(isLearnable)) {
       const value = values[field.name];
-      if (!Object.hasOwn(values, field.name) || !isPresentValue(value)) continue;
+      if (!Object.hasOwn(values, field.name)) continue;
+      const fieldRecords = records.filter((r) => r.field === fieldKey(field));
+      if (value === null) {
+        updates.push({ field: fieldKey(field), locator: ABSENCE, agree: 1, disagree: 0 });
+        continue;
+      }
+      if (!isPresentValue(value)) continue;
       const known = new Set<string>();
-      for (const record of records.filter((r) => r.field === fieldKey(field))) {
+      for (const record of fieldRecords) {
+        if (isAbsence(record.locator)) {
+          updates.push({ field: record.field, locator: ABSENCE, agree: 0, disagree: 1 });
+          continue;
+        }
         known.add(locatorKey(record.locator));
         const located = applyLocator(index, record.locator);
         const read = located ? readAs(field, located.raw) : null;
@@ -92,7 +115,7 @@ export class TemplateLearner {
       return [];
     });
     return records.flatMap((record) => {
-      const locator = locatorSchema.safeParse(record.locator);
+      const locator = locatorSchema.or(absenceSchema).safeParse(record.locator);
       const counts = Number.isSafeInteger(record.agree) && Number.isSafeInteger(record.disagree);
       return locator.success && counts && typeof record.field === "string" ? [{ ...record, locator: locator.data }] : [];
     });
@@ -109,8 +132,13 @@ function typeName(node: SchemaNode): string {
   return node.kind === "array" ? `${typeName(node.items)}[]` : node.kind;
 }
 
-/** A locator as a person reads it: `"Price:" +1 td[0] text`. */
-export function describeLocator(locator: Locator): string {
+function confidenceOf(record: LocatorRecord): number {
+  return Math.min(0.99, record.agree / (record.agree + 1));
+}
+
+/** A locator as a person reads it: `"Price:" +1 td[0]`, `div.genres[0] items a`, `absent`. */
+export function describeLocator(locator: Locator | Absence): string {
+  if (isAbsence(locator)) return "absent";
   const from = locator.label === undefined ? "" : `${JSON.stringify(locator.label)} +${locator.up ?? 0} `;
   const read = locator.items ? ` items ${locator.items}` : locator.attr ? ` @${locator.attr}` : "";
   return `${from}${locator.path}[${locator.index}]${read}`;

@@ -12,6 +12,7 @@ import type { Element } from "domhandler";
 import { z } from "zod";
 import { absoluteUrl } from "../page.js";
 import { contains } from "../engines/builtin/dom.js";
+import { collapsed, ownText } from "../engines/builtin/text.js";
 import type { PageIndex } from "./page-index.js";
 
 export const locatorSchema = z.strictObject({
@@ -25,6 +26,8 @@ export const locatorSchema = z.strictObject({
   index: z.number().int().min(0).max(50),
   /** Read from this attribute instead of the text. */
   attr: z.enum(["href", "src", "content", "datetime", "title"]).optional(),
+  /** Read the element's own text, without its child elements' ("<h1>Title <small>[Paperback]</small></h1>"). */
+  own: z.literal(true).optional(),
   /** Text before and after the value, cut off. */
   prefix: z.string().max(80).optional(),
   suffix: z.string().max(80).optional(),
@@ -34,6 +37,19 @@ export const locatorSchema = z.strictObject({
 
 export type Locator = z.infer<typeof locatorSchema>;
 
+/**
+ * What a template learns of a field its pages never show: the model read
+ * whole pages of it and found no value. Trusted, it answers null without
+ * asking the model, except on pages that re-check it.
+ */
+export const absenceSchema = z.strictObject({ absent: z.literal(true) });
+export type Absence = z.infer<typeof absenceSchema>;
+export const ABSENCE: Absence = { absent: true };
+
+export function isAbsence(locator: Locator | Absence): locator is Absence {
+  return "absent" in locator;
+}
+
 /** A located value before shape.ts reads it: a text, or a list of texts; with the element and its text, as evidence. */
 export interface Located {
   raw: string | string[];
@@ -42,9 +58,15 @@ export interface Located {
   text: string;
 }
 
-/** A key that names a locator: the same locator found on two pages is one record. */
-export function locatorKey(locator: Locator): string {
-  return JSON.stringify([locator.path, locator.label ?? null, locator.up ?? null, locator.index, locator.attr ?? null, locator.prefix ?? "", locator.suffix ?? "", locator.items ?? null]);
+/**
+ * A key that names a locator: the same locator found on two pages is one
+ * record. Numbers in the text cut off around a value are any number ("Pulp
+ * Fiction (1994)" and "Se7en (1995)" are cut alike), so they are one key.
+ */
+export function locatorKey(locator: Locator | Absence): string {
+  if (isAbsence(locator)) return JSON.stringify(["absent"]);
+  const around = (text: string | undefined) => (text ?? "").replace(/\d+/g, "0");
+  return JSON.stringify([locator.path, locator.label ?? null, locator.up ?? null, locator.index, locator.attr ?? null, locator.own ?? false, around(locator.prefix), around(locator.suffix), locator.items ?? null]);
 }
 
 /** The element a locator names on this page, or undefined (a selector the parser refuses names nothing). */
@@ -90,13 +112,14 @@ export function applyLocator(index: PageIndex, locator: Locator): Located | unde
     const raw = locator.attr === "href" || locator.attr === "src" ? absoluteUrl(value, index.baseUrl) : value;
     return raw === undefined ? undefined : { raw, element, text: value };
   }
-  const text = index.text(element);
+  const text = locator.own ? collapsed(ownText(element)) : index.text(element);
   const raw = cut(text, locator.prefix ?? "", locator.suffix ?? "");
   return raw === undefined || raw === "" ? undefined : { raw, element, text };
 }
 
-/** The text between a constant prefix and suffix, or undefined when the text does not have them. */
+/** The text between a prefix and a suffix (their numbers may be any numbers), or undefined when the text does not have them. */
 function cut(text: string, prefix: string, suffix: string): string | undefined {
-  if (!text.startsWith(prefix) || !text.endsWith(suffix) || prefix.length + suffix.length > text.length) return undefined;
-  return text.slice(prefix.length, text.length - suffix.length).trim();
+  const pattern = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\d+/g, "\\d+");
+  const match = new RegExp(`^${pattern(prefix)}([\\s\\S]*?)${pattern(suffix)}$`).exec(text);
+  return match?.[1]!.trim();
 }

@@ -30,6 +30,13 @@ export interface PageLayout {
 export interface KnownTemplate {
   signature: string;
   paths: string[];
+  /** Pages learned from. */
+  pages: number;
+}
+
+/** The template a page belongs to, with how many pages it has learned from (none when new). */
+export interface PageTemplate extends TemplateKey {
+  pages: number;
 }
 
 /** Levels below <body> that make up the skeleton: the frame of a layout, above its content's own structure. */
@@ -57,14 +64,14 @@ export function pageLayout($: CheerioAPI, url: URL | undefined): PageLayout | un
 }
 
 /** The known template the page shares its layout with, most similar first; or a new one named after the page. */
-export function templateOf(layout: PageLayout, known: KnownTemplate[]): TemplateKey & { isNew: boolean } {
+export function templateOf(layout: PageLayout, known: KnownTemplate[]): PageTemplate {
   let best: KnownTemplate | undefined;
   let bestSimilarity = SAME_LAYOUT;
   for (const template of known) {
     const similarity = jaccard(layout.paths, template.paths);
     if (similarity >= bestSimilarity) [best, bestSimilarity] = [template, similarity];
   }
-  return best ? { host: layout.host, signature: best.signature, isNew: false } : { host: layout.host, signature: hash16(layout.paths.join(" ")), isNew: true };
+  return best ? { host: layout.host, signature: best.signature, pages: best.pages } : { host: layout.host, signature: hash16(layout.paths.join(" ")), pages: 0 };
 }
 
 export function jaccard(a: string[], b: string[]): number {

@@ -10,7 +10,7 @@ import type { Logger } from "@winnow/platform";
 import { migrate, openPglite, openPostgres, type Migration, type SqlDatabase } from "@winnow/platform/sql";
 import { locatorKey } from "./locator.js";
 import type { KnownTemplate, TemplateKey } from "./signature.js";
-import { isTrusted, MAX_LOCATORS_PER_FIELD, TRUST_AGREEMENTS, type LocatorRecord, type LocatorUpdate, type StoreBounds, type TemplateStore, type TemplateSummary } from "./store.js";
+import { MAX_LOCATORS_PER_FIELD, TRUST_AGREEMENTS, type LocatorRecord, type LocatorUpdate, type StoreBounds, type TemplateStore, type TemplateSummary, trustedFields } from "./store.js";
 
 /** Applied in order, each once; never edit one that has shipped, append a new one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -63,7 +63,7 @@ export class SqlTemplateStore implements TemplateStore {
   ) {}
 
   async templates(host: string): Promise<KnownTemplate[]> {
-    return this.db.query<KnownTemplate>("SELECT signature, paths FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC", [host]);
+    return this.db.query<KnownTemplate>("SELECT signature, paths, pages FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC", [host]);
   }
 
   async locators(template: TemplateKey): Promise<LocatorRecord[]> {
@@ -112,9 +112,8 @@ export class SqlTemplateStore implements TemplateStore {
     );
     const summaries: TemplateSummary[] = [];
     for (const row of rows) {
-      const records = await this.db.query<Pick<LocatorRecord, "field" | "agree" | "disagree">>("SELECT field, agree, disagree FROM extractor_locators WHERE template_id = $1", [row.id]);
-      const trustedFields = [...new Set(records.filter(isTrusted).map((r) => r.field))].sort();
-      summaries.push({ signature: row.signature, pages: row.pages, lastUsed: new Date(row.last_used), locators: records.length, trustedFields });
+      const records = await this.db.query<LocatorRecord>("SELECT field, locator, agree, disagree FROM extractor_locators WHERE template_id = $1", [row.id]);
+      summaries.push({ signature: row.signature, pages: row.pages, lastUsed: new Date(row.last_used), locators: records.length, trustedFields: trustedFields(records) });
     }
     return summaries;
   }

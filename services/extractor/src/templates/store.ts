@@ -5,13 +5,13 @@
  * rather than overwrite each other. Stores are bounded: templates per host
  * and in all, least recently used first out, and locators per field.
  */
-import { locatorKey, type Locator } from "./locator.js";
+import { isAbsence, locatorKey, type Absence, type Locator } from "./locator.js";
 import type { KnownTemplate, TemplateKey } from "./signature.js";
 
 export interface LocatorRecord {
   /** The field's name and type ("price_usd:number"): a field of another type is another field. */
   field: string;
-  locator: Locator;
+  locator: Locator | Absence;
   agree: number;
   disagree: number;
 }
@@ -51,13 +51,20 @@ export interface StoreBounds {
 export const MAX_LOCATORS_PER_FIELD = 12;
 /** Agreeing pages before a locator answers; one disagreement and it no longer does. */
 export const TRUST_AGREEMENTS = 2;
+/** Pages without the field before the template answers it is absent: an optional part shows on fewer pages than this misses. */
+export const TRUST_ABSENCES = 3;
 
-export function isTrusted(record: Pick<LocatorRecord, "agree" | "disagree">): boolean {
-  return record.agree >= TRUST_AGREEMENTS && record.disagree === 0;
+export function isTrusted(record: Pick<LocatorRecord, "locator" | "agree" | "disagree">): boolean {
+  return record.agree >= (isAbsence(record.locator) ? TRUST_ABSENCES : TRUST_AGREEMENTS) && record.disagree === 0;
+}
+
+/** The fields a template answers: by a trusted locator, or as absent ("engine (absent)"). */
+export function trustedFields(records: Pick<LocatorRecord, "field" | "locator" | "agree" | "disagree">[]): string[] {
+  return [...new Set(records.filter(isTrusted).map((r) => (isAbsence(r.locator) ? `${r.field} (absent)` : r.field)))].sort();
 }
 
 /** Which of a field's locators to keep: trusted ones first, then by agreement less disagreement. */
-export function rank(a: Pick<LocatorRecord, "agree" | "disagree">, b: Pick<LocatorRecord, "agree" | "disagree">): number {
+export function rank(a: Pick<LocatorRecord, "locator" | "agree" | "disagree">, b: Pick<LocatorRecord, "locator" | "agree" | "disagree">): number {
   return Number(isTrusted(b)) - Number(isTrusted(a)) || b.agree - b.disagree - (a.agree - a.disagree);
 }
 
@@ -78,7 +85,7 @@ export class MemoryTemplateStore implements TemplateStore {
   constructor(private readonly bounds: StoreBounds) {}
 
   async templates(host: string): Promise<KnownTemplate[]> {
-    return [...this.entries].filter(([key]) => hostOf(key) === host).map(([key, t]) => ({ signature: key.slice(host.length + 1), paths: t.paths }));
+    return [...this.entries].filter(([key]) => hostOf(key) === host).map(([key, t]) => ({ signature: key.slice(host.length + 1), paths: t.paths, pages: t.pages }));
   }
 
   async locators(template: TemplateKey): Promise<LocatorRecord[]> {
@@ -116,7 +123,7 @@ export class MemoryTemplateStore implements TemplateStore {
         pages: t.pages,
         lastUsed: t.usedAt,
         locators: t.records.size,
-        trustedFields: [...new Set([...t.records.values()].filter(isTrusted).map((r) => r.field))].sort(),
+        trustedFields: trustedFields([...t.records.values()]),
       }));
   }
 

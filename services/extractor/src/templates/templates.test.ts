@@ -35,7 +35,7 @@ const PAGES = [
   { name: "Short Stories", price: "$8.00", isbn: "978-0345504968", authors: ["Ana Ruiz", "Bo Chen"] },
   { name: "A Third Book", price: "$1,099.99", isbn: "978-0000000002", authors: ["Sam Poe"], extra: `<p class="badge">Bestseller</p>` },
 ];
-const TREE = parseSchema({ title: "string", price_usd: "number", isbn_13: "string", authors: ["string"], pages: "integer" });
+const TREE = parseSchema({ title: "string", price_usd: "number", isbn_13: "string", authors: ["string"], pages: "integer", edition: "string" });
 
 function indexOf(html: string, url = "https://shop.example/p/1"): PageIndex {
   const page = loadPage(html, url);
@@ -82,6 +82,16 @@ describe("locator derivation", () => {
     expect(list[0]).toMatchObject({ path: "div.genres", items: "a" });
   });
 
+  it("reads an element's own text where child elements add text that varies, and numbers around a value as any number", () => {
+    const title = parseSchema({ title: "string" }).fields[0]!;
+    const hardcover = indexOf(`<html><body><h1 class="t">Pulp Fiction <small>[Hardcover]</small></h1><h2 class="y">Se7en (1995)</h2></body></html>`);
+    const paperback = indexOf(`<html><body><h1 class="t">Heat <small>[Paperback]</small></h1><h2 class="y">Alien (1979)</h2></body></html>`);
+    const own = deriveLocators(hardcover, title, "Pulp Fiction").find((locator) => locator.own)!;
+    expect(readAs(title, applyLocator(paperback, own)!.raw)).toBe("Heat");
+    const year = deriveLocators(hardcover, title, "Se7en").find((locator) => locator.suffix === " (1995)")!;
+    expect(readAs(title, applyLocator(paperback, year)!.raw)).toBe("Alien");
+  });
+
   it("finds nothing for a value the page does not show", () => {
     expect(deriveLocators(index, fieldOf(TREE, "title"), "Not On The Page")).toEqual([]);
   });
@@ -92,10 +102,10 @@ describe("template keys", () => {
 
   it("are the same for pages of one layout and differ across layouts and hosts", () => {
     const first = layoutOf(productPage(PAGES[0]!), "https://shop.example/p/1");
-    const known = [{ signature: templateOf(first, []).signature, paths: first.paths }];
-    for (const page of PAGES.slice(1)) expect(templateOf(layoutOf(productPage(page), "https://shop.example/p/2"), known)).toMatchObject({ signature: known[0]!.signature, isNew: false });
+    const known = [{ signature: templateOf(first, []).signature, paths: first.paths, pages: 1 }];
+    for (const page of PAGES.slice(1)) expect(templateOf(layoutOf(productPage(page), "https://shop.example/p/2"), known)).toMatchObject({ signature: known[0]!.signature, pages: 1 });
     const listing = layoutOf(`<html><body><div id="grid">${"<div class='card'><a>x</a><span class='price'>$1</span></div>".repeat(20)}</div><nav class="pages"><a>2</a></nav></body></html>`, "https://shop.example/list");
-    expect(templateOf(listing, known).isNew).toBe(true);
+    expect(templateOf(listing, known)).toMatchObject({ pages: 0, signature: expect.not.stringMatching(known[0]!.signature) });
     expect(layoutOf(productPage(PAGES[0]!), "https://other.example/p/1").host).toBe("other.example");
   });
 });
@@ -119,6 +129,15 @@ describe("learning", () => {
     const third = await teach(learner, productPage(PAGES[2]!), "https://shop.example/p/3", {});
     expect(Object.fromEntries([...third].map(([name, answer]) => [name, answer.value]))).toEqual(truths[2]);
     expect(third.get("title")).toMatchObject({ selector: expect.stringContaining("h1.product-title"), text: "A Third Book", confidence: expect.any(Number) });
+  });
+
+  it("holds a field absent after three pages the model read whole without it, re-checks it every fifth page, and drops it once shown", async () => {
+    const learner = new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger);
+    for (const i of [0, 1, 2]) expect((await teach(learner, productPage(PAGES[i]!), "https://shop.example/p", { edition: null })).has("edition")).toBe(false);
+    expect((await teach(learner, productPage(PAGES[0]!), "https://shop.example/p", {})).get("edition")).toMatchObject({ value: null, selector: "absent" });
+    // The template's fifth page asks again.
+    expect((await teach(learner, productPage(PAGES[1]!), "https://shop.example/p", { edition: "2nd" })).has("edition")).toBe(false);
+    expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p", {})).has("edition")).toBe(false);
   });
 
   it("never applies one host's locators to another host", async () => {
