@@ -137,10 +137,10 @@ console.log("Model tokens per page, by page index (mean over sites)");
 console.log(`${"".padEnd(20)} ${overall.tokensByIndex.map((_, i) => `#${i + 1}`.padStart(6)).join(" ")}`);
 for (const [site, s] of [...perSite, ["overall", overall] as const]) console.log(`${site.padEnd(20)} ${s.tokensByIndex.map((t) => String(t).padStart(6)).join(" ")}`);
 console.log(`\nFields answered by the template (and without the model: template + builtin pre-fill), on the pages after n pages; template answers against the labels`);
-console.log(`${"".padEnd(20)} ${AFTER.map((n) => `after ${n}`.padStart(13)).join(" ")}   ${"prec".padStart(6)} ${"recall".padStart(6)} ${"F1".padStart(6)}   answer F1`);
+console.log(`${"".padEnd(20)} ${AFTER.map((n) => `after ${n}`.padStart(13)).join(" ")}   ${"prec".padStart(6)} ${"recall".padStart(6)} ${"F1".padStart(6)}   answer P / F1`);
 for (const [site, s] of [...perSite, ["overall", overall] as const]) {
   const shares = AFTER.map((n) => `${pct(s.templateShareAfter[n]!)} (${pct(s.withoutModelShareAfter[n]!)})`.padStart(13)).join(" ");
-  console.log(`${site.padEnd(20)} ${shares}   ${num(s.template.precision)} ${num(s.template.recall)} ${num(s.template.f1)}   ${num(s.answer.f1)}`);
+  console.log(`${site.padEnd(20)} ${shares}   ${num(s.template.precision)} ${num(s.template.recall)} ${num(s.template.f1)}   ${num(s.answer.precision)} ${num(s.answer.f1)}`);
 }
 const first = overall.tokensByIndex[0] ?? 0;
 const late = overall.tokensByIndex.slice(5);

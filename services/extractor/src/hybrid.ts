@@ -33,6 +33,8 @@ export interface ExtractionJob {
   /** The model, or undefined for the builtin engine alone. */
   llm: LlmEngine | undefined;
   bounds: CallBounds;
+  /** When the model is called anyway, ask it every field: a template's first pages learn the model's reading of each (templates/flow.ts). */
+  askAll?: boolean;
 }
 
 export interface Extraction {
@@ -65,7 +67,7 @@ export async function extractHybrid(job: ExtractionJob, settings: HybridSettings
     const response = { dataJson: JSON.stringify(pre.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: [prefillWarning(pre)], modelInputs: [] };
     return { response, prefilled: pre.filled.length, prefilledFields: pre.filled };
   }
-  const prefilled = pre && pre.filled.length > 0 ? pre : undefined;
+  const prefilled = pre && pre.filled.length > 0 && !job.askAll ? pre : undefined;
   const asked = prefilled ? settings.schemas.narrowed(job.schemaJson, prefilled.remaining) : schema;
   const answer = await extractWithModel(llm, settings.prompts, asked, page, job.taskDescription, job.includeModelInput, job.bounds);
   const response = prefilled

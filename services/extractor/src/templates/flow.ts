@@ -16,6 +16,10 @@ import type { TemplateFieldAnswer, TemplateLearner } from "./learner.js";
 import { PageIndex } from "./page-index.js";
 import { pageLayout, type PageLayout, type TemplateKey } from "./signature.js";
 import { StatedValues } from "./stated.js";
+import { TRUST_AGREEMENTS } from "./store.js";
+
+/** Pages of a template on which the model, when called, is asked every field: as many as trust needs. */
+const TEACHING_PAGES = TRUST_AGREEMENTS;
 
 export interface TemplateSettings extends HybridSettings {
   /** Undefined when template learning is off. */
@@ -41,7 +45,10 @@ export async function extractWithTemplates(job: ExtractionJob, settings: Templat
   const { tree } = job.schema;
   const answers = await templates.answer(key, tree, new PageIndex(job.page.$, job.page.baseUrl));
   const remaining = tree.fields.map((field) => field.name).filter((name) => !answers.has(name));
-  const rest = answers.size === 0 ? await extractHybrid(job, settings) : await answerRest(job, settings, remaining);
+  // A template's first pages teach it: when the model reads the page anyway, it is asked every field, so that fields the
+  // builtin engine would answer (rightly or not) are learned from the model's reading too.
+  const teaching = { ...job, askAll: key.pages < TEACHING_PAGES };
+  const rest = answers.size === 0 ? await extractHybrid(teaching, settings) : await answerRest(teaching, settings, remaining);
   const learning = learn(templates, key, layout, tree, loadPage(original, job.page.url?.href ?? ""), rest, remaining).catch((error: unknown) => {
     settings.logger.warn({ err: error, host: key.host }, "template learning failed");
   });
