@@ -8,7 +8,6 @@
  */
 import type { Logger, ObjectNode } from "@winnow/platform";
 import { Engine, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { extractBuiltin } from "../engines/builtin/index.js";
 import { extractHybrid, type Extraction, type ExtractionJob, type HybridSettings } from "../hybrid.js";
 import { loadPage, type Page } from "../page.js";
 import { shape } from "../shape.js";
@@ -40,8 +39,9 @@ export async function extractWithTemplates(job: ExtractionJob, settings: Templat
   const layout = templates && !job.taskDescription.trim() ? pageLayout(job.page.$, job.page.url) : undefined;
   const key = layout && (await templates?.templateFor(layout));
   if (!templates || !layout || !key) return { ...(await extractHybrid(job, settings)), templated: new Map(), learning: Promise.resolve() };
-  // The model's input is rendered from the document, which removes parts of it: learning reads the page as it came.
-  const original = job.page.$.html();
+  // The model's input is rendered from the document, which removes parts of it: learning then reads the page as it came.
+  const html = job.llm || job.includeModelInput ? job.page.$.html() : undefined;
+  const original = () => (html === undefined ? job.page : loadPage(html, job.page.url?.href ?? ""));
   const { tree } = job.schema;
   const answers = await templates.answer(key, tree, new PageIndex(job.page.$, job.page.baseUrl));
   const remaining = tree.fields.map((field) => field.name).filter((name) => !answers.has(name));
@@ -49,7 +49,7 @@ export async function extractWithTemplates(job: ExtractionJob, settings: Templat
   // builtin engine would answer (rightly or not) are learned from the model's reading too.
   const teaching = { ...job, askAll: key.pages < TEACHING_PAGES };
   const rest = answers.size === 0 ? await extractHybrid(teaching, settings) : await answerRest(teaching, settings, remaining);
-  const learning = learn(templates, key, layout, tree, loadPage(original, job.page.url?.href ?? ""), rest, remaining).catch((error: unknown) => {
+  const learning = learn(templates, key, layout, tree, original, rest, remaining).catch((error: unknown) => {
     settings.logger.warn({ err: error, host: key.host }, "template learning failed");
   });
   if (answers.size === 0) return { ...rest, templated: answers, learning };
@@ -74,11 +74,18 @@ function templateWarning(answers: Map<string, TemplateFieldAnswer>, tree: Object
   return { code: "template", message: `${names.length} of ${tree.fields.length} fields answered by the page's learned template (${names.join(", ")}); ${rest}`, path: "" };
 }
 
-/** The values known with confidence on this page, taught to its template. */
-async function learn(templates: TemplateLearner, key: TemplateKey, layout: PageLayout, tree: ObjectNode, page: Page, rest: Extraction, asked: string[]): Promise<void> {
+/**
+ * The values known with confidence on this page, taught to its template:
+ * the model's answers that grounding found on the page (null for a field it
+ * read the whole page for and did not find), and the builtin engine's
+ * answers that the page states in its structured data. A page with none
+ * teaches nothing and is not counted.
+ */
+async function learn(templates: TemplateLearner, key: TemplateKey, layout: PageLayout, tree: ObjectNode, original: () => Page, rest: Extraction, asked: string[]): Promise<void> {
   const data = JSON.parse(rest.response.dataJson) as Record<string, unknown>;
   const values: Record<string, unknown> = {};
-  if (rest.response.engine === Engine.ENGINE_LLM) {
+  const byModel = rest.response.engine === Engine.ENGINE_LLM;
+  if (byModel) {
     const ungrounded = new Set(rest.response.warnings.filter((w) => w.code === "ungrounded").map((w) => w.path.split("/")[1]));
     // A null says the field is absent only when the model read the whole page.
     const whole = !rest.response.warnings.some((w) => w.code === "content-truncated");
@@ -87,11 +94,15 @@ async function learn(templates: TemplateLearner, key: TemplateKey, layout: PageL
       values[name] = data[name] ?? null;
     }
   }
-  const stated = new StatedValues(page);
-  const builtin = shape(tree, extractBuiltin(tree, page)).data;
-  for (const field of tree.fields) {
-    if (!Object.hasOwn(values, field.name) && stated.states(builtin[field.name])) values[field.name] = builtin[field.name];
+  const byBuiltin = byModel ? rest.prefilledFields : asked.filter((name) => Object.hasOwn(data, name));
+  let page: Page | undefined;
+  if (byBuiltin.length > 0) {
+    page = original();
+    const stated = new StatedValues(page);
+    for (const name of byBuiltin) if (stated.states(data[name])) values[name] = data[name];
   }
+  if (Object.keys(values).length === 0) return;
+  page ??= original();
   await templates.learn(key, layout, tree, new PageIndex(page.$, page.baseUrl), values);
 }
 

@@ -46,9 +46,9 @@ export class TemplateLearner {
 
   /** Answers from the template's trusted locators, by field name; none when the store cannot be read. */
   async answer(key: PageTemplate, tree: ObjectNode, index: PageIndex): Promise<Map<string, TemplateFieldAnswer>> {
-    const records = await this.records(key);
+    const [seen, records] = await Promise.all([this.store.use(key).catch(() => 0), this.records(key)]);
     const answers = new Map<string, TemplateFieldAnswer>();
-    const recheck = (key.pages + 1) % ABSENCE_RECHECK === 0;
+    const recheck = seen % ABSENCE_RECHECK === 0;
     for (const field of tree.fields.filter(isLearnable)) {
       const trusted = records.filter((record) => record.field === fieldKey(field) && isTrusted(record)).sort(rank);
       const absence = trusted.find((record) => isAbsence(record.locator));

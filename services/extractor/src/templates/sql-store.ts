@@ -24,6 +24,7 @@ export const MIGRATIONS: readonly Migration[] = [
         signature text NOT NULL,
         paths text[] NOT NULL,
         pages integer NOT NULL DEFAULT 0,
+        seen integer NOT NULL DEFAULT 1,
         last_used timestamptz NOT NULL DEFAULT now(),
         UNIQUE (host, signature)
       );
@@ -66,10 +67,19 @@ export class SqlTemplateStore implements TemplateStore {
     return this.db.query<KnownTemplate>("SELECT signature, paths, pages FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC", [host]);
   }
 
+  async use(template: TemplateKey): Promise<number> {
+    const rows = await this.db.query<{ seen: number }>(
+      "UPDATE extractor_templates SET last_used = now(), seen = seen + 1 WHERE host = $1 AND signature = $2 RETURNING seen",
+      [template.host, template.signature],
+    );
+    return rows[0]?.seen ?? 0;
+  }
+
   async locators(template: TemplateKey): Promise<LocatorRecord[]> {
-    const rows = await this.db.query<{ id: string }>("UPDATE extractor_templates SET last_used = now() WHERE host = $1 AND signature = $2 RETURNING id", [template.host, template.signature]);
-    if (rows.length === 0) return [];
-    return this.db.query<LocatorRecord>("SELECT field, locator, agree, disagree FROM extractor_locators WHERE template_id = $1", [rows[0]!.id]);
+    return this.db.query<LocatorRecord>(
+      "SELECT l.field, l.locator, l.agree, l.disagree FROM extractor_locators l JOIN extractor_templates t ON t.id = l.template_id WHERE t.host = $1 AND t.signature = $2",
+      [template.host, template.signature],
+    );
   }
 
   async record(template: TemplateKey, paths: string[], updates: LocatorUpdate[]): Promise<void> {

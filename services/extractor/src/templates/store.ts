@@ -32,7 +32,9 @@ export interface TemplateSummary {
 export interface TemplateStore {
   /** The host's templates with their skeletons, to match a page's layout against. */
   templates(host: string): Promise<KnownTemplate[]>;
-  /** The template's locators; an unknown template has none. Marks the template used. */
+  /** Marks the template used by one more page; returns the pages that used it, this one included (0 for an unknown template). */
+  use(template: TemplateKey): Promise<number>;
+  /** The template's locators; an unknown template has none. */
   locators(template: TemplateKey): Promise<LocatorRecord[]>;
   /** Adds one page's counts to the template's locators (creating the template with the page's skeleton), then applies the bounds. */
   record(template: TemplateKey, paths: string[], updates: LocatorUpdate[]): Promise<void>;
@@ -71,6 +73,7 @@ export function rank(a: Pick<LocatorRecord, "locator" | "agree" | "disagree">, b
 interface MemoryTemplate {
   paths: string[];
   pages: number;
+  seen: number;
   /** A counter, not a time: two uses in one millisecond still have an order. */
   lastUsed: number;
   usedAt: Date;
@@ -88,17 +91,21 @@ export class MemoryTemplateStore implements TemplateStore {
     return [...this.entries].filter(([key]) => hostOf(key) === host).map(([key, t]) => ({ signature: key.slice(host.length + 1), paths: t.paths, pages: t.pages }));
   }
 
-  async locators(template: TemplateKey): Promise<LocatorRecord[]> {
+  async use(template: TemplateKey): Promise<number> {
     const found = this.entries.get(keyOf(template));
-    if (!found) return [];
+    if (!found) return 0;
     found.lastUsed = ++this.clock;
     found.usedAt = new Date();
-    return [...found.records.values()].map((record) => ({ ...record }));
+    return ++found.seen;
+  }
+
+  async locators(template: TemplateKey): Promise<LocatorRecord[]> {
+    return [...(this.entries.get(keyOf(template))?.records.values() ?? [])].map((record) => ({ ...record }));
   }
 
   async record(template: TemplateKey, paths: string[], updates: LocatorUpdate[]): Promise<void> {
     const key = keyOf(template);
-    const found = this.entries.get(key) ?? { paths, pages: 0, lastUsed: 0, usedAt: new Date(), records: new Map() };
+    const found = this.entries.get(key) ?? { paths, pages: 0, seen: 1, lastUsed: 0, usedAt: new Date(), records: new Map() };
     this.entries.set(key, found);
     found.pages += 1;
     found.lastUsed = ++this.clock;

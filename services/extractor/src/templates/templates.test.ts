@@ -169,6 +169,7 @@ describe("learning", () => {
     await teach(learner, productPage(PAGES[1]!), "https://shop.example/p/2", truths[1]!);
     const corrupted: TemplateStore = {
       templates: (host) => good.templates(host),
+      use: (key) => good.use(key),
       locators: async (key) => [
         ...(await good.locators(key)),
         { field: "title:string", locator: { path: 42 }, agree: 9, disagree: 0 } as unknown as LocatorRecord,
