@@ -6,7 +6,9 @@
  * teacher (bench/src/teacher.ts). Prints, per site and overall: model tokens
  * per page by page index, the share of fields the template answered after
  * 1, 2, 3 and 5 pages, and precision, recall and F1 of the template's
- * answers against the labels; writes bench/results/templates.json.
+ * answers against the labels; then the builtin engine alone on each site's
+ * later pages, with the template its first two pages taught and without;
+ * writes bench/results/templates.json.
  */
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -38,6 +40,8 @@ const sites = new Map<string, Case[]>();
 for (const item of cases) sites.set(item.site, [...(sites.get(item.site) ?? []), item]);
 /** Page counts after which the template's share is reported. */
 const AFTER = [1, 2, 3, 5];
+/** Pages of each site the model reads before the builtin engine alone is measured with the template they taught. */
+const TEACHING_PAGES = 2;
 
 const teacher = await startTeacher();
 const logger = createLogger("bench", "warn");
@@ -63,29 +67,50 @@ interface PageRun {
 }
 
 const runs: PageRun[] = [];
+/** The builtin engine alone on each site's pages after the first two, with the template those two taught and without. */
+const builtinOnly = { withTemplate: { tp: 0, fp: 0, fn: 0 }, without: { tp: 0, fp: 0, fn: 0 } };
 try {
   for (const pages of sites.values()) {
     for (const [index, item] of pages.entries()) runs.push(await runPage(item, index));
+  }
+  for (const pages of sites.values()) {
+    const fresh = { ...settings, templates: new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 20, templates: 1_000 }), logger) };
+    for (const item of pages.slice(0, TEACHING_PAGES)) await extract(item, llm, fresh);
+    for (const item of pages.slice(TEACHING_PAGES)) {
+      score(item, (await extract(item, undefined, fresh)).data, builtinOnly.withTemplate);
+      score(item, (await extract(item, undefined, { ...settings, templates: undefined })).data, builtinOnly.without);
+    }
   }
 } finally {
   await teacher.close();
 }
 
-async function runPage(item: Case, index: number): Promise<PageRun> {
+/** One page through the extractor's flow, its learning settled. */
+async function extract(item: Case, model: LlmEngine | undefined, flow: TemplateSettings) {
   teacher.teach(item);
   const schemaJson = JSON.stringify(item.schema);
   const html = await readFile(path.join(corpusDir, item.page), "utf8");
   const bounds = { signal: new AbortController().signal, deadline: undefined };
-  const job = { schemaJson, schema: settings.schemas.get(schemaJson), page: loadPage(html, item.url ?? ""), taskDescription: "", includeModelInput: false, llm, bounds };
-  const extraction = await extractWithTemplates(job, settings);
+  const job = { schemaJson, schema: flow.schemas.get(schemaJson), page: loadPage(html, item.url ?? ""), taskDescription: "", includeModelInput: false, llm: model, bounds };
+  const extraction = await extractWithTemplates(job, flow);
   await extraction.learning;
-  const data = JSON.parse(extraction.response.dataJson) as Record<string, unknown>;
+  return { extraction, data: JSON.parse(extraction.response.dataJson) as Record<string, unknown> };
+}
+
+function score(item: Case, data: Record<string, unknown>, counts: Counts): void {
+  for (const [field, schema] of Object.entries(item.schema)) {
+    const outcome = scoreField(field, schema, item.expected[field] ?? null, data[field] ?? null);
+    if (outcome) addOutcome(counts, outcome);
+  }
+}
+
+async function runPage(item: Case, index: number): Promise<PageRun> {
+  const { extraction, data } = await extract(item, llm, settings);
   const template: Counts = { tp: 0, fp: 0, fn: 0 };
   const answer: Counts = { tp: 0, fp: 0, fn: 0 };
+  score(item, data, answer);
   for (const [field, schema] of Object.entries(item.schema)) {
     const expected = item.expected[field] ?? null;
-    const outcome = scoreField(field, schema, expected, data[field] ?? null);
-    if (outcome) addOutcome(answer, outcome);
     const templated = extraction.templated.get(field);
     const templateOutcome = templated ? scoreField(field, schema, expected, templated.value) : expected === null ? undefined : "fn";
     if (templateOutcome) addOutcome(template, templateOutcome);
@@ -147,10 +172,14 @@ const late = overall.tokensByIndex.slice(5);
 const lateMean = late.reduce((a, b) => a + b, 0) / Math.max(1, late.length);
 console.log(`\nTokens per page after 5 pages: ${Math.round(lateMean)} (${pct(lateMean / Math.max(1, first)).trim()} of the first page's ${first})`);
 
+const withTemplate = rounded(metrics(builtinOnly.withTemplate));
+const without = rounded(metrics(builtinOnly.without));
+console.log(`\nBuiltin engine alone on pages 3-10 of each site, after the model read pages 1-2: P/R/F1 ${withTemplate.precision}/${withTemplate.recall}/${withTemplate.f1} with the learned template, ${without.precision}/${without.recall}/${without.f1} without`);
+
 const resultsDir = path.join(REPO_ROOT, "bench/results");
 await mkdir(resultsDir, { recursive: true });
 const output = prefill ? "templates.json" : "templates-no-prefill.json";
-await writeFile(path.join(resultsDir, output), `${JSON.stringify({ corpus: corpusDir, prefill, pages: cases.length, overall, sites: Object.fromEntries(perSite), runs }, null, 2)}\n`);
+await writeFile(path.join(resultsDir, output), `${JSON.stringify({ corpus: corpusDir, prefill, pages: cases.length, overall, sites: Object.fromEntries(perSite), builtinOnly: { withTemplate, without }, runs }, null, 2)}\n`);
 console.log(`\nWrote bench/results/${output}`);
 
 function round(value: number): number {
