@@ -21,9 +21,9 @@ export async function runTemplatesAdmin(argv: string[], print: (line: string) =>
   if (action !== "list" && action !== "forget") throw new UsageError(`templates needs list or forget, not ${JSON.stringify(action ?? "")}`);
   if (!host) throw new UsageError(`templates ${action} needs a host`);
   const config = loadConfig(configShape);
-  const db = await openTemplateDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger: createLogger("admin", config.LOG_LEVEL) });
+  const open = () => openTemplateDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger: createLogger("admin", config.LOG_LEVEL) });
   // Bounds apply when learning records; listing and forgetting change nothing else.
-  const store = new SqlTemplateStore(db, { templatesPerHost: Number.MAX_SAFE_INTEGER, templates: Number.MAX_SAFE_INTEGER });
+  const store = new SqlTemplateStore(open, { templatesPerHost: Number.MAX_SAFE_INTEGER, templates: Number.MAX_SAFE_INTEGER });
   try {
     const name = host.toLowerCase();
     if (action === "forget") {

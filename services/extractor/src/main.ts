@@ -17,11 +17,13 @@ const llm = settings ? new LlmEngine(settings, logger) : undefined;
 logger.info({ llm: settings ? { model: settings.model, baseUrl: settings.baseUrl ?? "default" } : "none; builtin engine only" }, "engines");
 
 const templateStore = config.EXTRACT_TEMPLATES
-  ? new SqlTemplateStore(await openTemplateDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger }), {
+  ? new SqlTemplateStore(() => openTemplateDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger }), {
       templatesPerHost: config.EXTRACT_TEMPLATES_PER_HOST,
       templates: config.EXTRACT_TEMPLATES_MAX,
     })
   : undefined;
+// Opened before serving; one that fails is tried again later and meanwhile costs only the template answers.
+await templateStore?.database().catch((error: unknown) => logger.error({ err: error }, "template database unavailable; extracting without templates for now"));
 
 const server = await startGrpcServer({
   host: config.GRPC_HOST,

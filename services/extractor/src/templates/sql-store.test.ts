@@ -35,7 +35,7 @@ async function openStore(backend: "memory" | "pglite" | "postgres"): Promise<{ s
     const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-templates-"));
     const db = await openTemplateDatabase({ databaseUrl: undefined, dataDir, logger });
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }), () => db.close());
-    return { store: new SqlTemplateStore(db, BOUNDS), db };
+    return { store: new SqlTemplateStore(async () => db, BOUNDS), db };
   }
   const schema = `templates_test_${randomBytes(6).toString("hex")}`;
   await adminQuery(`CREATE SCHEMA ${schema}`);
@@ -43,7 +43,7 @@ async function openStore(backend: "memory" | "pglite" | "postgres"): Promise<{ s
   url.searchParams.set("options", `-c search_path=${schema}`);
   const db = await openTemplateDatabase({ databaseUrl: url.toString(), dataDir: "unused", logger });
   cleanups.push(() => adminQuery(`DROP SCHEMA ${schema} CASCADE`), () => db.close());
-  return { store: new SqlTemplateStore(db, BOUNDS), db };
+  return { store: new SqlTemplateStore(async () => db, BOUNDS), db };
 }
 
 const TREE = parseSchema({ title: "string", price_usd: "number" });
@@ -99,6 +99,15 @@ describe.each(["pglite", "postgres"] as const)("template database on %s", (backe
     expect(third.get("title")?.value).toBe("Three");
     expect(third.get("price_usd")?.value).toBe(3.5);
   });
+});
+
+it("extracts without templates while the database cannot be opened", async () => {
+  const store = new SqlTemplateStore(() => openTemplateDatabase({ databaseUrl: "postgres://postgres@127.0.0.1:1/test", dataDir: "unused", logger }), BOUNDS);
+  const loaded = loadPage(page("One", "$1.00"), "https://shop.example/p");
+  const learner = new TemplateLearner(store, logger);
+  expect(await learner.templateFor(pageLayout(loaded.$, loaded.url)!)).toBeUndefined();
+  await expect(store.record({ host: "shop.example", signature: "s" }, [], [])).rejects.toMatchObject({ type: "backend-unavailable" });
+  await store.close();
 });
 
 it("reports an unreachable template database as backend-unavailable", async () => {

@@ -57,18 +57,42 @@ export async function openTemplateDatabase(options: TemplateDatabaseOptions): Pr
   return db;
 }
 
+/** After the database failed to open, how long before a call tries again (calls meanwhile fail at once). */
+const REOPEN_AFTER_MS = 30_000;
+
+/**
+ * The store on its database, opened on first use. A database that cannot be
+ * opened (a server down at start) costs the template answers, not the
+ * extractor: calls fail until a later one, at most every REOPEN_AFTER_MS,
+ * opens it.
+ */
 export class SqlTemplateStore implements TemplateStore {
+  private opening: Promise<SqlDatabase> | undefined;
+  private failedAt: number | undefined;
+
   constructor(
-    private readonly db: SqlDatabase,
+    private readonly open: () => Promise<SqlDatabase>,
     private readonly bounds: StoreBounds,
   ) {}
 
+  /** The open database; call at start to open it early (its failure is also the next call's). */
+  database(): Promise<SqlDatabase> {
+    if (!this.opening || (this.failedAt !== undefined && Date.now() - this.failedAt >= REOPEN_AFTER_MS)) {
+      this.failedAt = undefined;
+      this.opening = this.open().catch((error: unknown) => {
+        this.failedAt = Date.now();
+        throw error;
+      });
+    }
+    return this.opening;
+  }
+
   async templates(host: string): Promise<KnownTemplate[]> {
-    return this.db.query<KnownTemplate>("SELECT signature, paths, pages FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC", [host]);
+    return (await this.database()).query<KnownTemplate>("SELECT signature, paths, pages FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC", [host]);
   }
 
   async use(template: TemplateKey): Promise<number> {
-    const rows = await this.db.query<{ seen: number }>(
+    const rows = await (await this.database()).query<{ seen: number }>(
       "UPDATE extractor_templates SET last_used = now(), seen = seen + 1 WHERE host = $1 AND signature = $2 RETURNING seen",
       [template.host, template.signature],
     );
@@ -76,14 +100,14 @@ export class SqlTemplateStore implements TemplateStore {
   }
 
   async locators(template: TemplateKey): Promise<LocatorRecord[]> {
-    return this.db.query<LocatorRecord>(
+    return (await this.database()).query<LocatorRecord>(
       "SELECT l.field, l.locator, l.agree, l.disagree FROM extractor_locators l JOIN extractor_templates t ON t.id = l.template_id WHERE t.host = $1 AND t.signature = $2",
       [template.host, template.signature],
     );
   }
 
   async record(template: TemplateKey, paths: string[], updates: LocatorUpdate[]): Promise<void> {
-    await this.db.transaction(async (tx) => {
+    await (await this.database()).transaction(async (tx) => {
       const [{ id }] = (await tx.query<{ id: string }>(
         `INSERT INTO extractor_templates (host, signature, paths, pages) VALUES ($1, $2, $3, 1)
          ON CONFLICT (host, signature) DO UPDATE SET pages = extractor_templates.pages + 1, last_used = now()
@@ -116,23 +140,25 @@ export class SqlTemplateStore implements TemplateStore {
   }
 
   async list(host: string): Promise<TemplateSummary[]> {
-    const rows = await this.db.query<{ id: string; signature: string; pages: number; last_used: Date }>(
+    const db = await this.database();
+    const rows = await db.query<{ id: string; signature: string; pages: number; last_used: Date }>(
       "SELECT id, signature, pages, last_used FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC",
       [host],
     );
     const summaries: TemplateSummary[] = [];
     for (const row of rows) {
-      const records = await this.db.query<LocatorRecord>("SELECT field, locator, agree, disagree FROM extractor_locators WHERE template_id = $1", [row.id]);
+      const records = await db.query<LocatorRecord>("SELECT field, locator, agree, disagree FROM extractor_locators WHERE template_id = $1", [row.id]);
       summaries.push({ signature: row.signature, pages: row.pages, lastUsed: new Date(row.last_used), locators: records.length, trustedFields: trustedFields(records) });
     }
     return summaries;
   }
 
   async forget(host: string): Promise<number> {
-    return (await this.db.query("DELETE FROM extractor_templates WHERE host = $1 RETURNING id", [host])).length;
+    return (await (await this.database()).query("DELETE FROM extractor_templates WHERE host = $1 RETURNING id", [host])).length;
   }
 
   async close(): Promise<void> {
-    await this.db.close();
+    const db = await this.opening?.catch(() => undefined);
+    await db?.close();
   }
 }
