@@ -4,16 +4,13 @@
  * DATABASE_URL, or the PGlite database under WINNOW_DATA_DIR, which only
  * one process may open: stop the extractor first).
  */
-import { createLogger, env, loadConfig } from "@winnow/platform";
-import { z } from "zod";
+import { createLogger, loadConfig } from "@winnow/platform";
+import { configShape as extractorConfig } from "../../services/extractor/dist/config.js";
 import { openTemplateDatabase, SqlTemplateStore } from "../../services/extractor/dist/templates/sql-store.js";
 import { UsageError } from "./admin-commands.js";
 
-const configShape = {
-  WINNOW_DATA_DIR: z.string().min(1).default(".data"),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// or postgresql:// URL" }).optional(),
-  LOG_LEVEL: env.logLevel(),
-};
+/** The extractor's own settings for its database, read as it reads them. */
+const configShape = { WINNOW_DATA_DIR: extractorConfig.WINNOW_DATA_DIR, DATABASE_URL: extractorConfig.DATABASE_URL, LOG_LEVEL: extractorConfig.LOG_LEVEL };
 
 export async function runTemplatesAdmin(argv: string[], print: (line: string) => void): Promise<void> {
   const [action, host, ...rest] = argv;

@@ -36,7 +36,7 @@ export const configShape = {
   /** Where the embedded template database lives (in its own folder, extractor-db) when DATABASE_URL is unset. */
   WINNOW_DATA_DIR: z.string().min(1).default(".data"),
   /** A Postgres server for learned templates, shared by every extractor replica (its own tables, beside auth's). */
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// or postgresql:// URL" }).optional(),
+  DATABASE_URL: env.postgresUrl().optional(),
 };
 
 export type ExtractorConfig = z.infer<z.ZodObject<typeof configShape>>;

@@ -10,7 +10,7 @@ import type { Logger, ObjectNode } from "@winnow/platform";
 import { Engine, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { extractHybrid, type Extraction, type ExtractionJob, type HybridSettings } from "../hybrid.js";
 import { loadPage, type Page } from "../page.js";
-import { shape } from "../shape.js";
+import { escapePointer, shape } from "../shape.js";
 import type { TemplateFieldAnswer, TemplateLearner } from "./learner.js";
 import { PageIndex } from "./page-index.js";
 import { pageLayout, type PageLayout, type TemplateKey } from "./signature.js";
@@ -104,8 +104,4 @@ async function learn(templates: TemplateLearner, key: TemplateKey, layout: PageL
   if (Object.keys(values).length === 0) return;
   page ??= original();
   await templates.learn(key, layout, tree, new PageIndex(page.$, page.baseUrl), values);
-}
-
-function escapePointer(name: string): string {
-  return name.replace(/~/g, "~0").replace(/\//g, "~1");
 }
