@@ -60,7 +60,7 @@ async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx
     { engine: Engine[response.engine], model: response.model || undefined, tokens: response.usage?.totalTokens, prefilled, templated: templated.size, warnings: response.warnings.length, ms: Date.now() - started },
     "extracted",
   );
-  countExtraction(response);
+  countExtraction(response, templated.size);
   return response;
 }
 
