@@ -149,7 +149,7 @@ function pathLocators(index: PageIndex, element: Element): ElementLocator[] {
   let node: Element | null = element;
   for (let level = 0; level < MAX_LEVELS && node && node.type === "tag" && node.tagName !== "body"; level += 1, node = node.parent as Element | null) {
     const step = selectorStep(node);
-    named ||= step !== node.tagName;
+    named ||= step !== tagOf(node);
     path = path === "" ? step : `${step} > ${path}`;
     if (!named) continue;
     const position = matches(index, { path }).indexOf(element);
@@ -198,11 +198,16 @@ function anchorsNear(index: PageIndex, element: Element): Element[] {
 function selectorStep(element: Element): string {
   const id = stableId(element);
   const itemprop = stableItemprop(element);
-  return `${element.tagName}${id ? `#${id}` : ""}${stableClasses(element).map((c) => `.${c}`).join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
+  return `${tagOf(element)}${id ? `#${id}` : ""}${stableClasses(element).map((c) => `.${c}`).join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
 }
 
 /** A step for an element found relative to something else: without its id, which would name it alone. */
 function relativeStep(element: Element): string {
   const itemprop = stableItemprop(element);
-  return `${element.tagName}${stableClasses(element).map((c) => `.${c}`).join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
+  return `${tagOf(element)}${stableClasses(element).map((c) => `.${c}`).join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
+}
+
+/** The tag as a selector can name it; "*" for a name CSS cannot write ("fb:like"). */
+function tagOf(element: Element): string {
+  return /^[a-z][a-z0-9-]*$/i.test(element.tagName) ? element.tagName : "*";
 }

@@ -69,17 +69,21 @@ export function locatorKey(locator: Locator | Absence): string {
   return JSON.stringify([locator.path, locator.label ?? null, locator.up ?? null, locator.index, locator.attr ?? null, locator.own ?? false, around(locator.prefix), around(locator.suffix), locator.items ?? null]);
 }
 
-/** The element a locator names on this page, or undefined (a selector the parser refuses names nothing). */
+/** The element a locator names on this page, or undefined. */
 export function locateElement(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up" | "index">): Element | undefined {
+  return matches(index, locator)[locator.index];
+}
+
+/** The path's matches in document order: from the first label shown, within `up` levels of it; or in the whole body. A selector the parser refuses matches nothing. */
+export function matches(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): Element[] {
   try {
-    return matches(index, locator)[locator.index];
+    return matchesOf(index, locator);
   } catch {
-    return undefined;
+    return [];
   }
 }
 
-/** The path's matches in document order: from the first label shown, within `up` levels of it; or in the whole body. */
-export function matches(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): Element[] {
+function matchesOf(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): Element[] {
   const { $ } = index;
   if (locator.label === undefined) return $("body").find(locator.path).toArray();
   const anchor = index.labelled(locator.label)[0];

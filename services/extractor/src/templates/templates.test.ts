@@ -92,6 +92,14 @@ describe("locator derivation", () => {
     expect(readAs(title, applyLocator(paperback, year)!.raw)).toBe("Alien");
   });
 
+  it("copes with tags CSS cannot name and finds the value by what it can", () => {
+    const page = indexOf(`<html><body><fb:box class="social"><o:p>Kim Lee</o:p></fb:box><span class="name">Kim Lee</span></body></html>`);
+    const author = parseSchema({ author: "string" }).fields[0]!;
+    const locators = deriveLocators(page, author, "Kim Lee");
+    expect(locators.length).toBeGreaterThan(0);
+    for (const locator of locators) expect(readAs(author, applyLocator(page, locator)!.raw)).toBe("Kim Lee");
+  });
+
   it("finds nothing for a value the page does not show", () => {
     expect(deriveLocators(index, fieldOf(TREE, "title"), "Not On The Page")).toEqual([]);
   });
