@@ -15,7 +15,7 @@ import { isTrusted, rank, type LocatorRecord, type LocatorUpdate, type TemplateS
 import { isLearnable, isPresentValue, readAs, sameValue } from "./values.js";
 
 /** Every this many pages of a template, fields it holds absent are asked again: an optional part may show after all. */
-export const ABSENCE_RECHECK = 5;
+const ABSENCE_RECHECK = 5;
 
 /** A field answered by the template, with what showed it (evidence for the caller). */
 export interface TemplateFieldAnswer {
@@ -123,7 +123,7 @@ export class TemplateLearner {
 }
 
 /** A field as templates know it: its name and type, so a field of the same name and another type learns apart. */
-export function fieldKey(field: Field): string {
+function fieldKey(field: Field): string {
   return `${field.name}:${typeName(field.node)}`;
 }
 
@@ -137,7 +137,7 @@ function confidenceOf(record: LocatorRecord): number {
 }
 
 /** A locator as a person reads it: `"Price:" +1 td[0]`, `div.genres[0] items a`, `absent`. */
-export function describeLocator(locator: Locator | Absence): string {
+function describeLocator(locator: Locator | Absence): string {
   if (isAbsence(locator)) return "absent";
   const from = locator.label === undefined ? "" : `${JSON.stringify(locator.label)} +${locator.up ?? 0} `;
   const read = locator.items ? ` items ${locator.items}` : locator.attr ? ` @${locator.attr}` : "";

@@ -12,7 +12,7 @@ const MAX_CLASSES = 2;
 const MAX_NAME_LENGTH = 40;
 
 /** A name a layout gives: CSS-safe letters, no run of three digits (an id of content), no generated hash. */
-export function isStableName(name: string): boolean {
+function isStableName(name: string): boolean {
   if (name.length === 0 || name.length > MAX_NAME_LENGTH || !/^[A-Za-z][\w-]*$/.test(name)) return false;
   if (/\d{3}/.test(name)) return false;
   // Generated names mix letters and digits in short random runs: "css-1x9fz2", "sc-bdVaJa", "jsx-2a3b".

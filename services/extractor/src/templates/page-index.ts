@@ -12,7 +12,7 @@ import { textOf } from "../engines/builtin/text.js";
 /** Bound on the elements read, as the builtin engine's walkers have. */
 const MAX_ELEMENTS = 20_000;
 /** A label is short; longer texts are content. */
-export const MAX_LABEL_LENGTH = 40;
+const MAX_LABEL_LENGTH = 40;
 
 export class PageIndex {
   readonly elements: Element[];

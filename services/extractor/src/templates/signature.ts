@@ -44,7 +44,7 @@ const SKELETON_DEPTH = 4;
 /** Bound on the paths read, so a huge page costs no more than a large one. */
 const MAX_PATHS = 1_000;
 /** Similarity from which two pages share a template (pages of one site's layout measure 0.74 to 1, pages of different sites at most 0.11, on the corpus's SWDE pages). */
-export const SAME_LAYOUT = 0.6;
+const SAME_LAYOUT = 0.6;
 
 export function pageLayout($: CheerioAPI, url: URL | undefined): PageLayout | undefined {
   const host = url?.hostname.toLowerCase();
@@ -74,7 +74,7 @@ export function templateOf(layout: PageLayout, known: KnownTemplate[]): PageTemp
   return best ? { host: layout.host, signature: best.signature, pages: best.pages } : { host: layout.host, signature: hash16(layout.paths.join(" ")), pages: 0 };
 }
 
-export function jaccard(a: string[], b: string[]): number {
+function jaccard(a: string[], b: string[]): number {
   const set = new Set(a);
   const shared = b.filter((path) => set.has(path)).length;
   return shared / Math.max(1, set.size + b.length - shared);

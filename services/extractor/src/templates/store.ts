@@ -54,7 +54,7 @@ export const MAX_LOCATORS_PER_FIELD = 12;
 /** Agreeing pages before a locator answers; one disagreement and it no longer does. */
 export const TRUST_AGREEMENTS = 2;
 /** Pages without the field before the template answers it is absent: an optional part shows on fewer pages than this misses. */
-export const TRUST_ABSENCES = 3;
+const TRUST_ABSENCES = 3;
 
 export function isTrusted(record: Pick<LocatorRecord, "locator" | "agree" | "disagree">): boolean {
   return record.agree >= (isAbsence(record.locator) ? TRUST_ABSENCES : TRUST_AGREEMENTS) && record.disagree === 0;
