@@ -5,17 +5,17 @@
  * as the value, so it is right here; whether it holds on the template's
  * other pages is what learning counts.
  */
-import type { Field } from "@winnow/platform";
+import type { Field, ObjectNode } from "@winnow/platform";
 import type { Element } from "domhandler";
 import { nameHints } from "../field-names.js";
 import { absoluteUrl } from "../page.js";
 import { datesIn, parseBoolean, parseNumber } from "../normalize.js";
 import { contains } from "../engines/builtin/dom.js";
 import { collapsed, ownText } from "../engines/builtin/text.js";
-import { applyLocator, locateElement, matches, type Locator } from "./locator.js";
+import { applyLocator, locateElement, matches, type ItemField, type Locator } from "./locator.js";
 import { stableClasses, stableId, stableItemprop } from "./names.js";
 import { isLabelText, labelKey, type PageIndex } from "./page-index.js";
-import { readAs, sameValue } from "./values.js";
+import { isPresentValue, readAs, sameValue } from "./values.js";
 
 /** Text around a value that a locator may cut off: more than this, and the value sits in running text, not a slot. */
 const MAX_AROUND = 60;
@@ -31,7 +31,7 @@ const MAX_ANCHORS = 3;
 const ATTRIBUTES = ["href", "src", "content", "datetime", "title"] as const;
 
 type ElementLocator = Pick<Locator, "path" | "label" | "up" | "index">;
-type Reading = Pick<Locator, "attr" | "own" | "prefix" | "suffix" | "items">;
+type Reading = Pick<Locator, "attr" | "own" | "prefix" | "suffix" | "items" | "fields">;
 
 export function deriveLocators(index: PageIndex, field: Field, value: unknown): Locator[] {
   const found: Locator[] = [];
@@ -43,7 +43,9 @@ export function deriveLocators(index: PageIndex, field: Field, value: unknown): 
       if (located && sameValue(readAs(field, located.raw), value)) found.push(locator);
     }
   };
-  if (Array.isArray(value)) for (const { container, items } of listTargets(index, field, value as string[])) keep(container, { items });
+  const itemNode = field.node.kind === "array" ? field.node.items : undefined;
+  if (itemNode?.kind === "object") for (const { container, reading } of recordTargets(index, itemNode, value as Record<string, unknown>[])) keep(container, reading);
+  else if (Array.isArray(value)) for (const { container, items } of listTargets(index, field, value as string[])) keep(container, { items });
   else for (const { element, reading } of scalarTargets(index, field, value)) keep(element, reading);
   return found;
 }
@@ -128,6 +130,42 @@ function listTargets(index: PageIndex, field: Field, value: string[]): { contain
     }
   }
   return found;
+}
+
+/**
+ * For a list of objects: the element of the first item (the smallest
+ * ancestor of one of its values that shows every value it has), how each
+ * field is read inside it, and the item's step under its parent, which
+ * holds the list.
+ */
+function recordTargets(index: PageIndex, item: ObjectNode, value: Record<string, unknown>[]): { container: Element; reading: Reading }[] {
+  const first = value[0];
+  const fields = item.fields.filter((f) => f.node.kind === "scalar" && first && isPresentValue(first[f.name]));
+  if (!first || fields.length === 0) return [];
+  const targets = fields.map((f) => scalarTargets(index, f, first[f.name]));
+  const found: { container: Element; reading: Reading }[] = [];
+  for (const { element: start } of targets[0]!) {
+    let candidate: Element | null = start;
+    for (let level = 0; level <= MAX_LEVELS && candidate?.type === "tag" && candidate.tagName !== "body"; level += 1, candidate = candidate.parent as Element | null) {
+      const within = candidate;
+      const readings = fields.map((f, i) => fieldWithin(index, within, f.name, targets[i]!));
+      if (readings.some((r) => r === undefined) || within.parent?.type !== "tag") continue;
+      found.push({ container: within.parent as Element, reading: { items: relativeStep(within), fields: readings as ItemField[] } });
+      break;
+    }
+  }
+  return found.slice(0, MAX_TARGETS);
+}
+
+/** How a field of an item is read inside the item's element: from the first of its targets there. */
+function fieldWithin(index: PageIndex, item: Element, name: string, targets: { element: Element; reading: Reading }[]): ItemField | undefined {
+  for (const { element, reading } of targets.filter((t) => contains(item, t.element))) {
+    if (element === item) return { name, index: 0, ...withoutEmpty(reading) };
+    const path = relativeStep(element);
+    const position = index.$(item).find(path).toArray().indexOf(element);
+    if (position >= 0 && position <= MAX_INDEX) return { name, path, index: position, ...withoutEmpty(reading) };
+  }
+  return undefined;
 }
 
 /** Ways to find the element again, each checked to find it on this page: by path, and from labels near it. */

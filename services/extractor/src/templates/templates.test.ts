@@ -92,6 +92,21 @@ describe("locator derivation", () => {
     expect(readAs(title, applyLocator(paperback, year)!.raw)).toBe("Alien");
   });
 
+  it("finds a list of objects as repeated items with a locator per field inside each", () => {
+    const listing = (items: [string, string][]) =>
+      indexOf(`<html><body><h1>Lamps</h1><ul class="results">${items.map(([name, price]) => `<li class="product"><a class="title" href="/p">${name}</a> <span class="price">Now ${price}</span></li>`).join("")}</ul></body></html>`);
+    const products = parseSchema({ products: [{ name: "string", price_usd: "number" }] }).fields[0]!;
+    const first = listing([["Desk Lamp", "$19.99"], ["Floor Lamp", "$89.00"]]);
+    const locators = deriveLocators(first, products, [{ name: "Desk Lamp", price_usd: 19.99 }, { name: "Floor Lamp", price_usd: 89 }]);
+    expect(locators[0]).toMatchObject({ path: "ul.results", items: "li.product", fields: [{ name: "name", path: "a.title", index: 0 }, { name: "price_usd", path: "span.price", index: 0, prefix: "Now $" }] });
+    const next = listing([["Clip Lamp", "$9.50"], ["Wall Lamp", "$45.00"], ["Lava Lamp", "$30.00"]]);
+    expect(readAs(products, applyLocator(next, locators[0]!)!.raw)).toEqual([
+      { name: "Clip Lamp", price_usd: 9.5 },
+      { name: "Wall Lamp", price_usd: 45 },
+      { name: "Lava Lamp", price_usd: 30 },
+    ]);
+  });
+
   it("copes with tags CSS cannot name and finds the value by what it can", () => {
     const page = indexOf(`<html><body><fb:box class="social"><o:p>Kim Lee</o:p></fb:box><span class="name">Kim Lee</span></body></html>`);
     const author = parseSchema({ author: "string" }).fields[0]!;
