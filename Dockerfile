@@ -61,6 +61,9 @@ EXPOSE 50051
 CMD ["node", "--import", "@winnow/platform/telemetry", "services/auth/dist/main.js"]
 
 FROM grpc-runtime AS extractor
+# Without DATABASE_URL, learned templates go to a PGlite database under /tmp (the one writable
+# place when the root filesystem is read-only): kept while the container lives.
+ENV WINNOW_DATA_DIR=/tmp/winnow
 COPY services/extractor/package.json services/extractor/
 COPY --from=build /src/services/extractor/dist services/extractor/dist
 EXPOSE 50053

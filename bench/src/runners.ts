@@ -5,6 +5,8 @@
  * in Chromium, as a customer's request would).
  */
 import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { callUnary, checkHealth, createClient } from "@winnow/platform";
 import { Engine, ExtractorServiceClient, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
@@ -53,8 +55,10 @@ function llmEnv(model: ModelEndpoint | undefined): Record<string, string> {
 export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runner> {
   const [port] = await freePorts(1);
   const address = `127.0.0.1:${port}`;
+  // Its own data directory: templates learned by an earlier run must not answer this one.
+  const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-bench-extractor-"));
   const child = spawn(process.execPath, [path.join(REPO_ROOT, "services/extractor/dist/main.js")], {
-    env: { ...process.env, ...llmEnv(model), GRPC_HOST: "127.0.0.1", GRPC_PORT: String(port) },
+    env: { ...process.env, ...llmEnv(model), GRPC_HOST: "127.0.0.1", GRPC_PORT: String(port), WINNOW_DATA_DIR: dataDir },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const deadline = Date.now() + 30_000;
@@ -97,6 +101,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
       await exited;
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,12 +1,15 @@
-/** `npm run admin -- <command>`: operator commands against the auth service (see admin-commands.ts). */
+/** `npm run admin -- <command>`: operator commands against the auth service (admin-commands.ts) and the extractor's template store (admin-templates.ts). */
 import { createClient, env, loadConfigOrExit, WinnowError } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { runAdmin, USAGE, UsageError } from "./admin-commands.js";
+import { runTemplatesAdmin } from "./admin-templates.js";
 
 const config = loadConfigOrExit({ AUTH_ADDR: env.grpcTarget("127.0.0.1:50051") });
 const auth = createClient(AuthServiceClient, config.AUTH_ADDR);
 try {
-  await runAdmin(process.argv.slice(2), auth, (line) => console.log(line));
+  const argv = process.argv.slice(2);
+  if (argv[0] === "templates") await runTemplatesAdmin(argv.slice(1), (line) => console.log(line));
+  else await runAdmin(argv, auth, (line) => console.log(line));
 } catch (error) {
   if (error instanceof UsageError) {
     console.error(`${error.message}\n\n${USAGE}`);

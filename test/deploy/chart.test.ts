@@ -188,7 +188,11 @@ describe("rendered objects", () => {
       WINNOW_ENCRYPTION_KEY: { name: "winnow", key: "encryption-key" },
     });
     expect(secretRefs("gateway")).toEqual({ REDIS_URL: { name: "winnow", key: "redis-url", optional: true } });
-    expect(secretRefs("extractor")).toEqual({ LLM_API_KEY: { name: "winnow", key: "llm-api-key", optional: true } });
+    expect(secretRefs("extractor")).toEqual({
+      LLM_API_KEY: { name: "winnow", key: "llm-api-key", optional: true },
+      // Learned templates, in the same database as auth's (tables of its own).
+      DATABASE_URL: { name: "winnow", key: "database-url" },
+    });
     expect(objects.filter((o) => o.kind === "Secret"), "the chart creates no Secret").toEqual([]);
   });
 
@@ -384,6 +388,7 @@ describe("network policies", () => {
     expect(allowed("Egress", podLabels("auth"), { ip: "93.184.216.34" }, 80)).toBe(false);
     expect(allowed("Egress", podLabels("extractor"), { ip: "93.184.216.34" }, 80)).toBe(false);
     expect(allowed("Egress", podLabels("extractor"), { ip: "93.184.216.34" }, 443), "the OpenAI API").toBe(true);
+    expect(allowed("Egress", podLabels("extractor"), { ip: "10.0.0.5" }, 5432), "its template database").toBe(true);
   });
 
   it("lets pods in the cluster, not the outside, scrape every service's metrics port", () => {

@@ -49,8 +49,10 @@ beforeAll(async () => {
     LLM_BASE_URL: llm.baseUrl,
     LLM_API_KEY: "test-key",
     LLM_MODEL: "winnow-test-model",
-    // Every field to the model, so usage records model tokens (the builtin pre-fill could answer alone).
+    // Every field to the model, so usage records model tokens (the builtin pre-fill, or a template
+    // learned from the earlier scrapes of the same page, could answer alone).
     EXTRACT_HYBRID: "off",
+    EXTRACT_TEMPLATES: "false",
     LOG_LEVEL: "warn",
     // High enough that the rotation flood is never rate-limited.
     PLAN_REQUESTS_PER_MINUTE: "1000000",

@@ -63,6 +63,8 @@ export const env = {
       .regex(/^([a-z]+:\/\/\/?)?[^\s/]+:\d{1,5}$/, "must be host:port or a gRPC target such as dns:///host:port")
       .default(fallback),
   url: () => z.url({ message: "must be an absolute URL", protocol: /^https?$/ }),
+  /** A Postgres server's address, DATABASE_URL-style. */
+  postgresUrl: () => z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// or postgresql:// URL" }),
   boolean: (fallback: boolean) =>
     z
       .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })

@@ -12,7 +12,7 @@ export const authConfigShape = {
   /** Where the embedded database, the dev key file and the generated encryption key live. */
   WINNOW_DATA_DIR: z.string().min(1).default(".data"),
   /** A Postgres server to use instead of the embedded PGlite database. */
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// or postgresql:// URL" }).optional(),
+  DATABASE_URL: env.postgresUrl().optional(),
   /** AES-256-GCM key for API keys at rest; without it one is generated under WINNOW_DATA_DIR. */
   WINNOW_ENCRYPTION_KEY: z
     .string()

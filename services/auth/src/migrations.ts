@@ -1,10 +1,4 @@
-import type { SqlDatabase } from "./database.js";
-
-interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
+import { migrate as runMigrations, type Migration, type SqlDatabase } from "@winnow/platform/sql";
 
 /** Applied in order, each once; never edit one that has shipped, append a new one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -63,27 +57,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/**
- * Brings the schema up to date in one transaction. The advisory lock (per
- * schema) makes replicas that start together apply migrations one at a time:
- * the second one finds them recorded and does nothing.
- */
+/** Brings auth's tables up to date; their record is auth_migrations. */
 export async function migrate(db: SqlDatabase): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx.query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.auth_migrations'))");
-    await tx.exec(`
-      CREATE TABLE IF NOT EXISTS auth_migrations (
-        version integer PRIMARY KEY,
-        name text NOT NULL,
-        applied_at timestamptz NOT NULL DEFAULT now()
-      )
-    `);
-    const rows = await tx.query<{ version: number }>("SELECT version FROM auth_migrations");
-    const applied = new Set(rows.map((row) => row.version));
-    for (const migration of MIGRATIONS) {
-      if (applied.has(migration.version)) continue;
-      await tx.exec(migration.sql);
-      await tx.query("INSERT INTO auth_migrations (version, name) VALUES ($1, $2)", [migration.version, migration.name]);
-    }
-  });
+  await runMigrations(db, "auth_migrations", MIGRATIONS);
 }

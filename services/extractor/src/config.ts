@@ -32,6 +32,15 @@ export const configShape = {
    * or "off" (the model reads every page for every field).
    */
   EXTRACT_HYBRID: z.enum(["proven", "confident", "off"], { message: "must be proven, confident or off" }).default("proven"),
+  /** Learn each site's templates: locators found from confident answers answer the fields of the template's next pages. */
+  EXTRACT_TEMPLATES: env.boolean(true),
+  /** Templates kept per host and in all; the least recently used go first. */
+  EXTRACT_TEMPLATES_PER_HOST: env.positiveInt(20, 10_000),
+  EXTRACT_TEMPLATES_MAX: env.positiveInt(50_000, 10_000_000),
+  /** Where the embedded template database lives (in its own folder, extractor-db) when DATABASE_URL is unset. */
+  WINNOW_DATA_DIR: z.string().min(1).default(".data"),
+  /** A Postgres server for learned templates, shared by every extractor replica (its own tables, beside auth's). */
+  DATABASE_URL: env.postgresUrl().optional(),
 };
 
 export type ExtractorConfig = z.infer<z.ZodObject<typeof configShape>>;

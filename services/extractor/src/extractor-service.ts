@@ -8,10 +8,10 @@ import {
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { LlmEngine } from "./engines/llm.js";
 import { countExtraction } from "./extract-metrics.js";
-import { extractHybrid, type HybridSettings } from "./hybrid.js";
 import { loadPage } from "./page.js";
+import { extractWithTemplates, type TemplateSettings } from "./templates/flow.js";
 
-export interface ExtractorDependencies extends HybridSettings {
+export interface ExtractorDependencies extends TemplateSettings {
   logger: Logger;
   /** Undefined when no LLM is configured; the builtin engine then answers. */
   llm: LlmEngine | undefined;
@@ -43,7 +43,8 @@ async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx
     throw new WinnowError("page-too-large", `the page is ${htmlBytes} bytes; at most ${deps.maxHtmlBytes} are extracted`);
   }
   const llm = chooseLlm(request.options?.engine ?? Engine.ENGINE_UNSPECIFIED, deps.llm);
-  const { response, prefilled } = await extractHybrid(
+  // Learning goes on after the answer; it logs its own failures.
+  const { response, prefilled, templated } = await extractWithTemplates(
     {
       schemaJson: request.schemaJson,
       schema,
@@ -57,10 +58,10 @@ async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx
     deps,
   );
   deps.logger.info(
-    { engine: Engine[response.engine], model: response.model || undefined, tokens: response.usage?.totalTokens, prefilled, warnings: response.warnings.length, ms: Date.now() - started },
+    { engine: Engine[response.engine], model: response.model || undefined, tokens: response.usage?.totalTokens, prefilled, templated: templated.size, warnings: response.warnings.length, ms: Date.now() - started },
     "extracted",
   );
-  countExtraction(response);
+  countExtraction(response, templated.size);
   return response;
 }
 

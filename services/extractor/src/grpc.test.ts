@@ -23,7 +23,7 @@ async function startExtractor(llm: LlmEngine | undefined) {
     port: 0,
     logger,
     services: [
-      extractorServiceBinding({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" }, hybrid: "proven" }),
+      extractorServiceBinding({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" }, hybrid: "proven", templates: undefined }),
     ],
   });
   server.setReady(true);

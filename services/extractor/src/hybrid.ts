@@ -49,6 +49,8 @@ export interface Extraction {
   response: ExtractResponse;
   /** How many fields the builtin engine answered before the model (hybrid extraction only). */
   prefilled: number | undefined;
+  /** Which fields those were: their answers stood without the model. */
+  prefilledFields: string[];
 }
 
 /** Extracts with the builtin engine alone, or with the model after the builtin engine's pre-fill. */
@@ -66,7 +68,7 @@ export async function extractHybrid(job: ExtractionJob, settings: HybridSettings
       modelInputs: job.includeModelInput ? modelInputsFor({ schema, page, taskDescription: job.taskDescription, suggestions: [] }, settings.prompts) : [],
       evidence: trail ? evidenceMessages(presentIn(trail.evidence, shaped.data)) : [],
     };
-    return { response, prefilled: undefined };
+    return { response, prefilled: undefined, prefilledFields: [] };
   }
   // Before the content is rendered (the builtin engine reads the whole document). Not with a task
   // description: it may want fields derived otherwise than as the page states them.
@@ -74,18 +76,18 @@ export async function extractHybrid(job: ExtractionJob, settings: HybridSettings
   if (pre && pre.remaining.length === 0) {
     const evidence = job.evidence ? evidenceMessages(underFields(pre.evidence, pre.trusted)) : [];
     const response = { dataJson: JSON.stringify(pre.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: [prefillWarning(pre)], modelInputs: [], evidence };
-    return { response, prefilled: pre.trusted.length };
+    return { response, prefilled: pre.trusted.length, prefilledFields: pre.trusted };
   }
   // The model is asked the whole schema even where the builtin engine's proven values will stand: the
   // fields together say what the page is read for (which of its products, which of its articles).
   const question = { schema, page, taskDescription: job.taskDescription, suggestions: pre ? suggestionsOf(pre) : [] };
   const answer = await extractWithModel(llm, settings.prompts, question, job.includeModelInput, job.bounds);
-  if (!pre || pre.trusted.length === 0) return { response: { ...answer, evidence: job.evidence ? answer.evidence : [] }, prefilled: pre ? 0 : undefined };
+  if (!pre || pre.trusted.length === 0) return { response: { ...answer, evidence: job.evidence ? answer.evidence : [] }, prefilled: pre ? 0 : undefined, prefilledFields: [] };
   const model = JSON.parse(answer.dataJson) as Record<string, unknown>;
   const data = Object.fromEntries(schema.tree.fields.map(({ name }) => [name, pre.trusted.includes(name) ? pre.data[name] : (model[name] ?? null)]));
   // The model was asked the trusted fields too, but its answers there do not stand.
   const evidence = job.evidence ? [...evidenceMessages(underFields(pre.evidence, pre.trusted)), ...answer.evidence.filter((e) => !isUnder(e.pointer, pre.trusted))] : [];
-  return { response: { ...answer, dataJson: JSON.stringify(data), warnings: [prefillWarning(pre), ...answer.warnings], evidence }, prefilled: pre.trusted.length };
+  return { response: { ...answer, dataJson: JSON.stringify(data), warnings: [prefillWarning(pre), ...answer.warnings], evidence }, prefilled: pre.trusted.length, prefilledFields: pre.trusted };
 }
 
 interface Prefill {

@@ -3,6 +3,8 @@ import { configShape, llmSettings, promptSettings } from "./config.js";
 import { LlmEngine } from "./engines/llm.js";
 import { extractorServiceBinding } from "./extractor-service.js";
 import { SchemaCache } from "./schema-cache.js";
+import { TemplateLearner } from "./templates/learner.js";
+import { openTemplateDatabase, SqlTemplateStore } from "./templates/sql-store.js";
 
 const config = loadConfigOrExit(configShape);
 
@@ -13,6 +15,15 @@ await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 const settings = llmSettings(config);
 const llm = settings ? new LlmEngine(settings, logger) : undefined;
 logger.info({ llm: settings ? { model: settings.model, baseUrl: settings.baseUrl ?? "default" } : "none; builtin engine only" }, "engines");
+
+const templateStore = config.EXTRACT_TEMPLATES
+  ? new SqlTemplateStore(() => openTemplateDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger }), {
+      templatesPerHost: config.EXTRACT_TEMPLATES_PER_HOST,
+      templates: config.EXTRACT_TEMPLATES_MAX,
+    })
+  : undefined;
+// Opened before serving; one that fails is tried again later and meanwhile costs only the template answers.
+await templateStore?.database().catch((error: unknown) => logger.error({ err: error }, "template database unavailable; extracting without templates for now"));
 
 const server = await startGrpcServer({
   host: config.GRPC_HOST,
@@ -26,6 +37,7 @@ const server = await startGrpcServer({
       maxHtmlBytes: config.EXTRACT_MAX_HTML_BYTES,
       prompts: promptSettings(config),
       hybrid: config.EXTRACT_HYBRID,
+      templates: templateStore && new TemplateLearner(templateStore, logger),
     }),
   ],
 });
@@ -34,4 +46,5 @@ server.setReady(true);
 
 onShutdownSignal(logger, async () => {
   await server.shutdown(config.SHUTDOWN_GRACE_MS);
+  await templateStore?.close();
 });

@@ -8,6 +8,8 @@ import type { Element } from "domhandler";
 
 export interface Page {
   $: CheerioAPI;
+  /** The address the page was requested from; undefined when unknown. Names its site, whatever the page declares. */
+  url: URL | undefined;
   /** Base for relative links (the page URL, or its <base href>); undefined when the URL is unknown. */
   baseUrl: URL | undefined;
   structured: StructuredData;
@@ -29,7 +31,8 @@ export interface StructuredData {
 
 export function loadPage(html: string, url: string): Page {
   const $ = load(html);
-  return { $, baseUrl: baseUrlOf($, url), structured: readStructuredData($) };
+  const pageUrl = URL.canParse(url) ? new URL(url) : undefined;
+  return { $, url: pageUrl, baseUrl: baseUrlOf($, pageUrl), structured: readStructuredData($) };
 }
 
 /** An absolute http(s) URL for a link or image reference, or undefined when there is none. */
@@ -40,8 +43,7 @@ export function absoluteUrl(reference: string | undefined, base: URL | undefined
   return parsed && (parsed.protocol === "http:" || parsed.protocol === "https:") ? parsed.href : undefined;
 }
 
-function baseUrlOf($: CheerioAPI, url: string): URL | undefined {
-  const pageUrl = URL.canParse(url) ? new URL(url) : undefined;
+function baseUrlOf($: CheerioAPI, pageUrl: URL | undefined): URL | undefined {
   const declared = absoluteUrl($("base[href]").first().attr("href"), pageUrl);
   return declared ? new URL(declared) : pageUrl;
 }

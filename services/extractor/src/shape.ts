@@ -122,6 +122,6 @@ function describe(value: unknown): string {
 }
 
 /** RFC 6901, like the paths in schema violations. */
-function escapePointer(name: string): string {
+export function escapePointer(name: string): string {
   return name.replace(/~/g, "~0").replace(/\//g, "~1");
 }

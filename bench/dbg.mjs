@@ -1,0 +1,32 @@
+import { readFileSync } from "node:fs";
+import { createLogger } from "@winnow/platform";
+import { LlmEngine } from "../services/extractor/dist/engines/llm.js";
+import { loadPage } from "../services/extractor/dist/page.js";
+import { SchemaCache } from "../services/extractor/dist/schema-cache.js";
+import { extractWithTemplates } from "../services/extractor/dist/templates/flow.js";
+import { TemplateLearner } from "../services/extractor/dist/templates/learner.js";
+import { MemoryTemplateStore } from "../services/extractor/dist/templates/store.js";
+import { startTeacher } from "./dist/teacher.js";
+import { scoreField } from "./dist/score.js";
+const dir = "/work/shared/corpus/dev/";
+const prefill = process.argv[2] !== "off";
+const only = process.argv[3];
+const cases = readFileSync(dir + "cases.jsonl", "utf8").trim().split("\n").map((l) => JSON.parse(l)).filter((c) => c.corpus === "swde" && (!only || c.site === only));
+const teacher = await startTeacher();
+const logger = createLogger("dbg", "warn");
+const store = new MemoryTemplateStore({ templatesPerHost: 20, templates: 1000 });
+const settings = { schemas: new SchemaCache(64), prompts: { pageTokens: 24000, maxParts: 8, maxParallel: 2, grounding: "warn" }, hybrid: prefill, templates: new TemplateLearner(store, logger), logger };
+const llm = new LlmEngine({ baseUrl: teacher.baseUrl, apiKey: "t", model: "teacher", maxRetries: 0, timeoutMs: 30000 }, logger);
+for (const c of cases) {
+  teacher.teach(c);
+  const schemaJson = JSON.stringify(c.schema);
+  const n0 = teacher.requests.length;
+  const job = { schemaJson, schema: settings.schemas.get(schemaJson), page: loadPage(readFileSync(dir + c.page, "utf8"), c.url), taskDescription: "", includeModelInput: false, llm, bounds: { signal: new AbortController().signal, deadline: undefined } };
+  const ex = await extractWithTemplates(job, settings);
+  await ex.learning;
+  const data = JSON.parse(ex.response.dataJson);
+  const asked = teacher.requests.slice(n0).flatMap((r) => Object.keys(r.response_format?.json_schema?.schema.properties ?? {}));
+  const wrong = Object.keys(c.schema).filter((f) => { const o = scoreField(f, c.schema[f], c.expected[f] ?? null, data[f] ?? null); return o && o !== "tp"; }).map((f) => `${f}=${JSON.stringify(data[f])?.slice(0, 40)} (exp ${JSON.stringify(c.expected[f])?.slice(0, 40)})${ex.templated.has(f) ? "[T " + ex.templated.get(f).selector + "]" : ""}`);
+  console.log(c.id, "T:", [...ex.templated.keys()].join(","), "| pre:", ex.prefilledFields.join(","), "| asked:", asked.join(","), wrong.length ? "| WRONG " + wrong.join("; ") : "");
+}
+await teacher.close();

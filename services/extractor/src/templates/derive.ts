@@ -1,0 +1,251 @@
+/**
+ * Locators from answers: given a field's value on a page (known with
+ * confidence), the elements that show it and the locators that find them
+ * again. Every locator returned has been applied to this page and read back
+ * as the value, so it is right here; whether it holds on the template's
+ * other pages is what learning counts.
+ */
+import type { Field, ObjectNode } from "@winnow/platform";
+import type { Element } from "domhandler";
+import { nameHints } from "../field-names.js";
+import { absoluteUrl } from "../page.js";
+import { datesIn, parseBoolean, parseNumber } from "../normalize.js";
+import { contains } from "../engines/builtin/dom.js";
+import { collapsed, ownText } from "../engines/builtin/text.js";
+import { applyLocator, locateElement, matches, type ItemField, type Locator } from "./locator.js";
+import { stableClasses, stableId, stableItemprop } from "./names.js";
+import { isLabelText, labelKey, type PageIndex } from "./page-index.js";
+import { isPresentValue, readAs, sameValue } from "./values.js";
+
+/** Text around a value that a locator may cut off: more than this, and the value sits in running text, not a slot. */
+const MAX_AROUND = 60;
+/** Elements tried per value and locators kept per field and page: enough alternatives for learning to choose from. */
+const MAX_TARGETS = 4;
+const MAX_LOCATORS = 6;
+/** Levels climbed: from a value to its container, from a label to what holds the value. */
+const MAX_LEVELS = 4;
+const MAX_INDEX = 5;
+/** Elements looked at before a value for its label, nearest first. */
+const LABEL_WINDOW = 30;
+const MAX_ANCHORS = 3;
+const ATTRIBUTES = ["href", "src", "content", "datetime", "title"] as const;
+
+type ElementLocator = Pick<Locator, "path" | "label" | "up" | "index">;
+type Reading = Pick<Locator, "attr" | "own" | "prefix" | "suffix" | "items" | "fields">;
+
+export function deriveLocators(index: PageIndex, field: Field, value: unknown): Locator[] {
+  const found: Locator[] = [];
+  const keep = (element: Element, reading: Reading): void => {
+    for (const where of elementLocators(index, element)) {
+      if (found.length >= MAX_LOCATORS) return;
+      const locator = { ...where, ...withoutEmpty(reading) };
+      const located = applyLocator(index, locator);
+      if (located && sameValue(readAs(field, located.raw), value)) found.push(locator);
+    }
+  };
+  const itemNode = field.node.kind === "array" ? field.node.items : undefined;
+  if (itemNode?.kind === "object") for (const { container, reading } of recordTargets(index, itemNode, value as Record<string, unknown>[])) keep(container, reading);
+  else if (Array.isArray(value)) for (const { container, items } of listTargets(index, field, value as string[])) keep(container, { items });
+  else for (const { element, reading } of scalarTargets(index, field, value)) keep(element, reading);
+  return found;
+}
+
+function withoutEmpty(reading: Reading): Reading {
+  return Object.fromEntries(Object.entries(reading).filter(([, v]) => v !== undefined && v !== "")) as Reading;
+}
+
+/** The innermost elements whose text shows the value, with the text around it; then attributes that hold it. */
+function scalarTargets(index: PageIndex, field: Field, value: unknown): { element: Element; reading: Reading }[] {
+  const targets: { element: Element; reading: Reading }[] = [];
+  const shows = new Map<Element, [number, number]>();
+  for (const element of index.elements) {
+    const text = index.text(element);
+    if (text.length > MAX_AROUND + String(value).length + 30) continue;
+    const span = spanOf(text, value, field);
+    if (span) shows.set(element, span);
+  }
+  for (const [element, [start, end]] of shows) {
+    if (targets.length >= MAX_TARGETS) break;
+    if (element.children.some((child) => shows.has(child as Element))) continue;
+    const text = index.text(element);
+    // Text around the value that child elements add ("[Paperback]", "(1994)") may differ between pages; the element's own text does not hold it.
+    const own = collapsed(ownText(element));
+    if ((start > 0 || end < text.length) && own.length < text.length && isEqualSpan(spanOf(own, value, field), own)) targets.push({ element, reading: { own: true } });
+    targets.push({ element, reading: { prefix: text.slice(0, start), suffix: text.slice(end) } });
+  }
+  if (typeof value !== "string") return targets;
+  for (const element of index.elements) {
+    if (targets.length >= 2 * MAX_TARGETS) break;
+    const attr = ATTRIBUTES.find((name) => {
+      const written = element.attribs[name]?.trim();
+      return written !== undefined && (written === value || ((name === "href" || name === "src") && absoluteUrl(written, index.baseUrl) === value));
+    });
+    if (attr) targets.push({ element, reading: { attr } });
+  }
+  return targets;
+}
+
+function isEqualSpan(span: [number, number] | undefined, text: string): boolean {
+  return span !== undefined && span[0] === 0 && span[1] === text.length;
+}
+
+/** Where in an element's text the value is written, in any form shape.ts reads back as the value. */
+function spanOf(text: string, value: unknown, field: Field): [number, number] | undefined {
+  if (typeof value === "number") {
+    for (const match of text.matchAll(/\d[\d.,\u00a0\u202f']*\d|\d/g)) {
+      const number = parseNumber(match[0]);
+      if (number !== undefined && Math.abs(number - value) < 0.005) return [match.index, match.index + match[0].length];
+    }
+    return undefined;
+  }
+  if (typeof value === "boolean") return parseBoolean(text) === value ? [0, text.length] : undefined;
+  if (typeof value !== "string" || value.trim() === "") return undefined;
+  if (nameHints(field.name).format === "iso8601") {
+    // A date is read from where the page writes it to the end of the text (shape.ts reads the first date).
+    const mention = datesIn(text).find((m) => m.date === value.slice(0, 10));
+    if (mention) return [mention.index, text.length];
+  }
+  const wanted = value.replace(/\s+/g, " ").trim().toLowerCase();
+  const lower = text.toLowerCase();
+  const at = lower.length === text.length ? lower.indexOf(wanted) : -1;
+  return at >= 0 && text.length - wanted.length <= MAX_AROUND ? [at, at + wanted.length] : undefined;
+}
+
+/** For a list of texts: an element of the first item, and the container holding exactly the list's items under one selector. */
+function listTargets(index: PageIndex, field: Field, value: string[]): { container: Element; items: string }[] {
+  const first = labelKey(value[0]!);
+  const found: { container: Element; items: string }[] = [];
+  for (const element of index.elements) {
+    if (found.length >= MAX_TARGETS) break;
+    if (labelKey(index.text(element)) !== first || index.hasChildWithText(element)) continue;
+    const items = relativeStep(element);
+    let container = element.parent;
+    for (let level = 0; level < MAX_LEVELS && container?.type === "tag"; level += 1, container = container.parent) {
+      const shown = index.$(container).find(items).toArray().map((item) => index.text(item)).filter((text) => text !== "");
+      if (shown.length > value.length) break;
+      if (shown.length === value.length && sameValue(readAs(field, shown), readAs(field, value))) {
+        found.push({ container: container as Element, items });
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * For a list of objects: the element of the first item (the smallest
+ * ancestor of one of its values that shows every value it has), how each
+ * field is read inside it, and the item's step under its parent, which
+ * holds the list.
+ */
+function recordTargets(index: PageIndex, item: ObjectNode, value: Record<string, unknown>[]): { container: Element; reading: Reading }[] {
+  const first = value[0];
+  const fields = item.fields.filter((f) => f.node.kind === "scalar" && first && isPresentValue(first[f.name]));
+  if (!first || fields.length === 0) return [];
+  const targets = fields.map((f) => scalarTargets(index, f, first[f.name]));
+  const found: { container: Element; reading: Reading }[] = [];
+  for (const { element: start } of targets[0]!) {
+    let candidate: Element | null = start;
+    for (let level = 0; level <= MAX_LEVELS && candidate?.type === "tag" && candidate.tagName !== "body"; level += 1, candidate = candidate.parent as Element | null) {
+      const within = candidate;
+      const readings = fields.map((f, i) => fieldWithin(index, within, f.name, targets[i]!));
+      if (readings.some((r) => r === undefined) || within.parent?.type !== "tag") continue;
+      found.push({ container: within.parent as Element, reading: { items: relativeStep(within), fields: readings as ItemField[] } });
+      break;
+    }
+  }
+  return found.slice(0, MAX_TARGETS);
+}
+
+/** How a field of an item is read inside the item's element: from the first of its targets there. */
+function fieldWithin(index: PageIndex, item: Element, name: string, targets: { element: Element; reading: Reading }[]): ItemField | undefined {
+  for (const { element, reading } of targets.filter((t) => contains(item, t.element))) {
+    if (element === item) return { name, index: 0, ...withoutEmpty(reading) };
+    const path = relativeStep(element);
+    const position = index.$(item).find(path).toArray().indexOf(element);
+    if (position >= 0 && position <= MAX_INDEX) return { name, path, index: position, ...withoutEmpty(reading) };
+  }
+  return undefined;
+}
+
+/** Ways to find the element again, each checked to find it on this page: by path, and from labels near it. */
+function elementLocators(index: PageIndex, element: Element): ElementLocator[] {
+  const candidates = [...pathLocators(index, element), ...labelLocators(index, element)];
+  return candidates.filter((candidate) => locateElement(index, candidate) === element);
+}
+
+/**
+ * CSS paths up from the element, each step a tag with its stable names, a
+ * path kept only when one of its steps has such a name (tags alone are a
+ * position chain): the shortest that finds the element first, and the
+ * shortest that finds it at all.
+ */
+function pathLocators(index: PageIndex, element: Element): ElementLocator[] {
+  const found: ElementLocator[] = [];
+  let path = "";
+  let named = false;
+  let node: Element | null = element;
+  for (let level = 0; level < MAX_LEVELS && node && node.type === "tag" && node.tagName !== "body"; level += 1, node = node.parent as Element | null) {
+    const step = selectorStep(node);
+    named ||= step !== tagOf(node);
+    path = path === "" ? step : `${step} > ${path}`;
+    if (!named) continue;
+    const position = matches(index, { path }).indexOf(element);
+    if (position < 0 || position > MAX_INDEX) continue;
+    if (found.length === 0 || position === 0) found.push({ path, index: position });
+    if (position === 0 || stableId(node)) break;
+  }
+  return found.slice(0, 2);
+}
+
+/** From the labels nearest the element (inside it first, then before it): the element's own step within a few levels of the label. */
+function labelLocators(index: PageIndex, element: Element): ElementLocator[] {
+  const found: ElementLocator[] = [];
+  const path = relativeStep(element);
+  for (const anchor of anchorsNear(index, element)) {
+    let up = 0;
+    let scope: Element = anchor;
+    while (!contains(scope, element) && up <= MAX_LEVELS && scope.parent?.type === "tag") [scope, up] = [scope.parent as Element, up + 1];
+    if (!contains(scope, element) || up > MAX_LEVELS) continue;
+    const label = index.text(anchor);
+    const position = matches(index, { path, label, up }).indexOf(element);
+    if (position >= 0 && position <= MAX_INDEX) found.push({ path, label, up, index: position });
+  }
+  return found;
+}
+
+function anchorsNear(index: PageIndex, element: Element): Element[] {
+  const at = index.position(element);
+  const own = index.text(element);
+  const isAnchor = (candidate: Element) => {
+    const text = index.text(candidate);
+    return isLabelText(text) && text !== own && !index.hasChildWithText(candidate) && !contains(candidate, element);
+  };
+  const inside: Element[] = [];
+  for (let i = at + 1; i < index.elements.length && contains(element, index.elements[i]!) && inside.length < MAX_ANCHORS; i += 1) {
+    if (isAnchor(index.elements[i]!) && own.startsWith(index.text(index.elements[i]!))) inside.push(index.elements[i]!);
+  }
+  const before: Element[] = [];
+  for (let i = at - 1; i >= Math.max(0, at - LABEL_WINDOW) && before.length < MAX_ANCHORS; i -= 1) {
+    if (isAnchor(index.elements[i]!)) before.push(index.elements[i]!);
+  }
+  return [...inside, ...before].slice(0, MAX_ANCHORS);
+}
+
+/** One step of a path: the tag with its stable id, classes and itemprop. */
+function selectorStep(element: Element): string {
+  const id = stableId(element);
+  const itemprop = stableItemprop(element);
+  return `${tagOf(element)}${id ? `#${id}` : ""}${stableClasses(element).map((c) => `.${c}`).join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
+}
+
+/** A step for an element found relative to something else: without its id, which would name it alone. */
+function relativeStep(element: Element): string {
+  const itemprop = stableItemprop(element);
+  return `${tagOf(element)}${stableClasses(element).map((c) => `.${c}`).join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
+}
+
+/** The tag as a selector can name it; "*" for a name CSS cannot write ("fb:like"). */
+function tagOf(element: Element): string {
+  return /^[a-z][a-z0-9-]*$/i.test(element.tagName) ? element.tagName : "*";
+}

@@ -1,0 +1,145 @@
+/**
+ * Template learning: trusted locators answer their fields on a template's
+ * next pages; after each answer, the values known with confidence teach the
+ * template's locators (an agreement or a disagreement for each locator that
+ * reads something, and new locators found for the value). Learned state is
+ * data read through a schema (a record that does not parse is ignored) and
+ * answers go through shape.ts, so nothing learned can break a response.
+ */
+import type { Field, Logger, ObjectNode, SchemaNode } from "@winnow/platform";
+import { deriveLocators } from "./derive.js";
+import { ABSENCE, absenceSchema, applyLocator, isAbsence, locatorKey, locatorSchema, type Absence, type Locator } from "./locator.js";
+import type { PageIndex } from "./page-index.js";
+import { templateOf, type PageLayout, type PageTemplate, type TemplateKey } from "./signature.js";
+import { isTrusted, rank, type LocatorRecord, type LocatorUpdate, type TemplateStore } from "./store.js";
+import { isLearnable, isPresentValue, readAs, sameValue } from "./values.js";
+
+/** Every this many pages of a template, fields it holds absent are asked again: an optional part may show after all. */
+const ABSENCE_RECHECK = 5;
+
+/** A field answered by the template, with what showed it (evidence for the caller). */
+export interface TemplateFieldAnswer {
+  /** Null for a field the template holds absent. */
+  value: unknown;
+  /** The locator that found it, written out. */
+  selector: string;
+  /** The element's text (or attribute) it was read from. */
+  text: string;
+  confidence: number;
+}
+
+export class TemplateLearner {
+  constructor(
+    private readonly store: TemplateStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The page's template: the known one of its host it shares its layout with, or a new one; undefined when the store cannot be read. */
+  async templateFor(layout: PageLayout): Promise<PageTemplate | undefined> {
+    try {
+      return templateOf(layout, await this.store.templates(layout.host));
+    } catch (error) {
+      this.logger.warn({ err: error, host: layout.host }, "template store unavailable; extracting without templates");
+      return undefined;
+    }
+  }
+
+  /** Answers from the template's trusted locators, by field name; none when the store cannot be read. */
+  async answer(key: PageTemplate, tree: ObjectNode, index: PageIndex): Promise<Map<string, TemplateFieldAnswer>> {
+    const [seen, records] = await Promise.all([this.store.use(key).catch(() => 0), this.records(key)]);
+    const answers = new Map<string, TemplateFieldAnswer>();
+    const recheck = seen % ABSENCE_RECHECK === 0;
+    for (const field of tree.fields.filter(isLearnable)) {
+      const trusted = records.filter((record) => record.field === fieldKey(field) && isTrusted(record)).sort(rank);
+      const absence = trusted.find((record) => isAbsence(record.locator));
+      const read = trusted.flatMap((record) => {
+        if (isAbsence(record.locator)) return [];
+        const located = applyLocator(index, record.locator);
+        const value = located ? readAs(field, located.raw) : null;
+        return located && isPresentValue(value) ? [{ record, located, value }] : [];
+      });
+      if (read.length === 0 && absence && !recheck) {
+        answers.set(field.name, { value: null, selector: describeLocator(absence.locator), text: "", confidence: confidenceOf(absence) });
+        continue;
+      }
+      // Trusted locators that read different values on this page: the template has changed; the other engines answer.
+      if (read.length === 0 || read.some((r) => !sameValue(r.value, read[0]!.value))) continue;
+      const { record, located, value } = read[0]!;
+      answers.set(field.name, { value, selector: describeLocator(record.locator), text: located.text, confidence: confidenceOf(record) });
+    }
+    return answers;
+  }
+
+  /**
+   * Learns from one page: `values` are the fields' values known with
+   * confidence (not the template's own answers), null for a field the model
+   * read the whole page for and did not find. Each stored locator of a field
+   * that reads a value on the page agrees or disagrees; locators found anew
+   * for the value are added with one agreement; a null agrees with the
+   * field's absence, a value disagrees.
+   */
+  async learn(key: TemplateKey, layout: PageLayout, tree: ObjectNode, index: PageIndex, values: Record<string, unknown>): Promise<void> {
+    const records = await this.records(key);
+    const updates: LocatorUpdate[] = [];
+    for (const field of tree.fields.filter(isLearnable)) {
+      const value = values[field.name];
+      if (!Object.hasOwn(values, field.name)) continue;
+      const fieldRecords = records.filter((r) => r.field === fieldKey(field));
+      if (value === null) {
+        updates.push({ field: fieldKey(field), locator: ABSENCE, agree: 1, disagree: 0 });
+        continue;
+      }
+      if (!isPresentValue(value)) continue;
+      const known = new Set<string>();
+      for (const record of fieldRecords) {
+        if (isAbsence(record.locator)) {
+          updates.push({ field: record.field, locator: ABSENCE, agree: 0, disagree: 1 });
+          continue;
+        }
+        known.add(locatorKey(record.locator));
+        const located = applyLocator(index, record.locator);
+        const read = located ? readAs(field, located.raw) : null;
+        if (isPresentValue(read)) updates.push({ field: record.field, locator: record.locator, agree: Number(sameValue(read, value)), disagree: Number(!sameValue(read, value)) });
+      }
+      for (const locator of deriveLocators(index, field, value)) {
+        if (!known.has(locatorKey(locator))) updates.push({ field: fieldKey(field), locator, agree: 1, disagree: 0 });
+      }
+    }
+    await this.store.record(key, layout.paths, updates);
+  }
+
+  /** The template's records that parse as locators: a corrupted or foreign row is skipped, never applied. */
+  private async records(key: TemplateKey): Promise<LocatorRecord[]> {
+    const records = await this.store.locators(key).catch((error: unknown) => {
+      this.logger.warn({ err: error, host: key.host }, "template store unavailable; extracting without templates");
+      return [];
+    });
+    return records.flatMap((record) => {
+      const locator = locatorSchema.or(absenceSchema).safeParse(record.locator);
+      const counts = Number.isSafeInteger(record.agree) && Number.isSafeInteger(record.disagree);
+      return locator.success && counts && typeof record.field === "string" ? [{ ...record, locator: locator.data }] : [];
+    });
+  }
+}
+
+/** A field as templates know it: its name and type, so a field of the same name and another type learns apart. */
+function fieldKey(field: Field): string {
+  return `${field.name}:${typeName(field.node)}`;
+}
+
+function typeName(node: SchemaNode): string {
+  if (node.kind === "scalar") return node.type;
+  return node.kind === "array" ? `${typeName(node.items)}[]` : node.kind;
+}
+
+function confidenceOf(record: LocatorRecord): number {
+  return Math.min(0.99, record.agree / (record.agree + 1));
+}
+
+/** A locator as a person reads it: `"Price:" +1 td[0]`, `div.genres[0] items a`, `absent`. */
+function describeLocator(locator: Locator | Absence): string {
+  if (isAbsence(locator)) return "absent";
+  const from = locator.label === undefined ? "" : `${JSON.stringify(locator.label)} +${locator.up ?? 0} `;
+  const read = locator.items ? ` items ${locator.items}` : locator.attr ? ` @${locator.attr}` : "";
+  return `${from}${locator.path}[${locator.index}]${read}`;
+}

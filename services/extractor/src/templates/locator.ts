@@ -1,0 +1,167 @@
+/**
+ * Locators: where a page of a template shows a field's value, as data. A
+ * locator names an element by a short CSS path of tags and stable ids,
+ * classes and itemprops (never a chain of positions), optionally from a
+ * label near it ("Publisher:"), and says how its value is read: an
+ * attribute, or the element's text with a constant prefix and suffix cut off
+ * ("Price: $12.50" → "$12.50"), or, for a list, the items a selector
+ * finds inside it, each read by its text, or for a list of objects each
+ * field read from its own element inside the item. The raw text is read
+ * into the field's type by shape.ts, as any answer is.
+ */
+import type { Element } from "domhandler";
+import { z } from "zod";
+import { absoluteUrl } from "../page.js";
+import { contains } from "../engines/builtin/dom.js";
+import { collapsed, ownText } from "../engines/builtin/text.js";
+import type { PageIndex } from "./page-index.js";
+
+/** How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and suffix cut off. */
+const readingShape = {
+  /** Read from this attribute instead of the text. */
+  attr: z.enum(["href", "src", "content", "datetime", "title"]).optional(),
+  /** Read the element's own text, without its child elements' ("<h1>Title <small>[Paperback]</small></h1>"). */
+  own: z.literal(true).optional(),
+  /** Text before and after the value, cut off. */
+  prefix: z.string().max(80).optional(),
+  suffix: z.string().max(80).optional(),
+};
+
+/** A field of a list's item: read from the item itself, or from the index-th element inside it that a selector finds. */
+const itemFieldSchema = z.strictObject({
+  name: z.string().min(1).max(128),
+  path: z.string().min(1).max(300).optional(),
+  index: z.number().int().min(0).max(50),
+  ...readingShape,
+});
+
+export const locatorSchema = z.strictObject({
+  /** CSS selector of tags, stable ids, classes and itemprops. */
+  path: z.string().min(1).max(300),
+  /** A label's text: the element is looked for near the first element that shows it. */
+  label: z.string().min(1).max(60).optional(),
+  /** Levels above the label that hold the element. */
+  up: z.number().int().min(0).max(4).optional(),
+  /** Which of the path's matches (from the label on, when there is one), in document order. */
+  index: z.number().int().min(0).max(50),
+  ...readingShape,
+  /** For a list: the items inside the element, each read by its text, or by `fields` for a list of objects. */
+  items: z.string().min(1).max(300).optional(),
+  fields: z.array(itemFieldSchema).min(1).max(50).optional(),
+});
+
+type Reading = Pick<Locator, "attr" | "own" | "prefix" | "suffix">;
+export type ItemField = z.infer<typeof itemFieldSchema>;
+export type Locator = z.infer<typeof locatorSchema>;
+
+/**
+ * What a template learns of a field its pages never show: the model read
+ * whole pages of it and found no value. Trusted, it answers null without
+ * asking the model, except on pages that re-check it.
+ */
+export const absenceSchema = z.strictObject({ absent: z.literal(true) });
+export type Absence = z.infer<typeof absenceSchema>;
+export const ABSENCE: Absence = { absent: true };
+
+export function isAbsence(locator: Locator | Absence): locator is Absence {
+  return "absent" in locator;
+}
+
+/** A located value before shape.ts reads it: a text, a list of texts or of objects of texts; with the element and its text, as evidence. */
+export interface Located {
+  raw: string | string[] | Record<string, string | null>[];
+  element: Element;
+  /** The element's text (or the attribute read). */
+  text: string;
+}
+
+/**
+ * A key that names a locator: the same locator found on two pages is one
+ * record. Numbers in the text cut off around a value are any number ("Pulp
+ * Fiction (1994)" and "Se7en (1995)" are cut alike), so they are one key.
+ */
+export function locatorKey(locator: Locator | Absence): string {
+  if (isAbsence(locator)) return JSON.stringify(["absent"]);
+  const around = (text: string | undefined) => (text ?? "").replace(/\d+/g, "0");
+  const reading = (r: Reading) => [r.attr ?? null, r.own ?? false, around(r.prefix), around(r.suffix)];
+  const fields = locator.fields?.map((f) => [f.name, f.path ?? null, f.index, ...reading(f)]) ?? null;
+  return JSON.stringify([locator.path, locator.label ?? null, locator.up ?? null, locator.index, ...reading(locator), locator.items ?? null, fields]);
+}
+
+/** The element a locator names on this page, or undefined. */
+export function locateElement(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up" | "index">): Element | undefined {
+  return matches(index, locator)[locator.index];
+}
+
+/** The path's matches in document order: from the first label shown, within `up` levels of it; or in the whole body. A selector the parser refuses matches nothing. */
+export function matches(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): Element[] {
+  try {
+    return matchesOf(index, locator);
+  } catch {
+    return [];
+  }
+}
+
+function matchesOf(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): Element[] {
+  const { $ } = index;
+  if (locator.label === undefined) return $("body").find(locator.path).toArray();
+  const anchor = index.labelled(locator.label)[0];
+  if (!anchor) return [];
+  let scope: Element = anchor;
+  for (let level = 0; level < (locator.up ?? 0) && scope.parent?.type === "tag"; level += 1) scope = scope.parent as Element;
+  const inScope = [...$(scope).filter(locator.path).toArray(), ...$(scope).find(locator.path).toArray()];
+  const from = index.position(anchor);
+  // What holds the label ("<td><b>Author:</b> Kim</td>") or follows it.
+  return inScope.filter((element) => contains(element, anchor) || index.position(element) > from);
+}
+
+/** The raw value a locator reads on this page, or undefined when the page does not show it as the locator expects. */
+export function applyLocator(index: PageIndex, locator: Locator): Located | undefined {
+  const element = locateElement(index, locator);
+  if (!element) return undefined;
+  if (locator.items === undefined) {
+    const read = readElement(index, element, locator);
+    return read && { ...read, element };
+  }
+  const items = select(index, element, locator.items);
+  const { fields } = locator;
+  const raw = fields
+    ? items.map((item) => Object.fromEntries(fields.map((f) => [f.name, readItemField(index, item, f) ?? null])))
+    : items.map((item) => index.text(item)).filter((text) => text !== "");
+  return raw.length > 0 ? { raw, element, text: index.text(element) } : undefined;
+}
+
+/** A field of one item of a list, or undefined when the item does not show it. */
+function readItemField(index: PageIndex, item: Element, field: ItemField): string | undefined {
+  const element = field.path === undefined ? item : select(index, item, field.path)[field.index];
+  return element && readElement(index, element, field)?.raw;
+}
+
+/** The elements inside `within` that a selector finds; none for a selector the parser refuses. */
+function select(index: PageIndex, within: Element, selector: string): Element[] {
+  try {
+    return index.$(within).find(selector).toArray();
+  } catch {
+    return [];
+  }
+}
+
+/** An element's value as the reading says: an attribute (links made absolute), or its text cut. */
+export function readElement(index: PageIndex, element: Element, reading: Reading): { raw: string; text: string } | undefined {
+  if (reading.attr !== undefined) {
+    const value = element.attribs[reading.attr]?.trim();
+    if (!value) return undefined;
+    const raw = reading.attr === "href" || reading.attr === "src" ? absoluteUrl(value, index.baseUrl) : value;
+    return raw === undefined ? undefined : { raw, text: value };
+  }
+  const text = reading.own ? collapsed(ownText(element)) : index.text(element);
+  const raw = cut(text, reading.prefix ?? "", reading.suffix ?? "");
+  return raw === undefined || raw === "" ? undefined : { raw, text };
+}
+
+/** The text between a prefix and a suffix (their numbers may be any numbers), or undefined when the text does not have them. */
+function cut(text: string, prefix: string, suffix: string): string | undefined {
+  const pattern = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\d+/g, "\\d+");
+  const match = new RegExp(`^${pattern(prefix)}([\\s\\S]*?)${pattern(suffix)}$`).exec(text);
+  return match?.[1]!.trim();
+}

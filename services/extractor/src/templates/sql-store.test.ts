@@ -1,0 +1,117 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createLogger, parseSchema } from "@winnow/platform";
+import { openPostgres, type SqlDatabase } from "@winnow/platform/sql";
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadPage } from "../page.js";
+import { TemplateLearner } from "./learner.js";
+import { PageIndex } from "./page-index.js";
+import { pageLayout } from "./signature.js";
+import { openTemplateDatabase, SqlTemplateStore } from "./sql-store.js";
+import { MemoryTemplateStore, type TemplateStore } from "./store.js";
+
+const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const logger = createLogger("test", "silent");
+const BOUNDS = { templatesPerHost: 2, templates: 3 };
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  await client.query(sql).finally(() => client.end());
+}
+
+/** A fresh store on each backend; the database too, for tests that reach under the store. */
+async function openStore(backend: "memory" | "pglite" | "postgres"): Promise<{ store: TemplateStore; db?: SqlDatabase }> {
+  if (backend === "memory") return { store: new MemoryTemplateStore(BOUNDS) };
+  if (backend === "pglite") {
+    const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-templates-"));
+    const db = await openTemplateDatabase({ databaseUrl: undefined, dataDir, logger });
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }), () => db.close());
+    return { store: new SqlTemplateStore(async () => db, BOUNDS), db };
+  }
+  const schema = `templates_test_${randomBytes(6).toString("hex")}`;
+  await adminQuery(`CREATE SCHEMA ${schema}`);
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  const db = await openTemplateDatabase({ databaseUrl: url.toString(), dataDir: "unused", logger });
+  cleanups.push(() => adminQuery(`DROP SCHEMA ${schema} CASCADE`), () => db.close());
+  return { store: new SqlTemplateStore(async () => db, BOUNDS), db };
+}
+
+const TREE = parseSchema({ title: "string", price_usd: "number" });
+const page = (title: string, price: string) =>
+  `<html><body><div id="top"><a href="/">Shop</a></div><div class="main"><h1 class="title">${title}</h1><span class="price">${price}</span></div></body></html>`;
+
+async function teach(learner: TemplateLearner, html: string, host: string, values: Record<string, unknown>) {
+  const loaded = loadPage(html, `https://${host}/p`);
+  const layout = pageLayout(loaded.$, loaded.url)!;
+  const key = (await learner.templateFor(layout))!;
+  const answers = await learner.answer(key, TREE, new PageIndex(loaded.$, loaded.baseUrl));
+  await learner.learn(key, layout, TREE, new PageIndex(loaded.$, loaded.baseUrl), values);
+  return answers;
+}
+
+describe.each(["memory", "pglite", "postgres"] as const)("template store on %s", (backend) => {
+  it("adds counts up, lists, bounds and forgets a host's templates", async () => {
+    const { store } = await openStore(backend);
+    const learner = new TemplateLearner(store, logger);
+    await teach(learner, page("One", "$1.00"), "shop.example", { title: "One", price_usd: 1 });
+    await teach(learner, page("Two", "$2.00"), "shop.example", { title: "Two", price_usd: 2 });
+    const third = await teach(learner, page("Three", "$3.50"), "shop.example", {});
+    expect(Object.fromEntries([...third].map(([name, answer]) => [name, answer.value]))).toEqual({ title: "Three", price_usd: 3.5 });
+    const [summary] = await store.list("shop.example");
+    expect(summary).toMatchObject({ pages: 3, trustedFields: ["price_usd:number", "title:string"] });
+    expect(await store.list("other.example")).toEqual([]);
+
+    for (const [i, host] of ["a.example", "a.example", "a.example"].entries()) await store.record({ host, signature: `s${i}` }, [`p${i}`], []);
+    expect((await store.templates("a.example")).map((t) => t.signature).sort()).toEqual(["s1", "s2"]);
+    // Three templates in all: a fourth pushes out shop.example's, the least recently used.
+    await store.record({ host: "b.example", signature: "s3" }, ["p3"], []);
+    expect(await store.templates("shop.example")).toEqual([]);
+    expect(await store.forget("a.example")).toBe(2);
+    expect(await store.templates("a.example")).toEqual([]);
+  });
+
+});
+
+describe.each(["pglite", "postgres"] as const)("template database on %s", (backend) => {
+  it("ignores rows it cannot read as locators", async () => {
+    const { store, db } = await openStore(backend);
+    const learner = new TemplateLearner(store, logger);
+    await teach(learner, page("One", "$1.00"), "shop.example", { title: "One", price_usd: 1 });
+    await teach(learner, page("Two", "$2.00"), "shop.example", { title: "Two", price_usd: 2 });
+    // Rows written by hand or by a newer version: a locator of another shape, a selector the parser refuses.
+    await db!.query(
+      `INSERT INTO extractor_locators (template_id, field, locator_key, locator, agree, disagree)
+       SELECT id, 'title:string', 'bad1', '{"path": 1, "index": "x"}'::jsonb, 50, 0 FROM extractor_templates
+       UNION ALL SELECT id, 'title:string', 'bad2', '{"path": "h1[[[", "index": 0}'::jsonb, 50, 0 FROM extractor_templates
+       UNION ALL SELECT id, 'price_usd:number', 'bad3', '"not an object"'::jsonb, 50, 0 FROM extractor_templates`,
+    );
+    const third = await teach(learner, page("Three", "$3.50"), "shop.example", {});
+    expect(third.get("title")?.value).toBe("Three");
+    expect(third.get("price_usd")?.value).toBe(3.5);
+  });
+});
+
+it("extracts without templates while the database cannot be opened", async () => {
+  const store = new SqlTemplateStore(() => openTemplateDatabase({ databaseUrl: "postgres://postgres@127.0.0.1:1/test", dataDir: "unused", logger }), BOUNDS);
+  const loaded = loadPage(page("One", "$1.00"), "https://shop.example/p");
+  const learner = new TemplateLearner(store, logger);
+  expect(await learner.templateFor(pageLayout(loaded.$, loaded.url)!)).toBeUndefined();
+  await expect(store.record({ host: "shop.example", signature: "s" }, [], [])).rejects.toMatchObject({ type: "backend-unavailable" });
+  await store.close();
+});
+
+it("reports an unreachable template database as backend-unavailable", async () => {
+  const db = openPostgres("postgres://postgres@127.0.0.1:1/test", logger, "the template database");
+  await expect(db.query("SELECT 1")).rejects.toMatchObject({ type: "backend-unavailable", message: "the template database is unavailable" });
+  await db.close();
+});
