@@ -59,8 +59,12 @@ type Result = { item: Case; extraction: Extraction; calls: OracleCall[] };
 let results: Result[];
 let builtin: Result[] | undefined;
 try {
-  // The model's figures are read beside the builtin engine's on the same pages (gRPC mode: the engine is a request option).
-  if (model && mode === "extractor") builtin = await runAll(runner, Engine.ENGINE_BUILTIN);
+  // The model's figures are read beside the builtin engine's on the same pages, from an extractor of its own:
+  // templates it learned from the builtin engine's reading must not answer for the model path.
+  if (model && mode === "extractor") {
+    const alone = await startExtractorRunner();
+    builtin = await runAll(alone, Engine.ENGINE_BUILTIN).finally(() => alone.stop());
+  }
   results = await runAll(runner, Engine.ENGINE_UNSPECIFIED, oracle);
 } finally {
   await runner.stop();
