@@ -15,13 +15,13 @@ const cases = readFileSync(dir + "cases.jsonl", "utf8").trim().split("\n").map((
 const teacher = await startTeacher();
 const logger = createLogger("dbg", "warn");
 const store = new MemoryTemplateStore({ templatesPerHost: 20, templates: 1000 });
-const settings = { schemas: new SchemaCache(64), prompts: { pageTokens: 24000, maxParts: 8, maxParallel: 2, grounding: "warn" }, hybrid: prefill, templates: new TemplateLearner(store, logger), logger };
+const settings = { schemas: new SchemaCache(64), prompts: { pageTokens: 24000, maxParts: 8, maxParallel: 2, grounding: "warn" }, hybrid: prefill ? "proven" : "off", templates: new TemplateLearner(store, logger), logger };
 const llm = new LlmEngine({ baseUrl: teacher.baseUrl, apiKey: "t", model: "teacher", maxRetries: 0, timeoutMs: 30000 }, logger);
 for (const c of cases) {
   teacher.teach(c);
   const schemaJson = JSON.stringify(c.schema);
   const n0 = teacher.requests.length;
-  const job = { schemaJson, schema: settings.schemas.get(schemaJson), page: loadPage(readFileSync(dir + c.page, "utf8"), c.url), taskDescription: "", includeModelInput: false, llm, bounds: { signal: new AbortController().signal, deadline: undefined } };
+  const job = { schemaJson, schema: settings.schemas.get(schemaJson), page: loadPage(readFileSync(dir + c.page, "utf8"), c.url), taskDescription: "", includeModelInput: false, evidence: false, llm, bounds: { signal: new AbortController().signal, deadline: undefined } };
   const ex = await extractWithTemplates(job, settings);
   await ex.learning;
   const data = JSON.parse(ex.response.dataJson);

@@ -7,6 +7,7 @@
  * answers go through shape.ts, so nothing learned can break a response.
  */
 import type { Field, Logger, ObjectNode, SchemaNode } from "@winnow/platform";
+import { selectorOf } from "../selector.js";
 import { deriveLocators } from "./derive.js";
 import { ABSENCE, absenceSchema, applyLocator, isAbsence, locatorKey, locatorSchema, type Absence, type Locator } from "./locator.js";
 import type { PageIndex } from "./page-index.js";
@@ -21,8 +22,10 @@ const ABSENCE_RECHECK = 5;
 export interface TemplateFieldAnswer {
   /** Null for a field the template holds absent. */
   value: unknown;
-  /** The locator that found it, written out. */
+  /** A CSS selector of the element it was read from (as evidence gives one); empty for a field held absent. */
   selector: string;
+  /** The locator that found it, written out: `"ISBN-13:" +1 td[0]`, `absent`. */
+  locator: string;
   /** The element's text (or attribute) it was read from. */
   text: string;
   confidence: number;
@@ -59,13 +62,13 @@ export class TemplateLearner {
         return located && isPresentValue(value) ? [{ record, located, value }] : [];
       });
       if (read.length === 0 && absence && !recheck) {
-        answers.set(field.name, { value: null, selector: describeLocator(absence.locator), text: "", confidence: confidenceOf(absence) });
+        answers.set(field.name, { value: null, selector: "", locator: describeLocator(absence.locator), text: "", confidence: confidenceOf(absence) });
         continue;
       }
       // Trusted locators that read different values on this page: the template has changed; the other engines answer.
       if (read.length === 0 || read.some((r) => !sameValue(r.value, read[0]!.value))) continue;
       const { record, located, value } = read[0]!;
-      answers.set(field.name, { value, selector: describeLocator(record.locator), text: located.text, confidence: confidenceOf(record) });
+      answers.set(field.name, { value, selector: selectorOf(located.element), locator: describeLocator(record.locator), text: located.text, confidence: confidenceOf(record) });
     }
     return answers;
   }
