@@ -6,6 +6,7 @@
  * data read through a schema (a record that does not parse is ignored) and
  * answers go through shape.ts, so nothing learned can break a response.
  */
+import { setImmediate as setImmediatePromise } from "node:timers/promises";
 import type { Field, Logger, ObjectNode, SchemaNode } from "@winnow/platform";
 import { selectorOf } from "../selector.js";
 import { deriveLocators } from "./derive.js";
@@ -93,6 +94,8 @@ export class TemplateLearner {
         continue;
       }
       if (!isPresentValue(value)) continue;
+      // A field's locators on a large page take tens of milliseconds: requests waiting meanwhile go first.
+      await setImmediatePromise();
       const known = new Set<string>();
       for (const record of fieldRecords) {
         if (isAbsence(record.locator)) {
