@@ -18,6 +18,12 @@ import { isLearnable, isPresentValue, readAs, sameValue } from "./values.js";
 
 /** Every this many pages of a template, fields it holds absent are asked again: an optional part may show after all. */
 const ABSENCE_RECHECK = 5;
+/**
+ * Every this many pages of a template, it answers nothing: the engines read
+ * every field, and each trusted locator is held against what they found (a
+ * site that changed a detail of its layout demotes what no longer holds).
+ */
+const VERIFY_EVERY = 20;
 
 /** A field answered by the template, with what showed it (evidence for the caller). */
 export interface TemplateFieldAnswer {
@@ -52,6 +58,7 @@ export class TemplateLearner {
   async answer(key: PageTemplate, tree: ObjectNode, index: PageIndex): Promise<Map<string, TemplateFieldAnswer>> {
     const [seen, records] = await Promise.all([this.store.use(key).catch(() => 0), this.records(key)]);
     const answers = new Map<string, TemplateFieldAnswer>();
+    if (seen > 0 && seen % VERIFY_EVERY === 0) return answers;
     const recheck = seen % ABSENCE_RECHECK === 0;
     for (const field of tree.fields.filter(isLearnable)) {
       const trusted = records.filter((record) => record.field === fieldKey(field) && isTrusted(record)).sort(rank);

@@ -175,6 +175,17 @@ describe("learning", () => {
     expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p", {})).has("edition")).toBe(false);
   });
 
+  it("answers nothing on every twentieth page of a template, so the engines' reading checks its trusted locators", async () => {
+    const learner = new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger);
+    await teach(learner, productPage(PAGES[0]!), "https://shop.example/p", truths[0]!);
+    await teach(learner, productPage(PAGES[1]!), "https://shop.example/p", truths[1]!);
+    for (let page = 3; page < 20; page += 1) expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p", {})).get("isbn_13")?.value).toBe(truths[2]!.isbn_13);
+    // The twentieth page is read by the engines; a site that now shows another number there demotes the locators.
+    const changed = productPage({ ...PAGES[2]!, isbn: "978-1111111111" });
+    expect((await teach(learner, changed, "https://shop.example/p", { isbn_13: "978-2222222222" })).size).toBe(0);
+    expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p", {})).has("isbn_13")).toBe(false);
+  });
+
   it("never applies one host's locators to another host", async () => {
     const learner = new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger);
     await teach(learner, productPage(PAGES[0]!), "https://shop.example/p/1", truths[0]!);
