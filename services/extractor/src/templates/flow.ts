@@ -42,7 +42,7 @@ export async function extractWithTemplates(job: ExtractionJob, settings: Templat
   const copy = job.llm || job.includeModelInput ? load(job.page.$.root().get(0)!.cloneNode(true)) : undefined;
   const original = () => (copy === undefined ? job.page : { ...job.page, $: copy });
   const { tree } = job.schema;
-  const answers = await templates.answer(key, tree, new PageIndex(job.page.$, job.page.baseUrl));
+  const answers = await templates.answer(key, tree, new PageIndex(job.page.$, job.page.baseUrl), job.llm !== undefined);
   const remaining = tree.fields.map((field) => field.name).filter((name) => !answers.has(name));
   // When the model reads the page, it is asked every field the template leaves (hybrid.ts), so the template learns the
   // model's reading of the fields the builtin engine answers too.

@@ -54,11 +54,15 @@ export class TemplateLearner {
     }
   }
 
-  /** Answers from the template's trusted locators, by field name; none when the store cannot be read. */
-  async answer(key: PageTemplate, tree: ObjectNode, index: PageIndex): Promise<Map<string, TemplateFieldAnswer>> {
+  /**
+   * Answers from the template's trusted locators, by field name; none when
+   * the store cannot be read, or on a page that verifies them (`byModel`:
+   * a model will read the page; the builtin engine alone cannot check them).
+   */
+  async answer(key: PageTemplate, tree: ObjectNode, index: PageIndex, byModel: boolean): Promise<Map<string, TemplateFieldAnswer>> {
     const [seen, records] = await Promise.all([this.store.use(key).catch(() => 0), this.records(key)]);
     const answers = new Map<string, TemplateFieldAnswer>();
-    if (seen > 0 && seen % VERIFY_EVERY === 0) return answers;
+    if (byModel && seen > 0 && seen % VERIFY_EVERY === 0) return answers;
     const recheck = seen % ABSENCE_RECHECK === 0;
     for (const field of tree.fields.filter(isLearnable)) {
       const trusted = records.filter((record) => record.field === fieldKey(field) && isTrusted(record)).sort(rank);

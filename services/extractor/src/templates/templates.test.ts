@@ -149,7 +149,7 @@ describe("learning", () => {
     const page = loadPage(html, url);
     const layout = pageLayout(page.$, page.url)!;
     const key = (await learner.templateFor(layout))!;
-    const answers = await learner.answer(key, TREE, new PageIndex(page.$, page.baseUrl));
+    const answers = await learner.answer(key, TREE, new PageIndex(page.$, page.baseUrl), true);
     await learner.learn(key, layout, TREE, new PageIndex(page.$, page.baseUrl), values);
     return answers;
   }
