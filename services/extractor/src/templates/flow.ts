@@ -7,10 +7,11 @@
  * page states in its structured data.
  */
 import type { Logger, ObjectNode } from "@winnow/platform";
+import { load } from "cheerio";
 import { Engine, type Evidence as EvidenceMessage, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { childPointer, MAX_TEXT } from "../evidence.js";
 import { extractHybrid, isComplete, type Extraction, type ExtractionJob, type HybridSettings } from "../hybrid.js";
-import { loadPage, type Page } from "../page.js";
+import type { Page } from "../page.js";
 import { escapePointer, shape } from "../shape.js";
 import type { TemplateFieldAnswer, TemplateLearner } from "./learner.js";
 import { PageIndex } from "./page-index.js";
@@ -36,11 +37,12 @@ export async function extractWithTemplates(job: ExtractionJob, settings: Templat
   const layout = templates && !job.taskDescription.trim() ? pageLayout(job.page.$, job.page.url) : undefined;
   const key = layout && (await templates?.templateFor(layout));
   if (!templates || !layout || !key) return { ...(await extractHybrid(job, settings)), templated: new Map(), learning: Promise.resolve() };
-  // The model's input is rendered from the document, which removes parts of it: learning then reads the page as it came.
-  const html = job.llm || job.includeModelInput ? job.page.$.html() : undefined;
-  const original = () => (html === undefined ? job.page : loadPage(html, job.page.url?.href ?? ""));
+  // The model's input is rendered from the document, which removes parts of it: learning then reads a copy of the page
+  // as it came (a copy of the parsed document costs a twentieth of parsing it again); its structured data was read already.
+  const copy = job.llm || job.includeModelInput ? load(job.page.$.root().get(0)!.cloneNode(true)) : undefined;
+  const original = () => (copy === undefined ? job.page : { ...job.page, $: copy });
   const { tree } = job.schema;
-  const answers = await templates.answer(key, tree, new PageIndex(job.page.$, job.page.baseUrl));
+  const answers = await templates.answer(key, tree, new PageIndex(job.page.$, job.page.baseUrl), job.llm !== undefined);
   const remaining = tree.fields.map((field) => field.name).filter((name) => !answers.has(name));
   // When the model reads the page, it is asked every field the template leaves (hybrid.ts), so the template learns the
   // model's reading of the fields the builtin engine answers too.

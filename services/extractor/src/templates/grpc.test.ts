@@ -1,5 +1,6 @@
 import { callUnary, createClient, createLogger, startGrpcServer } from "@winnow/platform";
 import { Engine, ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { load } from "cheerio";
 import { afterAll, expect, it, vi } from "vitest";
 import { startFakeLlm } from "../../../../test/support/fake-llm.js";
 import { LlmEngine } from "../engines/llm.js";
@@ -72,11 +73,13 @@ it("answers a template's third page from what the first two taught, with no mode
   expect(third.engine).toBe(Engine.ENGINE_BUILTIN);
   expect(JSON.parse(third.dataJson)).toEqual({ model: "Sony Cyber-shot W350", price_usd: 129.99 });
   expect(third.warnings).toEqual([{ code: "template", message: expect.stringMatching(/^2 of 2 fields answered by the page's learned template \(model, price_usd\)/), path: "" }]);
-  // Each value's evidence names the template's locator and the text it read.
+  // Each value's evidence gives the element the template read, by a CSS selector that finds it, and its text.
   expect(third.evidence).toEqual(expect.arrayContaining([
-    expect.objectContaining({ pointer: "/model", source: "template", text: "Sony Cyber-shot W350", selector: expect.stringContaining("name") }),
-    expect.objectContaining({ pointer: "/price_usd", source: "template", text: expect.stringContaining("129.99") }),
+    expect.objectContaining({ pointer: "/model", source: "template", text: "Sony Cyber-shot W350", grounded: true }),
+    expect.objectContaining({ pointer: "/price_usd", source: "template", text: expect.stringContaining("129.99"), grounded: true }),
   ]));
+  const $ = load(html(PAGES[2]!));
+  for (const evidence of third.evidence) expect($(evidence.selector).text()).toBe(evidence.text);
 
   // The same layout on another host learned nothing: the model answers.
   const elsewhere = await extract(PAGES[2]!, "https://mirror.example/p/2");

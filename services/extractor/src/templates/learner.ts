@@ -6,7 +6,9 @@
  * data read through a schema (a record that does not parse is ignored) and
  * answers go through shape.ts, so nothing learned can break a response.
  */
+import { setImmediate as setImmediatePromise } from "node:timers/promises";
 import type { Field, Logger, ObjectNode, SchemaNode } from "@winnow/platform";
+import { selectorOf } from "../selector.js";
 import { deriveLocators } from "./derive.js";
 import { ABSENCE, absenceSchema, applyLocator, isAbsence, locatorKey, locatorSchema, type Absence, type Locator } from "./locator.js";
 import type { PageIndex } from "./page-index.js";
@@ -16,13 +18,21 @@ import { isLearnable, isPresentValue, readAs, sameValue } from "./values.js";
 
 /** Every this many pages of a template, fields it holds absent are asked again: an optional part may show after all. */
 const ABSENCE_RECHECK = 5;
+/**
+ * Every this many pages of a template, it answers nothing: the engines read
+ * every field, and each trusted locator is held against what they found (a
+ * site that changed a detail of its layout demotes what no longer holds).
+ */
+const VERIFY_EVERY = 20;
 
 /** A field answered by the template, with what showed it (evidence for the caller). */
 export interface TemplateFieldAnswer {
   /** Null for a field the template holds absent. */
   value: unknown;
-  /** The locator that found it, written out. */
+  /** A CSS selector of the element it was read from (as evidence gives one); empty for a field held absent. */
   selector: string;
+  /** The locator that found it, written out: `"ISBN-13:" +1 td[0]`, `absent`. */
+  locator: string;
   /** The element's text (or attribute) it was read from. */
   text: string;
   confidence: number;
@@ -44,10 +54,15 @@ export class TemplateLearner {
     }
   }
 
-  /** Answers from the template's trusted locators, by field name; none when the store cannot be read. */
-  async answer(key: PageTemplate, tree: ObjectNode, index: PageIndex): Promise<Map<string, TemplateFieldAnswer>> {
+  /**
+   * Answers from the template's trusted locators, by field name; none when
+   * the store cannot be read, or on a page that verifies them (`byModel`:
+   * a model will read the page; the builtin engine alone cannot check them).
+   */
+  async answer(key: PageTemplate, tree: ObjectNode, index: PageIndex, byModel: boolean): Promise<Map<string, TemplateFieldAnswer>> {
     const [seen, records] = await Promise.all([this.store.use(key).catch(() => 0), this.records(key)]);
     const answers = new Map<string, TemplateFieldAnswer>();
+    if (byModel && seen > 0 && seen % VERIFY_EVERY === 0) return answers;
     const recheck = seen % ABSENCE_RECHECK === 0;
     for (const field of tree.fields.filter(isLearnable)) {
       const trusted = records.filter((record) => record.field === fieldKey(field) && isTrusted(record)).sort(rank);
@@ -59,13 +74,13 @@ export class TemplateLearner {
         return located && isPresentValue(value) ? [{ record, located, value }] : [];
       });
       if (read.length === 0 && absence && !recheck) {
-        answers.set(field.name, { value: null, selector: describeLocator(absence.locator), text: "", confidence: confidenceOf(absence) });
+        answers.set(field.name, { value: null, selector: "", locator: describeLocator(absence.locator), text: "", confidence: confidenceOf(absence) });
         continue;
       }
       // Trusted locators that read different values on this page: the template has changed; the other engines answer.
       if (read.length === 0 || read.some((r) => !sameValue(r.value, read[0]!.value))) continue;
       const { record, located, value } = read[0]!;
-      answers.set(field.name, { value, selector: describeLocator(record.locator), text: located.text, confidence: confidenceOf(record) });
+      answers.set(field.name, { value, selector: selectorOf(located.element), locator: describeLocator(record.locator), text: located.text, confidence: confidenceOf(record) });
     }
     return answers;
   }
@@ -90,6 +105,8 @@ export class TemplateLearner {
         continue;
       }
       if (!isPresentValue(value)) continue;
+      // A field's locators on a large page take tens of milliseconds: requests waiting meanwhile go first.
+      await setImmediatePromise();
       const known = new Set<string>();
       for (const record of fieldRecords) {
         if (isAbsence(record.locator)) {

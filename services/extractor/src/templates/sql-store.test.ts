@@ -54,7 +54,7 @@ async function teach(learner: TemplateLearner, html: string, host: string, value
   const loaded = loadPage(html, `https://${host}/p`);
   const layout = pageLayout(loaded.$, loaded.url)!;
   const key = (await learner.templateFor(layout))!;
-  const answers = await learner.answer(key, TREE, new PageIndex(loaded.$, loaded.baseUrl));
+  const answers = await learner.answer(key, TREE, new PageIndex(loaded.$, loaded.baseUrl), true);
   await learner.learn(key, layout, TREE, new PageIndex(loaded.$, loaded.baseUrl), values);
   return answers;
 }

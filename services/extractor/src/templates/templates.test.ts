@@ -115,6 +115,15 @@ describe("locator derivation", () => {
     for (const locator of locators) expect(readAs(author, applyLocator(page, locator)!.raw)).toBe("Kim Lee");
   });
 
+  it("answers a date field only with a date it can read as ISO 8601", () => {
+    const posted = parseSchema({ posted_iso8601: "string" }).fields[0]!;
+    const page = (date: string) => indexOf(`<html><body><dl class="job"><dt>Date:</dt><dd>${date}</dd></dl></body></html>`);
+    const locator = deriveLocators(page("11-23-2010"), posted, "2010-11-23")[0]!;
+    expect(readAs(posted, applyLocator(page("11-30-2010"), locator)!.raw)).toBe("2010-11-30");
+    // Day and month both up to 12: the text does not say which is which, so the template does not answer.
+    expect(readAs(posted, applyLocator(page("12-6-2010"), locator)!.raw)).toBeNull();
+  });
+
   it("finds nothing for a value the page does not show", () => {
     expect(deriveLocators(index, fieldOf(TREE, "title"), "Not On The Page")).toEqual([]);
   });
@@ -140,7 +149,7 @@ describe("learning", () => {
     const page = loadPage(html, url);
     const layout = pageLayout(page.$, page.url)!;
     const key = (await learner.templateFor(layout))!;
-    const answers = await learner.answer(key, TREE, new PageIndex(page.$, page.baseUrl));
+    const answers = await learner.answer(key, TREE, new PageIndex(page.$, page.baseUrl), true);
     await learner.learn(key, layout, TREE, new PageIndex(page.$, page.baseUrl), values);
     return answers;
   }
@@ -151,16 +160,30 @@ describe("learning", () => {
     expect((await teach(learner, productPage(PAGES[1]!), "https://shop.example/p/2", truths[1]!)).size).toBe(0);
     const third = await teach(learner, productPage(PAGES[2]!), "https://shop.example/p/3", {});
     expect(Object.fromEntries([...third].map(([name, answer]) => [name, answer.value]))).toEqual(truths[2]);
-    expect(third.get("title")).toMatchObject({ selector: expect.stringContaining("h1.product-title"), text: "A Third Book", confidence: expect.any(Number) });
+    expect(third.get("title")).toMatchObject({ selector: expect.stringContaining("h1"), locator: "h1.product-title[0]", text: "A Third Book", confidence: expect.any(Number) });
+    // The selector is the element's, as evidence gives one: it finds the element on the page.
+    const page = loadPage(productPage(PAGES[2]!), "https://shop.example/p/3");
+    expect(page.$(third.get("title")!.selector).text()).toBe("A Third Book");
   });
 
   it("holds a field absent after three pages the model read whole without it, re-checks it every fifth page, and drops it once shown", async () => {
     const learner = new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger);
     for (const i of [0, 1, 2]) expect((await teach(learner, productPage(PAGES[i]!), "https://shop.example/p", { edition: null })).has("edition")).toBe(false);
-    expect((await teach(learner, productPage(PAGES[0]!), "https://shop.example/p", {})).get("edition")).toMatchObject({ value: null, selector: "absent" });
+    expect((await teach(learner, productPage(PAGES[0]!), "https://shop.example/p", {})).get("edition")).toMatchObject({ value: null, selector: "", locator: "absent" });
     // The template's fifth page asks again.
     expect((await teach(learner, productPage(PAGES[1]!), "https://shop.example/p", { edition: "2nd" })).has("edition")).toBe(false);
     expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p", {})).has("edition")).toBe(false);
+  });
+
+  it("answers nothing on every twentieth page of a template, so the engines' reading checks its trusted locators", async () => {
+    const learner = new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger);
+    await teach(learner, productPage(PAGES[0]!), "https://shop.example/p", truths[0]!);
+    await teach(learner, productPage(PAGES[1]!), "https://shop.example/p", truths[1]!);
+    for (let page = 3; page < 20; page += 1) expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p", {})).get("isbn_13")?.value).toBe(truths[2]!.isbn_13);
+    // The twentieth page is read by the engines; a site that now shows another number there demotes the locators.
+    const changed = productPage({ ...PAGES[2]!, isbn: "978-1111111111" });
+    expect((await teach(learner, changed, "https://shop.example/p", { isbn_13: "978-2222222222" })).size).toBe(0);
+    expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p", {})).has("isbn_13")).toBe(false);
   });
 
   it("never applies one host's locators to another host", async () => {

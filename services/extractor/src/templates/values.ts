@@ -5,12 +5,20 @@
  * cent, lists item by item).
  */
 import type { Field } from "@winnow/platform";
+import { nameHints } from "../field-names.js";
 import { shape } from "../shape.js";
 import { normalizeText } from "../text-match.js";
 
-/** A raw located text (or list of texts) read into the field's type; null when it does not read as one. */
+/**
+ * A raw located text (or list of texts) read into the field's type; null
+ * when it does not read as one. shape.ts keeps a date it cannot read as
+ * written ("12-6-2010": which is the month?); a template answers only in
+ * the form the field's name asks for.
+ */
 export function readAs(field: Field, raw: unknown): unknown {
-  return shape({ kind: "object", fields: [field] }, { [field.name]: raw }).data[field.name] ?? null;
+  const value = shape({ kind: "object", fields: [field] }, { [field.name]: raw }).data[field.name] ?? null;
+  const iso = nameHints(field.name).format === "iso8601";
+  return iso && typeof value === "string" && !/^\d{4}-\d{2}-\d{2}/.test(value) ? null : value;
 }
 
 export function sameValue(a: unknown, b: unknown): boolean {
