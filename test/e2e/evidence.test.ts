@@ -44,9 +44,12 @@ const MODEL_VALUES: Record<string, unknown> = {
   difficulty: "Hard",
 };
 
+/** The scripted model confirms the builtin engine's suggested values (they are on this page) and adds its own. */
 function modelAnswer(body: ChatRequestBody): Record<string, unknown> {
   const asked = Object.keys((body.response_format?.json_schema?.schema.properties ?? {}) as Record<string, unknown>);
-  return Object.fromEntries(asked.map((field) => [field, MODEL_VALUES[field] ?? null]));
+  const block = /<suggested_values>\n([\s\S]*?)\n<\/suggested_values>/.exec(body.messages[1]?.content ?? "")?.[1] ?? "";
+  const suggested = new Map([...block.matchAll(/^- (\w+): (.*) \(read from [^)]*\)$/gm)].map(([, field, value]) => [field!, JSON.parse(value!) as unknown]));
+  return Object.fromEntries(asked.map((field) => [field, MODEL_VALUES[field] ?? suggested.get(field) ?? null]));
 }
 
 const SCREENSHOTS = path.join(REPO_ROOT, "test-results", "playground");

@@ -97,9 +97,9 @@ describe("ExtractorService over gRPC", () => {
     expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, colours: ["black"] });
     const byPointer = Object.fromEntries(response.evidence.map(({ pointer, ...rest }) => [pointer, rest]));
     expect(Object.keys(byPointer).sort()).toEqual(["/colours/0", "/price_usd", "/title"]);
-    // Free text and prices from structured data are not proven enough to stand alone: the model confirmed them on the page.
-    expect(byPointer["/title"]).toMatchObject({ source: "model", text: expect.stringContaining("Desk Lamp"), grounded: true });
-    expect(byPointer["/price_usd"]).toMatchObject({ source: "model", text: expect.stringContaining("19.99"), grounded: true });
+    // Free text and prices from structured data do not stand alone; the model confirmed them, and the evidence says where they are.
+    expect(byPointer["/title"]).toMatchObject({ source: "json-ld", text: "Desk Lamp", selector: "", grounded: true });
+    expect(byPointer["/price_usd"]).toMatchObject({ source: "json-ld", text: "19.99", grounded: true });
     // Not on the page: the model's value is kept (grounding warns), and its evidence says so.
     expect(byPointer["/colours/0"]).toEqual({ source: "model", text: "", selector: "", confidence: 0.3, grounded: false });
   });
@@ -170,7 +170,7 @@ describe("ExtractorService over gRPC", () => {
     );
     // Each value's evidence comes from where the value came from.
     const sources = response.evidence.map((e) => `${e.pointer} ${e.source}`);
-    expect(sources).toEqual(expect.arrayContaining(["/review_count json-ld", "/colour label", "/title model", "/price_usd model"]));
+    expect(sources).toEqual(expect.arrayContaining(["/review_count json-ld", "/colour label", "/title json-ld", "/price_usd json-ld"]));
     expect(new Set(response.evidence.map((e) => e.pointer)).size).toBe(response.evidence.length);
   });
 

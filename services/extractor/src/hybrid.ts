@@ -7,6 +7,7 @@
  * engine's answers beside it as suggestions to confirm or correct; its
  * answer is final for every field not proven.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { ObjectNode } from "@winnow/platform";
 import { Engine, type ExtractResponse, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { extractBuiltin } from "./engines/builtin/index.js";
@@ -82,12 +83,16 @@ export async function extractHybrid(job: ExtractionJob, settings: HybridSettings
   // fields together say what the page is read for (which of its products, which of its articles).
   const question = { schema, page, taskDescription: job.taskDescription, suggestions: pre ? suggestionsOf(pre) : [] };
   const answer = await extractWithModel(llm, settings.prompts, question, job.includeModelInput, job.bounds);
-  if (!pre || pre.trusted.length === 0) return { response: { ...answer, evidence: job.evidence ? answer.evidence : [] }, prefilled: pre ? 0 : undefined, prefilledFields: [] };
+  if (!pre) return { response: { ...answer, evidence: job.evidence ? answer.evidence : [] }, prefilled: undefined, prefilledFields: [] };
   const model = JSON.parse(answer.dataJson) as Record<string, unknown>;
   const data = Object.fromEntries(schema.tree.fields.map(({ name }) => [name, pre.trusted.includes(name) ? pre.data[name] : (model[name] ?? null)]));
-  // The model was asked the trusted fields too, but its answers there do not stand.
-  const evidence = job.evidence ? [...evidenceMessages(underFields(pre.evidence, pre.trusted)), ...answer.evidence.filter((e) => !isUnder(e.pointer, pre.trusted))] : [];
-  return { response: { ...answer, dataJson: JSON.stringify(data), warnings: [prefillWarning(pre), ...answer.warnings], evidence }, prefilled: pre.trusted.length, prefilledFields: pre.trusted };
+  // The model was asked the trusted fields too, but its answers there do not stand; where it confirmed a suggestion, the
+  // builtin engine's evidence says where on the page the value is (its element, not just a line of text).
+  const confirmed = pre.remaining.filter((name) => isComplete(model[name]) && isDeepStrictEqual(model[name], pre.data[name]));
+  const fromBuiltin = [...pre.trusted, ...confirmed];
+  const evidence = job.evidence ? [...evidenceMessages(underFields(pre.evidence, fromBuiltin)), ...answer.evidence.filter((e) => !isUnder(e.pointer, fromBuiltin))] : [];
+  const warnings = pre.trusted.length > 0 ? [prefillWarning(pre), ...answer.warnings] : answer.warnings;
+  return { response: { ...answer, dataJson: JSON.stringify(data), warnings, evidence }, prefilled: pre.trusted.length, prefilledFields: pre.trusted };
 }
 
 interface Prefill {
