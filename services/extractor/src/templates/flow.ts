@@ -6,6 +6,7 @@
  * model's values that grounding found on the page, and builtin values the
  * page states in its structured data.
  */
+import { createHash } from "node:crypto";
 import type { Logger, ObjectNode } from "@winnow/platform";
 import { load } from "cheerio";
 import { Engine, type Evidence as EvidenceMessage, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
@@ -109,5 +110,7 @@ async function learn(templates: TemplateLearner, key: TemplateKey, layout: PageL
   }
   if (Object.keys(values).length === 0) return;
   page ??= original();
-  await templates.learn(key, layout, tree, new PageIndex(page.$, page.baseUrl), values);
+  // A page is known by its address; without one, by its text (a caller sending the same HTML again).
+  const id = page.url?.href ?? createHash("sha256").update(page.$.text()).digest("hex");
+  await templates.learn(key, layout, tree, new PageIndex(page.$, page.baseUrl), values, id);
 }

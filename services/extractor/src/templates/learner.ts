@@ -24,6 +24,9 @@ const ABSENCE_RECHECK = 5;
  * site that changed a detail of its layout demotes what no longer holds).
  */
 const VERIFY_EVERY = 20;
+/** Pages remembered per template, and templates remembered, to know a page read again (per replica). */
+const RECENT_PAGES = 8;
+const RECENT_TEMPLATES = 10_000;
 
 /** A field answered by the template, with what showed it (evidence for the caller). */
 export interface TemplateFieldAnswer {
@@ -39,10 +42,28 @@ export interface TemplateFieldAnswer {
 }
 
 export class TemplateLearner {
+  /** Pages each template last learned from, least recently learned template first. */
+  private readonly recentPages = new Map<string, string[]>();
+
   constructor(
     private readonly store: TemplateStore,
     private readonly logger: Logger,
   ) {}
+
+  /**
+   * Whether this page is new to the template, remembering it: the same page
+   * read again is no second page, and trust needs two different pages that
+   * agree. Kept per replica, so a page read again through another replica
+   * may still count once more.
+   */
+  private firstReading(key: TemplateKey, page: string): boolean {
+    const id = `${key.host} ${key.signature}`;
+    const pages = this.recentPages.get(id) ?? [];
+    this.recentPages.delete(id);
+    this.recentPages.set(id, [page, ...pages.filter((p) => p !== page)].slice(0, RECENT_PAGES));
+    if (this.recentPages.size > RECENT_TEMPLATES) this.recentPages.delete(this.recentPages.keys().next().value!);
+    return !pages.includes(page);
+  }
 
   /** The page's template: the known one of its host it shares its layout with, or a new one; undefined when the store cannot be read. */
   async templateFor(layout: PageLayout): Promise<PageTemplate | undefined> {
@@ -93,7 +114,8 @@ export class TemplateLearner {
    * for the value are added with one agreement; a null agrees with the
    * field's absence, a value disagrees.
    */
-  async learn(key: TemplateKey, layout: PageLayout, tree: ObjectNode, index: PageIndex, values: Record<string, unknown>): Promise<void> {
+  async learn(key: TemplateKey, layout: PageLayout, tree: ObjectNode, index: PageIndex, values: Record<string, unknown>, page: string): Promise<void> {
+    if (!this.firstReading(key, page)) return;
     const records = await this.records(key);
     const updates: LocatorUpdate[] = [];
     for (const field of tree.fields.filter(isLearnable)) {

@@ -50,12 +50,14 @@ const TREE = parseSchema({ title: "string", price_usd: "number" });
 const page = (title: string, price: string) =>
   `<html><body><div id="top"><a href="/">Shop</a></div><div class="main"><h1 class="title">${title}</h1><span class="price">${price}</span></div></body></html>`;
 
+let pageNumber = 0;
 async function teach(learner: TemplateLearner, html: string, host: string, values: Record<string, unknown>) {
-  const loaded = loadPage(html, `https://${host}/p`);
+  pageNumber += 1;
+  const loaded = loadPage(html, `https://${host}/p/${pageNumber}`);
   const layout = pageLayout(loaded.$, loaded.url)!;
   const key = (await learner.templateFor(layout))!;
   const answers = await learner.answer(key, TREE, new PageIndex(loaded.$, loaded.baseUrl), true);
-  await learner.learn(key, layout, TREE, new PageIndex(loaded.$, loaded.baseUrl), values);
+  await learner.learn(key, layout, TREE, new PageIndex(loaded.$, loaded.baseUrl), values, loaded.url!.href);
   return answers;
 }
 

@@ -150,7 +150,7 @@ describe("learning", () => {
     const layout = pageLayout(page.$, page.url)!;
     const key = (await learner.templateFor(layout))!;
     const answers = await learner.answer(key, TREE, new PageIndex(page.$, page.baseUrl), true);
-    await learner.learn(key, layout, TREE, new PageIndex(page.$, page.baseUrl), values);
+    await learner.learn(key, layout, TREE, new PageIndex(page.$, page.baseUrl), values, url);
     return answers;
   }
 
@@ -166,24 +166,30 @@ describe("learning", () => {
     expect(page.$(third.get("title")!.selector).text()).toBe("A Third Book");
   });
 
+  it("counts a page read again as one page: the same page twice trusts nothing", async () => {
+    const learner = new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger);
+    for (let i = 0; i < 3; i += 1) await teach(learner, productPage(PAGES[0]!), "https://shop.example/p/1", truths[0]!);
+    expect((await teach(learner, productPage(PAGES[1]!), "https://shop.example/p/2", {})).size).toBe(0);
+  });
+
   it("holds a field absent after three pages the model read whole without it, re-checks it every fifth page, and drops it once shown", async () => {
     const learner = new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger);
-    for (const i of [0, 1, 2]) expect((await teach(learner, productPage(PAGES[i]!), "https://shop.example/p", { edition: null })).has("edition")).toBe(false);
-    expect((await teach(learner, productPage(PAGES[0]!), "https://shop.example/p", {})).get("edition")).toMatchObject({ value: null, selector: "", locator: "absent" });
+    for (const i of [0, 1, 2]) expect((await teach(learner, productPage(PAGES[i]!), `https://shop.example/p/${i}`, { edition: null })).has("edition")).toBe(false);
+    expect((await teach(learner, productPage(PAGES[0]!), "https://shop.example/p/3", {})).get("edition")).toMatchObject({ value: null, selector: "", locator: "absent" });
     // The template's fifth page asks again.
-    expect((await teach(learner, productPage(PAGES[1]!), "https://shop.example/p", { edition: "2nd" })).has("edition")).toBe(false);
-    expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p", {})).has("edition")).toBe(false);
+    expect((await teach(learner, productPage(PAGES[1]!), "https://shop.example/p/4", { edition: "2nd" })).has("edition")).toBe(false);
+    expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p/5", {})).has("edition")).toBe(false);
   });
 
   it("answers nothing on every twentieth page of a template, so the engines' reading checks its trusted locators", async () => {
     const learner = new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger);
-    await teach(learner, productPage(PAGES[0]!), "https://shop.example/p", truths[0]!);
-    await teach(learner, productPage(PAGES[1]!), "https://shop.example/p", truths[1]!);
-    for (let page = 3; page < 20; page += 1) expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p", {})).get("isbn_13")?.value).toBe(truths[2]!.isbn_13);
+    await teach(learner, productPage(PAGES[0]!), "https://shop.example/p/5", truths[0]!);
+    await teach(learner, productPage(PAGES[1]!), "https://shop.example/p/6", truths[1]!);
+    for (let page = 3; page < 20; page += 1) expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p/7", {})).get("isbn_13")?.value).toBe(truths[2]!.isbn_13);
     // The twentieth page is read by the engines; a site that now shows another number there demotes the locators.
     const changed = productPage({ ...PAGES[2]!, isbn: "978-1111111111" });
-    expect((await teach(learner, changed, "https://shop.example/p", { isbn_13: "978-2222222222" })).size).toBe(0);
-    expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p", {})).has("isbn_13")).toBe(false);
+    expect((await teach(learner, changed, "https://shop.example/p/8", { isbn_13: "978-2222222222" })).size).toBe(0);
+    expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p/9", {})).has("isbn_13")).toBe(false);
   });
 
   it("never applies one host's locators to another host", async () => {
