@@ -144,6 +144,9 @@ export class TemplateLearner {
         if (!known.has(locatorKey(locator))) updates.push({ field: fieldKey(field), locator, agree: 1, disagree: 0 });
       }
     }
+    // A page that only agrees with what the template already trusts teaches it nothing: no write (the steady state).
+    const trusted = new Set(records.filter(isTrusted).map((r) => `${r.field}\u0000${locatorKey(r.locator)}`));
+    if (updates.every((u) => u.disagree === 0 && trusted.has(`${u.field}\u0000${locatorKey(u.locator)}`))) return;
     await this.store.record(key, layout.paths, updates);
   }
 

@@ -1,0 +1,94 @@
+/**
+ * The template store as the hot path reads it: a host's templates and a
+ * template's locators are read from the database at most once per
+ * `ttlMs` per replica (and again after this replica records), and the
+ * pages a template serves are counted in memory. Without it every scrape
+ * made two queries and a write before it could answer; now learning, after
+ * the answer, is the only database work, and only when a page teaches
+ * something new (learner.ts). Another replica's learning is seen within
+ * `ttlMs`; the verification cadence (every 20th page, learner.ts) is per
+ * replica.
+ */
+import type { KnownTemplate, TemplateKey } from "./signature.js";
+import type { LocatorRecord, LocatorUpdate, TemplateStore, TemplateSummary } from "./store.js";
+
+interface Cached<T> {
+  at: number;
+  value: Promise<T>;
+}
+
+/** How long a replica answers from the templates it read before reading them again. */
+export const TEMPLATE_CACHE_MS = 5_000;
+
+/** Entries kept per map: beyond it the oldest go (they are only a cache). */
+const MAX_ENTRIES = 10_000;
+
+export class CachedTemplateStore implements TemplateStore {
+  private readonly hosts = new Map<string, Cached<KnownTemplate[]>>();
+  private readonly locatorsByTemplate = new Map<string, Cached<LocatorRecord[]>>();
+  private readonly seen = new Map<string, number>();
+
+  constructor(
+    private readonly store: TemplateStore,
+    private readonly ttlMs: number,
+  ) {}
+
+  templates(host: string): Promise<KnownTemplate[]> {
+    return this.read(this.hosts, host, () => this.store.templates(host));
+  }
+
+  async use(template: TemplateKey): Promise<number> {
+    const id = keyOf(template);
+    const seen = (this.seen.get(id) ?? 0) + 1;
+    this.seen.delete(id);
+    this.seen.set(id, seen);
+    trim(this.seen);
+    return seen;
+  }
+
+  locators(template: TemplateKey): Promise<LocatorRecord[]> {
+    return this.read(this.locatorsByTemplate, keyOf(template), () => this.store.locators(template));
+  }
+
+  async record(template: TemplateKey, paths: string[], updates: LocatorUpdate[]): Promise<void> {
+    try {
+      await this.store.record(template, paths, updates);
+    } finally {
+      this.hosts.delete(template.host);
+      this.locatorsByTemplate.delete(keyOf(template));
+    }
+  }
+
+  list(host: string): Promise<TemplateSummary[]> {
+    return this.store.list(host);
+  }
+
+  async forget(host: string): Promise<number> {
+    this.hosts.delete(host);
+    for (const id of this.locatorsByTemplate.keys()) if (id.startsWith(`${host} `)) this.locatorsByTemplate.delete(id);
+    return this.store.forget(host);
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+
+  private read<T>(cache: Map<string, Cached<T>>, id: string, load: () => Promise<T>): Promise<T> {
+    const hit = cache.get(id);
+    if (hit && Date.now() - hit.at < this.ttlMs) return hit.value;
+    const value = load();
+    cache.set(id, { at: Date.now(), value });
+    trim(cache);
+    // A failed read is not kept: the next page tries the database again.
+    value.catch(() => cache.get(id)?.value === value && cache.delete(id));
+    return value;
+  }
+}
+
+function keyOf(template: TemplateKey): string {
+  return `${template.host} ${template.signature}`;
+}
+
+function trim(map: Map<string, unknown>): void {
+  if (map.size > MAX_ENTRIES) map.delete(map.keys().next().value!);
+}
