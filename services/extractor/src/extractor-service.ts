@@ -75,6 +75,8 @@ function chooseLlm(requested: Engine, llm: LlmEngine | undefined): LlmEngine | u
       return llm;
     case Engine.ENGINE_UNSPECIFIED:
       return llm;
+    case Engine.ENGINE_TEMPLATE:
+      throw new WinnowError("invalid-request", "engine TEMPLATE names an answer's source; request BUILTIN, LLM or UNSPECIFIED");
     default:
       throw new WinnowError("invalid-request", `unknown engine ${String(requested)}`);
   }

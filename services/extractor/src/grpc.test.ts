@@ -104,6 +104,12 @@ describe("ExtractorService over gRPC", () => {
     expect(byPointer["/colours/0"]).toEqual({ source: "model", text: "", selector: "", confidence: 0.3, grounded: false });
   });
 
+  it("refuses ENGINE_TEMPLATE as a request: it names where an answer came from", async () => {
+    const error = await failure(extractWith(builtinOnly.client, { options: { engine: Engine.ENGINE_TEMPLATE, includeModelInput: false, evidence: false } }));
+    expect(error.type).toBe("invalid-request");
+    expect(error.message).toMatch(/TEMPLATE names an answer's source/);
+  });
+
   it("refuses ENGINE_LLM when no LLM is configured", async () => {
     const error = await failure(extractWith(builtinOnly.client, { options: { engine: Engine.ENGINE_LLM, includeModelInput: false } }));
     expect(error.type).toBe("invalid-request");

@@ -16,7 +16,7 @@ export interface ResponseHeader {
 export const SUCCESS_HEADERS: ResponseHeader[] = [
   { name: "x-request-id", description: "The request's id (the caller's own when it sent a valid one); also in logs and traces." },
   { name: "Server-Timing", description: "Time spent in `auth`, `render` and `extract`, in ms, and the renderer's own split of `render`: `render-queue` (waiting for a browser page), `render-navigation` (loading) and `render-settle` (letting the page settle), and `screenshot` when one was asked for; `auth` says `desc=\"cached\"` when the key was checked from the gateway's memory." },
-  { name: "x-winnow-engine", description: "Which engine filled the schema: `llm` or `builtin`." },
+  { name: "x-winnow-engine", description: "Which engine filled the schema: `llm`, `builtin`, or `template` (every field answered by the site's learned template)." },
   { name: "x-winnow-render-path", description: "How the page was loaded: `static` or `browser`." },
   { name: "x-winnow-tokens-in", description: "Model tokens sent (LLM engine only)." },
   { name: "x-winnow-tokens-out", description: "Model tokens received (LLM engine only)." },

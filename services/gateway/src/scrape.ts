@@ -89,7 +89,16 @@ function serverTiming(timings: Record<string, number>, keyFromCache: boolean | u
 }
 
 function engineName(engine: Engine): string {
-  return engine === Engine.ENGINE_LLM ? "llm" : engine === Engine.ENGINE_BUILTIN ? "builtin" : "unknown";
+  switch (engine) {
+    case Engine.ENGINE_LLM:
+      return "llm";
+    case Engine.ENGINE_BUILTIN:
+      return "builtin";
+    case Engine.ENGINE_TEMPLATE:
+      return "template";
+    default:
+      return "unknown";
+  }
 }
 
 function renderPathName(path: RenderPath): string {

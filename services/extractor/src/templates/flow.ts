@@ -57,7 +57,8 @@ export async function extractWithTemplates(job: ExtractionJob, settings: Templat
   // shape.ts has the last word: what a template read can never make the answer invalid for its schema.
   const shaped = shape(tree, merged);
   const evidence = job.evidence ? [...templateEvidence(answers, shaped.data as Record<string, unknown>), ...rest.response.evidence] : [];
-  const response = { ...rest.response, dataJson: JSON.stringify(shaped.data), warnings: [templateWarning(answers, tree), ...rest.response.warnings, ...shaped.warnings], evidence };
+  const engine = remaining.length === 0 ? Engine.ENGINE_TEMPLATE : rest.response.engine;
+  const response = { ...rest.response, engine, dataJson: JSON.stringify(shaped.data), warnings: [templateWarning(answers, tree), ...rest.response.warnings, ...shaped.warnings], evidence };
   return { ...rest, response, templated: answers, learning };
 }
 

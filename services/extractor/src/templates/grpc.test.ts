@@ -70,7 +70,7 @@ it("answers a template's third page from what the first two taught, with no mode
   const calls = fake.requests.length;
   const third = await extract(PAGES[2]!, "https://cameras.example/p/2");
   expect(fake.requests.length).toBe(calls);
-  expect(third.engine).toBe(Engine.ENGINE_BUILTIN);
+  expect(third.engine).toBe(Engine.ENGINE_TEMPLATE);
   expect(JSON.parse(third.dataJson)).toEqual({ model: "Sony Cyber-shot W350", price_usd: 129.99 });
   expect(third.warnings).toEqual([{ code: "template", message: expect.stringMatching(/^2 of 2 fields answered by the page's learned template \(model, price_usd\)/), path: "" }]);
   // Each value's evidence gives the element the template read, by a CSS selector that finds it, and its text.

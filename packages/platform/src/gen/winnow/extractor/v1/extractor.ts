@@ -30,6 +30,11 @@ export enum Engine {
   ENGINE_BUILTIN = 1,
   /** ENGINE_LLM - An OpenAI-compatible model with structured output. */
   ENGINE_LLM = 2,
+  /**
+   * ENGINE_TEMPLATE - Every field answered by the page's learned template (templates of the
+   * site's layout); an answer's engine only, not a request option.
+   */
+  ENGINE_TEMPLATE = 3,
   UNRECOGNIZED = -1,
 }
 
@@ -44,6 +49,9 @@ export function engineFromJSON(object: any): Engine {
     case 2:
     case "ENGINE_LLM":
       return Engine.ENGINE_LLM;
+    case 3:
+    case "ENGINE_TEMPLATE":
+      return Engine.ENGINE_TEMPLATE;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -59,6 +67,8 @@ export function engineToJSON(object: Engine): string {
       return "ENGINE_BUILTIN";
     case Engine.ENGINE_LLM:
       return "ENGINE_LLM";
+    case Engine.ENGINE_TEMPLATE:
+      return "ENGINE_TEMPLATE";
     case Engine.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
