@@ -9,6 +9,7 @@ import type { CheerioAPI } from "cheerio";
 import { decodeHTML } from "entities";
 import type { AnyNode, Element, ParentNode } from "domhandler";
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
+import { collapsed } from "./engines/builtin/text.js";
 import { nameTokens } from "./field-names.js";
 import { absoluteUrl, type Page, type StructuredData } from "./page.js";
 
@@ -214,8 +215,9 @@ function isBoilerplate(element: Element): boolean {
 /** Longer stated values are descriptions, already shown as text where they matter. */
 const MAX_MACHINE_VALUE = 100;
 
+/** Text compared without case and spacing. */
 function squash(text: string): string {
-  return text.replace(/\s+/g, " ").trim().toLowerCase();
+  return collapsed(text).toLowerCase();
 }
 
 /** Marks list indentation while rendering: spaces from the page are collapsed at the end, these are not. */
@@ -289,7 +291,7 @@ class Renderer {
   private machineValue(element: Element): string {
     const { attribs } = element;
     const stated = element.name === "time" ? attribs.datetime : attribs.itemprop ? (attribs.content ?? (element.name === "abbr" ? attribs.title : undefined)) : undefined;
-    const value = stated?.replace(/\s+/g, " ").trim();
+    const value = stated === undefined ? undefined : collapsed(stated);
     if (!value || value.length > MAX_MACHINE_VALUE) return "";
     return squash(this.$(element).text()).includes(squash(value)) ? "" : ` (${value})`;
   }
