@@ -7,6 +7,13 @@
  *   static pages (builtin engine): concurrency 1, 8, 32
  *   browser pages (a JavaScript shell): concurrency 1, 4
  *
+ * The floor: the same run measures a bare HTTP round trip and a bare gRPC
+ * round trip carrying the page (hop-floor.ts). A scrape through the stack
+ * makes one of the first and two of the second on top of the direct work, so
+ * at concurrency 1 no stack of separate processes can beat
+ * (direct + HTTP + 2 gRPC) / direct on this machine; the table shows that
+ * floor beside the measured ratio.
+ *
  * For every stack level it also reports each service's CPU time per scrape
  * (user + system time of its Node process from /proc, before and after the
  * level: Linux only). BENCH_SECONDS (default 10) sets each level's duration.
@@ -26,6 +33,7 @@ import { loadPage } from "../../services/extractor/dist/page.js";
 import { shape } from "../../services/extractor/dist/shape.js";
 import { rendererConfigShape } from "../../services/renderer/dist/config.js";
 import { createRendering } from "../../services/renderer/dist/rendering.js";
+import { measureHopFloor } from "./hop-floor.js";
 import { REPO_ROOT, type ServiceName } from "../../scripts/dist/stack.js";
 import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
 
@@ -158,12 +166,16 @@ for (const [pages, concurrency] of LEVELS) {
 }
 await rendering.close();
 site.close();
+const hops = await measureHopFloor(product(0));
 
 const rows = LEVELS.map(([pages, concurrency]) => {
   const s = results.find((r) => r.target === "stack" && r.pages === pages && r.concurrency === concurrency)!;
   const d = results.find((r) => r.target === "direct" && r.pages === pages && r.concurrency === concurrency)!;
   return { pages, concurrency, stack: s, direct: d, p50Ratio: s.p50 / d.p50, rpsRatio: d.rps / s.rps };
 });
+const directAtOne = rows.find((r) => r.pages === "static" && r.concurrency === 1)!.direct.p50;
+const floorMs = directAtOne + hops.httpMs + 2 * hops.grpcMs;
+const floor = { ...hops, p50: floorMs, ratio: floorMs / directAtOne };
 const ms = (v: number) => v.toFixed(1);
 console.log(`\nLoad on loopback, ${SECONDS} s per level (${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)})\n`);
 console.log("pages    conc | stack p50  p95    p99    req/s  errors | direct p50  p95    req/s | p50 ratio  throughput ratio");
@@ -173,6 +185,9 @@ for (const r of rows) {
     `${r.pages.padEnd(8)} ${String(r.concurrency).padStart(4)} | ${ms(r.stack.p50).padStart(8)} ${ms(r.stack.p95).padStart(6)} ${ms(r.stack.p99).padStart(6)} ${r.stack.rps.toFixed(1).padStart(6)} ${String(errs).padStart(6)} | ${ms(r.direct.p50).padStart(9)} ${ms(r.direct.p95).padStart(6)} ${r.direct.rps.toFixed(1).padStart(6)} | ${r.p50Ratio.toFixed(2).padStart(8)}x ${r.rpsRatio.toFixed(2).padStart(8)}x`,
   );
 }
+console.log(
+  `\nFloor at concurrency 1 (static): direct ${directAtOne.toFixed(2)} ms + HTTP round trip ${hops.httpMs.toFixed(2)} ms + 2 × gRPC round trip ${hops.grpcMs.toFixed(2)} ms = ${floor.p50.toFixed(2)} ms, a ratio of ${floor.ratio.toFixed(2)}x`,
+);
 console.log("\nCPU ms per scrape through the stack (each service's Node process)");
 console.log(`pages    conc | ${SERVICES.map((service) => service.padStart(9)).join(" ")}`);
 for (const r of rows) {

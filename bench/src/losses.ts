@@ -6,12 +6,17 @@
  * field's evidence names another source than the model), the value was not
  * in the text sent (the oracle could not answer it), or the oracle answered
  * it and the pipeline lost it afterwards (shaping, merging, grounding).
+ * Two places are the reader's own limits, not the pipeline's: the oracle took
+ * the text for another page of the corpus (it recognises a page by how many
+ * of its labelled values the text holds, so a page whose labels are small
+ * numbers wins on any text), or the label is not on the page in any form a
+ * copying reader could return (labels-on-page.ts).
  */
 import type { Case } from "./corpus.js";
 import type { OracleCall } from "./oracle.js";
 import type { Extraction } from "./runners.js";
 
-export const LOSS_PLACES = ["timed out", "failed", "pre-filled wrong", "not in content sent", "lost after the model"] as const;
+export const LOSS_PLACES = ["timed out", "failed", "pre-filled wrong", "reader took another page", "label not on the page", "not in content sent", "lost after the model"] as const;
 export type LossPlace = (typeof LOSS_PLACES)[number];
 
 export interface Loss {
@@ -38,7 +43,10 @@ export interface ScoredCase {
   calls: OracleCall[];
 }
 
-export function classifyLosses(run: ScoredCase[]): Losses {
+/** Whether a case's labelled value for a field is on its page at all (labels-on-page.ts). */
+export type OnPage = (item: Case, field: string) => boolean;
+
+export function classifyLosses(run: ScoredCase[], onPage: OnPage): Losses {
   const losses: Losses = { byCorpus: {}, list: [] };
   for (const { item, extraction, outcomes, calls } of run) {
     const asked = new Set(calls.flatMap((call) => call.fields_asked));
@@ -51,9 +59,13 @@ export function classifyLosses(run: ScoredCase[]): Losses {
         ? /deadline|timed? ?out/i.test(extraction.error) ? "timed out" : "failed"
         : prefilled(field)
           ? "pre-filled wrong"
-          : answered.has(field)
-            ? "lost after the model"
-            : "not in content sent";
+          : calls.some((call) => call.case !== item.id)
+            ? "reader took another page"
+            : answered.has(field)
+              ? "lost after the model"
+              : !onPage(item, field)
+                ? "label not on the page"
+                : "not in content sent";
       const counts = (losses.byCorpus[item.corpus] ??= Object.fromEntries(LOSS_PLACES.map((p) => [p, 0])) as Record<LossPlace, number>);
       counts[place] += 1;
       losses.list.push({ id: item.id, corpus: item.corpus, field, place, expected: item.expected[field], predicted: extraction.data?.[field] ?? null });
@@ -90,9 +102,9 @@ export function modelCallFigures(run: ScoredCase[]): ModelCallFigures {
 
 export function printLosses(losses: Losses, figures: ModelCallFigures): void {
   console.log(`\nWhere the model path lost values (fields not right, by place)`);
-  console.log(`${"".padEnd(28)}${LOSS_PLACES.map((p) => p.padStart(22)).join("")}`);
+  console.log(`${"".padEnd(28)}${LOSS_PLACES.map((p) => p.padStart(26)).join("")}`);
   for (const [corpus, counts] of Object.entries(losses.byCorpus).sort(([a], [b]) => a.localeCompare(b))) {
-    console.log(`${corpus.padEnd(28)}${LOSS_PLACES.map((p) => String(counts[p]).padStart(22)).join("")}`);
+    console.log(`${corpus.padEnd(28)}${LOSS_PLACES.map((p) => String(counts[p]).padStart(26)).join("")}`);
   }
   console.log(
     `\nModel calls: ${figures.calls} on ${figures.pagesWithModel} pages (${figures.callsPerPageWithModel} per page that needed one); ` +

@@ -10,7 +10,7 @@
  * classified by where it happened (bench/src/losses.ts), and the result goes
  * to bench/results/quality-llm.json.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -19,6 +19,7 @@ import { REPO_ROOT } from "../../scripts/dist/stack.js";
 import { isComplete } from "../../services/extractor/dist/hybrid.js";
 import { readCases, servePages, type Case } from "./corpus.js";
 import { addEvidence, DOUBT_BELOW, emptyEvidenceCounts } from "./evidence-figures.js";
+import { labelsOnPage } from "./labels-on-page.js";
 import { classifyLosses, modelCallFigures, printLosses } from "./losses.js";
 import { calibrate, printCalibration } from "./reliability.js";
 import { startOracle, type Oracle, type OracleCall } from "./oracle.js";
@@ -199,7 +200,11 @@ let llm: Record<string, unknown> | undefined;
 if (oracle) {
   await oracle.stop();
   const scored = results.map((result, i) => ({ ...result, outcomes: scores.perCase[i]!.outcomes }));
-  const losses = classifyLosses(scored);
+  const checkers = new Map<string, ReturnType<typeof labelsOnPage>>();
+  const losses = classifyLosses(scored, (item, field) => {
+    if (!checkers.has(item.id)) checkers.set(item.id, labelsOnPage(readFileSync(path.join(corpusDir, item.page), "utf8")));
+    return checkers.get(item.id)!(item.expected[field]);
+  });
   const callFigures = modelCallFigures(scored);
   printLosses(losses, callFigures);
   llm = { losses, modelCalls: callFigures, builtin: before && { overall: metrics(before.overall), corpora: metricsOf(before.byCorpus), fields: metricsOf(before.byField) } };

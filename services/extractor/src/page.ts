@@ -3,6 +3,7 @@
  * the base URL for relative links, and the structured data the page declares
  * about itself (read before anything is removed from the document).
  */
+import { jsonrepair } from "jsonrepair";
 import { load, type CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 
@@ -51,13 +52,11 @@ function baseUrlOf($: CheerioAPI, pageUrl: URL | undefined): URL | undefined {
 function readStructuredData($: CheerioAPI): StructuredData {
   const jsonLd: unknown[] = [];
   $('script[type="application/ld+json" i]').each((_, script) => {
-    // Some sites wrap the JSON in comments or CDATA markers.
-    const text = $(script).text().trim().replace(/^(<!--|\/\*<!\[CDATA\[\*\/|<!\[CDATA\[)/, "").replace(/(-->|\/\*\]\]>\*\/|\]\]>)$/, "");
-    try {
-      jsonLd.push(JSON.parse(text));
-    } catch {
-      // Invalid JSON-LD is common; the rest of the page still counts.
-    }
+    // Some sites wrap the JSON in comments or CDATA markers, or end it with a semicolon as if it were a script.
+    const text = $(script).text().trim().replace(/^(<!--|\/\*<!\[CDATA\[\*\/|<!\[CDATA\[)/, "").replace(/(-->|\/\*\]\]>\*\/|\]\]>)$/, "").replace(/;\s*$/, "");
+    const data = parseJson(text) ?? parseJson(repaired(text));
+    // Invalid JSON-LD that no repair makes sense of is common too; the rest of the page still counts.
+    if (data !== undefined) jsonLd.push(data);
   });
   const meta = new Map<string, string>();
   const metaElements = new Map<string, Element>();
@@ -78,4 +77,22 @@ const MAX_H1S = 5;
 
 function textOf(text: string): string | undefined {
   return text.replace(/\s+/g, " ").trim() || undefined;
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Hand-written JSON-LD often has what JSON forbids: trailing commas, comments, raw line breaks in strings, single quotes. */
+function repaired(text: string): string | undefined {
+  try {
+    return jsonrepair(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -43,8 +43,9 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
         });
   const slots = new PageSlots(config.RENDER_MAX_PAGES, config.RENDER_MAX_QUEUE);
   observeBrowserPool(slots, config.RENDER_MAX_PAGES, () => host?.connected ?? false);
+  const staticFetcher = new StaticFetcher({ guard, maxBytes, maxRedirects: config.RENDER_MAX_REDIRECTS });
   const renderer = new PageRenderer(
-    new StaticFetcher({ guard, maxBytes, maxRedirects: config.RENDER_MAX_REDIRECTS }),
+    staticFetcher,
     host ? new BrowserRenderer({ browser: host, guard, slots, maxHtmlBytes: maxBytes }) : NO_BROWSER,
   );
   return {
@@ -56,6 +57,7 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
     async close() {
       await host?.close();
       await proxy.close();
+      await staticFetcher.close();
     },
   };
 }

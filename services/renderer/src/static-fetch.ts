@@ -1,7 +1,8 @@
 import type { LookupFunction } from "node:net";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Readable, Transform } from "node:stream";
-import { Agent, request } from "undici";
+import { LRUCache } from "lru-cache";
+import { Pool, request } from "undici";
 import { decodeBuffer } from "encoding-sniffer";
 import { WinnowError } from "@winnow/platform";
 import type { EgressGuard, PinnedTarget } from "./egress.js";
@@ -33,25 +34,33 @@ export interface FetchedPage extends PageContent {
   status: number;
 }
 
+/** Sites whose connections are kept, and connections kept per site and address. */
+const MAX_POOLS = 256;
+const CONNECTIONS_PER_POOL = 8;
+
 /**
  * The static path: a plain HTTP GET with undici, no JavaScript. Every hop's
  * host is pinned by the egress guard and the socket dials exactly that address
  * (the connector's lookup answers from the pin and never asks DNS). Redirects
  * are followed here, hop by hop, so each one is checked; the body is capped
  * before and after decompression, and the caller's signal bounds it all.
+ *
+ * Connections are kept alive per origin and checked address: a site scraped
+ * again skips the TCP and TLS handshakes, but only when the guard pinned the
+ * same address this time too, so a name that now points elsewhere never
+ * rides an old connection.
  */
 export class StaticFetcher {
+  readonly #pools = new LRUCache<string, Pool>({ max: MAX_POOLS, dispose: (pool) => void pool.close().catch(() => undefined) });
+
   constructor(private readonly options: StaticFetchOptions) {}
 
   async fetch(url: URL, signal: AbortSignal): Promise<FetchedPage> {
-    const pins = new Map<string, PinnedTarget>();
-    const dispatcher = new Agent({ connect: { lookup: pinnedLookup(pins) }, pipelining: 0 });
     try {
       let current = url;
       for (let hop = 0; ; hop++) {
         const target = await abortable(this.options.guard.pinUrl(current), signal);
-        pins.set(current.hostname.replace(/^\[|\]$/g, ""), target);
-        const response = await request(current, { dispatcher, signal, headers: REQUEST_HEADERS, method: "GET" });
+        const response = await request(current, { dispatcher: this.#poolFor(current, target), signal, headers: REQUEST_HEADERS, method: "GET" });
         const location = response.headers.location;
         if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === "string") {
           await discard(response.body);
@@ -74,9 +83,24 @@ export class StaticFetcher {
       if (signal.aborted && !(error instanceof WinnowError)) throw new WinnowError("target-timeout", "the page did not load within the time limit");
       if (error instanceof WinnowError) throw error;
       throw new WinnowError("target-unreachable", `could not fetch the page (${codeOf(error)})`, { cause: error });
-    } finally {
-      void dispatcher.destroy().catch(() => undefined);
     }
+  }
+
+  /** Closes every kept connection (requests under way finish first). */
+  async close(): Promise<void> {
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(pools.map((pool) => pool.close().catch(() => undefined)));
+  }
+
+  #poolFor(url: URL, target: PinnedTarget): Pool {
+    const key = `${url.origin} ${target.address}`;
+    let pool = this.#pools.get(key);
+    if (!pool) {
+      pool = new Pool(url.origin, { connections: CONNECTIONS_PER_POOL, connect: { lookup: pinnedLookup(target) } });
+      this.#pools.set(key, pool);
+    }
+    return pool;
   }
 
   /** Reads the body, decompressing it, and stops as soon as either size passes the cap. */
@@ -113,17 +137,11 @@ export class StaticFetcher {
   }
 }
 
-/** A connector lookup that answers from the pins the guard made; a host it has no pin for fails. */
-function pinnedLookup(pins: ReadonlyMap<string, PinnedTarget>): LookupFunction {
-  return (hostname, options, callback) => {
-    const pin = pins.get(hostname);
-    if (!pin) {
-      callback(Object.assign(new Error(`no checked address for ${hostname}`), { code: "ENOTFOUND" }), "", 4);
-    } else if (options.all) {
-      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pin]);
-    } else {
-      callback(null, pin.address, pin.family);
-    }
+/** A connector lookup that answers the address the guard checked, whatever DNS says now. */
+function pinnedLookup(pin: PinnedTarget): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pin]);
+    else callback(null, pin.address, pin.family);
   };
 }
 

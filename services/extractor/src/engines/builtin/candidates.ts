@@ -6,6 +6,7 @@
 import type { PagePart, Place } from "./concepts.js";
 import { asEntity, first, isPresent, isSupporting, ownValue, statedOrigin, type Entity, type Graph } from "./graph.js";
 import type { Scored } from "./match.js";
+import { durationSeconds } from "../../normalize.js";
 import type { PageValues } from "./page-values.js";
 
 /** A value found at a place, as sure as its source. */
@@ -24,8 +25,27 @@ export function nested(entity: Entity, graph: Graph): Source {
 }
 
 export function candidateAt(place: Place, source: Source): Candidate | undefined {
-  const found = place.kind === "meta" ? metaValue(place.name, source) : place.kind === "page" ? pageValue(place.part, source) : entityValue(place.path, source);
+  const found =
+    place.kind === "meta" ? metaValue(place.name, source) : place.kind === "page" ? pageValue(place.part, source) : place.kind === "sum" ? durationSum(place.paths, source) : entityValue(place.path, source);
   return found && { ...place, ...found };
+}
+
+function isoDuration(seconds: number): string {
+  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60];
+  return `PT${h ? `${h}H` : ""}${m || (!h && !s) ? `${m}M` : ""}${s ? `${s}S` : ""}`;
+}
+
+/** How much less sure a sum is than the durations it adds up: the page never states it. */
+const DERIVED = 0.8;
+
+/** The sum of durations stated apart (a recipe's preparation and cooking), as an ISO 8601 duration; every part must be there. */
+function durationSum(paths: string[], source: Source): Scored<unknown> | undefined {
+  const parts = paths.map((path) => entityValue(path, source));
+  const seconds = parts.map((part) => (typeof part?.value === "string" ? durationSeconds(part.value) : undefined));
+  if (seconds.some((s) => s === undefined)) return undefined;
+  const total = seconds.reduce((a, b) => a! + b!, 0)!;
+  const text = parts.map((part) => part!.origin?.text ?? String(part!.value)).join(" + ");
+  return { value: isoDuration(total), confidence: Math.min(...parts.map((part) => part!.confidence)) * DERIVED, origin: { ...parts[0]!.origin!, text } };
 }
 
 function metaValue(name: string, source: Source): Scored<unknown> | undefined {

@@ -11,12 +11,14 @@
  * (structured data and the buy box weighed: builtin/offer.ts) and the product
  * id in the page's address (builtin/address-id.ts).
  */
-export type Place = { kind: "entity"; path: string } | { kind: "meta"; name: string } | { kind: "page"; part: PagePart };
+export type Place = { kind: "entity"; path: string } | { kind: "meta"; name: string } | { kind: "page"; part: PagePart } | { kind: "sum"; paths: string[] };
 export type PagePart = "headline" | "date" | "author" | "price" | "availability" | "currency" | "address id";
 
 export const entity = (path: string): Place => ({ kind: "entity", path });
 const meta = (name: string): Place => ({ kind: "meta", name });
 const page = (part: PagePart): Place => ({ kind: "page", part });
+/** Durations the data states in parts only: their sum. */
+const sum = (...paths: string[]): Place => ({ kind: "sum", paths });
 
 /** Where to look for each concept (a Map: a phrase such as "constructor" must not find Object.prototype), best first. */
 const TITLE = [entity("headline"), entity("name"), page("headline")];
@@ -68,6 +70,8 @@ export const CONCEPTS = new Map<string, Place[]>(Object.entries({
   keywords: [entity("keywords"), meta("keywords")],
   tags: [entity("keywords"), meta("keywords")],
   calories: [entity("nutrition.calories")],
+  // schema.org: a recipe's total time includes preparing and cooking; many recipes state only the two parts.
+  "total time": [entity("totalTime"), sum("prepTime", "cookTime")],
   publisher: [entity("publisher"), meta("og:site_name")],
   site: [entity("publisher"), meta("og:site_name")],
   url: [entity("url"), meta("og:url")],

@@ -1,5 +1,6 @@
 import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
+import { EvidenceTrail } from "../../evidence.js";
 import { loadPage } from "../../page.js";
 import { shape } from "../../shape.js";
 import { extractBuiltin } from "./index.js";
@@ -141,6 +142,30 @@ describe("extractBuiltin", () => {
     const html = `<html><head><title>Only Title</title><script type="application/ld+json">{oops</script></head><body><p>text</p></body></html>`;
     expect(run(html, { title: "string", author: "string" }).data).toEqual({ title: null, author: null });
     expect(run(`<h1> Main   heading </h1><title>T</title>`, { name: "string" }).data).toEqual({ name: "Main heading" });
+  });
+
+  it("adds up a recipe's preparation and cooking times where it states no total, and only then", () => {
+    const schema = { total_time_minutes: "integer", total_time: "string" };
+    const recipe = (times: object) => run(jsonLd({ "@type": "Recipe", name: "Stew", ...times }), schema);
+    expect(recipe({ prepTime: "PT20M", cookTime: "PT1H15M" }).data).toEqual({ total_time_minutes: 95, total_time: "PT1H35M" });
+    expect(recipe({ prepTime: "PT20M", cookTime: "PT15M", totalTime: "PT45M" }).data).toEqual({ total_time_minutes: 45, total_time: "PT45M" });
+    expect(recipe({ prepTime: "PT20M" }).data).toEqual({ total_time_minutes: null, total_time: null });
+    // A sum the page never states is a suggestion for the model to check, not a value to stand on its own.
+    const trail = new EvidenceTrail();
+    const tree = parseSchema(schema);
+    extractBuiltin(tree, loadPage(jsonLd({ "@type": "Recipe", prepTime: "PT20M", cookTime: "PT15M" }), "https://site.example/"), trail);
+    expect(trail.evidence.get("/total_time_minutes")).toMatchObject({ source: "json-ld", text: "PT20M + PT15M" });
+    expect(trail.evidence.get("/total_time_minutes")!.confidence).toBeLessThan(0.85);
+  });
+
+  it("reads hand-written JSON-LD that JSON forbids: a closing semicolon, trailing commas, a raw line break in a string", () => {
+    const recipe = `{"@type": "Recipe", "name": "Green Bean Casserole", "totalTime": "PT40M", "recipeYield": "6",}`;
+    expect(run(`<script type="application/ld+json">\n${recipe};\n</script>`, { recipe_title: "string", total_time_minutes: "integer" }).data).toEqual({
+      recipe_title: "Green Bean Casserole",
+      total_time_minutes: 40,
+    });
+    const article = `{"@type": "NewsArticle", "headline": "Two\nlines", "author": {"@type": "Person", "name": "Ana Lima"}}`;
+    expect(run(`<script type="application/ld+json">${article}</script>`, { author: "string" }).data).toEqual({ author: "Ana Lima" });
   });
 
   it("is not fooled by names that exist on Object.prototype", () => {
