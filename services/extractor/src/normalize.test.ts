@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { currencyCode, datesIn, durationIn, durationSeconds, firstNumber, isoDate, parseBoolean, parseNumber, readPrice, rescale } from "./normalize.js";
+import { currencyCode, datesIn, durationIn, durationSeconds, firstNumber, isoDate, parseBoolean, parseNumber, phoneNumbers, readPrice, rescale } from "./normalize.js";
 
 describe("parseNumber", () => {
   it.each([
@@ -106,5 +106,19 @@ describe("currencies and scales", () => {
     expect(rescale(8, 10, [1, 5])).toBe(4);
     expect(rescale(4.93, 5, [1, 5])).toBe(4.93);
     expect(rescale(11, 10, [1, 5])).toBeUndefined();
+  });
+});
+
+describe("phoneNumbers", () => {
+  it("keeps the numbers a labelled text holds, as written, and drops what runs on after them", () => {
+    expect(phoneNumbers("907/274-2739 | Reserve Online")).toBe("907/274-2739");
+    expect(phoneNumbers("907/276-3546; 907/274-4022 | Reserve Online")).toBe("907/276-3546; 907/274-4022");
+    expect(phoneNumbers("Tel. +44 (0)20 7946 0958")).toBe("+44 (0)20 7946 0958");
+    expect(phoneNumbers("(555) 123-4567 ext")).toBe("(555) 123-4567");
+  });
+
+  it("finds none in a text without seven digits in a row of separators", () => {
+    expect(phoneNumbers("Call us for reservations")).toBeUndefined();
+    expect(phoneNumbers("Open 10-22")).toBeUndefined();
   });
 });

@@ -131,6 +131,19 @@ export function firstNumber(text: string): number | undefined {
   return match ? parseNumber(match[0]) : undefined;
 }
 
+/** A run that reads as a phone number: digits with the usual separators, at least seven digits. */
+const PHONE = /\+?\(?\d[\d\s().\/-]{5,}\d/g;
+
+/**
+ * The phone numbers a text holds, as written and joined by "; "
+ * ("907/274-2739 | Reserve Online" → "907/274-2739"); undefined when it
+ * holds none. Labelled values often run on into the links beside them.
+ */
+export function phoneNumbers(text: string): string | undefined {
+  const numbers = [...text.matchAll(PHONE)].map(([run]) => run.trim()).filter((run) => run.replace(/\D/g, "").length >= 7);
+  return numbers.length > 0 ? numbers.join("; ") : undefined;
+}
+
 const TRUE_WORDS = new Set(["true", "yes", "y", "1", "in stock", "instock", "available", "in stock online", "limitedavailability", "instoreonly", "onlineonly", "presale", "preorder"]);
 const FALSE_WORDS = new Set(["false", "no", "n", "0", "out of stock", "outofstock", "sold out", "soldout", "unavailable", "not available", "discontinued"]);
 

@@ -158,6 +158,11 @@ describe("extractBuiltin", () => {
     expect(trail.evidence.get("/total_time_minutes")!.confidence).toBeLessThan(0.85);
   });
 
+  it("reads a phone field's label as the numbers it holds, not the links that run on after them", () => {
+    const html = `<ul><li>Address: 737 W. 5th Ave.</li><li>Phone: 907/274-2739 | <a href="/book">Reserve Online</a></li></ul>`;
+    expect(run(html, { phone: "string" }).data).toEqual({ phone: "907/274-2739" });
+  });
+
   it("reads hand-written JSON-LD that JSON forbids: a closing semicolon, trailing commas, a raw line break in a string", () => {
     const recipe = `{"@type": "Recipe", "name": "Green Bean Casserole", "totalTime": "PT40M", "recipeYield": "6",}`;
     expect(run(`<script type="application/ld+json">\n${recipe};\n</script>`, { recipe_title: "string", total_time_minutes: "integer" }).data).toEqual({

@@ -7,7 +7,7 @@
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import { childPointer, type EvidenceTrail } from "../../evidence.js";
 import { nameHints, type NameHints } from "../../field-names.js";
-import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, rescale } from "../../normalize.js";
+import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, phoneNumbers, rescale } from "../../normalize.js";
 import { readBlocks } from "./blocks/index.js";
 import { withoutByWord } from "./byline.js";
 import { candidateAt, nested, type Source } from "./candidates.js";
@@ -168,7 +168,7 @@ function labelValue(node: SchemaNode, hints: NameHints, { value, items }: Labell
   if (node.kind !== "scalar") return undefined;
   switch (node.type) {
     case "string":
-      return hints.format === "iso8601" ? isoDate(value) : value;
+      return hints.format === "iso8601" ? isoDate(value) : isPhone(hints) ? phoneNumbers(value) : value;
     case "boolean":
       return parseBoolean(value);
     default: {
@@ -178,4 +178,10 @@ function labelValue(node: SchemaNode, hints: NameHints, { value, items }: Labell
       return parseNumber(value) ?? (hints.durationUnit ? durationIn(value, hints.durationUnit) : undefined) ?? (value.length <= 30 ? firstNumber(value) : undefined);
     }
   }
+}
+
+const PHONE_WORDS = new Set(["phone", "telephone", "tel", "fax", "mobile"]);
+
+function isPhone(hints: NameHints): boolean {
+  return hints.subject.some((word) => PHONE_WORDS.has(word));
 }
