@@ -15,6 +15,7 @@
 import type { Case } from "./corpus.js";
 import type { OracleCall } from "./oracle.js";
 import type { Extraction } from "./runners.js";
+import type { Counts } from "./score.js";
 
 export const LOSS_PLACES = ["timed out", "failed", "pre-filled wrong", "reader took another page", "label not on the page", "not in content sent", "lost after the model"] as const;
 export type LossPlace = (typeof LOSS_PLACES)[number];
@@ -23,6 +24,8 @@ export interface Loss {
   id: string;
   corpus: string;
   field: string;
+  /** The scorer's outcome ("fp": a wrong value, "fn": none, "spurious": a value where the page has none). */
+  outcome: string;
   place: LossPlace;
   expected: unknown;
   predicted: unknown;
@@ -68,10 +71,25 @@ export function classifyLosses(run: ScoredCase[], onPage: OnPage): Losses {
                 : "not in content sent";
       const counts = (losses.byCorpus[item.corpus] ??= Object.fromEntries(LOSS_PLACES.map((p) => [p, 0])) as Record<LossPlace, number>);
       counts[place] += 1;
-      losses.list.push({ id: item.id, corpus: item.corpus, field, place, expected: item.expected[field], predicted: extraction.data?.[field] ?? null });
+      losses.list.push({ id: item.id, corpus: item.corpus, field, outcome, place, expected: item.expected[field], predicted: extraction.data?.[field] ?? null });
     }
   }
   return losses;
+}
+
+/** Places that are the oracle reader's own limits: no pipeline could avoid these losses with it. */
+export const READER_LIMITS: readonly LossPlace[] = ["reader took another page", "label not on the page"];
+
+/** Per corpus, the counts with the fields lost to the reader's own limits left unscored: the pipeline's own ceiling. */
+export function withoutReaderLimits(byCorpus: ReadonlyMap<string, Counts>, losses: Losses): Map<string, Counts> {
+  const counts = new Map([...byCorpus].map(([corpus, c]) => [corpus, { ...c }]));
+  for (const loss of losses.list) {
+    const c = counts.get(loss.corpus);
+    if (!c || !READER_LIMITS.includes(loss.place)) continue;
+    if (loss.outcome !== "fn") c.fp -= 1;
+    if (loss.outcome !== "spurious") c.fn -= 1;
+  }
+  return counts;
 }
 
 export interface ModelCallFigures {

@@ -20,7 +20,7 @@ import { isComplete } from "../../services/extractor/dist/hybrid.js";
 import { readCases, servePages, type Case } from "./corpus.js";
 import { addEvidence, DOUBT_BELOW, emptyEvidenceCounts } from "./evidence-figures.js";
 import { labelsOnPage } from "./labels-on-page.js";
-import { classifyLosses, modelCallFigures, printLosses } from "./losses.js";
+import { classifyLosses, modelCallFigures, printLosses, READER_LIMITS, withoutReaderLimits } from "./losses.js";
 import { calibrate, printCalibration } from "./reliability.js";
 import { startOracle, type Oracle, type OracleCall } from "./oracle.js";
 import { startExtractorRunner, startStackRunner, type Extraction, type Runner } from "./runners.js";
@@ -131,8 +131,9 @@ const errors = results.flatMap(({ item, extraction }) => (extraction.error ? [{ 
 
 // With the oracle, the builtin engine's F1 stands beside each row: what the model path adds or loses.
 const beside = (counts: Counts | undefined) => (before ? ` | ${fmt(counts ? metrics(counts).f1 : 0)}` : "");
-const row = (name: string, m: Metrics, builtinCounts?: Counts) =>
-  `${name.padEnd(48)} ${fmt(m.precision)} ${fmt(m.recall)} ${fmt(m.f1)} ${String(m.tp).padStart(5)} ${String(m.fp).padStart(5)} ${String(m.fn).padStart(5)}${beside(builtinCounts)}`;
+const figures = (name: string, m: Metrics) =>
+  `${name.padEnd(48)} ${fmt(m.precision)} ${fmt(m.recall)} ${fmt(m.f1)} ${String(m.tp).padStart(5)} ${String(m.fp).padStart(5)} ${String(m.fn).padStart(5)}`;
+const row = (name: string, m: Metrics, builtinCounts?: Counts) => `${figures(name, m)}${beside(builtinCounts)}`;
 const header = `${"".padEnd(48)} ${"prec".padStart(6)} ${"recall".padStart(6)} ${"F1".padStart(6)} ${"tp".padStart(5)} ${"fp".padStart(5)} ${"fn".padStart(5)}${before ? " | builtin F1" : ""}`;
 const sortedFields = [...scores.byField].sort(([a], [b]) => a.localeCompare(b));
 console.log(`\nPer field\n${header}`);
@@ -207,7 +208,10 @@ if (oracle) {
   });
   const callFigures = modelCallFigures(scored);
   printLosses(losses, callFigures);
-  llm = { losses, modelCalls: callFigures, builtin: before && { overall: metrics(before.overall), corpora: metricsOf(before.byCorpus), fields: metricsOf(before.byField) } };
+  const ownCeiling = withoutReaderLimits(scores.byCorpus, losses);
+  console.log(`\nWithout the reader's own limits (${READER_LIMITS.join(", ")}: those fields unscored)`);
+  for (const [corpus, counts] of [...ownCeiling].sort(([a], [b]) => a.localeCompare(b))) console.log(figures(corpus, metrics(counts)));
+  llm = { losses, withoutReaderLimits: metricsOf(ownCeiling), modelCalls: callFigures, builtin: before && { overall: metrics(before.overall), corpora: metricsOf(before.byCorpus), fields: metricsOf(before.byField) } };
 }
 
 const resultsDir = path.join(REPO_ROOT, "bench/results");
