@@ -65,14 +65,12 @@ export async function extractHybrid(job: ExtractionJob, settings: HybridSettings
       engine: Engine.ENGINE_BUILTIN,
       model: "",
       warnings: shaped.warnings,
-      // After the builtin engine: rendering strips boilerplate from the document.
       modelInputs: job.includeModelInput ? modelInputsFor({ schema, page, taskDescription: job.taskDescription, suggestions: [] }, settings.prompts) : [],
       evidence: trail ? evidenceMessages(presentIn(trail.evidence, shaped.data)) : [],
     };
     return { response, prefilled: undefined, prefilledFields: [] };
   }
-  // Before the content is rendered (the builtin engine reads the whole document). Not with a task
-  // description: it may want fields derived otherwise than as the page states them.
+  // Not with a task description: it may want fields derived otherwise than as the page states them.
   const pre = settings.hybrid !== "off" && !job.taskDescription.trim() ? prefill(schema.tree, page, settings.hybrid) : undefined;
   if (pre && pre.remaining.length === 0) {
     const evidence = job.evidence ? evidenceMessages(underFields(pre.evidence, pre.trusted)) : [];
@@ -106,7 +104,7 @@ interface Prefill {
   remaining: string[];
 }
 
-/** Runs the builtin engine; call it before anything removes parts of the page's document. */
+/** Runs the builtin engine and sorts its answers into those that stand and those the model checks. */
 function prefill(tree: ObjectNode, page: Page, mode: Exclude<HybridMode, "off">): Prefill {
   const trail = new EvidenceTrail();
   const { data } = shape(tree, extractBuiltin(tree, page, trail));

@@ -103,6 +103,20 @@ describe("renderPageContent", () => {
     for (const gone of ["window.track", "color: red", "Home", "cookies", "Accept", "Related", "Shop Ltd"]) expect(text).not.toContain(gone);
   });
 
+  it("leaves what it drops in the document, for the engines and template learning that read it after", () => {
+    const page = loadPage(PAGE, "https://shop.example/products/lamp");
+    const html = page.$.html();
+    expect(renderPageContent(page).text).toBe(text);
+    expect(page.$.html()).toBe(html);
+  });
+
+  it("leaves out list items and table rows that are boilerplate, though their list or table is shown", () => {
+    const { text: shown } = render(`<ul><li>Lamp</li><li class="newsletter">Sign up</li></ul><table><tr><td>Size</td></tr><tr class="sidebar"><td>Ad</td></tr></table>`);
+    expect(shown).toContain("- Lamp");
+    expect(shown).toContain("| Size |");
+    expect(shown).not.toMatch(/Sign up|Ad/);
+  });
+
   it("keeps a footer inside an article, where bylines live", () => {
     const { text: article } = render("<article><h1>News</h1><p>Body.</p><footer>By Ann Lee</footer></article><footer>Site footer</footer>");
     expect(article).toContain("By Ann Lee");

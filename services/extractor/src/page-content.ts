@@ -74,8 +74,9 @@ export function urlsWanted(tree: ObjectNode): UrlOptions {
 }
 
 /**
- * Renders the page for the model. Mutates the document (boilerplate is
- * removed), so structured data must have been read first (loadPage does).
+ * Renders the page for the model. Boilerplate is left out while rendering,
+ * not removed: the document stays whole for the engines and for template
+ * learning, whatever order they read it in.
  */
 export function renderPageContent(page: Page, urls: UrlOptions = { links: true, images: true }): PageContent {
   const body = renderBody(page.$, page.baseUrl, urls);
@@ -189,20 +190,32 @@ function compactJsonLd(value: unknown, compaction: Compaction, key = ""): unknow
 }
 
 function renderBody($: CheerioAPI, baseUrl: URL | undefined, urls: UrlOptions): string {
-  $(NEVER_CONTENT).remove();
-  $(NAVIGATION).remove();
-  $(FURNITURE).filter((_, element) => $(element).closest("article, main").length === 0).remove();
-  $("[id], [class]")
-    .filter((_, element) => isBoilerplate(element) && !["html", "body", "main", "article"].includes(element.name) && $(element).find("h1").length === 0)
-    .remove();
   const root = $("body").get(0) ?? $.root().get(0);
-  const raw = root ? new Renderer($, baseUrl, urls).children(root) : "";
+  const raw = root ? new Renderer($, baseUrl, urls, leftOut($)).children(root) : "";
   return raw
     .split("\n")
     .map((line) => line.trim().replace(/[ \t]{2,}/g, " ").replace(LEADING_INDENT, (indent) => "  ".repeat(indent.length)))
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
+}
+
+/** What the model is not shown: never-content, navigation, page furniture outside the article, boilerplate blocks without the page's heading. */
+function leftOut($: CheerioAPI): Set<AnyNode> {
+  const out = new Set<AnyNode>([...$(NEVER_CONTENT), ...$(NAVIGATION)]);
+  for (const element of $(FURNITURE)) if ($(element).closest("article, main").length === 0) out.add(element);
+  for (const element of $("[id], [class]")) {
+    // A block that holds the page's shown heading is the content, whatever its class says.
+    const holdsHeading = $(element).find("h1").toArray().some((heading) => !isLeftOut(heading, out));
+    if (isBoilerplate(element) && !["html", "body", "main", "article"].includes(element.name) && !holdsHeading) out.add(element);
+  }
+  return out;
+}
+
+/** Whether a node or an ancestor of it (below `within`, when given) is left out. */
+function isLeftOut(node: AnyNode, out: Set<AnyNode>, within?: AnyNode): boolean {
+  for (let at: AnyNode | null = node; at && at !== within; at = at.parent) if (out.has(at)) return true;
+  return false;
 }
 
 function isBoilerplate(element: Element): boolean {
@@ -236,6 +249,7 @@ class Renderer {
     private readonly $: CheerioAPI,
     private readonly baseUrl: URL | undefined,
     private readonly urls: UrlOptions,
+    private readonly left: Set<AnyNode>,
   ) {}
 
   children(parent: ParentNode): string {
@@ -244,7 +258,7 @@ class Renderer {
 
   private node(node: AnyNode): string {
     if (node.type === "text") return node.data.replace(/\s+/g, " ").replaceAll(INDENT, "");
-    if (node.type !== "tag") return "";
+    if (node.type !== "tag" || this.left.has(node)) return "";
     const element = node;
     const name = element.name.toLowerCase();
     if (/^h[1-6]$/.test(name)) return `\n\n${"#".repeat(Number(name[1]))} ${this.inline(element)}\n\n`;
@@ -303,7 +317,7 @@ class Renderer {
 
   private listItems(list: Element): string {
     return list.children
-      .filter((child): child is Element => child.type === "tag" && child.name.toLowerCase() === "li")
+      .filter((child): child is Element => child.type === "tag" && child.name.toLowerCase() === "li" && !this.left.has(child))
       .map((item) => {
         const lines = this.children(item).split("\n").map((line) => line.trim()).filter((line) => line !== "");
         // Continuation lines (nested lists, later paragraphs) are indented under their item.
@@ -317,9 +331,10 @@ class Renderer {
     const rows = this.$(table)
       .find("tr")
       .toArray()
+      .filter((row) => !isLeftOut(row, this.left, table))
       .map((row) =>
         row.children
-          .filter((cell): cell is Element => cell.type === "tag" && (cell.name === "td" || cell.name === "th"))
+          .filter((cell): cell is Element => cell.type === "tag" && (cell.name === "td" || cell.name === "th") && !this.left.has(cell))
           .map((cell) => this.inline(cell).replace(/\|/g, "\\|")),
       )
       .filter((cells) => cells.some((cell) => cell !== ""));

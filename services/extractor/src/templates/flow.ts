@@ -8,7 +8,6 @@
  */
 import { createHash } from "node:crypto";
 import type { Logger, ObjectNode } from "@winnow/platform";
-import { load } from "cheerio";
 import { Engine, type Evidence as EvidenceMessage, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { childPointer, MAX_TEXT } from "../evidence.js";
 import { extractHybrid, isComplete, type Extraction, type ExtractionJob, type HybridSettings } from "../hybrid.js";
@@ -38,17 +37,13 @@ export async function extractWithTemplates(job: ExtractionJob, settings: Templat
   const layout = templates && !job.taskDescription.trim() ? pageLayout(job.page.$, job.page.url) : undefined;
   const key = layout && (await templates?.templateFor(layout));
   if (!templates || !layout || !key) return { ...(await extractHybrid(job, settings)), templated: new Map(), learning: Promise.resolve() };
-  // The model's input is rendered from the document, which removes parts of it: learning then reads a copy of the page
-  // as it came (a copy of the parsed document costs a twentieth of parsing it again); its structured data was read already.
-  const copy = job.llm || job.includeModelInput ? load(job.page.$.root().get(0)!.cloneNode(true)) : undefined;
-  const original = () => (copy === undefined ? job.page : { ...job.page, $: copy });
   const { tree } = job.schema;
   const answers = await templates.answer(key, tree, new PageIndex(job.page.$, job.page.baseUrl), job.llm !== undefined);
   const remaining = tree.fields.map((field) => field.name).filter((name) => !answers.has(name));
   // When the model reads the page, it is asked every field the template leaves (hybrid.ts), so the template learns the
   // model's reading of the fields the builtin engine answers too.
   const rest = answers.size === 0 ? await extractHybrid(job, settings) : await answerRest(job, settings, remaining);
-  const learning = learn(templates, key, layout, tree, original, rest, remaining).catch((error: unknown) => {
+  const learning = learn(templates, key, layout, tree, job.page, rest, remaining).catch((error: unknown) => {
     settings.logger.warn({ err: error, host: key.host }, "template learning failed");
   });
   if (answers.size === 0) return { ...rest, templated: answers, learning };
@@ -89,7 +84,7 @@ function templateWarning(answers: Map<string, TemplateFieldAnswer>, tree: Object
  * answers that the page states in its structured data. A page with none
  * teaches nothing and is not counted.
  */
-async function learn(templates: TemplateLearner, key: TemplateKey, layout: PageLayout, tree: ObjectNode, original: () => Page, rest: Extraction, asked: string[]): Promise<void> {
+async function learn(templates: TemplateLearner, key: TemplateKey, layout: PageLayout, tree: ObjectNode, page: Page, rest: Extraction, asked: string[]): Promise<void> {
   const data = JSON.parse(rest.response.dataJson) as Record<string, unknown>;
   const values: Record<string, unknown> = {};
   const byModel = rest.response.engine === Engine.ENGINE_LLM;
@@ -103,14 +98,11 @@ async function learn(templates: TemplateLearner, key: TemplateKey, layout: PageL
     }
   }
   const byBuiltin = byModel ? rest.prefilledFields : asked.filter((name) => Object.hasOwn(data, name));
-  let page: Page | undefined;
   if (byBuiltin.length > 0) {
-    page = original();
     const stated = new StatedValues(page);
     for (const name of byBuiltin) if (stated.states(data[name])) values[name] = data[name];
   }
   if (Object.keys(values).length === 0) return;
-  page ??= original();
   // A page is known by its address; without one, by its text (a caller sending the same HTML again).
   const id = page.url?.href ?? createHash("sha256").update(page.$.text()).digest("hex");
   await templates.learn(key, layout, tree, new PageIndex(page.$, page.baseUrl), values, id);
