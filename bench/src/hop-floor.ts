@@ -1,13 +1,15 @@
 /**
- * The least a request through separate processes can cost on this machine:
- * one bare HTTP round trip (Node's server, fetch as the client) and one bare
- * grpc-js unary round trip carrying a page's HTML, each with nothing behind
- * it. Client and server share this process, so no cross-process wake-up is
- * counted either: a lower bound for any hop.
+ * The least a hop between processes costs on this machine: one bare HTTP
+ * round trip (Node's server, fetch as the client) and one bare grpc-js unary
+ * round trip carrying a page's HTML, to servers in another process
+ * (echo-servers.ts) that do nothing else. A lower bound for any hop of the
+ * stack, wake-up of the other process included.
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
+import { ECHO_SERVICE } from "./echo-servers.js";
 
 export interface HopFloor {
   /** p50 of a bare HTTP POST round trip, ms. */
@@ -31,23 +33,25 @@ async function p50(call: () => Promise<unknown>): Promise<number> {
 }
 
 export async function measureHopFloor(payload: string): Promise<HopFloor> {
-  const http = createServer((req, res) => req.resume().on("end", () => res.writeHead(200, { "content-type": "application/json" }).end("{}")));
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const httpUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}/`;
-  const body = JSON.stringify({ url: httpUrl, schema: { name: "string" } });
-  const httpMs = await p50(() => fetch(httpUrl, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) => r.text()));
-  http.close();
+  const child = spawn(process.execPath, [fileURLToPath(new URL("./echo-servers.js", import.meta.url))], { stdio: ["pipe", "pipe", "inherit"] });
+  try {
+    const [line] = (await once(child.stdout, "data")) as [Buffer];
+    const ports = JSON.parse(line.toString()) as { http: number; grpc: number };
+    const httpUrl = `http://127.0.0.1:${ports.http}/`;
+    const body = JSON.stringify({ url: httpUrl, schema: { name: "string" } });
+    const httpMs = await p50(() => fetch(httpUrl, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) => r.text()));
 
-  const bytes = (b: Buffer) => b;
-  const echo = { echo: { path: "/bench.Echo/Echo", requestStream: false, responseStream: false, requestSerialize: bytes, requestDeserialize: bytes, responseSerialize: bytes, responseDeserialize: bytes } };
-  const server = new grpc.Server();
-  server.addService(echo, { echo: (call: grpc.ServerUnaryCall<Buffer, Buffer>, done: grpc.sendUnaryData<Buffer>) => done(null, call.request) });
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-  const Client = grpc.makeGenericClientConstructor(echo, "Echo");
-  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as { echo: (b: Buffer, cb: (e: Error | null, r?: Buffer) => void) => void; close(): void };
-  const message = Buffer.from(payload);
-  const grpcMs = await p50(() => new Promise((resolve, reject) => client.echo(message, (e, r) => (e ? reject(e) : resolve(r)))));
-  client.close();
-  server.forceShutdown();
-  return { httpMs, grpcMs };
+    const Client = grpc.makeGenericClientConstructor(ECHO_SERVICE, "Echo");
+    const client = new Client(`127.0.0.1:${ports.grpc}`, grpc.credentials.createInsecure()) as unknown as {
+      echo(message: Buffer, done: (error: Error | null, reply?: Buffer) => void): void;
+      close(): void;
+    };
+    const message = Buffer.from(payload);
+    const grpcMs = await p50(() => new Promise((resolve, reject) => client.echo(message, (e, r) => (e ? reject(e) : resolve(r)))));
+    client.close();
+    return { httpMs, grpcMs };
+  } finally {
+    child.stdin.end();
+    child.kill();
+  }
 }

@@ -8,11 +8,11 @@
  *   browser pages (a JavaScript shell): concurrency 1, 4
  *
  * The floor: the same run measures a bare HTTP round trip and a bare gRPC
- * round trip carrying the page (hop-floor.ts). A scrape through the stack
- * makes one of the first and two of the second on top of the direct work, so
- * at concurrency 1 no stack of separate processes can beat
- * (direct + HTTP + 2 gRPC) / direct on this machine; the table shows that
- * floor beside the measured ratio.
+ * round trip carrying the page, each to another process that does nothing
+ * else (hop-floor.ts). A scrape through the stack makes one of the first and
+ * two of the second on top of the direct work, so at concurrency 1 no stack
+ * of separate processes can beat (direct + HTTP + 2 gRPC) / direct on this
+ * machine; the table shows that floor beside the measured ratio.
  *
  * For every stack level it also reports each service's CPU time per scrape
  * (user + system time of its Node process from /proc, before and after the
