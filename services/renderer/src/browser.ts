@@ -17,7 +17,7 @@ function egressArgs(proxyUrl: string): string[] {
 }
 
 /** Also tells this renderer's browsers apart from any other process this one started. */
-const proxyArg = (proxyUrl: string) => `--proxy-server=${proxyUrl}`;
+export const proxyArg = (proxyUrl: string) => `--proxy-server=${proxyUrl}`;
 
 export const LAUNCH_ARGS = [
   "--no-sandbox",
