@@ -153,10 +153,14 @@ export class BrowserRenderer {
           throw new WinnowError("target-timeout", `"${job.waitFor}" did not appear on the page in time`);
         });
     }
+    const maxChars = this.options.maxHtmlBytes;
     const { html, title } = await this.#despiteNavigations(page, inFlight, remaining, async () => {
+      timings.settleMs = performance.now() - mark;
+      const read = await readPage(page, maxChars, true);
+      if (read !== SCROLL_FIRST) return read;
       await this.#scrollForLazyContent(page, inFlight, remaining);
       timings.settleMs = performance.now() - mark;
-      return { html: await this.#html(page), title: await page.title() };
+      return readPage(page, maxChars, false);
     });
     await assertRedirectsAllowed();
     // A navigation the page started that failed leaves the browser's own error page, which is not the page.
@@ -184,17 +188,8 @@ export class BrowserRenderer {
     }
   }
 
-  /**
-   * Scrolls a bounded number of screens so content loaded on scroll appears. Only a page that can
-   * react to scrolling is scrolled (it watches elements or the window's scroll, or has lazy frames):
-   * on any other page scrolling changes nothing, and costs a pause per screen.
-   */
+  /** Scrolls a bounded number of screens so content loaded on scroll appears. */
   async #scrollForLazyContent(page: Page, inFlight: InFlightRequests, remaining: () => number): Promise<void> {
-    const reactsToScroll = await page.evaluate(
-      (mark) => (window as unknown as Record<string, unknown>)[mark] === true || document.querySelector('iframe[loading="lazy" i]') !== null,
-      SCROLL_LISTENER_MARK,
-    );
-    if (!reactsToScroll) return;
     for (let screen = 0; screen < MAX_SCROLL_SCREENS && remaining() > SCROLL_PAUSE_MS * 2; screen++) {
       const moved = await page.evaluate(() => {
         const before = scrollY;
@@ -205,21 +200,6 @@ export class BrowserRenderer {
       if (!moved) return;
       await inFlight.quiet(SCROLL_PAUSE_MS, Math.min(SETTLE_CAP_MS, remaining() / 2));
     }
-  }
-
-  /**
-   * The serialized DOM with open shadow roots (as declarative shadow DOM) and
-   * the documents of same-origin iframes inlined after their frames; refused
-   * when larger than the cap, measured in the page so a huge DOM never crosses over.
-   */
-  async #html(page: Page): Promise<string> {
-    const maxChars = this.options.maxHtmlBytes;
-    const html = await page.evaluate(serializeDocument, maxChars);
-    // A UTF-8 byte count is never smaller than the UTF-16 length.
-    if (html === null || Buffer.byteLength(html) > maxChars) {
-      throw new WinnowError("page-too-large", `the page is larger than ${maxChars} bytes`);
-    }
-    return html;
   }
 }
 
@@ -276,8 +256,48 @@ function outlineElements(selectors: string[]): number {
   return Math.max(1, document.documentElement.scrollHeight);
 }
 
-/** Runs in the page: see BrowserRenderer#html. Null when the result would pass maxChars. */
-function serializeDocument(maxChars: number): string | null {
+/**
+ * The page's HTML and title in one round trip (see readDocument); with
+ * `scrollFirst`, SCROLL_FIRST instead when scrolling may still add content.
+ * Refused when larger than the cap, measured in the page so a huge DOM never crosses over.
+ */
+async function readPage(page: Page, maxChars: number, scrollFirst: true): Promise<PageRead | typeof SCROLL_FIRST>;
+async function readPage(page: Page, maxChars: number, scrollFirst: false): Promise<PageRead>;
+async function readPage(page: Page, maxChars: number, scrollFirst: boolean): Promise<PageRead | typeof SCROLL_FIRST> {
+  const read = await page.evaluate(readDocument, { maxChars, scrollFirst, mark: SCROLL_LISTENER_MARK });
+  if (read === SCROLL_FIRST) return read;
+  // A UTF-8 byte count is never smaller than the UTF-16 length.
+  if (read.html === null || Buffer.byteLength(read.html) > maxChars) {
+    throw new WinnowError("page-too-large", `the page is larger than ${maxChars} bytes`);
+  }
+  return { html: read.html, title: read.title };
+}
+
+interface PageRead {
+  html: string;
+  title: string;
+}
+
+/** What readDocument answers instead of the document when the page should be scrolled first. */
+const SCROLL_FIRST = "scroll first";
+
+/**
+ * Runs in the page. With `scrollFirst`, answers SCROLL_FIRST when scrolling may
+ * load more: the page reacts to scrolling (it watches elements or the window's
+ * scroll, see noteScrollListeners, or has lazy frames) and is taller than the
+ * screen; on any other page scrolling changes nothing and costs a pause per screen.
+ * Otherwise the title and the serialized DOM with open shadow roots (as
+ * declarative shadow DOM) and the documents of same-origin iframes inlined
+ * after their frames; the HTML is null when it would pass maxChars.
+ */
+function readDocument({ maxChars, scrollFirst, mark }: { maxChars: number; scrollFirst: boolean; mark: string }):
+  | { html: string | null; title: string }
+  | typeof SCROLL_FIRST {
+  if (scrollFirst) {
+    const reactsToScroll = (window as unknown as Record<string, unknown>)[mark] === true || document.querySelector('iframe[loading="lazy" i]') !== null;
+    // The constant itself does not exist in the page.
+    if (reactsToScroll && scrollY + innerHeight < document.documentElement.scrollHeight) return "scroll first";
+  }
   const shadowRoots = (root: Document | ShadowRoot | Element): ShadowRoot[] =>
     [...root.querySelectorAll("*")].flatMap((element) =>
       element.shadowRoot ? [element.shadowRoot, ...shadowRoots(element.shadowRoot)] : [],
@@ -304,7 +324,7 @@ function serializeDocument(maxChars: number): string | null {
   const shell = (root.cloneNode(false) as Element).outerHTML;
   const doctype = document.doctype ? `<!DOCTYPE ${document.doctype.name}>` : "";
   const html = `${doctype}${shell.slice(0, shell.lastIndexOf("</"))}${inner}${shell.slice(shell.lastIndexOf("</"))}`;
-  return html.length > maxChars ? null : html;
+  return { html: html.length > maxChars ? null : html, title: document.title };
 }
 
 /** Counts the context's requests in flight, to wait until the network is quiet. */

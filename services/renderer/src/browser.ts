@@ -2,12 +2,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from "playwright-core";
 import type { Logger } from "@winnow/platform";
 import { overloaded } from "./overloaded.js";
-import { descendantsRssBytes } from "./process-memory.js";
+import { browserMemoryBytes } from "./process-memory.js";
 
 /** Everything the browser sends goes through the egress proxy; nothing may leave beside it. */
 function egressArgs(proxyUrl: string): string[] {
   return [
-    `--proxy-server=${proxyUrl}`,
+    proxyArg(proxyUrl),
     // Chromium bypasses proxies for loopback unless told not to; the guard must see those requests too.
     "--proxy-bypass-list=<-loopback>",
     // WebRTC may only use the proxy (TCP), never its own UDP sockets.
@@ -15,6 +15,9 @@ function egressArgs(proxyUrl: string): string[] {
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
   ];
 }
+
+/** Also tells this renderer's browsers apart from any other process this one started. */
+export const proxyArg = (proxyUrl: string) => `--proxy-server=${proxyUrl}`;
 
 export const LAUNCH_ARGS = [
   "--no-sandbox",
@@ -36,7 +39,7 @@ export interface BrowserHostOptions {
   proxyUrl: string;
   /** A fresh browser replaces the current one after this many contexts, shedding whatever the old one leaked. */
   recycleAfterPages: number;
-  /** ... or once the browser's processes hold more than this much memory (checked every few pages). */
+  /** ... or once the browser's processes hold more than this much memory, shared pages split among them (checked every few pages). */
   recycleAtMemoryBytes: number;
   logger: Logger;
 }
@@ -101,8 +104,7 @@ export class BrowserHost {
 
   #dueForRecycling(pagesServed: number): boolean {
     if (pagesServed >= this.options.recycleAfterPages) return true;
-    // The browser's processes are this process's children (the only ones the renderer starts).
-    return pagesServed % MEMORY_CHECK_EVERY_PAGES === 0 && descendantsRssBytes(process.pid) > this.options.recycleAtMemoryBytes;
+    return pagesServed % MEMORY_CHECK_EVERY_PAGES === 0 && browserMemoryBytes(proxyArg(this.options.proxyUrl)) > this.options.recycleAtMemoryBytes;
   }
 
   /** Swaps in a new browser while the old one finishes its renders; no render waits for the swap. */
