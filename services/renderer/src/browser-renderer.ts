@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { errors, type BrowserContext, type BrowserContextOptions, type Page, type Request, type Response } from "playwright-core";
 import { WinnowError } from "@winnow/platform";
 import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
@@ -19,6 +20,8 @@ export interface BrowserRendererOptions {
   maxHtmlBytes: number;
 }
 
+/** How long a render waits for its context to close before it gives the page slot back regardless. */
+const CLOSE_GRACE_MS = 2000;
 /** Longest wait for the network to go quiet after DOM ready; pages that poll forever never do. */
 const SETTLE_CAP_MS = 1500;
 /** How long no request may be in flight for the network to count as quiet. */
@@ -63,11 +66,20 @@ export class BrowserRenderer {
     try {
       const context = await this.options.browser.newContext(CONTEXT_OPTIONS);
       // Closing the context is what interrupts whatever Playwright call is pending.
-      const closeContext = () => context.close().catch(() => undefined);
-      signal.addEventListener("abort", closeContext, { once: true });
+      // Closing the context is what interrupts whatever Playwright call is pending, but a close that races a page being
+      // opened can hang in Playwright: the render answers at its deadline whatever Playwright does, and waits for the
+      // close only so long.
+      const closing = once(() => context.close().catch(() => undefined));
+      const closeContext = () => Promise.race([closing(), sleep(CLOSE_GRACE_MS, undefined, { ref: false })]);
+      // The deadline may have passed while the context was being created: an abort listener added now would never fire.
+      if (signal.aborted) void closing();
+      else signal.addEventListener("abort", closing, { once: true });
       try {
         const timings = { queueMs, navigationMs: 0, settleMs: 0, totalMs: 0 };
-        const result = await this.#load(await this.#open(context, refusal), job, remaining, timings);
+        const result = await abortable(
+          this.#open(context, refusal).then((opened) => this.#load(opened, job, remaining, timings)),
+          signal,
+        );
         return { ...result, path: RenderPath.RENDER_PATH_BROWSER, timings: { ...timings, totalMs: elapsed() } };
       } catch (error) {
         throw toRenderError(error, {
@@ -76,7 +88,7 @@ export class BrowserRenderer {
           timeoutMs: job.timeoutMs,
         });
       } finally {
-        signal.removeEventListener("abort", closeContext);
+        signal.removeEventListener("abort", closing);
         await closeContext();
       }
     } finally {
@@ -408,4 +420,10 @@ function assertRenderable(response: Response): void {
 /** Playwright's errors for a document replaced under a call: the page navigated itself. */
 function isNavigationError(error: unknown): boolean {
   return error instanceof Error && /Execution context was destroyed|because the page is navigating|frame was detached/i.test(error.message);
+}
+
+/** The first call's promise, for every call. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
 }
