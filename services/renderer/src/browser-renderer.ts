@@ -65,7 +65,6 @@ export class BrowserRenderer {
     const queueMs = elapsed();
     try {
       const context = await this.options.browser.newContext(CONTEXT_OPTIONS);
-      // Closing the context is what interrupts whatever Playwright call is pending.
       // Closing the context is what interrupts whatever Playwright call is pending, but a close that races a page being
       // opened can hang in Playwright: the render answers at its deadline whatever Playwright does, and waits for the
       // close only so long.

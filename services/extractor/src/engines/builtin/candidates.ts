@@ -3,10 +3,10 @@
  * meta tag, a part of the page read for itself) holds, with how sure its
  * source is. Scoring (builtin/scoring.ts) weighs them against the field.
  */
+import { durationSeconds } from "../../normalize.js";
 import type { PagePart, Place } from "./concepts.js";
 import { asEntity, first, isPresent, isSupporting, ownValue, statedOrigin, type Entity, type Graph } from "./graph.js";
 import type { Scored } from "./match.js";
-import { durationSeconds } from "../../normalize.js";
 import type { PageValues } from "./page-values.js";
 
 /** A value found at a place, as sure as its source. */
@@ -30,6 +30,7 @@ export function candidateAt(place: Place, source: Source): Candidate | undefined
   return found && { ...place, ...found };
 }
 
+/** Seconds as an ISO 8601 duration: 5700 → "PT1H35M". */
 function isoDuration(seconds: number): string {
   const [h, m, s] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60];
   return `PT${h ? `${h}H` : ""}${m || (!h && !s) ? `${m}M` : ""}${s ? `${s}S` : ""}`;
