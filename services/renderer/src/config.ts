@@ -16,7 +16,7 @@ export const rendererConfigShape = {
   RENDER_MAX_HTML_BYTES: env.positiveInt(10 * 1024 * 1024),
   RENDER_MAX_REDIRECTS: env.positiveInt(10, 20),
   RENDER_RECYCLE_AFTER_PAGES: env.positiveInt(500),
-  RENDER_RECYCLE_AT_MEMORY_MB: env.positiveInt(1536),
+  RENDER_RECYCLE_AT_MEMORY_MB: env.positiveInt(1024),
   WINNOW_EGRESS_ALLOW: z
     .string()
     .optional()
