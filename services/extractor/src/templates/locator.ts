@@ -94,7 +94,7 @@ export function locateElement(index: PageIndex, locator: Pick<Locator, "path" | 
 }
 
 /** The path's matches in document order: from the first label shown, within `up` levels of it; or in the whole body. A selector the parser refuses matches nothing. */
-export function matches(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): Element[] {
+export function matches(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): readonly Element[] {
   try {
     return matchesOf(index, locator);
   } catch {
@@ -102,9 +102,9 @@ export function matches(index: PageIndex, locator: Pick<Locator, "path" | "label
   }
 }
 
-function matchesOf(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): Element[] {
+function matchesOf(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): readonly Element[] {
   const { $ } = index;
-  if (locator.label === undefined) return $("body").find(locator.path).toArray();
+  if (locator.label === undefined) return index.find(locator.path);
   const anchor = index.labelled(locator.label)[0];
   if (!anchor) return [];
   let scope: Element = anchor;

@@ -19,6 +19,7 @@ export class PageIndex {
   private readonly positions = new Map<Element, number>();
   private readonly texts = new Map<Element, string>();
   private labelMap: Map<string, Element[]> | undefined;
+  private readonly found = new Map<string, readonly Element[]>();
 
   constructor(
     readonly $: CheerioAPI,
@@ -37,6 +38,17 @@ export class PageIndex {
     let text = this.texts.get(element);
     if (text === undefined) this.texts.set(element, (text = textOf(element)));
     return text;
+  }
+
+  /**
+   * The body's elements a CSS selector finds, in document order; each selector is run once per page (learning
+   * checks every candidate locator against the page, and candidates share their paths). Throws for a selector
+   * the parser refuses.
+   */
+  find(selector: string): readonly Element[] {
+    let found = this.found.get(selector);
+    if (!found) this.found.set(selector, (found = this.$("body").find(selector).toArray()));
+    return found;
   }
 
   /** Innermost elements whose whole text is this label (compared as labelKey). */
