@@ -16,7 +16,10 @@
  *
  * For every stack level it also reports each service's CPU time per scrape
  * (user + system time of its Node process from /proc, before and after the
- * level: Linux only). BENCH_SECONDS (default 10) sets each level's duration.
+ * level: Linux only). BENCH_SECONDS (default 10) sets each level's duration;
+ * each level runs untimed for BENCH_WARM_UP_SECONDS (default 3) first, on
+ * both sides: a fresh process spends its first thousand requests compiling
+ * its hot path, which doubled the stack's CPU per scrape at concurrency 1.
  * BENCH_PROFILE=<gateway|auth|renderer|extractor> writes a V8 CPU profile of
  * that service's whole run to bench/results/profiles/<service>/ (open it in
  * Chrome DevTools or speedscope). Prints a table and writes bench/results/load.json.
@@ -38,6 +41,7 @@ import { REPO_ROOT, type ServiceName } from "../../scripts/dist/stack.js";
 import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
 const SERVICES: ServiceName[] = ["gateway", "auth", "renderer", "extractor"];
 const PROFILE = process.env.BENCH_PROFILE as ServiceName | undefined;
 if (PROFILE && !SERVICES.includes(PROFILE)) throw new Error(`BENCH_PROFILE must be one of ${SERVICES.join(", ")}`);
@@ -85,13 +89,13 @@ interface Level {
   cpuMsPerScrape?: Partial<Record<ServiceName, number>>;
 }
 
-/** Closed-loop load: `concurrency` workers, each sending its next request when the last one answered, for SECONDS. */
-async function measure(target: Level["target"], pages: Level["pages"], concurrency: number, work: (i: number) => Promise<string | undefined>): Promise<Level> {
+/** Closed-loop load: `concurrency` workers, each sending its next request when the last one answered, for `seconds`. */
+async function measure(target: Level["target"], pages: Level["pages"], concurrency: number, work: (i: number) => Promise<string | undefined>, seconds = SECONDS): Promise<Level> {
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
   let next = 0;
   const started = performance.now();
-  const end = started + SECONDS * 1000;
+  const end = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < end) {
@@ -140,7 +144,7 @@ for (let tries = 0; !(await scrape("static", 0)).headers.get("server-timing")?.i
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
 for (const [pages, concurrency] of LEVELS) {
-  await viaStack(pages)(0); // warm-up
+  await measure("stack", pages, concurrency, viaStack(pages), WARM_UP_SECONDS);
   const pids = SERVICES.map((service) => stack.process(service).pid!);
   const cpuBefore = pids.map(cpuMs);
   const level = await measure("stack", pages, concurrency, viaStack(pages));
@@ -161,7 +165,7 @@ const direct = async (pages: Level["pages"], i: number) => {
   return undefined;
 };
 for (const [pages, concurrency] of LEVELS) {
-  await direct(pages, 0);
+  await measure("direct", pages, concurrency, (i) => direct(pages, i), WARM_UP_SECONDS);
   results.push(await measure("direct", pages, concurrency, (i) => direct(pages, i)));
 }
 await rendering.close();
