@@ -38,12 +38,14 @@ export async function extractWithTemplates(job: ExtractionJob, settings: Templat
   const key = layout && (await templates?.templateFor(layout));
   if (!templates || !layout || !key) return { ...(await extractHybrid(job, settings)), templated: new Map(), learning: Promise.resolve() };
   const { tree } = job.schema;
-  const answers = await templates.answer(key, tree, new PageIndex(job.page.$, job.page.baseUrl), job.llm !== undefined);
+  // One index of the page for the template's answer and for learning after it: its texts are computed once.
+  const index = new PageIndex(job.page.$, job.page.baseUrl);
+  const answers = await templates.answer(key, tree, index, job.llm !== undefined);
   const remaining = tree.fields.map((field) => field.name).filter((name) => !answers.has(name));
   // When the model reads the page, it is asked every field the template leaves (hybrid.ts), so the template learns the
   // model's reading of the fields the builtin engine answers too.
   const rest = answers.size === 0 ? await extractHybrid(job, settings) : await answerRest(job, settings, remaining);
-  const learning = learn(templates, key, layout, tree, job.page, rest, remaining).catch((error: unknown) => {
+  const learning = learn(templates, key, layout, tree, job.page, index, rest, remaining).catch((error: unknown) => {
     settings.logger.warn({ err: error, host: key.host }, "template learning failed");
   });
   if (answers.size === 0) return { ...rest, templated: answers, learning };
@@ -84,7 +86,7 @@ function templateWarning(answers: Map<string, TemplateFieldAnswer>, tree: Object
  * answers that the page states in its structured data. A page with none
  * teaches nothing and is not counted.
  */
-async function learn(templates: TemplateLearner, key: TemplateKey, layout: PageLayout, tree: ObjectNode, page: Page, rest: Extraction, asked: string[]): Promise<void> {
+async function learn(templates: TemplateLearner, key: TemplateKey, layout: PageLayout, tree: ObjectNode, page: Page, index: PageIndex, rest: Extraction, asked: string[]): Promise<void> {
   const data = JSON.parse(rest.response.dataJson) as Record<string, unknown>;
   const values: Record<string, unknown> = {};
   const byModel = rest.response.engine === Engine.ENGINE_LLM;
@@ -105,5 +107,5 @@ async function learn(templates: TemplateLearner, key: TemplateKey, layout: PageL
   if (Object.keys(values).length === 0) return;
   // A page is known by its address; without one, by its text (a caller sending the same HTML again).
   const id = page.url?.href ?? createHash("sha256").update(page.$.text()).digest("hex");
-  await templates.learn(key, layout, tree, new PageIndex(page.$, page.baseUrl), values, id);
+  await templates.learn(key, layout, tree, index, values, id);
 }
