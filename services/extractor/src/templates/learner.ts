@@ -27,6 +27,16 @@ const VERIFY_EVERY = 20;
 /** Pages remembered per template, and templates remembered, to know a page read again (per replica). */
 const RECENT_PAGES = 8;
 const RECENT_TEMPLATES = 10_000;
+/**
+ * After this many pages of a template on which no element showed a field's
+ * value, it is looked for only on every UNSHOWN_RECHECK-th page: a value the
+ * page states only in its structured data (a JSON-LD price, a rating count)
+ * was otherwise looked for in vain in every element of every page, most of
+ * learning's cost on a template's steady pages. Per replica.
+ */
+const UNSHOWN_AFTER = 3;
+const UNSHOWN_RECHECK = 10;
+const UNSHOWN_KEPT = 100_000;
 
 /** A field answered by the template, with what showed it (evidence for the caller). */
 export interface TemplateFieldAnswer {
@@ -44,6 +54,8 @@ export interface TemplateFieldAnswer {
 export class TemplateLearner {
   /** Pages each template last learned from, least recently learned template first. */
   private readonly recentPages = new Map<string, string[]>();
+  /** Per template and field: pages in a row on which no element showed the field's value. */
+  private readonly unshown = new Map<string, number>();
 
   constructor(
     private readonly store: TemplateStore,
@@ -111,7 +123,8 @@ export class TemplateLearner {
    * confidence (not the template's own answers), null for a field the model
    * read the whole page for and did not find. Each stored locator of a field
    * that reads a value on the page agrees or disagrees; locators found anew
-   * for the value are added with one agreement; a null agrees with the
+   * for the value are added with one agreement (looked for only now and then
+   * where no element has shown it lately: UNSHOWN_AFTER); a null agrees with the
    * field's absence, a value disagrees.
    */
   async learn(key: TemplateKey, layout: PageLayout, tree: ObjectNode, index: PageIndex, values: Record<string, unknown>, page: string): Promise<void> {
@@ -140,7 +153,16 @@ export class TemplateLearner {
         const read = located ? readAs(field, located.raw) : null;
         if (isPresentValue(read)) updates.push({ field: record.field, locator: record.locator, agree: Number(sameValue(read, value)), disagree: Number(!sameValue(read, value)) });
       }
-      for (const locator of deriveLocators(index, field, value)) {
+      const unshown = `${key.host} ${key.signature}\u0000${fieldKey(field)}`;
+      const misses = this.unshown.get(unshown) ?? 0;
+      if (misses >= UNSHOWN_AFTER && misses % UNSHOWN_RECHECK !== 0) {
+        this.noteUnshown(unshown, misses + 1);
+        continue;
+      }
+      const derived = deriveLocators(index, field, value);
+      if (derived.length === 0) this.noteUnshown(unshown, misses + 1);
+      else this.unshown.delete(unshown);
+      for (const locator of derived) {
         if (!known.has(locatorKey(locator))) updates.push({ field: fieldKey(field), locator, agree: 1, disagree: 0 });
       }
     }
@@ -148,6 +170,12 @@ export class TemplateLearner {
     const trusted = new Set(records.filter(isTrusted).map((r) => `${r.field}\u0000${locatorKey(r.locator)}`));
     if (updates.every((u) => u.disagree === 0 && trusted.has(`${u.field}\u0000${locatorKey(u.locator)}`))) return;
     await this.store.record(key, layout.paths, updates);
+  }
+
+  private noteUnshown(id: string, misses: number): void {
+    this.unshown.delete(id);
+    this.unshown.set(id, misses);
+    if (this.unshown.size > UNSHOWN_KEPT) this.unshown.delete(this.unshown.keys().next().value!);
   }
 
   /** The template's records that parse as locators: a corrupted or foreign row is skipped, never applied. */

@@ -166,6 +166,24 @@ describe("learning", () => {
     expect(page.$(third.get("title")!.selector).text()).toBe("A Third Book");
   });
 
+  it("looks for a value no element showed on three pages in a row only on every tenth page after", async () => {
+    const store = new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 });
+    const learner = new TemplateLearner(store, logger);
+    // The value only structured data states: no element of these pages shows it.
+    const isbn = "978-9999999999";
+    for (const i of [0, 1, 2]) await teach(learner, productPage(PAGES[0]!), `https://shop.example/p/${i}`, { isbn_13: isbn });
+    const shown = productPage({ ...PAGES[0]!, isbn });
+    const isbnLocators = async () => {
+      const page = loadPage(shown, "https://shop.example/p/0");
+      const key = (await learner.templateFor(pageLayout(page.$, page.url)!))!;
+      return (await store.locators(key)).filter((record) => record.field === "isbn_13:string");
+    };
+    for (let page = 3; page < 10; page += 1) await teach(learner, shown, `https://shop.example/shown/${page}`, { isbn_13: isbn });
+    expect(await isbnLocators()).toEqual([]);
+    await teach(learner, shown, "https://shop.example/shown/10", { isbn_13: isbn });
+    expect(await isbnLocators()).toContainEqual(expect.objectContaining({ agree: 1, locator: expect.objectContaining({ label: "ISBN-13:" }) }));
+  });
+
   it("counts a page read again as one page: the same page twice trusts nothing", async () => {
     const learner = new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger);
     for (let i = 0; i < 3; i += 1) await teach(learner, productPage(PAGES[0]!), "https://shop.example/p/1", truths[0]!);
