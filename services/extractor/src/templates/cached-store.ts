@@ -9,7 +9,7 @@
  * `ttlMs`; the verification cadence (every 20th page, learner.ts) is per
  * replica.
  */
-import type { KnownTemplate, TemplateKey } from "./signature.js";
+import { templateId, type KnownTemplate, type TemplateKey } from "./signature.js";
 import type { LocatorRecord, LocatorUpdate, TemplateStore, TemplateSummary } from "./store.js";
 
 interface Cached<T> {
@@ -38,7 +38,7 @@ export class CachedTemplateStore implements TemplateStore {
   }
 
   async use(template: TemplateKey): Promise<number> {
-    const id = keyOf(template);
+    const id = templateId(template);
     const seen = (this.seen.get(id) ?? 0) + 1;
     this.seen.delete(id);
     this.seen.set(id, seen);
@@ -47,7 +47,7 @@ export class CachedTemplateStore implements TemplateStore {
   }
 
   locators(template: TemplateKey): Promise<LocatorRecord[]> {
-    return this.read(this.locatorsByTemplate, keyOf(template), () => this.store.locators(template));
+    return this.read(this.locatorsByTemplate, templateId(template), () => this.store.locators(template));
   }
 
   async record(template: TemplateKey, paths: string[], updates: LocatorUpdate[]): Promise<void> {
@@ -55,7 +55,7 @@ export class CachedTemplateStore implements TemplateStore {
       await this.store.record(template, paths, updates);
     } finally {
       this.hosts.delete(template.host);
-      this.locatorsByTemplate.delete(keyOf(template));
+      this.locatorsByTemplate.delete(templateId(template));
     }
   }
 
@@ -83,10 +83,6 @@ export class CachedTemplateStore implements TemplateStore {
     value.catch(() => cache.get(id)?.value === value && cache.delete(id));
     return value;
   }
-}
-
-function keyOf(template: TemplateKey): string {
-  return `${template.host} ${template.signature}`;
 }
 
 function trim(map: Map<string, unknown>): void {

@@ -12,7 +12,7 @@ import { selectorOf } from "../selector.js";
 import { deriveLocators } from "./derive.js";
 import { ABSENCE, absenceSchema, applyLocator, isAbsence, locatorKey, locatorSchema, type Absence, type Locator } from "./locator.js";
 import type { PageIndex } from "./page-index.js";
-import { templateOf, type PageLayout, type PageTemplate, type TemplateKey } from "./signature.js";
+import { templateId, templateOf, type PageLayout, type PageTemplate, type TemplateKey } from "./signature.js";
 import { isTrusted, rank, type LocatorRecord, type LocatorUpdate, type TemplateStore } from "./store.js";
 import { isLearnable, isPresentValue, readAs, sameValue } from "./values.js";
 
@@ -69,7 +69,7 @@ export class TemplateLearner {
    * may still count once more.
    */
   private firstReading(key: TemplateKey, page: string): boolean {
-    const id = `${key.host} ${key.signature}`;
+    const id = templateId(key);
     const pages = this.recentPages.get(id) ?? [];
     this.recentPages.delete(id);
     this.recentPages.set(id, [page, ...pages.filter((p) => p !== page)].slice(0, RECENT_PAGES));
@@ -153,7 +153,7 @@ export class TemplateLearner {
         const read = located ? readAs(field, located.raw) : null;
         if (isPresentValue(read)) updates.push({ field: record.field, locator: record.locator, agree: Number(sameValue(read, value)), disagree: Number(!sameValue(read, value)) });
       }
-      const unshown = `${key.host} ${key.signature}\u0000${fieldKey(field)}`;
+      const unshown = `${templateId(key)}\u0000${fieldKey(field)}`;
       const misses = this.unshown.get(unshown) ?? 0;
       if (misses >= UNSHOWN_AFTER && misses % UNSHOWN_RECHECK !== 0) {
         this.noteUnshown(unshown, misses + 1);

@@ -21,6 +21,11 @@ export interface TemplateKey {
   signature: string;
 }
 
+/** A template's key as one string ("host signature"), for maps and caches. */
+export function templateId(key: TemplateKey): string {
+  return `${key.host} ${key.signature}`;
+}
+
 export interface PageLayout {
   host: string;
   /** The skeleton's paths, each hashed to 8 hex digits, sorted and unique. */

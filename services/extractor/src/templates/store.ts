@@ -6,7 +6,7 @@
  * and in all, least recently used first out, and locators per field.
  */
 import { isAbsence, locatorKey, type Absence, type Locator } from "./locator.js";
-import type { KnownTemplate, TemplateKey } from "./signature.js";
+import { templateId, type KnownTemplate, type TemplateKey } from "./signature.js";
 
 export interface LocatorRecord {
   /** The field's name and type ("price_usd:number"): a field of another type is another field. */
@@ -92,7 +92,7 @@ export class MemoryTemplateStore implements TemplateStore {
   }
 
   async use(template: TemplateKey): Promise<number> {
-    const found = this.entries.get(keyOf(template));
+    const found = this.entries.get(templateId(template));
     if (!found) return 0;
     found.lastUsed = ++this.clock;
     found.usedAt = new Date();
@@ -100,11 +100,11 @@ export class MemoryTemplateStore implements TemplateStore {
   }
 
   async locators(template: TemplateKey): Promise<LocatorRecord[]> {
-    return [...(this.entries.get(keyOf(template))?.records.values() ?? [])].map((record) => ({ ...record }));
+    return [...(this.entries.get(templateId(template))?.records.values() ?? [])].map((record) => ({ ...record }));
   }
 
   async record(template: TemplateKey, paths: string[], updates: LocatorUpdate[]): Promise<void> {
-    const key = keyOf(template);
+    const key = templateId(template);
     const found = this.entries.get(key) ?? { paths, pages: 0, seen: 1, lastUsed: 0, usedAt: new Date(), records: new Map() };
     this.entries.set(key, found);
     found.pages += 1;
@@ -147,10 +147,6 @@ export class MemoryTemplateStore implements TemplateStore {
     for (const key of byAge([...this.entries.keys()].filter((k) => hostOf(k) === host)).slice(this.bounds.templatesPerHost)) this.entries.delete(key);
     for (const key of byAge([...this.entries.keys()]).slice(this.bounds.templates)) this.entries.delete(key);
   }
-}
-
-function keyOf(template: TemplateKey): string {
-  return `${template.host} ${template.signature}`;
 }
 
 function hostOf(key: string): string {
