@@ -7,6 +7,7 @@
  * answers go through shape.ts, so nothing learned can break a response.
  */
 import { setImmediate as setImmediatePromise } from "node:timers/promises";
+import { LRUCache } from "lru-cache";
 import type { Field, Logger, ObjectNode, SchemaNode } from "@winnow/platform";
 import { selectorOf } from "../selector.js";
 import { deriveLocators } from "./derive.js";
@@ -52,10 +53,10 @@ export interface TemplateFieldAnswer {
 }
 
 export class TemplateLearner {
-  /** Pages each template last learned from, least recently learned template first. */
-  private readonly recentPages = new Map<string, string[]>();
+  /** Pages each template last learned from, the least recently learned template first out. */
+  private readonly recentPages = new LRUCache<string, string[]>({ max: RECENT_TEMPLATES });
   /** Per template and field: pages in a row on which no element showed the field's value. */
-  private readonly unshown = new Map<string, number>();
+  private readonly unshown = new LRUCache<string, number>({ max: UNSHOWN_KEPT });
 
   constructor(
     private readonly store: TemplateStore,
@@ -71,9 +72,7 @@ export class TemplateLearner {
   private firstReading(key: TemplateKey, page: string): boolean {
     const id = templateId(key);
     const pages = this.recentPages.get(id) ?? [];
-    this.recentPages.delete(id);
     this.recentPages.set(id, [page, ...pages.filter((p) => p !== page)].slice(0, RECENT_PAGES));
-    if (this.recentPages.size > RECENT_TEMPLATES) this.recentPages.delete(this.recentPages.keys().next().value!);
     return !pages.includes(page);
   }
 
@@ -156,11 +155,11 @@ export class TemplateLearner {
       const unshown = `${templateId(key)}\u0000${fieldKey(field)}`;
       const misses = this.unshown.get(unshown) ?? 0;
       if (misses >= UNSHOWN_AFTER && misses % UNSHOWN_RECHECK !== 0) {
-        this.noteUnshown(unshown, misses + 1);
+        this.unshown.set(unshown, misses + 1);
         continue;
       }
       const derived = deriveLocators(index, field, value);
-      if (derived.length === 0) this.noteUnshown(unshown, misses + 1);
+      if (derived.length === 0) this.unshown.set(unshown, misses + 1);
       else this.unshown.delete(unshown);
       for (const locator of derived) {
         if (!known.has(locatorKey(locator))) updates.push({ field: fieldKey(field), locator, agree: 1, disagree: 0 });
@@ -170,12 +169,6 @@ export class TemplateLearner {
     const trusted = new Set(records.filter(isTrusted).map((r) => `${r.field}\u0000${locatorKey(r.locator)}`));
     if (updates.every((u) => u.disagree === 0 && trusted.has(`${u.field}\u0000${locatorKey(u.locator)}`))) return;
     await this.store.record(key, layout.paths, updates);
-  }
-
-  private noteUnshown(id: string, misses: number): void {
-    this.unshown.delete(id);
-    this.unshown.set(id, misses);
-    if (this.unshown.size > UNSHOWN_KEPT) this.unshown.delete(this.unshown.keys().next().value!);
   }
 
   /** The template's records that parse as locators: a corrupted or foreign row is skipped, never applied. */
