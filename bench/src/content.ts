@@ -13,12 +13,9 @@ import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { load } from "cheerio";
 import { NodeHtmlMarkdown } from "node-html-markdown";
-import { loadPage } from "../../services/extractor/dist/page.js";
+import { countTokens, loadPage, normalizeText, numbersIn, writeModelContent, urlsWanted, withoutUrls } from "@winnow/extractor";
 import { parseSchema } from "@winnow/platform";
 import { REPO_ROOT } from "../../scripts/dist/stack.js";
-import { renderPageContent, urlsWanted } from "../../services/extractor/dist/page-content.js";
-import { normalizeText, numbersIn, withoutUrls } from "../../services/extractor/dist/text-match.js";
-import { countTokens } from "../../services/extractor/dist/tokens.js";
 
 interface Case {
   id: string;
@@ -93,7 +90,7 @@ const perPage: Array<Record<string, unknown>> = [];
 const started = Date.now();
 for (const testCase of cases) {
   const html = readFileSync(join(corpusDir, testCase.page), "utf8");
-  const content = renderPageContent(loadPage(html, testCase.url), urlsWanted(parseSchema(testCase.schema))).text;
+  const content = writeModelContent(loadPage(html, testCase.url), urlsWanted(parseSchema(testCase.schema))).text;
   const full = new Haystack(visibleText(html));
   const ours = new Haystack(content);
   const row = rows.get(testCase.corpus) ?? { corpus: testCase.corpus, pages: 0, rawTokens: 0, markdownTokens: 0, contentTokens: 0, values: 0, inFullText: 0, inContent: 0, inContentOfFullText: 0, mustInclude: 0, included: 0, mustExclude: 0, excluded: 0 };

@@ -6,9 +6,7 @@
  * 0.6 on one of its values).
  */
 import type { Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { datesIn, isoDate } from "../../services/extractor/dist/normalize.js";
-import { MAX_TEXT } from "../../services/extractor/dist/evidence.js";
-import { normalizeText, numbersIn } from "../../services/extractor/dist/text-match.js";
+import { datesIn, isoDate, MAX_TEXT, normalizeText, numbersIn } from "@winnow/extractor";
 import type { Outcome } from "./score.js";
 
 export const DOUBT_BELOW = 0.6;

@@ -16,7 +16,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { REPO_ROOT } from "../../scripts/dist/stack.js";
-import { isComplete } from "../../services/extractor/dist/hybrid.js";
+import { isComplete } from "@winnow/extractor";
 import { readCases, servePages, type Case } from "./corpus.js";
 import { addEvidence, DOUBT_BELOW, emptyEvidenceCounts } from "./evidence-figures.js";
 import { labelsOnPage } from "./labels-on-page.js";

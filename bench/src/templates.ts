@@ -16,13 +16,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { createLogger } from "@winnow/platform";
 import { REPO_ROOT } from "../../scripts/dist/stack.js";
-import { LlmEngine } from "../../services/extractor/dist/engines/llm.js";
-import { loadPage } from "../../services/extractor/dist/page.js";
-import { SchemaCache } from "../../services/extractor/dist/schema-cache.js";
-import { extractWithTemplates, type TemplateSettings } from "../../services/extractor/dist/templates/flow.js";
-import { TemplateLearner } from "../../services/extractor/dist/templates/learner.js";
-import { MemoryTemplateStore } from "../../services/extractor/dist/templates/store.js";
-import { pageTokenBudget } from "../../services/extractor/dist/tokens.js";
+import { extract as runExtraction, LlmEngine, loadPage, MemoryTemplateStore, pageTokenBudget, SchemaCache, TemplateLearner, type FlowSettings } from "@winnow/extractor";
 import { readCases, type Case } from "./corpus.js";
 import { addOutcome, metrics, scoreField, type Counts, type Metrics } from "./score.js";
 import { startTeacher } from "./teacher.js";
@@ -45,7 +39,7 @@ const TEACHING_PAGES = 2;
 
 const teacher = await startTeacher();
 const logger = createLogger("bench", "warn");
-const settings: TemplateSettings = {
+const settings: FlowSettings = {
   schemas: new SchemaCache(64),
   prompts: { pageTokens: pageTokenBudget("gpt-4o-mini", undefined), maxParts: 8, maxParallel: 2, grounding: "warn" },
   hybrid: prefill ? "proven" : "off",
@@ -86,13 +80,13 @@ try {
 }
 
 /** One page through the extractor's flow, its learning settled. */
-async function extract(item: Case, model: LlmEngine | undefined, flow: TemplateSettings) {
+async function extract(item: Case, model: LlmEngine | undefined, flow: FlowSettings) {
   teacher.teach(item);
   const schemaJson = JSON.stringify(item.schema);
   const html = await readFile(path.join(corpusDir, item.page), "utf8");
   const bounds = { signal: new AbortController().signal, deadline: undefined };
   const job = { schemaJson, schema: flow.schemas.get(schemaJson), page: loadPage(html, item.url ?? ""), taskDescription: "", includeModelInput: false, evidence: false, llm: model, bounds };
-  const extraction = await extractWithTemplates(job, flow);
+  const extraction = await runExtraction(job, flow);
   await extraction.learning;
   return { extraction, data: JSON.parse(extraction.response.dataJson) as Record<string, unknown> };
 }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createLogger } from "@winnow/platform";
 import { afterEach, expect, it } from "vitest";
-import { openTemplateDatabase, SqlTemplateStore } from "../../services/extractor/dist/templates/sql-store.js";
+import { openTemplateDatabase, SqlTemplateStore } from "@winnow/extractor";
 import { UsageError } from "./admin-commands.js";
 import { runTemplatesAdmin } from "./admin-templates.js";
 

@@ -5,8 +5,7 @@
  * one process may open: stop the extractor first).
  */
 import { createLogger, loadConfig } from "@winnow/platform";
-import { configShape as extractorConfig } from "../../services/extractor/dist/config.js";
-import { openTemplateDatabase, SqlTemplateStore } from "../../services/extractor/dist/templates/sql-store.js";
+import { configShape as extractorConfig, openTemplateDatabase, SqlTemplateStore } from "@winnow/extractor";
 import { UsageError } from "./admin-commands.js";
 
 /** The extractor's own settings for its database, read as it reads them. */

@@ -5,7 +5,7 @@
 import { loadConfig } from "@winnow/platform";
 import { z } from "zod";
 import { authConfigShape } from "../../services/auth/src/config.js";
-import { configShape as extractorConfigShape } from "../../services/extractor/src/config.js";
+import { configShape as extractorConfigShape } from "@winnow/extractor";
 import { configShape as gatewayConfigShape } from "../../services/gateway/src/config.js";
 import { rendererConfigShape } from "../../services/renderer/src/config.js";
 

@@ -1,8 +1,8 @@
 import { env, metricsConfig } from "@winnow/platform";
 import { z } from "zod";
-import type { LlmSettings } from "./engines/llm.js";
-import type { PromptSettings } from "./model-extraction.js";
-import { pageTokenBudget } from "./tokens.js";
+import type { LlmSettings } from "./engines/model/llm.js";
+import type { PromptSettings } from "./engines/model/extract.js";
+import { pageTokenBudget } from "./engines/model/tokens.js";
 
 /** The extractor's environment variables; see the README's configuration table. */
 export const configShape = {

@@ -6,12 +6,12 @@ import {
   type ExtractResponse,
   type ExtractorServiceServer,
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import type { LlmEngine } from "./engines/llm.js";
+import type { LlmEngine } from "./engines/model/llm.js";
 import { countExtraction } from "./extract-metrics.js";
-import { loadPage } from "./page.js";
-import { extractWithTemplates, type TemplateSettings } from "./templates/flow.js";
+import { loadPage } from "./page/page.js";
+import { extract as runExtraction, type FlowSettings } from "./flow/extract.js";
 
-export interface ExtractorDependencies extends TemplateSettings {
+export interface ExtractorDependencies extends FlowSettings {
   logger: Logger;
   /** Undefined when no LLM is configured; the builtin engine then answers. */
   llm: LlmEngine | undefined;
@@ -28,7 +28,7 @@ export function extractorServiceBinding(deps: ExtractorDependencies): ServiceBin
   };
 }
 
-/** The gRPC adapter: checks the request, picks the engine, runs the extraction (hybrid.ts), logs and counts it. */
+/** The gRPC adapter: checks the request, picks the engine, runs the extraction (flow/extract.ts), logs and counts it. */
 export function createExtractorService(deps: ExtractorDependencies): ExtractorServiceServer {
   return { extract: unary(deps.logger, (request: ExtractRequest, ctx) => extract(deps, request, ctx)) };
 }
@@ -44,7 +44,7 @@ async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx
   }
   const llm = chooseLlm(request.options?.engine ?? Engine.ENGINE_UNSPECIFIED, deps.llm);
   // Learning goes on after the answer; it logs its own failures.
-  const { response, prefilled, templated } = await extractWithTemplates(
+  const { response, prefilled, templated } = await runExtraction(
     {
       schemaJson: request.schemaJson,
       schema,

@@ -6,9 +6,9 @@ import {
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startFakeLlm, type FakeAnswer, type FakeLlm } from "../../../test/support/fake-llm.js";
-import { LlmEngine } from "./engines/llm.js";
+import { LlmEngine } from "./engines/model/llm.js";
 import { extractorServiceBinding } from "./extractor-service.js";
-import { SchemaCache } from "./schema-cache.js";
+import { SchemaCache } from "./schema/schema-cache.js";
 
 const logger = createLogger("extractor-test", "silent");
 

@@ -1,8 +1,8 @@
 import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serveMetrics, startGrpcServer } from "@winnow/platform";
 import { configShape, llmSettings, promptSettings } from "./config.js";
-import { LlmEngine } from "./engines/llm.js";
+import { LlmEngine } from "./engines/model/llm.js";
 import { extractorServiceBinding } from "./extractor-service.js";
-import { SchemaCache } from "./schema-cache.js";
+import { SchemaCache } from "./schema/schema-cache.js";
 import { CachedTemplateStore, TEMPLATE_CACHE_MS } from "./templates/cached-store.js";
 import { TemplateLearner } from "./templates/learner.js";
 import { openTemplateDatabase, SqlTemplateStore } from "./templates/sql-store.js";

@@ -7,14 +7,14 @@
  */
 import type { Field, ObjectNode } from "@winnow/platform";
 import type { Element } from "domhandler";
-import { nameHints } from "../field-names.js";
-import { absoluteUrl } from "../page.js";
-import { datesIn, parseBoolean, parseNumber } from "../normalize.js";
-import { contains } from "../engines/builtin/dom.js";
-import { collapsed, ownText } from "../engines/builtin/text.js";
+import { nameHints } from "../schema/field-names.js";
+import { absoluteUrl } from "../page/page.js";
+import { datesIn, parseBoolean, parseNumber } from "../schema/normalize.js";
+import { contains } from "../page/dom.js";
+import { collapsed, ownText } from "../page/text.js";
 import { applyLocator, locateElement, matches, type ItemField, type Locator } from "./locator.js";
 import { stableClasses, stableId, stableItemprop } from "./names.js";
-import { isLabelText, labelKey, type PageIndex } from "./page-index.js";
+import { isLabelText, labelKey, type PageIndex } from "../page/page-index.js";
 import { isPresentValue, readAs, sameValue } from "./values.js";
 
 /** Text around a value that a locator may cut off: more than this, and the value sits in running text, not a slot. */

@@ -3,9 +3,9 @@ import { Engine, ExtractorServiceClient } from "@winnow/platform/gen/winnow/extr
 import { load } from "cheerio";
 import { afterAll, expect, it, vi } from "vitest";
 import { startFakeLlm } from "../../../../test/support/fake-llm.js";
-import { LlmEngine } from "../engines/llm.js";
+import { LlmEngine } from "../engines/model/llm.js";
 import { extractorServiceBinding } from "../extractor-service.js";
-import { SchemaCache } from "../schema-cache.js";
+import { SchemaCache } from "../schema/schema-cache.js";
 import { TemplateLearner } from "./learner.js";
 import { MemoryTemplateStore } from "./store.js";
 

@@ -9,10 +9,10 @@
 import { setImmediate as setImmediatePromise } from "node:timers/promises";
 import { LRUCache } from "lru-cache";
 import type { Field, Logger, ObjectNode, SchemaNode } from "@winnow/platform";
-import { selectorOf } from "../selector.js";
+import { selectorOf } from "../page/selector.js";
 import { deriveLocators } from "./derive.js";
 import { ABSENCE, absenceSchema, applyLocator, isAbsence, locatorKey, locatorSchema, type Absence, type Locator } from "./locator.js";
-import type { PageIndex } from "./page-index.js";
+import type { PageIndex } from "../page/page-index.js";
 import { templateId, templateOf, type PageLayout, type PageTemplate, type TemplateKey } from "./signature.js";
 import { isTrusted, rank, type LocatorRecord, type LocatorUpdate, type TemplateStore } from "./store.js";
 import { isLearnable, isPresentValue, readAs, sameValue } from "./values.js";

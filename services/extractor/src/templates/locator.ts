@@ -11,10 +11,10 @@
  */
 import type { Element } from "domhandler";
 import { z } from "zod";
-import { absoluteUrl } from "../page.js";
-import { contains } from "../engines/builtin/dom.js";
-import { collapsed, ownText } from "../engines/builtin/text.js";
-import type { PageIndex } from "./page-index.js";
+import { absoluteUrl } from "../page/page.js";
+import { contains } from "../page/dom.js";
+import { collapsed, ownText } from "../page/text.js";
+import type { PageIndex } from "../page/page-index.js";
 
 /** How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and suffix cut off. */
 const readingShape = {

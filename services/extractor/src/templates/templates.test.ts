@@ -1,10 +1,10 @@
 import { createLogger, parseSchema, type ObjectNode } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
-import { loadPage } from "../page.js";
+import { loadPage } from "../page/page.js";
 import { deriveLocators } from "./derive.js";
 import { TemplateLearner } from "./learner.js";
 import { applyLocator } from "./locator.js";
-import { PageIndex } from "./page-index.js";
+import { PageIndex } from "../page/page-index.js";
 import { pageLayout, templateOf } from "./signature.js";
 import { MemoryTemplateStore, type LocatorRecord, type TemplateStore } from "./store.js";
 import { readAs } from "./values.js";

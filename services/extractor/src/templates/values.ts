@@ -5,9 +5,9 @@
  * cent, lists item by item).
  */
 import type { Field } from "@winnow/platform";
-import { nameHints } from "../field-names.js";
-import { shape } from "../shape.js";
-import { normalizeText } from "../text-match.js";
+import { nameHints } from "../schema/field-names.js";
+import { shape } from "../schema/shape.js";
+import { normalizeText } from "../page/text-match.js";
 
 /**
  * A raw located text (or list of texts) read into the field's type; null

@@ -6,8 +6,8 @@
  * query parameter counts, never a number inside a slug of words.
  */
 import type { CheerioAPI } from "cheerio";
-import type { Origin } from "../../evidence.js";
-import { absoluteUrl } from "../../page.js";
+import type { Origin } from "../../schema/evidence.js";
+import { absoluteUrl } from "../../page/page.js";
 
 /** Query parameters that name a product's id. */
 const ID_PARAMETERS = ["sku", "pid", "productid", "product_id", "itemid", "item_id", "id"];

@@ -8,12 +8,12 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { Element, Text } from "domhandler";
-import type { Origin } from "../../evidence.js";
-import { readPrice, type Price } from "../../normalize.js";
-import { upTo } from "./dom.js";
+import type { Origin } from "../../schema/evidence.js";
+import { readPrice, type Price } from "../../schema/normalize.js";
+import { upTo } from "../../page/dom.js";
 import type { Scored } from "./match.js";
-import { collapsed, ownText, squashed } from "./text.js";
-import { isHidden, isHiddenWithin, NOT_TEXT } from "./visibility.js";
+import { collapsed, ownText, squashed } from "../../page/text.js";
+import { isHidden, isHiddenWithin, NOT_TEXT } from "../../page/visibility.js";
 
 export interface BuyBox {
   /**

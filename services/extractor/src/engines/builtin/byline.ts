@@ -8,10 +8,10 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element, Text } from "domhandler";
-import { datesIn } from "../../normalize.js";
-import { collapsed, ownText } from "./text.js";
+import { datesIn } from "../../schema/normalize.js";
+import { collapsed, ownText } from "../../page/text.js";
 import type { Scored } from "./match.js";
-import { isHidden, NOT_TEXT } from "./visibility.js";
+import { isHidden, NOT_TEXT } from "../../page/visibility.js";
 
 export interface Byline {
   author: Scored<string> | undefined;

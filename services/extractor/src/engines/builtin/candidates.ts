@@ -3,7 +3,7 @@
  * meta tag, a part of the page read for itself) holds, with how sure its
  * source is. Scoring (builtin/scoring.ts) weighs them against the field.
  */
-import { durationSeconds } from "../../normalize.js";
+import { durationSeconds } from "../../schema/normalize.js";
 import type { PagePart, Place } from "./concepts.js";
 import { asEntity, first, isPresent, isSupporting, ownValue, statedOrigin, type Entity, type Graph } from "./graph.js";
 import type { Scored } from "./match.js";

@@ -1,8 +1,8 @@
 import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
-import { EvidenceTrail } from "../../evidence.js";
-import { loadPage } from "../../page.js";
-import { shape } from "../../shape.js";
+import { EvidenceTrail } from "../../schema/evidence.js";
+import { loadPage } from "../../page/page.js";
+import { shape } from "../../schema/shape.js";
 import { extractBuiltin } from "./index.js";
 
 /** What the service does with the builtin engine: extract, then shape. */

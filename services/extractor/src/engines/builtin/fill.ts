@@ -5,9 +5,9 @@
  * the page labels where no source answers.
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
-import { childPointer, type EvidenceTrail } from "../../evidence.js";
-import { nameHints, type NameHints } from "../../field-names.js";
-import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, phoneNumbers, rescale } from "../../normalize.js";
+import { childPointer, type EvidenceTrail } from "../../schema/evidence.js";
+import { nameHints, type NameHints } from "../../schema/field-names.js";
+import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, phoneNumbers, rescale } from "../../schema/normalize.js";
 import { readBlocks } from "./blocks/index.js";
 import { withoutByWord } from "./byline.js";
 import { candidateAt, nested, type Source } from "./candidates.js";
@@ -17,7 +17,7 @@ import { asEntity, asList, first, typesOf } from "./graph.js";
 import type { Labelled } from "./labels.js";
 import { labelsExactly, matchLabel, MIN_CONFIDENCE, singular, withoutOwnLabel, type Scored } from "./match.js";
 import { find, isAuthor } from "./scoring.js";
-import { squashed } from "./text.js";
+import { squashed } from "../../page/text.js";
 
 /** `trail`, when given, collects the evidence of each value at its JSON pointer under `pointer`. */
 export function fillObject(node: ObjectNode, source: Source, trail?: EvidenceTrail, pointer = ""): Record<string, unknown> {

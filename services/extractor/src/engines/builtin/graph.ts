@@ -5,7 +5,7 @@
  */
 import { SUPPORTING_TYPES } from "./concepts.js";
 import type { Element } from "domhandler";
-import type { Origin } from "../../evidence.js";
+import type { Origin } from "../../schema/evidence.js";
 
 export type Entity = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StructuredData } from "../../page.js";
+import type { StructuredData } from "../../page/page.js";
 import { pageHeadline } from "./headline.js";
 
 const page = (title: string | undefined, h1: string | string[] | undefined, meta: Record<string, string> = {}): StructuredData => ({

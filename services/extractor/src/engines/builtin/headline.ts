@@ -5,9 +5,9 @@
  * them is what earns confidence.
  */
 import type { Element } from "domhandler";
-import type { StructuredData } from "../../page.js";
+import type { StructuredData } from "../../page/page.js";
 import type { Scored } from "./match.js";
-import { comparable, decodedText } from "./text.js";
+import { comparable, decodedText } from "../../page/text.js";
 
 const SEPARATOR = /\s+(?:[|–—•·»:~/]|-{1,2}|::)\s+/;
 

@@ -11,9 +11,9 @@
  * still goes through shape.ts, which has the last word on types.
  */
 import type { ObjectNode } from "@winnow/platform";
-import type { EvidenceTrail } from "../../evidence.js";
-import { nameHints } from "../../field-names.js";
-import type { Page } from "../../page.js";
+import type { EvidenceTrail } from "../../schema/evidence.js";
+import { nameHints } from "../../schema/field-names.js";
+import type { Page } from "../../page/page.js";
 import { nested, type Source } from "./candidates.js";
 import { fillObject } from "./fill.js";
 import { isSupporting, readGraph, typesOf, type Entity, type Graph } from "./graph.js";

@@ -1,6 +1,6 @@
 import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
-import { nameHints } from "../../field-names.js";
+import { nameHints } from "../../schema/field-names.js";
 import { readLabels } from "./labels.js";
 import { labelsExactly, matchLabel, withoutOwnLabel } from "./match.js";
 

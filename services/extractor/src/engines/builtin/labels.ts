@@ -6,8 +6,8 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
-import { collapsed, ownText } from "./text.js";
-import { isHiddenWithin } from "./visibility.js";
+import { collapsed, ownText } from "../../page/text.js";
+import { isHiddenWithin } from "../../page/visibility.js";
 
 export interface Labelled {
   label: string;

@@ -4,8 +4,8 @@
  * confident match; a label that says a little more than the field is a
  * weaker one. Confidence is what the engine weighs, never position alone.
  */
-import type { Origin } from "../../evidence.js";
-import type { NameHints } from "../../field-names.js";
+import type { Origin } from "../../schema/evidence.js";
+import type { NameHints } from "../../schema/field-names.js";
 import { LABEL_SYNONYMS } from "./concepts.js";
 import type { Labelled } from "./labels.js";
 

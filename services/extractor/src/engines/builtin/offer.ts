@@ -5,10 +5,10 @@
  * the value is sure; where they differ, the engine says so with a confidence
  * too low to answer rather than pick one blindly.
  */
-import { firstNumber, parseBoolean, parseNumber, readPrice } from "../../normalize.js";
-import type { StructuredData } from "../../page.js";
+import { firstNumber, parseBoolean, parseNumber, readPrice } from "../../schema/normalize.js";
+import type { StructuredData } from "../../page/page.js";
 import type { BuyBox } from "./buy-box.js";
-import type { Origin } from "../../evidence.js";
+import type { Origin } from "../../schema/evidence.js";
 import { asEntity, asList, ownValue, statedOrigin, typesOf, type Entity, type Graph } from "./graph.js";
 import type { Scored } from "./match.js";
 

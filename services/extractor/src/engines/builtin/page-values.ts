@@ -6,8 +6,8 @@
  */
 import type { CheerioAPI } from "cheerio";
 import { decodeHTML } from "entities";
-import type { Origin } from "../../evidence.js";
-import type { Page, StructuredData } from "../../page.js";
+import type { Origin } from "../../schema/evidence.js";
+import type { Page, StructuredData } from "../../page/page.js";
 import { idInAddress } from "./address-id.js";
 import { readBuyBox } from "./buy-box.js";
 import { readByline, type Byline } from "./byline.js";
@@ -16,7 +16,7 @@ import { pageHeadline, siteNamesOf } from "./headline.js";
 import { readLabels, type Labelled } from "./labels.js";
 import type { Scored } from "./match.js";
 import { readOffer, type Offer } from "./offer.js";
-import { squashed } from "./text.js";
+import { squashed } from "../../page/text.js";
 
 export interface PageValues {
   data: StructuredData;

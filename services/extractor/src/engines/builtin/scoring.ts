@@ -4,13 +4,13 @@
  * field's name they answer and how plausible their text is; the first
  * confident one is the field's value.
  */
-import type { NameHints } from "../../field-names.js";
+import type { NameHints } from "../../schema/field-names.js";
 import { candidateAt, type Candidate, type Source } from "./candidates.js";
 import { CONCEPTS, entity } from "./concepts.js";
 import { texts } from "./flatten.js";
 import { MIN_CONFIDENCE, singular, type Scored } from "./match.js";
 import type { PageValues } from "./page-values.js";
-import { squashed } from "./text.js";
+import { squashed } from "../../page/text.js";
 
 /** How sure a match is by where it was found: the page's main entity, a property of the field's own name, a meta tag. */
 const CONFIDENCE = { concept: 0.9, sameName: 0.85, meta: 0.8 };

@@ -1,8 +1,8 @@
 import { parseSchema, type ObjectNode } from "@winnow/platform";
 import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
-import { nameHints } from "../../../field-names.js";
-import { loadPage } from "../../../page.js";
+import { nameHints } from "../../../schema/field-names.js";
+import { loadPage } from "../../../page/page.js";
 import { extractBuiltin } from "../index.js";
 import { readBlocks } from "./index.js";
 

@@ -5,11 +5,11 @@
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Element } from "domhandler";
-import { nameHints, nameTokens } from "../../../field-names.js";
-import { firstNumber, parseNumber } from "../../../normalize.js";
+import { nameHints, nameTokens } from "../../../schema/field-names.js";
+import { firstNumber, parseNumber } from "../../../schema/normalize.js";
 import { LABEL_SYNONYMS } from "../concepts.js";
 import { singular, words, type Scored } from "../match.js";
-import { textOf } from "../text.js";
+import { textOf } from "../../../page/text.js";
 
 export type Item = Record<string, unknown>;
 

@@ -3,8 +3,8 @@
  * classes, each an item (a review list, ingredient groups).
  */
 import { isTag, type Element, type ParentNode } from "domhandler";
-import { elementsUnder } from "../dom.js";
-import { textOf } from "../text.js";
+import { elementsUnder } from "../../../page/dom.js";
+import { textOf } from "../../../page/text.js";
 import { isHeading, markupWords, MAX_BLOCK_ELEMENTS, MAX_BLOCKS, MAX_CANDIDATES, MAX_HEADING_CHARS, names, namesArray, readValue, scored, type Blocks, type Field, type Found } from "./fields.js";
 
 /**

@@ -1,8 +1,8 @@
 import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
-import { extractBuiltin } from "./engines/builtin/index.js";
+import { extractBuiltin } from "../engines/builtin/index.js";
 import { EvidenceTrail, presentIn } from "./evidence.js";
-import { loadPage } from "./page.js";
+import { loadPage } from "../page/page.js";
 import { shape } from "./shape.js";
 
 const PAGE = `<html><head><title>Ridge Stew | Cook Site</title>

@@ -1,7 +1,7 @@
 import { createLogger, parseSchema, WinnowError } from "@winnow/platform";
 import { afterEach, describe, expect, it } from "vitest";
-import { reply, startFakeLlm, type FakeAnswer, type FakeLlm } from "../../../../test/support/fake-llm.js";
-import { toResponseFormat } from "../json-schema.js";
+import { reply, startFakeLlm, type FakeAnswer, type FakeLlm } from "../../../../../test/support/fake-llm.js";
+import { toResponseFormat } from "../../schema/json-schema.js";
 import { LlmEngine, type LlmSettings } from "./llm.js";
 
 const responseFormat = toResponseFormat(parseSchema({ title: "string", price_usd: "number" }));

@@ -6,16 +6,16 @@
 import { Engine, type ExtractResponse, type ModelInput, type TokenUsage, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { WinnowError } from "@winnow/platform";
 import pLimit from "p-limit";
-import { splitContent } from "./content-parts.js";
-import type { CallBounds, LlmAnswer, LlmEngine } from "./engines/llm.js";
-import { buildModelCall, toModelInput, type PromptRequest, type Suggestion } from "./engines/prompt.js";
-import { evidenceMessages, presentIn } from "./evidence.js";
+import { splitContent } from "./parts.js";
+import type { CallBounds, LlmAnswer, LlmEngine } from "./llm.js";
+import { buildModelCall, toModelInput, type PromptRequest, type Suggestion } from "./prompt.js";
+import { evidenceMessages, presentIn } from "../../schema/evidence.js";
 import { groundAnswer, type GroundingMode } from "./grounding.js";
-import { mergeAnswers } from "./merge-parts.js";
-import type { Page } from "./page.js";
-import { renderPageContent, urlsWanted } from "./page-content.js";
-import type { CompiledSchema } from "./schema-cache.js";
-import { shape } from "./shape.js";
+import { mergeAnswers } from "./merge.js";
+import type { Page } from "../../page/page.js";
+import { writeModelContent, urlsWanted } from "./content.js";
+import type { CompiledSchema } from "../../schema/schema-cache.js";
+import { shape } from "../../schema/shape.js";
 
 export interface PromptSettings {
   /** Page tokens per model call; longer pages are split into parts. */
@@ -32,6 +32,8 @@ interface Prompts {
   /** The text the model reads, all parts together: what grounding checks against. */
   text: string;
   warnings: Warning[];
+  /** False when the page needed more parts than are read. */
+  whole: boolean;
 }
 
 /** What the model is asked about a page. */
@@ -46,12 +48,13 @@ export interface ModelQuestion {
 
 /** Renders the page (mutating its document) into one prompt per part. */
 function preparePrompts({ schema, page, taskDescription, suggestions }: ModelQuestion, settings: PromptSettings): Prompts {
-  const content = renderPageContent(page, urlsWanted(schema.tree));
-  const { parts, warnings } = splitContent(content, settings.pageTokens, settings.maxParts);
+  const content = writeModelContent(page, urlsWanted(schema.tree));
+  const { parts, warnings, whole } = splitContent(content, settings.pageTokens, settings.maxParts);
   return {
     requests: parts.map((part) => ({ responseFormat: schema.responseFormat, content: part, taskDescription, suggestions })),
     text: parts.join("\n\n"),
     warnings,
+    whole,
   };
 }
 
@@ -60,14 +63,27 @@ export function modelInputsFor(question: ModelQuestion, settings: PromptSettings
   return preparePrompts(question, settings).requests.map((request) => toModelInput(buildModelCall(request, "json_schema")));
 }
 
-export async function extractWithModel(llm: LlmEngine, settings: PromptSettings, question: ModelQuestion, includeModelInput: boolean, bounds: CallBounds): Promise<ExtractResponse> {
+/** What the model's answer knows of itself, for the stages after it (never read back out of its warnings). */
+export interface ModelFacts {
+  /** Top-level fields holding a value grounding did not find on the page (none with grounding off). */
+  ungrounded: Set<string>;
+  /** Every part of the page was read: a null then says the page does not state the field. */
+  wholePageRead: boolean;
+}
+
+export interface ModelAnswer {
+  response: ExtractResponse;
+  facts: ModelFacts;
+}
+
+export async function extractWithModel(llm: LlmEngine, settings: PromptSettings, question: ModelQuestion, includeModelInput: boolean, bounds: CallBounds): Promise<ModelAnswer> {
   const { schema, taskDescription } = question;
   const prompts = preparePrompts(question, settings);
   const { answers, unread } = await readParts(llm, prompts.requests, settings.maxParallel, bounds);
   const shaped = answers.map((answer) => shape(schema.tree, answer.value));
   const merged = mergeAnswers(schema.tree, shaped.map((s) => s.data as Record<string, unknown>));
   const grounded = groundAnswer(schema.tree, merged.data, prompts.text, taskDescription, settings.grounding);
-  return {
+  const response = {
     dataJson: JSON.stringify(grounded.data),
     engine: Engine.ENGINE_LLM,
     model: answers[0]!.model,
@@ -83,6 +99,7 @@ export async function extractWithModel(llm: LlmEngine, settings: PromptSettings,
     modelInputs: includeModelInput ? answers.map((answer) => answer.modelInput) : [],
     evidence: evidenceMessages(presentIn(grounded.evidence, grounded.data)),
   };
+  return { response, facts: { ungrounded: grounded.ungrounded, wholePageRead: prompts.whole && unread.length === 0 } };
 }
 
 /**

@@ -9,11 +9,11 @@ import type { CheerioAPI } from "cheerio";
 import { decodeHTML } from "entities";
 import type { AnyNode, Element, ParentNode } from "domhandler";
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
-import { collapsed } from "./engines/builtin/text.js";
-import { nameTokens } from "./field-names.js";
-import { absoluteUrl, type Page, type StructuredData } from "./page.js";
+import { collapsed } from "../../page/text.js";
+import { nameTokens } from "../../schema/field-names.js";
+import { absoluteUrl, type Page, type StructuredData } from "../../page/page.js";
 
-export interface PageContent {
+export interface ModelContent {
   /** Title and URL: repeated at the top of every part of a long page. */
   header: string;
   /** The structured-data block, then the page text cut at its headings: the units a long page is split on. */
@@ -78,7 +78,7 @@ export function urlsWanted(tree: ObjectNode): UrlOptions {
  * not removed: the document stays whole for the engines and for template
  * learning, whatever order they read it in.
  */
-export function renderPageContent(page: Page, urls: UrlOptions = { links: true, images: true }): PageContent {
+export function writeModelContent(page: Page, urls: UrlOptions = { links: true, images: true }): ModelContent {
   const body = renderBody(page.$, page.baseUrl, urls);
   const header = [
     ...(page.structured.title ? [`Title: ${page.structured.title}`] : []),
@@ -191,7 +191,7 @@ function compactJsonLd(value: unknown, compaction: Compaction, key = ""): unknow
 
 function renderBody($: CheerioAPI, baseUrl: URL | undefined, urls: UrlOptions): string {
   const root = $("body").get(0) ?? $.root().get(0);
-  const raw = root ? new Renderer($, baseUrl, urls, leftOut($)).children(root) : "";
+  const raw = root ? new MarkdownWriter($, baseUrl, urls, leftOut($)).children(root) : "";
   return raw
     .split("\n")
     .map((line) => line.trim().replace(/[ \t]{2,}/g, " ").replace(LEADING_INDENT, (indent) => "  ".repeat(indent.length)))
@@ -244,7 +244,7 @@ const BLOCKS = new Set([
 ]);
 
 /** Markdown-like rendering; block elements are separated by blank lines, collapsed at the end. */
-class Renderer {
+class MarkdownWriter {
   constructor(
     private readonly $: CheerioAPI,
     private readonly baseUrl: URL | undefined,

@@ -5,26 +5,29 @@
  * model knows what page it reads.
  */
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import type { PageContent } from "./page-content.js";
+import type { ModelContent } from "./content.js";
 import { countTokens } from "./tokens.js";
 
 export interface ContentParts {
   parts: string[];
   warnings: Warning[];
+  /** False when the page needed more than maxParts parts: the rest is not read. */
+  whole: boolean;
 }
 
 /** Finer and finer cuts for a section too large for one part. */
 const SEPARATORS = ["\n\n", "\n", " "];
 
-export function splitContent(content: PageContent, budget: number, maxParts: number): ContentParts {
-  if (countTokens(content.text) <= budget) return { parts: [content.text], warnings: [] };
+export function splitContent(content: ModelContent, budget: number, maxParts: number): ContentParts {
+  if (countTokens(content.text) <= budget) return { parts: [content.text], warnings: [], whole: true };
   const headerTokens = content.header ? countTokens(content.header) + 1 : 0;
   const room = Math.max(1, budget - headerTokens);
   const bodies = pack(content.sections.flatMap((section) => fit(section, room, 0)), room, "\n\n");
   const parts = bodies.map((body) => (content.header ? `${content.header}\n\n${body}` : body));
-  if (parts.length <= maxParts) return { parts, warnings: [] };
+  if (parts.length <= maxParts) return { parts, warnings: [], whole: true };
   return {
     parts: parts.slice(0, maxParts),
+    whole: false,
     warnings: [
       {
         code: "content-truncated",

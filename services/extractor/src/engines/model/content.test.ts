@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { loadPage } from "./page.js";
+import { loadPage } from "../../page/page.js";
 import { parseSchema } from "@winnow/platform";
-import { renderPageContent, urlsWanted } from "./page-content.js";
+import { writeModelContent, urlsWanted } from "./content.js";
 
-const render = (html: string, url = "https://shop.example/products/lamp") => renderPageContent(loadPage(html, url));
+const render = (html: string, url = "https://shop.example/products/lamp") => writeModelContent(loadPage(html, url));
 
 const PAGE = `<!doctype html><html><head>
   <title>Desk Lamp | Shop</title>
@@ -37,7 +37,7 @@ const PAGE = `<!doctype html><html><head>
   <footer>© Shop Ltd</footer>
 </body></html>`;
 
-describe("renderPageContent", () => {
+describe("writeModelContent", () => {
   const { text } = render(PAGE);
 
   it("starts with the title, URL and the structured data block", () => {
@@ -75,11 +75,11 @@ describe("renderPageContent", () => {
       <meta property="og:image" content="https://cdn.example/lamp.jpg"><meta property="og:image:width" content="1200"><meta name="twitter:card" content="summary">
       <script type="application/ld+json">{"@type": "Product", "name": "Lamp", "image": ["https://cdn.example/a.jpg", "https://cdn.example/b.jpg"],
         "url": "https://shop.example/lamp", "offers": {"availability": "https://schema.org/InStock"}}</script></head><body><h1>Lamp</h1></body>`;
-    const plain = renderPageContent(loadPage(html, "https://shop.example/lamp"), { links: false, images: false }).text;
+    const plain = writeModelContent(loadPage(html, "https://shop.example/lamp"), { links: false, images: false }).text;
     expect(plain).toContain('JSON-LD: {"@type":"Product","name":"Lamp","offers":{"availability":"https://schema.org/InStock"}}');
     expect(plain.match(/A bright lamp\./g)).toHaveLength(1);
     expect(plain).not.toMatch(/cdn\.example|og:image|twitter:card/);
-    const wanting = renderPageContent(loadPage(html, "https://shop.example/lamp"), { links: true, images: true }).text;
+    const wanting = writeModelContent(loadPage(html, "https://shop.example/lamp"), { links: true, images: true }).text;
     expect(wanting).toContain('"image":"https://cdn.example/a.jpg","url":"https://shop.example/lamp"');
     expect(wanting).toContain("og:image: https://cdn.example/lamp.jpg");
   });
@@ -89,7 +89,7 @@ describe("renderPageContent", () => {
     const html = `<head><title>Gelato</title><script type="application/ld+json">{"@type": "Recipe", "name": "Gelato",
       "recipeIngredient": ["&#188; cup cream"], "recipeInstructions": ["${steps}", "Freeze it overnight, covered, so that it sets."]}</script></head>
       <body><h1>Gelato</h1><ol><li>${steps}</li></ol></body>`;
-    const { text } = renderPageContent(loadPage(html, "https://food.example/gelato"), { links: false, images: false });
+    const { text } = writeModelContent(loadPage(html, "https://food.example/gelato"), { links: false, images: false });
     expect(text).toContain('"recipeIngredient":["¼ cup cream"]');
     expect(text).toContain('"recipeInstructions":["Whisk the cream and the condensed milk in … (in the page text)","Freeze it overnight, covered, so that it sets."]');
     expect(text.match(/until light and foamy/g)).toHaveLength(1);
@@ -106,7 +106,7 @@ describe("renderPageContent", () => {
   it("leaves what it drops in the document, for the engines and template learning that read it after", () => {
     const page = loadPage(PAGE, "https://shop.example/products/lamp");
     const html = page.$.html();
-    expect(renderPageContent(page).text).toBe(text);
+    expect(writeModelContent(page).text).toBe(text);
     expect(page.$.html()).toBe(html);
   });
 
@@ -171,7 +171,7 @@ describe("renderPageContent", () => {
     expect(urlsWanted(parseSchema({ items: [{ image_url: "string" }] }))).toEqual({ links: false, images: true });
     expect(urlsWanted(parseSchema({ seller: { website: "string" } }))).toEqual({ links: true, images: false });
     const html = '<p>See <a href="/specs">the specs</a>.</p><img src="/a.jpg" alt="A">';
-    const { text } = renderPageContent(loadPage(html, "https://a.example/"), { links: false, images: false });
+    const { text } = writeModelContent(loadPage(html, "https://a.example/"), { links: false, images: false });
     expect(text).toContain("See the specs.");
     expect(text).not.toContain("https://a.example/specs");
     expect(text).not.toContain("a.jpg");

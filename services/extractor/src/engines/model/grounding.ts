@@ -13,9 +13,9 @@
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { childPointer, MAX_TEXT, type EvidenceMap } from "./evidence.js";
-import { nameHints, nameTokens } from "./field-names.js";
-import { normalizeText, numbersIn, withoutUrls } from "./text-match.js";
+import { childPointer, MAX_TEXT, type EvidenceMap } from "../../schema/evidence.js";
+import { nameHints, nameTokens } from "../../schema/field-names.js";
+import { normalizeText, numbersIn, withoutUrls } from "../../page/text-match.js";
 
 export type GroundingMode = "off" | "warn" | "strict";
 
@@ -36,6 +36,8 @@ export interface Grounded {
   warnings: Warning[];
   /** Each value's evidence, source "model": the page text it was found in, or grounded false. */
   evidence: EvidenceMap;
+  /** Top-level fields holding a value not found on the page (warned of, or nulled in strict mode; none when off). */
+  ungrounded: Set<string>;
 }
 
 export function groundAnswer(tree: ObjectNode, data: Record<string, unknown>, pageText: string, taskDescription: string, mode: GroundingMode): Grounded {
@@ -43,7 +45,9 @@ export function groundAnswer(tree: ObjectNode, data: Record<string, unknown>, pa
   const warnings: Warning[] = [];
   const evidence: EvidenceMap = new Map();
   const task = new Set(nameTokens(taskDescription));
-  const walk = (node: SchemaNode, value: unknown, path: string, derived: boolean): unknown => {
+  const ungrounded = new Set<string>();
+  // `top`: the top-level field the value is under.
+  const walk = (node: SchemaNode, value: unknown, path: string, derived: boolean, top: string): unknown => {
     if (value === null || value === undefined) return value;
     switch (node.kind) {
       case "object": {
@@ -51,12 +55,12 @@ export function groundAnswer(tree: ObjectNode, data: Record<string, unknown>, pa
         return Object.fromEntries(
           node.fields.map((field) => {
             const fieldValue = Object.hasOwn(object, field.name) ? object[field.name] : null;
-            return [field.name, walk(field.node, fieldValue, childPointer(path, field.name), derived || isDerived(field.name, task))];
+            return [field.name, walk(field.node, fieldValue, childPointer(path, field.name), derived || isDerived(field.name, task), path === "" ? field.name : top)];
           }),
         );
       }
       case "array":
-        return (value as unknown[]).map((item, i) => walk(node.items, item, childPointer(path, i), derived)).filter((item) => item !== null);
+        return (value as unknown[]).map((item, i) => walk(node.items, item, childPointer(path, i), derived, top)).filter((item) => item !== null);
       case "scalar": {
         if (derived || typeof value === "boolean") {
           evidence.set(path, { source: "model", confidence: MODEL_CONFIDENCE.derived, grounded: false });
@@ -69,6 +73,7 @@ export function groundAnswer(tree: ObjectNode, data: Record<string, unknown>, pa
         }
         evidence.set(path, { source: "model", confidence: MODEL_CONFIDENCE.ungrounded, grounded: false });
         if (mode === "off") return value;
+        ungrounded.add(top);
         warnings.push({ code: "ungrounded", message: `${JSON.stringify(value)} was not found on the page${mode === "strict" ? "; it was set to null" : ""}`, path });
         return mode === "strict" ? null : value;
       }
@@ -77,9 +82,9 @@ export function groundAnswer(tree: ObjectNode, data: Record<string, unknown>, pa
         return value;
     }
   };
-  const grounded = walk(tree, data, "", false) as Record<string, unknown>;
+  const grounded = walk(tree, data, "", false, "") as Record<string, unknown>;
   // Off, the answer is the model's as it is; the evidence still says what the page supports.
-  return { data: mode === "off" ? data : grounded, warnings, evidence };
+  return { data: mode === "off" ? data : grounded, warnings, evidence, ungrounded };
 }
 
 function isDerived(name: string, task: Set<string>): boolean {

@@ -1,7 +1,7 @@
 import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { groundAnswer } from "./grounding.js";
-import { numbersIn } from "./text-match.js";
+import { numbersIn } from "../../page/text-match.js";
 
 const PAGE = "# The “Desk” Lamp\n\nPrice: $1,299.50 — was 1.499,00 €. Weight 2 kg.\n\n![photo](https://shop.example/lamp.jpg)";
 

@@ -9,8 +9,8 @@
  * the model finds none.
  */
 import type { SchemaNode } from "@winnow/platform";
-import { underFields, type EvidenceMap } from "./evidence.js";
-import type { NameHints } from "./field-names.js";
+import { underFields, type EvidenceMap } from "../schema/evidence.js";
+import type { NameHints } from "../schema/field-names.js";
 
 export type ValueKind = "text" | "date" | "number" | "integer" | "boolean" | "list" | "object";
 

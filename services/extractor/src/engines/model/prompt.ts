@@ -5,7 +5,7 @@
  */
 import type { ResponseFormatJSONObject, ResponseFormatJSONSchema } from "openai/resources/shared";
 import type { ModelInput } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { countTokens } from "../tokens.js";
+import { countTokens } from "./tokens.js";
 
 /**
  * "json_schema": strict structured output. "json_object": for endpoints that

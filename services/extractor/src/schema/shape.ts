@@ -125,3 +125,11 @@ function describe(value: unknown): string {
 export function escapePointer(name: string): string {
   return name.replace(/~/g, "~0").replace(/\//g, "~1");
 }
+
+/** A value with nothing left to find: not null, not an empty list, and no null inside an object. */
+export function isComplete(value: unknown): boolean {
+  if (value === null || value === undefined) return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === "object") return Object.values(value).every(isComplete);
+  return true;
+}

@@ -8,7 +8,7 @@
  */
 import type { Evidence as EvidenceMessage } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { Element } from "domhandler";
-import { selectorOf } from "./selector.js";
+import { selectorOf } from "../page/selector.js";
 
 export type EvidenceSource = "json-ld" | "microdata" | "meta" | "heading" | "byline" | "label" | "layout" | "template" | "model";
 

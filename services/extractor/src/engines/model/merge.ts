@@ -6,7 +6,7 @@
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { valueKey } from "./text-match.js";
+import { valueKey } from "../../page/text-match.js";
 
 /** `answers` are already shaped to the tree (shape.ts), in page order. */
 export function mergeAnswers(tree: ObjectNode, answers: Array<Record<string, unknown>>): { data: Record<string, unknown>; warnings: Warning[] } {

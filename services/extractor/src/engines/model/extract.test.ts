@@ -1,10 +1,10 @@
 import { createLogger } from "@winnow/platform";
 import { afterEach, describe, expect, it } from "vitest";
-import { reply, startFakeLlm, type ChatRequestBody, type FakeAnswer, type FakeLlm } from "../../../test/support/fake-llm.js";
-import { LlmEngine } from "./engines/llm.js";
-import { extractWithModel, type PromptSettings } from "./model-extraction.js";
-import { loadPage } from "./page.js";
-import { SchemaCache } from "./schema-cache.js";
+import { reply, startFakeLlm, type ChatRequestBody, type FakeAnswer, type FakeLlm } from "../../../../../test/support/fake-llm.js";
+import { LlmEngine } from "./llm.js";
+import { extractWithModel, type PromptSettings } from "./extract.js";
+import { loadPage } from "../../page/page.js";
+import { SchemaCache } from "../../schema/schema-cache.js";
 
 const schemas = new SchemaCache();
 const settings: PromptSettings = { pageTokens: 4_000, maxParts: 8, maxParallel: 2, grounding: "warn" };
@@ -20,7 +20,7 @@ async function run(html: string, schema: unknown, respond: (body: ChatRequestBod
   const llm = new LlmEngine({ baseUrl: fake.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: 10_000 }, createLogger("test", "silent"));
   const bounds = { deadline: new Date(Date.now() + (options.deadlineMs ?? 10_000)), signal: new AbortController().signal };
   const question = { schema: schemas.get(JSON.stringify(schema)), page: loadPage(html, "https://a.example/page"), taskDescription: options.task ?? "", suggestions: [] };
-  const response = await extractWithModel(llm, { ...settings, ...options.settings }, question, true, bounds);
+  const { response } = await extractWithModel(llm, { ...settings, ...options.settings }, question, true, bounds);
   return { ...response, data: JSON.parse(response.dataJson) as Record<string, unknown>, codes: response.warnings.map((w) => `${w.code} ${w.path}`) };
 }
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { splitContent } from "./content-parts.js";
-import type { PageContent } from "./page-content.js";
+import { splitContent } from "./parts.js";
+import type { ModelContent } from "./content.js";
 import { countTokens } from "./tokens.js";
 
-function content(sections: string[]): PageContent {
+function content(sections: string[]): ModelContent {
   const header = "Title: Long page\nURL: https://a.example/";
   return { header, sections, text: [header, ...sections].join("\n\n") };
 }
@@ -13,7 +13,7 @@ const section = (n: number, words: number) => `## Section ${n}\n\n${Array.from({
 describe("splitContent", () => {
   it("keeps a page under the budget whole", () => {
     const page = content([section(1, 20)]);
-    expect(splitContent(page, 1_000, 8)).toEqual({ parts: [page.text], warnings: [] });
+    expect(splitContent(page, 1_000, 8)).toEqual({ parts: [page.text], warnings: [], whole: true });
   });
 
   it("splits on section boundaries under the budget, repeating the header", () => {

@@ -6,8 +6,8 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
-import { elementsUnder } from "../engines/builtin/dom.js";
-import { textOf } from "../engines/builtin/text.js";
+import { elementsUnder } from "./dom.js";
+import { textOf } from "./text.js";
 
 /** Bound on the elements read, as the builtin engine's walkers have. */
 const MAX_ELEMENTS = 20_000;

@@ -1,6 +1,6 @@
 import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
-import { mergeAnswers } from "./merge-parts.js";
+import { mergeAnswers } from "./merge.js";
 
 const tree = parseSchema({ title: "string", price: "number", tags: ["string"], variants: [{ sku: "string" }], seller: { name: "string" }, extra: "object" });
 

@@ -1,0 +1,16 @@
+/** What other packages (benchmarks, scripts, tests) may use of the extractor. */
+export { configShape } from "./config.js";
+export { extractBuiltin } from "./engines/builtin/index.js";
+export { LlmEngine } from "./engines/model/llm.js";
+export { writeModelContent, urlsWanted } from "./engines/model/content.js";
+export { countTokens, pageTokenBudget } from "./engines/model/tokens.js";
+export { extract, type FlowSettings } from "./flow/extract.js";
+export { loadPage } from "./page/page.js";
+export { normalizeText, numbersIn, withoutUrls } from "./page/text-match.js";
+export { MAX_TEXT } from "./schema/evidence.js";
+export { datesIn, isoDate } from "./schema/normalize.js";
+export { SchemaCache } from "./schema/schema-cache.js";
+export { isComplete, shape } from "./schema/shape.js";
+export { TemplateLearner } from "./templates/learner.js";
+export { openTemplateDatabase, SqlTemplateStore } from "./templates/sql-store.js";
+export { MemoryTemplateStore } from "./templates/store.js";
