@@ -9,7 +9,7 @@ import {
 import type { LlmEngine } from "./engines/model/llm.js";
 import { countExtraction } from "./extract-metrics.js";
 import { loadPage } from "./page/page.js";
-import { extract as runExtraction, type FlowSettings } from "./flow/extract.js";
+import { runExtraction, type FlowSettings } from "./flow/extract.js";
 
 export interface ExtractorDependencies extends FlowSettings {
   logger: Logger;

@@ -4,7 +4,7 @@ export { extractBuiltin } from "./engines/builtin/index.js";
 export { LlmEngine } from "./engines/model/llm.js";
 export { writeModelContent, urlsWanted } from "./engines/model/content.js";
 export { countTokens, pageTokenBudget } from "./engines/model/tokens.js";
-export { extract, type FlowSettings } from "./flow/extract.js";
+export { runExtraction, type FlowSettings } from "./flow/extract.js";
 export { loadPage } from "./page/page.js";
 export { normalizeText, numbersIn, withoutUrls } from "./page/text-match.js";
 export { MAX_TEXT } from "./schema/evidence.js";

@@ -25,7 +25,7 @@ export interface Extraction extends EngineAnswer {
   learning: Promise<void>;
 }
 
-export async function extract(job: ExtractionJob, settings: FlowSettings): Promise<Extraction> {
+export async function runExtraction(job: ExtractionJob, settings: FlowSettings): Promise<Extraction> {
   const { templates } = settings;
   const template = await answerByTemplate(job, templates);
   if (!templates || !template) return { ...(await answerByEngines(job, settings)), templated: new Map(), learning: Promise.resolve() };

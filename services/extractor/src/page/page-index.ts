@@ -6,8 +6,8 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
-import { elementsUnder } from "./dom.js";
-import { textOf } from "./text.js";
+import { collapsed, contains, elementsUnder, ownText, textOf } from "./elements.js";
+import { absoluteUrl } from "./page.js";
 
 /** Bound on the elements read, as the builtin engine's walkers have. */
 const MAX_ELEMENTS = 20_000;
@@ -49,6 +49,30 @@ export class PageIndex {
     let found = this.found.get(selector);
     if (!found) this.found.set(selector, (found = this.$("body").find(selector).toArray()));
     return found;
+  }
+
+  /** The element's own text, without its child elements', whitespace collapsed. */
+  ownText(element: Element): string {
+    return collapsed(ownText(element));
+  }
+
+  contains(ancestor: Element, element: Element): boolean {
+    return contains(ancestor, element);
+  }
+
+  /** A link or source as written on the page, made absolute against its base. */
+  absoluteUrl(href: string): string | undefined {
+    return absoluteUrl(href, this.baseUrl);
+  }
+
+  /** The elements under `within` (and `within` itself, with `orSelf`) that a selector finds; none for a selector the parser refuses. */
+  select(within: Element, selector: string, orSelf = false): Element[] {
+    try {
+      const under = this.$(within).find(selector).toArray();
+      return orSelf ? [...this.$(within).filter(selector).toArray(), ...under] : under;
+    } catch {
+      return [];
+    }
   }
 
   /** Innermost elements whose whole text is this label (compared as labelKey). */

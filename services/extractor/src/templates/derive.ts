@@ -8,10 +8,7 @@
 import type { Field, ObjectNode } from "@winnow/platform";
 import type { Element } from "domhandler";
 import { nameHints } from "../schema/field-names.js";
-import { absoluteUrl } from "../page/page.js";
 import { datesIn, parseBoolean, parseNumber } from "../schema/normalize.js";
-import { contains } from "../page/dom.js";
-import { collapsed, ownText } from "../page/text.js";
 import { applyLocator, locateElement, matches, type ItemField, type Locator } from "./locator.js";
 import { stableClasses, stableId, stableItemprop } from "./names.js";
 import { isLabelText, labelKey, type PageIndex } from "../page/page-index.js";
@@ -69,7 +66,7 @@ function scalarTargets(index: PageIndex, field: Field, value: unknown): { elemen
     if (element.children.some((child) => shows.has(child as Element))) continue;
     const text = index.text(element);
     // Text around the value that child elements add ("[Paperback]", "(1994)") may differ between pages; the element's own text does not hold it.
-    const own = collapsed(ownText(element));
+    const own = index.ownText(element);
     if ((start > 0 || end < text.length) && own.length < text.length && isEqualSpan(spanOf(own, value, field), own)) targets.push({ element, reading: { own: true } });
     targets.push({ element, reading: { prefix: text.slice(0, start), suffix: text.slice(end) } });
   }
@@ -78,7 +75,7 @@ function scalarTargets(index: PageIndex, field: Field, value: unknown): { elemen
     if (targets.length >= 2 * MAX_TARGETS) break;
     const attr = ATTRIBUTES.find((name) => {
       const written = element.attribs[name]?.trim();
-      return written !== undefined && (written === value || ((name === "href" || name === "src") && absoluteUrl(written, index.baseUrl) === value));
+      return written !== undefined && (written === value || ((name === "href" || name === "src") && index.absoluteUrl(written) === value));
     });
     if (attr) targets.push({ element, reading: { attr } });
   }
@@ -121,7 +118,7 @@ function listTargets(index: PageIndex, field: Field, value: string[]): { contain
     const items = relativeStep(element);
     let container = element.parent;
     for (let level = 0; level < MAX_LEVELS && container?.type === "tag"; level += 1, container = container.parent) {
-      const shown = index.$(container).find(items).toArray().map((item) => index.text(item)).filter((text) => text !== "");
+      const shown = index.select(container as Element, items).map((item) => index.text(item)).filter((text) => text !== "");
       if (shown.length > value.length) break;
       if (shown.length === value.length && sameValue(readAs(field, shown), readAs(field, value))) {
         found.push({ container: container as Element, items });
@@ -159,10 +156,10 @@ function recordTargets(index: PageIndex, item: ObjectNode, value: Record<string,
 
 /** How a field of an item is read inside the item's element: from the first of its targets there. */
 function fieldWithin(index: PageIndex, item: Element, name: string, targets: { element: Element; reading: Reading }[]): ItemField | undefined {
-  for (const { element, reading } of targets.filter((t) => contains(item, t.element))) {
+  for (const { element, reading } of targets.filter((t) => index.contains(item, t.element))) {
     if (element === item) return { name, index: 0, ...withoutEmpty(reading) };
     const path = relativeStep(element);
-    const position = index.$(item).find(path).toArray().indexOf(element);
+    const position = index.select(item, path).indexOf(element);
     if (position >= 0 && position <= MAX_INDEX) return { name, path, index: position, ...withoutEmpty(reading) };
   }
   return undefined;
@@ -205,8 +202,8 @@ function labelLocators(index: PageIndex, element: Element): ElementLocator[] {
   for (const anchor of anchorsNear(index, element)) {
     let up = 0;
     let scope: Element = anchor;
-    while (!contains(scope, element) && up <= MAX_LEVELS && scope.parent?.type === "tag") [scope, up] = [scope.parent as Element, up + 1];
-    if (!contains(scope, element) || up > MAX_LEVELS) continue;
+    while (!index.contains(scope, element) && up <= MAX_LEVELS && scope.parent?.type === "tag") [scope, up] = [scope.parent as Element, up + 1];
+    if (!index.contains(scope, element) || up > MAX_LEVELS) continue;
     const label = index.text(anchor);
     const position = matches(index, { path, label, up }).indexOf(element);
     if (position >= 0 && position <= MAX_INDEX) found.push({ path, label, up, index: position });
@@ -219,10 +216,10 @@ function anchorsNear(index: PageIndex, element: Element): Element[] {
   const own = index.text(element);
   const isAnchor = (candidate: Element) => {
     const text = index.text(candidate);
-    return isLabelText(text) && text !== own && !index.hasChildWithText(candidate) && !contains(candidate, element);
+    return isLabelText(text) && text !== own && !index.hasChildWithText(candidate) && !index.contains(candidate, element);
   };
   const inside: Element[] = [];
-  for (let i = at + 1; i < index.elements.length && contains(element, index.elements[i]!) && inside.length < MAX_ANCHORS; i += 1) {
+  for (let i = at + 1; i < index.elements.length && index.contains(element, index.elements[i]!) && inside.length < MAX_ANCHORS; i += 1) {
     if (isAnchor(index.elements[i]!) && own.startsWith(index.text(index.elements[i]!))) inside.push(index.elements[i]!);
   }
   const before: Element[] = [];

@@ -11,9 +11,6 @@
  */
 import type { Element } from "domhandler";
 import { z } from "zod";
-import { absoluteUrl } from "../page/page.js";
-import { contains } from "../page/dom.js";
-import { collapsed, ownText } from "../page/text.js";
 import type { PageIndex } from "../page/page-index.js";
 
 /** How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and suffix cut off. */
@@ -103,16 +100,15 @@ export function matches(index: PageIndex, locator: Pick<Locator, "path" | "label
 }
 
 function matchesOf(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): readonly Element[] {
-  const { $ } = index;
   if (locator.label === undefined) return index.find(locator.path);
   const anchor = index.labelled(locator.label)[0];
   if (!anchor) return [];
   let scope: Element = anchor;
   for (let level = 0; level < (locator.up ?? 0) && scope.parent?.type === "tag"; level += 1) scope = scope.parent as Element;
-  const inScope = [...$(scope).filter(locator.path).toArray(), ...$(scope).find(locator.path).toArray()];
+  const inScope = index.select(scope, locator.path, true);
   const from = index.position(anchor);
   // What holds the label ("<td><b>Author:</b> Kim</td>") or follows it.
-  return inScope.filter((element) => contains(element, anchor) || index.position(element) > from);
+  return inScope.filter((element) => index.contains(element, anchor) || index.position(element) > from);
 }
 
 /** The raw value a locator reads on this page, or undefined when the page does not show it as the locator expects. */
@@ -123,7 +119,7 @@ export function applyLocator(index: PageIndex, locator: Locator): Located | unde
     const read = readElement(index, element, locator);
     return read && { ...read, element };
   }
-  const items = select(index, element, locator.items);
+  const items = index.select(element, locator.items);
   const { fields } = locator;
   const raw = fields
     ? items.map((item) => Object.fromEntries(fields.map((f) => [f.name, readItemField(index, item, f) ?? null])))
@@ -133,17 +129,8 @@ export function applyLocator(index: PageIndex, locator: Locator): Located | unde
 
 /** A field of one item of a list, or undefined when the item does not show it. */
 function readItemField(index: PageIndex, item: Element, field: ItemField): string | undefined {
-  const element = field.path === undefined ? item : select(index, item, field.path)[field.index];
+  const element = field.path === undefined ? item : index.select(item, field.path)[field.index];
   return element && readElement(index, element, field)?.raw;
-}
-
-/** The elements inside `within` that a selector finds; none for a selector the parser refuses. */
-function select(index: PageIndex, within: Element, selector: string): Element[] {
-  try {
-    return index.$(within).find(selector).toArray();
-  } catch {
-    return [];
-  }
 }
 
 /** An element's value as the reading says: an attribute (links made absolute), or its text cut. */
@@ -151,10 +138,10 @@ export function readElement(index: PageIndex, element: Element, reading: Reading
   if (reading.attr !== undefined) {
     const value = element.attribs[reading.attr]?.trim();
     if (!value) return undefined;
-    const raw = reading.attr === "href" || reading.attr === "src" ? absoluteUrl(value, index.baseUrl) : value;
+    const raw = reading.attr === "href" || reading.attr === "src" ? index.absoluteUrl(value) : value;
     return raw === undefined ? undefined : { raw, text: value };
   }
-  const text = reading.own ? collapsed(ownText(element)) : index.text(element);
+  const text = reading.own ? index.ownText(element) : index.text(element);
   const raw = cut(text, reading.prefix ?? "", reading.suffix ?? "");
   return raw === undefined || raw === "" ? undefined : { raw, text };
 }

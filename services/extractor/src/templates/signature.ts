@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import type { CheerioAPI } from "cheerio";
 import { isTag, type Element } from "domhandler";
-import { NOT_TEXT } from "../page/visibility.js";
+import { NOT_TEXT } from "../page/elements.js";
 import { stableClasses, stableId } from "./names.js";
 
 export interface TemplateKey {

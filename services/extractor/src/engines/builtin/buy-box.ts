@@ -10,10 +10,8 @@ import type { CheerioAPI } from "cheerio";
 import type { Element, Text } from "domhandler";
 import type { Origin } from "../../schema/evidence.js";
 import { readPrice, type Price } from "../../schema/normalize.js";
-import { upTo } from "../../page/dom.js";
+import { collapsed, isHidden, isHiddenWithin, NOT_TEXT, ownText, squashed, upTo } from "../../page/elements.js";
 import type { Scored } from "./match.js";
-import { collapsed, ownText, squashed } from "../../page/text.js";
-import { isHidden, isHiddenWithin, NOT_TEXT } from "../../page/visibility.js";
 
 export interface BuyBox {
   /**

@@ -9,9 +9,8 @@
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element, Text } from "domhandler";
 import { datesIn } from "../../schema/normalize.js";
-import { collapsed, ownText } from "../../page/text.js";
+import { collapsed, isHidden, NOT_TEXT, ownText } from "../../page/elements.js";
 import type { Scored } from "./match.js";
-import { isHidden, NOT_TEXT } from "../../page/visibility.js";
 
 export interface Byline {
   author: Scored<string> | undefined;

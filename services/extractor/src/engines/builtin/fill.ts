@@ -17,7 +17,7 @@ import { asEntity, asList, first, typesOf } from "./graph.js";
 import type { Labelled } from "./labels.js";
 import { labelsExactly, matchLabel, MIN_CONFIDENCE, singular, withoutOwnLabel, type Scored } from "./match.js";
 import { find, isAuthor } from "./scoring.js";
-import { squashed } from "../../page/text.js";
+import { squashed } from "../../page/elements.js";
 
 /** `trail`, when given, collects the evidence of each value at its JSON pointer under `pointer`. */
 export function fillObject(node: ObjectNode, source: Source, trail?: EvidenceTrail, pointer = ""): Record<string, unknown> {

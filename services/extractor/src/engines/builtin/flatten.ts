@@ -8,7 +8,7 @@ import type { NameHints } from "../../schema/field-names.js";
 import { durationIn } from "../../schema/normalize.js";
 import { URL_VALUED } from "./concepts.js";
 import { asList, ownValue, type Entity } from "./graph.js";
-import { collapsed } from "../../page/text.js";
+import { collapsed } from "../../page/elements.js";
 
 /** The text values in a structured value; HTML entities and tags left in the data ("&amp;", "<b>") are decoded and dropped. */
 export function texts(value: unknown, hints: NameHints): string[] {

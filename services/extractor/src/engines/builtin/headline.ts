@@ -7,7 +7,7 @@
 import type { Element } from "domhandler";
 import type { StructuredData } from "../../page/page.js";
 import type { Scored } from "./match.js";
-import { comparable, decodedText } from "../../page/text.js";
+import { comparable, decodedText } from "../../page/elements.js";
 
 const SEPARATOR = /\s+(?:[|–—•·»:~/]|-{1,2}|::)\s+/;
 

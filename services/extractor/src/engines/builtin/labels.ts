@@ -6,8 +6,7 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
-import { collapsed, ownText } from "../../page/text.js";
-import { isHiddenWithin } from "../../page/visibility.js";
+import { collapsed, isHiddenWithin, ownText } from "../../page/elements.js";
 
 export interface Labelled {
   label: string;

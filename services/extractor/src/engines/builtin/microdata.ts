@@ -8,7 +8,7 @@
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import { markEntity, type Entity } from "./graph.js";
-import { collapsed } from "../../page/text.js";
+import { collapsed } from "../../page/elements.js";
 
 interface Syntax {
   scope: string;

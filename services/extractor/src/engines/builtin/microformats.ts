@@ -7,7 +7,7 @@
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import { markEntity, type Entity } from "./graph.js";
-import { collapsed } from "../../page/text.js";
+import { collapsed } from "../../page/elements.js";
 
 /** Bounds the work on pages that mark every commenter with a card. */
 const MAX_CARDS = 20;

@@ -16,7 +16,7 @@ import { pageHeadline, siteNamesOf } from "./headline.js";
 import { readLabels, type Labelled } from "./labels.js";
 import type { Scored } from "./match.js";
 import { readOffer, type Offer } from "./offer.js";
-import { squashed } from "../../page/text.js";
+import { squashed } from "../../page/elements.js";
 
 export interface PageValues {
   data: StructuredData;

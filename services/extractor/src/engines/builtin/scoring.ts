@@ -10,7 +10,7 @@ import { CONCEPTS, entity } from "./concepts.js";
 import { texts } from "./flatten.js";
 import { MIN_CONFIDENCE, singular, type Scored } from "./match.js";
 import type { PageValues } from "./page-values.js";
-import { squashed } from "../../page/text.js";
+import { squashed } from "../../page/elements.js";
 
 /** How sure a match is by where it was found: the page's main entity, a property of the field's own name, a meta tag. */
 const CONFIDENCE = { concept: 0.9, sameName: 0.85, meta: 0.8 };

@@ -9,7 +9,7 @@ import type { CheerioAPI } from "cheerio";
 import { decodeHTML } from "entities";
 import type { AnyNode, Element, ParentNode } from "domhandler";
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
-import { collapsed } from "../../page/text.js";
+import { collapsed } from "../../page/elements.js";
 import { nameTokens } from "../../schema/field-names.js";
 import { absoluteUrl, type Page, type StructuredData } from "../../page/page.js";
 

@@ -9,7 +9,7 @@ import { nameHints, nameTokens } from "../../../schema/field-names.js";
 import { firstNumber, parseNumber } from "../../../schema/normalize.js";
 import { LABEL_SYNONYMS } from "../concepts.js";
 import { singular, words, type Scored } from "../match.js";
-import { textOf } from "../../../page/text.js";
+import { textOf } from "../../../page/elements.js";
 
 export type Item = Record<string, unknown>;
 

@@ -5,10 +5,8 @@
  */
 import type { CheerioAPI } from "cheerio";
 import { isTag, type Element } from "domhandler";
-import { ancestorsUpTo, contains, elementsUnder, regionOf } from "../../../page/dom.js";
+import { ancestorsUpTo, contains, elementsUnder, NOT_TEXT, regionOf, textOf } from "../../../page/elements.js";
 import { words } from "../match.js";
-import { textOf } from "../../../page/text.js";
-import { NOT_TEXT } from "../../../page/visibility.js";
 import { EVIDENCE, isHeading, MAX_HEADING_CHARS, type Blocks, type Field, type Found } from "./fields.js";
 
 /** Elements that hold items, never a heading. */

@@ -13,10 +13,9 @@
 import type { ObjectNode } from "@winnow/platform";
 import type { CheerioAPI } from "cheerio";
 import type { NameHints } from "../../../schema/field-names.js";
-import { elementsUnder } from "../../../page/dom.js";
+import { elementsUnder, textOf } from "../../../page/elements.js";
 import { childPointer, type EvidenceTrail } from "../../../schema/evidence.js";
 import { MIN_CONFIDENCE, singular } from "../match.js";
-import { textOf } from "../../../page/text.js";
 import { fieldsOf, type Blocks, type Item } from "./fields.js";
 import { groupedLists } from "./headed-lists.js";
 import { siblingBlocks } from "./siblings.js";

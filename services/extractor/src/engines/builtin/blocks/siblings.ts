@@ -3,8 +3,7 @@
  * classes, each an item (a review list, ingredient groups).
  */
 import { isTag, type Element, type ParentNode } from "domhandler";
-import { elementsUnder } from "../../../page/dom.js";
-import { textOf } from "../../../page/text.js";
+import { elementsUnder, textOf } from "../../../page/elements.js";
 import { isHeading, markupWords, MAX_BLOCK_ELEMENTS, MAX_BLOCKS, MAX_CANDIDATES, MAX_HEADING_CHARS, names, namesArray, readValue, scored, type Blocks, type Field, type Found } from "./fields.js";
 
 /**

@@ -2,7 +2,7 @@
 import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import { words } from "../match.js";
-import { textOf } from "../../../page/text.js";
+import { textOf } from "../../../page/elements.js";
 import { markupWords, MAX_BLOCKS, MAX_CANDIDATES, names, namesArray, readValue, scored, type Blocks, type Field, type Found } from "./fields.js";
 
 /** Rows of a table whose header row (th cells, or a thead row) names the fields' columns. */
