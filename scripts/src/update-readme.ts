@@ -1,10 +1,10 @@
-/** `npm run docs`: rewrites the README's generated API tables from the gateway's code. */
+/** `npm run docs`: rewrites the generated API tables in docs/api.md from the gateway's code. */
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { withGeneratedTables } from "../../services/gateway/dist/api-markdown.js";
 import { REPO_ROOT } from "./stack.js";
 
-const file = path.join(REPO_ROOT, "README.md");
+const file = path.join(REPO_ROOT, "docs", "api.md");
 const before = await readFile(file, "utf8");
 const after = withGeneratedTables(before);
 if (after === before) console.log("README.md is up to date");

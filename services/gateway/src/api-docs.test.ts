@@ -11,7 +11,7 @@ const slugs = Object.keys(PROBLEM_TYPES);
 
 describe("the API documents", () => {
   it("README tables are what the code generates (run `npm run docs` when this fails)", async () => {
-    const readme = await readFile(new URL("../../../README.md", import.meta.url), "utf8");
+    const readme = await readFile(new URL("../../../docs/api.md", import.meta.url), "utf8");
     expect(withGeneratedTables(readme)).toBe(readme);
   });
 
