@@ -4,9 +4,11 @@
  * field's name they answer and how plausible their text is; the first
  * confident one is the field's value.
  */
-import type { NameHints } from "../../schema/field-names.js";
-import { candidateAt, type Candidate, type Source } from "./candidates.js";
+import type { ObjectNode } from "@winnow/platform";
+import { nameHints, type NameHints } from "../../schema/field-names.js";
+import { candidateAt, nested, type Candidate, type Source } from "./candidates.js";
 import { CONCEPTS, entity } from "./concepts.js";
+import { isSupporting, type Entity, type Graph } from "./graph.js";
 import { texts } from "./flatten.js";
 import { MIN_CONFIDENCE, singular, type Scored } from "./match.js";
 import type { PageValues } from "./page-values.js";
@@ -101,4 +103,25 @@ function isTitle(text: string, page: PageValues): boolean {
 
 export function isAuthor(hints: NameHints): boolean {
   return hints.subject.some((word) => ["author", "byline", "writer", "creator"].includes(word));
+}
+
+/** Listing pages can declare hundreds of entities; the one a page is about comes early. */
+const MAX_CANDIDATES = 50;
+
+/**
+ * The entity the schema is about: of the content entities (an @graph often
+ * holds an Article and a Recipe side by side), the one that has values for
+ * the most top-level fields; the first one on a tie. Only when there is no
+ * content entity does a supporting one (an Organization) stand in.
+ */
+export function primaryEntity(tree: ObjectNode, graph: Graph): Entity | undefined {
+  const content = graph.entities.filter((e) => !isSupporting(e));
+  let best: Entity | undefined;
+  let bestScore = -1;
+  for (const entity of (content.length > 0 ? content : graph.entities).slice(0, MAX_CANDIDATES)) {
+    const source = nested(entity, graph);
+    const score = tree.fields.filter((field) => find(nameHints(field.name), source) !== undefined).length;
+    if (score > bestScore) [best, bestScore] = [entity, score];
+  }
+  return best;
 }
