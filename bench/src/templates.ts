@@ -16,7 +16,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { createLogger } from "@winnow/platform";
 import { REPO_ROOT } from "../../scripts/dist/stack.js";
-import { extract as runExtraction, LlmEngine, loadPage, MemoryTemplateStore, pageTokenBudget, SchemaCache, TemplateLearner, type FlowSettings } from "@winnow/extractor";
+import { LlmEngine, loadPage, MemoryTemplateStore, pageTokenBudget, runExtraction, SchemaCache, TemplateLearner, type FlowSettings } from "@winnow/extractor";
 import { readCases, type Case } from "./corpus.js";
 import { addOutcome, metrics, scoreField, type Counts, type Metrics } from "./score.js";
 import { startTeacher } from "./teacher.js";
