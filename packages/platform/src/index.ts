@@ -1,6 +1,7 @@
 export { ConfigError, env, loadConfig, loadConfigOrExit } from "./config.js";
 export { createLogger, type Logger } from "./logger.js";
 export { meter, metricsConfig, serveMetrics } from "./metrics.js";
+export { deadlineSignal, type Deadline, type DeadlineBounds } from "./deadline.js";
 export { flushTelemetry, logFatalErrors, onShutdownSignal } from "./lifecycle.js";
 export {
   isProblemSlug,

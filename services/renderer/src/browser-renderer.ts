@@ -1,11 +1,10 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { errors, type BrowserContext, type BrowserContextOptions, type Page, type Request, type Response } from "playwright-core";
-import { WinnowError } from "@winnow/platform";
+import { deadlineSignal, WinnowError } from "@winnow/platform";
 import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { BrowserHost } from "./browser.js";
 import { pageContent } from "./content-type.js";
-import { deadlineSignal } from "./deadline.js";
 import { memoizedRefusal, type EgressGuard } from "./egress.js";
 import { REFUSED_HEADER } from "./egress-proxy.js";
 import type { PageSlots } from "./page-slots.js";
@@ -47,7 +46,7 @@ export class BrowserRenderer {
     const started = performance.now();
     const elapsed = () => performance.now() - started;
     const remaining = () => Math.max(1, job.timeoutMs - elapsed());
-    const deadline = deadlineSignal(job.signal, job.timeoutMs);
+    const deadline = deadlineSignal({ signal: job.signal, ms: job.timeoutMs });
     try {
       return await this.#render(job, deadline.signal, elapsed, remaining);
     } finally {
