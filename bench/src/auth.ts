@@ -19,7 +19,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
-import { callUnary, createClient, createLogger, startGrpcServer } from "@winnow/platform";
+import { createClient, createLogger, promiseClient, startGrpcServer } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { generateApiKey } from "../../services/auth/dist/api-key.js";
 import { authServiceBinding } from "../../services/auth/dist/auth-service.js";
@@ -112,8 +112,8 @@ async function benchBackend(backend: Backend) {
     ],
   });
   server.setReady(true);
-  const client = createClient(AuthServiceClient, `127.0.0.1:${server.port}`);
-  const validate = (apiKey: string) => () => callUnary(client.validateKey.bind(client), { apiKey });
+  const client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`));
+  const validate = (apiKey: string) => () => client.validateKey({ apiKey });
   const malformed = await latency(validate("wnw_not-a-key"));
   const valid = await latency(validate(key.plaintext));
 
@@ -157,7 +157,7 @@ async function benchBackend(backend: Backend) {
   await cached.close();
   await uncached.close();
   backends.close();
-  client.close();
+  client.grpc.close();
   await server.shutdown(1000);
 
   return { validateKey: { malformed, valid }, gateway };

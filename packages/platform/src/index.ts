@@ -22,7 +22,19 @@ export {
   type RunningGrpcServer,
   type ServiceBinding,
 } from "./grpc-server.js";
-export { callUnary, checkHealth, createClient, grpcTarget, type CallOptions, type HealthStatus } from "./grpc-client.js";
+export {
+  callUnary,
+  checkHealth,
+  createClient,
+  grpcTarget,
+  promiseClient,
+  type AuthClient,
+  type CallOptions,
+  type ExtractorClient,
+  type HealthStatus,
+  type PromiseClient,
+  type RendererClient,
+} from "./grpc-client.js";
 export {
   parseSchema,
   SCHEMA_LIMITS,

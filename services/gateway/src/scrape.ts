@@ -1,5 +1,4 @@
 import type { RequestHandler } from "express";
-import { callUnary } from "@winnow/platform";
 import { Engine, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { RenderMode, RenderPath, type RenderOptions } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { Backends } from "./backends.js";
@@ -16,7 +15,7 @@ export function scrapeHandler(backends: Backends): RequestHandler {
     const { renderer, extractor } = backends;
 
     let started = performance.now();
-    const page = await callUnary(renderer.render.bind(renderer), { url: request.url, options: request.renderOptions }, hop);
+    const page = await renderer.render({ url: request.url, options: request.renderOptions }, hop);
     res.locals.timings.render = performance.now() - started;
     // The renderer's own split of that time: waiting for a browser page, loading, letting the page settle.
     if (page.timings) {
@@ -28,8 +27,7 @@ export function scrapeHandler(backends: Backends): RequestHandler {
     }
 
     started = performance.now();
-    const result = await callUnary(
-      extractor.extract.bind(extractor),
+    const result = await extractor.extract(
       {
         url: page.finalUrl,
         html: page.html,
@@ -71,7 +69,7 @@ export function scrapeHandler(backends: Backends): RequestHandler {
 async function screenshotOf(backends: Backends, url: string, options: RenderOptions, evidence: Evidence[], hop: { deadline: Date; signal: AbortSignal }): Promise<string> {
   const outline = [...new Set(evidence.map((item) => item.selector).filter((selector) => selector !== ""))];
   const { renderer } = backends;
-  const shot = await callUnary(renderer.render.bind(renderer), { url, options: { ...options, mode: RenderMode.RENDER_MODE_BROWSER, screenshot: true, outline } }, hop);
+  const shot = await renderer.render({ url, options: { ...options, mode: RenderMode.RENDER_MODE_BROWSER, screenshot: true, outline } }, hop);
   return `data:image/jpeg;base64,${shot.screenshot.toString("base64")}`;
 }
 
