@@ -31,9 +31,9 @@ import { planLookup } from "../../services/auth/dist/plans.js";
 import { RevocationFeed } from "../../services/auth/dist/revocation-feed.js";
 import { createGateway } from "../../services/gateway/dist/app.js";
 import { connectBackends } from "../../services/gateway/dist/backends.js";
-import { Drain } from "../../services/gateway/dist/drain.js";
-import { startHttpServer } from "../../services/gateway/dist/http-server.js";
-import { createLimiterFactory } from "../../services/gateway/dist/rate-limits.js";
+import { Drain } from "../../services/gateway/dist/http/drain.js";
+import { startHttpServer } from "../../services/gateway/dist/http/http-server.js";
+import { createLimiterFactory } from "../../services/gateway/dist/http/rate-limits.js";
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);

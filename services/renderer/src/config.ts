@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { env, metricsConfig } from "@winnow/platform";
-import { parseEgressAllowlist } from "./egress.js";
+import { parseEgressAllowlist } from "./egress/egress.js";
 
 export const rendererConfigShape = {
   GRPC_HOST: env.host("127.0.0.1"),

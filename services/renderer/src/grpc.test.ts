@@ -19,9 +19,9 @@ import {
   type RenderRequest,
   type RenderResponse,
 } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { BrowserHost } from "./browser.js";
+import type { BrowserHost } from "./browser/browser.js";
 import { rendererConfigShape } from "./config.js";
-import type { PageSlots } from "./page-slots.js";
+import type { PageSlots } from "./browser/page-slots.js";
 import { createRendering, type Rendering } from "./rendering.js";
 import { RENDERER_SERVICE_NAME, rendererServiceBinding } from "./renderer-service.js";
 

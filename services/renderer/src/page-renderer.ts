@@ -2,8 +2,8 @@ import { performance } from "node:perf_hooks";
 import { deadlineSignal } from "@winnow/platform";
 import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { RenderJob } from "./render-request.js";
-import type { StaticFetcher } from "./static-fetch.js";
-import { inspectStaticPage } from "./static-page.js";
+import type { StaticFetcher } from "./static/static-fetch.js";
+import { inspectStaticPage } from "./static/static-page.js";
 
 /** Renders in Chromium: the BrowserRenderer, or the refusal given when the renderer has no browser. */
 export interface BrowserPath {

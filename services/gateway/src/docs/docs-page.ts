@@ -5,7 +5,7 @@
  */
 import { PROBLEM_TYPES, problemTypeUri } from "@winnow/platform";
 import { problemsByStatus, SUCCESS_HEADERS } from "./openapi.js";
-import { scrapeRequestSchema } from "./scrape-request.js";
+import { scrapeRequestSchema } from "../scrape/scrape-request.js";
 
 const esc = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** The catalogue's texts use `code` spans; everything else is escaped. */

@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import { Engine, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { RenderMode, RenderPath, type RenderOptions } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { Backends } from "./backends.js";
+import type { Backends } from "../backends.js";
 import { parseScrapeRequest } from "./scrape-request.js";
 
 /**

@@ -5,13 +5,13 @@ import { PROBLEM_TYPES, problemTypeUri } from "@winnow/platform";
 import { withGeneratedTables } from "./api-markdown.js";
 import { renderDocsPage } from "./docs-page.js";
 import { openApiDocument } from "./openapi.js";
-import { parseScrapeRequest, scrapeRequestSchema } from "./scrape-request.js";
+import { parseScrapeRequest, scrapeRequestSchema } from "../scrape/scrape-request.js";
 
 const slugs = Object.keys(PROBLEM_TYPES);
 
 describe("the API documents", () => {
   it("README tables are what the code generates (run `npm run docs` when this fails)", async () => {
-    const readme = await readFile(new URL("../../../README.md", import.meta.url), "utf8");
+    const readme = await readFile(new URL("../../../../README.md", import.meta.url), "utf8");
     expect(withGeneratedTables(readme)).toBe(readme);
   });
 

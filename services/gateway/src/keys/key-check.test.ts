@@ -8,12 +8,12 @@ import type * as grpc from "@grpc/grpc-js";
 import { createClient, promiseClient, startGrpcServer, type AuthClient, type RunningGrpcServer } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { authServiceBinding } from "../../auth/src/auth-service.js";
-import { AuthStore } from "../../auth/src/auth-store.js";
-import { openTestDatabase, silentLogger, testCipher, type TestDatabase } from "../../auth/src/databases.test-helpers.js";
-import { planLookup } from "../../auth/src/plans.js";
-import { RevocationFeed } from "../../auth/src/revocation-feed.js";
-import { startTcpProxy, type TcpProxy } from "../../../test/support/tcp-proxy.js";
+import { authServiceBinding } from "../../../auth/src/auth-service.js";
+import { AuthStore } from "../../../auth/src/auth-store.js";
+import { openTestDatabase, silentLogger, testCipher, type TestDatabase } from "../../../auth/src/databases.test-helpers.js";
+import { planLookup } from "../../../auth/src/plans.js";
+import { RevocationFeed } from "../../../auth/src/revocation-feed.js";
+import { startTcpProxy, type TcpProxy } from "../../../../test/support/tcp-proxy.js";
 import { KeyCheck } from "./key-check.js";
 
 const LEASE_MS = 300;

@@ -4,13 +4,13 @@ import { errors, type BrowserContext, type BrowserContextOptions, type Page, typ
 import { deadlineSignal, WinnowError } from "@winnow/platform";
 import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { BrowserHost } from "./browser.js";
-import { pageContent } from "./content-type.js";
-import { memoizedRefusal, type EgressGuard } from "./egress.js";
-import { REFUSED_HEADER } from "./egress-proxy.js";
+import { pageContent } from "../content-type.js";
+import { memoizedRefusal, type EgressGuard } from "../egress/egress.js";
+import { REFUSED_HEADER } from "../egress/egress-proxy.js";
 import type { PageSlots } from "./page-slots.js";
 import { toRenderError } from "./render-errors.js";
-import type { RenderJob } from "./render-request.js";
-import { abortable } from "./static-fetch.js";
+import type { RenderJob } from "../render-request.js";
+import { abortable } from "../static/static-fetch.js";
 
 export interface BrowserRendererOptions {
   browser: BrowserHost;

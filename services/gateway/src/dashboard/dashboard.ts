@@ -4,12 +4,12 @@ import { PROBLEM_TYPES, WinnowError, type AuthClient, type Logger } from "@winno
 import type { GetAccountResponse } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { accountPage, errorPage, logInPage, playgroundPage, refreshPage, signUpPage } from "./dashboard-pages.js";
 import { clearSessionCookie, cookies, csrfProtection, SESSION_COOKIE, setSessionCookie } from "./dashboard-session.js";
-import { countRateLimited } from "./gateway-metrics.js";
-import { takePoint, type LimiterFactory } from "./rate-limits.js";
+import { countRateLimited } from "../http/gateway-metrics.js";
+import { takePoint, type LimiterFactory } from "../http/rate-limits.js";
 
 /** Mirrors the auth service's rule, so the form can say it up front. */
 const MIN_PASSWORD_LENGTH = 10;
-const ASSETS = fileURLToPath(new URL("../assets/", import.meta.url));
+const ASSETS = fileURLToPath(new URL("../../assets/", import.meta.url));
 const LOGIN_WINDOW_SECONDS = 15 * 60;
 
 export interface DashboardOptions {
