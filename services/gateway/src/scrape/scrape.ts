@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
-import { Engine, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { RenderMode, RenderPath, type RenderOptions } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { Engine, engineToJSON, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { RenderMode, renderPathToJSON, type RenderOptions, type RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { Backends } from "../backends.js";
 import { parseScrapeRequest } from "./scrape-request.js";
 
@@ -87,18 +87,19 @@ function serverTiming(timings: Record<string, number>, keyFromCache: boolean | u
 }
 
 function engineName(engine: Engine): string {
-  switch (engine) {
-    case Engine.ENGINE_LLM:
-      return "llm";
-    case Engine.ENGINE_BUILTIN:
-      return "builtin";
-    case Engine.ENGINE_TEMPLATE:
-      return "template";
-    default:
-      return "unknown";
-  }
+  return apiName(engineToJSON(engine), "ENGINE_");
 }
 
 function renderPathName(path: RenderPath): string {
-  return path === RenderPath.RENDER_PATH_STATIC ? "static" : path === RenderPath.RENDER_PATH_BROWSER ? "browser" : "unknown";
+  return apiName(renderPathToJSON(path), "RENDER_PATH_");
+}
+
+/**
+ * An enum value as the API's headers name it: the generated proto name without its
+ * prefix, in lower case (ENGINE_BUILTIN is "builtin", RENDER_PATH_STATIC "static");
+ * "unknown" for an unspecified or unrecognized value.
+ */
+function apiName(protoName: string, prefix: string): string {
+  if (!protoName.startsWith(prefix) || protoName === `${prefix}UNSPECIFIED`) return "unknown";
+  return protoName.slice(prefix.length).toLowerCase();
 }
