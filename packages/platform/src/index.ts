@@ -1,4 +1,5 @@
 export { ConfigError, env, loadConfig, loadConfigOrExit } from "./config.js";
+export { grpcServiceConfig } from "./service-config.js";
 export { createLogger, type Logger } from "./logger.js";
 export { meter, metricsConfig, serveMetrics } from "./metrics.js";
 export { deadlineSignal, type Deadline, type DeadlineBounds } from "./deadline.js";
