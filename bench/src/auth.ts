@@ -21,19 +21,19 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { createClient, createLogger, promiseClient, startGrpcServer } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
-import { generateApiKey } from "../../services/auth/dist/api-key.js";
-import { authServiceBinding } from "../../services/auth/dist/auth-service.js";
-import { AuthStore } from "../../services/auth/dist/auth-store.js";
-import { openPglite, openPostgres, type SqlDatabase } from "../../services/auth/dist/database.js";
-import { KeyCipher } from "../../services/auth/dist/key-cipher.js";
-import { migrate } from "../../services/auth/dist/migrations.js";
-import { planLookup } from "../../services/auth/dist/plans.js";
-import { RevocationFeed } from "../../services/auth/dist/revocation-feed.js";
-import { createGateway } from "../../services/gateway/dist/app.js";
-import { connectBackends } from "../../services/gateway/dist/backends.js";
-import { Drain } from "../../services/gateway/dist/http/drain.js";
-import { startHttpServer } from "../../services/gateway/dist/http/http-server.js";
-import { createLimiterFactory } from "../../services/gateway/dist/http/rate-limits.js";
+import {
+  authServiceBinding,
+  AuthStore,
+  generateApiKey,
+  KeyCipher,
+  migrate,
+  openPglite,
+  openPostgres,
+  planLookup,
+  RevocationFeed,
+  type SqlDatabase,
+} from "@winnow/auth";
+import { connectBackends, createGateway, createLimiterFactory, Drain, startHttpServer } from "@winnow/gateway";
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);

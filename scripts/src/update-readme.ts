@@ -1,7 +1,7 @@
 /** `npm run docs`: rewrites the README's generated API tables from the gateway's code. */
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { withGeneratedTables } from "../../services/gateway/dist/docs/api-markdown.js";
+import { withGeneratedTables } from "@winnow/gateway";
 import { REPO_ROOT } from "./stack.js";
 
 const file = path.join(REPO_ROOT, "README.md");

@@ -12,7 +12,7 @@ import { createClient, promiseClient, type AuthClient } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LAUNCH_ARGS } from "../../services/renderer/src/browser/browser.js";
+import { LAUNCH_ARGS } from "@winnow/renderer";
 import { REPO_ROOT, startStack, type Stack } from "../../scripts/src/stack.js";
 import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
 import { startFixtureSite, type FixtureSite } from "../support/fixture-site.js";
