@@ -40,4 +40,13 @@ describe("the API documents", () => {
     expect(html).toContain(problemTypeUri("invalid-request").replace("invalid-request", ""));
     expect(html).not.toMatch(/<script/i);
   });
+
+  it("the /docs page links the dashboard and names both client libraries", () => {
+    const html = renderDocsPage();
+    expect(html).toContain('<a href="/dashboard">');
+    expect(html).toContain("<code>clients/node</code>");
+    expect(html).toContain("<code>npm install ./clients/node</code>");
+    expect(html).toContain("<code>clients/python</code>");
+    expect(html).toContain("<code>pip install ./clients/python</code>");
+  });
 });

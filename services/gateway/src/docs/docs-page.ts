@@ -47,6 +47,13 @@ h2{margin-top:2.5rem}
 </style></head><body>
 <h1>Winnow API reference</h1>
 <p>Send a page URL and a schema of field names and types; get JSON in exactly the schema's shape, <code>null</code> for what the page does not say. Machine-readable: <a href="/openapi.json">OpenAPI 3.1</a>.</p>
+<h2 id="clients">Dashboard and clients</h2>
+<p>Sign up, see and refresh your API key, follow your usage and try requests in the <a href="/dashboard">dashboard</a>.</p>
+<p>Client libraries, in the Winnow repository (each folder's <code>README.md</code> shows how to use it):</p>
+<ul>
+<li>Node.js: <code>@winnow/client</code> in <code>clients/node</code>; install with <code>npm install ./clients/node</code>.</li>
+<li>Python: <code>winnow-client</code> (imported as <code>winnow</code>) in <code>clients/python</code>; install with <code>pip install ./clients/python</code>.</li>
+</ul>
 <h2 id="auth">Authentication</h2>
 <p>Every request carries your API key in the <code>x-api-key</code> header. A missing, wrong or refreshed key gets <a href="#unauthorized">401</a>.</p>
 <h2 id="scrape">POST /scrape</h2>
