@@ -19,21 +19,21 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
-import { callUnary, createClient, createLogger, startGrpcServer } from "@winnow/platform";
+import { createClient, createLogger, promiseClient, startGrpcServer } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
-import { generateApiKey } from "../../services/auth/dist/api-key.js";
-import { authServiceBinding } from "../../services/auth/dist/auth-service.js";
-import { AuthStore } from "../../services/auth/dist/auth-store.js";
-import { openPglite, openPostgres, type SqlDatabase } from "../../services/auth/dist/database.js";
-import { KeyCipher } from "../../services/auth/dist/key-cipher.js";
-import { migrate } from "../../services/auth/dist/migrations.js";
-import { planLookup } from "../../services/auth/dist/plans.js";
-import { RevocationFeed } from "../../services/auth/dist/revocation-feed.js";
-import { createGateway } from "../../services/gateway/dist/app.js";
-import { connectBackends } from "../../services/gateway/dist/backends.js";
-import { Drain } from "../../services/gateway/dist/drain.js";
-import { startHttpServer } from "../../services/gateway/dist/http-server.js";
-import { createLimiterFactory } from "../../services/gateway/dist/rate-limits.js";
+import {
+  authServiceBinding,
+  AuthStore,
+  generateApiKey,
+  KeyCipher,
+  migrate,
+  openPglite,
+  openPostgres,
+  planLookup,
+  RevocationFeed,
+  type SqlDatabase,
+} from "@winnow/auth";
+import { connectBackends, createGateway, createLimiterFactory, Drain, startHttpServer } from "@winnow/gateway";
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
@@ -112,8 +112,8 @@ async function benchBackend(backend: Backend) {
     ],
   });
   server.setReady(true);
-  const client = createClient(AuthServiceClient, `127.0.0.1:${server.port}`);
-  const validate = (apiKey: string) => () => callUnary(client.validateKey.bind(client), { apiKey });
+  const client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`));
+  const validate = (apiKey: string) => () => client.validateKey({ apiKey });
   const malformed = await latency(validate("wnw_not-a-key"));
   const valid = await latency(validate(key.plaintext));
 
@@ -157,7 +157,7 @@ async function benchBackend(backend: Backend) {
   await cached.close();
   await uncached.close();
   backends.close();
-  client.close();
+  client.grpc.close();
   await server.shutdown(1000);
 
   return { validateKey: { malformed, valid }, gateway };

@@ -14,11 +14,13 @@ import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { chromium } from "playwright-core";
 import { createLogger, loadConfig } from "@winnow/platform";
-import { findBrowser } from "../../services/renderer/dist/browser-discovery.js";
-import { rendererConfigShape } from "../../services/renderer/dist/config.js";
-import type { RenderChoice } from "../../services/renderer/dist/render-request.js";
-import { descendantsRssBytes } from "../../services/renderer/dist/process-memory.js";
-import { createRendering } from "../../services/renderer/dist/rendering.js";
+import {
+  createRendering,
+  descendantsRssBytes,
+  findBrowser,
+  type RenderChoice,
+  rendererConfigShape,
+} from "@winnow/renderer";
 
 const treeRssBytes = (pid: number) => descendantsRssBytes(pid, true);
 

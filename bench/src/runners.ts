@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { callUnary, checkHealth, createClient } from "@winnow/platform";
+import { checkHealth, createClient, promiseClient } from "@winnow/platform";
 import { Engine, ExtractorServiceClient, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { freePorts } from "../../scripts/dist/ports.js";
 import { REPO_ROOT } from "../../scripts/dist/stack.js";
@@ -76,7 +76,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
       const started = performance.now();
       try {
         // As an internal caller would, the extractor is told the page's own address (its host names the site).
-        const response = await callUnary(client.extract.bind(client), {
+        const response = await promiseClient(client).extract({
           url: originalUrl,
           html,
           schemaJson: JSON.stringify(schema),

@@ -14,7 +14,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
-import { descendantsRssBytes } from "../../services/renderer/dist/process-memory.js";
+import { descendantsRssBytes } from "@winnow/renderer";
 import { REPO_ROOT, type ServiceName } from "../../scripts/dist/stack.js";
 import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
 

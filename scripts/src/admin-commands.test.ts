@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { callUnary, createClient, WinnowError } from "@winnow/platform";
+import { createClient, promiseClient, WinnowError, type AuthClient } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePorts } from "../../test/support/ports.js";
@@ -10,17 +10,17 @@ import { runAdmin, UsageError } from "./admin-commands.js";
 
 describe("npm run admin, against a real auth process", () => {
   let auth: ServiceProcess;
-  let client: AuthServiceClient;
+  let client: AuthClient;
   let dataDir: string;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "winnow-admin-"));
     const [port] = (await freePorts(1)) as [number];
     auth = await startService("auth", { GRPC_PORT: String(port), WINNOW_DATA_DIR: dataDir }, `127.0.0.1:${port}`);
-    client = createClient(AuthServiceClient, `127.0.0.1:${port}`);
+    client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${port}`));
   });
   afterAll(async () => {
-    client?.close();
+    client?.grpc.close();
     await auth?.stop();
     await rm(dataDir, { recursive: true, force: true });
   });
@@ -31,7 +31,7 @@ describe("npm run admin, against a real auth process", () => {
     return lines.join("\n");
   };
   const keyIn = (text: string) => /wnw_\w+/.exec(text)![0];
-  const validate = (apiKey: string) => callUnary(client.validateKey.bind(client), { apiKey });
+  const validate = (apiKey: string) => client.validateKey({ apiKey });
 
   it("creates an account, rotates its key by email, lists it and shows its usage", async () => {
     const created = await run("create-account", "Ops@Example.com");
@@ -43,7 +43,7 @@ describe("npm run admin, against a real auth process", () => {
     const secondKey = keyIn(rotated);
     expect(await validate(firstKey)).toMatchObject({ valid: false });
     const accountId = (await validate(secondKey)).accountId;
-    await callUnary(client.recordUsage.bind(client), { keyId: secondKey.slice(4, 15), scrapes: 2, tokensIn: 70, tokensOut: 9 });
+    await client.recordUsage({ keyId: secondKey.slice(4, 15), scrapes: 2, tokensIn: 70, tokensOut: 9 });
 
     const listed = (await run("list-accounts")).split("\n");
     expect(listed[0]).toMatch(/^account id\s+email\s+plan\s+created\s+key id\s+scrapes\s+tokens in\s+tokens out$/);

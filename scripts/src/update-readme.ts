@@ -1,7 +1,7 @@
 /** `npm run docs`: rewrites the generated API tables in docs/api.md from the gateway's code. */
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { withGeneratedTables } from "../../services/gateway/dist/api-markdown.js";
+import { withGeneratedTables } from "@winnow/gateway";
 import { REPO_ROOT } from "./stack.js";
 
 const file = path.join(REPO_ROOT, "docs", "api.md");

@@ -4,10 +4,10 @@
  */
 import { loadConfig } from "@winnow/platform";
 import { z } from "zod";
-import { authConfigShape } from "../../services/auth/src/config.js";
+import { authConfigShape } from "@winnow/auth";
 import { configShape as extractorConfigShape } from "@winnow/extractor";
-import { configShape as gatewayConfigShape } from "../../services/gateway/src/config.js";
-import { rendererConfigShape } from "../../services/renderer/src/config.js";
+import { configShape as gatewayConfigShape } from "@winnow/gateway";
+import { rendererConfigShape } from "@winnow/renderer";
 
 export const COMPONENTS = ["gateway", "auth", "renderer", "extractor"] as const;
 export type Component = (typeof COMPONENTS)[number];

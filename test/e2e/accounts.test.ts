@@ -8,11 +8,11 @@ import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { callUnary, createClient } from "@winnow/platform";
+import { createClient, promiseClient, type AuthClient } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LAUNCH_ARGS } from "../../services/renderer/src/browser.js";
+import { LAUNCH_ARGS } from "@winnow/renderer";
 import { REPO_ROOT, startStack, type Stack } from "../../scripts/src/stack.js";
 import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
 import { startFixtureSite, type FixtureSite } from "../support/fixture-site.js";
@@ -32,7 +32,7 @@ let secondGatewayUrl: string;
 let authLink: TcpProxy;
 let site: FixtureSite;
 let llm: FakeLlm;
-let auth: AuthServiceClient;
+let auth: AuthClient;
 let dataDir: string;
 const output: string[] = [];
 
@@ -84,11 +84,11 @@ beforeAll(async () => {
     },
     secondGatewayUrl,
   );
-  auth = createClient(AuthServiceClient, `127.0.0.1:${authPort}`);
+  auth = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${authPort}`));
 });
 
 afterAll(async () => {
-  auth?.close();
+  auth?.grpc.close();
   await secondGateway?.stop();
   await authLink?.close();
   await stack?.stop();
@@ -276,7 +276,7 @@ describe("dashboard security", () => {
 
   it("does not reveal whether an email has an account", async () => {
     const email = `${randomUUID()}@example.com`;
-    await callUnary(auth.createAccount.bind(auth), { email, password: "the right password" });
+    await auth.createAccount({ email, password: "the right password" });
     const { cookie, csrf } = await visit();
     const known = await post("/dashboard/login", cookie, { _csrf: csrf, email, password: "a wrong password" });
     const unknown = await post("/dashboard/login", cookie, { _csrf: csrf, email: `${randomUUID()}@example.com`, password: "a wrong password" });
@@ -322,7 +322,7 @@ describe("refresh means dead at once", () => {
    * machine does not starve either side).
    */
   async function floodAcrossRotation(breakLink?: () => void) {
-    const created = await callUnary(auth.createAccount.bind(auth), { email: `${randomUUID()}@example.com`, password: "" });
+    const created = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
     const oldKey = created.apiKey;
     const outcomes: Outcome[] = [];
     let stop = false;
@@ -356,7 +356,7 @@ describe("refresh means dead at once", () => {
     await until(() => gateways.every((g) => outcomes.some((o) => o.gateway === g && o.status === 200 && o.keyFromCache)));
     breakLink?.();
     const rotateStarted = performance.now();
-    const rotated = await callUnary(auth.rotateKey.bind(auth), { accountId: created.account!.id });
+    const rotated = await auth.rotateKey({ accountId: created.account!.id });
     const rotatedAt = performance.now();
     if (breakLink) {
       // The link stays broken for a while after the rotation has returned: whatever the second
@@ -400,12 +400,12 @@ describe("refresh means dead at once", () => {
 
 describe("usage counted in batches", () => {
   it("writes every count on SIGTERM: scrapes answered just before a gateway stops are not lost", async () => {
-    const created = await callUnary(auth.createAccount.bind(auth), { email: `${randomUUID()}@example.com`, password: "" });
+    const created = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
     const statuses = await Promise.all(Array.from({ length: 5 }, () => scrape(secondGatewayUrl, created.apiKey).then((res) => res.status)));
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
     // Checks of the key alone are not scrapes and are not counted.
     expect((await fetch(`${secondGatewayUrl}/account`, { headers: { "x-api-key": created.apiKey } })).status).toBe(200);
-    const usage = () => callUnary(auth.getUsage.bind(auth), { sessionToken: "", accountId: created.account!.id, days: 1 });
+    const usage = () => auth.getUsage({ sessionToken: "", accountId: created.account!.id, days: 1 });
     expect((await usage()).days).toEqual([]);
 
     await secondGateway.stop();

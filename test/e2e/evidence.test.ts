@@ -11,7 +11,7 @@ import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/src/stack.js";
-import { LAUNCH_ARGS } from "../../services/renderer/src/browser.js";
+import { LAUNCH_ARGS } from "@winnow/renderer";
 import { startFakeLlm, type ChatRequestBody, type FakeLlm } from "../support/fake-llm.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 import { PAGES } from "./pages.js";

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { callUnary, createClient } from "@winnow/platform";
+import { createClient, promiseClient } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
@@ -82,9 +82,9 @@ describe("process faults", () => {
 
   it("auth down: 503, never 401; service again once it is back", async () => {
     // A key the gateway has never checked, so it cannot come from the gateway's cache.
-    const auth = createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`);
-    const { apiKey } = await callUnary(auth.createAccount.bind(auth), { email: `${randomUUID()}@example.com`, password: "" });
-    auth.close();
+    const auth = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`));
+    const { apiKey } = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
+    auth.grpc.close();
     run.stack.process("auth").kill("SIGKILL");
     const failure = await problemOf(await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA }, { "x-api-key": apiKey }));
     expect(failure).toEqual({ status: 503, type: "backend-unavailable", retryable: true });

@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findBrowser } from "../../services/renderer/src/browser-discovery.js";
+import { findBrowser } from "@winnow/renderer";
 import { freePorts } from "../support/ports.js";
 import { startService } from "../support/service-process.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";

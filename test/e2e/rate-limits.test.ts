@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateApiKey } from "../../services/auth/src/api-key.js";
+import { generateApiKey } from "@winnow/auth";
 import { freePorts } from "../support/ports.js";
 import { startService, type ServiceProcess } from "../support/service-process.js";
 

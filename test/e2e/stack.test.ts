@@ -4,7 +4,7 @@
  * once through the LLM engine pointed at our own OpenAI-compatible server.
  */
 import { randomUUID } from "node:crypto";
-import { callUnary, createClient } from "@winnow/platform";
+import { createClient, promiseClient } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm } from "../support/fake-llm.js";
@@ -190,9 +190,9 @@ describe("the stack on the LLM engine, traced", () => {
 
   it("records one trace across the four services, with render, extract and model-call spans, and no secrets or page data", async () => {
     // A key the gateway has not seen, so this scrape checks it with auth.
-    const auth = createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`);
-    const { apiKey } = await callUnary(auth.createAccount.bind(auth), { email: `${randomUUID()}@example.com`, password: "" });
-    auth.close();
+    const auth = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`));
+    const { apiKey } = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
+    auth.grpc.close();
     const res = await run.scrape({ url: `${run.site.origin}/product`, schema: { product_name: "string" } }, { "x-api-key": apiKey });
     expect(res.status).toBe(200);
     expect(res.headers.get("server-timing")).not.toContain("cached");

@@ -1,6 +1,8 @@
 export { ConfigError, env, loadConfig, loadConfigOrExit } from "./config.js";
+export { grpcServiceConfig } from "./service-config.js";
 export { createLogger, type Logger } from "./logger.js";
 export { meter, metricsConfig, serveMetrics } from "./metrics.js";
+export { deadlineSignal, type Deadline, type DeadlineBounds } from "./deadline.js";
 export { flushTelemetry, logFatalErrors, onShutdownSignal } from "./lifecycle.js";
 export {
   isProblemSlug,
@@ -21,7 +23,19 @@ export {
   type RunningGrpcServer,
   type ServiceBinding,
 } from "./grpc-server.js";
-export { callUnary, checkHealth, createClient, grpcTarget, type CallOptions, type HealthStatus } from "./grpc-client.js";
+export {
+  callUnary,
+  checkHealth,
+  createClient,
+  grpcTarget,
+  promiseClient,
+  type AuthClient,
+  type CallOptions,
+  type ExtractorClient,
+  type HealthStatus,
+  type PromiseClient,
+  type RendererClient,
+} from "./grpc-client.js";
 export {
   parseSchema,
   SCHEMA_LIMITS,

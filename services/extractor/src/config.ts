@@ -1,4 +1,4 @@
-import { env, metricsConfig } from "@winnow/platform";
+import { env, grpcServiceConfig } from "@winnow/platform";
 import { z } from "zod";
 import type { LlmSettings } from "./engines/model/llm.js";
 import type { PromptSettings } from "./engines/model/extract.js";
@@ -6,11 +6,7 @@ import { pageTokenBudget } from "./engines/model/tokens.js";
 
 /** The extractor's environment variables; see the README's configuration table. */
 export const configShape = {
-  GRPC_HOST: env.host("127.0.0.1"),
-  GRPC_PORT: env.port(50053),
-  ...metricsConfig(9467),
-  SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
-  LOG_LEVEL: env.logLevel(),
+  ...grpcServiceConfig({ grpcPort: 50053, metricsPort: 9467 }),
   /** An OpenAI-compatible endpoint (vLLM, Ollama, Azure, ...); the OpenAI API when unset. */
   LLM_BASE_URL: env.url().optional(),
   LLM_API_KEY: z.string().optional(),

@@ -1,20 +1,20 @@
 import express, { type ErrorRequestHandler } from "express";
 import helmet from "helmet";
 import { WinnowError, type Logger } from "@winnow/platform";
-import { accessLog } from "./access-log.js";
-import { requireApiKey } from "./api-key.js";
+import { accessLog } from "./http/access-log.js";
+import { requireApiKey } from "./keys/api-key.js";
 import type { Backends } from "./backends.js";
-import { dashboardRouter } from "./dashboard.js";
-import { renderDocsPage } from "./docs-page.js";
-import type { Drain } from "./drain.js";
-import { KeyCheck } from "./key-check.js";
-import { KeyLimits } from "./key-limits.js";
-import { openApiDocument } from "./openapi.js";
-import { sendProblem } from "./problem.js";
-import type { LimiterFactory } from "./rate-limits.js";
-import { requestContext } from "./request-context.js";
-import { scrapeHandler } from "./scrape.js";
-import { UsageCounter } from "./usage.js";
+import { dashboardRouter } from "./dashboard/dashboard.js";
+import { renderDocsPage } from "./docs/docs-page.js";
+import type { Drain } from "./http/drain.js";
+import { KeyCheck } from "./keys/key-check.js";
+import { KeyLimits } from "./keys/key-limits.js";
+import { openApiDocument } from "./docs/openapi.js";
+import { sendProblem } from "./http/problem.js";
+import type { LimiterFactory } from "./http/rate-limits.js";
+import { requestContext } from "./http/request-context.js";
+import { scrapeHandler } from "./scrape/scrape.js";
+import { UsageCounter } from "./keys/usage.js";
 
 export interface AppOptions {
   backends: Backends;

@@ -2,9 +2,9 @@ import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serve
 import { createGateway } from "./app.js";
 import { connectBackends } from "./backends.js";
 import { configShape } from "./config.js";
-import { Drain } from "./drain.js";
-import { startHttpServer } from "./http-server.js";
-import { createLimiterFactory } from "./rate-limits.js";
+import { Drain } from "./http/drain.js";
+import { startHttpServer } from "./http/http-server.js";
+import { createLimiterFactory } from "./http/rate-limits.js";
 
 const config = loadConfigOrExit(configShape);
 

@@ -2,7 +2,7 @@ import dgram from "node:dgram";
 import http from "node:http";
 import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { REFUSED_HEADER } from "./egress-proxy.js";
+import { REFUSED_HEADER } from "./egress/egress-proxy.js";
 import type { RenderChoice } from "./render-request.js";
 import type { Rendering } from "./rendering.js";
 import { closeServer, fixedLookup, listen, renderFailure, renderWith, startRendering } from "./renderer.test-helpers.js";

@@ -2,13 +2,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
-  callUnary,
   checkHealth,
   createClient,
   createLogger,
   loadConfig,
+  promiseClient,
   startGrpcServer,
   WinnowError,
+  type RendererClient,
   type RunningGrpcServer,
 } from "@winnow/platform";
 import {
@@ -18,9 +19,9 @@ import {
   type RenderRequest,
   type RenderResponse,
 } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { BrowserHost } from "./browser.js";
+import type { BrowserHost } from "./browser/browser.js";
 import { rendererConfigShape } from "./config.js";
-import type { PageSlots } from "./page-slots.js";
+import type { PageSlots } from "./browser/page-slots.js";
 import { createRendering, type Rendering } from "./rendering.js";
 import { RENDERER_SERVICE_NAME, rendererServiceBinding } from "./renderer-service.js";
 
@@ -77,7 +78,7 @@ let server: RunningGrpcServer;
 let browser: BrowserHost;
 let slots: PageSlots;
 let rendering: Rendering;
-let client: RendererServiceClient;
+let client: RendererClient;
 let address: string;
 let healthBeforeBrowser: string;
 
@@ -113,14 +114,14 @@ beforeAll(async () => {
     services: [rendererServiceBinding({ logger, renderer, renderTimeoutMs: config.RENDER_TIMEOUT_MS })],
   });
   address = `127.0.0.1:${server.port}`;
-  client = createClient(RendererServiceClient, address);
+  client = promiseClient(createClient(RendererServiceClient, address));
   browser.onReadyChange((ready) => server.setReady(ready));
   healthBeforeBrowser = await checkHealth(address, RENDERER_SERVICE_NAME);
   await browser.start();
 });
 
 afterAll(async () => {
-  client.close();
+  client.grpc.close();
   await server.shutdown(1000);
   await rendering.close();
   site.closeAllConnections();
@@ -133,7 +134,7 @@ function render(
   deadline = new Date(Date.now() + 30_000),
 ): Promise<RenderResponse> {
   const request: RenderRequest = { url, options: { mode: RenderMode.RENDER_MODE_UNSPECIFIED, timeoutMs: 0, waitFor: "", screenshot: false, outline: [], ...options } };
-  return callUnary(client.render.bind(client), request, { deadline });
+  return client.render(request, { deadline });
 }
 
 async function failure(url: string, options: Partial<NonNullable<RenderRequest["options"]>> = {}): Promise<WinnowError> {
@@ -263,7 +264,7 @@ describe("on shutdown", () => {
     const inFlight = render(`${base}/delayed`, { waitFor: "p.late" });
     await vi.waitFor(() => expect(slots.active).toBe(1));
     const stopped = server.shutdown(20_000);
-    expect(await checkHealth(client, RENDERER_SERVICE_NAME)).not.toBe("SERVING");
+    expect(await checkHealth(client.grpc, RENDERER_SERVICE_NAME)).not.toBe("SERVING");
     expect((await inFlight).html).toContain("arrived late");
     await stopped;
   });

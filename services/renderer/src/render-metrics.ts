@@ -1,7 +1,7 @@
 /** The renderer's metrics: renders by path, and the browser's pages, queue and availability, read when scraped. */
 import { meter } from "@winnow/platform";
 import { RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { PageSlots } from "./page-slots.js";
+import type { PageSlots } from "./browser/page-slots.js";
 
 const renders = meter.createCounter("winnow.renders", { description: "Pages rendered, by path: static (no browser) or browser" });
 

@@ -2,9 +2,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createLogger, loadConfig } from "@winnow/platform";
 import type { RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { BrowserHost } from "./browser.js";
+import type { BrowserHost } from "./browser/browser.js";
 import { rendererConfigShape } from "./config.js";
-import type { Lookup } from "./egress.js";
+import type { Lookup } from "./egress/egress.js";
 import type { RenderChoice } from "./render-request.js";
 import { createRendering, type Rendering } from "./rendering.js";
 

@@ -1,14 +1,14 @@
 import type { Logger } from "@winnow/platform";
-import { BrowserHost } from "./browser.js";
-import { findBrowser, installHint, NO_BROWSER } from "./browser-discovery.js";
+import { BrowserHost } from "./browser/browser.js";
+import { findBrowser, installHint, NO_BROWSER } from "./browser/browser-discovery.js";
 import type { RendererConfig } from "./config.js";
-import { EgressGuard, type Lookup } from "./egress.js";
-import { EgressProxy } from "./egress-proxy.js";
+import { EgressGuard, type Lookup } from "./egress/egress.js";
+import { EgressProxy } from "./egress/egress-proxy.js";
 import { PageRenderer } from "./page-renderer.js";
-import { PageSlots } from "./page-slots.js";
-import { BrowserRenderer } from "./browser-renderer.js";
+import { PageSlots } from "./browser/page-slots.js";
+import { BrowserRenderer } from "./browser/browser-renderer.js";
 import { observeBrowserPool } from "./render-metrics.js";
-import { StaticFetcher } from "./static-fetch.js";
+import { StaticFetcher } from "./static/static-fetch.js";
 
 const PROXY_BYTES_PER_HTML_BYTE = 4;
 

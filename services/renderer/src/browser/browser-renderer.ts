@@ -1,17 +1,26 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { errors, type BrowserContext, type BrowserContextOptions, type Page, type Request, type Response } from "playwright-core";
-import { WinnowError } from "@winnow/platform";
+import { deadlineSignal, WinnowError } from "@winnow/platform";
 import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { pageContent } from "../content-type.js";
+import { memoizedRefusal, type EgressGuard } from "../egress/egress.js";
+import { REFUSED_HEADER } from "../egress/egress-proxy.js";
+import type { RenderJob } from "../render-request.js";
+import { abortable } from "../static/static-fetch.js";
 import type { BrowserHost } from "./browser.js";
-import { pageContent } from "./content-type.js";
-import { deadlineSignal } from "./deadline.js";
-import { memoizedRefusal, type EgressGuard } from "./egress.js";
-import { REFUSED_HEADER } from "./egress-proxy.js";
+import {
+  noteScrollListeners,
+  outlineElements,
+  readDocument,
+  SCROLL_FIRST,
+  SCROLL_LISTENER_MARK,
+  scrollOneScreen,
+  selectorParses,
+  selectorPresent,
+} from "./in-page.js";
 import type { PageSlots } from "./page-slots.js";
 import { toRenderError } from "./render-errors.js";
-import type { RenderJob } from "./render-request.js";
-import { abortable } from "./static-fetch.js";
 
 export interface BrowserRendererOptions {
   browser: BrowserHost;
@@ -47,7 +56,7 @@ export class BrowserRenderer {
     const started = performance.now();
     const elapsed = () => performance.now() - started;
     const remaining = () => Math.max(1, job.timeoutMs - elapsed());
-    const deadline = deadlineSignal(job.signal, job.timeoutMs);
+    const deadline = deadlineSignal({ signal: job.signal, ms: job.timeoutMs });
     try {
       return await this.#render(job, deadline.signal, elapsed, remaining);
     } finally {
@@ -155,7 +164,7 @@ export class BrowserRenderer {
     await inFlight.quiet(QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
     if (job.waitFor) {
       await page
-        .waitForFunction((selector) => document.querySelector(selector) !== null, job.waitFor, {
+        .waitForFunction(selectorPresent, job.waitFor, {
           timeout: remaining(),
           polling: 100,
         })
@@ -202,43 +211,10 @@ export class BrowserRenderer {
   /** Scrolls a bounded number of screens so content loaded on scroll appears. */
   async #scrollForLazyContent(page: Page, inFlight: InFlightRequests, remaining: () => number): Promise<void> {
     for (let screen = 0; screen < MAX_SCROLL_SCREENS && remaining() > SCROLL_PAUSE_MS * 2; screen++) {
-      const moved = await page.evaluate(() => {
-        const before = scrollY;
-        if (before + innerHeight >= document.documentElement.scrollHeight) return false;
-        scrollBy(0, innerHeight);
-        return scrollY > before;
-      });
+      const moved = await page.evaluate(scrollOneScreen);
       if (!moved) return;
       await inFlight.quiet(SCROLL_PAUSE_MS, Math.min(SETTLE_CAP_MS, remaining() / 2));
     }
-  }
-}
-
-/** Where noteScrollListeners leaves its mark on a page's window (not enumerable, so the page's own code does not list it). */
-const SCROLL_LISTENER_MARK = "__winnowReactsToScroll";
-
-/**
- * Runs in every document before its scripts: marks the window once the page creates an
- * IntersectionObserver or listens for scroll or wheel events on the window or document,
- * the ways content is loaded on scroll. The page's functions keep working unchanged.
- */
-function noteScrollListeners(): void {
-  const mark = () => Object.defineProperty(window, "__winnowReactsToScroll", { value: true, configurable: true });
-  const Observer = window.IntersectionObserver;
-  if (Observer) {
-    window.IntersectionObserver = class extends Observer {
-      constructor(...args: ConstructorParameters<typeof IntersectionObserver>) {
-        super(...args);
-        mark();
-      }
-    };
-  }
-  for (const target of [window, document]) {
-    const add = target.addEventListener;
-    target.addEventListener = function (this: EventTarget, ...args: Parameters<typeof add>) {
-      if (args[0] === "scroll" || args[0] === "wheel") mark();
-      return add.apply(this, args);
-    };
   }
 }
 
@@ -250,21 +226,6 @@ async function screenshotOf(page: Page, outline: string[], timeout: number): Pro
   const height = await page.evaluate(outlineElements, outline);
   const width = page.viewportSize()?.width ?? 1280;
   return page.screenshot({ type: "jpeg", quality: 70, fullPage: true, clip: { x: 0, y: 0, width, height: Math.min(height, MAX_SCREENSHOT_HEIGHT) }, timeout });
-}
-
-/** Runs in the page: outlines the elements (a selector that does not parse is skipped) and returns the document's height. */
-function outlineElements(selectors: string[]): number {
-  for (const selector of selectors) {
-    try {
-      for (const element of document.querySelectorAll<HTMLElement>(selector)) {
-        element.style.setProperty("outline", "3px solid #e8590c", "important");
-        element.style.setProperty("outline-offset", "1px", "important");
-      }
-    } catch {
-      // Not a selector this browser reads: nothing to outline.
-    }
-  }
-  return Math.max(1, document.documentElement.scrollHeight);
 }
 
 /**
@@ -287,55 +248,6 @@ async function readPage(page: Page, maxChars: number, scrollFirst: boolean): Pro
 interface PageRead {
   html: string;
   title: string;
-}
-
-/** What readDocument answers instead of the document when the page should be scrolled first. */
-const SCROLL_FIRST = "scroll first";
-
-/**
- * Runs in the page. With `scrollFirst`, answers SCROLL_FIRST when scrolling may
- * load more: the page reacts to scrolling (it watches elements or the window's
- * scroll, see noteScrollListeners, or has lazy frames) and is taller than the
- * screen; on any other page scrolling changes nothing and costs a pause per screen.
- * Otherwise the title and the serialized DOM with open shadow roots (as
- * declarative shadow DOM) and the documents of same-origin iframes inlined
- * after their frames; the HTML is null when it would pass maxChars.
- */
-function readDocument({ maxChars, scrollFirst, mark }: { maxChars: number; scrollFirst: boolean; mark: string }):
-  | { html: string | null; title: string }
-  | typeof SCROLL_FIRST {
-  if (scrollFirst) {
-    const reactsToScroll = (window as unknown as Record<string, unknown>)[mark] === true || document.querySelector('iframe[loading="lazy" i]') !== null;
-    // The constant itself does not exist in the page.
-    if (reactsToScroll && scrollY + innerHeight < document.documentElement.scrollHeight) return "scroll first";
-  }
-  const shadowRoots = (root: Document | ShadowRoot | Element): ShadowRoot[] =>
-    [...root.querySelectorAll("*")].flatMap((element) =>
-      element.shadowRoot ? [element.shadowRoot, ...shadowRoots(element.shadowRoot)] : [],
-    );
-  const inlineFrames = (doc: Document): void => {
-    for (const frame of doc.querySelectorAll("iframe")) {
-      let inner: Document | null = null;
-      try {
-        inner = frame.contentDocument; // null, or a throw, for cross-origin frames
-      } catch {
-        inner = null;
-      }
-      if (!inner?.body) continue;
-      inlineFrames(inner);
-      const copy = doc.createElement("div");
-      copy.setAttribute("data-winnow-frame", frame.src || "about:srcdoc");
-      copy.innerHTML = inner.body.getHTML({ shadowRoots: shadowRoots(inner) });
-      frame.after(copy);
-    }
-  };
-  inlineFrames(document);
-  const root = document.documentElement;
-  const inner = root.getHTML({ shadowRoots: shadowRoots(document) });
-  const shell = (root.cloneNode(false) as Element).outerHTML;
-  const doctype = document.doctype ? `<!DOCTYPE ${document.doctype.name}>` : "";
-  const html = `${doctype}${shell.slice(0, shell.lastIndexOf("</"))}${inner}${shell.slice(shell.lastIndexOf("</"))}`;
-  return { html: html.length > maxChars ? null : html, title: document.title };
 }
 
 /** Counts the context's requests in flight, to wait until the network is quiet. */
@@ -392,14 +304,7 @@ function isMainFrameNavigation(request: Request): boolean {
 
 /** Checked on the blank page before navigating, so a bad selector costs no page load. */
 async function assertValidSelector(page: Page, selector: string): Promise<void> {
-  const valid = await page.evaluate((s) => {
-    try {
-      document.querySelector(s);
-      return true;
-    } catch {
-      return false;
-    }
-  }, selector);
+  const valid = await page.evaluate(selectorParses, selector);
   if (!valid) throw new WinnowError("invalid-request", `wait_for is not a valid CSS selector: ${selector}`);
 }
 

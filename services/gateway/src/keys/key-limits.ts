@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import { WinnowError, type Logger } from "@winnow/platform";
-import { countRateLimited } from "./gateway-metrics.js";
-import { LimiterPool, takePoint, type LimiterFactory } from "./rate-limits.js";
+import { countRateLimited } from "../http/gateway-metrics.js";
+import { LimiterPool, takePoint, type LimiterFactory } from "../http/rate-limits.js";
 
 /**
  * Per-key limits from the key's plan (as ValidateKey reported it, so they

@@ -1,7 +1,7 @@
 /** The README's generated API tables (checked by a test, rewritten by `npm run docs`). */
 import { PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform";
 import { problemsByStatus, SUCCESS_HEADERS } from "./openapi.js";
-import { scrapeRequestSchema } from "./scrape-request.js";
+import { scrapeRequestSchema } from "../scrape/scrape-request.js";
 
 export const README_TABLES = {
   "request-fields": requestFieldsTable,

@@ -2,7 +2,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { WinnowError } from "@winnow/platform";
-import type { BrowserPath } from "./page-renderer.js";
+import type { BrowserPath } from "../page-renderer.js";
 
 /** Names a Chromium goes by on PATH, most specific first. */
 const PATH_NAMES = ["chromium", "chromium-browser", "google-chrome"];

@@ -1,7 +1,7 @@
 import ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
 import { loadConfig, WinnowError } from "@winnow/platform";
-import { rendererConfigShape } from "./config.js";
+import { rendererConfigShape } from "../config.js";
 import { EgressGuard, isPublicAddress, memoizedRefusal, parseEgressAllowlist, type Lookup } from "./egress.js";
 
 /** A resolver with fixed answers, so DNS results (including hostile ones) are under test control. */

@@ -3,10 +3,10 @@ import express, { type ErrorRequestHandler } from "express";
 import { createLogger, WinnowError } from "@winnow/platform";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { startHttpServer, type RunningHttpServer } from "./http-server.js";
+import { startHttpServer, type RunningHttpServer } from "../http/http-server.js";
 import { KeyLimits } from "./key-limits.js";
-import { sendProblem } from "./problem.js";
-import { createLimiterFactory, type LimiterFactory } from "./rate-limits.js";
+import { sendProblem } from "../http/problem.js";
+import { createLimiterFactory, type LimiterFactory } from "../http/rate-limits.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const logger = createLogger("key-limits-test", "silent");

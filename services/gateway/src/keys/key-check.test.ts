@@ -5,15 +5,15 @@
  */
 import { randomUUID } from "node:crypto";
 import type * as grpc from "@grpc/grpc-js";
-import { callUnary, createClient, startGrpcServer, type RunningGrpcServer } from "@winnow/platform";
+import { createClient, promiseClient, startGrpcServer, type AuthClient, type RunningGrpcServer } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { authServiceBinding } from "../../auth/src/auth-service.js";
-import { AuthStore } from "../../auth/src/auth-store.js";
-import { openTestDatabase, silentLogger, testCipher, type TestDatabase } from "../../auth/src/databases.test-helpers.js";
-import { planLookup } from "../../auth/src/plans.js";
-import { RevocationFeed } from "../../auth/src/revocation-feed.js";
-import { startTcpProxy, type TcpProxy } from "../../../test/support/tcp-proxy.js";
+import { authServiceBinding } from "../../../auth/src/auth-service.js";
+import { AuthStore } from "../../../auth/src/auth-store.js";
+import { openTestDatabase, silentLogger, testCipher, type TestDatabase } from "../../../auth/src/databases.test-helpers.js";
+import { planLookup } from "../../../auth/src/plans.js";
+import { RevocationFeed } from "../../../auth/src/revocation-feed.js";
+import { startTcpProxy, type TcpProxy } from "../../../../test/support/tcp-proxy.js";
 import { KeyCheck } from "./key-check.js";
 
 const LEASE_MS = 300;
@@ -34,8 +34,8 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
   let db: TestDatabase;
   let server: RunningGrpcServer;
   let link: TcpProxy;
-  let admin: AuthServiceClient;
-  let gatewaySide: AuthServiceClient;
+  let admin: AuthClient;
+  let gatewaySide: AuthClient;
   let keys: KeyCheck;
   let validations = 0;
 
@@ -50,21 +50,21 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
     server = await startGrpcServer({ host: "127.0.0.1", port: 0, logger: silentLogger, services: [binding] });
     server.setReady(true);
     link = await startTcpProxy(server.port);
-    admin = createClient(AuthServiceClient, `127.0.0.1:${server.port}`);
-    gatewaySide = createClient(AuthServiceClient, `127.0.0.1:${link.port}`);
+    admin = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`));
+    gatewaySide = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${link.port}`));
     keys = new KeyCheck(gatewaySide, { size: 100, maxAgeMs: 60_000, logger: silentLogger });
   });
   afterAll(async () => {
     keys?.close();
-    gatewaySide?.close();
-    admin?.close();
+    gatewaySide?.grpc.close();
+    admin?.grpc.close();
     await link?.close();
     await server?.shutdown(1000);
     await db?.dispose();
   });
   beforeEach(() => link.restore());
 
-  const account = () => callUnary(admin.createAccount.bind(admin), { email: `${randomUUID()}@example.com`, password: "" });
+  const account = () => admin.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
   /** A check, retried while the channel reconnects after a break (a real gateway answers 503 meanwhile). */
   const check = async (apiKey: string) => {
     for (;;) {
@@ -98,7 +98,7 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
     it("refuses a rotated key as soon as the rotation has returned", async () => {
       const created = await account();
       await untilCached(created.apiKey);
-      const rotated = await callUnary(admin.rotateKey.bind(admin), { accountId: created.account!.id });
+      const rotated = await admin.rotateKey({ accountId: created.account!.id });
       expect(await asked(async () => expect(await check(created.apiKey)).toBeUndefined())).toBe(1);
       expect(await check(rotated.apiKey)).toMatchObject({ keyId: rotated.keyId });
     });
@@ -118,7 +118,7 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
       const created = await account();
       await untilCached(created.apiKey);
       link.blackhole();
-      const rotated = await callUnary(admin.rotateKey.bind(admin), { accountId: created.account!.id });
+      const rotated = await admin.rotateKey({ accountId: created.account!.id });
       // Auth is unreachable through the silent link and the cache is no longer trusted: no answer from memory.
       await expect(keys.check(created.apiKey, { deadline: new Date(Date.now() + 300) })).rejects.toMatchObject({ type: "deadline-exceeded" });
       link.restore();
@@ -136,7 +136,7 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
 
   it("never caches an invalid key", async () => {
     const created = await account();
-    await callUnary(admin.rotateKey.bind(admin), { accountId: created.account!.id });
+    await admin.rotateKey({ accountId: created.account!.id });
     expect(await asked(() => check(created.apiKey))).toBe(1);
     expect(await asked(() => check(created.apiKey))).toBe(1);
   });
@@ -145,8 +145,8 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
 describe("KeyCheck with two auth replicas on one Postgres", () => {
   let db: TestDatabase;
   const servers: RunningGrpcServer[] = [];
-  let replicaA: AuthServiceClient;
-  let replicaB: AuthServiceClient;
+  let replicaA: AuthClient;
+  let replicaB: AuthClient;
   let keys: KeyCheck;
 
   beforeAll(async () => {
@@ -156,22 +156,22 @@ describe("KeyCheck with two auth replicas on one Postgres", () => {
       server.setReady(true);
       servers.push(server);
     }
-    replicaA = createClient(AuthServiceClient, `127.0.0.1:${servers[0]!.port}`);
-    replicaB = createClient(AuthServiceClient, `127.0.0.1:${servers[1]!.port}`);
+    replicaA = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${servers[0]!.port}`));
+    replicaB = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${servers[1]!.port}`));
     keys = new KeyCheck(replicaB, { size: 100, maxAgeMs: 60_000, logger: silentLogger });
   });
   afterAll(async () => {
     keys?.close();
-    replicaA?.close();
-    replicaB?.close();
+    replicaA?.grpc.close();
+    replicaB?.grpc.close();
     await Promise.all(servers.map((server) => server.shutdown(1000)));
     await db?.dispose();
   });
 
   it("refuses a key that the other replica rotated, as soon as the rotation has returned", async () => {
-    const created = await callUnary(replicaA.createAccount.bind(replicaA), { email: `${randomUUID()}@example.com`, password: "" });
+    const created = await replicaA.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
     while (!(await keys.check(created.apiKey, {})).cached) await new Promise((resolve) => setTimeout(resolve, 20));
-    await callUnary(replicaA.rotateKey.bind(replicaA), { accountId: created.account!.id });
+    await replicaA.rotateKey({ accountId: created.account!.id });
     expect(await keys.check(created.apiKey, {})).toEqual({ key: undefined, cached: false });
   });
 });

@@ -5,7 +5,7 @@
  * all come from here, so they cannot drift from behaviour.
  */
 import { PROBLEM_TYPES, problemTypeUri, type ProblemSlug } from "@winnow/platform";
-import { scrapeRequestSchema } from "./scrape-request.js";
+import { scrapeRequestSchema } from "../scrape/scrape-request.js";
 
 export interface ResponseHeader {
   name: string;

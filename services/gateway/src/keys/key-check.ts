@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { Metadata } from "@grpc/grpc-js";
-import { callUnary, type CallOptions, type Logger } from "@winnow/platform";
-import type { AuthServiceClient, PlanLimits, WatchRevocationsResponse } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import type { AuthClient, CallOptions, Logger } from "@winnow/platform";
+import type { PlanLimits, WatchRevocationsResponse } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { LRUCache } from "lru-cache";
 
 /** What a valid key grants. */
@@ -25,7 +25,7 @@ export interface KeyCheckOptions {
   logger: Logger;
 }
 
-type WatchCall = ReturnType<AuthServiceClient["watchRevocations"]>;
+type WatchCall = ReturnType<AuthClient["grpc"]["watchRevocations"]>;
 
 const RECONNECT_MS = { first: 100, max: 5_000 };
 /** Pings per lease: a late answer or two still keeps the cache trusted. */
@@ -63,7 +63,7 @@ export class KeyCheck {
   private degraded = false;
 
   constructor(
-    private readonly auth: AuthServiceClient,
+    private readonly auth: AuthClient,
     private readonly options: KeyCheckOptions,
   ) {
     this.keys = options.size > 0 ? new LRUCache({ max: options.size, ttl: options.maxAgeMs }) : undefined;
@@ -77,7 +77,7 @@ export class KeyCheck {
     if (cached) return { key: cached, cached: true };
     const epoch = this.epoch;
     const trustedBefore = this.trusted();
-    const result = await callUnary(this.auth.validateKey.bind(this.auth), { apiKey }, hop);
+    const result = await this.auth.validateKey({ apiKey }, hop);
     if (!result.valid) return { key: undefined, cached: false };
     const key = { accountId: result.accountId, keyId: result.keyId, limits: result.limits };
     if (hash && trustedBefore && epoch === this.epoch && this.trusted()) this.keys!.set(hash, key);
@@ -98,7 +98,7 @@ export class KeyCheck {
     // Waits for auth to be reachable instead of failing at once (a gateway that starts before auth).
     const metadata = new Metadata();
     metadata.setOptions({ waitForReady: true });
-    const call = this.auth.watchRevocations(metadata);
+    const call = this.auth.grpc.watchRevocations(metadata);
     this.call = call;
     call.on("data", (message: WatchRevocationsResponse) => this.receive(message));
     call.on("error", (error: Error) => this.lost(call, error));

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBrowser } from "./browser-discovery.js";
 import { proxyArg } from "./browser.js";
 import { browserMemoryBytes, descendantsRssBytes } from "./process-memory.js";
-import { closeServer, listen, renderWith, startRendering, type RenderingWithBrowser } from "./renderer.test-helpers.js";
+import { closeServer, listen, renderWith, startRendering, type RenderingWithBrowser } from "../renderer.test-helpers.js";
 
 let site: Awaited<ReturnType<typeof listen>>;
 let rendering: RenderingWithBrowser;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { closeServer, listen, renderWith, startRendering, type RenderingWithBrowser } from "./renderer.test-helpers.js";
+import { closeServer, listen, renderWith, startRendering, type RenderingWithBrowser } from "../renderer.test-helpers.js";
 
 let site: Awaited<ReturnType<typeof listen>>;
 

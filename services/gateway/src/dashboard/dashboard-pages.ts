@@ -1,6 +1,7 @@
 /** The dashboard's pages: server-rendered HTML, every interpolated value escaped. */
 
 import type { UsageDay } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { escapeHtml } from "../http/escape-html.js";
 
 /** HTML that has been escaped already (or is markup we wrote). */
 class Html {
@@ -12,15 +13,11 @@ class Html {
 
 type Value = string | number | Html | Html[] | undefined;
 
-function escape(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 function html(strings: TemplateStringsArray, ...values: Value[]): Html {
   let out = strings[0]!;
   values.forEach((value, i) => {
     const text =
-      value === undefined ? "" : value instanceof Html ? value.text : Array.isArray(value) ? value.map((v) => v.text).join("") : escape(String(value));
+      value === undefined ? "" : value instanceof Html ? value.text : Array.isArray(value) ? value.map((v) => v.text).join("") : escapeHtml(String(value));
     out += text + strings[i + 1]!;
   });
   return new Html(out);

@@ -5,13 +5,13 @@ import { PROBLEM_TYPES, problemTypeUri } from "@winnow/platform";
 import { withGeneratedTables } from "./api-markdown.js";
 import { renderDocsPage } from "./docs-page.js";
 import { openApiDocument } from "./openapi.js";
-import { parseScrapeRequest, scrapeRequestSchema } from "./scrape-request.js";
+import { parseScrapeRequest, scrapeRequestSchema } from "../scrape/scrape-request.js";
 
 const slugs = Object.keys(PROBLEM_TYPES);
 
 describe("the API documents", () => {
   it("README tables are what the code generates (run `npm run docs` when this fails)", async () => {
-    const readme = await readFile(new URL("../../../docs/api.md", import.meta.url), "utf8");
+    const readme = await readFile(new URL("../../../../docs/api.md", import.meta.url), "utf8");
     expect(withGeneratedTables(readme)).toBe(readme);
   });
 
@@ -39,5 +39,14 @@ describe("the API documents", () => {
     for (const slug of slugs) expect(html).toContain(`id="${slug}"`);
     expect(html).toContain(problemTypeUri("invalid-request").replace("invalid-request", ""));
     expect(html).not.toMatch(/<script/i);
+  });
+
+  it("the /docs page links the dashboard and names both client libraries", () => {
+    const html = renderDocsPage();
+    expect(html).toContain('<a href="/dashboard">');
+    expect(html).toContain("<code>clients/node</code>");
+    expect(html).toContain("<code>npm install ./clients/node</code>");
+    expect(html).toContain("<code>clients/python</code>");
+    expect(html).toContain("<code>pip install ./clients/python</code>");
   });
 });

@@ -1,19 +1,19 @@
 import { fileURLToPath } from "node:url";
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
-import { callUnary, PROBLEM_TYPES, WinnowError, type Logger } from "@winnow/platform";
-import type { AuthServiceClient, GetAccountResponse } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { PROBLEM_TYPES, WinnowError, type AuthClient, type Logger } from "@winnow/platform";
+import type { GetAccountResponse } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { accountPage, errorPage, logInPage, playgroundPage, refreshPage, signUpPage } from "./dashboard-pages.js";
 import { clearSessionCookie, cookies, csrfProtection, SESSION_COOKIE, setSessionCookie } from "./dashboard-session.js";
-import { countRateLimited } from "./gateway-metrics.js";
-import { takePoint, type LimiterFactory } from "./rate-limits.js";
+import { countRateLimited } from "../http/gateway-metrics.js";
+import { takePoint, type LimiterFactory } from "../http/rate-limits.js";
 
 /** Mirrors the auth service's rule, so the form can say it up front. */
 const MIN_PASSWORD_LENGTH = 10;
-const ASSETS = fileURLToPath(new URL("../assets/", import.meta.url));
+const ASSETS = fileURLToPath(new URL("../../assets/", import.meta.url));
 const LOGIN_WINDOW_SECONDS = 15 * 60;
 
 export interface DashboardOptions {
-  auth: AuthServiceClient;
+  auth: AuthClient;
   limiters: LimiterFactory;
   /** Log-in and sign-up attempts allowed per client address and email in 15 minutes (ten times that per address alone). */
   loginAttemptsPer15Min: number;
@@ -46,7 +46,7 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
     const token = cookies(req)[SESSION_COOKIE];
     if (token) {
       try {
-        return { token, account: await callUnary(auth.getAccount.bind(auth), { sessionToken: token }, hop(res)) };
+        return { token, account: await auth.getAccount({ sessionToken: token }, hop(res)) };
       } catch (error) {
         if (!(error instanceof WinnowError && error.type === "unauthorized")) throw error;
         clearSessionCookie(req, res);
@@ -76,7 +76,7 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
   };
 
   const startSession = async (req: Request, res: Response, email: string, password: string) => {
-    const { session } = await callUnary(auth.logIn.bind(auth), { email, password }, hop(res));
+    const { session } = await auth.logIn({ email, password }, hop(res));
     setSessionCookie(req, res, session!.token, session!.expiresAt!);
     res.redirect(303, "/dashboard");
   };
@@ -85,7 +85,7 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
     const session = await signedIn(req, res);
     if (!session) return;
     const { account } = session;
-    const { days } = await callUnary(auth.getUsage.bind(auth), { sessionToken: session.token, accountId: "", days: 30 }, hop(res));
+    const { days } = await auth.getUsage({ sessionToken: session.token, accountId: "", days: 30 }, hop(res));
     res.send(
       accountPage({
         csrf: res.locals.csrfToken!,
@@ -127,7 +127,7 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
     const page = (status: number, message: string) =>
       res.status(status).send(signUpPage({ csrf: res.locals.csrfToken!, email, message, minPasswordLength: MIN_PASSWORD_LENGTH }));
     try {
-      await callUnary(auth.createAccount.bind(auth), { email, password }, hop(res));
+      await auth.createAccount({ email, password }, hop(res));
     } catch (error) {
       if (!(error instanceof WinnowError)) throw error;
       if (error.type === "invalid-request") return page(400, capitalise(error.message));
@@ -140,7 +140,7 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
 
   router.post("/logout", async (req, res) => {
     const token = cookies(req)[SESSION_COOKIE];
-    if (token) await callUnary(auth.logOut.bind(auth), { sessionToken: token }, hop(res));
+    if (token) await auth.logOut({ sessionToken: token }, hop(res));
     clearSessionCookie(req, res);
     res.redirect(303, "/dashboard/login");
   });
@@ -153,7 +153,7 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
   router.post("/refresh", async (req, res) => {
     const session = await signedIn(req, res);
     if (!session) return;
-    await callUnary(auth.rotateSessionKey.bind(auth), { sessionToken: session.token }, hop(res));
+    await auth.rotateSessionKey({ sessionToken: session.token }, hop(res));
     res.redirect(303, "/dashboard?refreshed=1");
   });
 

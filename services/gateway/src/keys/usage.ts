@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
-import { callUnary, type Logger } from "@winnow/platform";
-import type { AuthServiceClient, KeyUsage } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import type { AuthClient, Logger } from "@winnow/platform";
+import type { KeyUsage } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 
 /** One write to auth should not outlive a flush interval by much, nor hang a drain. */
 const WRITE_TIMEOUT_MS = 5_000;
@@ -18,7 +18,7 @@ export class UsageCounter {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    private readonly auth: AuthServiceClient,
+    private readonly auth: AuthClient,
     intervalMs: number,
     private readonly logger: Logger,
   ) {
@@ -48,7 +48,7 @@ export class UsageCounter {
     if (this.writing || this.pending.size === 0) return this.writing ?? Promise.resolve();
     const batch = [...this.pending.values()];
     this.pending = new Map();
-    this.writing = callUnary(this.auth.recordUsageBatch.bind(this.auth), { usage: batch }, { deadline: new Date(Date.now() + WRITE_TIMEOUT_MS) })
+    this.writing = this.auth.recordUsageBatch({ usage: batch }, { deadline: new Date(Date.now() + WRITE_TIMEOUT_MS) })
       .then(
         () => undefined,
         (error: unknown) => {

@@ -1,8 +1,7 @@
 import type { RequestHandler } from "express";
-import { callUnary } from "@winnow/platform";
-import { Engine, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { RenderMode, RenderPath, type RenderOptions } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { Backends } from "./backends.js";
+import { Engine, engineToJSON, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { RenderMode, renderPathToJSON, type RenderOptions, type RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import type { Backends } from "../backends.js";
 import { parseScrapeRequest } from "./scrape-request.js";
 
 /**
@@ -16,7 +15,7 @@ export function scrapeHandler(backends: Backends): RequestHandler {
     const { renderer, extractor } = backends;
 
     let started = performance.now();
-    const page = await callUnary(renderer.render.bind(renderer), { url: request.url, options: request.renderOptions }, hop);
+    const page = await renderer.render({ url: request.url, options: request.renderOptions }, hop);
     res.locals.timings.render = performance.now() - started;
     // The renderer's own split of that time: waiting for a browser page, loading, letting the page settle.
     if (page.timings) {
@@ -28,8 +27,7 @@ export function scrapeHandler(backends: Backends): RequestHandler {
     }
 
     started = performance.now();
-    const result = await callUnary(
-      extractor.extract.bind(extractor),
+    const result = await extractor.extract(
       {
         url: page.finalUrl,
         html: page.html,
@@ -71,7 +69,7 @@ export function scrapeHandler(backends: Backends): RequestHandler {
 async function screenshotOf(backends: Backends, url: string, options: RenderOptions, evidence: Evidence[], hop: { deadline: Date; signal: AbortSignal }): Promise<string> {
   const outline = [...new Set(evidence.map((item) => item.selector).filter((selector) => selector !== ""))];
   const { renderer } = backends;
-  const shot = await callUnary(renderer.render.bind(renderer), { url, options: { ...options, mode: RenderMode.RENDER_MODE_BROWSER, screenshot: true, outline } }, hop);
+  const shot = await renderer.render({ url, options: { ...options, mode: RenderMode.RENDER_MODE_BROWSER, screenshot: true, outline } }, hop);
   return `data:image/jpeg;base64,${shot.screenshot.toString("base64")}`;
 }
 
@@ -89,18 +87,19 @@ function serverTiming(timings: Record<string, number>, keyFromCache: boolean | u
 }
 
 function engineName(engine: Engine): string {
-  switch (engine) {
-    case Engine.ENGINE_LLM:
-      return "llm";
-    case Engine.ENGINE_BUILTIN:
-      return "builtin";
-    case Engine.ENGINE_TEMPLATE:
-      return "template";
-    default:
-      return "unknown";
-  }
+  return apiName(engineToJSON(engine), "ENGINE_");
 }
 
 function renderPathName(path: RenderPath): string {
-  return path === RenderPath.RENDER_PATH_STATIC ? "static" : path === RenderPath.RENDER_PATH_BROWSER ? "browser" : "unknown";
+  return apiName(renderPathToJSON(path), "RENDER_PATH_");
+}
+
+/**
+ * An enum value as the API's headers name it: the generated proto name without its
+ * prefix, in lower case (ENGINE_BUILTIN is "builtin", RENDER_PATH_STATIC "static");
+ * "unknown" for an unspecified or unrecognized value.
+ */
+function apiName(protoName: string, prefix: string): string {
+  if (!protoName.startsWith(prefix) || protoName === `${prefix}UNSPECIFIED`) return "unknown";
+  return protoName.slice(prefix.length).toLowerCase();
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EgressGuard, parseEgressAllowlist } from "./egress.js";
-import { closeServer, fixedLookup, listen } from "./renderer.test-helpers.js";
+import { EgressGuard, parseEgressAllowlist } from "../egress/egress.js";
+import { closeServer, fixedLookup, listen } from "../renderer.test-helpers.js";
 import { StaticFetcher } from "./static-fetch.js";
 
 /**

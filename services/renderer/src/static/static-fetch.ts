@@ -5,8 +5,8 @@ import { LRUCache } from "lru-cache";
 import { Pool, request } from "undici";
 import { decodeBuffer } from "encoding-sniffer";
 import { WinnowError } from "@winnow/platform";
-import type { EgressGuard, PinnedTarget } from "./egress.js";
-import { pageContent, type PageContent } from "./content-type.js";
+import type { EgressGuard, PinnedTarget } from "../egress/egress.js";
+import { pageContent, type PageContent } from "../content-type.js";
 
 export interface StaticFetchOptions {
   guard: EgressGuard;

@@ -4,7 +4,7 @@ import type { KeyCheck } from "./key-check.js";
 
 /**
  * Requires a valid `x-api-key`. A key auth rejects is a 401; auth being
- * unreachable is a 503 from callUnary, never a 401, so an outage does not
+ * unreachable is a 503 from the auth client, never a 401, so an outage does not
  * look like a revoked key. Valid keys come from the gateway's cache while
  * auth's revocation feed keeps it current (see KeyCheck).
  */
