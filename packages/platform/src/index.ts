@@ -24,7 +24,6 @@ export {
   type ServiceBinding,
 } from "./grpc-server.js";
 export {
-  callUnary,
   checkHealth,
   createClient,
   grpcTarget,

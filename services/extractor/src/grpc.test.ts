@@ -1,4 +1,4 @@
-import { callUnary, checkHealth, createClient, createLogger, startGrpcServer, WinnowError, type RunningGrpcServer } from "@winnow/platform";
+import { checkHealth, createClient, createLogger, promiseClient, type RunningGrpcServer, startGrpcServer, WinnowError } from "@winnow/platform";
 import {
   Engine,
   ExtractorServiceClient,
@@ -32,7 +32,7 @@ async function startExtractor(llm: LlmEngine | undefined) {
 }
 
 function extractWith(client: ExtractorServiceClient, request: Partial<ExtractRequest>, deadlineMs = 10_000) {
-  return callUnary(client.extract.bind(client), {
+  return promiseClient(client).extract({
     url: "https://shop.example/lamp",
     html: HTML,
     schemaJson: SCHEMA,

@@ -1,4 +1,4 @@
-import { callUnary, createClient, createLogger, startGrpcServer } from "@winnow/platform";
+import { createClient, createLogger, promiseClient, startGrpcServer } from "@winnow/platform";
 import { Engine, ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { load } from "cheerio";
 import { afterAll, expect, it, vi } from "vitest";
@@ -53,7 +53,7 @@ afterAll(async () => {
 
 async function extract(page: { model: string; price: string }, url: string) {
   const options = { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: true };
-  return callUnary(client.extract.bind(client), { url, html: html(page), schemaJson: SCHEMA, taskDescription: "", options }, { deadline: new Date(Date.now() + 10_000) });
+  return promiseClient(client).extract({ url, html: html(page), schemaJson: SCHEMA, taskDescription: "", options }, { deadline: new Date(Date.now() + 10_000) });
 }
 
 /** Learning settles after the answer; the next page waits until the store has counted this one. */

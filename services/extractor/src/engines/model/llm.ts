@@ -13,7 +13,7 @@ import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import OpenAI, { APIConnectionError, APIError } from "openai";
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import type { ResponseFormatJSONSchema } from "openai/resources/shared";
-import { WinnowError, type Logger } from "@winnow/platform";
+import { deadlineSignal, WinnowError, type Logger } from "@winnow/platform";
 import type { ModelInput, TokenUsage, Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { buildModelCall, repairMessages, toModelInput, type ChatMessage, type ModelCall, type OutputMode, type PromptRequest } from "./prompt.js";
 
@@ -78,8 +78,9 @@ export class LlmEngine {
   }
 
   async extract(request: PromptRequest, bounds: CallBounds): Promise<LlmAnswer> {
-    const deadline = deadlineSignal(bounds.deadline);
-    const signal = AbortSignal.any([bounds.signal, deadline]);
+    // Aborts when the caller cancels or the deadline passes (callFailure tells which).
+    const deadline = deadlineSignal({ signal: bounds.signal, deadline: bounds.deadline });
+    const { signal } = deadline;
     const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
     const send = async (call: ModelCall, messages: ChatMessage[] = call.messages): Promise<ChatCompletion> => {
       const completion = await this.complete(call, messages, signal, bounds.deadline);
@@ -116,7 +117,9 @@ export class LlmEngine {
       }
       return { value: answer.value!, model: completion.model || this.settings.model, usage, modelInput: toModelInput(call), warnings };
     } catch (error) {
-      throw callFailure(error, bounds.signal, deadline);
+      throw callFailure(error, bounds.signal, deadline.signal);
+    } finally {
+      deadline.dispose();
     }
   }
 
@@ -163,13 +166,6 @@ export class LlmEngine {
     }
     return validate;
   }
-}
-
-/** Aborts when the caller's deadline passes (never, without one). */
-function deadlineSignal(deadline: Date | undefined): AbortSignal {
-  if (!deadline) return new AbortController().signal;
-  const remaining = deadline.getTime() - Date.now();
-  return remaining > 0 ? AbortSignal.timeout(remaining) : AbortSignal.abort();
 }
 
 function isTransient(error: unknown): boolean {
