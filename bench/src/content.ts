@@ -15,7 +15,7 @@ import { load } from "cheerio";
 import { NodeHtmlMarkdown } from "node-html-markdown";
 import { countTokens, loadPage, normalizeText, numbersIn, writeModelContent, urlsWanted, withoutUrls } from "@winnow/extractor";
 import { parseSchema } from "@winnow/platform";
-import { REPO_ROOT } from "../../scripts/dist/stack.js";
+import { REPO_ROOT } from "@winnow/scripts/stack";
 
 interface Case {
   id: string;

@@ -34,8 +34,8 @@ import { createLogger, loadConfig, parseSchema } from "@winnow/platform";
 import { extractBuiltin, loadPage, shape } from "@winnow/extractor";
 import { createRendering, rendererConfigShape } from "@winnow/renderer";
 import { measureHopFloor } from "./hop-floor.js";
-import { REPO_ROOT, type ServiceName } from "../../scripts/dist/stack.js";
-import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
+import { REPO_ROOT, type ServiceName } from "@winnow/scripts/stack";
+import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);

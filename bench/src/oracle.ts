@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { freePorts } from "../../scripts/dist/ports.js";
+import { freePorts } from "@winnow/scripts/ports";
 
 export interface OracleCall {
   /** The case the oracle recognised from the fields asked and the text. */

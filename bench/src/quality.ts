@@ -15,7 +15,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { REPO_ROOT } from "../../scripts/dist/stack.js";
+import { REPO_ROOT } from "@winnow/scripts/stack";
 import { isComplete } from "@winnow/extractor";
 import { readCases, servePages, type Case } from "./corpus.js";
 import { addEvidence, DOUBT_BELOW, emptyEvidenceCounts } from "./evidence-figures.js";

@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { checkHealth, createClient, promiseClient } from "@winnow/platform";
 import { Engine, ExtractorServiceClient, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { freePorts } from "../../scripts/dist/ports.js";
-import { REPO_ROOT } from "../../scripts/dist/stack.js";
-import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
+import { freePorts } from "@winnow/scripts/ports";
+import { REPO_ROOT } from "@winnow/scripts/stack";
+import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 
 export interface Extraction {
   data: Record<string, unknown> | undefined;

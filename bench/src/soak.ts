@@ -15,8 +15,8 @@ import type { AddressInfo } from "node:net";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { descendantsRssBytes } from "@winnow/renderer";
-import { REPO_ROOT, type ServiceName } from "../../scripts/dist/stack.js";
-import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
+import { REPO_ROOT, type ServiceName } from "@winnow/scripts/stack";
+import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const RATE = Number(process.env.SOAK_RATE ?? 4);

@@ -6,7 +6,7 @@
  * corpus's oracle model does. A perfect reader of what it is shown.
  */
 import { decodeHTML } from "entities";
-import { startFakeLlm, type FakeLlm } from "../../test/support/dist/fake-llm.js";
+import { startFakeLlm, type FakeLlm } from "@winnow/test-support/fake-llm";
 import type { Case } from "./corpus.js";
 
 export interface Teacher extends FakeLlm {

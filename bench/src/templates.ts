@@ -15,7 +15,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createLogger } from "@winnow/platform";
-import { REPO_ROOT } from "../../scripts/dist/stack.js";
+import { REPO_ROOT } from "@winnow/scripts/stack";
 import { LlmEngine, loadPage, MemoryTemplateStore, pageTokenBudget, runExtraction, SchemaCache, TemplateLearner, type FlowSettings } from "@winnow/extractor";
 import { readCases, type Case } from "./corpus.js";
 import { addOutcome, metrics, scoreField, type Counts, type Metrics } from "./score.js";

@@ -57,19 +57,27 @@ const copies = (name: string): Copy[] =>
   );
 const workdirAt = (s: Stage) => chain(s.name).flatMap((c) => c.instructions).filter((i) => i.op === "WORKDIR").at(-1)?.args ?? "/";
 
-/** .dockerignore patterns as Docker matches them (Go filepath.Match plus **), a path excluded with any parent. */
+/**
+ * .dockerignore patterns as Docker matches them (Go filepath.Match plus **): a pattern matches a path or any of its
+ * parents, and the last pattern that matches decides, so a `!` exception lets a file back in.
+ */
 const ignorePatterns = readFileSync(path.join(ROOT, ".dockerignore"), "utf8")
   .split("\n")
   .map((l) => l.trim())
   .filter((l) => l && !l.startsWith("#"))
-  .map((pattern) => {
-    const escaped = pattern.replace(/[.+^$()|[\]{}]/g, "\\$&");
+  .map((line) => {
+    const exception = line.startsWith("!");
+    const escaped = line.replace(/^!/, "").replace(/[.+^$()|[\]{}]/g, "\\$&");
     const source = escaped.split("**/").map((part) => part.replace(/\*/g, "[^/]*")).join("(.*/)?");
-    return new RegExp(`^${source}$`);
+    return { exception, pattern: new RegExp(`^${source}$`) };
   });
 const ignored = (file: string) => {
   const parts = file.split("/");
-  return parts.some((_, i) => ignorePatterns.some((p) => p.test(parts.slice(0, i + 1).join("/"))));
+  let excluded = false;
+  for (const { exception, pattern } of ignorePatterns) {
+    if (parts.some((_, i) => pattern.test(parts.slice(0, i + 1).join("/")))) excluded = !exception;
+  }
+  return excluded;
 };
 
 /** Every workspace's package.json, from the root package.json's workspaces ("dir/*" or "dir/name"). */
