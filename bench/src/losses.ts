@@ -17,10 +17,10 @@ import type { OracleCall } from "./oracle.js";
 import type { Extraction } from "./runners.js";
 import type { Counts } from "./score.js";
 
-export const LOSS_PLACES = ["timed out", "failed", "pre-filled wrong", "reader took another page", "label not on the page", "not in content sent", "lost after the model"] as const;
+const LOSS_PLACES = ["timed out", "failed", "pre-filled wrong", "reader took another page", "label not on the page", "not in content sent", "lost after the model"] as const;
 export type LossPlace = (typeof LOSS_PLACES)[number];
 
-export interface Loss {
+interface Loss {
   id: string;
   corpus: string;
   field: string;

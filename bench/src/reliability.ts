@@ -15,7 +15,7 @@ export interface Judged {
   outcomes: Record<string, string>;
 }
 
-export interface ReliabilityRow {
+interface ReliabilityRow {
   source: string;
   /** Lower bound of the confidence band. */
   from: number;
@@ -34,7 +34,7 @@ const BANDS = [1, 0.95, 0.9, 0.85, 0.8, 0.7, 0.6, 0];
 const MIN_ANSWERS = 10;
 
 /** One answer per top-level field: its evidence's source and lowest confidence. */
-export function judgedAnswers(cases: Judged[]): { source: string; confidence: number; right: boolean }[] {
+function judgedAnswers(cases: Judged[]): { source: string; confidence: number; right: boolean }[] {
   return cases.flatMap(({ evidence, outcomes }) =>
     Object.entries(outcomes).flatMap(([field, outcome]) => {
       if (outcome === "fn") return [];

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** What the upstream does with one request. */
-export type UpstreamAction =
+type UpstreamAction =
   | { status: number; headers?: Record<string, string>; body?: string }
   | "forward"
   | "hang"

@@ -48,7 +48,7 @@ export interface CallOptions {
  * Calls a unary method as a promise; failures become WinnowErrors, and an
  * aborted signal cancels the call. promiseClient's methods call this.
  */
-export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, options: CallOptions = {}): Promise<Res> {
+function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, options: CallOptions = {}): Promise<Res> {
   return new Promise<Res>((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(fromGrpcError(Object.assign(new Error("cancelled"), { code: grpc.status.CANCELLED, details: "cancelled", metadata: new grpc.Metadata() })));

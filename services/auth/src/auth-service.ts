@@ -59,7 +59,7 @@ export function authServiceBinding(dependencies: AuthServiceDependencies): Servi
 }
 
 /** The winnow.auth.v1.AuthService implementation over a store. */
-export function createAuthService({ store, revocations, plans, logger, sessionTtlMs }: AuthServiceDependencies): AuthServiceServer {
+function createAuthService({ store, revocations, plans, logger, sessionTtlMs }: AuthServiceDependencies): AuthServiceServer {
   const toAccount = (account: AccountRecord): Account => ({
     id: account.id,
     email: account.email,

@@ -19,7 +19,7 @@ export interface ShownKey {
   createdAt: Date;
 }
 
-export interface UsageTotals {
+interface UsageTotals {
   scrapes: number;
   tokensIn: number;
   tokensOut: number;

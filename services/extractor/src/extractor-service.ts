@@ -29,7 +29,7 @@ export function extractorServiceBinding(deps: ExtractorDependencies): ServiceBin
 }
 
 /** The gRPC adapter: checks the request, picks the engine, runs the extraction (flow/extract.ts), logs and counts it. */
-export function createExtractorService(deps: ExtractorDependencies): ExtractorServiceServer {
+function createExtractorService(deps: ExtractorDependencies): ExtractorServiceServer {
   return { extract: unary(deps.logger, (request: ExtractRequest, ctx) => extract(deps, request, ctx)) };
 }
 

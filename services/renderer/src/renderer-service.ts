@@ -24,7 +24,7 @@ export function rendererServiceBinding(deps: RendererDependencies): ServiceBindi
 }
 
 /** The gRPC implementation of winnow.renderer.v1.RendererService. */
-export function createRendererService({ logger, ...deps }: RendererDependencies): RendererServiceServer {
+function createRendererService({ logger, ...deps }: RendererDependencies): RendererServiceServer {
   return {
     render: unary<RenderRequest, RenderResponse>(logger, async (request, context) => {
       const job = toRenderJob(request, context, deps.renderTimeoutMs);

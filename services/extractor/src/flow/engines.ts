@@ -18,7 +18,7 @@ import type { EngineAnswer, ExtractionJob } from "./job.js";
 import { prefill, prefillWarning, suggestionsOf } from "./prefill.js";
 
 /** See EXTRACT_HYBRID in config.ts. */
-export type HybridMode = "proven" | "confident" | "off";
+type HybridMode = "proven" | "confident" | "off";
 
 export interface EngineSettings {
   schemas: SchemaCache;

@@ -10,7 +10,7 @@ import type { Evidence as EvidenceMessage } from "@winnow/platform/gen/winnow/ex
 import type { Element } from "domhandler";
 import { selectorOf } from "../page/selector.js";
 
-export type EvidenceSource = "json-ld" | "microdata" | "meta" | "heading" | "byline" | "label" | "layout" | "template" | "model";
+type EvidenceSource = "json-ld" | "microdata" | "meta" | "heading" | "byline" | "label" | "layout" | "template" | "model";
 
 /** Where an engine read a value, as it knows it when it reads it. */
 export interface Origin {
@@ -23,7 +23,7 @@ export interface Origin {
   items?: Element[];
 }
 
-export interface Evidence {
+interface Evidence {
   source: EvidenceSource;
   /** At most MAX_TEXT characters; absent where the value was not read from the page (a model's derived value). */
   text?: string;

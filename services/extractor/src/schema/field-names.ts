@@ -31,7 +31,7 @@ export interface NameHints {
 }
 
 /** The ISO 4217 codes recognised in field names and in numbers written as text. */
-export const CURRENCY_CODES = ["USD", "EUR", "GBP", "JPY", "CNY", "INR", "CAD", "AUD", "CHF", "SEK", "NOK", "DKK", "PLN", "BRL", "MXN"];
+const CURRENCY_CODES = ["USD", "EUR", "GBP", "JPY", "CNY", "INR", "CAD", "AUD", "CHF", "SEK", "NOK", "DKK", "PLN", "BRL", "MXN"];
 const CURRENCIES = new Set(CURRENCY_CODES.map((code) => code.toLowerCase()));
 // Maps, not object literals: a token such as "constructor" must not find Object.prototype.
 const DURATION_UNITS = new Map<string, DurationUnit>([

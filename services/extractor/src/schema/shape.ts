@@ -122,7 +122,7 @@ function describe(value: unknown): string {
 }
 
 /** RFC 6901, like the paths in schema violations. */
-export function escapePointer(name: string): string {
+function escapePointer(name: string): string {
   return name.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 

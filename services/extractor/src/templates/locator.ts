@@ -134,7 +134,7 @@ function readItemField(index: PageIndex, item: Element, field: ItemField): strin
 }
 
 /** An element's value as the reading says: an attribute (links made absolute), or its text cut. */
-export function readElement(index: PageIndex, element: Element, reading: Reading): { raw: string; text: string } | undefined {
+function readElement(index: PageIndex, element: Element, reading: Reading): { raw: string; text: string } | undefined {
   if (reading.attr !== undefined) {
     const value = element.attribs[reading.attr]?.trim();
     if (!value) return undefined;

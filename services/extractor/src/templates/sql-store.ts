@@ -13,7 +13,7 @@ import type { KnownTemplate, TemplateKey } from "./signature.js";
 import { MAX_LOCATORS_PER_FIELD, TRUST_AGREEMENTS, type LocatorRecord, type LocatorUpdate, type StoreBounds, type TemplateStore, type TemplateSummary, trustedFields } from "./store.js";
 
 /** Applied in order, each once; never edit one that has shipped, append a new one. */
-export const MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: "templates and locators",

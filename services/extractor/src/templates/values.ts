@@ -48,6 +48,6 @@ export function isPresentValue(value: unknown): boolean {
   return !Array.isArray(value) || (value.length > 0 && value.every((item) => (typeof item === "string" ? item.trim() !== "" : isRecord(item))));
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
+function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -4,8 +4,8 @@ import { parse } from "cookie";
 import { WinnowError } from "@winnow/platform";
 
 export const SESSION_COOKIE = "winnow_session";
-export const CSRF_COOKIE = "winnow_csrf";
-export const CSRF_FIELD = "_csrf";
+const CSRF_COOKIE = "winnow_csrf";
+const CSRF_FIELD = "_csrf";
 
 /** HttpOnly always; Secure whenever the request came over TLS (directly or, with TRUST_PROXY, through a proxy). */
 function cookieOptions(req: Request, sameSite: "lax" | "strict"): CookieOptions {

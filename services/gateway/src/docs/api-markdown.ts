@@ -3,7 +3,7 @@ import { PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform";
 import { problemsByStatus, SUCCESS_HEADERS } from "./openapi.js";
 import { scrapeRequestSchema } from "../scrape/scrape-request.js";
 
-export const README_TABLES = {
+const README_TABLES = {
   "request-fields": requestFieldsTable,
   "response-headers": responseHeadersTable,
   errors: errorsTable,

@@ -23,7 +23,7 @@ export const SUCCESS_HEADERS: ResponseHeader[] = [
   { name: "RateLimit-Limit", description: "The key's requests per minute (also `RateLimit-Remaining`, and `RateLimit-Reset` in seconds)." },
 ];
 
-export const problemSchema = {
+const problemSchema = {
   title: "Problem",
   type: "object",
   description: "An RFC 9457 problem document; every failure has one.",
@@ -58,9 +58,9 @@ const EXAMPLE_RESPONSE = {
 };
 
 /** Sources a value's evidence names: where the engine read it. */
-export const EVIDENCE_SOURCES = ["json-ld", "microdata", "meta", "heading", "byline", "label", "layout", "template", "model"];
+const EVIDENCE_SOURCES = ["json-ld", "microdata", "meta", "heading", "byline", "label", "layout", "template", "model"];
 
-export const evidenceSchema = {
+const evidenceSchema = {
   title: "Evidence",
   type: "object",
   description: "Why a value is what it is.",
@@ -82,7 +82,7 @@ export const evidenceSchema = {
   },
 };
 
-export const evidenceResponseSchema = {
+const evidenceResponseSchema = {
   title: "EvidenceResponse",
   type: "object",
   description: "The answer with `options.evidence`: the data unchanged, and the evidence of its values.",

@@ -2,7 +2,7 @@ import { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Logger } from "@winnow/platform";
 
-export interface LimiterSpec {
+interface LimiterSpec {
   /** Names what is counted; part of every stored key. */
   name: string;
   points: number;

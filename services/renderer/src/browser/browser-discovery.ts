@@ -7,7 +7,7 @@ import type { BrowserPath } from "../page-renderer.js";
 /** Names a Chromium goes by on PATH, most specific first. */
 const PATH_NAMES = ["chromium", "chromium-browser", "google-chrome"];
 
-export interface FoundBrowser {
+interface FoundBrowser {
   executablePath: string;
   /** Where it was found, for the start-up log. */
   source: "CHROMIUM_PATH" | "playwright" | "PATH";

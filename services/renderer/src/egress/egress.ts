@@ -16,7 +16,7 @@ export interface EgressAllowlist {
   readonly hostPorts: ReadonlySet<string>;
 }
 
-export const EMPTY_ALLOWLIST: EgressAllowlist = { cidrs: [], hostPorts: new Set() };
+const EMPTY_ALLOWLIST: EgressAllowlist = { cidrs: [], hostPorts: new Set() };
 
 /**
  * Parses WINNOW_EGRESS_ALLOW: comma-separated entries, each a CIDR
@@ -187,7 +187,7 @@ export class EgressGuard {
  * address ("2130706433", "0177.1", "0x7f.1"); undefined for real names.
  * WHATWG URLs normalize these already; CONNECT targets and Host headers do not.
  */
-export function canonicalIPv4(hostname: string): string | undefined {
+function canonicalIPv4(hostname: string): string | undefined {
   try {
     const normalized = new URL(`http://${hostname}/`).hostname;
     return isIP(normalized) === 4 ? normalized : undefined;

@@ -23,7 +23,7 @@ export function markEntity(entity: Entity, markup: Markup): void {
 }
 
 /** The markup an entity was read from; undefined for JSON-LD. */
-export function markupOf(entity: Entity): Markup | undefined {
+function markupOf(entity: Entity): Markup | undefined {
   return markupOfEntity.get(entity);
 }
 

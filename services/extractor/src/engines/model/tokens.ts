@@ -30,7 +30,7 @@ const CONTEXT_WINDOWS: Array<[prefix: string, tokens: number]> = [
 ];
 
 /** Unknown models (a local Llama or Qwen) often run with a small context; assume a modest one. */
-export const UNKNOWN_MODEL_CONTEXT = 8_192;
+const UNKNOWN_MODEL_CONTEXT = 8_192;
 
 /**
  * The most page tokens one call carries. Long pages are split into parts
@@ -38,9 +38,9 @@ export const UNKNOWN_MODEL_CONTEXT = 8_192;
  * and the parts run in parallel. The rest of the window holds the
  * instructions, the schema and the answer.
  */
-export const MAX_PART_TOKENS = 24_000;
+const MAX_PART_TOKENS = 24_000;
 
-export function contextWindow(model: string): number {
+function contextWindow(model: string): number {
   const name = model.toLowerCase().replace(/^.*\//, "");
   const match = CONTEXT_WINDOWS.filter(([prefix]) => name.startsWith(prefix)).sort((a, b) => b[0].length - a[0].length)[0];
   return match?.[1] ?? UNKNOWN_MODEL_CONTEXT;
