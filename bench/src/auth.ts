@@ -17,13 +17,9 @@ import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import autocannon from "autocannon";
-import pg from "pg";
-import { createClient, createLogger, promiseClient, startGrpcServer } from "@winnow/platform";
-import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import {
-  authServiceBinding,
   AuthStore,
+  authServiceBinding,
   generateApiKey,
   KeyCipher,
   migrate,
@@ -34,6 +30,10 @@ import {
   type SqlDatabase,
 } from "@winnow/auth";
 import { connectBackends, createGateway, createLimiterFactory, Drain, startHttpServer } from "@winnow/gateway";
+import { createClient, createLogger, promiseClient, startGrpcServer } from "@winnow/platform";
+import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import autocannon from "autocannon";
+import pg from "pg";
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
@@ -49,7 +49,14 @@ interface Backend {
 async function pgliteBackend(): Promise<Backend> {
   const dir = await mkdtemp(path.join(tmpdir(), "winnow-bench-"));
   const database = await openPglite(path.join(dir, "auth-db"));
-  return { name: "pglite", database, dispose: async () => (await database.close(), await rm(dir, { recursive: true, force: true })) };
+  return {
+    name: "pglite",
+    database,
+    dispose: async () => {
+      await database.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function postgresBackend(): Promise<Backend> {
@@ -63,7 +70,14 @@ async function postgresBackend(): Promise<Backend> {
   const url = new URL(DATABASE_URL);
   url.searchParams.set("options", `-c search_path=${schema}`);
   const database = openPostgres(url.toString(), logger);
-  return { name: "postgres", database, dispose: async () => (await database.close(), await admin(`DROP SCHEMA ${schema} CASCADE`)) };
+  return {
+    name: "postgres",
+    database,
+    dispose: async () => {
+      await database.close();
+      await admin(`DROP SCHEMA ${schema} CASCADE`);
+    },
+  };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -84,7 +98,12 @@ async function latency(call: () => Promise<unknown>): Promise<{ p50: number; p99
 
 async function load(url: string, headers: Record<string, string>, connections: number) {
   const result = await autocannon({ url, headers, connections, duration: HTTP_SECONDS });
-  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  };
 }
 
 type Load = Awaited<ReturnType<typeof load>>;
@@ -117,7 +136,11 @@ async function benchBackend(backend: Backend) {
   const malformed = await latency(validate("wnw_not-a-key"));
   const valid = await latency(validate(key.plaintext));
 
-  const backends = connectBackends({ auth: `127.0.0.1:${server.port}`, renderer: "127.0.0.1:9", extractor: "127.0.0.1:9" });
+  const backends = connectBackends({
+    auth: `127.0.0.1:${server.port}`,
+    renderer: "127.0.0.1:9",
+    extractor: "127.0.0.1:9",
+  });
   const limiters = createLimiterFactory({ redisUrl: undefined, keyPrefix: "bench:", logger });
   // The gateway as deployed (validated keys cached, usage batched), and with its key cache off.
   const startGateway = async (keyCacheSize: number) => {
@@ -175,12 +198,19 @@ for (const open of [pgliteBackend, postgresBackend]) {
 
 const ms = (value: number) => value.toFixed(3);
 // Other work on the machine skews every figure; the load average says how much.
-console.log(`\n${cpus().length} CPUs, load average ${loadavg().map((load) => load.toFixed(1)).join(" / ")} (1/5/15 min)`);
+console.log(
+  `\n${cpus().length} CPUs, load average ${loadavg()
+    .map((load) => load.toFixed(1))
+    .join(" / ")} (1/5/15 min)`,
+);
 console.log(`\nValidateKey over loopback gRPC (${CALLS} sequential calls each)`);
 console.table(
   Object.fromEntries(
     Object.entries(results).flatMap(([backend, r]) => [
-      [`${backend}: malformed key (baseline, no lookup)`, { "p50 ms": ms(r.validateKey.malformed.p50), "p99 ms": ms(r.validateKey.malformed.p99) }],
+      [
+        `${backend}: malformed key (baseline, no lookup)`,
+        { "p50 ms": ms(r.validateKey.malformed.p50), "p99 ms": ms(r.validateKey.malformed.p99) },
+      ],
       [
         `${backend}: valid key (lookup)`,
         {
@@ -192,7 +222,9 @@ console.table(
     ]),
   ),
 );
-console.log(`\nGateway on loopback (autocannon, ${HTTP_SECONDS} s per row; latency with 1 connection, throughput with 16)`);
+console.log(
+  `\nGateway on loopback (autocannon, ${HTTP_SECONDS} s per row; latency with 1 connection, throughput with 16)`,
+);
 console.table(
   Object.fromEntries(
     Object.entries(results).flatMap(([backend, r]) => {

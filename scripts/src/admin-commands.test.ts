@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createClient, promiseClient, WinnowError, type AuthClient } from "@winnow/platform";
+import { type AuthClient, createClient, promiseClient, WinnowError } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePorts } from "../../test/support/ports.js";
-import { startService, type ServiceProcess } from "../../test/support/service-process.js";
+import { type ServiceProcess, startService } from "../../test/support/service-process.js";
 import { runAdmin, UsageError } from "./admin-commands.js";
 
 describe("npm run admin, against a real auth process", () => {
@@ -48,11 +48,26 @@ describe("npm run admin, against a real auth process", () => {
     const listed = (await run("list-accounts")).split("\n");
     expect(listed[0]).toMatch(/^account id\s+email\s+plan\s+created\s+key id\s+scrapes\s+tokens in\s+tokens out$/);
     const row = listed.find((line) => line.includes("ops@example.com"))!.split(/\s+/);
-    expect(row).toEqual([accountId, "ops@example.com", "default", expect.stringMatching(/^\d{4}-\d\d-\d\d$/), secondKey.slice(4, 15), "2", "70", "9"]);
+    expect(row).toEqual([
+      accountId,
+      "ops@example.com",
+      "default",
+      expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
+      secondKey.slice(4, 15),
+      "2",
+      "70",
+      "9",
+    ]);
     expect(listed.some((line) => line.includes("dev@localhost"))).toBe(true);
 
     const usage = (await run("usage", accountId, "--days", "7")).split("\n");
-    expect(usage[1]!.split(/\s+/)).toEqual([new Date().toISOString().slice(0, 10), secondKey.slice(4, 15), "2", "70", "9"]);
+    expect(usage[1]!.split(/\s+/)).toEqual([
+      new Date().toISOString().slice(0, 10),
+      secondKey.slice(4, 15),
+      "2",
+      "70",
+      "9",
+    ]);
   });
 
   it.each([

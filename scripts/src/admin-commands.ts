@@ -3,7 +3,7 @@
  * dashboard: they talk gRPC to the auth service like the gateway does.
  */
 import { parseArgs } from "node:util";
-import { WinnowError, type AuthClient } from "@winnow/platform";
+import { type AuthClient, WinnowError } from "@winnow/platform";
 import type { AccountSummary } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 
 export const USAGE = `Usage: npm run admin -- <command>
@@ -27,7 +27,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Runs one command; lines go to `print`. WinnowErrors from auth propagate with their message. */
 export async function runAdmin(argv: string[], auth: AuthClient, print: (line: string) => void): Promise<void> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { days: { type: "string" } } });
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { days: { type: "string" } },
+  });
   const [command, argument, ...rest] = positionals;
   const extra = command === "list-accounts" ? positionals.slice(1) : rest;
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
@@ -51,16 +55,28 @@ export async function runAdmin(argv: string[], auth: AuthClient, print: (line: s
     }
     case "list-accounts": {
       const { accounts } = await auth.listAccounts({});
-      print(table(["account id", "email", "plan", "created", "key id", "scrapes", "tokens in", "tokens out"], accounts.map(summaryRow)));
+      print(
+        table(
+          ["account id", "email", "plan", "created", "key id", "scrapes", "tokens in", "tokens out"],
+          accounts.map(summaryRow),
+        ),
+      );
       return;
     }
     case "usage": {
       const days = values.days === undefined ? 30 : Number(values.days);
-      if (!Number.isInteger(days) || days < 1 || days > 366) throw new UsageError("--days must be a whole number from 1 to 366");
+      if (!Number.isInteger(days) || days < 1 || days > 366)
+        throw new UsageError("--days must be a whole number from 1 to 366");
       const accountId = await resolveAccount(auth, required("an account id or email"));
       const usage = await auth.getUsage({ sessionToken: "", accountId, days });
       if (usage.days.length === 0) print(`no usage in the last ${days} days`);
-      else print(table(["day", "key id", "scrapes", "tokens in", "tokens out"], usage.days.map((d) => [d.day, d.keyId, d.scrapes, d.tokensIn, d.tokensOut])));
+      else
+        print(
+          table(
+            ["day", "key id", "scrapes", "tokens in", "tokens out"],
+            usage.days.map((d) => [d.day, d.keyId, d.scrapes, d.tokensIn, d.tokensOut]),
+          ),
+        );
       return;
     }
     case undefined:
@@ -96,5 +112,12 @@ function summaryRow(summary: AccountSummary): (string | number)[] {
 function table(header: string[], rows: (string | number)[][]): string {
   const cells = [header, ...rows.map((row) => row.map(String))];
   const widths = header.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
-  return cells.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+  return cells
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }

@@ -2,12 +2,13 @@
  * What each service validates at start-up (its zod config shape), for checking the
  * environment that compose, the chart and the images give it.
  */
-import { loadConfig } from "@winnow/platform";
-import { z } from "zod";
+
 import { authConfigShape } from "@winnow/auth";
 import { configShape as extractorConfigShape } from "@winnow/extractor";
 import { configShape as gatewayConfigShape } from "@winnow/gateway";
+import { loadConfig } from "@winnow/platform";
 import { rendererConfigShape } from "@winnow/renderer";
+import { z } from "zod";
 
 export const COMPONENTS = ["gateway", "auth", "renderer", "extractor"] as const;
 export type Component = (typeof COMPONENTS)[number];

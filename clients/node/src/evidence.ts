@@ -1,7 +1,16 @@
 import type { Schema, ScrapeResult } from "./schema.js";
 
 /** Where a value was read: structured data, a meta tag, the page's heading, byline, labels or layout, a learned template, or the AI model. */
-export type EvidenceSource = "json-ld" | "microdata" | "meta" | "heading" | "byline" | "label" | "layout" | "template" | "model";
+export type EvidenceSource =
+  | "json-ld"
+  | "microdata"
+  | "meta"
+  | "heading"
+  | "byline"
+  | "label"
+  | "layout"
+  | "template"
+  | "model";
 
 /** Why a value is what it is. */
 export interface Evidence {

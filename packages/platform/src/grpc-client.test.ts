@@ -1,8 +1,8 @@
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AuthServiceClient, AuthServiceService, type AuthServiceServer } from "./gen/winnow/auth/v1/auth.js";
-import { createClient, grpcTarget, promiseClient, type AuthClient } from "./grpc-client.js";
-import { startGrpcServer, type RunningGrpcServer } from "./grpc-server.js";
+import { AuthServiceClient, type AuthServiceServer, AuthServiceService } from "./gen/winnow/auth/v1/auth.js";
+import { type AuthClient, createClient, grpcTarget, promiseClient } from "./grpc-client.js";
+import { type RunningGrpcServer, startGrpcServer } from "./grpc-server.js";
 import { createLogger } from "./logger.js";
 import { WinnowError } from "./problems.js";
 
@@ -26,7 +26,12 @@ describe("promiseClient", () => {
     const implementation = {
       validateKey(call: grpc.ServerUnaryCall<{ apiKey: string }, unknown>, callback: grpc.sendUnaryData<unknown>) {
         if (call.request.apiKey !== "hang") {
-          callback(null, { valid: true, reason: 0, accountId: String(call.metadata.get("x-probe")[0] ?? ""), keyId: "key" });
+          callback(null, {
+            valid: true,
+            reason: 0,
+            accountId: String(call.metadata.get("x-probe")[0] ?? ""),
+            keyId: "key",
+          });
           return;
         }
         call.on("cancelled", () => noteCancelled());
@@ -36,7 +41,14 @@ describe("promiseClient", () => {
       host: "127.0.0.1",
       port: 0,
       logger: createLogger("test", "silent"),
-      services: [{ name: "winnow.auth.v1.AuthService", definition: AuthServiceService, implementation, protoFile: "winnow/auth/v1/auth.proto" }],
+      services: [
+        {
+          name: "winnow.auth.v1.AuthService",
+          definition: AuthServiceService,
+          implementation,
+          protoFile: "winnow/auth/v1/auth.proto",
+        },
+      ],
     });
     client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`));
   });

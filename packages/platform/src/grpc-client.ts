@@ -1,9 +1,9 @@
 import * as grpc from "@grpc/grpc-js";
 import { service as healthService } from "grpc-health-check";
-import { fromGrpcError } from "./grpc-errors.js";
 import type { AuthServiceClient } from "./gen/winnow/auth/v1/auth.js";
 import type { ExtractorServiceClient } from "./gen/winnow/extractor/v1/extractor.js";
 import type { RendererServiceClient } from "./gen/winnow/renderer/v1/renderer.js";
+import { fromGrpcError } from "./grpc-errors.js";
 
 /**
  * A bare host:port becomes dns:///host:port so every address the name
@@ -24,7 +24,11 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   "grpc.max_receive_message_length": 64 * 1024 * 1024,
 };
 
-type ClientConstructor<C> = new (address: string, credentials: grpc.ChannelCredentials, options?: Partial<grpc.ClientOptions>) => C;
+type ClientConstructor<C> = new (
+  address: string,
+  credentials: grpc.ChannelCredentials,
+  options?: Partial<grpc.ClientOptions>,
+) => C;
 
 export function createClient<C>(Client: ClientConstructor<C>, address: string): C {
   return new Client(grpcTarget(address), grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
@@ -51,14 +55,27 @@ export interface CallOptions {
 function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, options: CallOptions = {}): Promise<Res> {
   return new Promise<Res>((resolve, reject) => {
     if (options.signal?.aborted) {
-      reject(fromGrpcError(Object.assign(new Error("cancelled"), { code: grpc.status.CANCELLED, details: "cancelled", metadata: new grpc.Metadata() })));
+      reject(
+        fromGrpcError(
+          Object.assign(new Error("cancelled"), {
+            code: grpc.status.CANCELLED,
+            details: "cancelled",
+            metadata: new grpc.Metadata(),
+          }),
+        ),
+      );
       return;
     }
-    const call = method(request, options.metadata ?? new grpc.Metadata(), options.deadline ? { deadline: options.deadline } : {}, (error, response) => {
-      options.signal?.removeEventListener("abort", cancel);
-      if (error) reject(fromGrpcError(error));
-      else resolve(response);
-    });
+    const call = method(
+      request,
+      options.metadata ?? new grpc.Metadata(),
+      options.deadline ? { deadline: options.deadline } : {},
+      (error, response) => {
+        options.signal?.removeEventListener("abort", cancel);
+        if (error) reject(fromGrpcError(error));
+        else resolve(response);
+      },
+    );
     const cancel = () => call.cancel();
     options.signal?.addEventListener("abort", cancel, { once: true });
   });
@@ -91,7 +108,8 @@ export type PromiseClient<C extends grpc.Client> = {
 export function promiseClient<C extends grpc.Client>(client: C): PromiseClient<C> {
   // makeGenericClientConstructor keeps the service definition on the constructor.
   const { service } = client.constructor as { service?: grpc.ServiceDefinition };
-  if (!service) throw new TypeError("promiseClient wants a generated client: its constructor has no service definition");
+  if (!service)
+    throw new TypeError("promiseClient wants a generated client: its constructor has no service definition");
   const methods = Object.entries(service)
     .filter(([, definition]) => !definition.requestStream && !definition.responseStream)
     .map(([name]) => {

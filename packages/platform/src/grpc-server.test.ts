@@ -1,11 +1,11 @@
-import path from "node:path";
 import { createRequire } from "node:module";
+import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { afterEach, describe, expect, it } from "vitest";
-import { AuthServiceClient, AuthServiceService, type AuthServiceServer } from "./gen/winnow/auth/v1/auth.js";
+import { AuthServiceClient, type AuthServiceServer, AuthServiceService } from "./gen/winnow/auth/v1/auth.js";
 import { checkHealth, createClient, promiseClient } from "./grpc-client.js";
-import { startGrpcServer, unary, type RunningGrpcServer } from "./grpc-server.js";
+import { type RunningGrpcServer, startGrpcServer, unary } from "./grpc-server.js";
 import { createLogger } from "./logger.js";
 import { WinnowError } from "./problems.js";
 
@@ -26,14 +26,23 @@ async function serve(validateKey: (apiKey: string, signal: AbortSignal) => Promi
       throw new Error("secret internal detail");
     }),
     rotateKey: unary(logger, async () => {
-      throw new WinnowError("not-found", "no such account", { violations: [{ path: "/account_id", description: "unknown" }] });
+      throw new WinnowError("not-found", "no such account", {
+        violations: [{ path: "/account_id", description: "unknown" }],
+      });
     }),
   };
   const server = await startGrpcServer({
     host: "127.0.0.1",
     port: 0,
     logger,
-    services: [{ name: "winnow.auth.v1.AuthService", definition: AuthServiceService, implementation, protoFile: "winnow/auth/v1/auth.proto" }],
+    services: [
+      {
+        name: "winnow.auth.v1.AuthService",
+        definition: AuthServiceService,
+        implementation,
+        protoFile: "winnow/auth/v1/auth.proto",
+      },
+    ],
   });
   servers.push(server);
   const client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`));
@@ -61,7 +70,11 @@ describe("startGrpcServer", () => {
     const { client } = await serve(async () => undefined);
     const error = await client.rotateKey({ accountId: "x" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WinnowError);
-    expect(error).toMatchObject({ type: "not-found", message: "no such account", violations: [{ path: "/account_id", description: "unknown" }] });
+    expect(error).toMatchObject({
+      type: "not-found",
+      message: "no such account",
+      violations: [{ path: "/account_id", description: "unknown" }],
+    });
   });
 
   it("answers an unexpected exception as internal without leaking its message", async () => {
@@ -77,7 +90,9 @@ describe("startGrpcServer", () => {
       await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
       aborted = true;
     });
-    const error = (await client.validateKey({ apiKey: "k" }, { deadline: new Date(Date.now() + 200) }).catch((e: unknown) => e)) as WinnowError;
+    const error = (await client
+      .validateKey({ apiKey: "k" }, { deadline: new Date(Date.now() + 200) })
+      .catch((e: unknown) => e)) as WinnowError;
     expect(error.type).toBe("deadline-exceeded");
     await sleep(50);
     expect(aborted).toBe(true);

@@ -1,22 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type * as grpc from "@grpc/grpc-js";
 import {
+  type AuthClient,
   checkHealth,
   createClient,
   fromGrpcError,
   promiseClient,
+  type RunningGrpcServer,
   startGrpcServer,
   WinnowError,
-  type AuthClient,
-  type RunningGrpcServer,
 } from "@winnow/platform";
-import {
-  AuthServiceClient,
-  InvalidKeyReason,
-} from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { AuthServiceClient, InvalidKeyReason } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AuthStore } from "./auth-store.js";
 import { authServiceBinding } from "./auth-service.js";
+import { AuthStore } from "./auth-store.js";
 import { BACKENDS, openTestDatabase, silentLogger, type TestDatabase, testCipher } from "./databases.test-helpers.js";
 import { planLookup } from "./plans.js";
 import { RevocationFeed } from "./revocation-feed.js";
@@ -102,7 +99,10 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
     ["a huge key", `wnw_${"a".repeat(100_000)}`],
     ["a unicode key", "wnw_ключ😀"],
   ])("answers MALFORMED for %s", async (_, apiKey) => {
-    expect(await validate(apiKey)).toMatchObject({ valid: false, reason: InvalidKeyReason.INVALID_KEY_REASON_MALFORMED });
+    expect(await validate(apiKey)).toMatchObject({
+      valid: false,
+      reason: InvalidKeyReason.INVALID_KEY_REASON_MALFORMED,
+    });
   });
 
   it("answers already-exists for a duplicate email, whatever its case", async () => {
@@ -146,7 +146,11 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       expect(session!.expiresAt!.getTime()).toBeGreaterThan(Date.now());
 
       const shown = await getAccount(session!.token);
-      expect(shown).toMatchObject({ account: { id: created.account!.id, email }, keyId: created.keyId, apiKey: created.apiKey });
+      expect(shown).toMatchObject({
+        account: { id: created.account!.id, email },
+        keyId: created.keyId,
+        apiKey: created.apiKey,
+      });
       expect(shown.keyCreatedAt).toBeInstanceOf(Date);
 
       const rotated = await client.rotateSessionKey({ sessionToken: session!.token });
@@ -155,9 +159,7 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
 
       await client.logOut({ sessionToken: session!.token });
       expect((await failure(getAccount(session!.token))).type).toBe("unauthorized");
-      expect((await failure(client.rotateSessionKey({ sessionToken: session!.token }))).type).toBe(
-        "unauthorized",
-      );
+      expect((await failure(client.rotateSessionKey({ sessionToken: session!.token }))).type).toBe("unauthorized");
       expect(await validate(rotated.apiKey)).toMatchObject({ valid: true });
     });
 
@@ -230,19 +232,31 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       const second = await createAccount(`${randomUUID()}@example.com`);
       const today = new Date().toISOString().slice(0, 10);
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-      const entry = (keyId: string, day: string, scrapes: number) => ({ keyId, day, scrapes, tokensIn: scrapes * 10, tokensOut: scrapes });
+      const entry = (keyId: string, day: string, scrapes: number) => ({
+        keyId,
+        day,
+        scrapes,
+        tokensIn: scrapes * 10,
+        tokensOut: scrapes,
+      });
       const answer = await client.recordUsageBatch({
-        usage: [entry(first.keyId, today, 3), entry(first.keyId, yesterday, 2), entry(second.keyId, today, 1), entry("00000000000", today, 5)],
+        usage: [
+          entry(first.keyId, today, 3),
+          entry(first.keyId, yesterday, 2),
+          entry(second.keyId, today, 1),
+          entry("00000000000", today, 5),
+        ],
       });
       expect(answer.unknownKeyIds).toEqual(["00000000000"]);
       await client.recordUsageBatch({ usage: [entry(first.keyId, today, 1)] });
-      const usage = async (accountId: string) =>
-        (await client.getUsage({ sessionToken: "", accountId, days: 7 })).days;
+      const usage = async (accountId: string) => (await client.getUsage({ sessionToken: "", accountId, days: 7 })).days;
       expect(await usage(first.account!.id)).toEqual([
         { day: today, keyId: first.keyId, scrapes: 4, tokensIn: 40, tokensOut: 4 },
         { day: yesterday, keyId: first.keyId, scrapes: 2, tokensIn: 20, tokensOut: 2 },
       ]);
-      expect(await usage(second.account!.id)).toEqual([{ day: today, keyId: second.keyId, scrapes: 1, tokensIn: 10, tokensOut: 1 }]);
+      expect(await usage(second.account!.id)).toEqual([
+        { day: today, keyId: second.keyId, scrapes: 1, tokensIn: 10, tokensOut: 1 },
+      ]);
     });
 
     it("answers invalid-request for a batch entry with a malformed key id or day, and records none of it", async () => {
@@ -261,8 +275,7 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
     });
 
     it("answers invalid-request unless exactly one of session and account is given", async () => {
-      const usage = (sessionToken: string, accountId: string) =>
-        client.getUsage({ sessionToken, accountId, days: 0 });
+      const usage = (sessionToken: string, accountId: string) => client.getUsage({ sessionToken, accountId, days: 0 });
       expect((await failure(usage("", ""))).type).toBe("invalid-request");
       expect((await failure(usage("token", randomUUID()))).type).toBe("invalid-request");
     });
@@ -284,7 +297,13 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
           await new Promise((resolve) => setTimeout(resolve, 10));
         }
       };
-      return { call, messages, next, ping: (ping: number) => call.write({ afterCursor: "", ping }), failure: () => failed };
+      return {
+        call,
+        messages,
+        next,
+        ping: (ping: number) => call.write({ afterCursor: "", ping }),
+        failure: () => failed,
+      };
     };
 
     it("answers pings with the lease, and pushes the keys a rotation revokes before the rotation returns", async () => {
@@ -317,13 +336,14 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       resumed.call.end();
     });
 
-    it.each([["letters", "abc"], ["a negative number", "-1"], ["a number too long for a cursor", "9".repeat(30)]])(
-      "ends the stream with invalid-request for a cursor of %s",
-      async (_, cursor) => {
-        const feed = watch(cursor);
-        await feed.next(() => false);
-        expect(feed.failure()?.type).toBe("invalid-request");
-      },
-    );
+    it.each([
+      ["letters", "abc"],
+      ["a negative number", "-1"],
+      ["a number too long for a cursor", "9".repeat(30)],
+    ])("ends the stream with invalid-request for a cursor of %s", async (_, cursor) => {
+      const feed = watch(cursor);
+      await feed.next(() => false);
+      expect(feed.failure()?.type).toBe("invalid-request");
+    });
   });
 });

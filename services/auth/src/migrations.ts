@@ -1,4 +1,4 @@
-import { migrate as runMigrations, type Migration, type SqlDatabase } from "@winnow/platform/sql";
+import { type Migration, migrate as runMigrations, type SqlDatabase } from "@winnow/platform/sql";
 
 /** Applied in order, each once; never edit one that has shipped, append a new one. */
 const MIGRATIONS: readonly Migration[] = [

@@ -1,15 +1,22 @@
-import { parseTargetUrl, unary, WinnowError, type CallContext, type Logger, type ServiceBinding } from "@winnow/platform";
+import {
+  type CallContext,
+  type Logger,
+  parseTargetUrl,
+  type ServiceBinding,
+  unary,
+  WinnowError,
+} from "@winnow/platform";
 import {
   Engine,
+  type ExtractorServiceServer,
   ExtractorServiceService,
   type ExtractRequest,
   type ExtractResponse,
-  type ExtractorServiceServer,
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { LlmEngine } from "./engines/model/llm.js";
 import { countExtraction } from "./extract-metrics.js";
+import { type FlowSettings, runExtraction } from "./flow/extract.js";
 import { loadPage } from "./page/page.js";
-import { runExtraction, type FlowSettings } from "./flow/extract.js";
 
 export interface ExtractorDependencies extends FlowSettings {
   logger: Logger;
@@ -33,14 +40,21 @@ function createExtractorService(deps: ExtractorDependencies): ExtractorServiceSe
   return { extract: unary(deps.logger, (request: ExtractRequest, ctx) => extract(deps, request, ctx)) };
 }
 
-async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx: CallContext): Promise<ExtractResponse> {
+async function extract(
+  deps: ExtractorDependencies,
+  request: ExtractRequest,
+  ctx: CallContext,
+): Promise<ExtractResponse> {
   const started = Date.now();
   const schema = deps.schemas.get(request.schemaJson);
   // Optional: without it, relative links are left out of the model's input.
   if (request.url !== "") parseTargetUrl(request.url);
   const htmlBytes = Buffer.byteLength(request.html, "utf8");
   if (htmlBytes > deps.maxHtmlBytes) {
-    throw new WinnowError("page-too-large", `the page is ${htmlBytes} bytes; at most ${deps.maxHtmlBytes} are extracted`);
+    throw new WinnowError(
+      "page-too-large",
+      `the page is ${htmlBytes} bytes; at most ${deps.maxHtmlBytes} are extracted`,
+    );
   }
   const llm = chooseLlm(request.options?.engine ?? Engine.ENGINE_UNSPECIFIED, deps.llm);
   // Learning goes on after the answer; it logs its own failures.
@@ -58,7 +72,15 @@ async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx
     deps,
   );
   deps.logger.info(
-    { engine: Engine[response.engine], model: response.model || undefined, tokens: response.usage?.totalTokens, prefilled, templated: templated.size, warnings: response.warnings.length, ms: Date.now() - started },
+    {
+      engine: Engine[response.engine],
+      model: response.model || undefined,
+      tokens: response.usage?.totalTokens,
+      prefilled,
+      templated: templated.size,
+      warnings: response.warnings.length,
+      ms: Date.now() - started,
+    },
     "extracted",
   );
   countExtraction(response, templated.size);
@@ -76,7 +98,10 @@ function chooseLlm(requested: Engine, llm: LlmEngine | undefined): LlmEngine | u
     case Engine.ENGINE_UNSPECIFIED:
       return llm;
     case Engine.ENGINE_TEMPLATE:
-      throw new WinnowError("invalid-request", "engine TEMPLATE names an answer's source; request BUILTIN, LLM or UNSPECIFIED");
+      throw new WinnowError(
+        "invalid-request",
+        "engine TEMPLATE names an answer's source; request BUILTIN, LLM or UNSPECIFIED",
+      );
     default:
       throw new WinnowError("invalid-request", `unknown engine ${String(requested)}`);
   }

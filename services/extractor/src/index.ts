@@ -1,10 +1,10 @@
 /** What other packages (benchmarks, scripts, tests) may use of the extractor. */
 export { configShape } from "./config.js";
 export { extractBuiltin } from "./engines/builtin/index.js";
+export { urlsWanted, writeModelContent } from "./engines/model/content.js";
 export { LlmEngine } from "./engines/model/llm.js";
-export { writeModelContent, urlsWanted } from "./engines/model/content.js";
 export { countTokens, pageTokenBudget } from "./engines/model/tokens.js";
-export { runExtraction, type FlowSettings } from "./flow/extract.js";
+export { type FlowSettings, runExtraction } from "./flow/extract.js";
 export { loadPage } from "./page/page.js";
 export { normalizeText, numbersIn, withoutUrls } from "./page/text-match.js";
 export { MAX_TEXT } from "./schema/evidence.js";

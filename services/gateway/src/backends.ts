@@ -1,4 +1,11 @@
-import { checkHealth, createClient, promiseClient, type AuthClient, type ExtractorClient, type RendererClient } from "@winnow/platform";
+import {
+  type AuthClient,
+  checkHealth,
+  createClient,
+  type ExtractorClient,
+  promiseClient,
+  type RendererClient,
+} from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { RendererServiceClient } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";

@@ -34,5 +34,7 @@ export const configShape = {
   TRUST_PROXY: z
     .string()
     .default("false")
-    .transform((value) => (value === "true" ? true : value === "false" ? false : /^\d+$/.test(value) ? Number(value) : value)),
+    .transform((value) =>
+      value === "true" ? true : value === "false" ? false : /^\d+$/.test(value) ? Number(value) : value,
+    ),
 };

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { env, grpcServiceConfig } from "@winnow/platform";
+import { z } from "zod";
 import { parseEgressAllowlist } from "./egress/egress.js";
 
 export const rendererConfigShape = {

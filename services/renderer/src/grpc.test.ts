@@ -1,16 +1,15 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   checkHealth,
   createClient,
   createLogger,
   loadConfig,
   promiseClient,
-  startGrpcServer,
-  WinnowError,
   type RendererClient,
   type RunningGrpcServer,
+  startGrpcServer,
+  WinnowError,
 } from "@winnow/platform";
 import {
   RendererServiceClient,
@@ -19,11 +18,12 @@ import {
   type RenderRequest,
   type RenderResponse,
 } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { BrowserHost } from "./browser/browser.js";
-import { rendererConfigShape } from "./config.js";
 import type { PageSlots } from "./browser/page-slots.js";
-import { createRendering, type Rendering } from "./rendering.js";
+import { rendererConfigShape } from "./config.js";
 import { RENDERER_SERVICE_NAME, rendererServiceBinding } from "./renderer-service.js";
+import { createRendering, type Rendering } from "./rendering.js";
 
 const MAX_HTML_BYTES = 64 * 1024;
 
@@ -32,10 +32,12 @@ const secretHits: string[] = [];
 
 /** Fixture pages; `port` is the fixture server's own, for pages that point back at it under other names. */
 function fixtures(port: number): Record<string, (res: http.ServerResponse) => void> {
-  const html = (body: string, status = 200) => (res: http.ServerResponse) => {
-    res.writeHead(status, { "content-type": "text/html; charset=utf-8" });
-    res.end(`<!doctype html><html><head>${body}</body></html>`);
-  };
+  const html =
+    (body: string, status = 200) =>
+    (res: http.ServerResponse) => {
+      res.writeHead(status, { "content-type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><html><head>${body}</body></html>`);
+    };
   return {
     "/static": html("<title>Static fixture</title></head><body><h1>Hello from a static page</h1>"),
     "/script": html(
@@ -133,11 +135,24 @@ function render(
   options: Partial<NonNullable<RenderRequest["options"]>> = {},
   deadline = new Date(Date.now() + 30_000),
 ): Promise<RenderResponse> {
-  const request: RenderRequest = { url, options: { mode: RenderMode.RENDER_MODE_UNSPECIFIED, timeoutMs: 0, waitFor: "", screenshot: false, outline: [], ...options } };
+  const request: RenderRequest = {
+    url,
+    options: {
+      mode: RenderMode.RENDER_MODE_UNSPECIFIED,
+      timeoutMs: 0,
+      waitFor: "",
+      screenshot: false,
+      outline: [],
+      ...options,
+    },
+  };
   return client.render(request, { deadline });
 }
 
-async function failure(url: string, options: Partial<NonNullable<RenderRequest["options"]>> = {}): Promise<WinnowError> {
+async function failure(
+  url: string,
+  options: Partial<NonNullable<RenderRequest["options"]>> = {},
+): Promise<WinnowError> {
   const error = await render(url, options).then(
     () => undefined,
     (e: unknown) => e,
@@ -205,24 +220,38 @@ describe("Render", () => {
     expect(error).toMatchObject({ type: "target-http-error", targetStatus: 404 });
   });
 
-  it.each([RenderMode.RENDER_MODE_STATIC, RenderMode.RENDER_MODE_BROWSER])("answers unsupported-content for a PDF (mode %i)", async (mode) => {
-    expect((await failure(`${base}/report.pdf`, { mode })).type).toBe("unsupported-content");
-  });
+  it.each([RenderMode.RENDER_MODE_STATIC, RenderMode.RENDER_MODE_BROWSER])(
+    "answers unsupported-content for a PDF (mode %i)",
+    async (mode) => {
+      expect((await failure(`${base}/report.pdf`, { mode })).type).toBe("unsupported-content");
+    },
+  );
 
-  it.each([RenderMode.RENDER_MODE_STATIC, RenderMode.RENDER_MODE_BROWSER])("answers page-too-large above the HTML cap (mode %i)", async (mode) => {
-    expect((await failure(`${base}/big`, { mode })).type).toBe("page-too-large");
-  });
+  it.each([RenderMode.RENDER_MODE_STATIC, RenderMode.RENDER_MODE_BROWSER])(
+    "answers page-too-large above the HTML cap (mode %i)",
+    async (mode) => {
+      expect((await failure(`${base}/big`, { mode })).type).toBe("page-too-large");
+    },
+  );
 
   it("refuses addresses outside the allowlist, and other schemes", async () => {
     const port = new URL(base).port;
-    for (const url of [`http://127.0.0.2:${port}/static`, `http://localhost:${port}/static`, "http://169.254.169.254/latest/meta-data/", `ftp://127.0.0.1:${port}/`]) {
+    for (const url of [
+      `http://127.0.0.2:${port}/static`,
+      `http://localhost:${port}/static`,
+      "http://169.254.169.254/latest/meta-data/",
+      `ftp://127.0.0.1:${port}/`,
+    ]) {
       expect((await failure(url)).type, url).toBe("url-not-allowed");
     }
   });
 
-  it.each([RenderMode.RENDER_MODE_STATIC, RenderMode.RENDER_MODE_BROWSER])("refuses a page that redirects to a refused address (mode %i)", async (mode) => {
-    expect((await failure(`${base}/redirect-out`, { mode })).type).toBe("url-not-allowed");
-  });
+  it.each([RenderMode.RENDER_MODE_STATIC, RenderMode.RENDER_MODE_BROWSER])(
+    "refuses a page that redirects to a refused address (mode %i)",
+    async (mode) => {
+      expect((await failure(`${base}/redirect-out`, { mode })).type).toBe("url-not-allowed");
+    },
+  );
 
   it("keeps the page's own requests away from refused hosts", async () => {
     const response = await render(`${base}/sneaky`, { waitFor: "#out.done" });
@@ -237,7 +266,9 @@ describe("Render", () => {
 
   it("answers target-timeout when the page does not load within timeout_ms", async () => {
     expect((await failure(`${base}/hang`, { timeoutMs: 1000 })).type).toBe("target-timeout");
-    expect((await failure(`${base}/hang`, { timeoutMs: 1000, mode: RenderMode.RENDER_MODE_BROWSER })).type).toBe("target-timeout");
+    expect((await failure(`${base}/hang`, { timeoutMs: 1000, mode: RenderMode.RENDER_MODE_BROWSER })).type).toBe(
+      "target-timeout",
+    );
   });
 
   it("answers invalid-request for an unparsable URL", async () => {

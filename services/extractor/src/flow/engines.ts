@@ -11,7 +11,7 @@ import { isDeepStrictEqual } from "node:util";
 import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { extractBuiltin } from "../engines/builtin/index.js";
 import { extractWithModel, modelInputsFor, type PromptSettings } from "../engines/model/extract.js";
-import { evidenceMessages, EvidenceTrail, isUnder, presentIn, underFields } from "../schema/evidence.js";
+import { EvidenceTrail, evidenceMessages, isUnder, presentIn, underFields } from "../schema/evidence.js";
 import type { SchemaCache } from "../schema/schema-cache.js";
 import { isComplete, shape } from "../schema/shape.js";
 import type { EngineAnswer, ExtractionJob } from "./job.js";
@@ -39,37 +39,85 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
       engine: Engine.ENGINE_BUILTIN,
       model: "",
       warnings: shaped.warnings,
-      modelInputs: job.includeModelInput ? modelInputsFor({ schema, page, taskDescription: job.taskDescription, suggestions: [] }, settings.prompts) : [],
+      modelInputs: job.includeModelInput
+        ? modelInputsFor({ schema, page, taskDescription: job.taskDescription, suggestions: [] }, settings.prompts)
+        : [],
       evidence: trail ? evidenceMessages(presentIn(trail.evidence, shaped.data)) : [],
     };
     return { response, prefilled: undefined, prefilledFields: [], model: undefined };
   }
   // Not with a task description: it may want fields derived otherwise than as the page states them.
-  const pre = settings.hybrid !== "off" && !job.taskDescription.trim() ? prefill(schema.tree, page, settings.hybrid) : undefined;
+  const pre =
+    settings.hybrid !== "off" && !job.taskDescription.trim() ? prefill(schema.tree, page, settings.hybrid) : undefined;
   if (pre && pre.remaining.length === 0) {
     const evidence = job.evidence ? evidenceMessages(underFields(pre.evidence, pre.trusted)) : [];
-    const response = { dataJson: JSON.stringify(pre.data), engine: Engine.ENGINE_BUILTIN, model: "", warnings: [prefillWarning(pre)], modelInputs: [], evidence };
+    const response = {
+      dataJson: JSON.stringify(pre.data),
+      engine: Engine.ENGINE_BUILTIN,
+      model: "",
+      warnings: [prefillWarning(pre)],
+      modelInputs: [],
+      evidence,
+    };
     return { response, prefilled: pre.trusted.length, prefilledFields: pre.trusted, model: undefined };
   }
   // The model is asked the whole schema even where the builtin engine's proven values will stand: the
   // fields together say what the page is read for (which of its products, which of its articles).
   const question = { schema, page, taskDescription: job.taskDescription, suggestions: pre ? suggestionsOf(pre) : [] };
-  const { response: answer, facts } = await extractWithModel(llm, settings.prompts, question, job.includeModelInput, job.bounds);
-  if (!pre) return { response: { ...answer, evidence: job.evidence ? answer.evidence : [] }, prefilled: undefined, prefilledFields: [], model: facts };
+  const { response: answer, facts } = await extractWithModel(
+    llm,
+    settings.prompts,
+    question,
+    job.includeModelInput,
+    job.bounds,
+  );
+  if (!pre)
+    return {
+      response: { ...answer, evidence: job.evidence ? answer.evidence : [] },
+      prefilled: undefined,
+      prefilledFields: [],
+      model: facts,
+    };
   const model = JSON.parse(answer.dataJson) as Record<string, unknown>;
-  const data = Object.fromEntries(schema.tree.fields.map(({ name }) => [name, pre.trusted.includes(name) ? pre.data[name] : (model[name] ?? null)]));
+  const data = Object.fromEntries(
+    schema.tree.fields.map(({ name }) => [name, pre.trusted.includes(name) ? pre.data[name] : (model[name] ?? null)]),
+  );
   // The model was asked the trusted fields too, but its answers there do not stand; where it confirmed a suggestion, the
   // builtin engine's evidence says where on the page the value is (its element, not just a line of text).
-  const confirmed = pre.remaining.filter((name) => isComplete(model[name]) && isDeepStrictEqual(model[name], pre.data[name]));
+  const confirmed = pre.remaining.filter(
+    (name) => isComplete(model[name]) && isDeepStrictEqual(model[name], pre.data[name]),
+  );
   const fromBuiltin = [...pre.trusted, ...confirmed];
-  const evidence = job.evidence ? [...evidenceMessages(underFields(pre.evidence, fromBuiltin)), ...answer.evidence.filter((e) => !isUnder(e.pointer, fromBuiltin))] : [];
+  const evidence = job.evidence
+    ? [
+        ...evidenceMessages(underFields(pre.evidence, fromBuiltin)),
+        ...answer.evidence.filter((e) => !isUnder(e.pointer, fromBuiltin)),
+      ]
+    : [];
   const warnings = pre.trusted.length > 0 ? [prefillWarning(pre), ...answer.warnings] : answer.warnings;
-  return { response: { ...answer, dataJson: JSON.stringify(data), warnings, evidence }, prefilled: pre.trusted.length, prefilledFields: pre.trusted, model: facts };
+  return {
+    response: { ...answer, dataJson: JSON.stringify(data), warnings, evidence },
+    prefilled: pre.trusted.length,
+    prefilledFields: pre.trusted,
+    model: facts,
+  };
 }
 
 /** The engines' answer for the fields a template left (none: nothing to ask). */
-export async function answerRemaining(job: ExtractionJob, settings: EngineSettings, remaining: string[]): Promise<EngineAnswer> {
-  if (remaining.length > 0) return answerByEngines({ ...job, schema: settings.schemas.narrowed(job.schemaJson, remaining) }, settings);
-  const response = { dataJson: "{}", engine: Engine.ENGINE_BUILTIN, model: "", warnings: [], modelInputs: [], evidence: [] };
+export async function answerRemaining(
+  job: ExtractionJob,
+  settings: EngineSettings,
+  remaining: string[],
+): Promise<EngineAnswer> {
+  if (remaining.length > 0)
+    return answerByEngines({ ...job, schema: settings.schemas.narrowed(job.schemaJson, remaining) }, settings);
+  const response = {
+    dataJson: "{}",
+    engine: Engine.ENGINE_BUILTIN,
+    model: "",
+    warnings: [],
+    modelInputs: [],
+    evidence: [],
+  };
   return { response, prefilled: undefined, prefilledFields: [], model: undefined };
 }

@@ -28,16 +28,23 @@ export interface Extraction extends EngineAnswer {
 export async function runExtraction(job: ExtractionJob, settings: FlowSettings): Promise<Extraction> {
   const { templates } = settings;
   const template = await answerByTemplate(job, templates);
-  if (!templates || !template) return { ...(await answerByEngines(job, settings)), templated: new Map(), learning: Promise.resolve() };
+  if (!templates || !template)
+    return { ...(await answerByEngines(job, settings)), templated: new Map(), learning: Promise.resolve() };
   const { tree } = job.schema;
   const { answers } = template;
   const remaining = tree.fields.map((field) => field.name).filter((name) => !answers.has(name));
   // When the model reads the page, it is asked every field the template leaves (engines.ts), so the template learns the
   // model's reading of the fields the builtin engine answers too.
-  const rest = answers.size === 0 ? await answerByEngines(job, settings) : await answerRemaining(job, settings, remaining);
+  const rest =
+    answers.size === 0 ? await answerByEngines(job, settings) : await answerRemaining(job, settings, remaining);
   const learning = learnFromPage(templates, template, tree, job.page, rest, remaining).catch((error: unknown) => {
     settings.logger.warn({ err: error, host: template.key.host }, "template learning failed");
   });
   if (answers.size === 0) return { ...rest, templated: answers, learning };
-  return { ...rest, response: withTemplateAnswers(tree, answers, rest.response, remaining, job.evidence), templated: answers, learning };
+  return {
+    ...rest,
+    response: withTemplateAnswers(tree, answers, rest.response, remaining, job.evidence),
+    templated: answers,
+    learning,
+  };
 }

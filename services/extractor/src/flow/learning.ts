@@ -11,17 +11,29 @@ import type { ObjectNode } from "@winnow/platform";
 import type { Page } from "../page/page.js";
 import type { TemplateLearner } from "../templates/learner.js";
 import { StatedValues } from "../templates/stated.js";
-import type { TemplateAnswer } from "./template-answer.js";
 import type { EngineAnswer } from "./job.js";
+import type { TemplateAnswer } from "./template-answer.js";
 
-export async function learnFromPage(templates: TemplateLearner, template: TemplateAnswer, tree: ObjectNode, page: Page, rest: EngineAnswer, asked: string[]): Promise<void> {
+export async function learnFromPage(
+  templates: TemplateLearner,
+  template: TemplateAnswer,
+  tree: ObjectNode,
+  page: Page,
+  rest: EngineAnswer,
+  asked: string[],
+): Promise<void> {
   const data = JSON.parse(rest.response.dataJson) as Record<string, unknown>;
   const values: Record<string, unknown> = {};
   const { model } = rest;
   if (model) {
     for (const name of asked) {
       // A null says the field is absent only when the model read the whole page.
-      if (rest.prefilledFields.includes(name) || model.ungrounded.has(name) || (data[name] === null && !model.wholePageRead)) continue;
+      if (
+        rest.prefilledFields.includes(name) ||
+        model.ungrounded.has(name) ||
+        (data[name] === null && !model.wholePageRead)
+      )
+        continue;
       values[name] = data[name] ?? null;
     }
   }

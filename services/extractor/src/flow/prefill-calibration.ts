@@ -9,7 +9,7 @@
  * the model finds none.
  */
 import type { SchemaNode } from "@winnow/platform";
-import { underFields, type EvidenceMap } from "../schema/evidence.js";
+import { type EvidenceMap, underFields } from "../schema/evidence.js";
 import type { NameHints } from "../schema/field-names.js";
 
 export type ValueKind = "text" | "date" | "number" | "integer" | "boolean" | "list" | "object";
@@ -19,7 +19,9 @@ export function valueKind(node: SchemaNode, hints: NameHints): ValueKind {
   switch (node.kind) {
     case "scalar":
       if (node.type !== "string") return node.type;
-      return hints.format === "iso8601" || hints.subject.some((word) => word === "date" || word === "time") ? "date" : "text";
+      return hints.format === "iso8601" || hints.subject.some((word) => word === "date" || word === "time")
+        ? "date"
+        : "text";
     case "array":
     case "any-array":
       return "list";

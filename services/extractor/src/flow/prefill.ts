@@ -4,7 +4,7 @@ import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor
 import { extractBuiltin } from "../engines/builtin/index.js";
 import type { Suggestion } from "../engines/model/prompt.js";
 import type { Page } from "../page/page.js";
-import { EvidenceTrail, presentIn, underFields, type EvidenceMap } from "../schema/evidence.js";
+import { type EvidenceMap, EvidenceTrail, presentIn, underFields } from "../schema/evidence.js";
 import { nameHints } from "../schema/field-names.js";
 import { isComplete, shape } from "../schema/shape.js";
 import { isProven, valueKind } from "./prefill-calibration.js";
@@ -26,9 +26,17 @@ export function prefill(tree: ObjectNode, page: Page, mode: "proven" | "confiden
   const { data } = shape(tree, extractBuiltin(tree, page, trail));
   const evidence = presentIn(trail.evidence, data);
   const trusted = tree.fields
-    .filter(({ name, node }) => isComplete(data[name]) && (mode === "confident" || isProven(evidence, name, valueKind(node, nameHints(name)))))
+    .filter(
+      ({ name, node }) =>
+        isComplete(data[name]) && (mode === "confident" || isProven(evidence, name, valueKind(node, nameHints(name)))),
+    )
     .map(({ name }) => name);
-  return { data, evidence, trusted, remaining: tree.fields.map(({ name }) => name).filter((name) => !trusted.includes(name)) };
+  return {
+    data,
+    evidence,
+    trusted,
+    remaining: tree.fields.map(({ name }) => name).filter((name) => !trusted.includes(name)),
+  };
 }
 
 /** The builtin engine's answers that do not stand on their own, with where it read them: the model confirms or corrects them. */
@@ -44,5 +52,9 @@ export function suggestionsOf(pre: Prefill): Suggestion[] {
 export function prefillWarning(pre: Prefill): Warning {
   const total = pre.trusted.length + pre.remaining.length;
   const rest = pre.remaining.length === 0 ? "no model call was needed" : "the model was asked for the rest";
-  return { code: "prefilled", message: `${pre.trusted.length} of ${total} fields answered by the builtin engine (${pre.trusted.join(", ")}); ${rest}`, path: "" };
+  return {
+    code: "prefilled",
+    message: `${pre.trusted.length} of ${total} fields answered by the builtin engine (${pre.trusted.join(", ")}); ${rest}`,
+    path: "",
+  };
 }

@@ -7,22 +7,38 @@
  * collapsed), text for comparing names written differently, and the text an
  * element shows.
  */
-import { isTag, isText, type ChildNode, type Element, type ParentNode, type Text } from "domhandler";
+import { type ChildNode, type Element, isTag, isText, type ParentNode, type Text } from "domhandler";
 import { decodeHTML } from "entities";
 
 /** Elements whose content is not the page's text. */
-export const NOT_TEXT = new Set(["head", "script", "style", "noscript", "template", "svg", "iframe", "select", "button"]);
+export const NOT_TEXT = new Set([
+  "head",
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "svg",
+  "iframe",
+  "select",
+  "button",
+]);
 
 const HIDDEN_CLASS = /(^|[-_])(hidden|sr-only|visually-hidden)$/;
 
 export function isHidden(element: Element): boolean {
   const { hidden, style = "", class: classes = "" } = element.attribs;
-  return hidden !== undefined || element.attribs["aria-hidden"] === "true" || /display:\s*none/.test(style) || classes.split(/\s+/).some((token) => HIDDEN_CLASS.test(token));
+  return (
+    hidden !== undefined ||
+    element.attribs["aria-hidden"] === "true" ||
+    /display:\s*none/.test(style) ||
+    classes.split(/\s+/).some((token) => HIDDEN_CLASS.test(token))
+  );
 }
 
 /** The element or one of its ancestors is hidden. */
 export function isHiddenWithin(element: Element): boolean {
-  for (let node: Element | null = element; node?.type === "tag"; node = node.parent as Element | null) if (isHidden(node)) return true;
+  for (let node: Element | null = element; node?.type === "tag"; node = node.parent as Element | null)
+    if (isHidden(node)) return true;
   return false;
 }
 
@@ -55,7 +71,8 @@ export function contains(ancestor: Element, element: Element): boolean {
 
 export function ancestorsUpTo(element: Element, region: Element): Element[] {
   const path: Element[] = [];
-  for (let node: ParentNode | null = element.parent; node && isTag(node) && node !== region; node = node.parent) path.push(node);
+  for (let node: ParentNode | null = element.parent; node && isTag(node) && node !== region; node = node.parent)
+    path.push(node);
   return [...path, region];
 }
 
@@ -76,7 +93,10 @@ export function decodedText(text: string | undefined): string | undefined {
 
 /** Lower-case words separated by single spaces, punctuation dropped: "Site – News" and "site news" compare equal. */
 export function comparable(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
 }
 
 /** Text reduced to its letters and digits, for comparing names written differently. */
@@ -101,7 +121,8 @@ export function textOf(element: Element): string {
   let text = "";
   const add = (node: ChildNode): void => {
     if (isText(node)) text += node.data;
-    else if (isTag(node) && !NOT_TEXT.has(node.tagName) && node.attribs["aria-hidden"] !== "true") node.children.forEach(add);
+    else if (isTag(node) && !NOT_TEXT.has(node.tagName) && node.attribs["aria-hidden"] !== "true")
+      node.children.forEach(add);
   };
   element.children.forEach(add);
   return collapsed(text).replace(/^[\p{So}\s]+/u, "");

@@ -36,7 +36,10 @@ export class PageIndex {
 
   text(element: Element): string {
     let text = this.texts.get(element);
-    if (text === undefined) this.texts.set(element, (text = textOf(element)));
+    if (text === undefined) {
+      text = textOf(element);
+      this.texts.set(element, text);
+    }
     return text;
   }
 
@@ -47,7 +50,10 @@ export class PageIndex {
    */
   find(selector: string): readonly Element[] {
     let found = this.found.get(selector);
-    if (!found) this.found.set(selector, (found = this.$("body").find(selector).toArray()));
+    if (!found) {
+      found = this.$("body").find(selector).toArray();
+      this.found.set(selector, found);
+    }
     return found;
   }
 
@@ -91,7 +97,9 @@ export class PageIndex {
   /** The element has a child element showing the same text: it is not the innermost. */
   hasChildWithText(element: Element): boolean {
     const text = this.text(element);
-    return element.children.some((child) => child.type === "tag" && this.positions.has(child as Element) && this.text(child as Element) === text);
+    return element.children.some(
+      (child) => child.type === "tag" && this.positions.has(child as Element) && this.text(child as Element) === text,
+    );
   }
 }
 
@@ -102,5 +110,8 @@ export function isLabelText(text: string): boolean {
 
 /** Labels compare without case and trailing colons: "Price:" is "price". */
 export function labelKey(text: string): string {
-  return text.toLowerCase().replace(/[\s:：]+$/u, "").trim();
+  return text
+    .toLowerCase()
+    .replace(/[\s:：]+$/u, "")
+    .trim();
 }

@@ -3,9 +3,10 @@
  * the base URL for relative links, and the structured data the page declares
  * about itself (read before anything is removed from the document).
  */
-import { jsonrepair } from "jsonrepair";
-import { load, type CheerioAPI } from "cheerio";
+
+import { type CheerioAPI, load } from "cheerio";
 import type { Element } from "domhandler";
+import { jsonrepair } from "jsonrepair";
 
 export interface Page {
   $: CheerioAPI;
@@ -53,7 +54,12 @@ function readStructuredData($: CheerioAPI): StructuredData {
   const jsonLd: unknown[] = [];
   $('script[type="application/ld+json" i]').each((_, script) => {
     // Some sites wrap the JSON in comments or CDATA markers, or end it with a semicolon as if it were a script.
-    const text = $(script).text().trim().replace(/^(<!--|\/\*<!\[CDATA\[\*\/|<!\[CDATA\[)/, "").replace(/(-->|\/\*\]\]>\*\/|\]\]>)$/, "").replace(/;\s*$/, "");
+    const text = $(script)
+      .text()
+      .trim()
+      .replace(/^(<!--|\/\*<!\[CDATA\[\*\/|<!\[CDATA\[)/, "")
+      .replace(/(-->|\/\*\]\]>\*\/|\]\]>)$/, "")
+      .replace(/;\s*$/, "");
     const data = parseJson(text) ?? parseJson(repaired(text));
     // Invalid JSON-LD that no repair makes sense of is common too; the rest of the page still counts.
     if (data !== undefined) jsonLd.push(data);
@@ -61,14 +67,19 @@ function readStructuredData($: CheerioAPI): StructuredData {
   const meta = new Map<string, string>();
   const metaElements = new Map<string, Element>();
   $("meta[content]").each((_, element) => {
-    const name = ($(element).attr("property") ?? $(element).attr("name") ?? $(element).attr("itemprop"))?.trim().toLowerCase();
+    const name = ($(element).attr("property") ?? $(element).attr("name") ?? $(element).attr("itemprop"))
+      ?.trim()
+      .toLowerCase();
     const content = $(element).attr("content")?.trim();
     if (name && content && !meta.has(name)) {
       meta.set(name, content);
       metaElements.set(name, element);
     }
   });
-  const h1Elements = $("h1").slice(0, MAX_H1S).toArray().filter((h1) => textOf($(h1).text()) !== undefined);
+  const h1Elements = $("h1")
+    .slice(0, MAX_H1S)
+    .toArray()
+    .filter((h1) => textOf($(h1).text()) !== undefined);
   const h1s = h1Elements.map((h1) => textOf($(h1).text())!);
   return { jsonLd, meta, metaElements, title: textOf($("title").first().text()), h1s, h1Elements };
 }

@@ -7,14 +7,15 @@
  * browser DOM; this works on the parsed page the engines read (domhandler).
  */
 import cssesc from "cssesc";
-import { isTag, type Document, type Element } from "domhandler";
+import { type Document, type Element, isTag } from "domhandler";
 
 /**
  * Names that templates generate per build or per item (CSS-module hashes,
  * numbered ids) change between pages and loads: a selector built on them
  * would not find the element again.
  */
-const UNSTABLE = /\d{3,}|^[a-z]{1,3}-[a-zA-Z0-9]{5,}$|[A-Z0-9]{6,}|^(active|selected|open|hover|focus|visible|hidden|is-|js-)/;
+const UNSTABLE =
+  /\d{3,}|^[a-z]{1,3}-[a-zA-Z0-9]{5,}$|[A-Z0-9]{6,}|^(active|selected|open|hover|focus|visible|hidden|is-|js-)/;
 
 /** How often each id, itemprop and tag.class occurs in a document, counted once per document. */
 type Counts = Map<string, number>;

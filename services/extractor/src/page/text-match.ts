@@ -34,7 +34,8 @@ const COMMA_DECIMAL = /\d{1,3}(?:[. \u00a0\u202f]\d{3})+(?:,\d+)?|\d+(?:,\d+)?/g
 export function numbersIn(text: string): Set<number> {
   const numbers = new Set<number>();
   for (const match of text.matchAll(POINT_DECIMAL)) numbers.add(Number(match[0].replaceAll(",", "")));
-  for (const match of text.matchAll(COMMA_DECIMAL)) numbers.add(Number(match[0].replace(/[. \u00a0\u202f]/g, "").replace(",", ".")));
+  for (const match of text.matchAll(COMMA_DECIMAL))
+    numbers.add(Number(match[0].replace(/[. \u00a0\u202f]/g, "").replace(",", ".")));
   numbers.delete(Number.NaN);
   return numbers;
 }

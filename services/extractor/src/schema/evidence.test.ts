@@ -1,8 +1,8 @@
 import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { extractBuiltin } from "../engines/builtin/index.js";
-import { EvidenceTrail, presentIn } from "./evidence.js";
 import { loadPage } from "../page/page.js";
+import { EvidenceTrail, presentIn } from "./evidence.js";
 import { shape } from "./shape.js";
 
 const PAGE = `<html><head><title>Ridge Stew | Cook Site</title>
@@ -19,7 +19,16 @@ const PAGE = `<html><head><title>Ridge Stew | Cook Site</title>
   </div>
 </article></body></html>`;
 
-const SCHEMA = { title: "string", description: "string", author: "string", published: "string", cuisine: "string", ingredients: ["string"], reviews: [{ author: "string", rating: "number" }], calories: "number" };
+const SCHEMA = {
+  title: "string",
+  description: "string",
+  author: "string",
+  published: "string",
+  cuisine: "string",
+  ingredients: ["string"],
+  reviews: [{ author: "string", rating: "number" }],
+  calories: "number",
+};
 
 describe("builtin evidence", () => {
   const tree = parseSchema(SCHEMA);
@@ -55,7 +64,12 @@ describe("builtin evidence", () => {
       expect(selected.length, selector).toBe(1);
       expect(`${selected.text()} ${selected.attr("content") ?? ""}`, selector).toContain(text);
     }
-    expect(evidence.get("/title")).toEqual({ source: "json-ld", text: "Ridge Stew", confidence: expect.any(Number), grounded: true });
+    expect(evidence.get("/title")).toEqual({
+      source: "json-ld",
+      text: "Ridge Stew",
+      confidence: expect.any(Number),
+      grounded: true,
+    });
     expect(evidence.get("/cuisine")).toMatchObject({ text: "Alpine", selector: "td" });
     expect(evidence.get("/reviews/1/author")).toMatchObject({ text: "Lee" });
   });

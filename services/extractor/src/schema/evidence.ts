@@ -10,7 +10,16 @@ import type { Evidence as EvidenceMessage } from "@winnow/platform/gen/winnow/ex
 import type { Element } from "domhandler";
 import { selectorOf } from "../page/selector.js";
 
-type EvidenceSource = "json-ld" | "microdata" | "meta" | "heading" | "byline" | "label" | "layout" | "template" | "model";
+type EvidenceSource =
+  | "json-ld"
+  | "microdata"
+  | "meta"
+  | "heading"
+  | "byline"
+  | "label"
+  | "layout"
+  | "template"
+  | "model";
 
 /** Where an engine read a value, as it knows it when it reads it. */
 export interface Origin {
@@ -86,7 +95,14 @@ export function isUnder(pointer: string, fields: string[]): boolean {
 
 /** As ExtractResponse carries it. */
 export function evidenceMessages(evidence: EvidenceMap): EvidenceMessage[] {
-  return [...evidence].map(([pointer, { source, text, selector, confidence, grounded }]) => ({ pointer, source, text: text ?? "", selector: selector ?? "", confidence, grounded }));
+  return [...evidence].map(([pointer, { source, text, selector, confidence, grounded }]) => ({
+    pointer,
+    source,
+    text: text ?? "",
+    selector: selector ?? "",
+    confidence,
+    grounded,
+  }));
 }
 
 function valueAt(data: unknown, pointer: string): unknown {

@@ -31,17 +31,44 @@ export interface NameHints {
 }
 
 /** The ISO 4217 codes recognised in field names and in numbers written as text. */
-const CURRENCY_CODES = ["USD", "EUR", "GBP", "JPY", "CNY", "INR", "CAD", "AUD", "CHF", "SEK", "NOK", "DKK", "PLN", "BRL", "MXN"];
+const CURRENCY_CODES = [
+  "USD",
+  "EUR",
+  "GBP",
+  "JPY",
+  "CNY",
+  "INR",
+  "CAD",
+  "AUD",
+  "CHF",
+  "SEK",
+  "NOK",
+  "DKK",
+  "PLN",
+  "BRL",
+  "MXN",
+];
 const CURRENCIES = new Set(CURRENCY_CODES.map((code) => code.toLowerCase()));
 // Maps, not object literals: a token such as "constructor" must not find Object.prototype.
 const DURATION_UNITS = new Map<string, DurationUnit>([
-  ["sec", "seconds"], ["secs", "seconds"], ["seconds", "seconds"],
-  ["min", "minutes"], ["mins", "minutes"], ["minutes", "minutes"],
-  ["hr", "hours"], ["hrs", "hours"], ["hours", "hours"],
+  ["sec", "seconds"],
+  ["secs", "seconds"],
+  ["seconds", "seconds"],
+  ["min", "minutes"],
+  ["mins", "minutes"],
+  ["minutes", "minutes"],
+  ["hr", "hours"],
+  ["hrs", "hours"],
+  ["hours", "hours"],
   ["days", "days"],
 ]);
 const FORMATS = new Map<string, NonNullable<NameHints["format"]>>([
-  ["iso", "iso8601"], ["url", "url"], ["uri", "url"], ["link", "url"], ["percent", "percent"], ["pct", "percent"],
+  ["iso", "iso8601"],
+  ["url", "url"],
+  ["uri", "url"],
+  ["link", "url"],
+  ["percent", "percent"],
+  ["pct", "percent"],
 ]);
 
 export function nameHints(name: string): NameHints {
@@ -49,7 +76,10 @@ export function nameHints(name: string): NameHints {
   const hints: NameHints = { subject: [] };
   for (let i = 0; i < tokens.length; i += 1) {
     const token = tokens[i]!;
-    const scale = /^\d+$/.test(token) && tokens[i + 1] === "to" && /^\d+$/.test(tokens[i + 2] ?? "") ? [Number(token), Number(tokens[i + 2])] : undefined;
+    const scale =
+      /^\d+$/.test(token) && tokens[i + 1] === "to" && /^\d+$/.test(tokens[i + 2] ?? "")
+        ? [Number(token), Number(tokens[i + 2])]
+        : undefined;
     if (scale) {
       hints.scale = [scale[0]!, scale[1]!];
       i += 2;

@@ -74,7 +74,9 @@ describe("toResponseFormat", () => {
 
 describe("SchemaCache", () => {
   it("keeps keyword-like and prototype-like field names as plain property names", () => {
-    const format = toResponseFormat(parseSchema({ $ref: "string", $data: "number", hasOwnProperty: { $id: "string" } }));
+    const format = toResponseFormat(
+      parseSchema({ $ref: "string", $data: "number", hasOwnProperty: { $id: "string" } }),
+    );
     const schema = format.json_schema.schema!;
     // Keywords appear only where the compiler put them: the names are keys of "properties", nothing more.
     expect(Object.keys(schema)).toEqual(["type", "properties", "required", "additionalProperties"]);
@@ -102,9 +104,14 @@ describe("SchemaCache", () => {
 
   it("refuses invalid JSON and invalid schemas with violation paths", () => {
     const cache = new SchemaCache();
-    expect(() => cache.get("{nope")).toThrow(expect.objectContaining({ type: "invalid-schema", violations: [expect.objectContaining({ path: "/schema" })] }));
+    expect(() => cache.get("{nope")).toThrow(
+      expect.objectContaining({ type: "invalid-schema", violations: [expect.objectContaining({ path: "/schema" })] }),
+    );
     expect(() => cache.get('{"items":[{"price":"money"}]}')).toThrow(
-      expect.objectContaining({ type: "invalid-schema", violations: [expect.objectContaining({ path: "/schema/items/0/price" })] }),
+      expect.objectContaining({
+        type: "invalid-schema",
+        violations: [expect.objectContaining({ path: "/schema/items/0/price" })],
+      }),
     );
   });
 });

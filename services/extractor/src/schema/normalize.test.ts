@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { currencyCode, datesIn, durationIn, durationSeconds, firstNumber, isoDate, parseBoolean, parseNumber, phoneNumbers, readPrice, rescale } from "./normalize.js";
+import {
+  currencyCode,
+  datesIn,
+  durationIn,
+  durationSeconds,
+  firstNumber,
+  isoDate,
+  parseBoolean,
+  parseNumber,
+  phoneNumbers,
+  readPrice,
+  rescale,
+} from "./normalize.js";
 
 describe("parseNumber", () => {
   it.each([
@@ -18,7 +30,8 @@ describe("parseNumber", () => {
   ])("reads %j as %j", (text, expected) => expect(parseNumber(text)).toBe(expected));
 
   it("refuses text that is not only a number", () => {
-    for (const text of ["--1", "- $-1", "12 apples", "ABC 12", "", "1,29,9", "1.2.3,4,5", "1 2"]) expect(parseNumber(text)).toBeUndefined();
+    for (const text of ["--1", "- $-1", "12 apples", "ABC 12", "", "1,29,9", "1.2.3,4,5", "1 2"])
+      expect(parseNumber(text)).toBeUndefined();
   });
 
   it("finds the first number in a sentence", () => {
@@ -41,14 +54,20 @@ describe("readPrice", () => {
   ])("reads %j as %j %s", (text, amount, currency) => expect(readPrice(text)).toEqual({ amount, currency }));
 
   it("wants one number and a currency, nothing else", () => {
-    for (const text of ["12.50", "12 apples", "USDA 5", "ab 5 €/kg", "$9.49$9.49", "R 5", ""]) expect(readPrice(text)).toBeUndefined();
+    for (const text of ["12.50", "12 apples", "USDA 5", "ab 5 €/kg", "$9.49$9.49", "R 5", ""])
+      expect(readPrice(text)).toBeUndefined();
   });
 });
 
 describe("parseBoolean", () => {
   it.each([
-    ["yes", true], ["In stock", true], ["https://schema.org/InStock", true], ["true", true],
-    ["No", false], ["Sold out", false], ["http://schema.org/OutOfStock", false],
+    ["yes", true],
+    ["In stock", true],
+    ["https://schema.org/InStock", true],
+    ["true", true],
+    ["No", false],
+    ["Sold out", false],
+    ["http://schema.org/OutOfStock", false],
   ])("reads %j as %j", (text, expected) => expect(parseBoolean(text)).toBe(expected));
 
   it("refuses anything else", () => {
@@ -58,12 +77,20 @@ describe("parseBoolean", () => {
 
 describe("durations", () => {
   it.each([
-    ["PT1H30M", 90], ["P0DT0H20M", 20], ["PT45S", 0.75], ["P1D", 1440], ["1 hr 30 mins", 90], ["1h30", 90],
-    ["90 minutes", 90], ["2 Stunden 15 Minuten", 135], ["1 hour and 5 minutes", 65],
+    ["PT1H30M", 90],
+    ["P0DT0H20M", 20],
+    ["PT45S", 0.75],
+    ["P1D", 1440],
+    ["1 hr 30 mins", 90],
+    ["1h30", 90],
+    ["90 minutes", 90],
+    ["2 Stunden 15 Minuten", 135],
+    ["1 hour and 5 minutes", 65],
   ])("reads %j as %j minutes", (text, minutes) => expect(durationIn(text, "minutes")).toBe(minutes));
 
   it("refuses open-ended or wordy text", () => {
-    for (const text of ["P1M", "P1Y", "PT", "about an hour", "30 apples", ""]) expect(durationSeconds(text)).toBeUndefined();
+    for (const text of ["P1M", "P1Y", "PT", "about an hour", "30 apples", ""])
+      expect(durationSeconds(text)).toBeUndefined();
   });
 });
 
@@ -92,14 +119,20 @@ describe("isoDate", () => {
   });
 
   it("refuses ambiguous and impossible dates", () => {
-    for (const text of ["03/04/2010", "2019-02-30", "31.02.2020", "someday", "Mayor 12, 2010"]) expect(isoDate(text)).toBeUndefined();
+    for (const text of ["03/04/2010", "2019-02-30", "31.02.2020", "someday", "Mayor 12, 2010"])
+      expect(isoDate(text)).toBeUndefined();
   });
 });
 
 describe("currencies and scales", () => {
-  it.each([["$12", "USD"], ["12,50 €", "EUR"], ["£3", "GBP"], ["US$ 5", "USD"], ["CHF 12.–", "CHF"], ["12 eur", "EUR"]])("%j is in %s", (text, code) =>
-    expect(currencyCode(text)).toBe(code),
-  );
+  it.each([
+    ["$12", "USD"],
+    ["12,50 €", "EUR"],
+    ["£3", "GBP"],
+    ["US$ 5", "USD"],
+    ["CHF 12.–", "CHF"],
+    ["12 eur", "EUR"],
+  ])("%j is in %s", (text, code) => expect(currencyCode(text)).toBe(code));
   it("finds no currency in plain numbers", () => expect(currencyCode("12.50")).toBeUndefined());
 
   it("rescales by the top of each scale", () => {

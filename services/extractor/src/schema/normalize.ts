@@ -9,8 +9,22 @@ import type { DurationUnit } from "./field-names.js";
 
 /** Currency symbols and the ISO 4217 codes they stand for; "$" alone is read as USD, as most pages mean. */
 const CURRENCY_SYMBOLS = new Map([
-  ["us$", "USD"], ["$", "USD"], ["€", "EUR"], ["£", "GBP"], ["¥", "JPY"], ["₹", "INR"], ["c$", "CAD"], ["ca$", "CAD"],
-  ["a$", "AUD"], ["au$", "AUD"], ["r$", "BRL"], ["chf", "CHF"], ["kr", "SEK"], ["zł", "PLN"], ["₩", "KRW"], ["₽", "RUB"],
+  ["us$", "USD"],
+  ["$", "USD"],
+  ["€", "EUR"],
+  ["£", "GBP"],
+  ["¥", "JPY"],
+  ["₹", "INR"],
+  ["c$", "CAD"],
+  ["ca$", "CAD"],
+  ["a$", "AUD"],
+  ["au$", "AUD"],
+  ["r$", "BRL"],
+  ["chf", "CHF"],
+  ["kr", "SEK"],
+  ["zł", "PLN"],
+  ["₩", "KRW"],
+  ["₽", "RUB"],
 ]);
 const CODES = "USD|EUR|GBP|JPY|CNY|INR|CAD|AUD|CHF|SEK|NOK|DKK|PLN|BRL|MXN|KRW|RUB|NZD|ZAR";
 const CURRENCY_CODE = new RegExp(`\\b(${CODES})\\b`);
@@ -22,7 +36,8 @@ export function currencyCode(text: string): string | undefined {
   const lower = text.toLowerCase();
   // Longest symbols first, so "US$" is not read as "$".
   for (const [symbol, iso] of [...CURRENCY_SYMBOLS].sort((a, b) => b[0].length - a[0].length)) {
-    if (symbol.length === 1 ? lower.includes(symbol) : new RegExp(`(^|[^a-z])${escapeRegExp(symbol)}`).test(lower)) return iso;
+    if (symbol.length === 1 ? lower.includes(symbol) : new RegExp(`(^|[^a-z])${escapeRegExp(symbol)}`).test(lower))
+      return iso;
   }
   return undefined;
 }
@@ -39,11 +54,20 @@ const LOCAL_UNITS = ["元", "円", "원", "руб", "тг", "грн", "Kč", "TL
 const ICU_SYMBOLS = new Map<string, string[]>();
 for (const currency of Intl.supportedValuesOf("currency")) {
   for (const currencyDisplay of ["symbol", "narrowSymbol"] as const) {
-    const symbol = new Intl.NumberFormat("en", { style: "currency", currency, currencyDisplay }).formatToParts(1).find((part) => part.type === "currency")?.value;
-    if (symbol && symbol !== currency && !ICU_SYMBOLS.get(symbol)?.includes(currency)) ICU_SYMBOLS.set(symbol, [...(ICU_SYMBOLS.get(symbol) ?? []), currency]);
+    const symbol = new Intl.NumberFormat("en", { style: "currency", currency, currencyDisplay })
+      .formatToParts(1)
+      .find((part) => part.type === "currency")?.value;
+    if (symbol && symbol !== currency && !ICU_SYMBOLS.get(symbol)?.includes(currency))
+      ICU_SYMBOLS.set(symbol, [...(ICU_SYMBOLS.get(symbol) ?? []), currency]);
   }
 }
-const PRICE_MARKERS = [...new Set([...Intl.supportedValuesOf("currency"), ...[...ICU_SYMBOLS.keys()].filter((symbol) => !/^\p{L}$/u.test(symbol)), ...LOCAL_UNITS])].sort((a, b) => b.length - a.length);
+const PRICE_MARKERS = [
+  ...new Set([
+    ...Intl.supportedValuesOf("currency"),
+    ...[...ICU_SYMBOLS.keys()].filter((symbol) => !/^\p{L}$/u.test(symbol)),
+    ...LOCAL_UNITS,
+  ]),
+].sort((a, b) => b.length - a.length);
 // Letters in a marker must not be part of a longer word ("USD" but not "USDA"); a trailing dot belongs to it ("тг.").
 const PRICE_MARKER = new RegExp(`(?<![\\p{L}])(?:${PRICE_MARKERS.map(escapeRegExp).join("|")})(?![\\p{L}])\\.?`, "iu");
 
@@ -59,7 +83,11 @@ export interface Price {
  * number without a currency or text with words in it ("ab 5 €/kg").
  */
 export function readPrice(text: string): Price | undefined {
-  const trimmed = text.replace(/\s+/g, " ").trim().replace(/\s*[~*]+$/, "").replace(/[.,][-–]$/, "");
+  const trimmed = text
+    .replace(/\s+/g, " ")
+    .trim()
+    .replace(/\s*[~*]+$/, "")
+    .replace(/[.,][-–]$/, "");
   const marker = PRICE_MARKER.exec(trimmed);
   if (!marker) return undefined;
   const amount = parseNumber(`${trimmed.slice(0, marker.index)} ${trimmed.slice(marker.index + marker[0].length)}`);
@@ -75,7 +103,10 @@ function uniqueCode(marker: string): string | undefined {
 }
 
 const SYMBOL = String.raw`(?:[a-z]{0,2}\$|€|£|¥|₹|₩|₽|zł|kr|${CODES})`;
-const WRITTEN_NUMBER = new RegExp(String.raw`^([+-]?)\s*(?:${SYMBOL}\s*)?([+-]?)(\d[\d.,\s\u00a0\u202f']*|[.,]\d+)\s*(?:${SYMBOL}\.?)?$`, "i");
+const WRITTEN_NUMBER = new RegExp(
+  String.raw`^([+-]?)\s*(?:${SYMBOL}\s*)?([+-]?)(\d[\d.,\s\u00a0\u202f']*|[.,]\d+)\s*(?:${SYMBOL}\.?)?$`,
+  "i",
+);
 
 /**
  * A number written as text: "1,299.00", "$12.50", "1.299,00 €", "1 299",
@@ -122,7 +153,9 @@ function normalizeDigits(written: string): string | undefined {
 /** "1,299,000" grouped by threes after a first group of one to three digits. */
 function isGrouped(text: string, separator: string): boolean {
   const [head, ...groups] = text.split(separator);
-  return /^\d{1,3}$/.test(head!) && groups.every((g) => /^\d{3}$/.test(g)) || (groups.length === 0 && /^\d+$/.test(head!));
+  return (
+    (/^\d{1,3}$/.test(head!) && groups.every((g) => /^\d{3}$/.test(g))) || (groups.length === 0 && /^\d+$/.test(head!))
+  );
 }
 
 /** The first number inside a longer text ("4.8 out of 5 stars" → 4.8), or undefined when there is none. */
@@ -132,7 +165,7 @@ export function firstNumber(text: string): number | undefined {
 }
 
 /** A run that reads as a phone number: digits with the usual separators, at least seven digits. */
-const PHONE = /\+?\(?\d[\d\s().\/-]{5,}\d/g;
+const PHONE = /\+?\(?\d[\d\s()./-]{5,}\d/g;
 
 /**
  * The phone numbers a text holds, as written and joined by "; "
@@ -140,22 +173,56 @@ const PHONE = /\+?\(?\d[\d\s().\/-]{5,}\d/g;
  * holds none. Labelled values often run on into the links beside them.
  */
 export function phoneNumbers(text: string): string | undefined {
-  const numbers = [...text.matchAll(PHONE)].map(([run]) => run.trim()).filter((run) => run.replace(/\D/g, "").length >= 7);
+  const numbers = [...text.matchAll(PHONE)]
+    .map(([run]) => run.trim())
+    .filter((run) => run.replace(/\D/g, "").length >= 7);
   return numbers.length > 0 ? numbers.join("; ") : undefined;
 }
 
-const TRUE_WORDS = new Set(["true", "yes", "y", "1", "in stock", "instock", "available", "in stock online", "limitedavailability", "instoreonly", "onlineonly", "presale", "preorder"]);
-const FALSE_WORDS = new Set(["false", "no", "n", "0", "out of stock", "outofstock", "sold out", "soldout", "unavailable", "not available", "discontinued"]);
+const TRUE_WORDS = new Set([
+  "true",
+  "yes",
+  "y",
+  "1",
+  "in stock",
+  "instock",
+  "available",
+  "in stock online",
+  "limitedavailability",
+  "instoreonly",
+  "onlineonly",
+  "presale",
+  "preorder",
+]);
+const FALSE_WORDS = new Set([
+  "false",
+  "no",
+  "n",
+  "0",
+  "out of stock",
+  "outofstock",
+  "sold out",
+  "soldout",
+  "unavailable",
+  "not available",
+  "discontinued",
+]);
 
 /** "yes", "In stock", "https://schema.org/InStock" → true; "no", "Sold out" → false; anything else undefined. */
 export function parseBoolean(text: string): boolean | undefined {
-  const term = text.replace(/^https?:\/\/schema\.org\//i, "").trim().toLowerCase().replace(/[.!]+$/, "").replace(/\s+/g, " ");
+  const term = text
+    .replace(/^https?:\/\/schema\.org\//i, "")
+    .trim()
+    .toLowerCase()
+    .replace(/[.!]+$/, "")
+    .replace(/\s+/g, " ");
   if (TRUE_WORDS.has(term)) return true;
   if (FALSE_WORDS.has(term)) return false;
   return undefined;
 }
 
-const ISO_DURATION = /^P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
+const ISO_DURATION =
+  /^P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/i;
 const UNIT_SECONDS: Record<DurationUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86400 };
 const WRITTEN_UNITS: [RegExp, number][] = [
   [/^(d|days?|tage?n?|jours?|giorni|giorno|dias?)$/, 86400],
@@ -173,17 +240,24 @@ export function durationSeconds(text: string): number | undefined {
   const trimmed = text.trim();
   const iso = ISO_DURATION.exec(trimmed);
   if (iso) {
-    const [years, months, weeks = 0, days = 0, hours = 0, minutes = 0, seconds = 0] = iso.slice(1).map((p) => (p === undefined ? undefined : Number(p)));
+    const [years, months, weeks = 0, days = 0, hours = 0, minutes = 0, seconds = 0] = iso
+      .slice(1)
+      .map((p) => (p === undefined ? undefined : Number(p)));
     if (!iso.slice(1).some((p) => p !== undefined) || years || months) return undefined;
     return (((weeks * 7 + days) * 24 + hours) * 60 + minutes) * 60 + seconds;
   }
   const parts = [...trimmed.toLowerCase().matchAll(/(\d+(?:[.,]\d+)?)\s*([a-zä.]+)?/g)];
-  if (parts.length === 0 || trimmed.replace(/(\d+(?:[.,]\d+)?)\s*([a-zä.]+)?|\band\b|[\s,]/gi, "") !== "") return undefined;
+  if (parts.length === 0 || trimmed.replace(/(\d+(?:[.,]\d+)?)\s*([a-zä.]+)?|\band\b|[\s,]/gi, "") !== "")
+    return undefined;
   let total = 0;
   let previousUnit: number | undefined;
   for (const [, amount, unit] of parts) {
     // "1h30": a bare number after hours counts minutes.
-    const factor = unit ? WRITTEN_UNITS.find(([pattern]) => pattern.test(unit))?.[1] : previousUnit === 3600 ? 60 : undefined;
+    const factor = unit
+      ? WRITTEN_UNITS.find(([pattern]) => pattern.test(unit))?.[1]
+      : previousUnit === 3600
+        ? 60
+        : undefined;
     if (factor === undefined) return undefined;
     total += Number(amount!.replace(",", ".")) * factor;
     previousUnit = factor;
@@ -236,11 +310,23 @@ export interface DateMention {
 const DATE_FORMS: { pattern: RegExp; read: (m: RegExpExecArray) => [number, number | undefined, number] }[] = [
   { pattern: /(?<![\d.])(\d{4})-(\d{2})-(\d{2})(?!\d)/g, read: (m) => [Number(m[1]), Number(m[2]), Number(m[3])] },
   // A two-digit year is this century's unless that would be in the future.
-  { pattern: /(?<![\d.])(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4}|\d{2})(?![\d.]\d)/g, read: (m) => [fullYear(m[3]!), Number(m[2]), Number(m[1])] },
+  {
+    pattern: /(?<![\d.])(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4}|\d{2})(?![\d.]\d)/g,
+    read: (m) => [fullYear(m[3]!), Number(m[2]), Number(m[1])],
+  },
   // Month and day with slashes or dashes only when one of them cannot be a month ("11-23-2010", "23/11/2010").
-  { pattern: /(?<![\d./-])(\d{1,2})[/-](\d{1,2})[/-](\d{4})(?![\d/-])/g, read: (m) => unambiguous(Number(m[3]), Number(m[1]), Number(m[2])) },
-  { pattern: /(?<![\p{L}])(\p{L}{3,10})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?!\d)/gu, read: (m) => [Number(m[3]), MONTHS.get(m[1]!.toLowerCase()), Number(m[2])] },
-  { pattern: /(?<!\d)(\d{1,2})(?:st|nd|rd|th)?\.?\s+(?:de\s+)?(\p{L}{3,10})\.?,?\s+(?:de\s+)?(\d{4})(?!\d)/gu, read: (m) => [Number(m[3]), MONTHS.get(m[2]!.toLowerCase()), Number(m[1])] },
+  {
+    pattern: /(?<![\d./-])(\d{1,2})[/-](\d{1,2})[/-](\d{4})(?![\d/-])/g,
+    read: (m) => unambiguous(Number(m[3]), Number(m[1]), Number(m[2])),
+  },
+  {
+    pattern: /(?<![\p{L}])(\p{L}{3,10})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?!\d)/gu,
+    read: (m) => [Number(m[3]), MONTHS.get(m[1]!.toLowerCase()), Number(m[2])],
+  },
+  {
+    pattern: /(?<!\d)(\d{1,2})(?:st|nd|rd|th)?\.?\s+(?:de\s+)?(\p{L}{3,10})\.?,?\s+(?:de\s+)?(\d{4})(?!\d)/gu,
+    read: (m) => [Number(m[3]), MONTHS.get(m[2]!.toLowerCase()), Number(m[1])],
+  },
 ];
 
 /** Every date the text writes, in the forms isoDate reads, in text order. */

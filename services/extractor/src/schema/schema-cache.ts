@@ -1,4 +1,4 @@
-import { parseSchema, SchemaError, WinnowError, type ObjectNode } from "@winnow/platform";
+import { type ObjectNode, parseSchema, SchemaError, WinnowError } from "@winnow/platform";
 import type { ResponseFormatJSONSchema } from "openai/resources/shared";
 import { toResponseFormat } from "./json-schema.js";
 
@@ -54,8 +54,11 @@ function compile(tree: ObjectNode): CompiledSchema {
 
 function parse(schemaJson: string): ObjectNode {
   const invalid = (description: string) =>
-    new WinnowError("invalid-schema", `invalid schema: ${description}`, { violations: [{ path: "/schema", description }] });
-  if (schemaJson.length > MAX_SCHEMA_JSON_CHARS) throw invalid(`must be at most ${MAX_SCHEMA_JSON_CHARS} characters of JSON`);
+    new WinnowError("invalid-schema", `invalid schema: ${description}`, {
+      violations: [{ path: "/schema", description }],
+    });
+  if (schemaJson.length > MAX_SCHEMA_JSON_CHARS)
+    throw invalid(`must be at most ${MAX_SCHEMA_JSON_CHARS} characters of JSON`);
   let value: unknown;
   try {
     value = JSON.parse(schemaJson);

@@ -33,7 +33,8 @@ describe("shape", () => {
   ])("coerces a %s field from %j to %j", (type, value, expected) => {
     const { data, warnings } = shape(parseSchema({ field: type }), { field: value });
     expect(data.field).toBe(expected);
-    if (typeof value !== typeof expected) expect(warnings).toEqual([expect.objectContaining({ code: "coerced", path: "/field" })]);
+    if (typeof value !== typeof expected)
+      expect(warnings).toEqual([expect.objectContaining({ code: "coerced", path: "/field" })]);
   });
 
   it.each([
@@ -54,7 +55,11 @@ describe("shape", () => {
   });
 
   it("treats blank strings as absent and trims strings", () => {
-    const { data, warnings } = shape(parseSchema({ a: "string", b: "number", c: "string" }), { a: "  ", b: "", c: " x " });
+    const { data, warnings } = shape(parseSchema({ a: "string", b: "number", c: "string" }), {
+      a: "  ",
+      b: "",
+      c: " x ",
+    });
     expect(data).toEqual({ a: null, b: null, c: "x" });
     expect(warnings).toEqual([]);
   });
@@ -113,9 +118,24 @@ describe("shape", () => {
 
 describe("shape with hints from field names", () => {
   it("reads durations in the named unit and written dates for iso8601 fields", () => {
-    const tree = parseSchema({ total_time_minutes: "integer", cook_time: "integer", published_date_iso8601: "string", updated_iso8601: "string" });
-    const { data } = shape(tree, { total_time_minutes: "PT1H30M", cook_time: "PT20M", published_date_iso8601: "May 25, 2010", updated_iso8601: "2019-12-12T08:00:00Z" });
+    const tree = parseSchema({
+      total_time_minutes: "integer",
+      cook_time: "integer",
+      published_date_iso8601: "string",
+      updated_iso8601: "string",
+    });
+    const { data } = shape(tree, {
+      total_time_minutes: "PT1H30M",
+      cook_time: "PT20M",
+      published_date_iso8601: "May 25, 2010",
+      updated_iso8601: "2019-12-12T08:00:00Z",
+    });
     // Without a unit in the name, converting would be a guess.
-    expect(data).toEqual({ total_time_minutes: 90, cook_time: null, published_date_iso8601: "2010-05-25", updated_iso8601: "2019-12-12T08:00:00Z" });
+    expect(data).toEqual({
+      total_time_minutes: 90,
+      cook_time: null,
+      published_date_iso8601: "2010-05-25",
+      updated_iso8601: "2019-12-12T08:00:00Z",
+    });
   });
 });

@@ -9,7 +9,7 @@
  */
 import type { ObjectNode, ScalarType, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { nameHints, type NameHints } from "./field-names.js";
+import { type NameHints, nameHints } from "./field-names.js";
 import { durationIn, isoDate, parseBoolean, parseNumber } from "./normalize.js";
 
 export interface Shaped {
@@ -23,13 +23,21 @@ export function shape(tree: ObjectNode, value: unknown): Shaped {
   return { data, warnings };
 }
 
-function shapeObject(node: ObjectNode, value: Record<string, unknown>, path: string, warnings: Warning[]): Record<string, unknown> {
+function shapeObject(
+  node: ObjectNode,
+  value: Record<string, unknown>,
+  path: string,
+  warnings: Warning[],
+): Record<string, unknown> {
   // Own properties only: a field named "toString" must not read Object.prototype.
   // fromEntries defines properties, so a "__proto__" key is plain data.
   return Object.fromEntries(
     node.fields.map((field) => {
       const fieldValue = Object.hasOwn(value, field.name) ? value[field.name] : undefined;
-      return [field.name, shapeNode(field.node, fieldValue, `${path}/${escapePointer(field.name)}`, warnings, nameHints(field.name))];
+      return [
+        field.name,
+        shapeNode(field.node, fieldValue, `${path}/${escapePointer(field.name)}`, warnings, nameHints(field.name)),
+      ];
     }),
   );
 }
@@ -38,7 +46,11 @@ function shapeNode(node: SchemaNode, value: unknown, path: string, warnings: War
   // Absent, and the blank strings models write for "absent", are null without comment.
   if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) return null;
   const drop = (expected: string) => {
-    warnings.push({ code: "dropped-value", message: `expected ${expected}, got ${describe(value)}; returned null`, path });
+    warnings.push({
+      code: "dropped-value",
+      message: `expected ${expected}, got ${describe(value)}; returned null`,
+      path,
+    });
     return null;
   };
   switch (node.kind) {
@@ -84,7 +96,9 @@ function shapeScalar(type: ScalarType, value: unknown, path: string, warnings: W
   switch (type) {
     case "string":
       if (typeof value === "string") return hints.format === "iso8601" ? asIsoDate(value.trim()) : value.trim();
-      return (typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean" ? coerced(String(value)) : undefined;
+      return (typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean"
+        ? coerced(String(value))
+        : undefined;
     case "number":
       if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
       return typeof value === "string" ? coerced(readQuantity(value, hints)) : undefined;

@@ -9,7 +9,7 @@
  * `ttlMs`; the verification cadence (every 20th page, learner.ts) is per
  * replica.
  */
-import { templateId, type KnownTemplate, type TemplateKey } from "./signature.js";
+import { type KnownTemplate, type TemplateKey, templateId } from "./signature.js";
 import type { LocatorRecord, LocatorUpdate, TemplateStore, TemplateSummary } from "./store.js";
 
 interface Cached<T> {

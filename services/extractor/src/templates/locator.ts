@@ -82,11 +82,22 @@ export function locatorKey(locator: Locator | Absence): string {
   const around = (text: string | undefined) => (text ?? "").replace(/\d+/g, "0");
   const reading = (r: Reading) => [r.attr ?? null, r.own ?? false, around(r.prefix), around(r.suffix)];
   const fields = locator.fields?.map((f) => [f.name, f.path ?? null, f.index, ...reading(f)]) ?? null;
-  return JSON.stringify([locator.path, locator.label ?? null, locator.up ?? null, locator.index, ...reading(locator), locator.items ?? null, fields]);
+  return JSON.stringify([
+    locator.path,
+    locator.label ?? null,
+    locator.up ?? null,
+    locator.index,
+    ...reading(locator),
+    locator.items ?? null,
+    fields,
+  ]);
 }
 
 /** The element a locator names on this page, or undefined. */
-export function locateElement(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up" | "index">): Element | undefined {
+export function locateElement(
+  index: PageIndex,
+  locator: Pick<Locator, "path" | "label" | "up" | "index">,
+): Element | undefined {
   return matches(index, locator)[locator.index];
 }
 
@@ -104,7 +115,8 @@ function matchesOf(index: PageIndex, locator: Pick<Locator, "path" | "label" | "
   const anchor = index.labelled(locator.label)[0];
   if (!anchor) return [];
   let scope: Element = anchor;
-  for (let level = 0; level < (locator.up ?? 0) && scope.parent?.type === "tag"; level += 1) scope = scope.parent as Element;
+  for (let level = 0; level < (locator.up ?? 0) && scope.parent?.type === "tag"; level += 1)
+    scope = scope.parent as Element;
   const inScope = index.select(scope, locator.path, true);
   const from = index.position(anchor);
   // What holds the label ("<td><b>Author:</b> Kim</td>") or follows it.
@@ -150,5 +162,5 @@ function readElement(index: PageIndex, element: Element, reading: Reading): { ra
 function cut(text: string, prefix: string, suffix: string): string | undefined {
   const pattern = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\d+/g, "\\d+");
   const match = new RegExp(`^${pattern(prefix)}([\\s\\S]*?)${pattern(suffix)}$`).exec(text);
-  return match?.[1]!.trim();
+  return match?.[1]?.trim();
 }

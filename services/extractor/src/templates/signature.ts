@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import type { CheerioAPI } from "cheerio";
-import { isTag, type Element } from "domhandler";
+import { type Element, isTag } from "domhandler";
 import { NOT_TEXT } from "../page/elements.js";
 import { stableClasses, stableId } from "./names.js";
 
@@ -76,7 +76,9 @@ export function templateOf(layout: PageLayout, known: KnownTemplate[]): PageTemp
     const similarity = jaccard(layout.paths, template.paths);
     if (similarity >= bestSimilarity) [best, bestSimilarity] = [template, similarity];
   }
-  return best ? { host: layout.host, signature: best.signature, pages: best.pages } : { host: layout.host, signature: hash16(layout.paths.join(" ")), pages: 0 };
+  return best
+    ? { host: layout.host, signature: best.signature, pages: best.pages }
+    : { host: layout.host, signature: hash16(layout.paths.join(" ")), pages: 0 };
 }
 
 function jaccard(a: string[], b: string[]): number {

@@ -7,10 +7,19 @@
  */
 import path from "node:path";
 import type { Logger } from "@winnow/platform";
-import { migrate, openPglite, openPostgres, type Migration, type SqlDatabase } from "@winnow/platform/sql";
+import { type Migration, migrate, openPglite, openPostgres, type SqlDatabase } from "@winnow/platform/sql";
 import { locatorKey } from "./locator.js";
 import type { KnownTemplate, TemplateKey } from "./signature.js";
-import { MAX_LOCATORS_PER_FIELD, TRUST_AGREEMENTS, type LocatorRecord, type LocatorUpdate, type StoreBounds, type TemplateStore, type TemplateSummary, trustedFields } from "./store.js";
+import {
+  type LocatorRecord,
+  type LocatorUpdate,
+  MAX_LOCATORS_PER_FIELD,
+  type StoreBounds,
+  type TemplateStore,
+  type TemplateSummary,
+  TRUST_AGREEMENTS,
+  trustedFields,
+} from "./store.js";
 
 /** Applied in order, each once; never edit one that has shipped, append a new one. */
 const MIGRATIONS: readonly Migration[] = [
@@ -88,7 +97,10 @@ export class SqlTemplateStore implements TemplateStore {
   }
 
   async templates(host: string): Promise<KnownTemplate[]> {
-    return (await this.database()).query<KnownTemplate>("SELECT signature, paths, pages FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC", [host]);
+    return (await this.database()).query<KnownTemplate>(
+      "SELECT signature, paths, pages FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC",
+      [host],
+    );
   }
 
   async use(template: TemplateKey): Promise<number> {
@@ -135,7 +147,10 @@ export class SqlTemplateStore implements TemplateStore {
         "DELETE FROM extractor_templates WHERE id IN (SELECT id FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC, id DESC OFFSET $2)",
         [template.host, this.bounds.templatesPerHost],
       );
-      await tx.query("DELETE FROM extractor_templates WHERE id IN (SELECT id FROM extractor_templates ORDER BY last_used DESC, id DESC OFFSET $1)", [this.bounds.templates]);
+      await tx.query(
+        "DELETE FROM extractor_templates WHERE id IN (SELECT id FROM extractor_templates ORDER BY last_used DESC, id DESC OFFSET $1)",
+        [this.bounds.templates],
+      );
     });
   }
 
@@ -147,14 +162,24 @@ export class SqlTemplateStore implements TemplateStore {
     );
     const summaries: TemplateSummary[] = [];
     for (const row of rows) {
-      const records = await db.query<LocatorRecord>("SELECT field, locator, agree, disagree FROM extractor_locators WHERE template_id = $1", [row.id]);
-      summaries.push({ signature: row.signature, pages: row.pages, lastUsed: new Date(row.last_used), locators: records.length, trustedFields: trustedFields(records) });
+      const records = await db.query<LocatorRecord>(
+        "SELECT field, locator, agree, disagree FROM extractor_locators WHERE template_id = $1",
+        [row.id],
+      );
+      summaries.push({
+        signature: row.signature,
+        pages: row.pages,
+        lastUsed: new Date(row.last_used),
+        locators: records.length,
+        trustedFields: trustedFields(records),
+      });
     }
     return summaries;
   }
 
   async forget(host: string): Promise<number> {
-    return (await (await this.database()).query("DELETE FROM extractor_templates WHERE host = $1 RETURNING id", [host])).length;
+    return (await (await this.database()).query("DELETE FROM extractor_templates WHERE host = $1 RETURNING id", [host]))
+      .length;
   }
 
   async close(): Promise<void> {

@@ -5,8 +5,8 @@
  * a model. Values the builtin engine inferred from the layout are not.
  */
 import type { Page } from "../page/page.js";
-import { parseNumber } from "../schema/normalize.js";
 import { normalizeText } from "../page/text-match.js";
+import { parseNumber } from "../schema/normalize.js";
 
 /** Bounds on the walk, so a page declaring huge data costs no more than a large one. */
 const MAX_VALUES = 5_000;

@@ -17,7 +17,13 @@ function html(strings: TemplateStringsArray, ...values: Value[]): Html {
   let out = strings[0]!;
   values.forEach((value, i) => {
     const text =
-      value === undefined ? "" : value instanceof Html ? value.text : Array.isArray(value) ? value.map((v) => v.text).join("") : escapeHtml(String(value));
+      value === undefined
+        ? ""
+        : value instanceof Html
+          ? value.text
+          : Array.isArray(value)
+            ? value.map((v) => v.text).join("")
+            : escapeHtml(String(value));
     out += text + strings[i + 1]!;
   });
   return new Html(out);
@@ -36,10 +42,12 @@ function layout(title: string, body: Html, signedIn = false, csrf?: string): str
 <body>
 <header class="top">
   <a class="brand" href="/dashboard">Winnow</a>
-  ${signedIn && csrf
-    ? html`<nav><a href="/dashboard">Key and usage</a> <a href="/dashboard/playground">Playground</a>
+  ${
+    signedIn && csrf
+      ? html`<nav><a href="/dashboard">Key and usage</a> <a href="/dashboard/playground">Playground</a>
   <form method="post" action="/dashboard/logout" class="inline">${csrfField(csrf)}<button type="submit">Log out</button></form></nav>`
-    : undefined}
+      : undefined
+  }
 </header>
 <main>
 ${body}
@@ -80,7 +88,12 @@ ${notice(message)}
   );
 }
 
-export function signUpPage({ csrf, email, message, minPasswordLength }: CredentialsPage & { minPasswordLength: number }): string {
+export function signUpPage({
+  csrf,
+  email,
+  message,
+  minPasswordLength,
+}: CredentialsPage & { minPasswordLength: number }): string {
   return layout(
     "Sign up",
     html`<h1>Create your Winnow account</h1>
@@ -121,7 +134,8 @@ export function accountPage(page: AccountPage): string {
 <p id="copy-status" class="muted" role="status" aria-live="polite"></p>`
     : html`<p>This account's key was issued before keys could be shown again. Refresh it to get one you can see here.</p>`;
   const rows = page.usage.map(
-    (row) => html`<tr><td>${row.day}</td><td><code>${row.keyId}</code></td><td>${row.scrapes}</td><td>${row.tokensIn}</td><td>${row.tokensOut}</td></tr>`,
+    (row) =>
+      html`<tr><td>${row.day}</td><td><code>${row.keyId}</code></td><td>${row.scrapes}</td><td>${row.tokensIn}</td><td>${row.tokensOut}</td></tr>`,
   );
   return layout(
     "Your key",
@@ -136,9 +150,11 @@ ${key}
 </section>
 <section class="card" aria-labelledby="usage-heading">
 <h2 id="usage-heading">Usage (last 30 days, UTC)</h2>
-${rows.length > 0
-  ? html`<div class="scroll"><table><thead><tr><th scope="col">Day</th><th scope="col">Key</th><th scope="col">Scrapes</th><th scope="col">Model tokens in</th><th scope="col">Model tokens out</th></tr></thead><tbody>${rows}</tbody></table></div>`
-  : html`<p>No scrapes yet. Try the <a href="/dashboard/playground">playground</a>, or:</p>`}
+${
+  rows.length > 0
+    ? html`<div class="scroll"><table><thead><tr><th scope="col">Day</th><th scope="col">Key</th><th scope="col">Scrapes</th><th scope="col">Model tokens in</th><th scope="col">Model tokens out</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : html`<p>No scrapes yet. Try the <a href="/dashboard/playground">playground</a>, or:</p>`
+}
 <pre class="example"><code>curl -X POST http://&lt;gateway&gt;/scrape \\
   -H 'content-type: application/json' -H 'x-api-key: &lt;API_KEY&gt;' \\
   -d '{"url":"https://example.com","schema":{"title":"string"}}'</code></pre>

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import type { CookieOptions, Request, RequestHandler, Response } from "express";
-import { parse } from "cookie";
 import { WinnowError } from "@winnow/platform";
+import { parse } from "cookie";
+import type { CookieOptions, Request, RequestHandler, Response } from "express";
 
 export const SESSION_COOKIE = "winnow_session";
 const CSRF_COOKIE = "winnow_csrf";
@@ -59,7 +59,6 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Locals {
       csrfToken?: string;

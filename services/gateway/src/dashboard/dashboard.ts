@@ -1,11 +1,11 @@
 import { fileURLToPath } from "node:url";
-import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
-import { PROBLEM_TYPES, WinnowError, type AuthClient, type Logger } from "@winnow/platform";
+import { type AuthClient, type Logger, PROBLEM_TYPES, WinnowError } from "@winnow/platform";
 import type { GetAccountResponse } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
+import { countRateLimited } from "../http/gateway-metrics.js";
+import { type LimiterFactory, takePoint } from "../http/rate-limits.js";
 import { accountPage, errorPage, logInPage, playgroundPage, refreshPage, signUpPage } from "./dashboard-pages.js";
 import { clearSessionCookie, cookies, csrfProtection, SESSION_COOKIE, setSessionCookie } from "./dashboard-session.js";
-import { countRateLimited } from "../http/gateway-metrics.js";
-import { takePoint, type LimiterFactory } from "../http/rate-limits.js";
 
 /** Mirrors the auth service's rule, so the form can say it up front. */
 const MIN_PASSWORD_LENGTH = 10;
@@ -28,8 +28,16 @@ export interface DashboardOptions {
  */
 export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger }: DashboardOptions): Router {
   const router = express.Router();
-  const perAddressAndEmail = limiters.create({ name: "login:", points: loginAttemptsPer15Min, durationSeconds: LOGIN_WINDOW_SECONDS });
-  const perAddress = limiters.create({ name: "login-ip:", points: loginAttemptsPer15Min * 10, durationSeconds: LOGIN_WINDOW_SECONDS });
+  const perAddressAndEmail = limiters.create({
+    name: "login:",
+    points: loginAttemptsPer15Min,
+    durationSeconds: LOGIN_WINDOW_SECONDS,
+  });
+  const perAddress = limiters.create({
+    name: "login-ip:",
+    points: loginAttemptsPer15Min * 10,
+    durationSeconds: LOGIN_WINDOW_SECONDS,
+  });
 
   router.use("/assets", express.static(ASSETS, { index: false, maxAge: "1h" }));
   router.use((_req, res, next) => {
@@ -42,7 +50,10 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
   const hop = (res: Response) => ({ deadline: res.locals.deadline, signal: res.locals.signal });
 
   /** The signed-in account, or undefined after sending the visitor to the log-in page. */
-  const signedIn = async (req: Request, res: Response): Promise<{ token: string; account: GetAccountResponse } | undefined> => {
+  const signedIn = async (
+    req: Request,
+    res: Response,
+  ): Promise<{ token: string; account: GetAccountResponse } | undefined> => {
     const token = cookies(req)[SESSION_COOKIE];
     if (token) {
       try {
@@ -59,7 +70,10 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
   /** Counts an attempt from this address (and for this email); false, with a 429 page sent, when over the limit. */
   const attemptAllowed = async (req: Request, res: Response, email: string): Promise<boolean> => {
     const address = req.ip ?? "unknown";
-    const states = await Promise.all([takePoint(perAddress, address), takePoint(perAddressAndEmail, `${address}|${email}`)]);
+    const states = await Promise.all([
+      takePoint(perAddress, address),
+      takePoint(perAddressAndEmail, `${address}|${email}`),
+    ]);
     const refused = states.find((state) => !state.allowed);
     if (!refused) return true;
     logger.warn({ address }, "dashboard log-in attempts rate-limited");
@@ -113,7 +127,9 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
       await perAddressAndEmail.delete(`${req.ip ?? "unknown"}|${email}`);
     } catch (error) {
       if (!(error instanceof WinnowError && error.type === "unauthorized")) throw error;
-      res.status(401).send(logInPage({ csrf: res.locals.csrfToken!, email, message: "The email or password is incorrect." }));
+      res
+        .status(401)
+        .send(logInPage({ csrf: res.locals.csrfToken!, email, message: "The email or password is incorrect." }));
     }
   });
 
@@ -125,14 +141,17 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
     const { email, password } = credentials(req);
     if (!(await attemptAllowed(req, res, email))) return;
     const page = (status: number, message: string) =>
-      res.status(status).send(signUpPage({ csrf: res.locals.csrfToken!, email, message, minPasswordLength: MIN_PASSWORD_LENGTH }));
+      res
+        .status(status)
+        .send(signUpPage({ csrf: res.locals.csrfToken!, email, message, minPasswordLength: MIN_PASSWORD_LENGTH }));
     try {
       await auth.createAccount({ email, password }, hop(res));
     } catch (error) {
       if (!(error instanceof WinnowError)) throw error;
       if (error.type === "invalid-request") return page(400, capitalise(error.message));
       // Neither confirms nor denies that the address has an account.
-      if (error.type === "already-exists") return page(409, "We could not create an account with these details. If you already have one, log in.");
+      if (error.type === "already-exists")
+        return page(409, "We could not create an account with these details. If you already have one, log in.");
       throw error;
     }
     await startSession(req, res, email, password);
@@ -178,7 +197,8 @@ function credentials(req: Request): { email: string; password: string } {
 /** A form body the parser refused (too large, badly encoded) is the sender's problem, not ours. */
 function formError(error: unknown): WinnowError | undefined {
   const type = (error as { type?: unknown })?.type;
-  if (type === "entity.too.large") return new WinnowError("payload-too-large", "The form is larger than the dashboard accepts.");
+  if (type === "entity.too.large")
+    return new WinnowError("payload-too-large", "The form is larger than the dashboard accepts.");
   if (typeof type === "string" && (error as { expose?: unknown }).expose === true) {
     return new WinnowError("invalid-request", "The form could not be read; reload the page and try again.");
   }
@@ -196,7 +216,10 @@ function dashboardErrors(logger: Logger): ErrorRequestHandler {
     const known = error instanceof WinnowError ? error : formError(error);
     if (!known || known.type === "internal") logger.error({ err: error }, "dashboard request failed");
     const kind = PROBLEM_TYPES[known?.type ?? "internal"];
-    const message = known && known.type !== "internal" ? known.message : "Something went wrong on our side; it has been logged. Try again.";
+    const message =
+      known && known.type !== "internal"
+        ? known.message
+        : "Something went wrong on our side; it has been logged. Try again.";
     res.status(kind.status).send(errorPage({ status: kind.status, title: kind.title, message }));
   };
 }

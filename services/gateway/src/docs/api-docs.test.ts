@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
+import { PROBLEM_TYPES, problemTypeUri } from "@winnow/platform";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { PROBLEM_TYPES, problemTypeUri } from "@winnow/platform";
+import { parseScrapeRequest, scrapeRequestSchema } from "../scrape/scrape-request.js";
 import { withGeneratedTables } from "./api-markdown.js";
 import { renderDocsPage } from "./docs-page.js";
 import { openApiDocument } from "./openapi.js";
-import { parseScrapeRequest, scrapeRequestSchema } from "../scrape/scrape-request.js";
 
 const slugs = Object.keys(PROBLEM_TYPES);
 
@@ -18,7 +18,14 @@ describe("the API documents", () => {
   it("OpenAPI publishes the very schema requests are validated with, and every problem type", () => {
     const doc = openApiDocument() as {
       openapi: string;
-      paths: { "/scrape": { post: { responses: Record<string, { description: string }>; requestBody: { content: { "application/json": { example: unknown } } } } } };
+      paths: {
+        "/scrape": {
+          post: {
+            responses: Record<string, { description: string }>;
+            requestBody: { content: { "application/json": { example: unknown } } };
+          };
+        };
+      };
       components: { schemas: { ScrapeRequest: unknown } };
     };
     expect(doc.openapi).toBe("3.1.0");
@@ -29,7 +36,9 @@ describe("the API documents", () => {
       expect(responses[status]?.description, slug).toContain(`\`${slug}\``);
     }
     // The published example is a valid request.
-    expect(() => parseScrapeRequest(doc.paths["/scrape"].post.requestBody.content["application/json"].example)).not.toThrow();
+    expect(() =>
+      parseScrapeRequest(doc.paths["/scrape"].post.requestBody.content["application/json"].example),
+    ).not.toThrow();
     // And the published schema is valid JSON Schema 2020-12.
     expect(() => new Ajv2020().compile(scrapeRequestSchema)).not.toThrow();
   });

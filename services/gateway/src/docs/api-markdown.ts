@@ -1,7 +1,7 @@
 /** The README's generated API tables (checked by a test, rewritten by `npm run docs`). */
 import { PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform";
-import { problemsByStatus, SUCCESS_HEADERS } from "./openapi.js";
 import { scrapeRequestSchema } from "../scrape/scrape-request.js";
+import { problemsByStatus, SUCCESS_HEADERS } from "./openapi.js";
 
 const README_TABLES = {
   "request-fields": requestFieldsTable,
@@ -21,7 +21,9 @@ function requestFieldsTable(): string {
 }
 
 function responseHeadersTable(): string {
-  return ["| Header | |", "|---|---|", ...SUCCESS_HEADERS.map((h) => `| \`${h.name}\` | ${h.description} |`)].join("\n");
+  return ["| Header | |", "|---|---|", ...SUCCESS_HEADERS.map((h) => `| \`${h.name}\` | ${h.description} |`)].join(
+    "\n",
+  );
 }
 
 function errorsTable(): string {
@@ -31,7 +33,11 @@ function errorsTable(): string {
       return `| \`${slug}\` | ${status} | ${p.retryable ? "yes" : "no"} | ${p.when} |`;
     }),
   );
-  return ["| `type` (after `https://winnow.dev/problems/`) | Status | Retry? | When |", "|---|---|---|---|", ...rows].join("\n");
+  return [
+    "| `type` (after `https://winnow.dev/problems/`) | Status | Retry? | When |",
+    "|---|---|---|---|",
+    ...rows,
+  ].join("\n");
 }
 
 /** The README with every generated table between its `<!-- generated:NAME -->` markers replaced. */

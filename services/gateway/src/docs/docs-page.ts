@@ -4,9 +4,9 @@
  * problem catalogue). No scripts, no external assets.
  */
 import { PROBLEM_TYPES, problemTypeUri } from "@winnow/platform";
-import { problemsByStatus, SUCCESS_HEADERS } from "./openapi.js";
 import { escapeHtml } from "../http/escape-html.js";
 import { scrapeRequestSchema } from "../scrape/scrape-request.js";
+import { problemsByStatus, SUCCESS_HEADERS } from "./openapi.js";
 
 /** The catalogue's texts use `code` spans; everything else is escaped. */
 const inline = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, "<code>$1</code>");
@@ -26,7 +26,12 @@ export function renderDocsPage(): string {
   const required = new Set<string>(scrapeRequestSchema.required);
   const fields = Object.entries(scrapeRequestSchema.properties).map(([name, schema]) => {
     const s = schema as { type?: string; description?: string };
-    return [`<code>${escapeHtml(name)}</code>`, escapeHtml(s.type ?? "object"), required.has(name) ? "required" : "optional", inline(s.description ?? scrapeRequestSchema.$defs.Schema.description)];
+    return [
+      `<code>${escapeHtml(name)}</code>`,
+      escapeHtml(s.type ?? "object"),
+      required.has(name) ? "required" : "optional",
+      inline(s.description ?? scrapeRequestSchema.$defs.Schema.description),
+    ];
   });
   const problems = [...problemsByStatus()].flatMap(([status, slugs]) =>
     slugs.map((slug) => [
@@ -65,17 +70,20 @@ ${table(["Field", "Type", "", "Meaning"], fields)}
 ${table(
   ["Form", "Meaning"],
   [
-    ["<code>\"string\"</code>, <code>\"number\"</code>, <code>\"integer\"</code>, <code>\"boolean\"</code>", "a scalar"],
+    ['<code>"string"</code>, <code>"number"</code>, <code>"integer"</code>, <code>"boolean"</code>', "a scalar"],
     ["<code>{ ... }</code>", "a nested object with its own fields"],
     ["<code>[ { ... } ]</code>", "an array of objects with the item schema's fields"],
-    ["<code>[ \"string\" ]</code>", "an array of scalars"],
-    ["<code>\"array\"</code>, <code>\"object\"</code>", "any JSON array / object"],
+    ['<code>[ "string" ]</code>', "an array of scalars"],
+    ['<code>"array"</code>, <code>"object"</code>', "any JSON array / object"],
   ],
 )}
 <p>Field names are the main hint to the model: <code>price_usd</code>, <code>published_date_iso8601</code> and <code>rating_1_to_5</code> work better than <code>price</code>, <code>date</code> and <code>rating</code>.</p>
 <h3>Response</h3>
 <p><code>200</code> with a JSON object in exactly the schema's shape. Headers:</p>
-${table(["Header", ""], SUCCESS_HEADERS.map((h) => [`<code>${escapeHtml(h.name)}</code>`, inline(h.description)]))}
+${table(
+  ["Header", ""],
+  SUCCESS_HEADERS.map((h) => [`<code>${escapeHtml(h.name)}</code>`, inline(h.description)]),
+)}
 <h2 id="errors">Errors</h2>
 <p>Every failure is <code>application/problem+json</code> (RFC 9457) with <code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code>, <code>request_id</code> and <code>retryable</code>; invalid requests add <code>errors</code> (each with <code>path</code> and <code>description</code>). Types are <code>${escapeHtml(problemTypeUri("invalid-request").replace("invalid-request", ""))}</code> followed by:</p>
 ${table(["Type", "Status", "Retry?", "When"], problems)}

@@ -1,5 +1,5 @@
-import type { RequestHandler } from "express";
 import type { Logger } from "@winnow/platform";
+import type { RequestHandler } from "express";
 
 /** One line per request once it is answered: method, path, status, duration and request id; never bodies or keys. */
 export function accessLog(logger: Logger): RequestHandler {

@@ -1,5 +1,5 @@
-import type { RequestHandler } from "express";
 import { WinnowError } from "@winnow/platform";
+import type { RequestHandler } from "express";
 
 /**
  * Graceful draining: once started, new requests get a retryable 503 (with
@@ -20,7 +20,9 @@ export class Drain {
     return (_req, res, next) => {
       if (this.#draining) {
         res.setHeader("Connection", "close");
-        throw new WinnowError("shutting-down", "This gateway is restarting; retry the request.", { retryAfterMs: 1000 });
+        throw new WinnowError("shutting-down", "This gateway is restarting; retry the request.", {
+          retryAfterMs: 1000,
+        });
       }
       this.#inFlight += 1;
       res.once("close", () => {

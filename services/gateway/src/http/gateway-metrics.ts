@@ -4,7 +4,9 @@
  */
 import { meter, type ProblemSlug } from "@winnow/platform";
 
-const problems = meter.createCounter("winnow.problems", { description: "Problem documents the gateway answered, by problem type" });
+const problems = meter.createCounter("winnow.problems", {
+  description: "Problem documents the gateway answered, by problem type",
+});
 const rateLimited = meter.createCounter("winnow.rate_limit.rejections", {
   description: "Requests refused by a rate limit: requests_per_minute, concurrent_scrapes or dashboard_login",
 });

@@ -1,6 +1,6 @@
+import type { RequestListener } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { RequestListener } from "node:http";
 
 export interface RunningHttpServer {
   port: number;
@@ -8,7 +8,11 @@ export interface RunningHttpServer {
   close(graceMs: number): Promise<void>;
 }
 
-export async function startHttpServer(handler: RequestListener, host: string, port: number): Promise<RunningHttpServer> {
+export async function startHttpServer(
+  handler: RequestListener,
+  host: string,
+  port: number,
+): Promise<RunningHttpServer> {
   const server = createServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

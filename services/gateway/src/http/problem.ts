@@ -1,5 +1,5 @@
+import { PROBLEM_TYPES, problemTypeUri, type WinnowError } from "@winnow/platform";
 import type { Response } from "express";
-import { PROBLEM_TYPES, problemTypeUri, WinnowError } from "@winnow/platform";
 import { countProblem } from "./gateway-metrics.js";
 
 /**

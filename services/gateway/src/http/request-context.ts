@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { RequestHandler } from "express";
 import type { PlanLimits } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import type { RequestHandler } from "express";
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -26,7 +26,6 @@ export function requestContext(timeoutMs: number): RequestHandler {
 }
 
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Locals {
       requestId: string;

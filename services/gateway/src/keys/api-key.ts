@@ -1,5 +1,5 @@
-import type { RequestHandler } from "express";
 import { WinnowError } from "@winnow/platform";
+import type { RequestHandler } from "express";
 import type { KeyCheck } from "./key-check.js";
 
 /**

@@ -5,15 +5,26 @@
  */
 import { randomUUID } from "node:crypto";
 import type * as grpc from "@grpc/grpc-js";
-import { createClient, promiseClient, startGrpcServer, type AuthClient, type RunningGrpcServer } from "@winnow/platform";
+import {
+  type AuthClient,
+  createClient,
+  promiseClient,
+  type RunningGrpcServer,
+  startGrpcServer,
+} from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startTcpProxy, type TcpProxy } from "../../../../test/support/tcp-proxy.js";
 import { authServiceBinding } from "../../../auth/src/auth-service.js";
 import { AuthStore } from "../../../auth/src/auth-store.js";
-import { openTestDatabase, silentLogger, testCipher, type TestDatabase } from "../../../auth/src/databases.test-helpers.js";
+import {
+  openTestDatabase,
+  silentLogger,
+  type TestDatabase,
+  testCipher,
+} from "../../../auth/src/databases.test-helpers.js";
 import { planLookup } from "../../../auth/src/plans.js";
 import { RevocationFeed } from "../../../auth/src/revocation-feed.js";
-import { startTcpProxy, type TcpProxy } from "../../../../test/support/tcp-proxy.js";
 import { KeyCheck } from "./key-check.js";
 
 const LEASE_MS = 300;
@@ -43,7 +54,10 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
     db = await openTestDatabase("pglite");
     const binding = authBinding(db, leaseMs);
     const validateKey = binding.implementation.validateKey as grpc.handleUnaryCall<unknown, unknown>;
-    binding.implementation.validateKey = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+    binding.implementation.validateKey = (
+      call: grpc.ServerUnaryCall<unknown, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) => {
       validations++;
       validateKey(call, callback);
     };
@@ -92,7 +106,11 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
     it("asks auth once for a valid key, then answers from memory", async () => {
       const created = await account();
       await untilCached(created.apiKey);
-      expect(await asked(async () => expect(await keys.check(created.apiKey, {})).toMatchObject({ key: { keyId: created.keyId }, cached: true }))).toBe(0);
+      expect(
+        await asked(async () =>
+          expect(await keys.check(created.apiKey, {})).toMatchObject({ key: { keyId: created.keyId }, cached: true }),
+        ),
+      ).toBe(0);
     });
 
     it("refuses a rotated key as soon as the rotation has returned", async () => {
@@ -120,7 +138,9 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
       link.blackhole();
       const rotated = await admin.rotateKey({ accountId: created.account!.id });
       // Auth is unreachable through the silent link and the cache is no longer trusted: no answer from memory.
-      await expect(keys.check(created.apiKey, { deadline: new Date(Date.now() + 300) })).rejects.toMatchObject({ type: "deadline-exceeded" });
+      await expect(keys.check(created.apiKey, { deadline: new Date(Date.now() + 300) })).rejects.toMatchObject({
+        type: "deadline-exceeded",
+      });
       link.restore();
       expect(await check(created.apiKey)).toBeUndefined();
       expect(await check(rotated.apiKey)).toMatchObject({ keyId: rotated.keyId });
@@ -152,7 +172,12 @@ describe("KeyCheck with two auth replicas on one Postgres", () => {
   beforeAll(async () => {
     db = await openTestDatabase("postgres");
     for (let i = 0; i < 2; i++) {
-      const server = await startGrpcServer({ host: "127.0.0.1", port: 0, logger: silentLogger, services: [authBinding(db, LEASE_MS)] });
+      const server = await startGrpcServer({
+        host: "127.0.0.1",
+        port: 0,
+        logger: silentLogger,
+        services: [authBinding(db, LEASE_MS)],
+      });
       server.setReady(true);
       servers.push(server);
     }

@@ -157,7 +157,10 @@ export class KeyCheck {
     if (this.closed) return;
     if (!this.degraded) {
       this.degraded = true;
-      this.options.logger.warn({ err: error }, "key cache off: the revocation feed is lost; every key is checked with auth until it is back");
+      this.options.logger.warn(
+        { err: error },
+        "key cache off: the revocation feed is lost; every key is checked with auth until it is back",
+      );
     }
     const delay = this.reconnectMs * (0.5 + Math.random());
     this.reconnectMs = Math.min(this.reconnectMs * 2, RECONNECT_MS.max);

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { createLogger, type WinnowError } from "@winnow/platform";
 import express, { type ErrorRequestHandler } from "express";
-import { createLogger, WinnowError } from "@winnow/platform";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { startHttpServer, type RunningHttpServer } from "../http/http-server.js";
-import { KeyLimits } from "./key-limits.js";
+import { type RunningHttpServer, startHttpServer } from "../http/http-server.js";
 import { sendProblem } from "../http/problem.js";
 import { createLimiterFactory, type LimiterFactory } from "../http/rate-limits.js";
+import { KeyLimits } from "./key-limits.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const logger = createLogger("key-limits-test", "silent");
@@ -74,7 +74,10 @@ describe.each([
     const refused = await slots.send();
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("1");
-    expect(await refused.json()).toMatchObject({ type: "https://winnow.dev/problems/rate-limited", detail: expect.stringMatching(/2 scrapes in flight/) });
+    expect(await refused.json()).toMatchObject({
+      type: "https://winnow.dev/problems/rate-limited",
+      detail: expect.stringMatching(/2 scrapes in flight/),
+    });
     // A refusal does not hold a slot: the same is refused again, not worse.
     expect((await slots.send()).status).toBe(429);
 
@@ -92,7 +95,10 @@ describe.each([
     const slots = await slotServer(factory, 1);
     servers.push(slots.server);
     const controller = new AbortController();
-    const abandoned = fetch(`http://127.0.0.1:${slots.server.port}/scrape`, { method: "POST", signal: controller.signal }).catch(() => undefined);
+    const abandoned = fetch(`http://127.0.0.1:${slots.server.port}/scrape`, {
+      method: "POST",
+      signal: controller.signal,
+    }).catch(() => undefined);
     await slots.held(1);
     controller.abort();
     await abandoned;

@@ -1,7 +1,7 @@
+import { type Logger, WinnowError } from "@winnow/platform";
 import type { RequestHandler } from "express";
-import { WinnowError, type Logger } from "@winnow/platform";
 import { countRateLimited } from "../http/gateway-metrics.js";
-import { LimiterPool, takePoint, type LimiterFactory } from "../http/rate-limits.js";
+import { type LimiterFactory, LimiterPool, takePoint } from "../http/rate-limits.js";
 
 /**
  * Per-key limits from the key's plan (as ValidateKey reported it, so they
@@ -17,7 +17,11 @@ export class KeyLimits {
    * lost (a replica killed mid-scrape); it must outlast any scrape, so twice
    * the request timeout.
    */
-  constructor(factory: LimiterFactory, leaseSeconds: number, private readonly logger: Logger) {
+  constructor(
+    factory: LimiterFactory,
+    leaseSeconds: number,
+    private readonly logger: Logger,
+  ) {
     this.perMinute = new LimiterPool(factory, "rpm", 60);
     this.inFlight = new LimiterPool(factory, "inflight", leaseSeconds);
   }
@@ -60,10 +64,11 @@ export class KeyLimits {
       const windowEndsAt = Date.now() + taken.resetMs;
       res.once("close", () => {
         if (Date.now() >= windowEndsAt) return;
-        limiter.reward(keyId, 1).catch((error: unknown) => this.logger.warn({ err: error, keyId }, "could not release a scrape slot"));
+        limiter
+          .reward(keyId, 1)
+          .catch((error: unknown) => this.logger.warn({ err: error, keyId }, "could not release a scrape slot"));
       });
       next();
     };
   }
 }
-

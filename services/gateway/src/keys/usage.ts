@@ -1,6 +1,6 @@
-import type { RequestHandler } from "express";
 import type { AuthClient, Logger } from "@winnow/platform";
 import type { KeyUsage } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import type { RequestHandler } from "express";
 
 /** One write to auth should not outlive a flush interval by much, nor hang a drain. */
 const WRITE_TIMEOUT_MS = 5_000;
@@ -48,12 +48,16 @@ export class UsageCounter {
     if (this.writing || this.pending.size === 0) return this.writing ?? Promise.resolve();
     const batch = [...this.pending.values()];
     this.pending = new Map();
-    this.writing = this.auth.recordUsageBatch({ usage: batch }, { deadline: new Date(Date.now() + WRITE_TIMEOUT_MS) })
+    this.writing = this.auth
+      .recordUsageBatch({ usage: batch }, { deadline: new Date(Date.now() + WRITE_TIMEOUT_MS) })
       .then(
         () => undefined,
         (error: unknown) => {
           for (const entry of batch) this.add(entry);
-          this.logger.warn({ err: error, keys: batch.length }, "could not record usage; the counts are kept for the next write");
+          this.logger.warn(
+            { err: error, keys: batch.length },
+            "could not record usage; the counts are kept for the next write",
+          );
         },
       )
       .finally(() => (this.writing = undefined));
@@ -66,7 +70,10 @@ export class UsageCounter {
     await this.writing;
     await this.flush();
     if (this.pending.size > 0) {
-      this.logger.error({ usage: [...this.pending.values()] }, "usage could not be recorded before shutdown; these counts are lost");
+      this.logger.error(
+        { usage: [...this.pending.values()] },
+        "usage could not be recorded before shutdown; these counts are lost",
+      );
     }
   }
 

@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
 import { WinnowError } from "@winnow/platform";
 import { RenderMode } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { describe, expect, it } from "vitest";
 import { parseScrapeRequest } from "./scrape-request.js";
 
 function failure(body: unknown): WinnowError {
@@ -20,7 +20,11 @@ describe("parseScrapeRequest", () => {
       schema: { name: "string" },
       task_description: "Translate to French.",
     });
-    expect(request).toMatchObject({ url: "https://shop.example/item?id=1", taskDescription: "Translate to French.", schemaJson: '{"name":"string"}' });
+    expect(request).toMatchObject({
+      url: "https://shop.example/item?id=1",
+      taskDescription: "Translate to French.",
+      schemaJson: '{"name":"string"}',
+    });
   });
 
   it("passes render options through, and defaults them when absent", () => {
@@ -29,15 +33,26 @@ describe("parseScrapeRequest", () => {
       schema: { a: "string" },
       options: { render: "browser", timeout_ms: 5000, wait_for: "#price" },
     });
-    expect(request.renderOptions).toEqual({ mode: RenderMode.RENDER_MODE_BROWSER, timeoutMs: 5000, waitFor: "#price", screenshot: false, outline: [] });
-    expect(parseScrapeRequest({ url: "https://shop.example/", schema: { a: "string" }, options: { render: "static" } }).renderOptions).toEqual({
+    expect(request.renderOptions).toEqual({
+      mode: RenderMode.RENDER_MODE_BROWSER,
+      timeoutMs: 5000,
+      waitFor: "#price",
+      screenshot: false,
+      outline: [],
+    });
+    expect(
+      parseScrapeRequest({ url: "https://shop.example/", schema: { a: "string" }, options: { render: "static" } })
+        .renderOptions,
+    ).toEqual({
       mode: RenderMode.RENDER_MODE_STATIC,
       timeoutMs: 0,
       waitFor: "",
       screenshot: false,
       outline: [],
     });
-    expect(parseScrapeRequest({ url: "https://shop.example/", schema: { a: "string" } }).renderOptions.mode).toBe(RenderMode.RENDER_MODE_UNSPECIFIED);
+    expect(parseScrapeRequest({ url: "https://shop.example/", schema: { a: "string" } }).renderOptions.mode).toBe(
+      RenderMode.RENDER_MODE_UNSPECIFIED,
+    );
   });
 
   it.each([
@@ -48,11 +63,15 @@ describe("parseScrapeRequest", () => {
     [{ wait_for: "" }, "/options/wait_for", "must NOT have fewer than 1 characters"],
     ["browser", "/options", "must be object"],
   ])("refuses options %j at %s", (options, path, description) => {
-    expect(failure({ url: "https://shop.example/", schema: { a: "string" }, options }).violations).toEqual([{ path, description }]);
+    expect(failure({ url: "https://shop.example/", schema: { a: "string" }, options }).violations).toEqual([
+      { path, description },
+    ]);
   });
 
   it("converts an internationalized host to punycode", () => {
-    expect(parseScrapeRequest({ url: "https://bücher.example/", schema: { a: "string" } }).url).toBe("https://xn--bcher-kva.example/");
+    expect(parseScrapeRequest({ url: "https://bücher.example/", schema: { a: "string" } }).url).toBe(
+      "https://xn--bcher-kva.example/",
+    );
   });
 
   it("lists every envelope problem with its path", () => {
@@ -89,9 +108,14 @@ describe("parseScrapeRequest on hostile nesting", () => {
   it("refuses a schema thousands of levels deep without overflowing the stack", () => {
     let schema: unknown = "string";
     for (let i = 0; i < 5000; i++) schema = { nested: schema };
-    expect(failure({ url: "https://a.example", schema })).toMatchObject({ type: "invalid-schema", violations: [{ path: expect.stringMatching(/^\/schema(\/nested)+$/) }] });
+    expect(failure({ url: "https://a.example", schema })).toMatchObject({
+      type: "invalid-schema",
+      violations: [{ path: expect.stringMatching(/^\/schema(\/nested)+$/) }],
+    });
     let list: unknown = [];
     for (let i = 0; i < 5000; i++) list = [list];
-    expect(failure({ url: "https://a.example", schema: { a: "string" }, task_description: list }).type).toBe("invalid-request");
+    expect(failure({ url: "https://a.example", schema: { a: "string" }, task_description: list }).type).toBe(
+      "invalid-request",
+    );
   });
 });

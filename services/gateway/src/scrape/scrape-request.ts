@@ -1,6 +1,15 @@
-import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
-import { MAX_URL_LENGTH, parseSchema, parseTargetUrl, SCHEMA_LIMITS, SchemaError, WinnowError, type ObjectNode, type Violation } from "@winnow/platform";
+import {
+  MAX_URL_LENGTH,
+  type ObjectNode,
+  parseSchema,
+  parseTargetUrl,
+  SCHEMA_LIMITS,
+  SchemaError,
+  type Violation,
+  WinnowError,
+} from "@winnow/platform";
 import { RenderMode, type RenderOptions } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 
 const TYPE_NAMES = ["string", "number", "integer", "boolean", "array", "object"];
 
@@ -17,22 +26,50 @@ export const scrapeRequestSchema = {
   required: ["url", "schema"],
   additionalProperties: false,
   properties: {
-    url: { type: "string", minLength: 1, maxLength: MAX_URL_LENGTH, description: "The absolute http(s) URL of the page to scrape. The fragment is dropped; IDN hosts become punycode; credentials are refused." },
+    url: {
+      type: "string",
+      minLength: 1,
+      maxLength: MAX_URL_LENGTH,
+      description:
+        "The absolute http(s) URL of the page to scrape. The fragment is dropped; IDN hosts become punycode; credentials are refused.",
+    },
     schema: { $ref: "#/$defs/Schema" },
-    task_description: { type: "string", maxLength: 20_000, description: "Extra instructions for the AI model: summaries, classification, translation, formats." },
+    task_description: {
+      type: "string",
+      maxLength: 20_000,
+      description: "Extra instructions for the AI model: summaries, classification, translation, formats.",
+    },
     options: {
       type: "object",
       additionalProperties: false,
       description: "How the page is rendered and what the answer holds; every field is optional.",
       properties: {
-        render: { enum: ["auto", "static", "browser"], description: "auto: fetch statically, use the browser only when the page needs it." },
-        timeout_ms: { type: "integer", minimum: 1, maximum: 120_000, description: "Upper bound for rendering the page." },
-        wait_for: { type: "string", minLength: 1, maxLength: 1024, description: "CSS selector to wait for (needs the browser)." },
+        render: {
+          enum: ["auto", "static", "browser"],
+          description: "auto: fetch statically, use the browser only when the page needs it.",
+        },
+        timeout_ms: {
+          type: "integer",
+          minimum: 1,
+          maximum: 120_000,
+          description: "Upper bound for rendering the page.",
+        },
+        wait_for: {
+          type: "string",
+          minLength: 1,
+          maxLength: 1024,
+          description: "CSS selector to wait for (needs the browser).",
+        },
         screenshot: {
           type: "boolean",
-          description: "With `evidence`: also a JPEG screenshot of the page's top, loaded in the browser, with the elements the evidence names outlined (`screenshot` in the answer, as a data: URL). Needs the browser; costs a second page load.",
+          description:
+            "With `evidence`: also a JPEG screenshot of the page's top, loaded in the browser, with the elements the evidence names outlined (`screenshot` in the answer, as a data: URL). Needs the browser; costs a second page load.",
         },
-        evidence: { type: "boolean", description: "Answer `{ \"data\": <the schema-shaped object>, \"evidence\": {...} }`: for each value (by JSON pointer), where it was read, the page text, the element's CSS selector, a confidence and whether it is on the page." },
+        evidence: {
+          type: "boolean",
+          description:
+            'Answer `{ "data": <the schema-shaped object>, "evidence": {...} }`: for each value (by JSON pointer), where it was read, the page text, the element\'s CSS selector, a confidence and whether it is on the page.',
+        },
       },
     },
   },
@@ -41,7 +78,11 @@ export const scrapeRequestSchema = {
       type: "object",
       description: `Field names mapped to types. At most ${SCHEMA_LIMITS.maxDepth} levels of nesting and ${SCHEMA_LIMITS.maxFields} fields in all; names of 1-${SCHEMA_LIMITS.maxNameLength} characters.`,
       minProperties: 1,
-      propertyNames: { minLength: 1, maxLength: SCHEMA_LIMITS.maxNameLength, not: { enum: ["__proto__", "constructor", "prototype"] } },
+      propertyNames: {
+        minLength: 1,
+        maxLength: SCHEMA_LIMITS.maxNameLength,
+        not: { enum: ["__proto__", "constructor", "prototype"] },
+      },
       additionalProperties: { $ref: "#/$defs/FieldType" },
     },
     FieldType: {
@@ -49,13 +90,22 @@ export const scrapeRequestSchema = {
       oneOf: [
         { enum: TYPE_NAMES },
         { $ref: "#/$defs/Schema" },
-        { type: "array", minItems: 1, maxItems: 1, items: { oneOf: [{ enum: TYPE_NAMES }, { $ref: "#/$defs/Schema" }] } },
+        {
+          type: "array",
+          minItems: 1,
+          maxItems: 1,
+          items: { oneOf: [{ enum: TYPE_NAMES }, { $ref: "#/$defs/Schema" }] },
+        },
       ],
     },
   },
 };
 
-const RENDER_MODES = { auto: RenderMode.RENDER_MODE_AUTO, static: RenderMode.RENDER_MODE_STATIC, browser: RenderMode.RENDER_MODE_BROWSER };
+const RENDER_MODES = {
+  auto: RenderMode.RENDER_MODE_AUTO,
+  static: RenderMode.RENDER_MODE_STATIC,
+  browser: RenderMode.RENDER_MODE_BROWSER,
+};
 
 interface ScrapeOptions {
   render?: keyof typeof RENDER_MODES;
@@ -105,16 +155,25 @@ export function parseScrapeRequest(body: unknown): ScrapeRequest {
   if (schemaViolations.length === 0) schemaViolations = errors.filter(inSchema).map(describeAjvError);
   if (envelope.length > 0) throw invalid("invalid-request", [...envelope, ...schemaViolations]);
   if (schemaViolations.length > 0 || !tree) throw invalid("invalid-schema", schemaViolations);
-  const { url, schema, task_description, options = {} } = body as {
+  const {
+    url,
+    schema,
+    task_description,
+    options = {},
+  } = body as {
     url: string;
     schema: unknown;
     task_description?: string;
     options?: ScrapeOptions;
   };
   if (options.screenshot && !options.evidence) {
-    throw new WinnowError("evidence-unavailable", "options.screenshot needs options.evidence: only the evidence envelope has room for the image", {
-      violations: [{ path: "/options/screenshot", description: "needs options.evidence" }],
-    });
+    throw new WinnowError(
+      "evidence-unavailable",
+      "options.screenshot needs options.evidence: only the evidence envelope has room for the image",
+      {
+        violations: [{ path: "/options/screenshot", description: "needs options.evidence" }],
+      },
+    );
   }
   return {
     // Refused here what is never fetchable, before any backend is asked; the renderer checks again.
@@ -143,9 +202,12 @@ function rejectDeepNesting(body: unknown): void {
     if (typeof item.value !== "object" || item.value === null) continue;
     if (item.depth > MAX_BODY_DEPTH) {
       const type = isUnder(item.path, "/schema") ? "invalid-schema" : "invalid-request";
-      throw invalid(type, [{ path: item.path, description: `nested too deeply: at most ${SCHEMA_LIMITS.maxDepth} levels in a schema` }]);
+      throw invalid(type, [
+        { path: item.path, description: `nested too deeply: at most ${SCHEMA_LIMITS.maxDepth} levels in a schema` },
+      ]);
     }
-    for (const [key, value] of Object.entries(item.value)) pending.push({ value, path: `${item.path}/${key}`, depth: item.depth + 1 });
+    for (const [key, value] of Object.entries(item.value))
+      pending.push({ value, path: `${item.path}/${key}`, depth: item.depth + 1 });
   }
 }
 
@@ -166,7 +228,10 @@ function describeAjvError(error: ErrorObject): Violation {
     return { path: `${error.instancePath}/${String(error.params.missingProperty)}`, description: "is required" };
   }
   if (error.keyword === "additionalProperties") {
-    return { path: `${error.instancePath}/${String(error.params.additionalProperty)}`, description: "is not a known field" };
+    return {
+      path: `${error.instancePath}/${String(error.params.additionalProperty)}`,
+      description: "is not a known field",
+    };
   }
   return { path: error.instancePath || "/", description: error.message ?? "is invalid" };
 }

@@ -1,6 +1,11 @@
+import { Engine, type Evidence, engineToJSON } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import {
+  RenderMode,
+  type RenderOptions,
+  type RenderPath,
+  renderPathToJSON,
+} from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { RequestHandler } from "express";
-import { Engine, engineToJSON, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { RenderMode, renderPathToJSON, type RenderOptions, type RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { Backends } from "../backends.js";
 import { parseScrapeRequest } from "./scrape-request.js";
 
@@ -66,17 +71,29 @@ export function scrapeHandler(backends: Backends): RequestHandler {
  * names outlined, as a data: URL. A second load: the selectors exist only
  * once the first load's page has been extracted.
  */
-async function screenshotOf(backends: Backends, url: string, options: RenderOptions, evidence: Evidence[], hop: { deadline: Date; signal: AbortSignal }): Promise<string> {
+async function screenshotOf(
+  backends: Backends,
+  url: string,
+  options: RenderOptions,
+  evidence: Evidence[],
+  hop: { deadline: Date; signal: AbortSignal },
+): Promise<string> {
   const outline = [...new Set(evidence.map((item) => item.selector).filter((selector) => selector !== ""))];
   const { renderer } = backends;
-  const shot = await renderer.render({ url, options: { ...options, mode: RenderMode.RENDER_MODE_BROWSER, screenshot: true, outline } }, hop);
+  const shot = await renderer.render(
+    { url, options: { ...options, mode: RenderMode.RENDER_MODE_BROWSER, screenshot: true, outline } },
+    hop,
+  );
   return `data:image/jpeg;base64,${shot.screenshot.toString("base64")}`;
 }
 
 /** The extractor's evidence as the API states it: by JSON pointer, empty text and selector left out. */
 function evidenceByPointer(evidence: Evidence[]): Record<string, unknown> {
   return Object.fromEntries(
-    evidence.map(({ pointer, source, text, selector, confidence, grounded }) => [pointer, { source, ...(text ? { text } : {}), ...(selector ? { selector } : {}), confidence, grounded }]),
+    evidence.map(({ pointer, source, text, selector, confidence, grounded }) => [
+      pointer,
+      { source, ...(text ? { text } : {}), ...(selector ? { selector } : {}), confidence, grounded },
+    ]),
   );
 }
 

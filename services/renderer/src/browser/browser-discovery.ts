@@ -1,7 +1,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
-import { chromium } from "playwright-core";
 import { WinnowError } from "@winnow/platform";
+import { chromium } from "playwright-core";
 import type { BrowserPath } from "../page-renderer.js";
 
 /** Names a Chromium goes by on PATH, most specific first. */
@@ -32,12 +32,21 @@ export interface BrowserSearchPlaces {
  * Finds a Chromium without ever downloading one: CHROMIUM_PATH, then
  * Playwright's installed browser, then the usual names on PATH.
  */
-export function findBrowser({ configured, pathVariable, playwrightExecutable = playwrightChromium }: BrowserSearchPlaces): BrowserSearch {
+export function findBrowser({
+  configured,
+  pathVariable,
+  playwrightExecutable = playwrightChromium,
+}: BrowserSearchPlaces): BrowserSearch {
   const configuredMissing = configured && !isExecutable(configured) ? configured : undefined;
   const candidates: [FoundBrowser["source"], string | undefined][] = [
     ["CHROMIUM_PATH", configured],
     ["playwright", playwrightExecutable()],
-    ...PATH_NAMES.flatMap((name) => (pathVariable ?? "").split(path.delimiter).filter(Boolean).map((dir) => ["PATH", path.join(dir, name)] as [FoundBrowser["source"], string])),
+    ...PATH_NAMES.flatMap((name) =>
+      (pathVariable ?? "")
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => ["PATH", path.join(dir, name)] as [FoundBrowser["source"], string]),
+    ),
   ];
   const hit = candidates.find(([, file]) => file !== undefined && isExecutable(file));
   return { found: hit && { source: hit[0], executablePath: hit[1]! }, configuredMissing };
@@ -73,5 +82,8 @@ export function installHint(platform: NodeJS.Platform = process.platform): strin
 
 /** The browser path of a renderer without a browser: whatever needs one is refused, saying how to get one. */
 export const NO_BROWSER: BrowserPath = {
-  render: () => Promise.reject(new WinnowError("browser-unavailable", `this page needs a browser and this renderer has none; ${installHint()}`)),
+  render: () =>
+    Promise.reject(
+      new WinnowError("browser-unavailable", `this page needs a browser and this renderer has none; ${installHint()}`),
+    ),
 };

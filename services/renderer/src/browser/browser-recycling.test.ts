@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { closeServer, listen, renderWith, startRendering, type RenderingWithBrowser } from "../renderer.test-helpers.js";
+import {
+  closeServer,
+  listen,
+  type RenderingWithBrowser,
+  renderWith,
+  startRendering,
+} from "../renderer.test-helpers.js";
 
 let site: Awaited<ReturnType<typeof listen>>;
 
 beforeAll(async () => {
-  site = await listen((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<title>page</title><p>hello</p>"));
+  site = await listen((_req, res) =>
+    res.writeHead(200, { "content-type": "text/html" }).end("<title>page</title><p>hello</p>"),
+  );
 });
 
 afterAll(async () => {
@@ -14,13 +22,18 @@ afterAll(async () => {
 /** Renders `count` pages in the browser; resolves to how many fresh browsers came up (waiting for one when `expectFresh`). */
 async function freshBrowsers(env: Record<string, string>, count: number, expectFresh: boolean): Promise<number> {
   let launches = 0;
-  const rendering: RenderingWithBrowser = await startRendering({ WINNOW_EGRESS_ALLOW: `127.0.0.1:${site.port}`, ...env });
+  const rendering: RenderingWithBrowser = await startRendering({
+    WINNOW_EGRESS_ALLOW: `127.0.0.1:${site.port}`,
+    ...env,
+  });
   rendering.browser.onReadyChange((ready) => {
     if (ready) launches++;
   });
   try {
     for (let i = 0; i < count; i++) {
-      expect((await renderWith(rendering, `http://127.0.0.1:${site.port}/${i}`, { mode: "browser" })).title).toBe("page");
+      expect((await renderWith(rendering, `http://127.0.0.1:${site.port}/${i}`, { mode: "browser" })).title).toBe(
+        "page",
+      );
     }
     // Recycling launches the fresh browser in the background; give it time to come up.
     if (expectFresh) await vi.waitFor(() => expect(launches).toBeGreaterThan(0), { timeout: 30_000 });

@@ -1,10 +1,17 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { errors, type BrowserContext, type BrowserContextOptions, type Page, type Request, type Response } from "playwright-core";
 import { deadlineSignal, WinnowError } from "@winnow/platform";
 import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import {
+  type BrowserContext,
+  type BrowserContextOptions,
+  errors,
+  type Page,
+  type Request,
+  type Response,
+} from "playwright-core";
 import { pageContent } from "../content-type.js";
-import { memoizedRefusal, type EgressGuard } from "../egress/egress.js";
+import { type EgressGuard, memoizedRefusal } from "../egress/egress.js";
 import { REFUSED_HEADER } from "../egress/egress-proxy.js";
 import type { RenderJob } from "../render-request.js";
 import { abortable } from "../static/static-fetch.js";
@@ -64,7 +71,12 @@ export class BrowserRenderer {
     }
   }
 
-  async #render(job: RenderJob, signal: AbortSignal, elapsed: () => number, remaining: () => number): Promise<RenderResponse> {
+  async #render(
+    job: RenderJob,
+    signal: AbortSignal,
+    elapsed: () => number,
+    remaining: () => number,
+  ): Promise<RenderResponse> {
     const refusal = memoizedRefusal(this.options.guard);
 
     // Refuse early, before a page slot is spent; the route handler asks again (from the memo).
@@ -109,7 +121,10 @@ export class BrowserRenderer {
    * dismisses dialogs. The egress proxy guards every request; redirect hops
    * are also checked here, so a refused hop gets a clear error.
    */
-  async #open(context: BrowserContext, refusal: (url: string) => Promise<WinnowError | undefined>): Promise<GuardedPage> {
+  async #open(
+    context: BrowserContext,
+    refusal: (url: string) => Promise<WinnowError | undefined>,
+  ): Promise<GuardedPage> {
     await context.addInitScript(noteScrollListeners);
     await context.route("**/*", async (route) => {
       const skip = SKIPPED_RESOURCE_TYPES.has(route.request().resourceType());
@@ -134,7 +149,8 @@ export class BrowserRenderer {
       inFlight,
       async assertRedirectsAllowed() {
         const refused = (await Promise.all(hops)).find((verdict) => verdict !== undefined);
-        if (refused) throw new WinnowError("url-not-allowed", `the page redirected to a refused URL: ${refused.message}`);
+        if (refused)
+          throw new WinnowError("url-not-allowed", `the page redirected to a refused URL: ${refused.message}`);
       },
     };
   }
@@ -157,7 +173,14 @@ export class BrowserRenderer {
     const contentType = response.headers()["content-type"] ?? "";
     const passedThrough = pageContent(contentType, () => "");
     if (!passedThrough.isHtml) {
-      return { finalUrl: page.url(), status: response.status(), contentType, html: await response.text(), title: "", screenshot: Buffer.alloc(0) };
+      return {
+        finalUrl: page.url(),
+        status: response.status(),
+        contentType,
+        html: await response.text(),
+        title: "",
+        screenshot: Buffer.alloc(0),
+      };
     }
 
     mark = performance.now();
@@ -184,7 +207,8 @@ export class BrowserRenderer {
     });
     await assertRedirectsAllowed();
     // A navigation the page started that failed leaves the browser's own error page, which is not the page.
-    if (!/^https?:/.test(page.url())) throw new WinnowError("target-unreachable", "the page navigated to an address that did not load");
+    if (!/^https?:/.test(page.url()))
+      throw new WinnowError("target-unreachable", "the page navigated to an address that did not load");
     const screenshot = job.screenshot ? await screenshotOf(page, job.outline ?? [], remaining()) : Buffer.alloc(0);
     return { finalUrl: page.url(), status: response.status(), contentType, html, title, screenshot };
   }
@@ -195,13 +219,19 @@ export class BrowserRenderer {
    * it ends on is the page. Every request of the new document passes the
    * egress guard like the first; a page that keeps navigating is an error.
    */
-  async #despiteNavigations<T>(page: Page, inFlight: InFlightRequests, remaining: () => number, read: () => Promise<T>): Promise<T> {
+  async #despiteNavigations<T>(
+    page: Page,
+    inFlight: InFlightRequests,
+    remaining: () => number,
+    read: () => Promise<T>,
+  ): Promise<T> {
     for (let navigations = 0; ; navigations++) {
       try {
         return await read();
       } catch (error) {
         if (!isNavigationError(error)) throw error;
-        if (navigations >= MAX_CLIENT_NAVIGATIONS) throw new WinnowError("target-unreachable", "the page kept navigating away from itself");
+        if (navigations >= MAX_CLIENT_NAVIGATIONS)
+          throw new WinnowError("target-unreachable", "the page kept navigating away from itself");
         await page.waitForLoadState("domcontentloaded", { timeout: remaining() });
         await inFlight.quiet(QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
       }
@@ -225,7 +255,13 @@ const MAX_SCREENSHOT_HEIGHT = 4000;
 async function screenshotOf(page: Page, outline: string[], timeout: number): Promise<Buffer> {
   const height = await page.evaluate(outlineElements, outline);
   const width = page.viewportSize()?.width ?? 1280;
-  return page.screenshot({ type: "jpeg", quality: 70, fullPage: true, clip: { x: 0, y: 0, width, height: Math.min(height, MAX_SCREENSHOT_HEIGHT) }, timeout });
+  return page.screenshot({
+    type: "jpeg",
+    quality: 70,
+    fullPage: true,
+    clip: { x: 0, y: 0, width, height: Math.min(height, MAX_SCREENSHOT_HEIGHT) },
+    timeout,
+  });
 }
 
 /**
@@ -323,7 +359,10 @@ function assertRenderable(response: Response): void {
 
 /** Playwright's errors for a document replaced under a call: the page navigated itself. */
 function isNavigationError(error: unknown): boolean {
-  return error instanceof Error && /Execution context was destroyed|because the page is navigating|frame was detached/i.test(error.message);
+  return (
+    error instanceof Error &&
+    /Execution context was destroyed|because the page is navigating|frame was detached/i.test(error.message)
+  );
 }
 
 /** The first call's promise, for every call. */

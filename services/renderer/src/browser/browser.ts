@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from "playwright-core";
 import type { Logger } from "@winnow/platform";
+import { type Browser, type BrowserContext, type BrowserContextOptions, chromium } from "playwright-core";
 import { overloaded } from "./overloaded.js";
 import { browserMemoryBytes } from "./process-memory.js";
 
@@ -79,7 +79,8 @@ export class BrowserHost {
     const browser = this.#browser;
     const starting = () => overloaded("the browser is starting");
     if (!browser?.isConnected()) throw starting();
-    const inUse = (change: number) => this.#contextsInUse.set(browser, (this.#contextsInUse.get(browser) ?? 0) + change);
+    const inUse = (change: number) =>
+      this.#contextsInUse.set(browser, (this.#contextsInUse.get(browser) ?? 0) + change);
     inUse(+1);
     let context: BrowserContext;
     try {
@@ -104,7 +105,10 @@ export class BrowserHost {
 
   #dueForRecycling(pagesServed: number): boolean {
     if (pagesServed >= this.options.recycleAfterPages) return true;
-    return pagesServed % MEMORY_CHECK_EVERY_PAGES === 0 && browserMemoryBytes(proxyArg(this.options.proxyUrl)) > this.options.recycleAtMemoryBytes;
+    return (
+      pagesServed % MEMORY_CHECK_EVERY_PAGES === 0 &&
+      browserMemoryBytes(proxyArg(this.options.proxyUrl)) > this.options.recycleAtMemoryBytes
+    );
   }
 
   /** Swaps in a new browser while the old one finishes its renders; no render waits for the swap. */

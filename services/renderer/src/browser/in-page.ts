@@ -84,11 +84,19 @@ export const SCROLL_FIRST = "scroll first";
  * declarative shadow DOM) and the documents of same-origin iframes inlined
  * after their frames; the HTML is null when it would pass maxChars.
  */
-export function readDocument({ maxChars, scrollFirst, mark }: { maxChars: number; scrollFirst: boolean; mark: string }):
-  | { html: string | null; title: string }
-  | typeof SCROLL_FIRST {
+export function readDocument({
+  maxChars,
+  scrollFirst,
+  mark,
+}: {
+  maxChars: number;
+  scrollFirst: boolean;
+  mark: string;
+}): { html: string | null; title: string } | typeof SCROLL_FIRST {
   if (scrollFirst) {
-    const reactsToScroll = (window as unknown as Record<string, unknown>)[mark] === true || document.querySelector('iframe[loading="lazy" i]') !== null;
+    const reactsToScroll =
+      (window as unknown as Record<string, unknown>)[mark] === true ||
+      document.querySelector('iframe[loading="lazy" i]') !== null;
     // The constant itself does not exist in the page.
     if (reactsToScroll && scrollY + innerHeight < document.documentElement.scrollHeight) return "scroll first";
   }

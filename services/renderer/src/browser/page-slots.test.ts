@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { WinnowError } from "@winnow/platform";
+import { describe, expect, it } from "vitest";
 import { PageSlots } from "./page-slots.js";
 
 const never = new AbortController().signal;
@@ -10,8 +10,14 @@ describe("PageSlots", () => {
     const first = await slots.acquire(never);
     await slots.acquire(never);
     const order: string[] = [];
-    const third = slots.acquire(never).then((release) => (order.push("third"), release));
-    const fourth = slots.acquire(never).then((release) => (order.push("fourth"), release));
+    const third = slots.acquire(never).then((release) => {
+      order.push("third");
+      return release;
+    });
+    const fourth = slots.acquire(never).then((release) => {
+      order.push("fourth");
+      return release;
+    });
     expect([slots.active, slots.queued]).toEqual([2, 2]);
 
     first();

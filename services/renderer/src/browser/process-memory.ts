@@ -67,7 +67,10 @@ export function browserMemoryBytes(launchedWith: string): number {
   const table = readProcessTable();
   if (!table) return 0;
   const browsers = (table.children.get(process.pid) ?? []).filter((pid) => commandLine(pid).includes(launchedWith));
-  return withDescendants(table, browsers).reduce((total, pid) => total + (proportionalBytes(pid) ?? table.rssBytes.get(pid) ?? 0), 0);
+  return withDescendants(table, browsers).reduce(
+    (total, pid) => total + (proportionalBytes(pid) ?? table.rssBytes.get(pid) ?? 0),
+    0,
+  );
 }
 
 function commandLine(pid: number): string[] {

@@ -1,5 +1,5 @@
-import { errors } from "playwright-core";
 import { WinnowError } from "@winnow/platform";
+import { errors } from "playwright-core";
 import { overloaded } from "./overloaded.js";
 
 /** Chromium refusals that mean the URL itself is off limits (our guard, or ports Chromium never dials). */
@@ -20,7 +20,9 @@ export function toRenderError(error: unknown, state: RenderFailureState): unknow
   }
   const message = error instanceof Error ? error.message : "";
   if (message.includes("Download is starting")) {
-    return new WinnowError("unsupported-content", "the target answered with a download, not a web page", { cause: error });
+    return new WinnowError("unsupported-content", "the target answered with a download, not a web page", {
+      cause: error,
+    });
   }
   const netError = /net::(ERR_[A-Z0-9_]+)/.exec(message)?.[1];
   if (netError && NOT_ALLOWED_NET_ERRORS.has(netError)) {

@@ -2,14 +2,22 @@ import http from "node:http";
 import net from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream";
-import { WinnowError, type Logger } from "@winnow/platform";
+import { type Logger, WinnowError } from "@winnow/platform";
 import type { EgressGuard, PinnedTarget } from "./egress.js";
 
 /** Set on the proxy's own refusals, so the renderer can tell them from a site's 403. */
 export const REFUSED_HEADER = "x-winnow-egress-refused";
 
 /** Request headers that describe the hop to the proxy, not the request itself. */
-const HOP_HEADERS = new Set(["proxy-connection", "proxy-authorization", "connection", "keep-alive", "te", "trailer", "upgrade"]);
+const HOP_HEADERS = new Set([
+  "proxy-connection",
+  "proxy-authorization",
+  "connection",
+  "keep-alive",
+  "te",
+  "trailer",
+  "upgrade",
+]);
 
 /**
  * The only way out for the browser: Chromium is launched with this proxy for
@@ -104,7 +112,11 @@ export class EgressProxy {
     try {
       target = await guard.pin(hostname, port);
     } catch (error) {
-      return endTunnel(client, error instanceof WinnowError && error.type === "url-not-allowed" ? 403 : 502, reasonOf(error));
+      return endTunnel(
+        client,
+        error instanceof WinnowError && error.type === "url-not-allowed" ? 403 : 502,
+        reasonOf(error),
+      );
     }
     if (client.destroyed) return;
     const upstream = net.connect({ host: target.address, family: target.family, port });
@@ -149,11 +161,17 @@ function refusal(res: http.ServerResponse, error: unknown): void {
 }
 
 function refuse(res: http.ServerResponse, status: number, reason: string): void {
-  res.writeHead(status, { "content-type": "text/plain; charset=utf-8", [REFUSED_HEADER]: encodeURIComponent(reason), connection: "close" });
+  res.writeHead(status, {
+    "content-type": "text/plain; charset=utf-8",
+    [REFUSED_HEADER]: encodeURIComponent(reason),
+    connection: "close",
+  });
   res.end(reason);
 }
 
 function endTunnel(client: Duplex, status: number, reason: string): void {
   if (client.destroyed) return;
-  client.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${REFUSED_HEADER}: ${encodeURIComponent(reason)}\r\nconnection: close\r\n\r\n`);
+  client.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${REFUSED_HEADER}: ${encodeURIComponent(reason)}\r\nconnection: close\r\n\r\n`,
+  );
 }

@@ -1,7 +1,7 @@
 import { promises as dns } from "node:dns";
 import { isIP } from "node:net";
-import ipaddr from "ipaddr.js";
 import { checkTargetUrl, WinnowError } from "@winnow/platform";
+import ipaddr from "ipaddr.js";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Cidr = [Address, number];
@@ -83,8 +83,7 @@ export function isPublicAddress(address: Address): boolean {
 /** The IPv4 addresses an IPv6 address leads to; [] when it embeds one we cannot trust; undefined when none. */
 function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | undefined {
   const bytes = address.toByteArray();
-  const v4 = (offset: number, mask = 0) =>
-    new ipaddr.IPv4(bytes.slice(offset, offset + 4).map((b) => b ^ mask));
+  const v4 = (offset: number, mask = 0) => new ipaddr.IPv4(bytes.slice(offset, offset + 4).map((b) => b ^ mask));
   switch (address.range()) {
     case "ipv4Mapped":
     case "rfc6145":
@@ -155,7 +154,8 @@ export class EgressGuard {
     const literal = isIP(hostname) ? hostname : canonicalIPv4(hostname);
     const allowedByName = this.allowlist.hostPorts.has(hostPortKey(hostname, port));
     // Resolvers answer *.localhost locally, whatever DNS says.
-    if (!literal && !allowedByName && /(^|\.)localhost\.?$/.test(hostname)) throw notAllowed(`${hostname} is a local address`);
+    if (!literal && !allowedByName && /(^|\.)localhost\.?$/.test(hostname))
+      throw notAllowed(`${hostname} is a local address`);
 
     let addresses: string[];
     try {
@@ -165,7 +165,9 @@ export class EgressGuard {
     }
     if (addresses.length === 0) throw new WinnowError("target-unreachable", `${hostname} has no addresses`);
     if (!allowedByName && !addresses.every((address) => this.#addressAllowed(ipaddr.parse(address), port))) {
-      throw notAllowed(literal ? `${hostname} is not a public address` : `${hostname} resolves to an address that is not public`);
+      throw notAllowed(
+        literal ? `${hostname} is not a public address` : `${hostname} resolves to an address that is not public`,
+      );
     }
     const address = addresses[0]!;
     return { address, family: isIP(address) === 6 ? 6 : 4 };

@@ -16,7 +16,11 @@ let fetcher: StaticFetcher;
 beforeAll(async () => {
   const page = (who: string) => `<html><body><p>served by ${who}</p></body></html>`;
   first = await listen((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(page("first")));
-  second = await listen((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(page("second")), "127.0.0.3", first.port);
+  second = await listen(
+    (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(page("second")),
+    "127.0.0.3",
+    first.port,
+  );
   first.on("connection", () => connections.push("first"));
   second.on("connection", () => connections.push("second"));
   const guard = new EgressGuard(parseEgressAllowlist("127.0.0.0/8"), fixedLookup({ "shop.test": () => [answer] }));
@@ -29,7 +33,8 @@ afterAll(async () => {
   await closeServer(second);
 });
 
-const fetchPage = async () => (await fetcher.fetch(new URL(`http://shop.test:${first.port}/item`), new AbortController().signal)).html;
+const fetchPage = async () =>
+  (await fetcher.fetch(new URL(`http://shop.test:${first.port}/item`), new AbortController().signal)).html;
 
 describe("StaticFetcher", () => {
   it("fetches a site again over the connection it kept", async () => {

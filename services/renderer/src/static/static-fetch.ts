@@ -1,12 +1,12 @@
 import type { LookupFunction } from "node:net";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import type { Readable, Transform } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { WinnowError } from "@winnow/platform";
+import { decodeBuffer } from "encoding-sniffer";
 import { LRUCache } from "lru-cache";
 import { Pool, request } from "undici";
-import { decodeBuffer } from "encoding-sniffer";
-import { WinnowError } from "@winnow/platform";
+import { type PageContent, pageContent } from "../content-type.js";
 import type { EgressGuard, PinnedTarget } from "../egress/egress.js";
-import { pageContent, type PageContent } from "../content-type.js";
 
 export interface StaticFetchOptions {
   guard: EgressGuard;
@@ -51,7 +51,10 @@ const CONNECTIONS_PER_POOL = 8;
  * rides an old connection.
  */
 export class StaticFetcher {
-  readonly #pools = new LRUCache<string, Pool>({ max: MAX_POOLS, dispose: (pool) => void pool.close().catch(() => undefined) });
+  readonly #pools = new LRUCache<string, Pool>({
+    max: MAX_POOLS,
+    dispose: (pool) => void pool.close().catch(() => undefined),
+  });
 
   constructor(private readonly options: StaticFetchOptions) {}
 
@@ -60,19 +63,29 @@ export class StaticFetcher {
       let current = url;
       for (let hop = 0; ; hop++) {
         const target = await abortable(this.options.guard.pinUrl(current), signal);
-        const response = await request(current, { dispatcher: this.#poolFor(current, target), signal, headers: REQUEST_HEADERS, method: "GET" });
+        const response = await request(current, {
+          dispatcher: this.#poolFor(current, target),
+          signal,
+          headers: REQUEST_HEADERS,
+          method: "GET",
+        });
         const location = response.headers.location;
         if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === "string") {
           await discard(response.body);
           if (hop >= this.options.maxRedirects) {
-            throw new WinnowError("target-unreachable", `the page redirected more than ${this.options.maxRedirects} times`);
+            throw new WinnowError(
+              "target-unreachable",
+              `the page redirected more than ${this.options.maxRedirects} times`,
+            );
           }
           current = nextHop(current, location);
           continue;
         }
         if (response.statusCode >= 400) {
           await discard(response.body);
-          throw new WinnowError("target-http-error", `the target answered HTTP ${response.statusCode}`, { targetStatus: response.statusCode });
+          throw new WinnowError("target-http-error", `the target answered HTTP ${response.statusCode}`, {
+            targetStatus: response.statusCode,
+          });
         }
         const contentType = header(response.headers["content-type"]);
         const body = await this.#readBody(response.body, header(response.headers["content-encoding"]), signal);
@@ -80,7 +93,8 @@ export class StaticFetcher {
         return { ...content, finalUrl: current.href, status: response.statusCode };
       }
     } catch (error) {
-      if (signal.aborted && !(error instanceof WinnowError)) throw new WinnowError("target-timeout", "the page did not load within the time limit");
+      if (signal.aborted && !(error instanceof WinnowError))
+        throw new WinnowError("target-timeout", "the page did not load within the time limit");
       if (error instanceof WinnowError) throw error;
       throw new WinnowError("target-unreachable", `could not fetch the page (${codeOf(error)})`, { cause: error });
     }
@@ -105,7 +119,11 @@ export class StaticFetcher {
 
   /** Reads the body, decompressing it, and stops as soon as either size passes the cap. */
   async #readBody(raw: Readable, encoding: string, signal: AbortSignal): Promise<Buffer> {
-    const codings = encoding.toLowerCase().split(",").map((c) => c.trim()).filter((c) => c && c !== "identity");
+    const codings = encoding
+      .toLowerCase()
+      .split(",")
+      .map((c) => c.trim())
+      .filter((c) => c && c !== "identity");
     if (codings.length > 1 || (codings[0] && !DECODERS[codings[0]])) {
       raw.destroy();
       throw new WinnowError("unsupported-content", `the target used an unsupported content encoding (${encoding})`);
@@ -131,7 +149,9 @@ export class StaticFetcher {
       raw.destroy();
       stream.destroy();
       if (error instanceof WinnowError || signal.aborted) throw error;
-      throw new WinnowError("target-unreachable", `the page body could not be read (${codeOf(error)})`, { cause: error });
+      throw new WinnowError("target-unreachable", `the page body could not be read (${codeOf(error)})`, {
+        cause: error,
+      });
     }
     return Buffer.concat(chunks);
   }

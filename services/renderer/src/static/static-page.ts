@@ -36,7 +36,11 @@ export function inspectStaticPage(html: string): StaticPageShape {
       onopentag(name, attributes) {
         if (name === "script" && isExecutable(attributes.type)) scripts++;
         markContent();
-        stack.push({ name, mountPoint: MOUNT_POINT_IDS.has(attributes.id ?? "") || name === "app-root", hasContent: false });
+        stack.push({
+          name,
+          mountPoint: MOUNT_POINT_IDS.has(attributes.id ?? "") || name === "app-root",
+          hasContent: false,
+        });
       },
       ontext(text) {
         // The parser may hand over one text in pieces (around entities, for one).
@@ -71,5 +75,7 @@ export function inspectStaticPage(html: string): StaticPageShape {
 /** Data blocks such as JSON-LD are scripts by tag only; they need no browser. */
 function isExecutable(type: string | undefined): boolean {
   const mediaType = (type ?? "").trim().toLowerCase();
-  return mediaType === "" || mediaType === "module" || mediaType.includes("javascript") || mediaType.includes("ecmascript");
+  return (
+    mediaType === "" || mediaType === "module" || mediaType.includes("javascript") || mediaType.includes("ecmascript")
+  );
 }

@@ -4,11 +4,11 @@
  * by URL when the field wants one.
  */
 import { decodeHTML } from "entities";
+import { collapsed } from "../../page/elements.js";
 import type { NameHints } from "../../schema/field-names.js";
 import { durationIn } from "../../schema/normalize.js";
 import { URL_VALUED } from "./concepts.js";
-import { asList, ownValue, type Entity } from "./graph.js";
-import { collapsed } from "../../page/elements.js";
+import { asList, type Entity, ownValue } from "./graph.js";
 
 /** The text values in a structured value; HTML entities and tags left in the data ("&amp;", "<b>") are decoded and dropped. */
 export function texts(value: unknown, hints: NameHints): string[] {

@@ -11,8 +11,8 @@
  * still goes through shape.ts, which has the last word on types.
  */
 import type { ObjectNode } from "@winnow/platform";
-import type { EvidenceTrail } from "../../schema/evidence.js";
 import type { Page } from "../../page/page.js";
+import type { EvidenceTrail } from "../../schema/evidence.js";
 import type { Source } from "./candidates.js";
 import { fillObject } from "./fill.js";
 import { isSupporting, readGraph, typesOf } from "./graph.js";

@@ -1,7 +1,7 @@
+import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { loadPage } from "../../page/page.js";
-import { parseSchema } from "@winnow/platform";
-import { writeModelContent, urlsWanted } from "./content.js";
+import { urlsWanted, writeModelContent } from "./content.js";
 
 const render = (html: string, url = "https://shop.example/products/lamp") => writeModelContent(loadPage(html, url));
 
@@ -41,8 +41,12 @@ describe("writeModelContent", () => {
   const { text } = render(PAGE);
 
   it("starts with the title, URL and the structured data block", () => {
-    expect(text.startsWith("Title: Desk Lamp | Shop\nURL: https://shop.example/products/lamp\n\n--- structured data ---\n")).toBe(true);
-    expect(text).toContain('JSON-LD: {"@type":"Product","name":"Desk Lamp","offers":{"@type":"Offer","price":"19.99"}}');
+    expect(
+      text.startsWith("Title: Desk Lamp | Shop\nURL: https://shop.example/products/lamp\n\n--- structured data ---\n"),
+    ).toBe(true);
+    expect(text).toContain(
+      'JSON-LD: {"@type":"Product","name":"Desk Lamp","offers":{"@type":"Offer","price":"19.99"}}',
+    );
     expect(text).toContain("og:title: Desk Lamp");
     expect(text).toContain("description: A bright lamp.");
     expect(text).not.toContain("viewport");
@@ -76,7 +80,9 @@ describe("writeModelContent", () => {
       <script type="application/ld+json">{"@type": "Product", "name": "Lamp", "image": ["https://cdn.example/a.jpg", "https://cdn.example/b.jpg"],
         "url": "https://shop.example/lamp", "offers": {"availability": "https://schema.org/InStock"}}</script></head><body><h1>Lamp</h1></body>`;
     const plain = writeModelContent(loadPage(html, "https://shop.example/lamp"), { links: false, images: false }).text;
-    expect(plain).toContain('JSON-LD: {"@type":"Product","name":"Lamp","offers":{"availability":"https://schema.org/InStock"}}');
+    expect(plain).toContain(
+      'JSON-LD: {"@type":"Product","name":"Lamp","offers":{"availability":"https://schema.org/InStock"}}',
+    );
     expect(plain.match(/A bright lamp\./g)).toHaveLength(1);
     expect(plain).not.toMatch(/cdn\.example|og:image|twitter:card/);
     const wanting = writeModelContent(loadPage(html, "https://shop.example/lamp"), { links: true, images: true }).text;
@@ -91,7 +97,9 @@ describe("writeModelContent", () => {
       <body><h1>Gelato</h1><ol><li>${steps}</li></ol></body>`;
     const { text } = writeModelContent(loadPage(html, "https://food.example/gelato"), { links: false, images: false });
     expect(text).toContain('"recipeIngredient":["¼ cup cream"]');
-    expect(text).toContain('"recipeInstructions":["Whisk the cream and the condensed milk in … (in the page text)","Freeze it overnight, covered, so that it sets."]');
+    expect(text).toContain(
+      '"recipeInstructions":["Whisk the cream and the condensed milk in … (in the page text)","Freeze it overnight, covered, so that it sets."]',
+    );
     expect(text.match(/until light and foamy/g)).toHaveLength(1);
   });
 
@@ -100,7 +108,8 @@ describe("writeModelContent", () => {
   });
 
   it("drops scripts, styles, navigation, cookie banners and page furniture", () => {
-    for (const gone of ["window.track", "color: red", "Home", "cookies", "Accept", "Related", "Shop Ltd"]) expect(text).not.toContain(gone);
+    for (const gone of ["window.track", "color: red", "Home", "cookies", "Accept", "Related", "Shop Ltd"])
+      expect(text).not.toContain(gone);
   });
 
   it("leaves what it drops in the document, for the engines and template learning that read it after", () => {
@@ -111,14 +120,18 @@ describe("writeModelContent", () => {
   });
 
   it("leaves out list items and table rows that are boilerplate, though their list or table is shown", () => {
-    const { text: shown } = render(`<ul><li>Lamp</li><li class="newsletter">Sign up</li></ul><table><tr><td>Size</td></tr><tr class="sidebar"><td>Ad</td></tr></table>`);
+    const { text: shown } = render(
+      `<ul><li>Lamp</li><li class="newsletter">Sign up</li></ul><table><tr><td>Size</td></tr><tr class="sidebar"><td>Ad</td></tr></table>`,
+    );
     expect(shown).toContain("- Lamp");
     expect(shown).toContain("| Size |");
     expect(shown).not.toMatch(/Sign up|Ad/);
   });
 
   it("keeps a footer inside an article, where bylines live", () => {
-    const { text: article } = render("<article><h1>News</h1><p>Body.</p><footer>By Ann Lee</footer></article><footer>Site footer</footer>");
+    const { text: article } = render(
+      "<article><h1>News</h1><p>Body.</p><footer>By Ann Lee</footer></article><footer>Site footer</footer>",
+    );
     expect(article).toContain("By Ann Lee");
     expect(article).not.toContain("Site footer");
   });
@@ -127,7 +140,9 @@ describe("writeModelContent", () => {
     const { text: linked } = render(
       '<head><base href="https://cdn.example/base/"></head><body><p><a href="page">Page</a> <a href="javascript:void(0)">Click</a> <a href="#top">Top</a> <img src="data:image/png;base64,xx" data-src="real.png" alt="Lazy"></p></body>',
     );
-    expect(linked).toContain("[Page](https://cdn.example/base/page) Click Top ![Lazy](https://cdn.example/base/real.png)");
+    expect(linked).toContain(
+      "[Page](https://cdn.example/base/page) Click Top ![Lazy](https://cdn.example/base/real.png)",
+    );
   });
 
   it("keeps only absolute links when the page URL is unknown", () => {

@@ -5,13 +5,14 @@
  * structured data (JSON-LD, OpenGraph/Twitter/meta), which is often the most
  * reliable source of a field.
  */
-import type { CheerioAPI } from "cheerio";
-import { decodeHTML } from "entities";
-import type { AnyNode, Element, ParentNode } from "domhandler";
+
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
+import type { CheerioAPI } from "cheerio";
+import type { AnyNode, Element, ParentNode } from "domhandler";
+import { decodeHTML } from "entities";
 import { collapsed } from "../../page/elements.js";
-import { nameTokens } from "../../schema/field-names.js";
 import { absoluteUrl, type Page, type StructuredData } from "../../page/page.js";
+import { nameTokens } from "../../schema/field-names.js";
 
 export interface ModelContent {
   /** Title and URL: repeated at the top of every part of a long page. */
@@ -23,13 +24,15 @@ export interface ModelContent {
 }
 
 /** Never content: code, styling, embedded documents and form controls. */
-const NEVER_CONTENT = "script, style, noscript, svg, template, iframe, object, embed, canvas, button, input, select, textarea, [hidden]";
+const NEVER_CONTENT =
+  "script, style, noscript, svg, template, iframe, object, embed, canvas, button, input, select, textarea, [hidden]";
 /** Site navigation, wherever it is. */
 const NAVIGATION = 'nav, [role="navigation"], form[role="search"]';
 /** Page furniture; kept when inside an article or main, where it often holds the byline or date. */
 const FURNITURE = 'footer, aside, [role="contentinfo"], [role="complementary"], [role="banner"]';
 /** Cookie and consent banners, recognised by the class and id names the common tools use. */
-const CONSENT_HINT = /\b(cookie|consent|gdpr)[-_]?(banner|notice|bar|popup|modal|dialog|wall|consent|overlay)\b|\b(onetrust|cookiebot|cookie-?law|cc-window)/i;
+const CONSENT_HINT =
+  /\b(cookie|consent|gdpr)[-_]?(banner|notice|bar|popup|modal|dialog|wall|consent|overlay)\b|\b(onetrust|cookiebot|cookie-?law|cc-window)/i;
 
 /**
  * Class or id names (whole names, not parts: "share" must not match
@@ -37,10 +40,33 @@ const CONSENT_HINT = /\b(cookie|consent|gdpr)[-_]?(banner|notice|bar|popup|modal
  * threads, related-post lists, share bars, newsletter boxes and sidebars.
  */
 const BOILERPLATE_NAMES = new Set([
-  "comments", "comment-list", "commentlist", "comments-area", "comment-respond", "comment-form", "respond", "disqus_thread",
-  "related-posts", "relatedposts", "jp-relatedposts", "related-articles", "related-content", "related-stories", "yarpp-related",
-  "share-buttons", "social-share", "sharedaddy", "share-links", "social-links", "sharing", "social-icons",
-  "newsletter", "newsletter-signup", "subscribe-form", "sidebar", "widget-area",
+  "comments",
+  "comment-list",
+  "commentlist",
+  "comments-area",
+  "comment-respond",
+  "comment-form",
+  "respond",
+  "disqus_thread",
+  "related-posts",
+  "relatedposts",
+  "jp-relatedposts",
+  "related-articles",
+  "related-content",
+  "related-stories",
+  "yarpp-related",
+  "share-buttons",
+  "social-share",
+  "sharedaddy",
+  "share-links",
+  "social-links",
+  "sharing",
+  "social-icons",
+  "newsletter",
+  "newsletter-signup",
+  "subscribe-form",
+  "sidebar",
+  "widget-area",
 ]);
 
 /** Meta names worth showing the model; the rest (viewport, robots, theme-color, ...) is noise. */
@@ -54,7 +80,18 @@ export interface UrlOptions {
 }
 
 const LINK_WORDS = new Set(["url", "urls", "link", "links", "href", "website", "homepage", "permalink"]);
-const IMAGE_WORDS = new Set(["image", "images", "img", "photo", "photos", "picture", "pictures", "thumbnail", "logo", "icon"]);
+const IMAGE_WORDS = new Set([
+  "image",
+  "images",
+  "img",
+  "photo",
+  "photos",
+  "picture",
+  "pictures",
+  "thumbnail",
+  "logo",
+  "icon",
+]);
 
 /** Which URLs the schema's field names (at any depth) ask for: `image_url` wants image URLs, `website` or `product_url` link URLs. */
 export function urlsWanted(tree: ObjectNode): UrlOptions {
@@ -85,7 +122,9 @@ export function writeModelContent(page: Page, urls: UrlOptions = { links: true, 
     ...(page.baseUrl ? [`URL: ${page.baseUrl.href}`] : []),
   ].join("\n");
   const bodySections = body ? splitAtHeadings(`--- page text ---\n${body}`) : [];
-  const sections = [structuredDataBlock(page.structured, { urls, inText: textIndex(body) }), ...bodySections].filter((s) => s !== "");
+  const sections = [structuredDataBlock(page.structured, { urls, inText: textIndex(body) }), ...bodySections].filter(
+    (s) => s !== "",
+  );
   return { header, sections, text: [header, ...sections].filter((s) => s !== "").join("\n\n") };
 }
 
@@ -138,13 +177,18 @@ function structuredDataBlock(data: StructuredData, compaction: Compaction): stri
 }
 
 /** Meta tags about how to display a share card (its size, type, layout), not about the page. */
-const META_NOISE = /^(og|twitter):(image|video|audio)(:(width|height|type|secure_url))$|^twitter:(card|site|creator:id|site:id)$/;
+const META_NOISE =
+  /^(og|twitter):(image|video|audio)(:(width|height|type|secure_url))$|^twitter:(card|site|creator:id|site:id)$/;
 /** JSON-LD keys whose values are images. */
 const IMAGE_KEYS = new Set(["image", "logo", "thumbnail", "thumbnailUrl", "contentUrl", "photo"]);
 
 /** A URL, but not a vocabulary term written as one ("https://schema.org/InStock" is a value). */
 function isUrl(value: unknown): value is string {
-  return typeof value === "string" && /^(https?:)?\/\/\S+$/.test(value.trim()) && !/^(https?:)?\/\/schema\.org\/\w+$/.test(value.trim());
+  return (
+    typeof value === "string" &&
+    /^(https?:)?\/\/\S+$/.test(value.trim()) &&
+    !/^(https?:)?\/\/schema\.org\/\w+$/.test(value.trim())
+  );
 }
 
 /** A URL under this name is worth its tokens: an image where the schema wants images, any other where it wants links. */
@@ -153,9 +197,25 @@ function urlWanted(name: string, urls: UrlOptions): boolean {
 }
 
 /** Site-wide JSON-LD that says nothing about this page's content. */
-const JSON_LD_NOISE_TYPES = new Set(["WebSite", "BreadcrumbList", "SearchAction", "SiteNavigationElement", "WPHeader", "WPFooter", "WPSideBar"]);
+const JSON_LD_NOISE_TYPES = new Set([
+  "WebSite",
+  "BreadcrumbList",
+  "SearchAction",
+  "SiteNavigationElement",
+  "WPHeader",
+  "WPFooter",
+  "WPSideBar",
+]);
 /** Keys for machines (linking, vocabulary, actions), not facts. */
-const JSON_LD_NOISE_KEYS = new Set(["@context", "@id", "potentialAction", "mainEntityOfPage", "isPartOf", "breadcrumb", "inLanguage"]);
+const JSON_LD_NOISE_KEYS = new Set([
+  "@context",
+  "@id",
+  "potentialAction",
+  "mainEntityOfPage",
+  "isPartOf",
+  "breadcrumb",
+  "inLanguage",
+]);
 
 /**
  * JSON-LD as the model needs it: site-wide nodes and linking keys dropped,
@@ -183,7 +243,8 @@ function compactJsonLd(value: unknown, compaction: Compaction, key = ""): unknow
     if (JSON_LD_NOISE_KEYS.has(key)) continue;
     const compact = compactJsonLd(IMAGE_KEYS.has(key) && Array.isArray(child) ? child[0] : child, compaction, key);
     // A bare {"@id": ...} reference compacts to nothing: leave it out.
-    if (compact === undefined || (typeof compact === "object" && compact !== null && Object.keys(compact).length === 0)) continue;
+    if (compact === undefined || (typeof compact === "object" && compact !== null && Object.keys(compact).length === 0))
+      continue;
     Object.defineProperty(out, key, { value: compact, enumerable: true, writable: true, configurable: true });
   }
   return Object.keys(out).length > 0 ? out : undefined;
@@ -194,7 +255,12 @@ function renderBody($: CheerioAPI, baseUrl: URL | undefined, urls: UrlOptions): 
   const raw = root ? new MarkdownWriter($, baseUrl, urls, leftOut($)).children(root) : "";
   return raw
     .split("\n")
-    .map((line) => line.trim().replace(/[ \t]{2,}/g, " ").replace(LEADING_INDENT, (indent) => "  ".repeat(indent.length)))
+    .map((line) =>
+      line
+        .trim()
+        .replace(/[ \t]{2,}/g, " ")
+        .replace(LEADING_INDENT, (indent) => "  ".repeat(indent.length)),
+    )
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
@@ -206,8 +272,12 @@ function leftOut($: CheerioAPI): Set<AnyNode> {
   for (const element of $(FURNITURE)) if ($(element).closest("article, main").length === 0) out.add(element);
   for (const element of $("[id], [class]")) {
     // A block that holds the page's shown heading is the content, whatever its class says.
-    const holdsHeading = $(element).find("h1").toArray().some((heading) => !isLeftOut(heading, out));
-    if (isBoilerplate(element) && !["html", "body", "main", "article"].includes(element.name) && !holdsHeading) out.add(element);
+    const holdsHeading = $(element)
+      .find("h1")
+      .toArray()
+      .some((heading) => !isLeftOut(heading, out));
+    if (isBoilerplate(element) && !["html", "body", "main", "article"].includes(element.name) && !holdsHeading)
+      out.add(element);
   }
   return out;
 }
@@ -239,8 +309,28 @@ const LEADING_INDENT = /^\0+/;
 
 /** Elements that start a new paragraph (headings, lists, tables and the like have their own rendering). */
 const BLOCKS = new Set([
-  "address", "article", "blockquote", "body", "details", "dialog", "div", "dl", "fieldset", "figcaption", "figure",
-  "footer", "form", "header", "hr", "html", "li", "main", "p", "section", "summary", "tr",
+  "address",
+  "article",
+  "blockquote",
+  "body",
+  "details",
+  "dialog",
+  "div",
+  "dl",
+  "fieldset",
+  "figcaption",
+  "figure",
+  "footer",
+  "form",
+  "header",
+  "hr",
+  "html",
+  "li",
+  "main",
+  "p",
+  "section",
+  "summary",
+  "tr",
 ]);
 
 /** Markdown-like rendering; block elements are separated by blank lines, collapsed at the end. */
@@ -274,7 +364,9 @@ class MarkdownWriter {
       case "ol":
         return `\n\n${this.listItems(element)}\n\n`;
       case "table":
-        return this.$(element).find("table").length > 0 ? `\n\n${this.children(element)}\n\n` : `\n\n${this.table(element)}\n\n`;
+        return this.$(element).find("table").length > 0
+          ? `\n\n${this.children(element)}\n\n`
+          : `\n\n${this.table(element)}\n\n`;
       case "dt":
         return `\n${this.inline(element)}:`;
       case "dd":
@@ -304,7 +396,12 @@ class MarkdownWriter {
    */
   private machineValue(element: Element): string {
     const { attribs } = element;
-    const stated = element.name === "time" ? attribs.datetime : attribs.itemprop ? (attribs.content ?? (element.name === "abbr" ? attribs.title : undefined)) : undefined;
+    const stated =
+      element.name === "time"
+        ? attribs.datetime
+        : attribs.itemprop
+          ? (attribs.content ?? (element.name === "abbr" ? attribs.title : undefined))
+          : undefined;
     const value = stated === undefined ? undefined : collapsed(stated);
     if (!value || value.length > MAX_MACHINE_VALUE) return "";
     return squash(this.$(element).text()).includes(squash(value)) ? "" : ` (${value})`;
@@ -317,9 +414,14 @@ class MarkdownWriter {
 
   private listItems(list: Element): string {
     return list.children
-      .filter((child): child is Element => child.type === "tag" && child.name.toLowerCase() === "li" && !this.left.has(child))
+      .filter(
+        (child): child is Element => child.type === "tag" && child.name.toLowerCase() === "li" && !this.left.has(child),
+      )
       .map((item) => {
-        const lines = this.children(item).split("\n").map((line) => line.trim()).filter((line) => line !== "");
+        const lines = this.children(item)
+          .split("\n")
+          .map((line) => line.trim())
+          .filter((line) => line !== "");
         // Continuation lines (nested lists, later paragraphs) are indented under their item.
         return lines.length > 0 ? `- ${lines.join(`\n${INDENT}`)}` : "";
       })
@@ -334,7 +436,10 @@ class MarkdownWriter {
       .filter((row) => !isLeftOut(row, this.left, table))
       .map((row) =>
         row.children
-          .filter((cell): cell is Element => cell.type === "tag" && (cell.name === "td" || cell.name === "th") && !this.left.has(cell))
+          .filter(
+            (cell): cell is Element =>
+              cell.type === "tag" && (cell.name === "td" || cell.name === "th") && !this.left.has(cell),
+          )
           .map((cell) => this.inline(cell).replace(/\|/g, "\\|")),
       )
       .filter((cells) => cells.some((cell) => cell !== ""));

@@ -3,19 +3,26 @@
  * token budget, one model call per part (in parallel, at most maxParallel at
  * a time), each answer shaped, the parts merged in code, then grounded.
  */
-import { Engine, type ExtractResponse, type ModelInput, type TokenUsage, type Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+
 import { WinnowError } from "@winnow/platform";
+import {
+  Engine,
+  type ExtractResponse,
+  type ModelInput,
+  type TokenUsage,
+  type Warning,
+} from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import pLimit from "p-limit";
-import { splitContent } from "./parts.js";
-import type { CallBounds, LlmAnswer, LlmEngine } from "./llm.js";
-import { buildModelCall, toModelInput, type PromptRequest, type Suggestion } from "./prompt.js";
-import { evidenceMessages, presentIn } from "../../schema/evidence.js";
-import { groundAnswer, type GroundingMode } from "./grounding.js";
-import { mergeAnswers } from "./merge.js";
 import type { Page } from "../../page/page.js";
-import { writeModelContent, urlsWanted } from "./content.js";
+import { evidenceMessages, presentIn } from "../../schema/evidence.js";
 import type { CompiledSchema } from "../../schema/schema-cache.js";
 import { shape } from "../../schema/shape.js";
+import { urlsWanted, writeModelContent } from "./content.js";
+import { type GroundingMode, groundAnswer } from "./grounding.js";
+import type { CallBounds, LlmAnswer, LlmEngine } from "./llm.js";
+import { mergeAnswers } from "./merge.js";
+import { splitContent } from "./parts.js";
+import { buildModelCall, type PromptRequest, type Suggestion, toModelInput } from "./prompt.js";
 
 export interface PromptSettings {
   /** Page tokens per model call; longer pages are split into parts. */
@@ -47,11 +54,19 @@ export interface ModelQuestion {
 }
 
 /** Renders the page (mutating its document) into one prompt per part. */
-function preparePrompts({ schema, page, taskDescription, suggestions }: ModelQuestion, settings: PromptSettings): Prompts {
+function preparePrompts(
+  { schema, page, taskDescription, suggestions }: ModelQuestion,
+  settings: PromptSettings,
+): Prompts {
   const content = writeModelContent(page, urlsWanted(schema.tree));
   const { parts, warnings, whole } = splitContent(content, settings.pageTokens, settings.maxParts);
   return {
-    requests: parts.map((part) => ({ responseFormat: schema.responseFormat, content: part, taskDescription, suggestions })),
+    requests: parts.map((part) => ({
+      responseFormat: schema.responseFormat,
+      content: part,
+      taskDescription,
+      suggestions,
+    })),
     text: parts.join("\n\n"),
     warnings,
     whole,
@@ -60,7 +75,9 @@ function preparePrompts({ schema, page, taskDescription, suggestions }: ModelQue
 
 /** What the model would be sent for this page, for include_model_input when no model is called. */
 export function modelInputsFor(question: ModelQuestion, settings: PromptSettings): ModelInput[] {
-  return preparePrompts(question, settings).requests.map((request) => toModelInput(buildModelCall(request, "json_schema")));
+  return preparePrompts(question, settings).requests.map((request) =>
+    toModelInput(buildModelCall(request, "json_schema")),
+  );
 }
 
 /** What the model's answer knows of itself, for the stages after it (never read back out of its warnings). */
@@ -76,12 +93,21 @@ export interface ModelAnswer {
   facts: ModelFacts;
 }
 
-export async function extractWithModel(llm: LlmEngine, settings: PromptSettings, question: ModelQuestion, includeModelInput: boolean, bounds: CallBounds): Promise<ModelAnswer> {
+export async function extractWithModel(
+  llm: LlmEngine,
+  settings: PromptSettings,
+  question: ModelQuestion,
+  includeModelInput: boolean,
+  bounds: CallBounds,
+): Promise<ModelAnswer> {
   const { schema, taskDescription } = question;
   const prompts = preparePrompts(question, settings);
   const { answers, unread } = await readParts(llm, prompts.requests, settings.maxParallel, bounds);
   const shaped = answers.map((answer) => shape(schema.tree, answer.value));
-  const merged = mergeAnswers(schema.tree, shaped.map((s) => s.data as Record<string, unknown>));
+  const merged = mergeAnswers(
+    schema.tree,
+    shaped.map((s) => s.data as Record<string, unknown>),
+  );
   const grounded = groundAnswer(schema.tree, merged.data, prompts.text, taskDescription, settings.grounding);
   const response = {
     dataJson: JSON.stringify(grounded.data),
@@ -117,29 +143,44 @@ function reserveMs(deadline: Date): number {
  * unsent) is left out, as long as one part was read; any other failure
  * fails the extraction and the parts still queued are not sent.
  */
-async function readParts(llm: LlmEngine, requests: PromptRequest[], maxParallel: number, bounds: CallBounds): Promise<{ answers: LlmAnswer[]; unread: number[] }> {
-  const partBounds = bounds.deadline ? { ...bounds, deadline: new Date(bounds.deadline.getTime() - reserveMs(bounds.deadline)) } : bounds;
+async function readParts(
+  llm: LlmEngine,
+  requests: PromptRequest[],
+  maxParallel: number,
+  bounds: CallBounds,
+): Promise<{ answers: LlmAnswer[]; unread: number[] }> {
+  const partBounds = bounds.deadline
+    ? { ...bounds, deadline: new Date(bounds.deadline.getTime() - reserveMs(bounds.deadline)) }
+    : bounds;
   const limit = pLimit(maxParallel);
-  const outOfTime = (error: unknown) => error instanceof WinnowError && error.type === "deadline-exceeded" && !bounds.signal.aborted;
+  const outOfTime = (error: unknown) =>
+    error instanceof WinnowError && error.type === "deadline-exceeded" && !bounds.signal.aborted;
   const settled = await Promise.all(
-    requests.map((request) => limit(() => llm.extract(request, partBounds).catch((error: unknown) => {
-      if (outOfTime(error)) return undefined;
-      limit.clearQueue();
-      throw error;
-    }))),
+    requests.map((request) =>
+      limit(() =>
+        llm.extract(request, partBounds).catch((error: unknown) => {
+          if (outOfTime(error)) return undefined;
+          limit.clearQueue();
+          throw error;
+        }),
+      ),
+    ),
   );
   const answers = settled.filter((answer) => answer !== undefined);
-  if (answers.length === 0) throw new WinnowError("deadline-exceeded", "the model did not answer any part of the page before the deadline");
+  if (answers.length === 0)
+    throw new WinnowError("deadline-exceeded", "the model did not answer any part of the page before the deadline");
   return { answers, unread: settled.flatMap((answer, index) => (answer === undefined ? [index + 1] : [])) };
 }
 
 function unreadWarning(unread: number[], parts: number): Warning[] {
   if (unread.length === 0) return [];
-  return [{
-    code: "content-truncated",
-    message: `the deadline left no time for part${unread.length > 1 ? "s" : ""} ${unread.join(", ")} of ${parts}; fields found only there may be null (a longer REQUEST_TIMEOUT_MS, or a higher LLM_MAX_PARALLEL, reads long pages whole)`,
-    path: "",
-  }];
+  return [
+    {
+      code: "content-truncated",
+      message: `the deadline left no time for part${unread.length > 1 ? "s" : ""} ${unread.join(", ")} of ${parts}; fields found only there may be null (a longer REQUEST_TIMEOUT_MS, or a higher LLM_MAX_PARALLEL, reads long pages whole)`,
+      path: "",
+    },
+  ];
 }
 
 function totalUsage(answers: LlmAnswer[]): TokenUsage {
@@ -152,4 +193,3 @@ function totalUsage(answers: LlmAnswer[]): TokenUsage {
     { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
   );
 }
-

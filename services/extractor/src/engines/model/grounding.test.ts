@@ -1,13 +1,32 @@
 import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
-import { groundAnswer } from "./grounding.js";
 import { numbersIn } from "../../page/text-match.js";
+import { groundAnswer } from "./grounding.js";
 
-const PAGE = "# The “Desk” Lamp\n\nPrice: $1,299.50 — was 1.499,00 €. Weight 2 kg.\n\n![photo](https://shop.example/lamp.jpg)";
+const PAGE =
+  "# The “Desk” Lamp\n\nPrice: $1,299.50 — was 1.499,00 €. Weight 2 kg.\n\n![photo](https://shop.example/lamp.jpg)";
 
 describe("groundAnswer", () => {
-  const tree = parseSchema({ title: "string", price: "number", old_price: "number", image_url: "string", colour: "string", tags: ["string"], total_time_minutes: "integer", in_stock: "boolean" });
-  const answer = { title: 'the "desk" lamp', price: 1299.5, old_price: 1499, image_url: "https://shop.example/lamp.jpg", colour: "Crimson", tags: ["Lamp", "Vintage"], total_time_minutes: 90, in_stock: true };
+  const tree = parseSchema({
+    title: "string",
+    price: "number",
+    old_price: "number",
+    image_url: "string",
+    colour: "string",
+    tags: ["string"],
+    total_time_minutes: "integer",
+    in_stock: "boolean",
+  });
+  const answer = {
+    title: 'the "desk" lamp',
+    price: 1299.5,
+    old_price: 1499,
+    image_url: "https://shop.example/lamp.jpg",
+    colour: "Crimson",
+    tags: ["Lamp", "Vintage"],
+    total_time_minutes: 90,
+    in_stock: true,
+  };
 
   it("accepts values on the page, in normalised and common written forms, and warns about the rest", () => {
     const { data, warnings } = groundAnswer(tree, answer, PAGE, "", "warn");
@@ -24,7 +43,13 @@ describe("groundAnswer", () => {
   it("leaves fields the task description names alone", () => {
     const schema = parseSchema({ summary: "string", sentiment: "string", title_fr: "string", title: "string" });
     const derived = { summary: "A lamp.", sentiment: "positive", title_fr: "La lampe", title: "Desk Lamp" };
-    const { warnings } = groundAnswer(schema, derived, "# Desk Lamp", "Write a summary; sentiment is positive or negative; translate the title into French.", "warn");
+    const { warnings } = groundAnswer(
+      schema,
+      derived,
+      "# Desk Lamp",
+      "Write a summary; sentiment is positive or negative; translate the title into French.",
+      "warn",
+    );
     expect(warnings).toEqual([]);
   });
 
@@ -34,7 +59,12 @@ describe("groundAnswer", () => {
 
   it("gives each value's evidence: the page text it was found in, or grounded false and no text", () => {
     const { evidence } = groundAnswer(tree, answer, PAGE, "", "warn");
-    expect(evidence.get("/price")).toEqual({ source: "model", text: "Price: $1,299.50 — was 1.499,00 €. Weight 2 kg.", confidence: 0.8, grounded: true });
+    expect(evidence.get("/price")).toEqual({
+      source: "model",
+      text: "Price: $1,299.50 — was 1.499,00 €. Weight 2 kg.",
+      confidence: 0.8,
+      grounded: true,
+    });
     expect(evidence.get("/title")).toMatchObject({ text: "The “Desk” Lamp", grounded: true });
     expect(evidence.get("/tags/0")).toMatchObject({ grounded: true });
     expect(evidence.get("/colour")).toEqual({ source: "model", confidence: 0.3, grounded: false });

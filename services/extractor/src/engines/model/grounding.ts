@@ -13,9 +13,9 @@
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { childPointer, MAX_TEXT, type EvidenceMap } from "../../schema/evidence.js";
-import { nameHints, nameTokens } from "../../schema/field-names.js";
 import { normalizeText, numbersIn, withoutUrls } from "../../page/text-match.js";
+import { childPointer, type EvidenceMap, MAX_TEXT } from "../../schema/evidence.js";
+import { nameHints, nameTokens } from "../../schema/field-names.js";
 
 export type GroundingMode = "off" | "warn" | "strict";
 
@@ -40,7 +40,13 @@ export interface Grounded {
   ungrounded: Set<string>;
 }
 
-export function groundAnswer(tree: ObjectNode, data: Record<string, unknown>, pageText: string, taskDescription: string, mode: GroundingMode): Grounded {
+export function groundAnswer(
+  tree: ObjectNode,
+  data: Record<string, unknown>,
+  pageText: string,
+  taskDescription: string,
+  mode: GroundingMode,
+): Grounded {
   const page = new PageText(pageText);
   const warnings: Warning[] = [];
   const evidence: EvidenceMap = new Map();
@@ -55,12 +61,23 @@ export function groundAnswer(tree: ObjectNode, data: Record<string, unknown>, pa
         return Object.fromEntries(
           node.fields.map((field) => {
             const fieldValue = Object.hasOwn(object, field.name) ? object[field.name] : null;
-            return [field.name, walk(field.node, fieldValue, childPointer(path, field.name), derived || isDerived(field.name, task), path === "" ? field.name : top)];
+            return [
+              field.name,
+              walk(
+                field.node,
+                fieldValue,
+                childPointer(path, field.name),
+                derived || isDerived(field.name, task),
+                path === "" ? field.name : top,
+              ),
+            ];
           }),
         );
       }
       case "array":
-        return (value as unknown[]).map((item, i) => walk(node.items, item, childPointer(path, i), derived, top)).filter((item) => item !== null);
+        return (value as unknown[])
+          .map((item, i) => walk(node.items, item, childPointer(path, i), derived, top))
+          .filter((item) => item !== null);
       case "scalar": {
         if (derived || typeof value === "boolean") {
           evidence.set(path, { source: "model", confidence: MODEL_CONFIDENCE.derived, grounded: false });
@@ -68,13 +85,22 @@ export function groundAnswer(tree: ObjectNode, data: Record<string, unknown>, pa
         }
         const text = page.excerpt(value);
         if (text !== undefined || page.supports(value)) {
-          evidence.set(path, { source: "model", ...(text ? { text } : {}), confidence: MODEL_CONFIDENCE.grounded, grounded: true });
+          evidence.set(path, {
+            source: "model",
+            ...(text ? { text } : {}),
+            confidence: MODEL_CONFIDENCE.grounded,
+            grounded: true,
+          });
           return value;
         }
         evidence.set(path, { source: "model", confidence: MODEL_CONFIDENCE.ungrounded, grounded: false });
         if (mode === "off") return value;
         ungrounded.add(top);
-        warnings.push({ code: "ungrounded", message: `${JSON.stringify(value)} was not found on the page${mode === "strict" ? "; it was set to null" : ""}`, path });
+        warnings.push({
+          code: "ungrounded",
+          message: `${JSON.stringify(value)} was not found on the page${mode === "strict" ? "; it was set to null" : ""}`,
+          path,
+        });
         return mode === "strict" ? null : value;
       }
       default:
@@ -115,14 +141,20 @@ class PageText {
     const wanted = normalizeText(value);
     if (wanted === "" || this.text.includes(wanted)) return true;
     const words = wanted.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== "");
-    return words.length >= LONG_STRING_WORDS && words.filter((word) => this.words.has(word)).length / words.length >= LONG_STRING_COVERAGE;
+    return (
+      words.length >= LONG_STRING_WORDS &&
+      words.filter((word) => this.words.has(word)).length / words.length >= LONG_STRING_COVERAGE
+    );
   }
 
   /** The line of the page text that writes the value as it is (any case and spacing; a number in a common written form), at most MAX_TEXT characters around it. */
   excerpt(value: unknown): string | undefined {
     if (typeof value === "number") return this.lineOf((match) => numbersIn(match).has(Math.abs(value)), NUMBER);
     if (typeof value !== "string" || value.trim() === "") return undefined;
-    const words = value.trim().split(/\s+/).map((word) => [...word].map(written).join(""));
+    const words = value
+      .trim()
+      .split(/\s+/)
+      .map((word) => [...word].map(written).join(""));
     return this.lineOf(() => true, new RegExp(words.join("\\s+"), "giu"));
   }
 

@@ -8,14 +8,22 @@
  * the deadline allows. A failed call is an error, never a null-filled answer.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { Ajv, type ValidateFunction } from "ajv";
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { deadlineSignal, type Logger, WinnowError } from "@winnow/platform";
+import type { ModelInput, TokenUsage, Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { Ajv, type ValidateFunction } from "ajv";
 import OpenAI, { APIConnectionError, APIError } from "openai";
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import type { ResponseFormatJSONSchema } from "openai/resources/shared";
-import { deadlineSignal, WinnowError, type Logger } from "@winnow/platform";
-import type { ModelInput, TokenUsage, Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { buildModelCall, repairMessages, toModelInput, type ChatMessage, type ModelCall, type OutputMode, type PromptRequest } from "./prompt.js";
+import {
+  buildModelCall,
+  type ChatMessage,
+  type ModelCall,
+  type OutputMode,
+  type PromptRequest,
+  repairMessages,
+  toModelInput,
+} from "./prompt.js";
 
 export interface LlmSettings {
   /** Default: the SDK's (OpenAI). */
@@ -100,7 +108,10 @@ export class LlmEngine {
         // A schema the endpoint finds invalid is this schema's problem; "unsupported" is the endpoint's.
         if (!/invalid schema/i.test((error as Error).message)) {
           this.mode = "json_object";
-          this.logger.warn({ model: this.settings.model, reason: (error as Error).message }, "the endpoint refuses json_schema output; using json_object from now on");
+          this.logger.warn(
+            { model: this.settings.model, reason: (error as Error).message },
+            "the endpoint refuses json_schema output; using json_object from now on",
+          );
         }
         call = buildModelCall(request, "json_object");
         completion = await send(call);
@@ -110,12 +121,23 @@ export class LlmEngine {
       if (answer.errors.length > 0) {
         completion = await send(call, repairMessages(call, answer.raw, answer.errors));
         answer = this.check(completion, request.responseFormat);
-        if (answer.value === undefined) throw modelFailure(`no valid JSON object after a repair round: ${answer.errors.join("; ")}`);
+        if (answer.value === undefined)
+          throw modelFailure(`no valid JSON object after a repair round: ${answer.errors.join("; ")}`);
         if (answer.errors.length > 0) {
-          warnings.push({ code: "schema-mismatch", message: `the answer still breaks the schema after a repair round (${answer.errors.join("; ")}); it was coerced into shape`, path: "" });
+          warnings.push({
+            code: "schema-mismatch",
+            message: `the answer still breaks the schema after a repair round (${answer.errors.join("; ")}); it was coerced into shape`,
+            path: "",
+          });
         }
       }
-      return { value: answer.value!, model: completion.model || this.settings.model, usage, modelInput: toModelInput(call), warnings };
+      return {
+        value: answer.value!,
+        model: completion.model || this.settings.model,
+        usage,
+        modelInput: toModelInput(call),
+        warnings,
+      };
     } catch (error) {
       throw callFailure(error, bounds.signal, deadline.signal);
     } finally {
@@ -124,7 +146,12 @@ export class LlmEngine {
   }
 
   /** One request, retried on transient failures while the deadline allows. */
-  private async complete(call: ModelCall, messages: ChatMessage[], signal: AbortSignal, deadline: Date | undefined): Promise<ChatCompletion> {
+  private async complete(
+    call: ModelCall,
+    messages: ChatMessage[],
+    signal: AbortSignal,
+    deadline: Date | undefined,
+  ): Promise<ChatCompletion> {
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await traced(this.settings.model, call.responseFormat.type, attempt, () =>
@@ -135,7 +162,10 @@ export class LlmEngine {
         );
       } catch (error) {
         if (attempt >= this.settings.maxRetries || !isTransient(error) || signal.aborted) throw error;
-        const wait = Math.max(retryAfterMs(error), Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt));
+        const wait = Math.max(
+          retryAfterMs(error),
+          Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt),
+        );
         if (deadline && Date.now() + wait >= deadline.getTime()) throw error;
         await sleep(wait, undefined, { signal });
       }
@@ -143,7 +173,10 @@ export class LlmEngine {
   }
 
   /** The answer's JSON object and what is wrong with it (nothing, when errors is empty). */
-  private check(completion: ChatCompletion, format: ResponseFormatJSONSchema): { raw: string; value: Record<string, unknown> | undefined; errors: string[] } {
+  private check(
+    completion: ChatCompletion,
+    format: ResponseFormatJSONSchema,
+  ): { raw: string; value: Record<string, unknown> | undefined; errors: string[] } {
     const raw = answerText(completion);
     let value: unknown;
     try {
@@ -151,9 +184,12 @@ export class LlmEngine {
     } catch (error) {
       return { raw, value: undefined, errors: [`not valid JSON (${(error as Error).message})`] };
     }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return { raw, value: undefined, errors: ["not a JSON object"] };
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      return { raw, value: undefined, errors: ["not a JSON object"] };
     const validate = this.validator(format);
-    const errors = validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`);
+    const errors = validate(value)
+      ? []
+      : (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`);
     return { raw, value: value as Record<string, unknown>, errors };
   }
 
@@ -170,7 +206,11 @@ export class LlmEngine {
 
 function isTransient(error: unknown): boolean {
   if (error instanceof APIConnectionError) return true;
-  return error instanceof APIError && error.status !== undefined && (error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500);
+  return (
+    error instanceof APIError &&
+    error.status !== undefined &&
+    (error.status === 408 || error.status === 409 || error.status === 429 || error.status >= 500)
+  );
 }
 
 /** The endpoint's Retry-After (retry-after-ms first, as OpenAI sends it), or 0. */
@@ -193,9 +233,12 @@ function refusesJsonSchema(error: unknown): boolean {
 
 function callFailure(error: unknown, callerSignal: AbortSignal, deadline: AbortSignal): unknown {
   if (callerSignal.aborted) {
-    return callerSignal.reason instanceof WinnowError ? callerSignal.reason : new WinnowError("deadline-exceeded", "the call was cancelled");
+    return callerSignal.reason instanceof WinnowError
+      ? callerSignal.reason
+      : new WinnowError("deadline-exceeded", "the call was cancelled");
   }
-  if (deadline.aborted) return new WinnowError("deadline-exceeded", "the model did not answer before the deadline", { cause: error });
+  if (deadline.aborted)
+    return new WinnowError("deadline-exceeded", "the model did not answer before the deadline", { cause: error });
   if (error instanceof WinnowError) return error;
   // APIConnectionError covers refused connections and the SDK's own timeout.
   if (error instanceof APIConnectionError) {
@@ -203,10 +246,16 @@ function callFailure(error: unknown, callerSignal: AbortSignal, deadline: AbortS
   }
   if (error instanceof APIError && error.status !== undefined) {
     if (isTransient(error)) {
-      return new WinnowError("model-unavailable", `the model endpoint answered ${error.status}`, { retryAfterMs: retryAfterMs(error), cause: error });
+      return new WinnowError("model-unavailable", `the model endpoint answered ${error.status}`, {
+        retryAfterMs: retryAfterMs(error),
+        cause: error,
+      });
     }
     // Bad key, unknown model, schema refused: repeating the call will not help.
-    return new WinnowError("model-failure", `the model endpoint refused the request (${error.status})`, { retryable: false, cause: error });
+    return new WinnowError("model-failure", `the model endpoint refused the request (${error.status})`, {
+      retryable: false,
+      cause: error,
+    });
   }
   return error;
 }
@@ -235,12 +284,22 @@ const tracer = trace.getTracer("winnow-extractor");
  * with the GenAI semantic-convention attributes: model and token counts, never
  * the prompt, the page or the answer.
  */
-async function traced(model: string, outputMode: string, attempt: number, request: () => Promise<ChatCompletion>): Promise<ChatCompletion> {
+async function traced(
+  model: string,
+  outputMode: string,
+  attempt: number,
+  request: () => Promise<ChatCompletion>,
+): Promise<ChatCompletion> {
   return tracer.startActiveSpan(
     `chat ${model}`,
     {
       kind: SpanKind.CLIENT,
-      attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": model, "winnow.output_mode": outputMode, "winnow.attempt": attempt },
+      attributes: {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": model,
+        "winnow.output_mode": outputMode,
+        "winnow.attempt": attempt,
+      },
     },
     async (span) => {
       try {
@@ -253,7 +312,10 @@ async function traced(model: string, outputMode: string, attempt: number, reques
         return completion;
       } catch (error) {
         const status = (error as { status?: unknown }).status;
-        span.setStatus({ code: SpanStatusCode.ERROR, message: typeof status === "number" ? `HTTP ${status}` : (error as Error).name });
+        span.setStatus({
+          code: SpanStatusCode.ERROR,
+          message: typeof status === "number" ? `HTTP ${status}` : (error as Error).name,
+        });
         throw error;
       } finally {
         span.end();

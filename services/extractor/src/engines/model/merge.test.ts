@@ -2,7 +2,14 @@ import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { mergeAnswers } from "./merge.js";
 
-const tree = parseSchema({ title: "string", price: "number", tags: ["string"], variants: [{ sku: "string" }], seller: { name: "string" }, extra: "object" });
+const tree = parseSchema({
+  title: "string",
+  price: "number",
+  tags: ["string"],
+  variants: [{ sku: "string" }],
+  seller: { name: "string" },
+  extra: "object",
+});
 
 describe("mergeAnswers", () => {
   it("takes scalars from the first part that has them and reports conflicts", () => {
@@ -11,14 +18,31 @@ describe("mergeAnswers", () => {
       { title: "Lamp", price: 12, tags: null, variants: null, seller: { name: "Shop" }, extra: { a: 1 } },
       { title: " LAMP ", price: 10, tags: null, variants: null, seller: { name: "Other" }, extra: null },
     ]);
-    expect(data).toEqual({ title: "Lamp", price: 10, tags: null, variants: null, seller: { name: "Shop" }, extra: { a: 1 } });
-    expect(warnings.map((w) => `${w.code} ${w.path}`)).toEqual(["merge-conflict /price", "merge-conflict /seller/name"]);
+    expect(data).toEqual({
+      title: "Lamp",
+      price: 10,
+      tags: null,
+      variants: null,
+      seller: { name: "Shop" },
+      extra: { a: 1 },
+    });
+    expect(warnings.map((w) => `${w.code} ${w.path}`)).toEqual([
+      "merge-conflict /price",
+      "merge-conflict /seller/name",
+    ]);
   });
 
   it("concatenates arrays, dropping items equal after normalisation", () => {
     const { data } = mergeAnswers(tree, [
       { title: null, price: null, tags: ["Red", "blue"], variants: [{ sku: "A1" }], seller: null, extra: null },
-      { title: null, price: null, tags: ["red ", "Green"], variants: [{ sku: "a1" }, { sku: "B2" }], seller: null, extra: null },
+      {
+        title: null,
+        price: null,
+        tags: ["red ", "Green"],
+        variants: [{ sku: "a1" }, { sku: "B2" }],
+        seller: null,
+        extra: null,
+      },
     ]);
     expect(data.tags).toEqual(["Red", "blue", "Green"]);
     expect(data.variants).toEqual([{ sku: "A1" }, { sku: "B2" }]);
@@ -26,7 +50,10 @@ describe("mergeAnswers", () => {
 
   it("keeps hostile field names as data", () => {
     const hostile = parseSchema({ hasOwnProperty: "string", toString: "string" });
-    const { data } = mergeAnswers(hostile, [{ hasOwnProperty: "a", toString: null }, { hasOwnProperty: null, toString: "b" }]);
+    const { data } = mergeAnswers(hostile, [
+      { hasOwnProperty: "a", toString: null },
+      { hasOwnProperty: null, toString: "b" },
+    ]);
     expect(JSON.stringify(data)).toBe('{"hasOwnProperty":"a","toString":"b"}');
   });
 });

@@ -9,19 +9,32 @@ import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor
 import { valueKey } from "../../page/text-match.js";
 
 /** `answers` are already shaped to the tree (shape.ts), in page order. */
-export function mergeAnswers(tree: ObjectNode, answers: Array<Record<string, unknown>>): { data: Record<string, unknown>; warnings: Warning[] } {
+export function mergeAnswers(
+  tree: ObjectNode,
+  answers: Array<Record<string, unknown>>,
+): { data: Record<string, unknown>; warnings: Warning[] } {
   if (answers.length === 1) return { data: answers[0]!, warnings: [] };
   const warnings: Warning[] = [];
   const data = mergeObject(tree, answers, "", warnings);
   return { data, warnings };
 }
 
-function mergeObject(node: ObjectNode, values: Array<Record<string, unknown>>, path: string, warnings: Warning[]): Record<string, unknown> {
+function mergeObject(
+  node: ObjectNode,
+  values: Array<Record<string, unknown>>,
+  path: string,
+  warnings: Warning[],
+): Record<string, unknown> {
   // fromEntries defines own properties: a field named "__proto__" stays data.
   return Object.fromEntries(
     node.fields.map((field) => [
       field.name,
-      mergeNode(field.node, values.map((value) => (Object.hasOwn(value, field.name) ? value[field.name] : null)), `${path}/${field.name}`, warnings),
+      mergeNode(
+        field.node,
+        values.map((value) => (Object.hasOwn(value, field.name) ? value[field.name] : null)),
+        `${path}/${field.name}`,
+        warnings,
+      ),
     ]),
   );
 }
@@ -45,9 +58,15 @@ function mergeNode(node: SchemaNode, values: unknown[], path: string, warnings: 
     case "scalar":
     case "any-object": {
       const [first, ...rest] = present;
-      const others = [...new Set(rest.filter((value) => valueKey(value) !== valueKey(first)).map((value) => JSON.stringify(value)))];
+      const others = [
+        ...new Set(rest.filter((value) => valueKey(value) !== valueKey(first)).map((value) => JSON.stringify(value))),
+      ];
       if (others.length > 0) {
-        warnings.push({ code: "merge-conflict", message: `parts of the page disagree: kept ${JSON.stringify(first)} from the first part that has it, not ${others.join(", ")}`, path });
+        warnings.push({
+          code: "merge-conflict",
+          message: `parts of the page disagree: kept ${JSON.stringify(first)} from the first part that has it, not ${others.join(", ")}`,
+          path,
+        });
       }
       return first;
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { splitContent } from "./parts.js";
 import type { ModelContent } from "./content.js";
+import { splitContent } from "./parts.js";
 import { countTokens } from "./tokens.js";
 
 function content(sections: string[]): ModelContent {
@@ -8,7 +8,8 @@ function content(sections: string[]): ModelContent {
   return { header, sections, text: [header, ...sections].join("\n\n") };
 }
 
-const section = (n: number, words: number) => `## Section ${n}\n\n${Array.from({ length: words }, (_, i) => `word${n}x${i}`).join(" ")}`;
+const section = (n: number, words: number) =>
+  `## Section ${n}\n\n${Array.from({ length: words }, (_, i) => `word${n}x${i}`).join(" ")}`;
 
 describe("splitContent", () => {
   it("keeps a page under the budget whole", () => {

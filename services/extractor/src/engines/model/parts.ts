@@ -22,7 +22,11 @@ export function splitContent(content: ModelContent, budget: number, maxParts: nu
   if (countTokens(content.text) <= budget) return { parts: [content.text], warnings: [], whole: true };
   const headerTokens = content.header ? countTokens(content.header) + 1 : 0;
   const room = Math.max(1, budget - headerTokens);
-  const bodies = pack(content.sections.flatMap((section) => fit(section, room, 0)), room, "\n\n");
+  const bodies = pack(
+    content.sections.flatMap((section) => fit(section, room, 0)),
+    room,
+    "\n\n",
+  );
   const parts = bodies.map((body) => (content.header ? `${content.header}\n\n${body}` : body));
   if (parts.length <= maxParts) return { parts, warnings: [], whole: true };
   return {
@@ -47,7 +51,11 @@ function fit(text: string, room: number, level: number): string[] {
   if (countTokens(text) <= room) return [text];
   const separator = SEPARATORS[level];
   if (separator === undefined) return hardCut(text, room);
-  return pack(text.split(separator).flatMap((unit) => fit(unit, room, level + 1)), room, separator);
+  return pack(
+    text.split(separator).flatMap((unit) => fit(unit, room, level + 1)),
+    room,
+    separator,
+  );
 }
 
 /** Joins consecutive units (each at most `room` tokens) into as few pieces of at most `room` tokens as possible. */

@@ -3,8 +3,9 @@
  * and the page as delimited, untrusted data. Built here, apart from the call
  * itself, so include_model_input can show it even when no model is configured.
  */
-import type { ResponseFormatJSONObject, ResponseFormatJSONSchema } from "openai/resources/shared";
+
 import type { ModelInput } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import type { ResponseFormatJSONObject, ResponseFormatJSONSchema } from "openai/resources/shared";
 import { countTokens } from "./tokens.js";
 
 /**
@@ -90,7 +91,9 @@ export function toModelInput(call: ModelCall): ModelInput {
     messages: call.messages.map((m) => ({ role: m.role, content: m.content })),
     responseFormatJson,
     // The schema in response_format reaches the model too; message framing adds a few tokens more.
-    tokenCount: countTokens(call.messages.map((m) => m.content).join("\n")) + (call.responseFormat.type === "json_schema" ? countTokens(responseFormatJson) : 0),
+    tokenCount:
+      countTokens(call.messages.map((m) => m.content).join("\n")) +
+      (call.responseFormat.type === "json_schema" ? countTokens(responseFormatJson) : 0),
   };
 }
 
@@ -115,7 +118,10 @@ function suggestionLines(suggestions: Suggestion[]): string[] {
   if (suggestions.length === 0) return [];
   const lines = suggestions.map(({ field, value, source, text }) => {
     const shown = JSON.stringify(value);
-    const read = text && text !== String(value) ? `: ${JSON.stringify(text.length > MAX_SUGGESTION_TEXT ? `${text.slice(0, MAX_SUGGESTION_TEXT)}…` : text)}` : "";
+    const read =
+      text && text !== String(value)
+        ? `: ${JSON.stringify(text.length > MAX_SUGGESTION_TEXT ? `${text.slice(0, MAX_SUGGESTION_TEXT)}…` : text)}`
+        : "";
     return `- ${field}: ${shown} (read from ${source}${read})`;
   });
   return [

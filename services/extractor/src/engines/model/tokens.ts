@@ -12,7 +12,8 @@ let counter: Counter | undefined;
 
 export function countTokens(text: string): number {
   // Loaded on first use: the ranks are megabytes of JavaScript that slow every start-up, and the builtin engine never needs them.
-  counter ??= (createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as { countTokens: Counter }).countTokens;
+  counter ??= (createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as { countTokens: Counter })
+    .countTokens;
   return counter(text);
 }
 
@@ -42,7 +43,9 @@ const MAX_PART_TOKENS = 24_000;
 
 function contextWindow(model: string): number {
   const name = model.toLowerCase().replace(/^.*\//, "");
-  const match = CONTEXT_WINDOWS.filter(([prefix]) => name.startsWith(prefix)).sort((a, b) => b[0].length - a[0].length)[0];
+  const match = CONTEXT_WINDOWS.filter(([prefix]) => name.startsWith(prefix)).sort(
+    (a, b) => b[0].length - a[0].length,
+  )[0];
   return match?.[1] ?? UNKNOWN_MODEL_CONTEXT;
 }
 

@@ -5,11 +5,11 @@
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Element } from "domhandler";
+import { textOf } from "../../../page/elements.js";
 import { nameHints, nameTokens } from "../../../schema/field-names.js";
 import { firstNumber, parseNumber } from "../../../schema/normalize.js";
 import { LABEL_SYNONYMS } from "../concepts.js";
-import { singular, words, type Scored } from "../match.js";
-import { textOf } from "../../../page/elements.js";
+import { type Scored, singular, words } from "../match.js";
 
 export type Item = Record<string, unknown>;
 
@@ -81,10 +81,20 @@ export function scored(blocks: Map<string, Found>[], fields: Field[], arrayNamed
     const count = blocks.filter((block) => block.has(field.name)).length;
     return field.isHeading ? count > 0 : most(count);
   });
-  const solid = fields.filter((field) => most(blocks.filter((block) => block.get(field.name)?.fromHeading === false).length)).length;
-  const evidence = arrayNamed ? (solid > 0 ? EVIDENCE.arrayName : 0) : solid >= 2 && solid === fields.length ? EVIDENCE.fieldNames : 0;
+  const solid = fields.filter((field) =>
+    most(blocks.filter((block) => block.get(field.name)?.fromHeading === false).length),
+  ).length;
+  const evidence = arrayNamed
+    ? solid > 0
+      ? EVIDENCE.arrayName
+      : 0
+    : solid >= 2 && solid === fields.length
+      ? EVIDENCE.fieldNames
+      : 0;
   const found = blocks.filter((block) => block.size > 0);
-  const items = found.map((block) => Object.fromEntries(fields.map((field) => [field.name, block.get(field.name)?.value ?? null])));
+  const items = found.map((block) =>
+    Object.fromEntries(fields.map((field) => [field.name, block.get(field.name)?.value ?? null])),
+  );
   return { value: items, confidence: evidence * (0.5 + (0.5 * held.length) / Math.max(fields.length, 1)), found };
 }
 
@@ -98,9 +108,19 @@ export function readValue(element: Element, field: Field): unknown {
   const text = textOf(element);
   if (field.node.type !== "number" && field.node.type !== "integer") return text || undefined;
   const { attribs } = element;
-  const data = Object.entries(attribs).filter(([key]) => key.startsWith("data-") && names(new Set(nameTokens(key).map(singular)), field));
-  for (const written of [attribs.content, text, attribs["aria-label"], attribs.title, ...data.map(([, value]) => value)]) {
-    const number = written ? (parseNumber(written) ?? (written.length <= 30 ? firstNumber(written) : undefined)) : undefined;
+  const data = Object.entries(attribs).filter(
+    ([key]) => key.startsWith("data-") && names(new Set(nameTokens(key).map(singular)), field),
+  );
+  for (const written of [
+    attribs.content,
+    text,
+    attribs["aria-label"],
+    attribs.title,
+    ...data.map(([, value]) => value),
+  ]) {
+    const number = written
+      ? (parseNumber(written) ?? (written.length <= 30 ? firstNumber(written) : undefined))
+      : undefined;
     if (number !== undefined) return number;
   }
   return undefined;
@@ -109,8 +129,12 @@ export function readValue(element: Element, field: Field): unknown {
 /** The words an element's markup names it by: class, id, itemprop and the names of data attributes, split like field names, singular. */
 export function markupWords(element: Element): Set<string> {
   const { attribs } = element;
-  const dataNames = Object.keys(attribs).filter((key) => key.startsWith("data-")).map((key) => key.slice(5));
-  return new Set(nameTokens([attribs.class, attribs.id, attribs.itemprop, ...dataNames].filter(Boolean).join(" ")).map(singular));
+  const dataNames = Object.keys(attribs)
+    .filter((key) => key.startsWith("data-"))
+    .map((key) => key.slice(5));
+  return new Set(
+    nameTokens([attribs.class, attribs.id, attribs.itemprop, ...dataNames].filter(Boolean).join(" ")).map(singular),
+  );
 }
 
 export function names(markup: Set<string>, field: Field): boolean {
