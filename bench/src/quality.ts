@@ -61,7 +61,9 @@ console.log(
   `${cases.length} cases from ${corpusDir}, through the ${through} (${model ? "the oracle reader as the model, hybrid pre-fill on" : "builtin engine"})`,
 );
 
-/** `calls`: the model calls the request made, with the oracle (read one request at a time, so none is misattributed). */
+/**
+ * `calls`: the model calls the request made, with the oracle (read one request at a time, so none is misattributed).
+ */
 type Result = { item: Case; extraction: Extraction; calls: OracleCall[] };
 let results: Result[];
 let builtin: Result[] | undefined;

@@ -35,7 +35,9 @@ const { values, positionals } = parseArgs({
   options: { "no-prefill": { type: "boolean", default: false } },
 });
 const corpusDir = path.resolve(positionals[0] ?? path.join(REPO_ROOT, "../shared/corpus/dev"));
-/** Without the builtin pre-fill the model is asked every field the template does not answer: what templates learn alone. */
+/**
+ * Without the builtin pre-fill the model is asked every field the template does not answer: what templates learn alone.
+ */
 const prefill = !values["no-prefill"];
 if (!existsSync(path.join(corpusDir, "cases.jsonl"))) {
   console.error(
@@ -78,7 +80,9 @@ interface PageRun {
 }
 
 const runs: PageRun[] = [];
-/** The builtin engine alone on each site's pages after the first two, with the template those two taught and without. */
+/**
+ * The builtin engine alone on each site's pages after the first two, with the template those two taught and without.
+ */
 const builtinOnly = { withTemplate: { tp: 0, fp: 0, fn: 0 }, without: { tp: 0, fp: 0, fn: 0 } };
 try {
   for (const pages of sites.values()) {

@@ -1,4 +1,7 @@
-/** `npm run admin -- <command>`: operator commands against the auth service (admin-commands.ts) and the extractor's template store (admin-templates.ts). */
+/**
+ * `npm run admin -- <command>`: operator commands against the auth service (admin-commands.ts) and the extractor's
+ * template store (admin-templates.ts).
+ */
 import { createClient, env, loadConfigOrExit, promiseClient, WinnowError } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { runAdmin, USAGE, UsageError } from "./admin-commands.js";

@@ -421,7 +421,9 @@ describe("network policies", () => {
     );
   const portMatches = (ports: { port: number }[] | undefined, port: number) =>
     ports === undefined || ports.some((p) => p.port === port);
-  /** Kubernetes semantics: isolated by any policy of that direction, then allowed if any rule of any such policy allows. */
+  /**
+   * Kubernetes semantics: isolated by any policy of that direction, then allowed if any rule of any such policy allows.
+   */
   const allowed = (direction: "Ingress" | "Egress", pod: Record<string, string>, peer: Peer, port: number) => {
     const applying = policies.filter((p) => selects(p.spec.podSelector, pod) && p.spec.policyTypes.includes(direction));
     if (applying.length === 0) return true;

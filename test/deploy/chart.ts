@@ -1,4 +1,6 @@
-/** The Helm chart in deploy/helm/winnow, rendered by the real helm (helm.ts) as release "prod" in namespace "winnow". */
+/**
+ * The Helm chart in deploy/helm/winnow, rendered by the real helm (helm.ts) as release "prod" in namespace "winnow".
+ */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";

@@ -413,7 +413,8 @@ describe("refresh means dead at once", () => {
     for (const gatewayUrl of gateways) {
       expect(before.filter((o) => o.gateway === gatewayUrl && o.status === 200).length).toBeGreaterThan(0);
     }
-    // Before the rotation the old key was valid (a scrape may still fail otherwise on a loaded machine, never with 401).
+    // Before the rotation the old key was valid (a scrape may still fail otherwise on a loaded machine, never with
+    // 401).
     expect(before.filter((o) => o.status === 401)).toEqual([]);
     expect(after.filter((o) => o.status === 200)).toEqual([]);
     for (const gatewayUrl of gateways) {

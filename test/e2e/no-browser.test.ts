@@ -87,7 +87,8 @@ describe("without any browser", () => {
 
 describe("with only Playwright's own browser", () => {
   it("finds it in Playwright's registry and serves", async () => {
-    // Lay out a Playwright browsers directory as `npx playwright install chromium` would, its chrome being this machine's Chromium.
+    // Lay out a Playwright browsers directory as `npx playwright install chromium` would, its chrome being this
+    // machine's Chromium.
     const browsers = path.join(scratch, "playwright-browsers");
     const expected = execFileSync(
       process.execPath,

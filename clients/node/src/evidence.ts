@@ -1,6 +1,9 @@
 import type { Schema, ScrapeResult } from "./schema.js";
 
-/** Where a value was read: structured data, a meta tag, the page's heading, byline, labels or layout, a learned template, or the AI model. */
+/**
+ * Where a value was read: structured data, a meta tag, the page's heading, byline, labels or layout, a learned
+ * template, or the AI model.
+ */
 export type EvidenceSource =
   | "json-ld"
   | "microdata"
@@ -25,7 +28,10 @@ export interface Evidence {
   grounded: boolean;
 }
 
-/** The answer with `options.evidence`: the data unchanged, and each value's evidence by JSON pointer ("/price", "/ingredients/0"). */
+/**
+ * The answer with `options.evidence`: the data unchanged, and each value's evidence by JSON pointer ("/price",
+ * "/ingredients/0").
+ */
 export interface ScrapeWithEvidence<S extends Schema> {
   data: ScrapeResult<S>;
   evidence: Record<string, Evidence>;

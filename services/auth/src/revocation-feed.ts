@@ -58,7 +58,10 @@ export class RevocationFeed {
     });
   };
 
-  /** After a revocation has committed: tells this replica's watchers now, and waits until no gateway trusts an older cache. */
+  /**
+   * After a revocation has committed: tells this replica's watchers now, and waits until no gateway trusts an older
+   * cache.
+   */
   async revoked(): Promise<void> {
     this.read();
     if (this.leaseMs > 0) await sleep(this.leaseMs + LEASE_MARGIN_MS);

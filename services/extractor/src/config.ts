@@ -39,7 +39,9 @@ export const configShape = {
   EXTRACT_HYBRID: z
     .enum(["proven", "confident", "off"], { message: "must be proven, confident or off" })
     .default("proven"),
-  /** Learn each site's templates: locators found from confident answers answer the fields of the template's next pages. */
+  /**
+   * Learn each site's templates: locators found from confident answers answer the fields of the template's next pages.
+   */
   EXTRACT_TEMPLATES: env.boolean(true),
   /** Templates kept per host and in all; the least recently used go first. */
   EXTRACT_TEMPLATES_PER_HOST: env.positiveInt(20, 10_000),

@@ -1,4 +1,6 @@
-/** The extractor's metrics: extractions by engine, the model's tokens in and out, fields answered by learned templates. */
+/**
+ * The extractor's metrics: extractions by engine, the model's tokens in and out, fields answered by learned templates.
+ */
 import { meter } from "@winnow/platform";
 import { Engine, type ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 

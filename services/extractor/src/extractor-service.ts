@@ -35,7 +35,9 @@ export function extractorServiceBinding(deps: ExtractorDependencies): ServiceBin
   };
 }
 
-/** The gRPC adapter: checks the request, picks the engine, runs the extraction (flow/extract.ts), logs and counts it. */
+/**
+ * The gRPC adapter: checks the request, picks the engine, runs the extraction (flow/extract.ts), logs and counts it.
+ */
 function createExtractorService(deps: ExtractorDependencies): ExtractorServiceServer {
   return { extract: unary(deps.logger, (request: ExtractRequest, ctx) => extract(deps, request, ctx)) };
 }

@@ -130,7 +130,8 @@ describe("ExtractorService over gRPC", () => {
     expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, colours: ["black"] });
     const byPointer = Object.fromEntries(response.evidence.map(({ pointer, ...rest }) => [pointer, rest]));
     expect(Object.keys(byPointer).sort()).toEqual(["/colours/0", "/price_usd", "/title"]);
-    // Free text and prices from structured data do not stand alone; the model confirmed them, and the evidence says where they are.
+    // Free text and prices from structured data do not stand alone; the model confirmed them, and the evidence says
+    // where they are.
     expect(byPointer["/title"]).toMatchObject({ source: "json-ld", text: "Desk Lamp", selector: "", grounded: true });
     expect(byPointer["/price_usd"]).toMatchObject({ source: "json-ld", text: "19.99", grounded: true });
     // Not on the page: the model's value is kept (grounding warns), and its evidence says so.
@@ -174,7 +175,8 @@ describe("ExtractorService over gRPC", () => {
     expect((await failure(extractWith(builtinOnly.client, { html: "x".repeat(65 * 1024) }))).type).toBe(
       "page-too-large",
     );
-    // The one rule set for page addresses (platform's target-url.ts): a scheme other than http(s) is url-not-allowed everywhere.
+    // The one rule set for page addresses (platform's target-url.ts): a scheme other than http(s) is url-not-allowed
+    // everywhere.
     expect((await failure(extractWith(builtinOnly.client, { url: "ftp://x.example/" }))).type).toBe("url-not-allowed");
     expect((await failure(extractWith(builtinOnly.client, { url: "not a url" }))).type).toBe("invalid-request");
   });

@@ -42,7 +42,8 @@ await database
   .catch((error: unknown) =>
     logger.error({ err: error }, "template database unavailable; extracting without templates for now"),
   );
-// Scrapes read templates from memory; the database is read again at most every few seconds, and written when a page teaches something.
+// Scrapes read templates from memory; the database is read again at most every few seconds, and written when a page
+// teaches something.
 const templateStore = database && new CachedTemplateStore(database, TEMPLATE_CACHE_MS);
 
 const server = await startGrpcServer({
@@ -61,7 +62,8 @@ const server = await startGrpcServer({
     }),
   ],
 });
-// Ready at once: the builtin engine always works, and a model endpoint's health must not take the extractor out of rotation.
+// Ready at once: the builtin engine always works, and a model endpoint's health must not take the extractor out of
+// rotation.
 server.setReady(true);
 
 onShutdownSignal(logger, async () => {

@@ -155,7 +155,8 @@ describe.each(MODES)("hostile pages, %s path", (mode) => {
     const timeoutMs = 3000;
     const started = Date.now();
     const error = await renderFailure(rendering, `${base}${path}`, { mode, timeoutMs });
-    // The browser must lay out what it parsed before the DOM cap can measure it; on a busy machine the deadline may come first.
+    // The browser must lay out what it parsed before the DOM cap can measure it; on a busy machine the deadline may
+    // come first.
     expect(type === "page-too-large" && mode === "browser" ? TOO_BIG : [type], error.message).toContain(error.type);
     expect(Date.now() - started).toBeLessThan(timeoutMs + 2000);
     await expectUnharmed(mode);
@@ -205,7 +206,8 @@ describe("hostile pages, browser only", () => {
     expect(page.finalUrl).toBe(`${base}/ok`);
     const error = await renderFailure(rendering, `${base}/moves-forever`, { mode: "browser", timeoutMs: 10_000 });
     expect(error.type).toBe("target-unreachable");
-    // Where a script sends the page passes the egress guard like a redirect does; the browser's error page is never returned.
+    // Where a script sends the page passes the egress guard like a redirect does; the browser's error page is never
+    // returned.
     expect((await renderFailure(rendering, `${base}/moves-away`, { mode: "browser" })).type).toBe("url-not-allowed");
     await expectUnharmed("browser");
   });

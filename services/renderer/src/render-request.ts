@@ -13,7 +13,10 @@ export interface RenderJob {
   screenshot?: boolean;
   outline?: string[];
   timeoutMs: number;
-  /** The caller's deadline set timeoutMs (not its own timeout or the service's limit): running out of it is the request's deadline, not the page's slowness. */
+  /**
+   * The caller's deadline set timeoutMs (not its own timeout or the service's limit): running out of it is the
+   * request's deadline, not the page's slowness.
+   */
   deadlineBound?: boolean;
   /** Aborted when the caller goes away. */
   signal: AbortSignal;

@@ -34,7 +34,8 @@ function createRendererService({ logger, ...deps }: RendererDependencies): Rende
     render: unary<RenderRequest, RenderResponse>(logger, async (request, context) => {
       const job = toRenderJob(request, context, deps.renderTimeoutMs);
       const response = await deps.renderer.render(job).catch((error: unknown) => {
-        // Out of the caller's time, the page is not to blame: the caller's deadline passed (its own timer may fire a moment later).
+        // Out of the caller's time, the page is not to blame: the caller's deadline passed (its own timer may fire a
+        // moment later).
         if (job.deadlineBound && error instanceof WinnowError && error.type === "target-timeout") {
           throw new WinnowError("deadline-exceeded", "the request's deadline passed while the page was loading", {
             cause: error,

@@ -62,7 +62,10 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
   };
 }
 
-/** The Chromium to use; without one the renderer still starts (most pages need no browser) and says, once, how to get one. */
+/**
+ * The Chromium to use; without one the renderer still starts (most pages need no browser) and says, once, how to get
+ * one.
+ */
 function findChromium(config: RendererConfig, logger: Logger): string | undefined {
   const { found, configuredMissing } = findBrowser({
     configured: config.CHROMIUM_PATH,

@@ -82,7 +82,8 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
   const data = Object.fromEntries(
     schema.tree.fields.map(({ name }) => [name, pre.trusted.includes(name) ? pre.data[name] : (model[name] ?? null)]),
   );
-  // The model was asked the trusted fields too, but its answers there do not stand; where it confirmed a suggestion, the
+  // The model was asked the trusted fields too, but its answers there do not stand; where it confirmed a suggestion,
+  // the
   // builtin engine's evidence says where on the page the value is (its element, not just a line of text).
   const confirmed = pre.remaining.filter(
     (name) => isComplete(model[name]) && isDeepStrictEqual(model[name], pre.data[name]),

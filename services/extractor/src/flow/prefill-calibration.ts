@@ -30,7 +30,10 @@ export function valueKind(node: SchemaNode, hints: NameHints): ValueKind {
   }
 }
 
-/** Per "<evidence source> <kind>": the lowest stated confidence from which a value needs no model (bench/results/quality.json, `calibration`). */
+/**
+ * Per "<evidence source> <kind>": the lowest stated confidence from which a value needs no model
+ * (bench/results/quality.json, `calibration`).
+ */
 const PROVEN_FROM: ReadonlyMap<string, number> = new Map([
   ["json-ld integer", 0.85],
   ["microdata integer", 0.85],

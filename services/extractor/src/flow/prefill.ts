@@ -1,4 +1,7 @@
-/** The builtin engine's pre-fill in hybrid extraction: which of its answers stand without the model, and which it suggests. */
+/**
+ * The builtin engine's pre-fill in hybrid extraction: which of its answers stand without the model, and which it
+ * suggests.
+ */
 import type { ObjectNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { extractBuiltin } from "../engines/builtin/index.js";
@@ -14,7 +17,10 @@ export interface Prefill {
   data: Record<string, unknown>;
   /** Where its values were read, by JSON pointer. */
   evidence: EvidenceMap;
-  /** Top-level fields whose answers stand without the model (complete, and in "proven" mode from a source proven on the corpus: prefill-calibration.ts), in schema order. */
+  /**
+   * Top-level fields whose answers stand without the model (complete, and in "proven" mode from a source proven on the
+   * corpus: prefill-calibration.ts), in schema order.
+   */
   trusted: string[];
   /** Top-level fields asked of the model, in schema order (empty when none). */
   remaining: string[];
@@ -39,7 +45,10 @@ export function prefill(tree: ObjectNode, page: Page, mode: "proven" | "confiden
   };
 }
 
-/** The builtin engine's answers that do not stand on their own, with where it read them: the model confirms or corrects them. */
+/**
+ * The builtin engine's answers that do not stand on their own, with where it read them: the model confirms or corrects
+ * them.
+ */
 export function suggestionsOf(pre: Prefill): Suggestion[] {
   return pre.remaining.flatMap((field) => {
     const value = pre.data[field];

@@ -71,7 +71,10 @@ export class PageIndex {
     return absoluteUrl(href, this.baseUrl);
   }
 
-  /** The elements under `within` (and `within` itself, with `orSelf`) that a selector finds; none for a selector the parser refuses. */
+  /**
+   * The elements under `within` (and `within` itself, with `orSelf`) that a selector finds; none for a selector the
+   * parser refuses.
+   */
   select(within: Element, selector: string, orSelf = false): Element[] {
     try {
       const under = this.$(within).find(selector).toArray();

@@ -99,7 +99,10 @@ function parseJson(text: string | undefined): unknown {
   }
 }
 
-/** Hand-written JSON-LD often has what JSON forbids: trailing commas, comments, raw line breaks in strings, single quotes. */
+/**
+ * Hand-written JSON-LD often has what JSON forbids: trailing commas, comments, raw line breaks in strings, single
+ * quotes.
+ */
 function repaired(text: string): string | undefined {
   try {
     return jsonrepair(text);

@@ -25,7 +25,9 @@ export class SchemaCache {
     return this.cached(schemaJson, () => compile(parse(schemaJson)));
   }
 
-  /** The schema narrowed to some of its top-level fields (those hybrid extraction leaves to the model), compiled once. */
+  /**
+   * The schema narrowed to some of its top-level fields (those hybrid extraction leaves to the model), compiled once.
+   */
   narrowed(schemaJson: string, fields: string[]): CompiledSchema {
     // NUL cannot occur in JSON text, so these keys never collide with a whole schema's.
     return this.cached(`${schemaJson}\u0000${JSON.stringify(fields)}`, () => {

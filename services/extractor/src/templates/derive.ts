@@ -68,7 +68,8 @@ function scalarTargets(index: PageIndex, field: Field, value: unknown): { elemen
     if (targets.length >= MAX_TARGETS) break;
     if (element.children.some((child) => shows.has(child as Element))) continue;
     const text = index.text(element);
-    // Text around the value that child elements add ("[Paperback]", "(1994)") may differ between pages; the element's own text does not hold it.
+    // Text around the value that child elements add ("[Paperback]", "(1994)") may differ between pages; the element's
+    // own text does not hold it.
     const own = index.ownText(element);
     if ((start > 0 || end < text.length) && own.length < text.length && isEqualSpan(spanOf(own, value, field), own))
       targets.push({ element, reading: { own: true } });
@@ -115,7 +116,10 @@ function spanOf(text: string, value: unknown, field: Field): [number, number] | 
   return at >= 0 && text.length - wanted.length <= MAX_AROUND ? [at, at + wanted.length] : undefined;
 }
 
-/** For a list of texts: an element of the first item, and the container holding exactly the list's items under one selector. */
+/**
+ * For a list of texts: an element of the first item, and the container holding exactly the list's items under one
+ * selector.
+ */
 function listTargets(index: PageIndex, field: Field, value: string[]): { container: Element; items: string }[] {
   const first = labelKey(value[0]!);
   const found: { container: Element; items: string }[] = [];
@@ -225,7 +229,10 @@ function pathLocators(index: PageIndex, element: Element): ElementLocator[] {
   return found.slice(0, 2);
 }
 
-/** From the labels nearest the element (inside it first, then before it): the element's own step within a few levels of the label. */
+/**
+ * From the labels nearest the element (inside it first, then before it): the element's own step within a few levels of
+ * the label.
+ */
 function labelLocators(index: PageIndex, element: Element): ElementLocator[] {
   const found: ElementLocator[] = [];
   const path = relativeStep(element);

@@ -85,7 +85,10 @@ export class TemplateLearner {
     return !pages.includes(page);
   }
 
-  /** The page's template: the known one of its host it shares its layout with, or a new one; undefined when the store cannot be read. */
+  /**
+   * The page's template: the known one of its host it shares its layout with, or a new one; undefined when the store
+   * cannot be read.
+   */
   async templateFor(layout: PageLayout): Promise<PageTemplate | undefined> {
     try {
       return templateOf(layout, await this.store.templates(layout.host));

@@ -13,7 +13,10 @@ import type { Element } from "domhandler";
 import { z } from "zod";
 import type { PageIndex } from "../page/page-index.js";
 
-/** How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and suffix cut off. */
+/**
+ * How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and
+ * suffix cut off.
+ */
 const readingShape = {
   /** Read from this attribute instead of the text. */
   attr: z.enum(["href", "src", "content", "datetime", "title"]).optional(),
@@ -24,7 +27,9 @@ const readingShape = {
   suffix: z.string().max(80).optional(),
 };
 
-/** A field of a list's item: read from the item itself, or from the index-th element inside it that a selector finds. */
+/**
+ * A field of a list's item: read from the item itself, or from the index-th element inside it that a selector finds.
+ */
 const itemFieldSchema = z.strictObject({
   name: z.string().min(1).max(128),
   path: z.string().min(1).max(300).optional(),
@@ -64,7 +69,10 @@ export function isAbsence(locator: Locator | Absence): locator is Absence {
   return "absent" in locator;
 }
 
-/** A located value before shape.ts reads it: a text, a list of texts or of objects of texts; with the element and its text, as evidence. */
+/**
+ * A located value before shape.ts reads it: a text, a list of texts or of objects of texts; with the element and its
+ * text, as evidence.
+ */
 export interface Located {
   raw: string | string[] | Record<string, string | null>[];
   element: Element;
@@ -101,7 +109,10 @@ export function locateElement(
   return matches(index, locator)[locator.index];
 }
 
-/** The path's matches in document order: from the first label shown, within `up` levels of it; or in the whole body. A selector the parser refuses matches nothing. */
+/**
+ * The path's matches in document order: from the first label shown, within `up` levels of it; or in the whole body. A
+ * selector the parser refuses matches nothing.
+ */
 export function matches(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): readonly Element[] {
   try {
     return matchesOf(index, locator);
@@ -158,7 +169,10 @@ function readElement(index: PageIndex, element: Element, reading: Reading): { ra
   return raw === undefined || raw === "" ? undefined : { raw, text };
 }
 
-/** The text between a prefix and a suffix (their numbers may be any numbers), or undefined when the text does not have them. */
+/**
+ * The text between a prefix and a suffix (their numbers may be any numbers), or undefined when the text does not have
+ * them.
+ */
 function cut(text: string, prefix: string, suffix: string): string | undefined {
   const pattern = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\d+/g, "\\d+");
   const match = new RegExp(`^${pattern(prefix)}([\\s\\S]*?)${pattern(suffix)}$`).exec(text);

@@ -48,7 +48,10 @@ export interface PageTemplate extends TemplateKey {
 const SKELETON_DEPTH = 4;
 /** Bound on the paths read, so a huge page costs no more than a large one. */
 const MAX_PATHS = 1_000;
-/** Similarity from which two pages share a template (pages of one site's layout measure 0.74 to 1, pages of different sites at most 0.11, on the corpus's SWDE pages). */
+/**
+ * Similarity from which two pages share a template (pages of one site's layout measure 0.74 to 1, pages of different
+ * sites at most 0.11, on the corpus's SWDE pages).
+ */
 const SAME_LAYOUT = 0.6;
 
 export function pageLayout($: CheerioAPI, url: URL | undefined): PageLayout | undefined {

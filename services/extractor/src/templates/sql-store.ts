@@ -134,7 +134,8 @@ export class SqlTemplateStore implements TemplateStore {
           [id, update.field, locatorKey(update.locator), JSON.stringify(update.locator), update.agree, update.disagree],
         );
       }
-      // Bounds: the best locators per field (trusted first, then by agreement less disagreement), then templates by use.
+      // Bounds: the best locators per field (trusted first, then by agreement less disagreement), then templates by
+      // use.
       await tx.query(
         `DELETE FROM extractor_locators l USING (
            SELECT field, locator_key, row_number() OVER (PARTITION BY field ORDER BY (agree >= $2 AND disagree = 0) DESC, agree - disagree DESC) AS rank

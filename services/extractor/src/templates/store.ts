@@ -32,11 +32,17 @@ export interface TemplateSummary {
 export interface TemplateStore {
   /** The host's templates with their skeletons, to match a page's layout against. */
   templates(host: string): Promise<KnownTemplate[]>;
-  /** Marks the template used by one more page; returns the pages that used it, this one included (0 for an unknown template). */
+  /**
+   * Marks the template used by one more page; returns the pages that used it, this one included (0 for an unknown
+   * template).
+   */
   use(template: TemplateKey): Promise<number>;
   /** The template's locators; an unknown template has none. */
   locators(template: TemplateKey): Promise<LocatorRecord[]>;
-  /** Adds one page's counts to the template's locators (creating the template with the page's skeleton), then applies the bounds. */
+  /**
+   * Adds one page's counts to the template's locators (creating the template with the page's skeleton), then applies
+   * the bounds.
+   */
   record(template: TemplateKey, paths: string[], updates: LocatorUpdate[]): Promise<void>;
   list(host: string): Promise<TemplateSummary[]>;
   /** Forgets every template of the host; returns how many there were. */
@@ -53,7 +59,10 @@ export interface StoreBounds {
 export const MAX_LOCATORS_PER_FIELD = 12;
 /** Agreeing pages before a locator answers; one disagreement and it no longer does. */
 export const TRUST_AGREEMENTS = 2;
-/** Pages without the field before the template answers it is absent: an optional part shows on fewer pages than this misses. */
+/**
+ * Pages without the field before the template answers it is absent: an optional part shows on fewer pages than this
+ * misses.
+ */
 const TRUST_ABSENCES = 3;
 
 export function isTrusted(record: Pick<LocatorRecord, "locator" | "agree" | "disagree">): boolean {

@@ -35,7 +35,10 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return a === b && a !== null && a !== undefined;
 }
 
-/** What a locator can answer: a scalar, a list of strings, or a list of objects with scalar fields (read from each item). */
+/**
+ * What a locator can answer: a scalar, a list of strings, or a list of objects with scalar fields (read from each
+ * item).
+ */
 export function isLearnable(field: Field): boolean {
   const { node } = field;
   if (node.kind === "scalar") return true;

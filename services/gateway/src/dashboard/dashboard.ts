@@ -15,7 +15,9 @@ const LOGIN_WINDOW_SECONDS = 15 * 60;
 export interface DashboardOptions {
   auth: AuthClient;
   limiters: LimiterFactory;
-  /** Log-in and sign-up attempts allowed per client address and email in 15 minutes (ten times that per address alone). */
+  /**
+   * Log-in and sign-up attempts allowed per client address and email in 15 minutes (ten times that per address alone).
+   */
   loginAttemptsPer15Min: number;
   logger: Logger;
 }

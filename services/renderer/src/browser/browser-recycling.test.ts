@@ -19,7 +19,10 @@ afterAll(async () => {
   await closeServer(site);
 });
 
-/** Renders `count` pages in the browser; resolves to how many fresh browsers came up (waiting for one when `expectFresh`). */
+/**
+ * Renders `count` pages in the browser; resolves to how many fresh browsers came up (waiting for one when
+ * `expectFresh`).
+ */
 async function freshBrowsers(env: Record<string, string>, count: number, expectFresh: boolean): Promise<number> {
   let launches = 0;
   const rendering: RenderingWithBrowser = await startRendering({

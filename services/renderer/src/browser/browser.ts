@@ -39,7 +39,10 @@ export interface BrowserHostOptions {
   proxyUrl: string;
   /** A fresh browser replaces the current one after this many contexts, shedding whatever the old one leaked. */
   recycleAfterPages: number;
-  /** ... or once the browser's processes hold more than this much memory, shared pages split among them (checked every few pages). */
+  /**
+   * ... or once the browser's processes hold more than this much memory, shared pages split among them (checked every
+   * few pages).
+   */
   recycleAtMemoryBytes: number;
   logger: Logger;
 }

@@ -6,7 +6,10 @@
  * shares with it is passed in, or written out).
  */
 
-/** Where noteScrollListeners leaves its mark on a page's window (not enumerable, so the page's own code does not list it). */
+/**
+ * Where noteScrollListeners leaves its mark on a page's window (not enumerable, so the page's own code does not list
+ * it).
+ */
 export const SCROLL_LISTENER_MARK = "__winnowReactsToScroll";
 
 /**
@@ -57,7 +60,10 @@ export function scrollOneScreen(): boolean {
   return scrollY > before;
 }
 
-/** Runs in the page: outlines the elements (a selector that does not parse is skipped) and returns the document's height. */
+/**
+ * Runs in the page: outlines the elements (a selector that does not parse is skipped) and returns the document's
+ * height.
+ */
 export function outlineElements(selectors: string[]): number {
   for (const selector of selectors) {
     try {

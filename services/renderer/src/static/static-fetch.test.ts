@@ -38,7 +38,8 @@ const fetchPage = async () =>
 
 describe("StaticFetcher", () => {
   it("fetches a site again over the connection it kept", async () => {
-    // A connection is free again only once undici has seen its response end, which can be just after the next fetch starts.
+    // A connection is free again only once undici has seen its response end, which can be just after the next fetch
+    // starts.
     for (let i = 0; i < 6; i++) expect(await fetchPage()).toContain("served by first");
     expect(connections.length).toBeLessThanOrEqual(2);
   });

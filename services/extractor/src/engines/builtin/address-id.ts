@@ -11,7 +11,10 @@ import type { Origin } from "../../schema/evidence.js";
 
 /** Query parameters that name a product's id. */
 const ID_PARAMETERS = ["sku", "pid", "productid", "product_id", "itemid", "item_id", "id"];
-/** An identifier: letters and digits only, with at least one digit, five characters or more (not "p", "2021" or "en-gb"). */
+/**
+ * An identifier: letters and digits only, with at least one digit, five characters or more (not "p", "2021" or
+ * "en-gb").
+ */
 const IDENTIFIER = /^(?=.*\d)[A-Za-z0-9]{5,40}$/;
 
 export function idInAddress(

@@ -24,7 +24,10 @@ export interface BuyBox {
   inStock: Scored<boolean> | undefined;
 }
 
-/** How far above the heading the block may reach: far enough for a heading and a price in sibling columns, not the whole page. */
+/**
+ * How far above the heading the block may reach: far enough for a heading and a price in sibling columns, not the whole
+ * page.
+ */
 const MAX_LEVELS = 7;
 /** A price is a short text; a longer one is a sentence that mentions a price. */
 const MAX_PRICE_CHARS = 40;
@@ -41,7 +44,10 @@ const OTHER_PRODUCTS =
   /^(related|recommend\w*|similar|carousel|slider|swiper|upsell|crosssell|also|accessor\w*|bundle|viewed|suggest\w*|recently)$/;
 const STRUCK = new Set(["del", "s", "strike"]);
 
-/** Buy controls as shops word them in the main shopping languages: verbs, so a bare "Cart" link in the header is not one. */
+/**
+ * Buy controls as shops word them in the main shopping languages: verbs, so a bare "Cart" link in the header is not
+ * one.
+ */
 const BUY =
   /add to (cart|basket|bag|trolley)|buy (it )?now|^buy$|in den (warenkorb|einkaufswagen)|ajouter au panier|aggiungi al carrello|añadir al carrito|agregar al carr|adicionar ao carrinho|^comprar|в корзину|купить|加入購物車|加入购物车|立即購買|我要購買|立即购买|장바구니|구매하기|カートに入れる|sepete ekle|do koszyka|in (de )?winkelwagen|lägg i (varukorg|kundvagn)|legg i handlekurv|læg i kurv/i;
 /** What a block says about stock; out-of-stock words first, since "unavailable" holds "available". */
@@ -117,7 +123,10 @@ function priceIn($: CheerioAPI, block: Element, elements: Element[]): BuyBox["pr
   return unnamed;
 }
 
-/** The amount and its currency may sit in sibling elements ("<b>€ <span>20,-</span></b>"): the smallest element holding both. */
+/**
+ * The amount and its currency may sit in sibling elements ("<b>€ <span>20,-</span></b>"): the smallest element holding
+ * both.
+ */
 function smallestPrice(digits: Element, block: Element): { element: Element; text: string; price: Price } | undefined {
   for (
     let node: Element | null = digits, level = 0;
@@ -242,7 +251,8 @@ function stockIn($: CheerioAPI, block: Element, elements: Element[]): Scored<boo
   for (const element of elements) {
     if (element.tagName === "script" || element.tagName === "style") continue;
     const own = collapsed(ownText(element));
-    // The page's own button may say it ("Sold out" in place of "Add to cart"); a link saying it leads to another seller or variant.
+    // The page's own button may say it ("Sold out" in place of "Add to cart"); a link saying it leads to another seller
+    // or variant.
     const says =
       own.length > 0 && own.length <= MAX_STOCK_CHARS && element.tagName !== "a"
         ? OUT_OF_STOCK.test(own)

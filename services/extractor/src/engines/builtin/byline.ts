@@ -23,7 +23,10 @@ export function readByline($: CheerioAPI, headline: string | undefined): Byline 
   return { author: visibleAuthor($, heading), date: heading && visibleDate($, heading) };
 }
 
-/** How far from the heading a date still belongs to it: bylines sit just below a heading, breadcrumbs and kickers just above. */
+/**
+ * How far from the heading a date still belongs to it: bylines sit just below a heading, breadcrumbs and kickers just
+ * above.
+ */
 const CHARS_AFTER = 600;
 const CHARS_BEFORE = 300;
 

@@ -45,7 +45,10 @@ function isoDuration(seconds: number): string {
 /** How much less sure a sum is than the durations it adds up: the page never states it. */
 const DERIVED = 0.8;
 
-/** The sum of durations stated apart (a recipe's preparation and cooking), as an ISO 8601 duration; every part must be there. */
+/**
+ * The sum of durations stated apart (a recipe's preparation and cooking), as an ISO 8601 duration; every part must be
+ * there.
+ */
 function durationSum(paths: string[], source: Source): Scored<unknown> | undefined {
   const parts = paths.map((path) => entityValue(path, source));
   const seconds = parts.map((part) => (typeof part?.value === "string" ? durationSeconds(part.value) : undefined));

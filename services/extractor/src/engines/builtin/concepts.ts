@@ -24,7 +24,9 @@ const page = (part: PagePart): Place => ({ kind: "page", part });
 /** Durations the data states in parts only: their sum. */
 const sum = (...paths: string[]): Place => ({ kind: "sum", paths });
 
-/** Where to look for each concept (a Map: a phrase such as "constructor" must not find Object.prototype), best first. */
+/**
+ * Where to look for each concept (a Map: a phrase such as "constructor" must not find Object.prototype), best first.
+ */
 const TITLE = [entity("headline"), entity("name"), page("headline")];
 const DESCRIPTION = [entity("description"), meta("description"), meta("og:description"), meta("twitter:description")];
 const IMAGE = [entity("image"), entity("thumbnailUrl"), meta("og:image"), meta("twitter:image")];
@@ -80,7 +82,8 @@ export const CONCEPTS = new Map<string, Place[]>(
     "in stock": AVAILABILITY,
     available: AVAILABILITY,
     brand: [entity("brand"), entity("manufacturer")],
-    // A variant's own SKU (in its offer) stands in where the product states none, then the maker's part number, the shop's
+    // A variant's own SKU (in its offer) stands in where the product states none, then the maker's part number, the
+    // shop's
     // catalogue id in its meta tags, and last the id the page's address gives it.
     sku: [
       entity("sku"),

@@ -149,7 +149,8 @@ function fillArray(
       return entities.map((entity, index) =>
         fillObject(items, nested(entity, graph), at.trail, childPointer(at.pointer, index)),
       );
-    // Else the page's repeated blocks may hold them; what the data states for an item's field (a flat ingredient list) helps find them.
+    // Else the page's repeated blocks may hold them; what the data states for an item's field (a flat ingredient list)
+    // helps find them.
     const known = (name: string) => {
       const stated = find(nameHints(name), source);
       return stated && stated.confidence >= MIN_CONFIDENCE ? listTexts(stated.value, nameHints(name)) : [];

@@ -10,7 +10,10 @@ import { durationIn } from "../../schema/normalize.js";
 import { URL_VALUED } from "./concepts.js";
 import { asList, type Entity, ownValue } from "./graph.js";
 
-/** The text values in a structured value; HTML entities and tags left in the data ("&amp;", "<b>") are decoded and dropped. */
+/**
+ * The text values in a structured value; HTML entities and tags left in the data ("&amp;", "<b>") are decoded and
+ * dropped.
+ */
 export function texts(value: unknown, hints: NameHints): string[] {
   if (typeof value === "string") {
     // Some sites put markup in their structured data ("<a href=…>1/2 cup beans</a>"): its text is the value.

@@ -10,7 +10,10 @@ import { SUPPORTING_TYPES } from "./concepts.js";
 
 export type Entity = Record<string, unknown>;
 
-/** Where an entity read from the page's markup (microdata, RDFa, microformats) sits: the item's element and each property's. */
+/**
+ * Where an entity read from the page's markup (microdata, RDFa, microformats) sits: the item's element and each
+ * property's.
+ */
 export interface Markup {
   item: Element;
   /** By property name in lower case, in page order. */
@@ -100,7 +103,10 @@ export function isSupporting(entity: Entity): boolean {
   return typesOf(entity).some((t) => SUPPORTING_TYPES.has(t));
 }
 
-/** Where structured data states an entity's property: a JSON-LD block (no element), or the markup of a microdata item and its property. */
+/**
+ * Where structured data states an entity's property: a JSON-LD block (no element), or the markup of a microdata item
+ * and its property.
+ */
 export function statedOrigin(holder: Entity | undefined, key: string, value: unknown): Origin {
   const text = statedText(value);
   const markup = holder && markupOf(holder);

@@ -16,7 +16,10 @@ export function pageHeadline(page: StructuredData): Scored<string> | undefined {
   return found && { ...found, value: withoutQualifiers(found.value) };
 }
 
-/** A year or format tag after a title is the page's note about it, not its name: "Se7en (1995)", "Rules of Deception [Paperback]". */
+/**
+ * A year or format tag after a title is the page's note about it, not its name: "Se7en (1995)", "Rules of Deception
+ * [Paperback]".
+ */
 function withoutQualifiers(text: string): string {
   return text.replace(/(\s*\[[^\]]{1,40}\])+$/, "").replace(/\s*\(\d{4}(?:[–/-]\d{1,4})?\)$/, "") || text;
 }
@@ -52,7 +55,8 @@ function reconciled(page: StructuredData): Scored<string> | undefined {
       ...withoutSiteName(og, siteNames, 0.75),
       origin: { source: "meta", text: og, element: page.metaElements.get(ogName) },
     };
-  // Unconfirmed, one <h1> among several or the bare title is a guess (a logo, "Menu", a title worded for search engines).
+  // Unconfirmed, one <h1> among several or the bare title is a guess (a logo, "Menu", a title worded for search
+  // engines).
   const first = headings[0];
   if (first) return fromHeading(first, 0.5);
   return title ? { ...withoutSiteName(title, siteNames, 0.5), origin: { source: "meta", text: title } } : undefined;

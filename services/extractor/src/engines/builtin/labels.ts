@@ -26,12 +26,18 @@ const MAX_LABELS = 2000;
 const LINES = "li, p, div, span, td, dd, h2, h3, h4, h5, h6";
 const BLOCKS = "div, p, li, ul, ol, table, tr, dl, section, article, h1, h2, h3, h4, h5, h6";
 const LABEL_ELEMENTS = "b, strong, th, label, dt, h3, h4, h5, em, span";
-/** Label elements that need no colon: a heading or <label> followed by text in the same block (table headers are read with their rows). */
+/**
+ * Label elements that need no colon: a heading or <label> followed by text in the same block (table headers are read
+ * with their rows).
+ */
 const LABEL_HEADINGS = new Set(["h3", "h4", "h5", "label"]);
 const MAX_ROW_CELLS = 3;
 const INLINE = new Set(["span", "a", "b", "strong", "em", "i", "font", "label", "small"]);
 const COLON_LINE = /^([^:\n]{1,40}?)\s*[:：]\s+(\S.*)$/s;
-/** How a label element ends: a colon, or a spaced dash some pages use instead ("<strong>Product Code - </strong>39139301"). */
+/**
+ * How a label element ends: a colon, or a spaced dash some pages use instead ("<strong>Product Code -
+ * </strong>39139301").
+ */
 const LABEL_END = /(?:[:：]|\s[-–])\s*$/;
 
 export function readLabels($: CheerioAPI): Labelled[] {

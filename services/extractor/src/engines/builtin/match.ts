@@ -32,7 +32,10 @@ export function words(text: string): string[] {
     .map(singular);
 }
 
-/** The best label for a field: earliest in the page among the most confident; hidden labels only when no visible one matches. */
+/**
+ * The best label for a field: earliest in the page among the most confident; hidden labels only when no visible one
+ * matches.
+ */
 export function matchLabel(hints: NameHints, labels: Labelled[]): Scored<Labelled> | undefined {
   return (
     bestLabel(

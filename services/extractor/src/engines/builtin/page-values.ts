@@ -30,7 +30,10 @@ export interface PageValues {
   addressId: () => { value: string; origin: Origin } | undefined;
   /** The product's price and availability, structured data weighed against the buy box; read only when a field asks. */
   offer: () => Offer;
-  /** The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is "theplanetarypress". */
+  /**
+   * The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is
+   * "theplanetarypress".
+   */
   siteNames: string[];
   /** The meta and OpenGraph descriptions both exist and say different things. */
   descriptionsDisagree: boolean;

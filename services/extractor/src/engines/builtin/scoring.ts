@@ -14,10 +14,15 @@ import { type Entity, type Graph, isSupporting } from "./graph.js";
 import { MIN_CONFIDENCE, type Scored, singular } from "./match.js";
 import type { PageValues } from "./page-values.js";
 
-/** How sure a match is by where it was found: the page's main entity, a property of the field's own name, a meta tag. */
+/**
+ * How sure a match is by where it was found: the page's main entity, a property of the field's own name, a meta tag.
+ */
 const CONFIDENCE = { concept: 0.9, sameName: 0.85, meta: 0.8 };
 
-/** Words that name a form of a value rather than another thing: `brand_name` is the brand, `published_at` the publication. */
+/**
+ * Words that name a form of a value rather than another thing: `brand_name` is the brand, `published_at` the
+ * publication.
+ */
 const ATTRIBUTE_WORDS = new Set([
   "name",
   "names",
@@ -78,7 +83,8 @@ function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean)
     const places = [...concepts, entity(camel), entity(singular(camel))];
     for (const [index, place] of places.entries()) {
       const found = candidateAt(place, source);
-      // A link where a text field wants a name (an author given as a profile URL) is no value: later sources may have one.
+      // A link where a text field wants a name (an author given as a profile URL) is no value: later sources may have
+      // one.
       if (
         found === undefined ||
         (wantsText && typeof found.value === "string" && texts(found.value, hints).length === 0)

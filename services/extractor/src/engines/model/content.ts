@@ -93,7 +93,10 @@ const IMAGE_WORDS = new Set([
   "icon",
 ]);
 
-/** Which URLs the schema's field names (at any depth) ask for: `image_url` wants image URLs, `website` or `product_url` link URLs. */
+/**
+ * Which URLs the schema's field names (at any depth) ask for: `image_url` wants image URLs, `website` or `product_url`
+ * link URLs.
+ */
 export function urlsWanted(tree: ObjectNode): UrlOptions {
   const wanted: UrlOptions = { links: false, images: false };
   const visit = (node: SchemaNode): void => {
@@ -191,7 +194,9 @@ function isUrl(value: unknown): value is string {
   );
 }
 
-/** A URL under this name is worth its tokens: an image where the schema wants images, any other where it wants links. */
+/**
+ * A URL under this name is worth its tokens: an image where the schema wants images, any other where it wants links.
+ */
 function urlWanted(name: string, urls: UrlOptions): boolean {
   return /image|logo|thumbnail|photo/i.test(name) ? urls.images : urls.links;
 }
@@ -266,7 +271,10 @@ function renderBody($: CheerioAPI, baseUrl: URL | undefined, urls: UrlOptions): 
     .trim();
 }
 
-/** What the model is not shown: never-content, navigation, page furniture outside the article, boilerplate blocks without the page's heading. */
+/**
+ * What the model is not shown: never-content, navigation, page furniture outside the article, boilerplate blocks
+ * without the page's heading.
+ */
 function leftOut($: CheerioAPI): Set<AnyNode> {
   const out = new Set<AnyNode>([...$(NEVER_CONTENT), ...$(NAVIGATION)]);
   for (const element of $(FURNITURE)) if ($(element).closest("article, main").length === 0) out.add(element);
@@ -382,7 +390,10 @@ class MarkdownWriter {
     }
   }
 
-  /** An invisible microdata property (`<meta itemprop="datePublished" content="...">`, `<link itemprop="availability" href="...">`) as a line of its own. */
+  /**
+   * An invisible microdata property (`<meta itemprop="datePublished" content="...">`, `<link itemprop="availability"
+   * href="...">`) as a line of its own.
+   */
   private statedValue(element: Element): string {
     const { itemprop, content, href } = element.attribs;
     const value = (content ?? (element.name === "link" ? href : undefined))?.trim();

@@ -147,7 +147,10 @@ class PageText {
     );
   }
 
-  /** The line of the page text that writes the value as it is (any case and spacing; a number in a common written form), at most MAX_TEXT characters around it. */
+  /**
+   * The line of the page text that writes the value as it is (any case and spacing; a number in a common written form),
+   * at most MAX_TEXT characters around it.
+   */
   excerpt(value: unknown): string | undefined {
     if (typeof value === "number") return this.lineOf((match) => numbersIn(match).has(Math.abs(value)), NUMBER);
     if (typeof value !== "string" || value.trim() === "") return undefined;
@@ -185,7 +188,10 @@ function asRead(line: string): string {
     .trim();
 }
 
-/** A character of a value as the page may write it: quotes and dashes in any of their forms (as normalizeText folds them). */
+/**
+ * A character of a value as the page may write it: quotes and dashes in any of their forms (as normalizeText folds
+ * them).
+ */
 function written(char: string): string {
   if (/["\u201c\u201d\u201e\u2033]/.test(char)) return '["\u201c\u201d\u201e\u2033]';
   if (/['\u2018\u2019\u201a\u2032]/.test(char)) return "['\u2018\u2019\u201a\u2032]";

@@ -31,7 +31,10 @@ export interface LlmSettings {
   /** Local servers (Ollama, vLLM, llama.cpp) often need none. */
   apiKey: string | undefined;
   model: string;
-  /** Retries of connection failures, 408/409/429 and 5xx, with jittered backoff (honouring Retry-After) inside the deadline. */
+  /**
+   * Retries of connection failures, 408/409/429 and 5xx, with jittered backoff (honouring Retry-After) inside the
+   * deadline.
+   */
   maxRetries: number;
   /** Per attempt; the caller's deadline bounds the whole call in any case. */
   timeoutMs: number;

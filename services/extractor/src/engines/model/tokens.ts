@@ -11,7 +11,8 @@ type Counter = (text: string) => number;
 let counter: Counter | undefined;
 
 export function countTokens(text: string): number {
-  // Loaded on first use: the ranks are megabytes of JavaScript that slow every start-up, and the builtin engine never needs them.
+  // Loaded on first use: the ranks are megabytes of JavaScript that slow every start-up, and the builtin engine never
+  // needs them.
   counter ??= (createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as { countTokens: Counter })
     .countTokens;
   return counter(text);
@@ -49,7 +50,10 @@ function contextWindow(model: string): number {
   return match?.[1] ?? UNKNOWN_MODEL_CONTEXT;
 }
 
-/** Page tokens per call for a model: half its window (the rest for instructions, schema and answer), at most MAX_PART_TOKENS. */
+/**
+ * Page tokens per call for a model: half its window (the rest for instructions, schema and answer), at most
+ * MAX_PART_TOKENS.
+ */
 export function pageTokenBudget(model: string, override: number | undefined): number {
   return override ?? Math.min(MAX_PART_TOKENS, Math.floor(contextWindow(model) / 2));
 }

@@ -6,7 +6,10 @@ import { nameHints } from "../../../schema/field-names.js";
 import { extractBuiltin } from "../index.js";
 import { readBlocks } from "./index.js";
 
-/** The blocks for one array-of-objects field of the schema; `known` gives the texts structured data states per item field. */
+/**
+ * The blocks for one array-of-objects field of the schema; `known` gives the texts structured data states per item
+ * field.
+ */
 function blocks(html: string, schema: Record<string, unknown>, known: Record<string, string[]> = {}) {
   const [field] = parseSchema(schema).fields;
   const items = (field!.node as { items: ObjectNode }).items;

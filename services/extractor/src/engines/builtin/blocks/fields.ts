@@ -13,7 +13,10 @@ import { type Scored, singular, words } from "../match.js";
 
 export type Item = Record<string, unknown>;
 
-/** Bounds that keep a page of any size cheap: candidates filled, blocks read, elements searched per block, a heading's length. */
+/**
+ * Bounds that keep a page of any size cheap: candidates filled, blocks read, elements searched per block, a heading's
+ * length.
+ */
 export const MAX_CANDIDATES = 20;
 export const MAX_BLOCKS = 100;
 export const MAX_BLOCK_ELEMENTS = 300;
@@ -21,17 +24,24 @@ export const MAX_HEADING_CHARS = 80;
 
 const HEADING_TAGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 
-/** Markup words of a heading ("…-group-name", "ingHeading"), and the words of a field that a block's heading can fill. */
+/**
+ * Markup words of a heading ("…-group-name", "ingHeading"), and the words of a field that a block's heading can fill.
+ */
 const HEADING_WORDS = new Set(["heading", "header", "title", "subtitle", "subheading"]);
 const NAME_WORDS = new Set(["name", "title", "heading", "header", "label", "caption"]);
 
-/** How sure a candidate is by its evidence: the array's own name in the markup, known values, column headers naming every field. */
+/**
+ * How sure a candidate is by its evidence: the array's own name in the markup, known values, column headers naming
+ * every field.
+ */
 export const EVIDENCE = { arrayName: 0.85, knownValues: 0.85, fieldNames: 0.75 };
 
 export interface Field {
   name: string;
   node: SchemaNode;
-  /** The field's words and its synonyms', each a list of singular words that an element's markup words must all contain. */
+  /**
+   * The field's words and its synonyms', each a list of singular words that an element's markup words must all contain.
+   */
   names: string[][];
   /** A list of texts (`ingredients: ["string"]`), read from the block's list items. */
   isList: boolean;
@@ -126,7 +136,10 @@ export function readValue(element: Element, field: Field): unknown {
   return undefined;
 }
 
-/** The words an element's markup names it by: class, id, itemprop and the names of data attributes, split like field names, singular. */
+/**
+ * The words an element's markup names it by: class, id, itemprop and the names of data attributes, split like field
+ * names, singular.
+ */
 export function markupWords(element: Element): Set<string> {
   const { attribs } = element;
   const dataNames = Object.keys(attribs)

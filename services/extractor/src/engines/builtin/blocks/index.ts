@@ -24,7 +24,10 @@ import { tableRows } from "./tables.js";
 /** Bounds the elements walked, so that a page of any size stays cheap. */
 const MAX_ELEMENTS = 10_000;
 
-/** The items of the array, or undefined when no candidate reaches MIN_CONFIDENCE. `known` gives the texts structured data states for a field. */
+/**
+ * The items of the array, or undefined when no candidate reaches MIN_CONFIDENCE. `known` gives the texts structured
+ * data states for a field.
+ */
 export function readBlocks(
   $: CheerioAPI,
   item: ObjectNode,

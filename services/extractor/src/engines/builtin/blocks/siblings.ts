@@ -69,7 +69,10 @@ function blockWords(parent: ParentNode, blocks: Element[]): Set<string> {
   return new Set([...(isTag(parent) ? markupWords(parent) : []), ...shared]);
 }
 
-/** Tag and classes; classes with digits are left out, as they number the blocks ("review-3") rather than say what they are. */
+/**
+ * Tag and classes; classes with digits are left out, as they number the blocks ("review-3") rather than say what they
+ * are.
+ */
 function signatureOf(element: Element): string {
   const classes = (element.attribs.class ?? "").split(/\s+/).filter((c) => c.length > 0 && !/\d/.test(c));
   return [element.tagName, ...classes.sort()].join(" ");
@@ -100,7 +103,10 @@ function fillBlock(block: Element, fields: Field[]): Map<string, Found> {
   return found;
 }
 
-/** The element named for the field with the fewest other words ("review-author" before "review-author-avatar"), first on a tie. */
+/**
+ * The element named for the field with the fewest other words ("review-author" before "review-author-avatar"), first on
+ * a tie.
+ */
 function namedElement(elements: Element[], field: Field): Element | undefined {
   let best: Element | undefined;
   let fewest = Infinity;
