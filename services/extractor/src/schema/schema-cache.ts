@@ -1,4 +1,5 @@
 import { type ObjectNode, parseSchema, SchemaError, WinnowError } from "@winnow/platform";
+import { LRUCache } from "lru-cache";
 import type { ResponseFormatJSONSchema } from "openai/resources/shared";
 import { toResponseFormat } from "./json-schema.js";
 
@@ -13,12 +14,14 @@ const MAX_SCHEMA_JSON_CHARS = 256 * 1024;
 /**
  * Parses and compiles schemas once per distinct JSON text: callers tend to
  * send the same few schemas over and over. Least recently used entries are
- * evicted past maxEntries (a Map iterates in insertion order).
+ * evicted past maxEntries.
  */
 export class SchemaCache {
-  private readonly entries = new Map<string, CompiledSchema>();
+  private readonly entries: LRUCache<string, CompiledSchema>;
 
-  constructor(private readonly maxEntries = 256) {}
+  constructor(maxEntries = 256) {
+    this.entries = new LRUCache({ max: maxEntries });
+  }
 
   /** Throws an "invalid-schema" WinnowError naming the bad paths. */
   get(schemaJson: string): CompiledSchema {
@@ -38,14 +41,9 @@ export class SchemaCache {
 
   private cached(key: string, build: () => CompiledSchema): CompiledSchema {
     const cached = this.entries.get(key);
-    if (cached) {
-      this.entries.delete(key);
-      this.entries.set(key, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const compiled = build();
     this.entries.set(key, compiled);
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     return compiled;
   }
 }
