@@ -14,6 +14,9 @@ import { collapsed } from "../../page/elements.js";
 import { absoluteUrl, type Page, type StructuredData } from "../../page/page.js";
 import { nameTokens } from "../../schema/field-names.js";
 
+/** Where the page text starts, after the structured data block. */
+export const PAGE_TEXT_MARK = "--- page text ---";
+
 export interface ModelContent {
   /** Title and URL: repeated at the top of every part of a long page. */
   header: string;
@@ -124,7 +127,7 @@ export function writeModelContent(page: Page, urls: UrlOptions = { links: true, 
     ...(page.structured.title ? [`Title: ${page.structured.title}`] : []),
     ...(page.baseUrl ? [`URL: ${page.baseUrl.href}`] : []),
   ].join("\n");
-  const bodySections = body ? splitAtHeadings(`--- page text ---\n${body}`) : [];
+  const bodySections = body ? splitAtHeadings(`${PAGE_TEXT_MARK}\n${body}`) : [];
   const sections = [structuredDataBlock(page.structured, { urls, inText: textIndex(body) }), ...bodySections].filter(
     (s) => s !== "",
   );

@@ -102,11 +102,12 @@ export async function extractWithModel(
 ): Promise<ModelAnswer> {
   const { schema, taskDescription } = question;
   const prompts = preparePrompts(question, settings);
-  const { answers, unread } = await readParts(llm, prompts.requests, settings.maxParallel, bounds);
+  const { answers, texts, unread } = await readParts(llm, prompts.requests, settings.maxParallel, bounds);
   const shaped = answers.map((answer) => shape(schema.tree, answer.value));
   const merged = mergeAnswers(
     schema.tree,
     shaped.map((s) => s.data as Record<string, unknown>),
+    texts,
   );
   const grounded = groundAnswer(schema.tree, merged.data, prompts.text, taskDescription, settings.grounding);
   const response = {
@@ -148,7 +149,7 @@ async function readParts(
   requests: PromptRequest[],
   maxParallel: number,
   bounds: CallBounds,
-): Promise<{ answers: LlmAnswer[]; unread: number[] }> {
+): Promise<{ answers: LlmAnswer[]; texts: string[]; unread: number[] }> {
   const partBounds = bounds.deadline
     ? { ...bounds, deadline: new Date(bounds.deadline.getTime() - reserveMs(bounds.deadline)) }
     : bounds;
@@ -166,10 +167,16 @@ async function readParts(
       ),
     ),
   );
-  const answers = settled.filter((answer) => answer !== undefined);
-  if (answers.length === 0)
+  const read = settled.flatMap((answer, index) =>
+    answer === undefined ? [] : [{ answer, text: requests[index]!.content }],
+  );
+  if (read.length === 0)
     throw new WinnowError("deadline-exceeded", "the model did not answer any part of the page before the deadline");
-  return { answers, unread: settled.flatMap((answer, index) => (answer === undefined ? [index + 1] : [])) };
+  return {
+    answers: read.map((r) => r.answer),
+    texts: read.map((r) => r.text),
+    unread: settled.flatMap((answer, index) => (answer === undefined ? [index + 1] : [])),
+  };
 }
 
 function unreadWarning(unread: number[], parts: number): Warning[] {
