@@ -10,7 +10,7 @@ import { openApiDocument } from "./openapi.js";
 const slugs = Object.keys(PROBLEM_TYPES);
 
 describe("the API documents", () => {
-  it("README tables are what the code generates (run `npm run docs` when this fails)", async () => {
+  it("docs/api.md's tables are what the code generates (run `npm run docs` when this fails)", async () => {
     const readme = await readFile(new URL("../../../../docs/api.md", import.meta.url), "utf8");
     expect(withGeneratedTables(readme)).toBe(readme);
   });

@@ -1,9 +1,9 @@
-/** The README's generated API tables (checked by a test, rewritten by `npm run docs`). */
+/** The generated API tables in docs/api.md (checked by a test, rewritten by `npm run docs`). */
 import { PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform";
 import { scrapeRequestSchema } from "../scrape/scrape-request.js";
 import { problemsByStatus, SUCCESS_HEADERS } from "./openapi.js";
 
-const README_TABLES = {
+const API_TABLES = {
   "request-fields": requestFieldsTable,
   "response-headers": responseHeadersTable,
   errors: errorsTable,
@@ -40,12 +40,12 @@ function errorsTable(): string {
   ].join("\n");
 }
 
-/** The README with every generated table between its `<!-- generated:NAME -->` markers replaced. */
-export function withGeneratedTables(readme: string): string {
-  let text = readme;
-  for (const [name, render] of Object.entries(README_TABLES)) {
+/** The document (docs/api.md) with every generated table between its `<!-- generated:NAME -->` markers replaced. */
+export function withGeneratedTables(markdown: string): string {
+  let text = markdown;
+  for (const [name, render] of Object.entries(API_TABLES)) {
     const pattern = new RegExp(`(<!-- generated:${name} -->)[\\s\\S]*?(<!-- /generated:${name} -->)`);
-    if (!pattern.test(text)) throw new Error(`README.md lacks the markers for the ${name} table`);
+    if (!pattern.test(text)) throw new Error(`docs/api.md lacks the markers for the ${name} table`);
     text = text.replace(pattern, (_m, open: string, close: string) => `${open}\n${render()}\n${close}`);
   }
   return text;

@@ -7,8 +7,8 @@ import { REPO_ROOT } from "./stack.js";
 const file = path.join(REPO_ROOT, "docs", "api.md");
 const before = await readFile(file, "utf8");
 const after = withGeneratedTables(before);
-if (after === before) console.log("README.md is up to date");
+if (after === before) console.log("docs/api.md is up to date");
 else {
   await writeFile(file, after);
-  console.log("README.md tables rewritten");
+  console.log("docs/api.md tables rewritten");
 }
