@@ -12,7 +12,7 @@ export interface ProblemType {
   /** gRPC status code between services. */
   grpc: GrpcStatus;
   retryable: boolean;
-  /** When it happens, for the API reference, the OpenAPI document and the README (all generated from here). */
+  /** When it happens, for the API reference (/docs, docs/api.md) and the OpenAPI document (all generated from here). */
   when: string;
 }
 

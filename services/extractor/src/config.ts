@@ -4,7 +4,7 @@ import type { PromptSettings } from "./engines/model/extract.js";
 import type { LlmSettings } from "./engines/model/llm.js";
 import { pageTokenBudget } from "./engines/model/tokens.js";
 
-/** The extractor's environment variables; see the README's configuration table. */
+/** The extractor's environment variables; see docs/configuration.md. */
 export const configShape = {
   ...grpcServiceConfig({ grpcPort: 50053, metricsPort: 9467 }),
   /** An OpenAI-compatible endpoint (vLLM, Ollama, Azure, ...); the OpenAI API when unset. */

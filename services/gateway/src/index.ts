@@ -1,6 +1,6 @@
 /**
  * What other parts of Winnow may use of the gateway (the end-to-end tests,
- * the deployment checks, the benchmarks, the README generator); the process
+ * the deployment checks, the benchmarks, the API docs generator); the process
  * itself starts from main.ts.
  */
 export { createGateway } from "./app.js";

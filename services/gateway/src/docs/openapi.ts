@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document, built from the code that enforces the contract:
  * the request JSON Schema the gateway validates with, and the problem
- * catalogue every service uses. /openapi.json, /docs and the README's tables
+ * catalogue every service uses. /openapi.json, /docs and docs/api.md's tables
  * all come from here, so they cannot drift from behaviour.
  */
 import { PROBLEM_TYPES, type ProblemSlug, problemTypeUri } from "@winnow/platform";
