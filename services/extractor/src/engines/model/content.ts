@@ -117,12 +117,12 @@ export function urlsWanted(tree: ObjectNode): UrlOptions {
 }
 
 /**
- * Renders the page for the model. Boilerplate is left out while rendering,
+ * Writes the page for the model. Boilerplate is left out while writing,
  * not removed: the document stays whole for the engines and for template
  * learning, whatever order they read it in.
  */
 export function writeModelContent(page: Page, urls: UrlOptions = { links: true, images: true }): ModelContent {
-  const body = renderBody(page.$, page.baseUrl, urls);
+  const body = writeBody(page.$, page.baseUrl, urls);
   const header = [
     ...(page.structured.title ? [`Title: ${page.structured.title}`] : []),
     ...(page.baseUrl ? [`URL: ${page.baseUrl.href}`] : []),
@@ -134,7 +134,7 @@ export function writeModelContent(page: Page, urls: UrlOptions = { links: true, 
   return { header, sections, text: [header, ...sections].filter((s) => s !== "").join("\n\n") };
 }
 
-/** Sections start at markdown headings (the renderer puts every heading on its own line). */
+/** Sections start at markdown headings (the writer puts every heading on its own line). */
 function splitAtHeadings(text: string): string[] {
   return text.split(/\n\n(?=#{1,6} )/);
 }
@@ -258,7 +258,7 @@ function compactJsonLd(value: unknown, compaction: Compaction, key = ""): unknow
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function renderBody($: CheerioAPI, baseUrl: URL | undefined, urls: UrlOptions): string {
+function writeBody($: CheerioAPI, baseUrl: URL | undefined, urls: UrlOptions): string {
   const root = $("body").get(0) ?? $.root().get(0);
   const raw = root ? new MarkdownWriter($, baseUrl, urls, leftOut($)).children(root) : "";
   return raw
@@ -314,11 +314,11 @@ function squash(text: string): string {
   return collapsed(text).toLowerCase();
 }
 
-/** Marks list indentation while rendering: spaces from the page are collapsed at the end, these are not. */
+/** Marks list indentation while writing: spaces from the page are collapsed at the end, these are not. */
 const INDENT = "\0";
 const LEADING_INDENT = /^\0+/;
 
-/** Elements that start a new paragraph (headings, lists, tables and the like have their own rendering). */
+/** Elements that start a new paragraph (headings, lists, tables and the like are written their own way). */
 const BLOCKS = new Set([
   "address",
   "article",
@@ -344,7 +344,7 @@ const BLOCKS = new Set([
   "tr",
 ]);
 
-/** Markdown-like rendering; block elements are separated by blank lines, collapsed at the end. */
+/** Markdown-like writing; block elements are separated by blank lines, collapsed at the end. */
 class MarkdownWriter {
   constructor(
     private readonly $: CheerioAPI,
