@@ -161,11 +161,16 @@ function splitAtRecords(text: string): string[] {
     if (trimmed) sections.push(...splitAtHeadings(trimmed));
   };
   let at = 0;
-  for (const match of text.matchAll(/\u001e([^\u001e\u001f]*)\u001f/g)) {
-    between(text.slice(at, match.index));
-    const record = match[1]!.trim();
+  for (let start = text.indexOf(RECORD_START); start >= 0; start = text.indexOf(RECORD_START, at)) {
+    const end = text.indexOf(RECORD_END, start);
+    if (end < 0) break;
+    between(text.slice(at, start));
+    const record = text
+      .slice(start + 1, end)
+      .replaceAll(RECORD_START, "")
+      .trim();
     if (record) sections.push(record);
-    at = match.index + match[0].length;
+    at = end + 1;
   }
   between(text.slice(at));
   return sections.map((section) => section.replaceAll(RECORD_START, "").replaceAll(RECORD_END, ""));
@@ -420,7 +425,12 @@ class MarkdownWriter {
   }
 
   private node(node: AnyNode): string {
-    if (node.type === "text") return node.data.replace(/\s+/g, " ").replace(/[\0\u001e\u001f]/g, "");
+    if (node.type === "text")
+      return node.data
+        .replace(/\s+/g, " ")
+        .replaceAll(INDENT, "")
+        .replaceAll(RECORD_START, "")
+        .replaceAll(RECORD_END, "");
     if (node.type !== "tag" || this.left.has(node)) return "";
     const element = node;
     const name = element.name.toLowerCase();
