@@ -9,6 +9,7 @@ import { childPointer, type EvidenceTrail } from "../../evidence.js";
 import { nameHints, type NameHints } from "../../field-names.js";
 import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, phoneNumbers, rescale } from "../../normalize.js";
 import { readBlocks } from "./blocks/index.js";
+import { extractRecords } from "./records/index.js";
 import { withoutByWord } from "./byline.js";
 import { candidateAt, nested, type Source } from "./candidates.js";
 import { entity as at, SHOWN_FIRST } from "./concepts.js";
@@ -115,7 +116,8 @@ function fillArray(items: SchemaNode, hints: NameHints, found: Scored<unknown> |
       const stated = find(nameHints(name), source);
       return stated && stated.confidence >= MIN_CONFIDENCE ? listTexts(stated.value, nameHints(name)) : [];
     };
-    return source.page && readBlocks(source.page.document, items, hints, known, at.trail, at.pointer);
+    // Else the page's main list of records, without evidence that names it.
+    return source.page && (readBlocks(source.page.document, items, hints, known, at.trail, at.pointer) ?? extractRecords(source.page.document, source.page.baseUrl, items, hints, at.trail, at.pointer));
   }
   if (found === undefined) return undefined;
   const values = items.kind === "scalar" && items.type === "string" ? listTexts(found.value, hints) : asList(found.value).map((item) => (items.kind === "scalar" ? toQuantity(item, hints) : item));

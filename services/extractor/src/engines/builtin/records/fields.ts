@@ -1,0 +1,688 @@
+/**
+ * The fields of a list's records, by the column principle: each item field
+ * is answered by one column (the same relative place in every record), so
+ * that records agree on where a value comes from. A column answers a field
+ * by what the page says about it (the words its markup names it by, the
+ * words of its ancestors inside the record, of an icon before it, of its
+ * labelling attributes, the unit written after its number, "1,145 points")
+ * or by the role of its place (a record's main link holds its title and its
+ * address, its longest text its description, numbers 1, 2, 3 its rank), and
+ * only where its values read as the field's type in most records. Each
+ * column answers one field; a record without an element there answers null.
+ */
+import type { ObjectNode, SchemaNode } from "@winnow/platform";
+import { isTag, isText, type ChildNode, type Element } from "domhandler";
+import { nameHints, nameTokens, type NameHints } from "../../../field-names.js";
+import { currencyCode, datesIn, firstNumber, isoDate, parseBoolean, parseNumber } from "../../../normalize.js";
+import { absoluteUrl } from "../../../page.js";
+import { markupWords } from "../blocks/fields.js";
+import { withoutByWord } from "../byline.js";
+import { LABEL_SYNONYMS } from "../concepts.js";
+import { singular } from "../match.js";
+import { collapsed } from "../text.js";
+import { isHidden, NOT_TEXT } from "../visibility.js";
+import type { Column, Columns } from "./columns.js";
+
+export type Kind = "title" | "text" | "url" | "price" | "rating" | "count" | "rank" | "number" | "date" | "ad" | "boolean" | "list" | "string";
+
+export interface ItemField {
+  name: string;
+  node: SchemaNode;
+  hints: NameHints;
+  kind: Kind;
+  /** Groups of singular words, each naming the field in markup when all of its words are there; the first is the field's own. */
+  names: string[][];
+  /** Weaker names: the head word of a compound name ("title" of `course_title`). */
+  heads: string[][];
+}
+
+/** Words of a field's subject and the kind of value they ask for. */
+const TITLE_WORDS = new Set(["title", "name", "headline", "heading"]);
+const TEXT_WORDS = new Set(["description", "snippet", "summary", "text", "body", "content", "excerpt", "abstract", "quote", "teaser", "blurb", "review", "comment", "message", "lede", "caption", "subtitle"]);
+const URL_WORDS = new Set(["url", "link", "href", "permalink"]);
+const DATE_WORDS = new Set(["date", "time", "released", "published", "posted", "updated", "created", "year", "iso8601"]);
+const AD_WORDS = new Set(["sponsored", "ad", "ads", "advert", "advertisement", "promoted", "promotion", "paid"]);
+const PRICE_WORDS = new Set(["price", "cost", "fee", "amount"]);
+const RATING_WORDS = new Set(["rating", "score", "stars", "star"]);
+const RANK_WORDS = new Set(["rank", "ranking", "position", "place"]);
+const COUNT_WORDS = new Set(["count", "number", "num", "total", "votes", "views"]);
+/** Head words too general to name a field alone. */
+const GENERIC_HEADS = new Set(["count", "number", "num", "total", "value", "id", "type", "date", "time"]);
+
+/** Other words pages use for a list field's concept, beside the engine's label synonyms. */
+const LIST_SYNONYMS = new Map<string, string[]>(Object.entries({
+  title: ["name", "headline", "heading"],
+  name: ["title"],
+  price: ["cost", "amount"],
+  rating: ["star", "rate", "score"],
+  point: ["score", "vote", "upvote", "karma"],
+  comment: ["reply", "discussion"],
+  "review count": ["review", "rating", "ratings count", "review number"],
+  "rating count": ["rating", "review"],
+  author: ["user", "username", "poster", "submitter", "byline", "creator", "owner"],
+  instructor: ["teacher", "tutor", "lecturer", "author"],
+  language: ["lang"],
+  description: ["desc", "summary", "snippet", "abstract", "excerpt", "teaser", "caption"],
+  snippet: ["description", "summary", "excerpt", "abstract", "caption", "desc"],
+  summary: ["description", "snippet", "excerpt", "abstract"],
+  shipping: ["ship", "delivery"],
+  date: ["time", "posted", "published"],
+  "release date": ["released", "release"],
+  url: ["link", "href"],
+  link: ["url", "href"],
+  tag: ["label", "category", "keyword", "topic"],
+  lecture: ["lesson", "video"],
+  star: ["stargazer"],
+  location: ["place", "city", "address"],
+  company: ["employer", "organization", "org"],
+}));
+
+/** Words of an old price beside the current one ("was $18.99", a struck-through list price). */
+const OLD_PRICE_WORDS = new Set(["was", "old", "strike", "strikethrough", "before", "regular", "list", "original", "rrp", "msrp", "previous", "compare", "crossed", "del"]);
+/** Texts that mark a record as an ad, in the languages shops commonly use. */
+const AD_TEXT = /^(sponsored|sponsorisé|gesponsert|patrocinado|sponsorizzato|gesponsord|ad|ads|advertisement|anzeige|annonce|promoted|promoted by .*|publicidad|pubblicità)$/i;
+
+/** How strongly each kind of evidence says that a column answers a field. */
+const EVIDENCE = {
+  own: 1,
+  unit: 1,
+  ownPrefix: 0.85,
+  ancestor: 0.8,
+  icon: 0.8,
+  head: 0.7,
+  valueWord: 0.7,
+  mainLink: 0.75,
+  heading: 0.7,
+  longest: 0.6,
+  sequence: 0.8,
+  typeOnly: 0.55,
+  href: 0.5,
+};
+/** A column must read as the field's type in this share of the records that have it. */
+const MIN_FIT = 0.6;
+const MIN_SCORE = 0.35;
+/** An old price is a column to avoid for a price. */
+const OLD_PRICE = 0.3;
+/** Cells whose words are read per column. */
+const SAMPLE = 4;
+/** A description is at least this long on average. */
+const MIN_TEXT_CHARS = 25;
+
+export function describeFields(item: ObjectNode, arrayHints: NameHints): ItemField[] {
+  const arrayWord = singular(arrayHints.subject.join(""));
+  return item.fields.map(({ name, node }) => {
+    const hints = nameHints(name);
+    const subject = hints.subject.map(singular);
+    const key = subject.join(" ");
+    const synonyms = [...(LABEL_SYNONYMS.get(key) ?? []), ...(LIST_SYNONYMS.get(key) ?? [])].map((s) => nameTokens(s).map(singular));
+    const head = subject.at(-1);
+    const heads = subject.length > 1 && head && !GENERIC_HEADS.has(head) ? [[head], ...(LIST_SYNONYMS.get(head) ?? []).map((s) => nameTokens(s).map(singular))] : [];
+    return { name, node, hints, kind: kindOf(node, hints, arrayWord), names: [subject, ...synonyms].filter((n) => n.length > 0), heads };
+  });
+}
+
+function kindOf(node: SchemaNode, hints: NameHints, arrayWord: string): Kind {
+  const words = hints.subject;
+  const has = (set: Set<string>) => words.some((word) => set.has(word) || set.has(singular(word)));
+  if (node.kind === "array") return node.items.kind === "scalar" && node.items.type === "string" ? "list" : "string";
+  if (node.kind !== "scalar") return "string";
+  if (node.type === "boolean") return has(AD_WORDS) ? "ad" : "boolean";
+  if (node.type === "number" || node.type === "integer") {
+    if (has(RANK_WORDS)) return "rank";
+    if (hints.currency || has(PRICE_WORDS)) return "price";
+    if (has(COUNT_WORDS)) return "count";
+    if (has(RATING_WORDS) && !isPlural(words.at(-1)!)) return "rating";
+    return isPlural(words.at(-1) ?? "") ? "count" : "number";
+  }
+  if (hints.format === "url" || has(URL_WORDS)) return "url";
+  if (hints.format === "iso8601" || has(DATE_WORDS)) return "date";
+  if (has(TEXT_WORDS)) return "text";
+  if (has(TITLE_WORDS) || singular(words.join("")) === arrayWord) return "title";
+  return "string";
+}
+
+function isPlural(word: string): boolean {
+  return singular(word) !== word;
+}
+
+/** What a list's records are read with: the columns chosen for the fields and each record's main link. */
+export interface Assignment {
+  /** The column each field is read from (ad fields and unanswered fields have none). */
+  columns: Map<string, { column: Column; score: number; list?: string }>;
+  /** Each record's ad marker, for ad fields. */
+  ads: boolean[];
+  /** How well the records fill the fields: the share of (record, field) pairs answered, ad fields aside. */
+  fill: number;
+}
+
+interface Context {
+  records: Element[][];
+  columns: Columns;
+  baseUrl: URL | undefined;
+}
+
+/** Chooses a column for each field, each column answering one field at most. */
+export function assignColumns(fields: ItemField[], context: Context): Assignment {
+  const { records, columns } = context;
+  const n = records.length;
+  const words = new Map<Column, ColumnWords>();
+  const wordsOf = (column: Column) => {
+    let found = words.get(column);
+    if (!found) words.set(column, (found = readWords(column)));
+    return found;
+  };
+  const texts = new Map<Column, (string | undefined)[]>();
+  const textsOf = (column: Column) => {
+    let found = texts.get(column);
+    if (!found) texts.set(column, (found = column.cells.map((cell) => (cell ? valueText(cell) : undefined))));
+    return found;
+  };
+  const mainLinks = mainLinkColumn(records, columns);
+  const headings = columns.columns.filter((column) => column.cells.some((cell) => cell && /^h[1-6]$/.test(cell.tagName)));
+
+  type Choice = { field: ItemField; column: Column; score: number; list?: string };
+  const choices: Choice[] = [];
+  for (const field of fields) {
+    if (field.kind === "ad") continue;
+    if (field.kind === "list") {
+      const list = listColumn(field, columns, wordsOf);
+      if (list) choices.push({ field, ...list });
+      continue;
+    }
+    const scored: Choice[] = [];
+    for (const column of columns.columns) {
+      if (column.count === 0) continue;
+      const evidence = evidenceFor(field, column, wordsOf, textsOf, { mainLinks, headings, columns, n });
+      if (evidence <= 0) continue;
+      const fit = fitOf(field, column, textsOf(column), context);
+      if (fit < MIN_FIT) continue;
+      const oldPrice = field.kind === "price" && isOldPrice(column, wordsOf) ? OLD_PRICE : 1;
+      const score = evidence * fit * oldPrice * (0.6 + (0.4 * column.count) / n);
+      if (score >= MIN_SCORE) scored.push({ field, column, score });
+    }
+    choices.push(...preferInner(scored));
+  }
+  choices.sort((a, b) => b.score - a.score);
+  const chosen = new Map<string, { column: Column; score: number; list?: string }>();
+  const used: Column[] = [];
+  for (const choice of choices) {
+    if (chosen.has(choice.field.name)) continue;
+    // A field read from an element's address shares it with the field read from its text (a title and its link).
+    if (choice.field.kind !== "url") {
+      if (used.some((column) => column === choice.column || isWithin(column, choice.column) || isWithin(choice.column, column))) continue;
+      used.push(choice.column);
+    }
+    chosen.set(choice.field.name, { column: choice.column, score: choice.score, list: choice.list });
+  }
+  const ads = records.map(isAd);
+  const counted = fields.filter((field) => field.kind !== "ad" && field.kind !== "boolean");
+  let answered = 0;
+  for (const field of counted) {
+    const choice = chosen.get(field.name);
+    if (!choice) continue;
+    for (let i = 0; i < n; i += 1) if (readField(field, i, choice, context, textsOf) !== undefined) answered += 1;
+  }
+  return { columns: chosen, ads, fill: counted.length > 0 ? answered / (counted.length * n) : 0 };
+}
+
+/** Where a column and its inner columns both answer a field, the inner one is more exact ("author" inside "search-author"). */
+function preferInner<T extends { column: Column; score: number }>(scored: T[]): T[] {
+  return scored.map((choice) => {
+    let best = choice;
+    for (;;) {
+      const outer = best;
+      const inner = scored.filter((other) => isWithin(other.column, outer.column) && other.score >= INNER * outer.score);
+      if (inner.length === 0) break;
+      // The most sure of them; of those as sure, the deepest.
+      best = inner.reduce((a, b) => (b.score > a.score || (b.score === a.score && b.column.depth > a.column.depth) ? b : a));
+    }
+    return best === choice ? choice : { ...best, score: Math.max(best.score, choice.score) };
+  });
+}
+
+/** An inner place this nearly as sure as the outer one is preferred. */
+const INNER = 0.8;
+
+/** Whether `inner` is a place below `outer`. */
+function isWithin(inner: Column, outer: Column): boolean {
+  for (let node = inner.parent; node; node = node.parent) if (node === outer) return true;
+  return false;
+}
+
+interface ColumnWords {
+  /** Markup words of the element itself and its labelling attributes. */
+  own: Set<string>;
+  /** Markup words of its ancestors inside the record. */
+  ancestors: Set<string>;
+  /** Markup words of an empty element just before it: an icon or a colour swatch that labels it. */
+  icon: Set<string>;
+  /** Words of the path of the link it is in or is. */
+  href: Set<string>;
+}
+
+function readWords(column: Column): ColumnWords {
+  const own = new Set<string>();
+  const ancestors = new Set<string>();
+  const icon = new Set<string>();
+  const href = new Set<string>();
+  let sampled = 0;
+  for (const cell of column.cells) {
+    if (!cell || sampled >= SAMPLE) continue;
+    sampled += 1;
+    for (const word of [...markupWords(cell), ...labelWords(cell)]) own.add(word);
+    // Up to the record's root, not including it: the root's words name the record, not one of its places.
+    for (let node = column.parent, element = cell.parent; node && node.depth > 0 && element && isTag(element); node = node.parent, element = element.parent) {
+      for (const word of markupWords(element)) ancestors.add(word);
+    }
+    const before = previousElement(cell);
+    if (before && valueText(before) === "") for (const word of markupWords(before)) icon.add(word);
+    const link = closestLink(cell);
+    if (link) for (const word of hrefWords(link.attribs.href ?? "")) href.add(word);
+  }
+  return { own, ancestors, icon, href };
+}
+
+/** Words of an element's aria-label and title, numbers left out ("4.6 out of 5 stars" → out, star). */
+function labelWords(element: Element): string[] {
+  const { "aria-label": label, title } = element.attribs;
+  return [label, title].flatMap((text) => (text && !/^https?:/.test(text) ? nameTokens(text).filter((t) => !/\d/.test(t)).map(singular) : []));
+}
+
+function hrefWords(href: string): string[] {
+  const path = href.replace(/^[a-z]+:\/\/[^/]+/i, "").split(/[?#]/)[0] ?? "";
+  return nameTokens(path).filter((t) => !/\d/.test(t) && t.length > 2).map(singular);
+}
+
+function previousElement(element: Element): Element | undefined {
+  for (let node = element.prev; node; node = node.prev) if (isTag(node)) return node;
+  return undefined;
+}
+
+interface Roles {
+  mainLinks: Column | undefined;
+  headings: Column[];
+  columns: Columns;
+  n: number;
+}
+
+/** How strongly the page says that the column answers the field; 0 when it says nothing. */
+function evidenceFor(
+  field: ItemField,
+  column: Column,
+  wordsOf: (column: Column) => ColumnWords,
+  textsOf: (column: Column) => (string | undefined)[],
+  roles: Roles,
+): number {
+  const words = wordsOf(column);
+  let best = Math.max(
+    named(field.names, words.own) * EVIDENCE.own,
+    named(field.names, words.ancestors) * EVIDENCE.ancestor,
+    named(field.names, words.icon) * EVIDENCE.icon,
+    named(field.heads, words.own) * EVIDENCE.head,
+    named(field.heads, words.ancestors) * EVIDENCE.head * EVIDENCE.ancestor,
+  );
+  const texts = textsOf(column);
+  switch (field.kind) {
+    case "title":
+      if (column === roles.mainLinks) best = Math.max(best, EVIDENCE.mainLink);
+      if (roles.headings.includes(column)) best = Math.max(best, EVIDENCE.heading);
+      break;
+    case "url":
+      if (column === roles.mainLinks) best = Math.max(best, EVIDENCE.mainLink + 0.1);
+      break;
+    case "text":
+      if (column === longestText(roles.columns, roles.mainLinks, textsOf)) best = Math.max(best, EVIDENCE.longest);
+      break;
+    case "count":
+    case "number":
+      if (share(texts, (text) => unitNames(text, field.names)) >= MIN_FIT) best = Math.max(best, EVIDENCE.unit);
+      if (best === 0) best = named(field.names, words.href) * EVIDENCE.href;
+      break;
+    case "rank":
+      if (isSequence(texts)) best = Math.max(best, EVIDENCE.sequence);
+      break;
+    case "rating":
+      if (share(texts, (text) => OUT_OF.test(text)) >= MIN_FIT) best = Math.max(best, EVIDENCE.typeOnly + 0.1);
+      break;
+    case "price":
+      if (best === 0 && share(texts, (text) => currencyCode(text) !== undefined) >= MIN_FIT) best = EVIDENCE.typeOnly;
+      break;
+    case "string":
+      if (share(texts, (text) => text.length <= 60 && unitNames(text, field.names, true)) >= MIN_FIT) best = Math.max(best, EVIDENCE.valueWord);
+      break;
+    default:
+      break;
+  }
+  return best;
+}
+
+/** 1 when some name's words are all in the markup words, 0.85 when they are there as prefixes ("ship" for shipping, "stargazer" for star), else 0. */
+function named(names: string[][], words: Set<string>): number {
+  if (words.size === 0) return 0;
+  let best = 0;
+  for (const name of names) {
+    if (name.every((word) => words.has(word))) return 1;
+    if (name.every((word) => words.has(word) || [...words].some((m) => prefixes(word, m)))) best = EVIDENCE.ownPrefix;
+  }
+  return best;
+}
+
+function prefixes(a: string, b: string): boolean {
+  return a.length >= 4 && b.length >= 4 && (a.startsWith(b) || b.startsWith(a));
+}
+
+/** "1,145 points", "(299 ratings)", "Free Shipping": the text's word after its number (or any word, `anyWord`) names the field. */
+function unitNames(text: string, names: string[][], anyWord = false): boolean {
+  const match = anyWord ? undefined : UNIT.exec(text);
+  const textWords = anyWord ? nameTokens(text).map(singular) : match ? [singular(match[1]!.toLowerCase())] : [];
+  return textWords.length > 0 && names.some((name) => name.length === 1 && textWords.some((word) => word === name[0] || prefixes(word, name[0]!)));
+}
+
+const UNIT = /^\(?\s*[+-]?\d[\d.,\s\u00a0]*[kKmM]?\+?\s*(\p{L}+)/u;
+const OUT_OF = /\d\s*(\/|\p{L}+(\s\p{L}+)?)\s*(5|10)\b/u;
+
+function share(texts: (string | undefined)[], test: (text: string) => boolean): number {
+  const present = texts.filter((text): text is string => text !== undefined && text !== "");
+  return present.length === 0 ? 0 : present.filter(test).length / present.length;
+}
+
+/** Numbers that count up one by one from record to record: 1, 2, 3 (ranks). */
+function isSequence(texts: (string | undefined)[]): boolean {
+  const numbers = texts.map((text) => (text ? firstNumber(text) : undefined));
+  let steps = 0;
+  for (let i = 1; i < numbers.length; i += 1) if (numbers[i] !== undefined && numbers[i] === numbers[i - 1]! + 1) steps += 1;
+  return numbers.length >= 2 && steps >= 0.8 * (numbers.length - 1);
+}
+
+/**
+ * The column of the longest texts, where a description is: not the title's
+ * place or one holding it, and the inner place that holds most of an outer
+ * one's text ("p" rather than the caption around it and the address).
+ */
+function longestText(columns: Columns, mainLinks: Column | undefined, textsOf: (column: Column) => (string | undefined)[]): Column | undefined {
+  const average = (column: Column) => {
+    const texts = textsOf(column).filter((t): t is string => t !== undefined);
+    return texts.length === 0 ? 0 : texts.reduce((sum, text) => sum + text.length, 0) / texts.length;
+  };
+  const candidates = columns.columns.filter((column) => column.depth > 0 && column.count >= 0.25 * column.cells.length && !(mainLinks && (mainLinks === column || isWithin(mainLinks, column) || isWithin(column, mainLinks))));
+  let best: Column | undefined;
+  let bestLength = 0;
+  for (const column of candidates) {
+    const length = average(column) * Math.sqrt(column.count);
+    if (length > bestLength) [best, bestLength] = [column, length];
+  }
+  if (!best || average(best) < MIN_TEXT_CHARS) return undefined;
+  // Down to the inner place that holds most of the text.
+  for (;;) {
+    const outer: Column = best;
+    const inner = candidates.filter((column) => column.parent === outer && column.count * 2 >= outer.count && average(column) >= 0.7 * average(outer));
+    if (inner.length === 0) return best;
+    best = inner[0]!;
+  }
+}
+
+/** The place of each record's main link (its title's link), where most records have it. */
+function mainLinkColumn(records: Element[][], columns: Columns): Column | undefined {
+  const counts = new Map<Column, number>();
+  for (const record of records) {
+    const link = mainLink(record);
+    const column = link && columns.placeOf.get(link);
+    if (column) counts.set(column, (counts.get(column) ?? 0) + 1);
+  }
+  const [best, count] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [undefined, 0];
+  return best && count * 2 >= records.length ? best : undefined;
+}
+
+/**
+ * A record's main link: a link with text, in a heading if one is, the
+ * longest otherwise; a link around the whole record (a card that is one
+ * link) only when there is no other.
+ */
+function mainLink(record: Element[]): Element | undefined {
+  let best: Element | undefined;
+  let bestScore = 0;
+  const recordText = record.reduce((sum, element) => sum + valueText(element).length, 0);
+  const visit = (element: Element, inHeading: boolean) => {
+    const heading = inHeading || /^h[1-6]$/.test(element.tagName);
+    if (element.tagName === "a" && isNavigable(element.attribs.href)) {
+      const text = valueText(element);
+      const letters = text.replace(/[^\p{L}]/gu, "").length;
+      const whole = recordText > 0 && text.length > 0.8 * recordText && record.length === 1 && hasSeveralTexts(element);
+      const score = letters === 0 ? 0 : Math.min(letters, 150) + (heading ? 100 : 0) - (whole ? 1000 : 0);
+      if (score > bestScore) [best, bestScore] = [element, score];
+    }
+    for (const child of element.children) if (isTag(child) && !NOT_TEXT.has(child.tagName) && !isHidden(child)) visit(child, heading);
+  };
+  record.forEach((element) => visit(element, false));
+  return best ?? record.find((element) => element.tagName === "a" && isNavigable(element.attribs.href));
+}
+
+function hasSeveralTexts(element: Element): boolean {
+  return element.children.filter((child) => (isTag(child) && valueText(child) !== "") || (isText(child) && child.data.trim() !== "")).length >= 2;
+}
+
+function isNavigable(href: string | undefined): boolean {
+  return href !== undefined && href.trim() !== "" && !/^(#|javascript:)/i.test(href.trim());
+}
+
+/** A list field's path: the elements its markup names, several in a record where they are. */
+function listColumn(field: ItemField, columns: Columns, wordsOf: (column: Column) => ColumnWords): { column: Column; score: number; list: string } | undefined {
+  let best: { column: Column; score: number; list: string } | undefined;
+  for (const column of columns.columns) {
+    if (!column.key.endsWith("#0") || column.count === 0) continue;
+    const words = wordsOf(column);
+    const evidence = Math.max(named(field.names, words.own), named(field.names, words.ancestors) * EVIDENCE.ancestor);
+    if (evidence === 0) continue;
+    const items = columns.lists.get(column.path) ?? [];
+    const several = items.filter((list) => list && list.length >= 2).length;
+    const score = evidence * (several > 0 ? 1 : 0.7) + column.depth * 0.001;
+    if (!best || score > best.score) best = { column, score, list: column.path };
+  }
+  return best;
+}
+
+/** An old price (struck through, or named as before, was, list price): not the one to pay. */
+function isOldPrice(column: Column, wordsOf: (column: Column) => ColumnWords): boolean {
+  const { own, ancestors } = wordsOf(column);
+  if ([...own, ...ancestors].some((word) => OLD_PRICE_WORDS.has(word))) return true;
+  const cell = column.cells.find((c) => c !== undefined);
+  for (let node: Element | null = cell ?? null; node && isTag(node); node = node.parent as Element | null) {
+    if (node.tagName === "s" || node.tagName === "strike" || node.tagName === "del") return true;
+  }
+  return false;
+}
+
+/** The share of the column's present cells that read as the field's type. */
+function fitOf(field: ItemField, column: Column, texts: (string | undefined)[], context: Context): number {
+  let present = 0;
+  let fitting = 0;
+  column.cells.forEach((cell, index) => {
+    if (!cell) return;
+    const text = texts[index] ?? "";
+    if (text === "" && field.kind !== "url" && !(field.kind === "rating" || field.kind === "number")) return;
+    present += 1;
+    if (readCell(field, cell, text, index, context) !== undefined) fitting += 1;
+  });
+  return present === 0 ? 0 : fitting / present;
+}
+
+/** A record's value for a field, or undefined where it has none. */
+export function readField(
+  field: ItemField,
+  index: number,
+  choice: { column: Column; list?: string } | undefined,
+  context: Context,
+  textsOf?: (column: Column) => (string | undefined)[],
+): unknown {
+  if (!choice) return undefined;
+  if (field.kind === "list") {
+    const elements = (choice.list ? context.columns.lists.get(choice.list)?.[index] : undefined) ?? [];
+    const texts = elements.map(valueText).filter((text) => text !== "");
+    return texts.length > 0 ? texts : undefined;
+  }
+  const cell = choice.column.cells[index];
+  if (!cell) return undefined;
+  const text = textsOf ? (textsOf(choice.column)[index] ?? "") : valueText(cell);
+  return readCell(field, cell, text, index, context);
+}
+
+function readCell(field: ItemField, cell: Element, text: string, index: number, context: Context): unknown {
+  switch (field.kind) {
+    case "url": {
+      const link = cell.tagName === "a" ? cell : (closestLink(cell) ?? firstLink(cell));
+      return absoluteUrl(link?.attribs.href, context.baseUrl) ?? (/^https?:\/\/\S+$/.test(text) ? text : undefined);
+    }
+    case "price":
+      return readPrice(text, field.hints);
+    case "count":
+      return readCount(text);
+    case "rank":
+      return text ? firstNumber(text) : undefined;
+    case "rating":
+      return readRating(cell, text, field.hints);
+    case "number":
+      return text ? (parseNumber(text) ?? (text.length <= 30 ? firstNumber(text) : undefined)) : undefined;
+    case "date": {
+      const when = dateText(cell, text);
+      return field.hints.format === "iso8601" ? (when ? isoDate(when) : undefined) : when;
+    }
+    case "boolean":
+      return text ? parseBoolean(text) : undefined;
+    case "title":
+    case "text":
+      return text && /\p{L}/u.test(text) ? text : undefined;
+    case "string": {
+      const value = firstPart(cell) ?? text;
+      if (!value || !/\p{L}/u.test(value)) return undefined;
+      return pathName(withoutByWord(value));
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** A link's text written as a path names its last part ("/r/politics" → "politics"). */
+function pathName(text: string): string {
+  const match = /^\/(?:[\p{L}\d_-]+\/)+([\p{L}\d_.-]+)\/?$/u.exec(text);
+  return match ? match[1]! : text;
+}
+
+/**
+ * The first of an element's parts when its text is made of several
+ * elements and none of its own (a name followed by a job title): the
+ * first part is what a short field asks for.
+ */
+function firstPart(cell: Element): string | undefined {
+  let node = cell;
+  for (let depth = 0; depth < 4; depth += 1) {
+    if (node.children.some((child) => isText(child) && child.data.trim() !== "")) return depth === 0 ? undefined : valueText(node);
+    const parts = node.children.filter((child): child is Element => isTag(child) && valueText(child) !== "");
+    if (parts.length === 0) return undefined;
+    if (parts.length >= 2) return valueText(parts[0]!);
+    node = parts[0]!;
+  }
+  return undefined;
+}
+
+/** A price in the field's currency: the amount after or before a currency sign; undefined when the text names another currency. */
+export function readPrice(text: string, hints: NameHints): number | undefined {
+  const match = PRICE.exec(text);
+  if (!match) return undefined;
+  const written = match[0];
+  const stated = currencyCode(written);
+  if (hints.currency && stated && stated !== hints.currency) return undefined;
+  if (!stated && !hints.currency && !/^\s*[\d.,\s]+\s*$/.test(text)) return undefined;
+  const digits = /\d[\d.,\s\u00a0]*\d|\d/.exec(written)?.[0];
+  return digits ? parseNumber(digits.trim()) : undefined;
+}
+
+const PRICE = /(?:[A-Z]{1,3}\s?)?(?:\p{Sc}|\b[A-Z]{3}\b)\s?\d[\d.,\s\u00a0]*\d?|\d[\d.,\s\u00a0]*\d?\s?(?:\p{Sc}|\b[A-Z]{3}\b)/u;
+
+/**
+ * A count as written: "1,145 points", "(299 ratings)", "1.2k", "92.284" (a
+ * whole number, so a lone separator before three digits groups them).
+ */
+export function readCount(text: string): number | undefined {
+  const match = /\d[\d.,\s\u00a0]*\d|\d/.exec(text);
+  if (!match) return undefined;
+  const written = match[0].trim();
+  const after = text.slice(match.index + match[0].length);
+  const scale = /^\s?[kK]\b/.test(after) ? 1000 : /^\s?[mM]\b/.test(after) ? 1_000_000 : 1;
+  if (/^\d{1,3}([.,\s\u00a0]\d{3})+$/.test(written)) return Number(written.replace(/[.,\s\u00a0]/g, "")) * scale;
+  const number = parseNumber(written);
+  if (number === undefined) return undefined;
+  const count = Math.round(number * scale);
+  // A count is a whole number: "4,7" is a rating, not a count.
+  return scale === 1 && !Number.isInteger(number) ? undefined : count;
+}
+
+/** A rating from the element's text or its labelling attributes ("4,7 von 5 Sternen", aria-label, data-rating), on a scale up to 10. */
+function readRating(cell: Element, text: string, hints: NameHints): number | undefined {
+  const top = hints.scale?.[1] ?? 10;
+  const { attribs } = cell;
+  const data = Object.entries(attribs).filter(([key]) => key.startsWith("data-") && /rat|star|score/.test(key)).map(([, value]) => value);
+  for (const written of [text, attribs["aria-label"], attribs.title, ...data]) {
+    if (!written) continue;
+    const number = written.length <= 40 ? firstNumber(written) : undefined;
+    if (number !== undefined && number >= 0 && number <= top) return number;
+  }
+  return undefined;
+}
+
+/** A date as the page writes it: a <time> element's text or datetime, or a text with a date or a year in it. */
+function dateText(cell: Element, text: string): string | undefined {
+  const time = cell.tagName === "time" ? cell : undefined;
+  if (time?.attribs.datetime && !/\p{L}{3}/u.test(text)) return time.attribs.datetime;
+  if (!text || text.length > 60) return undefined;
+  return datesIn(text).length > 0 || /\b(1[89]|20)\d{2}\b/.test(text) || /\bago\b/i.test(text) ? text : undefined;
+}
+
+function closestLink(element: Element): Element | undefined {
+  for (let node: Element | null = element; node && isTag(node); node = node.parent as Element | null) {
+    if (node.tagName === "a" && node.attribs.href) return node;
+  }
+  return undefined;
+}
+
+function firstLink(element: Element): Element | undefined {
+  for (const child of element.children) {
+    if (!isTag(child)) continue;
+    if (child.tagName === "a" && isNavigable(child.attribs.href)) return child;
+    const inner = firstLink(child);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+/** Whether a record is an ad: a short text that says so, or a class or id word that does ("AdHolder", "sponsored-result"). */
+export function isAd(record: Element[]): boolean {
+  const visit = (element: Element, depth: number): boolean => {
+    if (nameTokens(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`).some((word) => AD_WORDS.has(word) && word !== "paid" && word !== "promotion")) return true;
+    const label = element.attribs["aria-label"];
+    if (label && AD_TEXT.test(label.trim().split(/[.:]/)[0]!.trim())) return true;
+    const own = element.children.filter(isText).map((child) => child.data).join(" ").trim();
+    if (own && own.length <= 30 && AD_TEXT.test(collapsed(own))) return true;
+    return depth < 40 && element.children.some((child) => isTag(child) && !NOT_TEXT.has(child.tagName) && visit(child, depth + 1));
+  };
+  return record.some((element) => visit(element, 0));
+}
+
+/**
+ * The text an element shows as a value: hidden parts, parts that are not
+ * page text and struck-through parts (an old price) left out, whitespace
+ * collapsed.
+ */
+export function valueText(element: Element): string {
+  let text = "";
+  const add = (node: ChildNode): void => {
+    if (isText(node)) text += node.data;
+    else if (isTag(node) && !NOT_TEXT.has(node.tagName) && !STRUCK.has(node.tagName) && node.attribs["aria-hidden"] !== "true" && !isHidden(node)) {
+      if (node.tagName === "br" || node.tagName === "p" || node.tagName === "div" || node.tagName === "li") text += " ";
+      node.children.forEach(add);
+    }
+  };
+  element.children.forEach(add);
+  return collapsed(text);
+}
+
+const STRUCK = new Set(["s", "strike", "del"]);

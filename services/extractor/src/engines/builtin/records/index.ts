@@ -1,0 +1,115 @@
+/**
+ * Lists of records read from a listing page's layout, without a model: the
+ * page's repeated records (records/segment.ts), the main list chosen among
+ * them, and each item field read from one column of it (records/fields.ts).
+ * The main list is the one whose records fill the item's fields best, then
+ * the one with the most text that is not link text, outside the page's
+ * navigation, header, footer and side boxes: a menu fills a title and a link
+ * at most, a "related" box is smaller than the list it sits beside. Where a
+ * list's records each hold several records of another list (the rows of a
+ * grid, or the columns of a page), the inner list is the one.
+ */
+import type { ObjectNode } from "@winnow/platform";
+import type { CheerioAPI } from "cheerio";
+import type { Element } from "domhandler";
+import { childPointer, type EvidenceTrail } from "../../../evidence.js";
+import type { NameHints } from "../../../field-names.js";
+import { readColumns } from "./columns.js";
+import { assignColumns, describeFields, readField, valueText, type Assignment, type ItemField } from "./fields.js";
+import { segmentRecords, type RecordList } from "./segment.js";
+
+export type Item = Record<string, unknown>;
+
+/** Candidates read for their fields: the largest lists by their text. */
+const MAX_READ = 12;
+/** Below this share of (record, field) pairs answered, no list is the answer: a wrong list is worse than none. */
+const MIN_FILL = 0.34;
+/** How much less a list in the page's navigation, header, footer or a side box counts, and a list of one record. */
+const BOILERPLATE = 0.25;
+const ALONE = 0.5;
+/** How much link text lowers a list's weight: a menu is all links. */
+const LINK_WEIGHT = 0.6;
+/** The evidence of a value read from a column, at most. */
+const MAX_CONFIDENCE = 0.9;
+
+export interface ReadList {
+  list: RecordList;
+  assignment: Assignment;
+  score: number;
+}
+
+/**
+ * The records of the page's main list for an array of objects, or
+ * undefined when no list fills the item's fields well enough. `trail`
+ * collects each value's evidence under `pointer`.
+ */
+export function extractRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, hints: NameHints, trail?: EvidenceTrail, pointer = ""): Item[] | undefined {
+  const fields = describeFields(item, hints);
+  const chosen = mainList(segmentRecords($.root()[0]!), fields, baseUrl);
+  if (!chosen) return undefined;
+  const { list, assignment } = chosen;
+  const context = { records: list.records, columns: readColumns(list.records), baseUrl };
+  const items: Item[] = [];
+  list.records.forEach((record, index) => {
+    const values = fields.map((field) => {
+      if (field.kind === "ad") return assignment.ads[index] ?? false;
+      return readField(field, index, assignment.columns.get(field.name), context) ?? null;
+    });
+    if (values.every((value, i) => value === null || fields[i]!.kind === "ad")) return;
+    const at = childPointer(pointer, items.length);
+    items.push(Object.fromEntries(fields.map((field, i) => [field.name, values[i]])));
+    if (trail) noteRecord(trail, at, fields, record, assignment, index, values);
+  });
+  return items.length > 0 ? items : undefined;
+}
+
+/** The candidate lists scored; the main list first. Exported for the benchmark's and tests' view of the choice. */
+export function rankLists(lists: RecordList[], fields: ItemField[], baseUrl: URL | undefined): ReadList[] {
+  const weighed = lists
+    .map((list) => ({ list, weight: weightOf(list) }))
+    .filter(({ weight }) => weight > 0)
+    .sort((a, b) => b.weight - a.weight)
+    .slice(0, MAX_READ);
+  const read = weighed.map(({ list, weight }) => {
+    const assignment = assignColumns(fields, { records: list.records, columns: readColumns(list.records), baseUrl });
+    return { list, assignment, score: assignment.fill * assignment.fill * Math.sqrt(weight) };
+  });
+  return read.sort((a, b) => b.score - a.score);
+}
+
+function mainList(lists: RecordList[], fields: ItemField[], baseUrl: URL | undefined): ReadList | undefined {
+  const ranked = rankLists(lists, fields, baseUrl);
+  // A list of one record answers only where no list of several fills the fields well enough.
+  const several = ranked.filter((read) => read.list.records.length >= 2 && read.assignment.fill >= MIN_FILL);
+  let best = several[0] ?? ranked[0];
+  if (!best) return undefined;
+  // A list whose records each hold several records of another list that fills the fields nearly as well: the inner one.
+  const inner = ranked.filter(
+    (other) => other !== best && other.list.records.length >= 2 * best!.list.records.length && other.assignment.fill >= 0.8 * best!.assignment.fill && insideRecords(other.list, best!.list),
+  );
+  if (inner.length > 0) best = inner.reduce((a, b) => (b.score > a.score ? b : a));
+  return best.assignment.fill >= MIN_FILL ? best : undefined;
+}
+
+/** A list's weight before its fields are read: its text that is not link text, less for boilerplate and for one record. */
+function weightOf(list: RecordList): number {
+  const linkShare = list.text > 0 ? list.linkText / list.text : 1;
+  const weight = list.text * (1 - LINK_WEIGHT * linkShare) * (list.boilerplate ? BOILERPLATE : 1) * (list.records.length === 1 ? ALONE : 1);
+  return list.text >= 3 * list.records.length ? weight : 0;
+}
+
+function insideRecords(inner: RecordList, outer: RecordList): boolean {
+  const elements = new Set(outer.records.flat());
+  for (let node: Element | null = inner.container; node; node = node.parent as Element | null) if (elements.has(node)) return true;
+  return false;
+}
+
+function noteRecord(trail: EvidenceTrail, at: string, fields: ItemField[], record: Element[], assignment: Assignment, index: number, values: unknown[]): void {
+  fields.forEach((field, i) => {
+    if (values[i] === null) return;
+    const choice = assignment.columns.get(field.name);
+    const element = choice?.column.cells[index] ?? record[0]!;
+    const confidence = Math.min(MAX_CONFIDENCE, choice?.score ?? 0.7);
+    trail.note(childPointer(at, field.name), { source: "layout", text: valueText(element), element }, confidence);
+  });
+}

@@ -1,0 +1,279 @@
+/**
+ * Record segmentation: a listing page's repeated records, found without a
+ * model. The children of one parent that look alike (the same tag, similar
+ * classes, and a similar structure below them: the tag paths of their first
+ * levels) are a candidate list when they repeat. A record is one such
+ * element, or one with the siblings that follow it every time (a title row
+ * and a details row in a table). Rows of a grid, whose parents themselves
+ * look alike, make one list. Each candidate carries what choosing the main
+ * list needs: how much text its records hold, how much of it is link text,
+ * and whether it sits in the page's navigation, header, footer or a side box.
+ *
+ * Every element is compared with the first member of a few groups of its
+ * siblings, and its structure is read once to a bounded depth and breadth,
+ * so a page costs time in proportion to its size.
+ */
+import { isTag, type Element, type ParentNode } from "domhandler";
+import { nameTokens } from "../../../field-names.js";
+import { isHidden, NOT_TEXT } from "../visibility.js";
+
+export interface RecordList {
+  /** The element the records are children of; for a grid, the parent of its rows. */
+  container: Element;
+  /** Each record: its head element and the siblings that follow it as parts of the same record, in page order. */
+  records: Element[][];
+  /** Visible characters in the records, and how many of them are link text. */
+  text: number;
+  linkText: number;
+  /** Whether the list sits in the page's navigation, header, footer, a side box or a pager. */
+  boilerplate: boolean;
+}
+
+/** Bounds: elements walked on a page, sibling groups compared per element, the breadth and depth of a structure read. */
+const MAX_ELEMENTS = 60_000;
+const MAX_GROUPS = 12;
+const SHAPE_DEPTH = 4;
+const SHAPE_PATHS = 48;
+/** How alike two siblings must be, their classes weighed against their structure. */
+const ALIKE = 0.55;
+const CLASS_WEIGHT = 0.35;
+/** Siblings that follow a record's head in this share of the gaps between heads are parts of the record; at most this many. */
+const COMPANION_SHARE = 0.6;
+const MAX_COMPANIONS = 3;
+
+/** Containers whose only child may be a list of one record. */
+const LIST_TAGS = new Set(["ul", "ol", "tbody", "table", "dl"]);
+const LIST_WORDS = new Set(["list", "listing", "listings", "result", "results", "items", "feed", "grid"]);
+/** Ancestors whose names are read for boilerplate words: a page frame "with_header" says nothing of a list deep inside it. */
+const NAMED_ANCESTORS = 4;
+const BOILERPLATE_TAGS = new Set(["nav", "header", "footer", "aside"]);
+const BOILERPLATE_ROLES = new Set(["navigation", "banner", "contentinfo", "complementary", "menu", "menubar", "tablist"]);
+const BOILERPLATE_WORDS = new Set([
+  "nav", "navbar", "navigation", "menu", "menubar", "footer", "header", "masthead", "breadcrumb", "breadcrumbs", "sidebar",
+  "aside", "pagination", "pager", "paging", "related", "similar", "recommended", "recommendations", "carousel", "facet",
+  "facets", "filter", "filters", "refinement", "refinements", "toolbar", "topbar", "tabs", "share", "social",
+]);
+
+interface Facts {
+  /** Visible characters (whitespace not counted) in the element, and in links within it. */
+  text: number;
+  linkText: number;
+}
+
+/** Every candidate list of the page, each record's elements in page order. */
+export function segmentRecords(root: ParentNode): RecordList[] {
+  const facts = new Map<Element, Facts>();
+  const parents = readFacts(root, facts);
+  const shapes = new Map<Element, Set<string>>();
+  const shapeOf = (element: Element) => {
+    let shape = shapes.get(element);
+    if (!shape) shapes.set(element, (shape = readShape(element)));
+    return shape;
+  };
+  const alike = (a: Element, b: Element) => a.tagName === b.tagName && likeness(a, b, shapeOf) >= ALIKE;
+
+  /** Each element's group among its siblings, for grids: rows alike are one group. */
+  const groupOf = new Map<Element, number>();
+  let groups = 0;
+  const found: { parent: Element; group: number; records: Element[][] }[] = [];
+  for (const parent of parents) {
+    const children = visibleChildren(parent, facts);
+    const clusters: { head: Element; members: number[] }[] = [];
+    const labels = children.map((child, index) => {
+      let cluster = -1;
+      for (let i = clusters.length - 1, tried = 0; i >= 0 && tried < MAX_GROUPS && cluster < 0; i -= 1) {
+        if (clusters[i]!.head.tagName !== child.tagName) continue;
+        tried += 1;
+        if (alike(clusters[i]!.head, child)) cluster = i;
+      }
+      if (cluster < 0) {
+        cluster = clusters.length;
+        clusters.push({ head: child, members: [] });
+      }
+      clusters[cluster]!.members.push(index);
+      return cluster;
+    });
+    const base = groups;
+    groups += clusters.length;
+    children.forEach((child, index) => groupOf.set(child, base + labels[index]!));
+    clusters.forEach((cluster, label) => {
+      const repeated = cluster.members.length >= 2;
+      const alone = children.length === 1 && isListContainer(parent);
+      if (!repeated && !alone) return;
+      const records = withCompanions(children, labels, label, cluster.members);
+      if (records.some((record) => record.some((element) => facts.get(element)!.text > 0))) found.push({ parent, group: base + label, records });
+    });
+  }
+  return mergeGrids(found, groupOf, alike).map(({ container, records }) => {
+    let text = 0;
+    let linkText = 0;
+    for (const record of records) {
+      for (const element of record) {
+        text += facts.get(element)!.text;
+        linkText += facts.get(element)!.linkText;
+      }
+    }
+    return { container, records, text, linkText, boilerplate: inBoilerplate(container) };
+  });
+}
+
+/** Elements in document order bottom-up facts, and the elements that have element children (the possible list parents), in document order. */
+function readFacts(root: ParentNode, facts: Map<Element, Facts>): Element[] {
+  const order: Element[] = [];
+  const stack: Element[] = root.children.filter(isTag).reverse();
+  while (stack.length > 0 && order.length < MAX_ELEMENTS) {
+    const element = stack.pop()!;
+    if (NOT_TEXT.has(element.tagName) || isHidden(element)) continue;
+    order.push(element);
+    for (let i = element.children.length - 1; i >= 0; i -= 1) {
+      const child = element.children[i]!;
+      if (isTag(child)) stack.push(child);
+    }
+  }
+  for (let i = order.length - 1; i >= 0; i -= 1) {
+    const element = order[i]!;
+    let text = 0;
+    let linkText = 0;
+    for (const child of element.children) {
+      if (child.type === "text") text += visibleLength(child.data);
+      else if (isTag(child)) {
+        const inner = facts.get(child);
+        if (inner) {
+          text += inner.text;
+          linkText += inner.linkText;
+        }
+      }
+    }
+    facts.set(element, { text, linkText: element.tagName === "a" ? text : linkText });
+  }
+  return order.filter((element) => element.children.some((child) => isTag(child) && facts.has(child)));
+}
+
+function visibleLength(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code > 32 && code !== 160) count += 1;
+  }
+  return count;
+}
+
+function visibleChildren(parent: Element, facts: Map<Element, Facts>): Element[] {
+  return parent.children.filter((child): child is Element => isTag(child) && facts.has(child));
+}
+
+/** Tag paths below an element, a few levels deep and a bounded number of them: its structure, for comparing siblings. */
+function readShape(element: Element): Set<string> {
+  const shape = new Set<string>();
+  let level: { node: Element; path: string }[] = [{ node: element, path: "" }];
+  for (let depth = 0; depth < SHAPE_DEPTH && level.length > 0 && shape.size < SHAPE_PATHS; depth += 1) {
+    const next: { node: Element; path: string }[] = [];
+    for (const { node, path } of level) {
+      for (const child of node.children) {
+        if (!isTag(child) || NOT_TEXT.has(child.tagName)) continue;
+        const childPath = `${path}/${child.tagName}`;
+        shape.add(childPath);
+        if (shape.size >= SHAPE_PATHS) return shape;
+        next.push({ node: child, path: childPath });
+      }
+    }
+    level = next;
+  }
+  return shape;
+}
+
+/** How alike two elements of the same tag are: their classes (those that do not number them) and their structure. */
+function likeness(a: Element, b: Element, shapeOf: (element: Element) => Set<string>): number {
+  const classes = jaccard(classesOf(a), classesOf(b));
+  const structure = jaccard(shapeOf(a), shapeOf(b));
+  return CLASS_WEIGHT * classes + (1 - CLASS_WEIGHT) * structure;
+}
+
+export function classesOf(element: Element): Set<string> {
+  return new Set((element.attribs.class ?? "").split(/\s+/).filter((c) => c.length > 0 && !/\d/.test(c)));
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 && b.size === 0) return 1;
+  let common = 0;
+  for (const item of a) if (b.has(item)) common += 1;
+  return common / (a.size + b.size - common);
+}
+
+/**
+ * The records of a group of siblings: each member, with the siblings that
+ * follow it as regularly as it repeats (a title row followed by its details
+ * row and a spacer: the record is the three). A group whose regular
+ * followers include one that comes before its first member is not the head
+ * of the record: it is itself a follower.
+ */
+function withCompanions(children: Element[], labels: number[], label: number, members: number[]): Element[][] {
+  if (members.length < 2) return members.map((index) => [children[index]!]);
+  const gaps = members.map((index, i) => ({ from: index + 1, to: members[i + 1] ?? children.length }));
+  const companions: number[] = [];
+  for (let offset = 0; offset < MAX_COMPANIONS; offset += 1) {
+    const counts = new Map<number, number>();
+    for (const { from, to } of gaps) {
+      if (from + offset < to) counts.set(labels[from + offset]!, (counts.get(labels[from + offset]!) ?? 0) + 1);
+    }
+    const [best, count] = [...counts].sort((x, y) => y[1] - x[1])[0] ?? [undefined, 0];
+    if (best === undefined || best === label || count < COMPANION_SHARE * members.length) break;
+    companions.push(best);
+  }
+  if (companions.length > 0 && companions.some((companion) => labels.indexOf(companion) < members[0]!)) return members.map((index) => [children[index]!]);
+  return gaps.map(({ from, to }, i) => {
+    const record = [children[members[i]!]!];
+    for (let offset = 0; offset < companions.length && from + offset < to && labels[from + offset] === companions[offset]; offset += 1) record.push(children[from + offset]!);
+    return record;
+  });
+}
+
+function isListContainer(parent: Element): boolean {
+  const role = parent.attribs.role;
+  if (parent.tagName === "body" || parent.tagName === "html" || parent.tagName === "main" || parent.tagName === "form") return false;
+  return LIST_TAGS.has(parent.tagName) || role === "list" || role === "feed" || markupTokens(parent).some((word) => LIST_WORDS.has(word));
+}
+
+/**
+ * Lists whose parents are themselves alike siblings (the rows of a grid,
+ * each holding a few cells) are one list, their records in page order.
+ */
+function mergeGrids(
+  found: { parent: Element; group: number; records: Element[][] }[],
+  groupOf: Map<Element, number>,
+  alike: (a: Element, b: Element) => boolean,
+): { container: Element; records: Element[][] }[] {
+  const merged: { container: Element; records: Element[][]; parents: Set<Element> }[] = [];
+  const byRowGroup = new Map<number, { container: Element; records: Element[][]; parents: Set<Element> }[]>();
+  for (const { parent, records } of found) {
+    const rowGroup = groupOf.get(parent);
+    const grid = parent.parent && isTag(parent.parent) ? parent.parent : undefined;
+    const rows = rowGroup === undefined || !grid ? undefined : (byRowGroup.get(rowGroup) ?? []);
+    const same = rows?.find((list) => !list.parents.has(parent) && alike(list.records[0]![0]!, records[0]![0]!));
+    if (same) {
+      same.container = grid!;
+      same.records.push(...records);
+      same.parents.add(parent);
+      continue;
+    }
+    const list = { container: parent, records: [...records], parents: new Set([parent]) };
+    merged.push(list);
+    if (rows) byRowGroup.set(rowGroup!, [...rows, list]);
+  }
+  return merged;
+}
+
+/** The list is in the page's navigation, header, footer or a side box, by the tags, roles and names of it and its ancestors. */
+function inBoilerplate(container: Element): boolean {
+  let level = 0;
+  for (let node: ParentNode | null = container; node && isTag(node); node = node.parent, level += 1) {
+    if (BOILERPLATE_TAGS.has(node.tagName) || BOILERPLATE_ROLES.has(node.attribs.role ?? "")) return true;
+    if (level < NAMED_ANCESTORS && markupTokens(node).some((word) => BOILERPLATE_WORDS.has(word))) return true;
+  }
+  return false;
+}
+
+/** The words of an element's class and id, split as field names are ("search-results" → search, results). */
+export function markupTokens(element: Element): string[] {
+  return nameTokens(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`);
+}
