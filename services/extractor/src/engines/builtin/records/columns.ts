@@ -7,7 +7,8 @@
  * each record's element at its place, or nothing where the record lacks it.
  */
 import { isTag, type Element } from "domhandler";
-import { isHidden, NOT_TEXT } from "../visibility.js";
+import { NOT_TEXT } from "../visibility.js";
+import { isUnseen } from "./hidden.js";
 import { classesOf } from "./segment.js";
 
 /** Elements read per record: a record larger than this is read in part. */
@@ -73,11 +74,49 @@ export function readColumns(records: Element[][]): Columns {
     };
     record.forEach((element, part) => visit(element, String(part), undefined, 0));
   });
-  return { columns, lists, placeOf };
+  return { columns: mergeAlternatives(columns, placeOf), lists, placeOf };
+}
+
+/**
+ * Places that are one place written two ways: the same last two steps
+ * ("h2/a") under different wrappers, never both in one record (a title in
+ * an extra wrapper on some records). The rarer one's cells join the more
+ * common one's.
+ */
+function mergeAlternatives(columns: Column[], placeOf: Map<Element, Column>): Column[] {
+  const groups = new Map<string, Column[]>();
+  for (const column of columns) {
+    if (column.depth === 0) continue;
+    const steps = column.key.split("/");
+    const signature = steps.slice(-2).join("/");
+    const group = groups.get(signature) ?? [];
+    groups.set(signature, group);
+    group.push(column);
+  }
+  const merged = new Set<Column>();
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    const kept: Column[] = [];
+    for (const column of [...group].sort((a, b) => b.count - a.count)) {
+      const into = kept.find((other) => column.cells.every((cell, index) => cell === undefined || other.cells[index] === undefined));
+      if (!into) {
+        kept.push(column);
+        continue;
+      }
+      column.cells.forEach((cell, index) => {
+        if (cell === undefined) return;
+        into.cells[index] = cell;
+        into.count += 1;
+        placeOf.set(cell, into);
+      });
+      merged.add(column);
+    }
+  }
+  return merged.size === 0 ? columns : columns.filter((column) => !merged.has(column));
 }
 
 function isRead(element: Element): boolean {
-  return !NOT_TEXT.has(element.tagName) && !isHidden(element);
+  return !NOT_TEXT.has(element.tagName) && !isUnseen(element);
 }
 
 /** Classes found in at least half of the records: those name places; the others tell records apart. */

@@ -20,7 +20,8 @@ import { withoutByWord } from "../byline.js";
 import { LABEL_SYNONYMS } from "../concepts.js";
 import { singular } from "../match.js";
 import { collapsed } from "../text.js";
-import { isHidden, NOT_TEXT } from "../visibility.js";
+import { NOT_TEXT } from "../visibility.js";
+import { isUnseen } from "./hidden.js";
 import type { Column, Columns } from "./columns.js";
 
 export type Kind = "title" | "text" | "url" | "price" | "rating" | "count" | "rank" | "number" | "date" | "ad" | "boolean" | "list" | "string";
@@ -105,8 +106,10 @@ const MIN_SCORE = 0.35;
 const OLD_PRICE = 0.3;
 /** Cells whose words are read per column. */
 const SAMPLE = 4;
-/** A description is at least this long on average. */
-const MIN_TEXT_CHARS = 25;
+/** A description is at least this long on average, in characters and in words; found in this share of the records. */
+const MIN_TEXT_CHARS = 20;
+const MIN_TEXT_WORDS = 3;
+const MOST = 0.25;
 
 export function describeFields(item: ObjectNode, arrayHints: NameHints): ItemField[] {
   const arrayWord = singular(arrayHints.subject.join(""));
@@ -145,10 +148,19 @@ function isPlural(word: string): boolean {
   return singular(word) !== word;
 }
 
+/** A field's column, with the places that stand in for it on records without it, and how sure the choice is. */
+export interface Chosen {
+  column: Column;
+  score: number;
+  /** For a list field, the path whose elements are its items. */
+  list?: string;
+  alternates: Column[];
+}
+
 /** What a list's records are read with: the columns chosen for the fields and each record's main link. */
 export interface Assignment {
   /** The column each field is read from (ad fields and unanswered fields have none). */
-  columns: Map<string, { column: Column; score: number; list?: string }>;
+  columns: Map<string, Chosen>;
   /** Each record's ad marker, for ad fields. */
   ads: boolean[];
   /** How well the records fill the fields: the share of (record, field) pairs answered, ad fields aside. */
@@ -200,19 +212,36 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
       const score = evidence * fit * oldPrice * (0.6 + (0.4 * column.count) / n);
       if (score >= MIN_SCORE) scored.push({ field, column, score });
     }
-    choices.push(...preferInner(scored));
+    // Of the places that may hold a description, the one with the longest texts, down to the part that holds most of it.
+    if (field.kind === "text") {
+      for (const choice of scored) choice.column = core(choice.column, columns, textsOf);
+      const lengths = new Map(scored.map(({ column }) => [column, averageLength(textsOf(column))]));
+      const longest = Math.max(0, ...lengths.values());
+      for (const choice of scored) choice.score *= 0.5 + (0.5 * lengths.get(choice.column)!) / Math.max(longest, 1);
+    }
+    choices.push(...preferInner(scored, field, mainLinks));
   }
   choices.sort((a, b) => b.score - a.score);
-  const chosen = new Map<string, { column: Column; score: number; list?: string }>();
+  const chosen = new Map<string, Chosen>();
   const used: Column[] = [];
+  const free = (column: Column) => !used.some((other) => other === column || isWithin(other, column) || isWithin(column, other));
   for (const choice of choices) {
-    if (chosen.has(choice.field.name)) continue;
+    const primary = chosen.get(choice.field.name);
+    if (primary) {
+      // The same field named in another place on the records that lack the first one (a price inside an "offers" line).
+      const places = [primary.column, ...primary.alternates];
+      if (choice.field.kind === "list" || choice.field.kind === "url" || !isNamed(choice.field, choice.column, wordsOf, textsOf)) continue;
+      if (choice.score < ALTERNATE * primary.score || !places.every((place) => disjoint(place, choice.column)) || !free(choice.column)) continue;
+      primary.alternates.push(choice.column);
+      used.push(choice.column);
+      continue;
+    }
     // A field read from an element's address shares it with the field read from its text (a title and its link).
     if (choice.field.kind !== "url") {
-      if (used.some((column) => column === choice.column || isWithin(column, choice.column) || isWithin(choice.column, column))) continue;
+      if (!free(choice.column)) continue;
       used.push(choice.column);
     }
-    chosen.set(choice.field.name, { column: choice.column, score: choice.score, list: choice.list });
+    chosen.set(choice.field.name, { column: choice.column, score: choice.score, list: choice.list, alternates: [] });
   }
   const ads = records.map(isAd);
   const counted = fields.filter((field) => field.kind !== "ad" && field.kind !== "boolean");
@@ -225,27 +254,50 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
   return { columns: chosen, ads, fill: counted.length > 0 ? answered / (counted.length * n) : 0 };
 }
 
-/** Where a column and its inner columns both answer a field, the inner one is more exact ("author" inside "search-author"). */
-function preferInner<T extends { column: Column; score: number }>(scored: T[]): T[] {
+/**
+ * Where a column and its inner columns both answer a field, the inner one
+ * is more exact ("author" inside "search-author"); of those nearly as sure,
+ * the surest, then the deepest. A title's wrapper ("div.title" around the
+ * heading's link and a "translate" link) gives its strength to the record's
+ * main link inside it.
+ */
+function preferInner<T extends { column: Column; score: number }>(scored: T[], field: ItemField, mainLinks: Column | undefined): T[] {
   return scored.map((choice) => {
+    if (field.kind === "title" && mainLinks && choice.column !== mainLinks && isWithin(mainLinks, choice.column)) {
+      const main = scored.find((other) => other.column === mainLinks);
+      if (main) return { ...main, score: Math.max(main.score, choice.score) };
+    }
     let best = choice;
     for (;;) {
       const outer = best;
-      const inner = scored.filter((other) => isWithin(other.column, outer.column) && other.score >= INNER * outer.score);
+      const inner = scored.filter((other) => other !== outer && isWithin(other.column, outer.column) && other.score >= INNER * outer.score);
       if (inner.length === 0) break;
-      // The most sure of them; of those as sure, the deepest.
       best = inner.reduce((a, b) => (b.score > a.score || (b.score === a.score && b.column.depth > a.column.depth) ? b : a));
     }
-    return best === choice ? choice : { ...best, score: Math.max(best.score, choice.score) };
+    return best;
   });
 }
 
 /** An inner place this nearly as sure as the outer one is preferred. */
 const INNER = 0.8;
+/** A place that stands in for a field's column on the records without it is this nearly as sure. */
+const ALTERNATE = 0.7;
 
-/** Whether `inner` is a place below `outer`. */
+/** Whether `inner` is a place below `outer`: in the records that have both, its element is inside the other's. */
 function isWithin(inner: Column, outer: Column): boolean {
-  for (let node = inner.parent; node; node = node.parent) if (node === outer) return true;
+  if (inner === outer) return false;
+  let checked = 0;
+  for (let i = 0; i < inner.cells.length && checked < 3; i += 1) {
+    const [a, b] = [inner.cells[i], outer.cells[i]];
+    if (!a || !b) continue;
+    checked += 1;
+    if (!contains(b, a)) return false;
+  }
+  return checked > 0;
+}
+
+function contains(outer: Element, inner: Element): boolean {
+  for (let node: Element | null = inner.parent as Element | null; node && isTag(node); node = node.parent as Element | null) if (node === outer) return true;
   return false;
 }
 
@@ -331,7 +383,7 @@ function evidenceFor(
       if (column === roles.mainLinks) best = Math.max(best, EVIDENCE.mainLink + 0.1);
       break;
     case "text":
-      if (column === longestText(roles.columns, roles.mainLinks, textsOf)) best = Math.max(best, EVIDENCE.longest);
+      if (isProse(column, roles.mainLinks, texts)) best = Math.max(best, EVIDENCE.longest);
       break;
     case "count":
     case "number":
@@ -395,29 +447,33 @@ function isSequence(texts: (string | undefined)[]): boolean {
 }
 
 /**
- * The column of the longest texts, where a description is: not the title's
- * place or one holding it, and the inner place that holds most of an outer
- * one's text ("p" rather than the caption around it and the address).
+ * A place that may hold a description: prose (words, on average a few of
+ * them and not an address), in most records, not the title's link or a
+ * place holding it or inside it. The longest of them is weighed the most.
  */
-function longestText(columns: Columns, mainLinks: Column | undefined, textsOf: (column: Column) => (string | undefined)[]): Column | undefined {
-  const average = (column: Column) => {
-    const texts = textsOf(column).filter((t): t is string => t !== undefined);
-    return texts.length === 0 ? 0 : texts.reduce((sum, text) => sum + text.length, 0) / texts.length;
-  };
-  const candidates = columns.columns.filter((column) => column.depth > 0 && column.count >= 0.25 * column.cells.length && !(mainLinks && (mainLinks === column || isWithin(mainLinks, column) || isWithin(column, mainLinks))));
-  let best: Column | undefined;
-  let bestLength = 0;
-  for (const column of candidates) {
-    const length = average(column) * Math.sqrt(column.count);
-    if (length > bestLength) [best, bestLength] = [column, length];
-  }
-  if (!best || average(best) < MIN_TEXT_CHARS) return undefined;
-  // Down to the inner place that holds most of the text.
+function isProse(column: Column, mainLinks: Column | undefined, texts: (string | undefined)[]): boolean {
+  if (column.depth === 0 || column.count < MOST * column.cells.length) return false;
+  if (mainLinks && (mainLinks === column || isWithin(mainLinks, column) || isWithin(column, mainLinks))) return false;
+  const present = texts.filter((text): text is string => text !== undefined && text !== "");
+  if (present.length === 0 || averageLength(present) < MIN_TEXT_CHARS) return false;
+  const words = present.reduce((sum, text) => sum + (text.match(/\p{L}{2,}/gu)?.length ?? 0), 0) / present.length;
+  return words >= MIN_TEXT_WORDS && share(present, (text) => !ADDRESS.test(text)) >= MIN_FIT;
+}
+
+function averageLength(texts: (string | undefined)[]): number {
+  const present = texts.filter((t): t is string => t !== undefined);
+  return present.length === 0 ? 0 : present.reduce((sum, text) => sum + text.length, 0) / present.length;
+}
+
+/** The inner place that holds most of a place's text (the paragraph of a caption that also holds the address line). */
+function core(column: Column, columns: Columns, textsOf: (column: Column) => (string | undefined)[]): Column {
+  let best = column;
   for (;;) {
-    const outer: Column = best;
-    const inner = candidates.filter((column) => column.parent === outer && column.count * 2 >= outer.count && average(column) >= 0.7 * average(outer));
-    if (inner.length === 0) return best;
-    best = inner[0]!;
+    const outer = best;
+    const length = averageLength(textsOf(outer));
+    const inner = columns.columns.find((other) => other.parent === outer && other.count * 2 >= outer.count && averageLength(textsOf(other)) >= 0.7 * length);
+    if (!inner) return best;
+    best = inner;
   }
 }
 
@@ -451,7 +507,7 @@ function mainLink(record: Element[]): Element | undefined {
       const score = letters === 0 ? 0 : Math.min(letters, 150) + (heading ? 100 : 0) - (whole ? 1000 : 0);
       if (score > bestScore) [best, bestScore] = [element, score];
     }
-    for (const child of element.children) if (isTag(child) && !NOT_TEXT.has(child.tagName) && !isHidden(child)) visit(child, heading);
+    for (const child of element.children) if (isTag(child) && !NOT_TEXT.has(child.tagName) && !isUnseen(child)) visit(child, heading);
   };
   record.forEach((element) => visit(element, false));
   return best ?? record.find((element) => element.tagName === "a" && isNavigable(element.attribs.href));
@@ -510,7 +566,7 @@ function fitOf(field: ItemField, column: Column, texts: (string | undefined)[], 
 export function readField(
   field: ItemField,
   index: number,
-  choice: { column: Column; list?: string } | undefined,
+  choice: { column: Column; list?: string; alternates?: Column[] } | undefined,
   context: Context,
   textsOf?: (column: Column) => (string | undefined)[],
 ): unknown {
@@ -520,10 +576,28 @@ export function readField(
     const texts = elements.map(valueText).filter((text) => text !== "");
     return texts.length > 0 ? texts : undefined;
   }
-  const cell = choice.column.cells[index];
-  if (!cell) return undefined;
-  const text = textsOf ? (textsOf(choice.column)[index] ?? "") : valueText(cell);
+  const column = [choice.column, ...(choice.alternates ?? [])].find((place) => place.cells[index] !== undefined);
+  const cell = column?.cells[index];
+  if (!column || !cell) return undefined;
+  const text = textsOf ? (textsOf(column)[index] ?? "") : valueText(cell);
   return readCell(field, cell, text, index, context);
+}
+
+/** The element a record's value for a field is read from. */
+export function cellOf(choice: Chosen, index: number): Element | undefined {
+  return [choice.column, ...choice.alternates].find((place) => place.cells[index] !== undefined)?.cells[index];
+}
+
+/** No record has both places. */
+function disjoint(a: Column, b: Column): boolean {
+  return a.cells.every((cell, index) => cell === undefined || b.cells[index] === undefined);
+}
+
+/** Whether the page names the field at the place (its markup, an icon, a unit), rather than the place's role alone. */
+function isNamed(field: ItemField, column: Column, wordsOf: (column: Column) => ColumnWords, textsOf: (column: Column) => (string | undefined)[]): boolean {
+  const words = wordsOf(column);
+  if (named(field.names, words.own) > 0 || named(field.names, words.ancestors) > 0 || named(field.names, words.icon) > 0) return true;
+  return (field.kind === "count" || field.kind === "number") && share(textsOf(column), (text) => unitNames(text, field.names)) >= MIN_FIT;
 }
 
 function readCell(field: ItemField, cell: Element, text: string, index: number, context: Context): unknown {
@@ -549,8 +623,10 @@ function readCell(field: ItemField, cell: Element, text: string, index: number, 
     case "boolean":
       return text ? parseBoolean(text) : undefined;
     case "title":
+      return text && /\p{L}/u.test(text) && !/^(https?:\/\/|www\.)\S+$/i.test(text) ? text : undefined;
     case "text":
-      return text && /\p{L}/u.test(text) ? text : undefined;
+      // A description is words, not an address written out (a search result's green URL line).
+      return text && /\p{L}/u.test(text) && !ADDRESS.test(text) ? text : undefined;
     case "string": {
       const value = firstPart(cell) ?? text;
       if (!value || !/\p{L}/u.test(value)) return undefined;
@@ -676,7 +752,7 @@ export function valueText(element: Element): string {
   let text = "";
   const add = (node: ChildNode): void => {
     if (isText(node)) text += node.data;
-    else if (isTag(node) && !NOT_TEXT.has(node.tagName) && !STRUCK.has(node.tagName) && node.attribs["aria-hidden"] !== "true" && !isHidden(node)) {
+    else if (isTag(node) && !NOT_TEXT.has(node.tagName) && !STRUCK.has(node.tagName) && node.attribs["aria-hidden"] !== "true" && !isUnseen(node)) {
       if (node.tagName === "br" || node.tagName === "p" || node.tagName === "div" || node.tagName === "li") text += " ";
       node.children.forEach(add);
     }
@@ -686,3 +762,4 @@ export function valueText(element: Element): string {
 }
 
 const STRUCK = new Set(["s", "strike", "del"]);
+const ADDRESS = /^(https?:\/\/\S+|www\.\S+|[\w-]+(\.[\w-]+)+(\/\S*)?)$/i;

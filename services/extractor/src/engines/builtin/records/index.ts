@@ -15,7 +15,7 @@ import type { Element } from "domhandler";
 import { childPointer, type EvidenceTrail } from "../../../evidence.js";
 import type { NameHints } from "../../../field-names.js";
 import { readColumns } from "./columns.js";
-import { assignColumns, describeFields, readField, valueText, type Assignment, type ItemField } from "./fields.js";
+import { assignColumns, cellOf, describeFields, readField, valueText, type Assignment, type ItemField } from "./fields.js";
 import { segmentRecords, type RecordList } from "./segment.js";
 
 export type Item = Record<string, unknown>;
@@ -108,7 +108,7 @@ function noteRecord(trail: EvidenceTrail, at: string, fields: ItemField[], recor
   fields.forEach((field, i) => {
     if (values[i] === null) return;
     const choice = assignment.columns.get(field.name);
-    const element = choice?.column.cells[index] ?? record[0]!;
+    const element = (choice && cellOf(choice, index)) ?? record[0]!;
     const confidence = Math.min(MAX_CONFIDENCE, choice?.score ?? 0.7);
     trail.note(childPointer(at, field.name), { source: "layout", text: valueText(element), element }, confidence);
   });

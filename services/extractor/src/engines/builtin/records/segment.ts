@@ -15,7 +15,8 @@
  */
 import { isTag, type Element, type ParentNode } from "domhandler";
 import { nameTokens } from "../../../field-names.js";
-import { isHidden, NOT_TEXT } from "../visibility.js";
+import { NOT_TEXT } from "../visibility.js";
+import { isUnseen } from "./hidden.js";
 
 export interface RecordList {
   /** The element the records are children of; for a grid, the parent of its rows. */
@@ -37,6 +38,8 @@ const SHAPE_PATHS = 48;
 /** How alike two siblings must be, their classes weighed against their structure. */
 const ALIKE = 0.55;
 const CLASS_WEIGHT = 0.35;
+/** Siblings with the same classes need only this much of their structure in common. */
+const SAME_CLASSES_STRUCTURE = 0.15;
 /** Siblings that follow a record's head in this share of the gaps between heads are parts of the record; at most this many. */
 const COMPANION_SHARE = 0.6;
 const MAX_COMPANIONS = 3;
@@ -123,7 +126,7 @@ function readFacts(root: ParentNode, facts: Map<Element, Facts>): Element[] {
   const stack: Element[] = root.children.filter(isTag).reverse();
   while (stack.length > 0 && order.length < MAX_ELEMENTS) {
     const element = stack.pop()!;
-    if (NOT_TEXT.has(element.tagName) || isHidden(element)) continue;
+    if (NOT_TEXT.has(element.tagName) || isUnseen(element)) continue;
     order.push(element);
     for (let i = element.children.length - 1; i >= 0; i -= 1) {
       const child = element.children[i]!;
@@ -184,8 +187,11 @@ function readShape(element: Element): Set<string> {
 
 /** How alike two elements of the same tag are: their classes (those that do not number them) and their structure. */
 function likeness(a: Element, b: Element, shapeOf: (element: Element) => Set<string>): number {
-  const classes = jaccard(classesOf(a), classesOf(b));
+  const [classesA, classesB] = [classesOf(a), classesOf(b)];
+  const classes = jaccard(classesA, classesB);
   const structure = jaccard(shapeOf(a), shapeOf(b));
+  // The same classes, named by the page, say the same kind of record even where the contents differ (a result with sitelinks).
+  if (classes === 1 && classesA.size > 0) return structure >= SAME_CLASSES_STRUCTURE ? 1 : 0;
   return CLASS_WEIGHT * classes + (1 - CLASS_WEIGHT) * structure;
 }
 
