@@ -9,7 +9,7 @@
 import { isTag, type Element } from "domhandler";
 import { NOT_TEXT } from "../visibility.js";
 import { isUnseen } from "./hidden.js";
-import { classesOf } from "./segment.js";
+import { classesOf } from "./memo.js";
 
 /** Elements read per record: a record larger than this is read in part. */
 const MAX_RECORD_ELEMENTS = 400;
@@ -17,8 +17,10 @@ const MAX_RECORD_ELEMENTS = 400;
 const SHARED_CLASS = 0.5;
 
 export interface Column {
-  /** The place: path and occurrence ("0:div.meta/span.score#0"). */
+  /** The place: its path and occurrence, as a short id unique in the list. */
   key: string;
+  /** Its last step with the occurrence ("span.score#0"), for reading and for finding one place written two ways. */
+  step: string;
   /** The path without the occurrence: every element there forms a list column. */
   path: string;
   /** Steps below the record's root (0 for a root element). */
@@ -41,6 +43,7 @@ export interface Columns {
 
 export function readColumns(records: Element[][]): Columns {
   const shared = sharedClasses(records);
+  const paths = new Map<string, string>();
   const byKey = new Map<string, Column>();
   const columns: Column[] = [];
   const lists = new Map<string, (Element[] | undefined)[]>();
@@ -52,13 +55,16 @@ export function readColumns(records: Element[][]): Columns {
       if (read >= MAX_RECORD_ELEMENTS) return;
       read += 1;
       // The roots are alike by segmentation; a class on some of them (an ad's) must not move every place below.
-      const path = depth === 0 ? `${parentPath}:${element.tagName}` : `${parentPath}/${stepOf(element, shared)}`;
+      const step = depth === 0 ? `${parentPath}:${element.tagName}` : stepOf(element, shared);
+      const long = `${parentPath}/${step}`;
+      let path = paths.get(long);
+      if (path === undefined) paths.set(long, (path = String(paths.size)));
       const occurrence = seen.get(path) ?? 0;
       seen.set(path, occurrence + 1);
       const key = `${path}#${occurrence}`;
       let column = byKey.get(key);
       if (!column) {
-        column = { key, path, depth, cells: new Array<Element | undefined>(records.length), count: 0, parent };
+        column = { key, step: `${step}#${occurrence}`, path, depth, cells: new Array<Element | undefined>(records.length), count: 0, parent };
         byKey.set(key, column);
         columns.push(column);
       }
@@ -77,6 +83,13 @@ export function readColumns(records: Element[][]): Columns {
   return { columns: mergeAlternatives(columns, placeOf), lists, placeOf };
 }
 
+/** A place's steps from the record's root, for reading a column's place ("0:li/div.meta/span.score#0"). */
+export function describePlace(column: Column): string {
+  const steps: string[] = [];
+  for (let node: Column | undefined = column; node; node = node.parent) steps.unshift(node === column ? node.step : node.step.replace(/#\d+$/, ""));
+  return steps.join("/");
+}
+
 /**
  * Places that are one place written two ways: the same last two steps
  * ("h2/a") under different wrappers, never both in one record (a title in
@@ -87,8 +100,7 @@ function mergeAlternatives(columns: Column[], placeOf: Map<Element, Column>): Co
   const groups = new Map<string, Column[]>();
   for (const column of columns) {
     if (column.depth === 0) continue;
-    const steps = column.key.split("/");
-    const signature = steps.slice(-2).join("/");
+    const signature = `${column.parent!.step.replace(/#\d+$/, "")}/${column.step}`;
     const group = groups.get(signature) ?? [];
     groups.set(signature, group);
     group.push(column);

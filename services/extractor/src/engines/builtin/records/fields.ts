@@ -13,9 +13,8 @@
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import { isTag, isText, type ChildNode, type Element } from "domhandler";
 import { nameHints, nameTokens, type NameHints } from "../../../field-names.js";
-import { currencyCode, datesIn, firstNumber, isoDate, parseBoolean, parseNumber } from "../../../normalize.js";
+import { datesIn, firstNumber, isoDate, parseBoolean, parseNumber } from "../../../normalize.js";
 import { absoluteUrl } from "../../../page.js";
-import { markupWords } from "../blocks/fields.js";
 import { withoutByWord } from "../byline.js";
 import { LABEL_SYNONYMS } from "../concepts.js";
 import { singular } from "../match.js";
@@ -23,6 +22,7 @@ import { collapsed } from "../text.js";
 import { NOT_TEXT } from "../visibility.js";
 import { isUnseen } from "./hidden.js";
 import type { Column, Columns } from "./columns.js";
+import { currencyOf, valueText, wordsOf as markupWords } from "./memo.js";
 
 export type Kind = "title" | "text" | "url" | "price" | "rating" | "count" | "rank" | "number" | "date" | "ad" | "boolean" | "list" | "string";
 
@@ -80,6 +80,8 @@ const LIST_SYNONYMS = new Map<string, string[]>(Object.entries({
 
 /** Words of an old price beside the current one ("was $18.99", a struck-through list price). */
 const OLD_PRICE_WORDS = new Set(["was", "old", "strike", "strikethrough", "before", "regular", "list", "original", "rrp", "msrp", "previous", "compare", "crossed", "del"]);
+/** Words of markup that mark an ad ("AdHolder", "sponsored-result"; singular). */
+const AD_MARKUP = new Set(["sponsored", "ad", "advert", "advertisement", "promoted"]);
 /** Texts that mark a record as an ad, in the languages shops commonly use. */
 const AD_TEXT = /^(sponsored|sponsorisé|gesponsert|patrocinado|sponsorizzato|gesponsord|ad|ads|advertisement|anzeige|annonce|promoted|promoted by .*|publicidad|pubblicità)$/i;
 
@@ -106,6 +108,8 @@ const MIN_SCORE = 0.35;
 const OLD_PRICE = 0.3;
 /** Cells whose words are read per column. */
 const SAMPLE = 4;
+/** Elements searched for a record's main link. */
+const MAX_LINK_SEARCH = 400;
 /** A description is at least this long on average, in characters and in words; found in this share of the records. */
 const MIN_TEXT_CHARS = 20;
 const MIN_TEXT_WORDS = 3;
@@ -161,8 +165,6 @@ export interface Chosen {
 export interface Assignment {
   /** The column each field is read from (ad fields and unanswered fields have none). */
   columns: Map<string, Chosen>;
-  /** Each record's ad marker, for ad fields. */
-  ads: boolean[];
   /** How well the records fill the fields: the share of (record, field) pairs answered, ad fields aside. */
   fill: number;
 }
@@ -178,9 +180,14 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
   const { records, columns } = context;
   const n = records.length;
   const words = new Map<Column, ColumnWords>();
-  const wordsOf = (column: Column) => {
+  const wordsOf = (column: Column): ColumnWords => {
     let found = words.get(column);
-    if (!found) words.set(column, (found = readWords(column)));
+    if (!found) {
+      // The words of the places above it inside the record, up to the record's root and not including it: the root's name the record.
+      const parent = column.parent && column.parent.depth > 0 ? column.parent : undefined;
+      const above = parent ? wordsOf(parent) : undefined;
+      words.set(column, (found = readWords(column, above ? new Set([...above.markup, ...above.ancestors]) : new Set())));
+    }
     return found;
   };
   const texts = new Map<Column, (string | undefined)[]>();
@@ -203,7 +210,7 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
     }
     const scored: Choice[] = [];
     for (const column of columns.columns) {
-      if (column.count === 0) continue;
+      if (column.count === 0 || !hasContent(column, field, textsOf)) continue;
       const evidence = evidenceFor(field, column, wordsOf, textsOf, { mainLinks, headings, columns, n });
       if (evidence <= 0) continue;
       const fit = fitOf(field, column, textsOf(column), context);
@@ -243,7 +250,6 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
     }
     chosen.set(choice.field.name, { column: choice.column, score: choice.score, list: choice.list, alternates: [] });
   }
-  const ads = records.map(isAd);
   const counted = fields.filter((field) => field.kind !== "ad" && field.kind !== "boolean");
   let answered = 0;
   for (const field of counted) {
@@ -251,7 +257,15 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
     if (!choice) continue;
     for (let i = 0; i < n; i += 1) if (readField(field, i, choice, context, textsOf) !== undefined) answered += 1;
   }
-  return { columns: chosen, ads, fill: counted.length > 0 ? answered / (counted.length * n) : 0 };
+  return { columns: chosen, fill: counted.length > 0 ? answered / (counted.length * n) : 0 };
+}
+
+/** Whether a place shows anything a field could read: text, a labelling attribute (a rating's), a link (an address). */
+function hasContent(column: Column, field: ItemField, textsOf: (column: Column) => (string | undefined)[]): boolean {
+  if (textsOf(column).some((text) => text !== undefined && text !== "")) return true;
+  if (field.kind === "url") return column.cells.some((cell) => cell?.tagName === "a");
+  if (field.kind === "rating" || field.kind === "number") return column.cells.some((cell) => cell !== undefined && Object.keys(cell.attribs).some((name) => name === "aria-label" || name === "title" || name.startsWith("data-")));
+  return false;
 }
 
 /**
@@ -304,6 +318,8 @@ function contains(outer: Element, inner: Element): boolean {
 interface ColumnWords {
   /** Markup words of the element itself and its labelling attributes. */
   own: Set<string>;
+  /** Markup words of the element alone. */
+  markup: Set<string>;
   /** Markup words of its ancestors inside the record. */
   ancestors: Set<string>;
   /** Markup words of an empty element just before it: an icon or a colour swatch that labels it. */
@@ -312,37 +328,50 @@ interface ColumnWords {
   href: Set<string>;
 }
 
-function readWords(column: Column): ColumnWords {
+function readWords(column: Column, ancestors: Set<string>): ColumnWords {
   const own = new Set<string>();
-  const ancestors = new Set<string>();
+  const markup = new Set<string>();
   const icon = new Set<string>();
   const href = new Set<string>();
   let sampled = 0;
   for (const cell of column.cells) {
     if (!cell || sampled >= SAMPLE) continue;
     sampled += 1;
-    for (const word of [...markupWords(cell), ...labelWords(cell)]) own.add(word);
-    // Up to the record's root, not including it: the root's words name the record, not one of its places.
-    for (let node = column.parent, element = cell.parent; node && node.depth > 0 && element && isTag(element); node = node.parent, element = element.parent) {
-      for (const word of markupWords(element)) ancestors.add(word);
+    for (const word of markupWords(cell)) {
+      own.add(word);
+      markup.add(word);
     }
+    for (const word of labelWords(cell)) own.add(word);
     const before = previousElement(cell);
     if (before && valueText(before) === "") for (const word of markupWords(before)) icon.add(word);
     const link = closestLink(cell);
     if (link) for (const word of hrefWords(link.attribs.href ?? "")) href.add(word);
   }
-  return { own, ancestors, icon, href };
+  return { own, markup, ancestors, icon, href };
 }
 
 /** Words of an element's aria-label and title, numbers left out ("4.6 out of 5 stars" → out, star). */
 function labelWords(element: Element): string[] {
   const { "aria-label": label, title } = element.attribs;
-  return [label, title].flatMap((text) => (text && !/^https?:/.test(text) ? nameTokens(text).filter((t) => !/\d/.test(t)).map(singular) : []));
+  if (!label && !title) return [];
+  return [label, title].flatMap((text) => (text && !/^https?:/.test(text) ? cachedTokens(text).filter((t) => !/\d/.test(t)).map(singular) : []));
 }
 
 function hrefWords(href: string): string[] {
   const path = href.replace(/^[a-z]+:\/\/[^/]+/i, "").split(/[?#]/)[0] ?? "";
-  return nameTokens(path).filter((t) => !/\d/.test(t) && t.length > 2).map(singular);
+  return cachedTokens(path).filter((t) => !/\d/.test(t) && t.length > 2).map(singular);
+}
+
+const tokens = new Map<string, string[]>();
+
+/** A text's name tokens, remembered: records repeat the same labels and link paths. */
+function cachedTokens(text: string): string[] {
+  let found = tokens.get(text);
+  if (!found) {
+    if (tokens.size >= 5000) tokens.clear();
+    tokens.set(text, (found = nameTokens(text)));
+  }
+  return found;
 }
 
 function previousElement(element: Element): Element | undefined {
@@ -397,7 +426,7 @@ function evidenceFor(
       if (share(texts, (text) => OUT_OF.test(text)) >= MIN_FIT) best = Math.max(best, EVIDENCE.typeOnly + 0.1);
       break;
     case "price":
-      if (best === 0 && share(texts, (text) => currencyCode(text) !== undefined) >= MIN_FIT) best = EVIDENCE.typeOnly;
+      if (best === 0 && share(texts, (text) => currencyOf(text) !== undefined) >= MIN_FIT) best = EVIDENCE.typeOnly;
       break;
     case "string":
       if (share(texts, (text) => text.length <= 60 && unitNames(text, field.names, true)) >= MIN_FIT) best = Math.max(best, EVIDENCE.valueWord);
@@ -413,10 +442,26 @@ function named(names: string[][], words: Set<string>): number {
   if (words.size === 0) return 0;
   let best = 0;
   for (const name of names) {
-    if (name.every((word) => words.has(word))) return 1;
-    if (name.every((word) => words.has(word) || [...words].some((m) => prefixes(word, m)))) best = EVIDENCE.ownPrefix;
+    let all = true;
+    let prefixed = true;
+    for (const word of name) {
+      if (words.has(word)) continue;
+      all = false;
+      if (!hasPrefixed(word, words)) {
+        prefixed = false;
+        break;
+      }
+    }
+    if (all) return 1;
+    if (prefixed) best = EVIDENCE.ownPrefix;
   }
   return best;
+}
+
+function hasPrefixed(word: string, words: Set<string>): boolean {
+  if (word.length < 4) return false;
+  for (const other of words) if (prefixes(word, other)) return true;
+  return false;
 }
 
 function prefixes(a: string, b: string): boolean {
@@ -498,7 +543,9 @@ function mainLink(record: Element[]): Element | undefined {
   let best: Element | undefined;
   let bestScore = 0;
   const recordText = record.reduce((sum, element) => sum + valueText(element).length, 0);
+  let read = 0;
   const visit = (element: Element, inHeading: boolean) => {
+    if ((read += 1) > MAX_LINK_SEARCH) return;
     const heading = inHeading || /^h[1-6]$/.test(element.tagName);
     if (element.tagName === "a" && isNavigable(element.attribs.href)) {
       const text = valueText(element);
@@ -665,7 +712,7 @@ export function readPrice(text: string, hints: NameHints): number | undefined {
   const match = PRICE.exec(text);
   if (!match) return undefined;
   const written = match[0];
-  const stated = currencyCode(written);
+  const stated = currencyOf(written);
   if (hints.currency && stated && stated !== hints.currency) return undefined;
   if (!stated && !hints.currency && !/^\s*[\d.,\s]+\s*$/.test(text)) return undefined;
   const digits = /\d[\d.,\s\u00a0]*\d|\d/.exec(written)?.[0];
@@ -732,8 +779,10 @@ function firstLink(element: Element): Element | undefined {
 
 /** Whether a record is an ad: a short text that says so, or a class or id word that does ("AdHolder", "sponsored-result"). */
 export function isAd(record: Element[]): boolean {
+  let read = 0;
   const visit = (element: Element, depth: number): boolean => {
-    if (nameTokens(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`).some((word) => AD_WORDS.has(word) && word !== "paid" && word !== "promotion")) return true;
+    if ((read += 1) > MAX_LINK_SEARCH) return false;
+    for (const word of markupWords(element)) if (AD_MARKUP.has(word)) return true;
     const label = element.attribs["aria-label"];
     if (label && AD_TEXT.test(label.trim().split(/[.:]/)[0]!.trim())) return true;
     const own = element.children.filter(isText).map((child) => child.data).join(" ").trim();
@@ -743,23 +792,4 @@ export function isAd(record: Element[]): boolean {
   return record.some((element) => visit(element, 0));
 }
 
-/**
- * The text an element shows as a value: hidden parts, parts that are not
- * page text and struck-through parts (an old price) left out, whitespace
- * collapsed.
- */
-export function valueText(element: Element): string {
-  let text = "";
-  const add = (node: ChildNode): void => {
-    if (isText(node)) text += node.data;
-    else if (isTag(node) && !NOT_TEXT.has(node.tagName) && !STRUCK.has(node.tagName) && node.attribs["aria-hidden"] !== "true" && !isUnseen(node)) {
-      if (node.tagName === "br" || node.tagName === "p" || node.tagName === "div" || node.tagName === "li") text += " ";
-      node.children.forEach(add);
-    }
-  };
-  element.children.forEach(add);
-  return collapsed(text);
-}
-
-const STRUCK = new Set(["s", "strike", "del"]);
 const ADDRESS = /^(https?:\/\/\S+|www\.\S+|[\w-]+(\.[\w-]+)+(\/\S*)?)$/i;

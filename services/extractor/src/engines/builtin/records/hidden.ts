@@ -11,7 +11,7 @@ const HIDDEN_CLASS = /(^|[-_])(hidden|sr-only|visually-hidden)$/;
 const CLIPS_ONLY = /overflow([-_][xy])?[-_]hidden$/;
 
 export function isUnseen(element: Element): boolean {
-  const { hidden, style = "", class: classes = "" } = element.attribs;
-  if (hidden !== undefined || element.attribs["aria-hidden"] === "true" || /display:\s*none/.test(style)) return true;
-  return classes.split(/\s+/).some((token) => HIDDEN_CLASS.test(token) && !CLIPS_ONLY.test(token));
+  const { hidden, style, class: classes } = element.attribs;
+  if (hidden !== undefined || element.attribs["aria-hidden"] === "true" || (style !== undefined && /display:\s*none/.test(style))) return true;
+  return classes !== undefined && classes.includes("hidden") && classes.split(/\s+/).some((token) => HIDDEN_CLASS.test(token) && !CLIPS_ONLY.test(token));
 }

@@ -15,13 +15,14 @@ import type { Element } from "domhandler";
 import { childPointer, type EvidenceTrail } from "../../../evidence.js";
 import type { NameHints } from "../../../field-names.js";
 import { readColumns } from "./columns.js";
-import { assignColumns, cellOf, describeFields, readField, valueText, type Assignment, type ItemField } from "./fields.js";
+import { assignColumns, cellOf, describeFields, isAd, readField, type Assignment, type ItemField } from "./fields.js";
+import { valueText } from "./memo.js";
 import { segmentRecords, type RecordList } from "./segment.js";
 
 export type Item = Record<string, unknown>;
 
-/** Candidates read for their fields: the largest lists by their text. */
-const MAX_READ = 12;
+/** Candidates read for their fields at most: the largest lists by their text. */
+const MAX_READ = 10;
 /** Below this share of (record, field) pairs answered, no list is the answer: a wrong list is worse than none. */
 const MIN_FILL = 0.34;
 /** How much less a list in the page's navigation, header, footer or a side box counts, and a list of one record. */
@@ -50,9 +51,10 @@ export function extractRecords($: CheerioAPI, baseUrl: URL | undefined, item: Ob
   const { list, assignment } = chosen;
   const context = { records: list.records, columns: readColumns(list.records), baseUrl };
   const items: Item[] = [];
+  const ads = fields.some((field) => field.kind === "ad") ? list.records.map(isAd) : [];
   list.records.forEach((record, index) => {
     const values = fields.map((field) => {
-      if (field.kind === "ad") return assignment.ads[index] ?? false;
+      if (field.kind === "ad") return ads[index] ?? false;
       return readField(field, index, assignment.columns.get(field.name), context) ?? null;
     });
     if (values.every((value, i) => value === null || fields[i]!.kind === "ad")) return;
@@ -63,17 +65,28 @@ export function extractRecords($: CheerioAPI, baseUrl: URL | undefined, item: Ob
   return items.length > 0 ? items : undefined;
 }
 
-/** The candidate lists scored; the main list first. Exported for the benchmark's and tests' view of the choice. */
+/**
+ * The candidate lists scored, the main list first. The heaviest are read
+ * first; a list that could not score above the best one read so far even
+ * if its records filled every field is not read, unless it lies inside the
+ * best one's records (an inner list may still be the one).
+ */
 export function rankLists(lists: RecordList[], fields: ItemField[], baseUrl: URL | undefined): ReadList[] {
   const weighed = lists
     .map((list) => ({ list, weight: weightOf(list) }))
     .filter(({ weight }) => weight > 0)
     .sort((a, b) => b.weight - a.weight)
     .slice(0, MAX_READ);
-  const read = weighed.map(({ list, weight }) => {
+  const read: ReadList[] = [];
+  let best: ReadList | undefined;
+  for (const { list, weight } of weighed) {
+    const settled = best && best.list.records.length >= 2 && best.assignment.fill >= MIN_FILL;
+    if (settled && Math.sqrt(weight) < best!.score && !insideRecords(list, best!.list)) continue;
     const assignment = assignColumns(fields, { records: list.records, columns: readColumns(list.records), baseUrl });
-    return { list, assignment, score: assignment.fill * assignment.fill * Math.sqrt(weight) };
-  });
+    const scored = { list, assignment, score: assignment.fill * assignment.fill * Math.sqrt(weight) };
+    read.push(scored);
+    if (!best || scored.score > best.score) best = scored;
+  }
   return read.sort((a, b) => b.score - a.score);
 }
 

@@ -17,6 +17,7 @@ import { isTag, type Element, type ParentNode } from "domhandler";
 import { nameTokens } from "../../../field-names.js";
 import { NOT_TEXT } from "../visibility.js";
 import { isUnseen } from "./hidden.js";
+import { classesOf } from "./memo.js";
 
 export interface RecordList {
   /** The element the records are children of; for a grid, the parent of its rows. */
@@ -40,13 +41,15 @@ const ALIKE = 0.55;
 const CLASS_WEIGHT = 0.35;
 /** Siblings with the same classes need only this much of their structure in common. */
 const SAME_CLASSES_STRUCTURE = 0.15;
+/** A list whose records have more elements than this (the median) is a part of the page's layout. */
+const MAX_RECORD_SIZE = 1000;
 /** Siblings that follow a record's head in this share of the gaps between heads are parts of the record; at most this many. */
 const COMPANION_SHARE = 0.6;
 const MAX_COMPANIONS = 3;
 
 /** Containers whose only child may be a list of one record. */
 const LIST_TAGS = new Set(["ul", "ol", "tbody", "table", "dl"]);
-const LIST_WORDS = new Set(["list", "listing", "listings", "result", "results", "items", "feed", "grid"]);
+const LIST_WORDS = new Set(["list", "listing", "listings", "results", "items", "feed", "grid"]);
 /** Ancestors whose names are read for boilerplate words: a page frame "with_header" says nothing of a list deep inside it. */
 const NAMED_ANCESTORS = 4;
 const BOILERPLATE_TAGS = new Set(["nav", "header", "footer", "aside"]);
@@ -61,6 +64,8 @@ interface Facts {
   /** Visible characters (whitespace not counted) in the element, and in links within it. */
   text: number;
   linkText: number;
+  /** Elements in it, itself included. */
+  size: number;
 }
 
 /** Every candidate list of the page, each record's elements in page order. */
@@ -78,7 +83,7 @@ export function segmentRecords(root: ParentNode): RecordList[] {
   /** Each element's group among its siblings, for grids: rows alike are one group. */
   const groupOf = new Map<Element, number>();
   let groups = 0;
-  const found: { parent: Element; group: number; records: Element[][] }[] = [];
+  const found: { parent: Element; group: number; records: Element[][]; alone: boolean }[] = [];
   for (const parent of parents) {
     const children = visibleChildren(parent, facts);
     const clusters: { head: Element; members: number[] }[] = [];
@@ -104,19 +109,26 @@ export function segmentRecords(root: ParentNode): RecordList[] {
       const alone = children.length === 1 && isListContainer(parent);
       if (!repeated && !alone) return;
       const records = withCompanions(children, labels, label, cluster.members);
-      if (records.some((record) => record.some((element) => facts.get(element)!.text > 0))) found.push({ parent, group: base + label, records });
+      if (records.some((record) => record.some((element) => facts.get(element)!.text > 0))) found.push({ parent, group: base + label, records, alone: !repeated });
     });
   }
-  return mergeGrids(found, groupOf, alike).map(({ container, records }) => {
+  return mergeGrids(found, groupOf, alike).flatMap(({ container, records }) => {
     let text = 0;
     let linkText = 0;
+    const sizes: number[] = [];
     for (const record of records) {
+      let size = 0;
       for (const element of record) {
-        text += facts.get(element)!.text;
-        linkText += facts.get(element)!.linkText;
+        const { text: inText, linkText: inLinks, size: elements } = facts.get(element)!;
+        text += inText;
+        linkText += inLinks;
+        size += elements;
       }
+      sizes.push(size);
     }
-    return { container, records, text, linkText, boilerplate: inBoilerplate(container) };
+    // Records this large are parts of the page's layout (its columns, its halves), not items.
+    if (median(sizes) > MAX_RECORD_SIZE) return [];
+    return [{ container, records, text, linkText, boilerplate: inBoilerplate(container) }];
   });
 }
 
@@ -137,6 +149,7 @@ function readFacts(root: ParentNode, facts: Map<Element, Facts>): Element[] {
     const element = order[i]!;
     let text = 0;
     let linkText = 0;
+    let size = 1;
     for (const child of element.children) {
       if (child.type === "text") text += visibleLength(child.data);
       else if (isTag(child)) {
@@ -144,21 +157,23 @@ function readFacts(root: ParentNode, facts: Map<Element, Facts>): Element[] {
         if (inner) {
           text += inner.text;
           linkText += inner.linkText;
+          size += inner.size;
         }
       }
     }
-    facts.set(element, { text, linkText: element.tagName === "a" ? text : linkText });
+    facts.set(element, { text, linkText: element.tagName === "a" ? text : linkText, size });
   }
   return order.filter((element) => element.children.some((child) => isTag(child) && facts.has(child)));
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** How much text a text node shows: its length without the whitespace around it (the indentation of the markup). */
 function visibleLength(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    if (code > 32 && code !== 160) count += 1;
-  }
-  return count;
+  return text.trim().length;
 }
 
 function visibleChildren(parent: Element, facts: Map<Element, Facts>): Element[] {
@@ -195,9 +210,6 @@ function likeness(a: Element, b: Element, shapeOf: (element: Element) => Set<str
   return CLASS_WEIGHT * classes + (1 - CLASS_WEIGHT) * structure;
 }
 
-export function classesOf(element: Element): Set<string> {
-  return new Set((element.attribs.class ?? "").split(/\s+/).filter((c) => c.length > 0 && !/\d/.test(c)));
-}
 
 function jaccard(a: Set<string>, b: Set<string>): number {
   if (a.size === 0 && b.size === 0) return 1;
@@ -245,14 +257,15 @@ function isListContainer(parent: Element): boolean {
  * each holding a few cells) are one list, their records in page order.
  */
 function mergeGrids(
-  found: { parent: Element; group: number; records: Element[][] }[],
+  found: { parent: Element; group: number; records: Element[][]; alone: boolean }[],
   groupOf: Map<Element, number>,
   alike: (a: Element, b: Element) => boolean,
 ): { container: Element; records: Element[][] }[] {
   const merged: { container: Element; records: Element[][]; parents: Set<Element> }[] = [];
   const byRowGroup = new Map<number, { container: Element; records: Element[][]; parents: Set<Element> }[]>();
-  for (const { parent, records } of found) {
-    const rowGroup = groupOf.get(parent);
+  for (const { parent, records, alone } of found) {
+    // A lone child in each of a list's records is a wrapper of its record, not a row of a grid.
+    const rowGroup = alone ? undefined : groupOf.get(parent);
     const grid = parent.parent && isTag(parent.parent) ? parent.parent : undefined;
     const rows = rowGroup === undefined || !grid ? undefined : (byRowGroup.get(rowGroup) ?? []);
     const same = rows?.find((list) => !list.parents.has(parent) && alike(list.records[0]![0]!, records[0]![0]!));
@@ -280,6 +293,10 @@ function inBoilerplate(container: Element): boolean {
 }
 
 /** The words of an element's class and id, split as field names are ("search-results" → search, results). */
+const tokens = new WeakMap<Element, string[]>();
+
 export function markupTokens(element: Element): string[] {
-  return nameTokens(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`);
+  let found = tokens.get(element);
+  if (!found) tokens.set(element, (found = nameTokens(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`)));
+  return found;
 }
