@@ -9,7 +9,8 @@ import { childPointer, type EvidenceTrail } from "../../evidence.js";
 import { nameHints, type NameHints } from "../../field-names.js";
 import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, phoneNumbers, rescale } from "../../normalize.js";
 import { readBlocks } from "./blocks/index.js";
-import { extractRecords } from "./records/index.js";
+import { declaredItems } from "./records/declared.js";
+import { layoutList } from "./records/index.js";
 import { withoutByWord } from "./byline.js";
 import { candidateAt, nested, type Source } from "./candidates.js";
 import { entity as at, SHOWN_FIRST } from "./concepts.js";
@@ -109,15 +110,18 @@ function fillArray(items: SchemaNode, hints: NameHints, found: Scored<unknown> |
   if (items.kind === "object") {
     // A list of things with no property of its own may be the page's entities of that type: "products" → Product.
     const list = found !== undefined ? asList(found.value) : graph.entities.filter((e) => typesOf(e).includes(singular(hints.subject.join(""))));
-    const entities = list.map((item) => asEntity(item, graph)).filter((e) => e !== undefined);
+    const typed = list.map((item) => asEntity(item, graph)).filter((e) => e !== undefined);
+    // Or the items of a list the page declares (an ItemList), where they hold the item's fields.
+    const entities = typed.length > 0 || found !== undefined ? typed : (declaredItems(items, graph) ?? []);
     if (entities.length > 0) return entities.map((entity, index) => fillObject(items, nested(entity, graph), at.trail, childPointer(at.pointer, index)));
     // Else the page's repeated blocks may hold them; what the data states for an item's field (a flat ingredient list) helps find them.
     const known = (name: string) => {
       const stated = find(nameHints(name), source);
       return stated && stated.confidence >= MIN_CONFIDENCE ? listTexts(stated.value, nameHints(name)) : [];
     };
-    // Else the page's main list of records, without evidence that names it.
-    return source.page && (readBlocks(source.page.document, items, hints, known, at.trail, at.pointer) ?? extractRecords(source.page.document, source.page.baseUrl, items, hints, at.trail, at.pointer));
+    // Or the page's main list of records, found by its layout alone (records/index.ts weighs the two).
+    const { page } = source;
+    return page && layoutList(page.document, page.baseUrl, items, hints, (trail) => readBlocks(page.document, items, hints, known, trail, at.pointer), at.trail, at.pointer);
   }
   if (found === undefined) return undefined;
   const values = items.kind === "scalar" && items.type === "string" ? listTexts(found.value, hints) : asList(found.value).map((item) => (items.kind === "scalar" ? toQuantity(item, hints) : item));

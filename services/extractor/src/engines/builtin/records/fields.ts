@@ -15,7 +15,6 @@ import { isTag, isText, type ChildNode, type Element } from "domhandler";
 import { nameHints, nameTokens, type NameHints } from "../../../field-names.js";
 import { datesIn, firstNumber, isoDate, parseBoolean, parseNumber } from "../../../normalize.js";
 import { absoluteUrl } from "../../../page.js";
-import { withoutByWord } from "../byline.js";
 import { LABEL_SYNONYMS } from "../concepts.js";
 import { singular } from "../match.js";
 import { collapsed } from "../text.js";
@@ -78,6 +77,8 @@ const LIST_SYNONYMS = new Map<string, string[]>(Object.entries({
   company: ["employer", "organization", "org"],
 }));
 
+/** A name's leading by-word ("by Ann Lee"); only unambiguous ones, as a name may begin with "Di" or "Van". */
+const BY_WORD = /^(by|von|par|por)\s+(?=\S)/i;
 /** Words of an old price beside the current one ("was $18.99", a struck-through list price). */
 const OLD_PRICE_WORDS = new Set(["was", "old", "strike", "strikethrough", "before", "regular", "list", "original", "rrp", "msrp", "previous", "compare", "crossed", "del"]);
 /** Words of markup that mark an ad ("AdHolder", "sponsored-result"; singular). */
@@ -167,6 +168,8 @@ export interface Assignment {
   columns: Map<string, Chosen>;
   /** How well the records fill the fields: the share of (record, field) pairs answered, ad fields aside. */
   fill: number;
+  /** Whether the records answer enough fields: two (or every one, of fewer) in most records. */
+  enough: boolean;
 }
 
 interface Context {
@@ -214,7 +217,7 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
       const evidence = evidenceFor(field, column, wordsOf, textsOf, { mainLinks, headings, columns, n });
       if (evidence <= 0) continue;
       const fit = fitOf(field, column, textsOf(column), context);
-      if (fit < MIN_FIT) continue;
+      if (fit < MIN_FIT || ((field.kind === "title" || field.kind === "text") && !varies(textsOf(column)))) continue;
       const oldPrice = field.kind === "price" && isOldPrice(column, wordsOf) ? OLD_PRICE : 1;
       const score = evidence * fit * oldPrice * (0.6 + (0.4 * column.count) / n);
       if (score >= MIN_SCORE) scored.push({ field, column, score });
@@ -252,12 +255,18 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
   }
   const counted = fields.filter((field) => field.kind !== "ad" && field.kind !== "boolean");
   let answered = 0;
+  let held = 0;
   for (const field of counted) {
     const choice = chosen.get(field.name);
     if (!choice) continue;
-    for (let i = 0; i < n; i += 1) if (readField(field, i, choice, context, textsOf) !== undefined) answered += 1;
+    let inField = 0;
+    for (let i = 0; i < n; i += 1) if (readField(field, i, choice, context, textsOf) !== undefined) inField += 1;
+    answered += inField;
+    if (inField * 2 >= n) held += 1;
   }
-  return { columns: chosen, fill: counted.length > 0 ? answered / (counted.length * n) : 0 };
+  // A list of titles alone (a "related" box of headings) is not the answer to an item of several fields.
+  const enough = held >= Math.min(2, counted.length);
+  return { columns: chosen, fill: counted.length > 0 ? answered / (counted.length * n) : 0, enough };
 }
 
 /** Whether a place shows anything a field could read: text, a labelling attribute (a rating's), a link (an address). */
@@ -505,6 +514,12 @@ function isProse(column: Column, mainLinks: Column | undefined, texts: (string |
   return words >= MIN_TEXT_WORDS && share(present, (text) => !ADDRESS.test(text)) >= MIN_FIT;
 }
 
+/** A record's own title or text differs from record to record; a label repeated on every one ("View recipe") is the layout's. */
+function varies(texts: (string | undefined)[]): boolean {
+  const present = texts.filter((text): text is string => text !== undefined && text !== "");
+  return present.length < 3 || new Set(present).size * 2 > present.length;
+}
+
 function averageLength(texts: (string | undefined)[]): number {
   const present = texts.filter((t): t is string => t !== undefined);
   return present.length === 0 ? 0 : present.reduce((sum, text) => sum + text.length, 0) / present.length;
@@ -677,7 +692,7 @@ function readCell(field: ItemField, cell: Element, text: string, index: number, 
     case "string": {
       const value = firstPart(cell) ?? text;
       if (!value || !/\p{L}/u.test(value)) return undefined;
-      return pathName(withoutByWord(value));
+      return pathName(value.replace(BY_WORD, ""));
     }
     default:
       return undefined;

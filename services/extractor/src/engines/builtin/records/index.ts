@@ -14,7 +14,7 @@ import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import { childPointer, type EvidenceTrail } from "../../../evidence.js";
 import type { NameHints } from "../../../field-names.js";
-import { readColumns } from "./columns.js";
+import { readColumns, type Columns } from "./columns.js";
 import { assignColumns, cellOf, describeFields, isAd, readField, type Assignment, type ItemField } from "./fields.js";
 import { valueText } from "./memo.js";
 import { segmentRecords, type RecordList } from "./segment.js";
@@ -30,11 +30,14 @@ const BOILERPLATE = 0.25;
 const ALONE = 0.5;
 /** How much link text lowers a list's weight: a menu is all links. */
 const LINK_WEIGHT = 0.6;
+/** How nearly as well a list of smaller records must fill the fields to be the one. */
+const INNER_FILL = 0.8;
 /** The evidence of a value read from a column, at most. */
 const MAX_CONFIDENCE = 0.9;
 
 export interface ReadList {
   list: RecordList;
+  columns: Columns;
   assignment: Assignment;
   score: number;
 }
@@ -45,24 +48,77 @@ export interface ReadList {
  * collects each value's evidence under `pointer`.
  */
 export function extractRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, hints: NameHints, trail?: EvidenceTrail, pointer = ""): Item[] | undefined {
+  const read = readRecords($, baseUrl, item, hints);
+  if (read && trail) read.note(trail, pointer);
+  return read?.items;
+}
+
+/**
+ * The array read from the page's layout: the repeated blocks the markup
+ * names for it (builtin/blocks, `blocks`: called with the trail to note its
+ * evidence) or the page's main list. The blocks answer first, as they are
+ * named for the array; the main list answers where they do not, or where it
+ * is a strong list (several records, most fields filled) that finds more
+ * items than they do (one section's blocks of a list of several sections).
+ */
+export function layoutList(
+  $: CheerioAPI,
+  baseUrl: URL | undefined,
+  item: ObjectNode,
+  hints: NameHints,
+  blocks: (trail?: EvidenceTrail) => Item[] | undefined,
+  trail?: EvidenceTrail,
+  pointer = "",
+): Item[] | undefined {
+  const named = blocks();
+  const read = readRecords($, baseUrl, item, hints);
+  const better = read && named && read.strong && (read.items.length > named.length || (read.items.length === named.length && filled(read.items) > filled(named)));
+  if (read && (!named || better)) {
+    if (trail) read.note(trail, pointer);
+    return read.items;
+  }
+  return named && trail ? blocks(trail) : named;
+}
+
+/** How many values the items hold. */
+function filled(items: Item[]): number {
+  return items.reduce((sum, item) => sum + Object.values(item).filter((value) => value !== null && value !== false).length, 0);
+}
+
+/** A list stands on its own beside named blocks with at least this many records, this full. */
+const STRONG_RECORDS = 3;
+const STRONG_FILL = 0.75;
+
+interface Records {
+  items: Item[];
+  strong: boolean;
+  note(trail: EvidenceTrail, pointer: string): void;
+}
+
+function readRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, hints: NameHints): Records | undefined {
   const fields = describeFields(item, hints);
   const chosen = mainList(segmentRecords($.root()[0]!), fields, baseUrl);
   if (!chosen) return undefined;
-  const { list, assignment } = chosen;
-  const context = { records: list.records, columns: readColumns(list.records), baseUrl };
-  const items: Item[] = [];
+  const { list, assignment, columns } = chosen;
+  const context = { records: list.records, columns, baseUrl };
   const ads = fields.some((field) => field.kind === "ad") ? list.records.map(isAd) : [];
+  const items: Item[] = [];
+  const read: { record: Element[]; index: number; values: unknown[] }[] = [];
   list.records.forEach((record, index) => {
     const values = fields.map((field) => {
       if (field.kind === "ad") return ads[index] ?? false;
       return readField(field, index, assignment.columns.get(field.name), context) ?? null;
     });
     if (values.every((value, i) => value === null || fields[i]!.kind === "ad")) return;
-    const at = childPointer(pointer, items.length);
     items.push(Object.fromEntries(fields.map((field, i) => [field.name, values[i]])));
-    if (trail) noteRecord(trail, at, fields, record, assignment, index, values);
+    read.push({ record, index, values });
   });
-  return items.length > 0 ? items : undefined;
+  if (items.length === 0) return undefined;
+  return {
+    items,
+    strong: items.length >= STRONG_RECORDS && assignment.fill >= STRONG_FILL,
+    note: (trail, pointer) => read.forEach(({ record, index, values }, i) => noteRecord(trail, childPointer(pointer, i), fields, record, assignment, index, values)),
+  };
 }
 
 /**
@@ -80,10 +136,11 @@ export function rankLists(lists: RecordList[], fields: ItemField[], baseUrl: URL
   const read: ReadList[] = [];
   let best: ReadList | undefined;
   for (const { list, weight } of weighed) {
-    const settled = best && best.list.records.length >= 2 && best.assignment.fill >= MIN_FILL;
+    const settled = best && best.list.records.length >= 2 && best.assignment.fill >= MIN_FILL && best.assignment.enough;
     if (settled && Math.sqrt(weight) < best!.score && !insideRecords(list, best!.list)) continue;
-    const assignment = assignColumns(fields, { records: list.records, columns: readColumns(list.records), baseUrl });
-    const scored = { list, assignment, score: assignment.fill * assignment.fill * Math.sqrt(weight) };
+    const columns = readColumns(list.records);
+    const assignment = assignColumns(fields, { records: list.records, columns, baseUrl });
+    const scored = { list, columns, assignment, score: assignment.fill * assignment.fill * Math.sqrt(weight) };
     read.push(scored);
     if (!best || scored.score > best.score) best = scored;
   }
@@ -93,15 +150,20 @@ export function rankLists(lists: RecordList[], fields: ItemField[], baseUrl: URL
 function mainList(lists: RecordList[], fields: ItemField[], baseUrl: URL | undefined): ReadList | undefined {
   const ranked = rankLists(lists, fields, baseUrl);
   // A list of one record answers only where no list of several fills the fields well enough.
-  const several = ranked.filter((read) => read.list.records.length >= 2 && read.assignment.fill >= MIN_FILL);
+  const several = ranked.filter((read) => read.list.records.length >= 2 && read.assignment.fill >= MIN_FILL && read.assignment.enough);
   let best = several[0] ?? ranked[0];
   if (!best) return undefined;
-  // A list whose records each hold several records of another list that fills the fields nearly as well: the inner one.
-  const inner = ranked.filter(
-    (other) => other !== best && other.list.records.length >= 2 * best!.list.records.length && other.assignment.fill >= 0.8 * best!.assignment.fill && insideRecords(other.list, best!.list),
-  );
+  // A list whose records each hold several records of another list that fills the fields nearly as well (or
+  // records of one that fills them better: sections holding the list), or whose records are several of
+  // another's (rows in pairs that are each a record): the other one.
+  const inner = ranked.filter((other) => {
+    if (other === best) return false;
+    const [n, outer, fill, outerFill] = [other.list.records.length, best!.list.records.length, other.assignment.fill, best!.assignment.fill];
+    const smaller = (n >= 2 * outer && fill >= INNER_FILL * outerFill) || (n >= outer && fill > outerFill);
+    return smaller && (insideRecords(other.list, best!.list) || other.list.container === best!.list.container);
+  });
   if (inner.length > 0) best = inner.reduce((a, b) => (b.score > a.score ? b : a));
-  return best.assignment.fill >= MIN_FILL ? best : undefined;
+  return best.assignment.fill >= MIN_FILL && best.assignment.enough ? best : undefined;
 }
 
 /** A list's weight before its fields are read: its text that is not link text, less for boilerplate and for one record. */
@@ -111,10 +173,14 @@ function weightOf(list: RecordList): number {
   return list.text >= 3 * list.records.length ? weight : 0;
 }
 
+/** Whether the records of one list lie inside the records of another (the cells of a grid inside its rows): the first, middle and last checked. */
 function insideRecords(inner: RecordList, outer: RecordList): boolean {
   const elements = new Set(outer.records.flat());
-  for (let node: Element | null = inner.container; node; node = node.parent as Element | null) if (elements.has(node)) return true;
-  return false;
+  const { records } = inner;
+  return [records[0], records[records.length >> 1], records.at(-1)].every((record) => {
+    for (let node: Element | null = record?.[0]?.parent as Element | null; node; node = node.parent as Element | null) if (elements.has(node)) return true;
+    return false;
+  });
 }
 
 function noteRecord(trail: EvidenceTrail, at: string, fields: ItemField[], record: Element[], assignment: Assignment, index: number, values: unknown[]): void {

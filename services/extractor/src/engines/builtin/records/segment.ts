@@ -109,7 +109,11 @@ export function segmentRecords(root: ParentNode): RecordList[] {
       const alone = children.length === 1 && isListContainer(parent);
       if (!repeated && !alone) return;
       const records = withCompanions(children, labels, label, cluster.members);
-      if (records.some((record) => record.some((element) => facts.get(element)!.text > 0))) found.push({ parent, group: base + label, records, alone: !repeated });
+      const shows = (list: Element[][]) => list.some((record) => record.some((element) => facts.get(element)!.text > 0));
+      if (shows(records)) found.push({ parent, group: base + label, records, alone: !repeated });
+      // Rows alike in shape but not in classes, in turn (a title row, then its details row): each turn may be one record.
+      const split = inTurns(children, labels, label, cluster.members);
+      if (split && shows(split)) found.push({ parent, group: base + label, records: split, alone: false });
     });
   }
   return mergeGrids(found, groupOf, alike).flatMap(({ container, records }) => {
@@ -246,6 +250,34 @@ function withCompanions(children: Element[], labels: number[], label: number, me
   });
 }
 
+/**
+ * A group whose members take turns by their classes ("story", none,
+ * "story", none): the records may be one turn each, the member with the
+ * first classes and those that follow it. Undefined when the classes do not
+ * take regular turns. The records that fill the item's fields better win.
+ */
+function inTurns(children: Element[], labels: number[], label: number, members: number[]): Element[][] | undefined {
+  if (members.length < 4) return undefined;
+  const keys = members.map((index) => [...classesOf(children[index]!)].sort().join(" "));
+  const distinct = new Set(keys);
+  if (distinct.size < 2 || distinct.size > MAX_COMPANIONS + 1) return undefined;
+  const period = distinct.size;
+  let regular = 0;
+  for (let i = period; i < keys.length; i += 1) if (keys[i] === keys[i - period]) regular += 1;
+  if (regular < COMPANION_SHARE * (keys.length - period)) return undefined;
+  // Each turn's member keeps its own label; the first member's classes head the record.
+  const ids = new Map<string, number>();
+  const turnLabels = labels.map((own, index) => {
+    const key = own === label ? `${own} ${[...classesOf(children[index]!)].sort().join(" ")}` : String(own);
+    if (!ids.has(key)) ids.set(key, ids.size);
+    return ids.get(key)!;
+  });
+  const head = turnLabels[members[0]!]!;
+  const heads = members.filter((index) => turnLabels[index] === head);
+  const records = withCompanions(children, turnLabels, head, heads);
+  return records.some((record) => record.length > 1) ? records : undefined;
+}
+
 function isListContainer(parent: Element): boolean {
   const role = parent.attribs.role;
   if (parent.tagName === "body" || parent.tagName === "html" || parent.tagName === "main" || parent.tagName === "form") return false;
@@ -253,33 +285,69 @@ function isListContainer(parent: Element): boolean {
 }
 
 /**
- * Lists whose parents are themselves alike siblings (the rows of a grid,
- * each holding a few cells) are one list, their records in page order.
+ * Lists in places that repeat are one list, their records in page order:
+ * the rows of a grid (parents that are alike siblings, each holding a few
+ * cells), and the sections of a page that each hold a part of it (a shelf
+ * per category, results under each day), up to a few levels apart.
  */
 function mergeGrids(
   found: { parent: Element; group: number; records: Element[][]; alone: boolean }[],
   groupOf: Map<Element, number>,
   alike: (a: Element, b: Element) => boolean,
 ): { container: Element; records: Element[][] }[] {
-  const merged: { container: Element; records: Element[][]; parents: Set<Element> }[] = [];
-  const byRowGroup = new Map<number, { container: Element; records: Element[][]; parents: Set<Element> }[]>();
+  type Merged = { container: Element; records: Element[][]; parents: Set<Element>; repeated: Element[] };
+  const merged: Merged[] = [];
+  const byPlace = new Map<string, Merged[]>();
   for (const { parent, records, alone } of found) {
     // A lone child in each of a list's records is a wrapper of its record, not a row of a grid.
-    const rowGroup = alone ? undefined : groupOf.get(parent);
-    const grid = parent.parent && isTag(parent.parent) ? parent.parent : undefined;
-    const rows = rowGroup === undefined || !grid ? undefined : (byRowGroup.get(rowGroup) ?? []);
-    const same = rows?.find((list) => !list.parents.has(parent) && alike(list.records[0]![0]!, records[0]![0]!));
+    const place = alone ? undefined : repeatedPlace(parent, groupOf);
+    const lists = place ? (byPlace.get(place.key) ?? []) : undefined;
+    const same = lists?.find((list) => !list.parents.has(parent) && !list.repeated.includes(place!.ancestor) && alike(list.records[0]![0]!, records[0]![0]!));
     if (same) {
-      same.container = grid!;
+      same.container = commonAncestor(same.container, parent);
       same.records.push(...records);
       same.parents.add(parent);
+      same.repeated.push(place!.ancestor);
       continue;
     }
-    const list = { container: parent, records: [...records], parents: new Set([parent]) };
+    const list: Merged = { container: parent, records: [...records], parents: new Set([parent]), repeated: place ? [place.ancestor] : [] };
     merged.push(list);
-    if (rows) byRowGroup.set(rowGroup!, [...rows, list]);
+    if (place) byPlace.set(place.key, [...(lists ?? []), list]);
   }
   return merged;
+}
+
+/** Levels above a list's parent searched for a place that repeats. */
+const MAX_MERGE_LEVELS = 3;
+
+/**
+ * The nearest ancestor (the parent itself, or up to a few levels above it)
+ * that is one of a group of alike siblings, and the path from it down to
+ * the parent: lists at the same path under alike siblings are parts of one.
+ */
+function repeatedPlace(parent: Element, groupOf: Map<Element, number>): { key: string; ancestor: Element } | undefined {
+  const steps: string[] = [];
+  let node: Element = parent;
+  for (let level = 0; level < MAX_MERGE_LEVELS; level += 1) {
+    const group = groupOf.get(node);
+    if (group !== undefined && node.parent && isTag(node.parent) && hasSiblingsIn(node, group, groupOf)) return { key: `${group} ${steps.join("/")}`, ancestor: node };
+    steps.unshift(`${node.tagName}.${[...classesOf(node)].sort().join(".")}`);
+    if (!node.parent || !isTag(node.parent)) return undefined;
+    node = node.parent;
+  }
+  return undefined;
+}
+
+function hasSiblingsIn(node: Element, group: number, groupOf: Map<Element, number>): boolean {
+  for (const sibling of node.parent?.children ?? []) if (sibling !== node && isTag(sibling) && groupOf.get(sibling) === group) return true;
+  return false;
+}
+
+function commonAncestor(a: Element, b: Element): Element {
+  const above = new Set<Element>();
+  for (let node: Element | null = a; node && isTag(node); node = node.parent as Element | null) above.add(node);
+  for (let node: Element | null = b; node && isTag(node); node = node.parent as Element | null) if (above.has(node)) return node;
+  return a;
 }
 
 /** The list is in the page's navigation, header, footer or a side box, by the tags, roles and names of it and its ancestors. */
