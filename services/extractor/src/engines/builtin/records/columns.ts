@@ -31,6 +31,8 @@ export interface Column {
   count: number;
   /** The column of the parent place, undefined for the roots. */
   parent: Column | undefined;
+  /** Whether the place holds records nested in the record (the replies of a comment): its text is not the record's. */
+  holdsRecords?: boolean;
 }
 
 export interface Columns {
@@ -48,6 +50,8 @@ export function readColumns(records: Element[][]): Columns {
   const columns: Column[] = [];
   const lists = new Map<string, (Element[] | undefined)[]>();
   const placeOf = new Map<Element, Column>();
+  // A record nested in another (a reply in a comment) is its own record, not a part of the other.
+  const heads = new Set(records.map((record) => record[0]));
   records.forEach((record, index) => {
     const seen = new Map<string, number>();
     let read = 0;
@@ -76,7 +80,11 @@ export function readColumns(records: Element[][]): Columns {
       let list = lists.get(path);
       if (!list) lists.set(path, (list = new Array<Element[] | undefined>(records.length)));
       (list[index] ??= []).push(element);
-      for (const child of element.children) if (isTag(child) && isRead(child)) visit(child, path, column, depth + 1);
+      for (const child of element.children) {
+        if (!isTag(child) || !isRead(child)) continue;
+        if (!heads.has(child)) visit(child, path, column, depth + 1);
+        else for (let holder: Column | undefined = column; holder && !holder.holdsRecords; holder = holder.parent) holder.holdsRecords = true;
+      }
     };
     record.forEach((element, part) => visit(element, String(part), undefined, 0));
   });

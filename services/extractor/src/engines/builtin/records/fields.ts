@@ -67,6 +67,10 @@ const LIST_SYNONYMS = new Map<string, string[]>(Object.entries({
   summary: ["description", "snippet", "excerpt", "abstract"],
   shipping: ["ship", "delivery"],
   date: ["time", "posted", "published"],
+  posted: ["date", "time", "published", "age"],
+  published: ["date", "time", "posted"],
+  "date posted": ["posted", "date", "time", "age"],
+  "published date": ["published", "date", "time"],
   "release date": ["released", "release"],
   url: ["link", "href"],
   link: ["url", "href"],
@@ -84,7 +88,7 @@ const OLD_PRICE_WORDS = new Set(["was", "old", "strike", "strikethrough", "befor
 /** Words of markup that mark an ad ("AdHolder", "sponsored-result"; singular). */
 const AD_MARKUP = new Set(["sponsored", "ad", "advert", "advertisement", "promoted"]);
 /** Texts that mark a record as an ad, in the languages shops commonly use. */
-const AD_TEXT = /^(sponsored|sponsorisé|gesponsert|patrocinado|sponsorizzato|gesponsord|ad|ads|advertisement|anzeige|annonce|promoted|promoted by .*|publicidad|pubblicità)$/i;
+const AD_TEXT = /^(sponsored|sponsorisé|gesponsert|patrocinado|sponsorizzato|gesponsord|ad|ads|advertisement|anzeige|annonce|promoted|publicidad|pubblicità)( (result|results|listing|listings|post|product|products|ad|link|links|by .*))?\s*[·•:|-]?$/i;
 
 /** How strongly each kind of evidence says that a column answers a field. */
 const EVIDENCE = {
@@ -109,6 +113,8 @@ const MIN_SCORE = 0.35;
 const OLD_PRICE = 0.3;
 /** Cells whose words are read per column. */
 const SAMPLE = 4;
+/** A date written as text is short. */
+const MAX_DATE_CHARS = 60;
 /** Elements searched for a record's main link. */
 const MAX_LINK_SEARCH = 400;
 /** A description is at least this long on average, in characters and in words; found in this share of the records. */
@@ -213,7 +219,7 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
     }
     const scored: Choice[] = [];
     for (const column of columns.columns) {
-      if (column.count === 0 || !hasContent(column, field, textsOf)) continue;
+      if (column.count === 0 || (column.holdsRecords && field.kind !== "url") || !hasContent(column, field, textsOf)) continue;
       const evidence = evidenceFor(field, column, wordsOf, textsOf, { mainLinks, headings, columns, n });
       if (evidence <= 0) continue;
       const fit = fitOf(field, column, textsOf(column), context);
@@ -235,6 +241,24 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
   const chosen = new Map<string, Chosen>();
   const used: Column[] = [];
   const free = (column: Column) => !used.some((other) => other === column || isWithin(other, column) || isWithin(column, other));
+  const sharesNumbers = (field: ItemField, column: Column): boolean => {
+    if (!NUMBER_KINDS.has(field.kind)) return false;
+    const sharing = [...chosen].filter(([, other]) => other.column === column);
+    if (sharing.length === 0 || !used.includes(column)) return false;
+    return sharing.every(([name]) => {
+      const other = fields.find((f) => f.name === name)!;
+      if (!NUMBER_KINDS.has(other.kind)) return false;
+      let both = 0;
+      let differ = 0;
+      for (let i = 0; i < n; i += 1) {
+        const [a, b] = [readField(field, i, { column }, context, textsOf), readField(other, i, { column }, context, textsOf)];
+        if (a === undefined || b === undefined) continue;
+        both += 1;
+        if (a !== b) differ += 1;
+      }
+      return both > 0 && differ >= MOST_DIFFER * both;
+    });
+  };
   for (const choice of choices) {
     const primary = chosen.get(choice.field.name);
     if (primary) {
@@ -246,9 +270,10 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
       used.push(choice.column);
       continue;
     }
-    // A field read from an element's address shares it with the field read from its text (a title and its link).
+    // A field read from an element's address shares it with the field read from its text (a title and its link),
+    // and numbers read from one text share it where they read different numbers ("4.3 avg rating, 7,891 ratings").
     if (choice.field.kind !== "url") {
-      if (!free(choice.column)) continue;
+      if (!free(choice.column) && !sharesNumbers(choice.field, choice.column)) continue;
       used.push(choice.column);
     }
     chosen.set(choice.field.name, { column: choice.column, score: choice.score, list: choice.list, alternates: [] });
@@ -301,6 +326,9 @@ function preferInner<T extends { column: Column; score: number }>(scored: T[], f
   });
 }
 
+/** Fields read as numbers, which may share a text where they read different numbers in it. */
+const NUMBER_KINDS = new Set<Kind>(["price", "rating", "count", "number", "rank"]);
+const MOST_DIFFER = 0.8;
 /** An inner place this nearly as sure as the outer one is preferred. */
 const INNER = 0.8;
 /** A place that stands in for a field's column on the records without it is this nearly as sure. */
@@ -433,6 +461,12 @@ function evidenceFor(
       break;
     case "rating":
       if (share(texts, (text) => OUT_OF.test(text)) >= MIN_FIT) best = Math.max(best, EVIDENCE.typeOnly + 0.1);
+      if (share(texts, (text) => text.length <= 60 && unitNames(text, [...field.names, ...field.heads], true)) >= MIN_FIT) best = Math.max(best, EVIDENCE.valueWord);
+      break;
+    case "date":
+      // A column of dates (or <time> elements) answers a date field that nothing names.
+      if (best === 0 && share(texts, (text) => DATE_LIKE.test(text) || datesIn(text).length > 0) >= MIN_FIT) best = EVIDENCE.typeOnly;
+      if (best === 0 && column.cells.every((cell) => cell === undefined || cell.tagName === "time")) best = EVIDENCE.typeOnly;
       break;
     case "price":
       if (best === 0 && share(texts, (text) => currencyOf(text) !== undefined) >= MIN_FIT) best = EVIDENCE.typeOnly;
@@ -479,12 +513,23 @@ function prefixes(a: string, b: string): boolean {
 
 /** "1,145 points", "(299 ratings)", "Free Shipping": the text's word after its number (or any word, `anyWord`) names the field. */
 function unitNames(text: string, names: string[][], anyWord = false): boolean {
-  const match = anyWord ? undefined : UNIT.exec(text);
-  const textWords = anyWord ? nameTokens(text).map(singular) : match ? [singular(match[1]!.toLowerCase())] : [];
-  return textWords.length > 0 && names.some((name) => name.length === 1 && textWords.some((word) => word === name[0] || prefixes(word, name[0]!)));
+  if (!anyWord) return unitNumber(text, names) !== undefined;
+  const textWords = cachedTokens(text).map(singular);
+  return names.some((name) => name.every((part) => textWords.some((word) => word === part || prefixes(word, part))));
 }
 
-const UNIT = /^\(?\s*[+-]?\d[\d.,\s\u00a0]*[kKmM]?\+?\s*(\p{L}+)/u;
+/** The number written before a word that names the field ("7,891,234 ratings" in "4.28 avg rating, 7,891,234 ratings"). */
+function unitNumber(text: string, names: string[][]): number | undefined {
+  if (!/\d/.test(text)) return undefined;
+  for (const match of text.matchAll(UNIT)) {
+    const word = singular(match[3]!.toLowerCase());
+    if (names.some((name) => name.length === 1 && (word === name[0] || prefixes(word, name[0]!)))) return readCount(`${match[1]}${match[2] ?? ""}`);
+  }
+  return undefined;
+}
+
+const UNIT = /(\d[\d.,\u00a0]*\d|\d)\s?([kKmM]\b)?\+?\s*(\p{L}+)/gu;
+const DATE_LIKE = /\b(\d+\s+(second|minute|hour|day|week|month|year)s?\s+ago|yesterday|today|just now|just posted)\b/i;
 const OUT_OF = /\d\s*(\/|\p{L}+(\s\p{L}+)?)\s*(5|10)\b/u;
 
 function share(texts: (string | undefined)[], test: (text: string) => boolean): number {
@@ -642,7 +687,10 @@ export function readField(
   const cell = column?.cells[index];
   if (!column || !cell) return undefined;
   const text = textsOf ? (textsOf(column)[index] ?? "") : valueText(cell);
-  return readCell(field, cell, text, index, context);
+  const value = readCell(field, cell, text, index, context);
+  // A date as the page writes it, where the column is one of dates: "Just posted" beside "Posted 3 days ago".
+  if (value === undefined && field.kind === "date" && field.hints.format !== "iso8601" && text.length > 0 && text.length <= MAX_DATE_CHARS) return text;
+  return value;
 }
 
 /** The element a record's value for a field is read from. */
@@ -671,7 +719,7 @@ function readCell(field: ItemField, cell: Element, text: string, index: number, 
     case "price":
       return readPrice(text, field.hints);
     case "count":
-      return readCount(text);
+      return unitNumber(text, field.names) ?? readCount(text);
     case "rank":
       return text ? firstNumber(text) : undefined;
     case "rating":
@@ -691,7 +739,7 @@ function readCell(field: ItemField, cell: Element, text: string, index: number, 
       return text && /\p{L}/u.test(text) && !ADDRESS.test(text) ? text : undefined;
     case "string": {
       const value = firstPart(cell) ?? text;
-      if (!value || !/\p{L}/u.test(value)) return undefined;
+      if (!value) return undefined;
       return pathName(value.replace(BY_WORD, ""));
     }
     default:

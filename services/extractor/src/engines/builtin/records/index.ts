@@ -30,8 +30,9 @@ const BOILERPLATE = 0.25;
 const ALONE = 0.5;
 /** How much link text lowers a list's weight: a menu is all links. */
 const LINK_WEIGHT = 0.6;
-/** How nearly as well a list of smaller records must fill the fields to be the one. */
+/** How nearly as well a list of smaller records must fill the fields to be the one; a list that adds nested records to another's. */
 const INNER_FILL = 0.8;
+const NESTED_FILL = 0.9;
 /** The evidence of a value read from a column, at most. */
 const MAX_CONFIDENCE = 0.9;
 
@@ -160,7 +161,9 @@ function mainList(lists: RecordList[], fields: ItemField[], baseUrl: URL | undef
     if (other === best) return false;
     const [n, outer, fill, outerFill] = [other.list.records.length, best!.list.records.length, other.assignment.fill, best!.assignment.fill];
     const smaller = (n >= 2 * outer && fill >= INNER_FILL * outerFill) || (n >= outer && fill > outerFill);
-    return smaller && (insideRecords(other.list, best!.list) || other.list.container === best!.list.container);
+    if (smaller && (insideRecords(other.list, best!.list) || other.list.container === best!.list.container)) return true;
+    // The same records and the ones nested in them (replies in comments), nearly as full.
+    return n > outer && fill >= NESTED_FILL * outerFill && holdsRecords(other.list, best!.list);
   });
   if (inner.length > 0) best = inner.reduce((a, b) => (b.score > a.score ? b : a));
   return best.assignment.fill >= MIN_FILL && best.assignment.enough ? best : undefined;
@@ -181,6 +184,12 @@ function insideRecords(inner: RecordList, outer: RecordList): boolean {
     for (let node: Element | null = record?.[0]?.parent as Element | null; node; node = node.parent as Element | null) if (elements.has(node)) return true;
     return false;
   });
+}
+
+/** Whether a list holds every record of another (and more). */
+function holdsRecords(outer: RecordList, inner: RecordList): boolean {
+  const heads = new Set(outer.records.map(([head]) => head));
+  return inner.records.every(([head]) => heads.has(head));
 }
 
 function noteRecord(trail: EvidenceTrail, at: string, fields: ItemField[], record: Element[], assignment: Assignment, index: number, values: unknown[]): void {

@@ -66,6 +66,8 @@ interface Facts {
   linkText: number;
   /** Elements in it, itself included. */
   size: number;
+  /** Its place in page order. */
+  at: number;
 }
 
 /** Every candidate list of the page, each record's elements in page order. */
@@ -116,7 +118,8 @@ export function segmentRecords(root: ParentNode): RecordList[] {
       if (split && shows(split)) found.push({ parent, group: base + label, records: split, alone: false });
     });
   }
-  return mergeGrids(found, groupOf, alike).flatMap(({ container, records }) => {
+  const lists = mergeGrids(found, groupOf, alike);
+  return [...lists, ...lists.flatMap((list) => withNested(list, facts))].flatMap(({ container, records }) => {
     let text = 0;
     let linkText = 0;
     const sizes: number[] = [];
@@ -134,6 +137,39 @@ export function segmentRecords(root: ParentNode): RecordList[] {
     if (median(sizes) > MAX_RECORD_SIZE) return [];
     return [{ container, records, text, linkText, boilerplate: inBoilerplate(container) }];
   });
+}
+
+/** Elements searched per list for records nested in its records. */
+const MAX_NESTED_SEARCH = 5000;
+
+/**
+ * A list whose records hold records of the same kind (the replies inside
+ * a comment, at any depth): the list of all of them in page order. Nested
+ * records have the head's tag and classes.
+ */
+function withNested(list: { container: Element; records: Element[][] }, facts: Map<Element, Facts>): { container: Element; records: Element[][] }[] {
+  const head = list.records[0]?.[0];
+  if (!head || list.records.some((record) => record.length > 1)) return [];
+  const key = classKey(head);
+  if (key === "") return [];
+  const heads = new Set(list.records.map(([element]) => element!));
+  const nested: Element[] = [];
+  let searched = 0;
+  const search = (element: Element): void => {
+    for (const child of element.children) {
+      if (!isTag(child) || !facts.has(child) || (searched += 1) > MAX_NESTED_SEARCH) continue;
+      if (child.tagName === head.tagName && !heads.has(child) && classKey(child) === key) nested.push(child);
+      search(child);
+    }
+  };
+  for (const element of heads) search(element);
+  if (nested.length === 0) return [];
+  const all = [...heads, ...nested].sort((a, b) => facts.get(a)!.at - facts.get(b)!.at);
+  return [{ container: list.container, records: all.map((element) => [element]) }];
+}
+
+function classKey(element: Element): string {
+  return [...classesOf(element)].sort().join(" ");
 }
 
 /** Elements in document order bottom-up facts, and the elements that have element children (the possible list parents), in document order. */
@@ -165,7 +201,7 @@ function readFacts(root: ParentNode, facts: Map<Element, Facts>): Element[] {
         }
       }
     }
-    facts.set(element, { text, linkText: element.tagName === "a" ? text : linkText, size });
+    facts.set(element, { text, linkText: element.tagName === "a" ? text : linkText, size, at: i });
   }
   return order.filter((element) => element.children.some((child) => isTag(child) && facts.has(child)));
 }
