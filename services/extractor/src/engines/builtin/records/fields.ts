@@ -85,6 +85,8 @@ const LIST_SYNONYMS = new Map<string, string[]>(Object.entries({
 const BY_WORD = /^(by|von|par|por)\s+(?=\S)/i;
 /** Words of an old price beside the current one ("was $18.99", a struck-through list price). */
 const OLD_PRICE_WORDS = new Set(["was", "old", "strike", "strikethrough", "before", "regular", "list", "original", "rrp", "msrp", "previous", "compare", "crossed", "del"]);
+/** A quick look for the words of AD_MARKUP in a class or id, before they are split into words. */
+const AD_HINT = /ad|sponsor|promot|advert/i;
 /** Words of markup that mark an ad ("AdHolder", "sponsored-result"; singular). */
 const AD_MARKUP = new Set(["sponsored", "ad", "advert", "advertisement", "promoted"]);
 /** Texts that mark a record as an ad, in the languages shops commonly use. */
@@ -296,7 +298,9 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
 
 /** Whether a place shows anything a field could read: text, a labelling attribute (a rating's), a link (an address). */
 function hasContent(column: Column, field: ItemField, textsOf: (column: Column) => (string | undefined)[]): boolean {
-  if (textsOf(column).some((text) => text !== undefined && text !== "")) return true;
+  // Numbers are written with digits.
+  const digits = NUMBER_KINDS.has(field.kind);
+  if (textsOf(column).some((text) => text !== undefined && text !== "" && (!digits || /\d/.test(text)))) return true;
   if (field.kind === "url") return column.cells.some((cell) => cell?.tagName === "a");
   if (field.kind === "rating" || field.kind === "number") return column.cells.some((cell) => cell !== undefined && Object.keys(cell.attribs).some((name) => name === "aria-label" || name === "title" || name.startsWith("data-")));
   return false;
@@ -379,6 +383,8 @@ function readWords(column: Column, ancestors: Set<string>): ColumnWords {
       markup.add(word);
     }
     for (const word of labelWords(cell)) own.add(word);
+    // A table cell is named by its column's header ("Rating" over the ratings).
+    for (const word of headerWords(cell)) icon.add(word);
     const before = previousElement(cell);
     if (before && valueText(before) === "") for (const word of markupWords(before)) icon.add(word);
     const link = closestLink(cell);
@@ -392,6 +398,40 @@ function labelWords(element: Element): string[] {
   const { "aria-label": label, title } = element.attribs;
   if (!label && !title) return [];
   return [label, title].flatMap((text) => (text && !/^https?:/.test(text) ? cachedTokens(text).filter((t) => !/\d/.test(t)).map(singular) : []));
+}
+
+/** The words of the header cell above a table cell: the header row's cell at the same position. */
+function headerWords(cell: Element): string[] {
+  if (cell.tagName !== "td" && cell.tagName !== "th") return [];
+  const row = cell.parent;
+  if (!row || !isTag(row) || row.tagName !== "tr") return [];
+  let table: Element | null = row.parent as Element | null;
+  if (table && isTag(table) && /^(tbody|thead|tfoot)$/.test(table.tagName)) table = table.parent as Element | null;
+  if (!table || !isTag(table) || table.tagName !== "table") return [];
+  const header = headerRow(table);
+  if (!header || header === row) return [];
+  const position = cellsOf(row).indexOf(cell);
+  const above = position >= 0 ? cellsOf(header)[position] : undefined;
+  return above ? cachedTokens(valueText(above)).map(singular) : [];
+}
+
+/** A table's header row: the row of its <thead>, or a first row of <th> cells. */
+function headerRow(table: Element): Element | undefined {
+  const rows: Element[] = [];
+  for (const child of table.children) {
+    if (!isTag(child)) continue;
+    if (child.tagName === "tr") rows.push(child);
+    else if (/^(thead|tbody)$/.test(child.tagName)) for (const row of child.children) if (isTag(row) && row.tagName === "tr") rows.push(row);
+    if (rows.length > 0) break;
+  }
+  const first = rows[0];
+  if (!first) return undefined;
+  const inHead = first.parent && isTag(first.parent) && first.parent.tagName === "thead";
+  return inHead || cellsOf(first).every((cell) => cell.tagName === "th") ? first : undefined;
+}
+
+function cellsOf(row: Element): Element[] {
+  return row.children.filter((child): child is Element => isTag(child) && (child.tagName === "td" || child.tagName === "th"));
 }
 
 function hrefWords(href: string): string[] {
@@ -845,11 +885,15 @@ export function isAd(record: Element[]): boolean {
   let read = 0;
   const visit = (element: Element, depth: number): boolean => {
     if ((read += 1) > MAX_LINK_SEARCH) return false;
-    for (const word of markupWords(element)) if (AD_MARKUP.has(word)) return true;
+    const named = `${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`;
+    if (AD_HINT.test(named)) for (const word of markupWords(element)) if (AD_MARKUP.has(word)) return true;
     const label = element.attribs["aria-label"];
     if (label && AD_TEXT.test(label.trim().split(/[.:]/)[0]!.trim())) return true;
-    const own = element.children.filter(isText).map((child) => child.data).join(" ").trim();
-    if (own && own.length <= 30 && AD_TEXT.test(collapsed(own))) return true;
+    for (const child of element.children) {
+      if (!isText(child) || child.data.length > 60) continue;
+      const own = collapsed(child.data);
+      if (own && own.length <= 30 && AD_TEXT.test(own)) return true;
+    }
     return depth < 40 && element.children.some((child) => isTag(child) && !NOT_TEXT.has(child.tagName) && visit(child, depth + 1));
   };
   return record.some((element) => visit(element, 0));

@@ -17,12 +17,12 @@ import type { NameHints } from "../../../field-names.js";
 import { readColumns, type Columns } from "./columns.js";
 import { assignColumns, cellOf, describeFields, isAd, readField, type Assignment, type ItemField } from "./fields.js";
 import { valueText } from "./memo.js";
-import { segmentRecords, type RecordList } from "./segment.js";
+import { segmentRecords, withNested, type RecordList } from "./segment.js";
 
 export type Item = Record<string, unknown>;
 
 /** Candidates read for their fields at most: the largest lists by their text. */
-const MAX_READ = 10;
+const MAX_READ = 8;
 /** Below this share of (record, field) pairs answered, no list is the answer: a wrong list is worse than none. */
 const MIN_FILL = 0.34;
 /** How much less a list in the page's navigation, header, footer or a side box counts, and a list of one record. */
@@ -129,11 +129,16 @@ function readRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, 
  * best one's records (an inner list may still be the one).
  */
 export function rankLists(lists: RecordList[], fields: ItemField[], baseUrl: URL | undefined): ReadList[] {
-  const weighed = lists
+  const heaviest = lists
     .map((list) => ({ list, weight: weightOf(list) }))
     .filter(({ weight }) => weight > 0)
     .sort((a, b) => b.weight - a.weight)
     .slice(0, MAX_READ);
+  // Each with the records nested in its records, where some are (replies in comments), as another candidate.
+  const weighed = heaviest.flatMap((read) => {
+    const nested = withNested(read.list);
+    return nested ? [read, { list: nested, weight: read.weight }] : [read];
+  });
   const read: ReadList[] = [];
   let best: ReadList | undefined;
   for (const { list, weight } of weighed) {

@@ -118,8 +118,7 @@ export function segmentRecords(root: ParentNode): RecordList[] {
       if (split && shows(split)) found.push({ parent, group: base + label, records: split, alone: false });
     });
   }
-  const lists = mergeGrids(found, groupOf, alike);
-  return [...lists, ...lists.flatMap((list) => withNested(list, facts))].flatMap(({ container, records }) => {
+  return mergeGrids(found, groupOf, alike).flatMap(({ container, records }) => {
     let text = 0;
     let linkText = 0;
     const sizes: number[] = [];
@@ -144,28 +143,35 @@ const MAX_NESTED_SEARCH = 5000;
 
 /**
  * A list whose records hold records of the same kind (the replies inside
- * a comment, at any depth): the list of all of them in page order. Nested
- * records have the head's tag and classes.
+ * a comment, at any depth): the list of all of them in page order, or
+ * undefined when none is nested. Nested records have the head's tag and
+ * classes.
  */
-function withNested(list: { container: Element; records: Element[][] }, facts: Map<Element, Facts>): { container: Element; records: Element[][] }[] {
+export function withNested(list: RecordList): RecordList | undefined {
   const head = list.records[0]?.[0];
-  if (!head || list.records.some((record) => record.length > 1)) return [];
+  if (!head || list.records.some((record) => record.length > 1)) return undefined;
   const key = classKey(head);
-  if (key === "") return [];
+  if (key === "") return undefined;
   const heads = new Set(list.records.map(([element]) => element!));
-  const nested: Element[] = [];
+  const all: Element[] = [];
+  let nested = 0;
   let searched = 0;
   const search = (element: Element): void => {
     for (const child of element.children) {
-      if (!isTag(child) || !facts.has(child) || (searched += 1) > MAX_NESTED_SEARCH) continue;
-      if (child.tagName === head.tagName && !heads.has(child) && classKey(child) === key) nested.push(child);
+      if (!isTag(child) || NOT_TEXT.has(child.tagName) || isUnseen(child) || (searched += 1) > MAX_NESTED_SEARCH) continue;
+      if (child.tagName === head.tagName && !heads.has(child) && classKey(child) === key) {
+        all.push(child);
+        nested += 1;
+      }
       search(child);
     }
   };
-  for (const element of heads) search(element);
-  if (nested.length === 0) return [];
-  const all = [...heads, ...nested].sort((a, b) => facts.get(a)!.at - facts.get(b)!.at);
-  return [{ container: list.container, records: all.map((element) => [element]) }];
+  // Heads are siblings in page order; what each holds follows it.
+  for (const element of heads) {
+    all.push(element);
+    search(element);
+  }
+  return nested === 0 ? undefined : { ...list, records: all.map((element) => [element]) };
 }
 
 function classKey(element: Element): string {
