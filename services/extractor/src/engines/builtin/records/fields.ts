@@ -81,6 +81,8 @@ const LIST_SYNONYMS = new Map<string, string[]>(Object.entries({
   company: ["employer", "organization", "org"],
 }));
 
+/** A part set apart from the one before it: after a bullet, a bar, a dash, or in brackets. */
+const ASIDE = /^[•·|–—(\[-]/;
 /** A name's leading by-word ("by Ann Lee"); only unambiguous ones, as a name may begin with "Di" or "Van". */
 const BY_WORD = /^(by|von|par|por)\s+(?=\S)/i;
 /** Words of an old price beside the current one ("was $18.99", a struck-through list price). */
@@ -804,7 +806,8 @@ function firstPart(cell: Element): string | undefined {
     if (node.children.some((child) => isText(child) && child.data.trim() !== "")) return depth === 0 ? undefined : valueText(node);
     const parts = node.children.filter((child): child is Element => isTag(child) && valueText(child) !== "");
     if (parts.length === 0) return undefined;
-    if (parts.length >= 2) return valueText(parts[0]!);
+    // A name and what is said of it ("Jed Guinto", "• Aerospace Engineer"); parts that only follow on (a street, a city) are one value.
+    if (parts.length >= 2) return parts.slice(1).some((part) => ASIDE.test(valueText(part))) ? valueText(parts[0]!) : undefined;
     node = parts[0]!;
   }
   return undefined;

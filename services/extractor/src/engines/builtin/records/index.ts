@@ -25,6 +25,8 @@ export type Item = Record<string, unknown>;
 const MAX_READ = 8;
 /** Below this share of (record, field) pairs answered, no list is the answer: a wrong list is worse than none. */
 const MIN_FILL = 0.34;
+/** The fill a list in the page's navigation, header, footer or a side box needs to answer. */
+const MIN_BOILERPLATE_FILL = 0.75;
 /** How much less a list in the page's navigation, header, footer or a side box counts, and a list of one record. */
 const BOILERPLATE = 0.25;
 const ALONE = 0.5;
@@ -171,7 +173,9 @@ function mainList(lists: RecordList[], fields: ItemField[], baseUrl: URL | undef
     return n > outer && fill >= NESTED_FILL * outerFill && holdsRecords(other.list, best!.list);
   });
   if (inner.length > 0) best = inner.reduce((a, b) => (b.score > a.score ? b : a));
-  return best.assignment.fill >= MIN_FILL && best.assignment.enough ? best : undefined;
+  // A list in a side box, a carousel or the navigation answers only where it fills the fields well: asked for itself.
+  const floor = best.list.boilerplate ? MIN_BOILERPLATE_FILL : MIN_FILL;
+  return best.assignment.fill >= floor && best.assignment.enough ? best : undefined;
 }
 
 /** A list's weight before its fields are read: its text that is not link text, less for boilerplate and for one record. */

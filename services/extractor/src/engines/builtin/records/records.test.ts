@@ -151,6 +151,44 @@ describe("records of a listing page", () => {
     expect(records(html, { products: [{ name: "string" }] })).toEqual([{ name: "Declared 1" }, { name: "Declared 2" }]);
   });
 
+  it("reads replies nested in comments as records of their own, in page order", () => {
+    const comment = (id: number, user: string, text: string, replies = "") =>
+      `<div class="comment"><div class="meta"><a class="author" href="/u/${user}">${user}</a> <span class="score">${id * 3} points</span> <time>${id} hours ago</time></div>
+        <div class="body"><p>${text}</p></div><a href="#reply">reply</a>${replies ? `<div class="children">${replies}</div>` : ""}</div>`;
+    const thread =
+      comment(1, "alice", "The first comment on the story, at the top.", comment(2, "bob", "A reply to alice, one level down.", comment(3, "carol", "A reply to bob, two levels down."))) +
+      comment(4, "dan", "A second comment at the top, without replies.");
+    const html = `${nav}<article><h1>Story</h1><p>The story itself, long enough to be read as its body.</p></article><section class="comments">${thread}</section>${footer}`;
+    expect(records(html, { comments: [{ author: "string", text: "string", points: "integer", posted: "string" }] })).toEqual([
+      { author: "alice", text: "The first comment on the story, at the top.", points: 3, posted: "1 hours ago" },
+      { author: "bob", text: "A reply to alice, one level down.", points: 6, posted: "2 hours ago" },
+      { author: "carol", text: "A reply to bob, two levels down.", points: 9, posted: "3 hours ago" },
+      { author: "dan", text: "A second comment at the top, without replies.", points: 12, posted: "4 hours ago" },
+    ]);
+  });
+
+  it("reads two numbers from one text by the words after them, and names a table's columns by its header", () => {
+    const row = (i: number, title: string, author: string, rating: string, ratings: string) =>
+      `<tr><td>${i}</td><td><a class="bookTitle" href="/b/${i}">${title}</a> <span class="by">by</span> <a class="authorName" href="/a/${i}">${author}</a>
+        <div><span class="minirating">${rating} avg rating — ${ratings} ratings</span></div></td><td>${1990 + i}</td></tr>`;
+    const html = `${nav}<table><thead><tr><th>#</th><th>Book</th><th>Year</th></tr></thead><tbody>${row(1, "The Long Road", "Ann Lee", "4.34", "7,891,234")}${row(2, "Salt and Stone", "Bo Kim", "3.66", "612")}${row(3, "Rivers", "Cy Park", "4.01", "45,001")}</tbody></table>${footer}`;
+    expect(records(html, { books: [{ title: "string", author: "string", avg_rating: "number", ratings_count: "integer", year: "integer" }] })).toEqual([
+      { title: "The Long Road", author: "Ann Lee", avg_rating: 4.34, ratings_count: 7891234, year: 1991 },
+      { title: "Salt and Stone", author: "Bo Kim", avg_rating: 3.66, ratings_count: 612, year: 1992 },
+      { title: "Rivers", author: "Cy Park", avg_rating: 4.01, ratings_count: 45001, year: 1993 },
+    ]);
+  });
+
+  it("does not answer reviews from a carousel of related products", () => {
+    const tile = (i: number) =>
+      `<div class="product-tile"><a href="/p/${i}"><span class="name">Related lamp ${i}</span></a><div class="stars" aria-label="4.${i} out of 5 stars"></div>
+        <span class="price">$${i}9.99</span><p class="blurb">A compact lamp with a warm light and a flexible arm, model ${i}.</p></div>`;
+    const html = `${nav}<main><h1>Brass reading lamp</h1><span class="price">$49.00</span><section class="reviews"><h2>Reviews</h2><p>No reviews yet.</p></section>
+      <section class="recommendations"><h2>Customers also viewed</h2><div class="carousel">${[1, 2, 3, 4].map(tile).join("")}</div></section></main>${footer}`;
+    expect(records(html, { reviews: [{ author: "string", rating: "number", text: "string" }] })).toBeNull();
+    expect(records(html, { related: [{ name: "string", price_usd: "number", rating: "number" }] })).toHaveLength(4);
+  });
+
   it("answers null rather than a list that does not hold the item's fields", () => {
     const html = `${nav}<article><h1>About our shop</h1><p>We sell lamps.</p><p>Since 1990.</p></article>${footer}`;
     expect(records(html, { products: [{ title: "string", price_usd: "number", rating: "number" }] })).toBeNull();
