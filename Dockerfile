@@ -16,6 +16,8 @@ COPY services/renderer/package.json services/renderer/
 COPY services/extractor/package.json services/extractor/
 COPY services/gateway/package.json services/gateway/
 COPY clients/node/package.json clients/node/
+COPY scripts/package.json scripts/
+COPY test/support/package.json test/support/
 
 # --- build: every dependency (TypeScript included), then tsc -b of the four services.
 FROM manifests AS build

@@ -34,7 +34,9 @@ it("committed generated code is up to date with proto/", async () => {
   expect(await listFiles(COMMITTED), "run `npm run proto` and commit the result").toEqual(fresh);
   for (const file of fresh) {
     const expected = await readFile(path.join(work, "gen", file), "utf8");
-    expect(await readFile(path.join(COMMITTED, file), "utf8"), `${file} is stale: run \`npm run proto\``).toBe(expected);
+    expect(await readFile(path.join(COMMITTED, file), "utf8"), `${file} is stale: run \`npm run proto\``).toBe(
+      expected,
+    );
   }
 });
 

@@ -17,23 +17,23 @@ import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
+import {
+  AuthStore,
+  authServiceBinding,
+  generateApiKey,
+  KeyCipher,
+  migrate,
+  openPglite,
+  openPostgres,
+  planLookup,
+  RevocationFeed,
+  type SqlDatabase,
+} from "@winnow/auth";
+import { connectBackends, createGateway, createLimiterFactory, Drain, startHttpServer } from "@winnow/gateway";
+import { createClient, createLogger, promiseClient, startGrpcServer } from "@winnow/platform";
+import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import autocannon from "autocannon";
 import pg from "pg";
-import { callUnary, createClient, createLogger, startGrpcServer } from "@winnow/platform";
-import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
-import { generateApiKey } from "../../services/auth/dist/api-key.js";
-import { authServiceBinding } from "../../services/auth/dist/auth-service.js";
-import { AuthStore } from "../../services/auth/dist/auth-store.js";
-import { openPglite, openPostgres, type SqlDatabase } from "../../services/auth/dist/database.js";
-import { KeyCipher } from "../../services/auth/dist/key-cipher.js";
-import { migrate } from "../../services/auth/dist/migrations.js";
-import { planLookup } from "../../services/auth/dist/plans.js";
-import { RevocationFeed } from "../../services/auth/dist/revocation-feed.js";
-import { createGateway } from "../../services/gateway/dist/app.js";
-import { connectBackends } from "../../services/gateway/dist/backends.js";
-import { Drain } from "../../services/gateway/dist/drain.js";
-import { startHttpServer } from "../../services/gateway/dist/http-server.js";
-import { createLimiterFactory } from "../../services/gateway/dist/rate-limits.js";
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
@@ -49,7 +49,14 @@ interface Backend {
 async function pgliteBackend(): Promise<Backend> {
   const dir = await mkdtemp(path.join(tmpdir(), "winnow-bench-"));
   const database = await openPglite(path.join(dir, "auth-db"));
-  return { name: "pglite", database, dispose: async () => (await database.close(), await rm(dir, { recursive: true, force: true })) };
+  return {
+    name: "pglite",
+    database,
+    dispose: async () => {
+      await database.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function postgresBackend(): Promise<Backend> {
@@ -63,7 +70,14 @@ async function postgresBackend(): Promise<Backend> {
   const url = new URL(DATABASE_URL);
   url.searchParams.set("options", `-c search_path=${schema}`);
   const database = openPostgres(url.toString(), logger);
-  return { name: "postgres", database, dispose: async () => (await database.close(), await admin(`DROP SCHEMA ${schema} CASCADE`)) };
+  return {
+    name: "postgres",
+    database,
+    dispose: async () => {
+      await database.close();
+      await admin(`DROP SCHEMA ${schema} CASCADE`);
+    },
+  };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -84,7 +98,12 @@ async function latency(call: () => Promise<unknown>): Promise<{ p50: number; p99
 
 async function load(url: string, headers: Record<string, string>, connections: number) {
   const result = await autocannon({ url, headers, connections, duration: HTTP_SECONDS });
-  return { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+  };
 }
 
 type Load = Awaited<ReturnType<typeof load>>;
@@ -112,12 +131,16 @@ async function benchBackend(backend: Backend) {
     ],
   });
   server.setReady(true);
-  const client = createClient(AuthServiceClient, `127.0.0.1:${server.port}`);
-  const validate = (apiKey: string) => () => callUnary(client.validateKey.bind(client), { apiKey });
+  const client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`));
+  const validate = (apiKey: string) => () => client.validateKey({ apiKey });
   const malformed = await latency(validate("wnw_not-a-key"));
   const valid = await latency(validate(key.plaintext));
 
-  const backends = connectBackends({ auth: `127.0.0.1:${server.port}`, renderer: "127.0.0.1:9", extractor: "127.0.0.1:9" });
+  const backends = connectBackends({
+    auth: `127.0.0.1:${server.port}`,
+    renderer: "127.0.0.1:9",
+    extractor: "127.0.0.1:9",
+  });
   const limiters = createLimiterFactory({ redisUrl: undefined, keyPrefix: "bench:", logger });
   // The gateway as deployed (validated keys cached, usage batched), and with its key cache off.
   const startGateway = async (keyCacheSize: number) => {
@@ -157,7 +180,7 @@ async function benchBackend(backend: Backend) {
   await cached.close();
   await uncached.close();
   backends.close();
-  client.close();
+  client.grpc.close();
   await server.shutdown(1000);
 
   return { validateKey: { malformed, valid }, gateway };
@@ -175,12 +198,19 @@ for (const open of [pgliteBackend, postgresBackend]) {
 
 const ms = (value: number) => value.toFixed(3);
 // Other work on the machine skews every figure; the load average says how much.
-console.log(`\n${cpus().length} CPUs, load average ${loadavg().map((load) => load.toFixed(1)).join(" / ")} (1/5/15 min)`);
+console.log(
+  `\n${cpus().length} CPUs, load average ${loadavg()
+    .map((load) => load.toFixed(1))
+    .join(" / ")} (1/5/15 min)`,
+);
 console.log(`\nValidateKey over loopback gRPC (${CALLS} sequential calls each)`);
 console.table(
   Object.fromEntries(
     Object.entries(results).flatMap(([backend, r]) => [
-      [`${backend}: malformed key (baseline, no lookup)`, { "p50 ms": ms(r.validateKey.malformed.p50), "p99 ms": ms(r.validateKey.malformed.p99) }],
+      [
+        `${backend}: malformed key (baseline, no lookup)`,
+        { "p50 ms": ms(r.validateKey.malformed.p50), "p99 ms": ms(r.validateKey.malformed.p99) },
+      ],
       [
         `${backend}: valid key (lookup)`,
         {
@@ -192,7 +222,9 @@ console.table(
     ]),
   ),
 );
-console.log(`\nGateway on loopback (autocannon, ${HTTP_SECONDS} s per row; latency with 1 connection, throughput with 16)`);
+console.log(
+  `\nGateway on loopback (autocannon, ${HTTP_SECONDS} s per row; latency with 1 connection, throughput with 16)`,
+);
 console.table(
   Object.fromEntries(
     Object.entries(results).flatMap(([backend, r]) => {

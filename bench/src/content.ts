@@ -8,17 +8,22 @@
  *
  *   npm run bench:content [-- --corpus /path/to/corpus/dev] [-- --limit 20]
  */
-import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
+import {
+  countTokens,
+  loadPage,
+  normalizeText,
+  numbersIn,
+  urlsWanted,
+  withoutUrls,
+  writeModelContent,
+} from "@winnow/extractor";
+import { parseSchema } from "@winnow/platform";
+import { REPO_ROOT } from "@winnow/scripts/stack";
 import { load } from "cheerio";
 import { NodeHtmlMarkdown } from "node-html-markdown";
-import { loadPage } from "../../services/extractor/dist/page.js";
-import { parseSchema } from "@winnow/platform";
-import { REPO_ROOT } from "../../scripts/dist/stack.js";
-import { renderPageContent, urlsWanted } from "../../services/extractor/dist/page-content.js";
-import { normalizeText, numbersIn, withoutUrls } from "../../services/extractor/dist/text-match.js";
-import { countTokens } from "../../services/extractor/dist/tokens.js";
 
 interface Case {
   id: string;
@@ -65,7 +70,10 @@ class Haystack {
     this.text = `${normalizeText(text)}\n${normalizeText(withoutUrls(text))}`;
   }
   has(value: unknown): boolean {
-    if (typeof value === "number") return (this.numbers ??= numbersIn(this.text)).has(value);
+    if (typeof value === "number") {
+      this.numbers ??= numbersIn(this.text);
+      return this.numbers.has(value);
+    }
     return this.text.includes(normalizeText(String(value)));
   }
 }
@@ -93,12 +101,30 @@ const perPage: Array<Record<string, unknown>> = [];
 const started = Date.now();
 for (const testCase of cases) {
   const html = readFileSync(join(corpusDir, testCase.page), "utf8");
-  const content = renderPageContent(loadPage(html, testCase.url), urlsWanted(parseSchema(testCase.schema))).text;
+  const content = writeModelContent(loadPage(html, testCase.url), urlsWanted(parseSchema(testCase.schema))).text;
   const full = new Haystack(visibleText(html));
   const ours = new Haystack(content);
-  const row = rows.get(testCase.corpus) ?? { corpus: testCase.corpus, pages: 0, rawTokens: 0, markdownTokens: 0, contentTokens: 0, values: 0, inFullText: 0, inContent: 0, inContentOfFullText: 0, mustInclude: 0, included: 0, mustExclude: 0, excluded: 0 };
+  const row = rows.get(testCase.corpus) ?? {
+    corpus: testCase.corpus,
+    pages: 0,
+    rawTokens: 0,
+    markdownTokens: 0,
+    contentTokens: 0,
+    values: 0,
+    inFullText: 0,
+    inContent: 0,
+    inContentOfFullText: 0,
+    mustInclude: 0,
+    included: 0,
+    mustExclude: 0,
+    excluded: 0,
+  };
   rows.set(testCase.corpus, row);
-  const tokens = { raw: countTokens(html), markdown: countTokens(markdown.translate(html)), content: countTokens(content) };
+  const tokens = {
+    raw: countTokens(html),
+    markdown: countTokens(markdown.translate(html)),
+    content: countTokens(content),
+  };
   row.pages += 1;
   row.rawTokens += tokens.raw;
   row.markdownTokens += tokens.markdown;
@@ -119,17 +145,38 @@ for (const testCase of cases) {
   row.included += include.filter((snippet) => ours.has(snippet)).length;
   row.mustExclude += exclude.length;
   row.excluded += exclude.filter((snippet) => !ours.has(snippet)).length;
-  perPage.push({ id: testCase.id, tokens, missedValues: missed, droppedIncludes: include.filter((s) => !ours.has(s)), keptExcludes: exclude.filter((s) => ours.has(s)) });
+  perPage.push({
+    id: testCase.id,
+    tokens,
+    missedValues: missed,
+    droppedIncludes: include.filter((s) => !ours.has(s)),
+    keptExcludes: exclude.filter((s) => ours.has(s)),
+  });
 }
 
 const all = [...rows.values()];
 const total = all.reduce<Row>(
   (sum, row) => {
-    const next = { ...sum };
-    for (const key of Object.keys(row) as Array<keyof Row>) if (key !== "corpus") (next[key] as number) += row[key] as number;
-    return next;
+    // The initial value is a fresh object, so adding into it in place changes nothing else.
+    for (const key of Object.keys(row) as Array<keyof Row>)
+      if (key !== "corpus") (sum[key] as number) += row[key] as number;
+    return sum;
   },
-  { corpus: "all", pages: 0, rawTokens: 0, markdownTokens: 0, contentTokens: 0, values: 0, inFullText: 0, inContent: 0, inContentOfFullText: 0, mustInclude: 0, included: 0, mustExclude: 0, excluded: 0 },
+  {
+    corpus: "all",
+    pages: 0,
+    rawTokens: 0,
+    markdownTokens: 0,
+    contentTokens: 0,
+    values: 0,
+    inFullText: 0,
+    inContent: 0,
+    inContentOfFullText: 0,
+    mustInclude: 0,
+    included: 0,
+    mustExclude: 0,
+    excluded: 0,
+  },
 );
 const pct = (part: number, whole: number) => (whole === 0 ? null : Math.round((1000 * part) / whole) / 10);
 const summary = [...all, total].map((row) => ({
@@ -149,21 +196,26 @@ const summary = [...all, total].map((row) => ({
   mustExcludeDroppedPct: pct(row.excluded, row.mustExclude),
 }));
 
-console.table(summary.map((s) => ({
-  corpus: s.corpus,
-  pages: s.pages,
-  "raw HTML tok": s.rawHtmlTokens,
-  "markdown tok": s.markdownTokens,
-  "content tok": s.contentTokens,
-  "content/raw": s.contentVsRawHtml,
-  "content/md": s.contentVsMarkdown,
-  "recall full %": s.valueRecallFullTextPct,
-  "recall content %": s.valueRecallContentPct,
-  "content/full recall %": s.contentRecallOfFullTextPct,
-  "include kept %": s.mustIncludeKeptPct ?? "-",
-  "exclude dropped %": s.mustExcludeDroppedPct ?? "-",
-})));
+console.table(
+  summary.map((s) => ({
+    corpus: s.corpus,
+    pages: s.pages,
+    "raw HTML tok": s.rawHtmlTokens,
+    "markdown tok": s.markdownTokens,
+    "content tok": s.contentTokens,
+    "content/raw": s.contentVsRawHtml,
+    "content/md": s.contentVsMarkdown,
+    "recall full %": s.valueRecallFullTextPct,
+    "recall content %": s.valueRecallContentPct,
+    "content/full recall %": s.contentRecallOfFullTextPct,
+    "include kept %": s.mustIncludeKeptPct ?? "-",
+    "exclude dropped %": s.mustExcludeDroppedPct ?? "-",
+  })),
+);
 const out = join(REPO_ROOT, "bench/results/content.json");
 mkdirSync(dirname(out), { recursive: true });
-writeFileSync(out, `${JSON.stringify({ corpus: corpusDir, cases: cases.length, seconds: Math.round((Date.now() - started) / 1000), summary, perPage }, null, 2)}\n`);
+writeFileSync(
+  out,
+  `${JSON.stringify({ corpus: corpusDir, cases: cases.length, seconds: Math.round((Date.now() - started) / 1000), summary, perPage }, null, 2)}\n`,
+);
 console.log(`${cases.length} pages in ${Math.round((Date.now() - started) / 1000)} s; details in ${out}`);

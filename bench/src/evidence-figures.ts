@@ -5,10 +5,9 @@
  * scored wrong, the share whose evidence flags a doubt (a confidence below
  * 0.6 on one of its values).
  */
+
+import { datesIn, isoDate, MAX_TEXT, normalizeText, numbersIn } from "@winnow/extractor";
 import type { Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { datesIn, isoDate } from "../../services/extractor/dist/normalize.js";
-import { MAX_TEXT } from "../../services/extractor/dist/evidence.js";
-import { normalizeText, numbersIn } from "../../services/extractor/dist/text-match.js";
 import type { Outcome } from "./score.js";
 
 export const DOUBT_BELOW = 0.6;
@@ -26,7 +25,13 @@ export function emptyEvidenceCounts(): EvidenceCounts {
   return { correctValues: 0, contained: 0, wrongFields: 0, flagged: 0 };
 }
 
-export function addEvidence(counts: EvidenceCounts, outcome: Outcome, field: string, predicted: unknown, evidence: Map<string, Evidence>): void {
+export function addEvidence(
+  counts: EvidenceCounts,
+  outcome: Outcome,
+  field: string,
+  predicted: unknown,
+  evidence: Map<string, Evidence>,
+): void {
   const values = leaves(predicted, `/${field.replace(/~/g, "~0").replace(/\//g, "~1")}`);
   if (outcome === "tp") {
     for (const [pointer, value] of values) {
@@ -43,7 +48,10 @@ export function addEvidence(counts: EvidenceCounts, outcome: Outcome, field: str
 function leaves(value: unknown, pointer: string): [string, unknown][] {
   if (value === null || value === undefined) return [];
   if (Array.isArray(value)) return value.flatMap((item, index) => leaves(item, `${pointer}/${index}`));
-  if (typeof value === "object") return Object.entries(value).flatMap(([key, inner]) => leaves(inner, `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`));
+  if (typeof value === "object")
+    return Object.entries(value).flatMap(([key, inner]) =>
+      leaves(inner, `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`),
+    );
   return [[pointer, value]];
 }
 
@@ -63,5 +71,8 @@ function contains(text: string, value: unknown): boolean {
   const lines = wanted.split("\n").map(normalizeText);
   if (lines.every((line) => written.includes(line))) return true;
   if (text.length >= MAX_TEXT && normalizeText(wanted).startsWith(written)) return true;
-  return /^\d{4}-\d{2}-\d{2}/.test(wanted) && (isoDate(text) === wanted.slice(0, 10) || datesIn(text).some(({ date }) => date === wanted.slice(0, 10)));
+  return (
+    /^\d{4}-\d{2}-\d{2}/.test(wanted) &&
+    (isoDate(text) === wanted.slice(0, 10) || datesIn(text).some(({ date }) => date === wanted.slice(0, 10)))
+  );
 }

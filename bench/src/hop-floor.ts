@@ -33,13 +33,17 @@ async function p50(call: () => Promise<unknown>): Promise<number> {
 }
 
 export async function measureHopFloor(payload: string): Promise<HopFloor> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL("./echo-servers.js", import.meta.url))], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [fileURLToPath(new URL("./echo-servers.js", import.meta.url))], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   try {
     const [line] = (await once(child.stdout, "data")) as [Buffer];
     const ports = JSON.parse(line.toString()) as { http: number; grpc: number };
     const httpUrl = `http://127.0.0.1:${ports.http}/`;
     const body = JSON.stringify({ url: httpUrl, schema: { name: "string" } });
-    const httpMs = await p50(() => fetch(httpUrl, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) => r.text()));
+    const httpMs = await p50(() =>
+      fetch(httpUrl, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) => r.text()),
+    );
 
     const Client = grpc.makeGenericClientConstructor(ECHO_SERVICE, "Echo");
     const client = new Client(`127.0.0.1:${ports.grpc}`, grpc.credentials.createInsecure()) as unknown as {
@@ -47,7 +51,9 @@ export async function measureHopFloor(payload: string): Promise<HopFloor> {
       close(): void;
     };
     const message = Buffer.from(payload);
-    const grpcMs = await p50(() => new Promise((resolve, reject) => client.echo(message, (e, r) => (e ? reject(e) : resolve(r)))));
+    const grpcMs = await p50(
+      () => new Promise((resolve, reject) => client.echo(message, (e, r) => (e ? reject(e) : resolve(r)))),
+    );
     client.close();
     return { httpMs, grpcMs };
   } finally {

@@ -9,12 +9,18 @@
 import { decodeHTML } from "entities";
 
 function norm(text: string): string {
-  return decodeHTML(text).normalize("NFKC").toLowerCase().replace(/[*_#|`>[\]()\\]/g, " ").replace(/\s+/g, " ").trim();
+  return decodeHTML(text)
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[*_#|`>[\]()\\]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /** The written forms of a number the oracle looks for: 1234.5 as "1234.5", "1234.50", "1,234.50", "1,234.5". */
 function numberForms(value: number): string[] {
-  const grouped = (digits: number) => value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: Math.max(digits, 20) });
+  const grouped = (digits: number) =>
+    value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: Math.max(digits, 20) });
   return [String(value), value.toFixed(2), grouped(2), grouped(0)];
 }
 
@@ -25,7 +31,9 @@ function present(value: unknown, text: string): boolean {
   if (Array.isArray(value)) return value.some((item) => present(item, text));
   if (typeof value === "object") {
     const alternatives = (value as { $any?: unknown[] }).$any;
-    return alternatives ? alternatives.some((alternative) => present(alternative, text)) : Object.values(value).some((item) => present(item, text));
+    return alternatives
+      ? alternatives.some((alternative) => present(alternative, text))
+      : Object.values(value).some((item) => present(item, text));
   }
   const wanted = norm(String(value));
   return wanted !== "" && text.includes(wanted);

@@ -28,13 +28,20 @@ describe("scoreRecords", () => {
     // The unmatched prediction's values are all false positives; the missed record's values all false negatives.
     expect(sumFields(score)).toEqual({ tp: 0, fp: 3, fn: 3 });
     // Half of two labelled fields is enough.
-    const half = scoreRecords(ITEM, [{ title: "First post", points: 10, author: null }], [{ title: "First post", points: 11, author: "x" }]);
+    const half = scoreRecords(
+      ITEM,
+      [{ title: "First post", points: 10, author: null }],
+      [{ title: "First post", points: 11, author: "x" }],
+    );
     expect(half).toMatchObject({ found: 1, extra: 0 });
     expect(sumFields(half)).toEqual({ tp: 1, fp: 2, fn: 1 });
   });
 
   it("counts records not found, extra records and a missing answer", () => {
-    const expected = [{ title: "A post", points: 1, author: "kim" }, { title: "Another", points: 2, author: "lee" }];
+    const expected = [
+      { title: "A post", points: 1, author: "kim" },
+      { title: "Another", points: 2, author: "lee" },
+    ];
     expect(scoreRecords(ITEM, expected, null)).toMatchObject({ found: 0, extra: 0, predicted: 0 });
     expect(sumFields(scoreRecords(ITEM, expected, null))).toEqual({ tp: 0, fp: 0, fn: 6 });
     const score = scoreRecords(ITEM, expected, [...expected, { title: "Menu", points: null, author: null }]);
@@ -43,7 +50,10 @@ describe("scoreRecords", () => {
   });
 
   it("pairs two records that share values with the nearest one in page order, never one record twice", () => {
-    const expected = [{ title: "Same", points: 1, author: "kim" }, { title: "Same", points: 1, author: "kim" }];
+    const expected = [
+      { title: "Same", points: 1, author: "kim" },
+      { title: "Same", points: 1, author: "kim" },
+    ];
     const score = scoreRecords(ITEM, expected, [{ title: "Same", points: 1, author: "kim" }]);
     expect(score).toMatchObject({ found: 1, extra: 0 });
     expect(sumFields(score)).toEqual({ tp: 3, fp: 0, fn: 3 });
@@ -51,7 +61,11 @@ describe("scoreRecords", () => {
 
   it("scores list fields by the list rule and adds scores up", () => {
     const item = { quote: "string", tags: ["string"] };
-    const score = scoreRecords(item, [{ quote: "To be", tags: ["a", "b", "c", "d", "e"] }], [{ quote: "To be", tags: ["a", "b", "c", "d"] }]);
+    const score = scoreRecords(
+      item,
+      [{ quote: "To be", tags: ["a", "b", "c", "d", "e"] }],
+      [{ quote: "To be", tags: ["a", "b", "c", "d"] }],
+    );
     expect(score.fields.get("tags")).toEqual({ tp: 1, fp: 0, fn: 0 });
     const total = emptyScore();
     addScore(total, score);

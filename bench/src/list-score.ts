@@ -10,7 +10,7 @@
  * negative; every non-null value of a predicted record matched to no
  * expected record a false positive.
  */
-import { addOutcome, matches, type Counts, type SchemaValue } from "./score.js";
+import { addOutcome, type Counts, matches, type SchemaValue } from "./score.js";
 
 export interface RecordScore {
   expected: number;
@@ -31,13 +31,19 @@ export function itemSchemaOf(schema: SchemaValue): Record<string, SchemaValue> |
   return item !== undefined && typeof item === "object" && !Array.isArray(item) ? item : undefined;
 }
 
-export function scoreRecords(item: Record<string, SchemaValue>, expectedList: unknown, predictedList: unknown): RecordScore {
+export function scoreRecords(
+  item: Record<string, SchemaValue>,
+  expectedList: unknown,
+  predictedList: unknown,
+): RecordScore {
   const expected = asItems(expectedList);
   const predicted = asItems(predictedList);
   const names = Object.keys(item);
   const fields = new Map(names.map((name) => [name, { tp: 0, fp: 0, fn: 0 }]));
-  const present = (value: unknown) => value !== null && value !== undefined && !(Array.isArray(value) && value.length === 0);
-  const agree = (name: string, e: Item, p: Item) => present(e[name]) && present(p[name]) && matches(name, item[name]!, e[name], p[name]);
+  const present = (value: unknown) =>
+    value !== null && value !== undefined && !(Array.isArray(value) && value.length === 0);
+  const agree = (name: string, e: Item, p: Item) =>
+    present(e[name]) && present(p[name]) && matches(name, item[name]!, e[name], p[name]);
 
   // Every pair that may match, best first: most fields agreeing, then the nearest in page order.
   const pairs: { e: number; p: number; agreeing: number }[] = [];

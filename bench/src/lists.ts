@@ -19,18 +19,15 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { extractBuiltin, extractRecords, loadPage } from "@winnow/extractor";
 import { parseSchema } from "@winnow/platform";
 import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { REPO_ROOT } from "../../scripts/dist/stack.js";
-import { extractBuiltin } from "../../services/extractor/dist/engines/builtin/index.js";
-import { extractRecords } from "../../services/extractor/dist/engines/builtin/records/index.js";
-import { nameHints } from "../../services/extractor/dist/field-names.js";
-import { loadPage } from "../../services/extractor/dist/page.js";
-import { readCases, servePages, type Case } from "./corpus.js";
-import { addScore, emptyScore, itemSchemaOf, scoreRecords, sumFields, type RecordScore } from "./list-score.js";
+import { REPO_ROOT } from "@winnow/scripts/stack";
+import { type Case, readCases, servePages } from "./corpus.js";
+import { addScore, emptyScore, itemSchemaOf, type RecordScore, scoreRecords, sumFields } from "./list-score.js";
 import { startOracle } from "./oracle.js";
-import { startExtractorRunner, type Extraction, type Runner } from "./runners.js";
-import { metrics, type Counts, type Metrics } from "./score.js";
+import { type Extraction, type Runner, startExtractorRunner } from "./runners.js";
+import { type Counts, type Metrics, metrics } from "./score.js";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -46,7 +43,9 @@ const concurrency = Math.max(1, Number(values.concurrency) || 1);
 const runs = Math.max(1, Number(values.runs) || 1);
 
 if (!existsSync(path.join(corpusDir, "cases.jsonl"))) {
-  console.error(`No corpus at ${corpusDir} (cases.jsonl missing); pass the corpus folder: npm run bench:lists -- <corpus-dir>`);
+  console.error(
+    `No corpus at ${corpusDir} (cases.jsonl missing); pass the corpus folder: npm run bench:lists -- <corpus-dir>`,
+  );
   process.exit(2);
 }
 if (values.llm && !existsSync(values.oracle)) {
@@ -84,7 +83,8 @@ async function runAll(target: Runner, engine: Engine, workers = concurrency): Pr
       while (next < cases.length) {
         const index = next++;
         const item = cases[index]!;
-        const original = item.url && /^https?:\/\//.test(item.url) && URL.canParse(item.url) ? item.url : `https://${item.site}/`;
+        const original =
+          item.url && /^https?:\/\//.test(item.url) && URL.canParse(item.url) ? item.url : `https://${item.site}/`;
         done[index] = { item, extraction: await target.run(pages.urlOf(item), item.schema, original, engine) };
       }
     }),
@@ -96,7 +96,17 @@ interface Scores {
   bySite: Map<string, RecordScore>;
   byField: Map<string, Counts>;
   overall: RecordScore;
-  perCase: { id: string; site: string; expected: number; predicted: number; found: number; extra: number; fields: Record<string, Counts>; ms: number; error?: string }[];
+  perCase: {
+    id: string;
+    site: string;
+    expected: number;
+    predicted: number;
+    found: number;
+    extra: number;
+    fields: Record<string, Counts>;
+    ms: number;
+    error?: string;
+  }[];
 }
 
 function score(run: Result[]): Scores {
@@ -139,9 +149,14 @@ function printScores(title: string, scores: Scores): void {
   console.log(`\n${title}: per site\n${header}`);
   for (const [site, s] of [...scores.bySite].sort(([a], [b]) => a.localeCompare(b))) console.log(row(site, s));
   console.log(row("overall", scores.overall));
-  console.log(`  records found ${pct(scores.overall.found, scores.overall.expected)}, extra records ${pct(scores.overall.extra, scores.overall.expected)} of those expected`);
-  console.log(`\n${title}: per field\n${"".padEnd(26)} ${"prec".padStart(6)} ${"recall".padStart(6)} ${"F1".padStart(6)} ${"tp".padStart(5)} ${"fp".padStart(5)} ${"fn".padStart(5)}`);
-  for (const [field, counts] of [...scores.byField].sort(([a], [b]) => a.localeCompare(b))) console.log(`${field.padEnd(26)} ${figures(metrics(counts))}`);
+  console.log(
+    `  records found ${pct(scores.overall.found, scores.overall.expected)}, extra records ${pct(scores.overall.extra, scores.overall.expected)} of those expected`,
+  );
+  console.log(
+    `\n${title}: per field\n${"".padEnd(26)} ${"prec".padStart(6)} ${"recall".padStart(6)} ${"F1".padStart(6)} ${"tp".padStart(5)} ${"fp".padStart(5)} ${"fn".padStart(5)}`,
+  );
+  for (const [field, counts] of [...scores.byField].sort(([a], [b]) => a.localeCompare(b)))
+    console.log(`${field.padEnd(26)} ${figures(metrics(counts))}`);
 }
 
 const builtinScores = score(builtin);
@@ -149,7 +164,9 @@ printScores("Builtin engine", builtinScores);
 const modelScores = model && score(model);
 if (modelScores) printScores("Model path (oracle reader, hybrid pre-fill on)", modelScores);
 
-const errors = [...builtin, ...(model ?? [])].flatMap(({ item, extraction }) => (extraction.error ? [{ id: item.id, error: extraction.error }] : []));
+const errors = [...builtin, ...(model ?? [])].flatMap(({ item, extraction }) =>
+  extraction.error ? [{ id: item.id, error: extraction.error }] : [],
+);
 if (errors.length > 0) {
   console.log(`\n${errors.length} requests failed (scored as no records):`);
   for (const e of errors.slice(0, 20)) console.log(`  ${e.id}: ${e.error}`);
@@ -177,11 +194,17 @@ for (const item of cases) {
     if (field.node.kind === "array" && field.node.items.kind === "object") {
       const again = loadPage(html, url);
       started = performance.now();
-      extractRecords(again.$, again.baseUrl, field.node.items, nameHints(field.name));
+      extractRecords(again.$, again.baseUrl, field.name, field.node.items);
       list.push(performance.now() - started);
     }
   }
-  engineTimes.push({ id: item.id, bytes: Buffer.byteLength(html), parseMs: round(median(parse)), engineMs: round(median(engine)), listMs: round(median(list)) });
+  engineTimes.push({
+    id: item.id,
+    bytes: Buffer.byteLength(html),
+    parseMs: round(median(parse)),
+    engineMs: round(median(engine)),
+    listMs: round(median(list)),
+  });
 }
 const spread = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -192,12 +215,26 @@ const timing = {
   requestMs: spread(requestTimes),
   builtinEngineMs: spread(engineTimes.map((t) => t.engineMs)),
   listExtractionMs: spread(engineTimes.map((t) => t.listMs)),
-  largestPage: { id: largest.id, kb: Math.round(largest.bytes / 1024), parseMs: largest.parseMs, engineMs: largest.engineMs, listMs: largest.listMs },
+  largestPage: {
+    id: largest.id,
+    kb: Math.round(largest.bytes / 1024),
+    parseMs: largest.parseMs,
+    engineMs: largest.engineMs,
+    listMs: largest.listMs,
+  },
 };
-console.log(`\nTime per page, extraction request over gRPC (parse and engine): p50 ${timing.requestMs.p50} ms, p95 ${timing.requestMs.p95} ms, max ${timing.requestMs.max} ms`);
-console.log(`Builtin engine on the parsed page (median of ${runs} runs): p50 ${timing.builtinEngineMs.p50} ms, p95 ${timing.builtinEngineMs.p95} ms, max ${timing.builtinEngineMs.max} ms`);
-console.log(`List extraction alone (records: segmentation, choice, fields): p50 ${timing.listExtractionMs.p50} ms, p95 ${timing.listExtractionMs.p95} ms, max ${timing.listExtractionMs.max} ms`);
-console.log(`Largest page ${largest.id} (${timing.largestPage.kb} KB): list extraction ${largest.listMs} ms, builtin engine ${largest.engineMs} ms, parse ${largest.parseMs} ms`);
+console.log(
+  `\nTime per page, extraction request over gRPC (parse and engine): p50 ${timing.requestMs.p50} ms, p95 ${timing.requestMs.p95} ms, max ${timing.requestMs.max} ms`,
+);
+console.log(
+  `Builtin engine on the parsed page (median of ${runs} runs): p50 ${timing.builtinEngineMs.p50} ms, p95 ${timing.builtinEngineMs.p95} ms, max ${timing.builtinEngineMs.max} ms`,
+);
+console.log(
+  `List extraction alone (records: segmentation, choice, fields): p50 ${timing.listExtractionMs.p50} ms, p95 ${timing.listExtractionMs.p95} ms, max ${timing.listExtractionMs.max} ms`,
+);
+console.log(
+  `Largest page ${largest.id} (${timing.largestPage.kb} KB): list extraction ${largest.listMs} ms, builtin engine ${largest.engineMs} ms, parse ${largest.parseMs} ms`,
+);
 
 const resultsDir = path.join(REPO_ROOT, "bench/results");
 await mkdir(resultsDir, { recursive: true });
@@ -222,11 +259,18 @@ await writeFile(
 console.log(`\nWrote ${path.relative(REPO_ROOT, output)}`);
 
 function summary(scores: Scores) {
-  const records = (s: RecordScore) => ({ expected: s.expected, predicted: s.predicted, found: s.found, extra: s.extra });
+  const records = (s: RecordScore) => ({
+    expected: s.expected,
+    predicted: s.predicted,
+    found: s.found,
+    extra: s.extra,
+  });
   return {
     records: records(scores.overall),
     overall: metrics(sumFields(scores.overall)),
-    sites: Object.fromEntries([...scores.bySite].map(([site, s]) => [site, { ...records(s), ...metrics(sumFields(s)) }])),
+    sites: Object.fromEntries(
+      [...scores.bySite].map(([site, s]) => [site, { ...records(s), ...metrics(sumFields(s)) }]),
+    ),
     fields: Object.fromEntries([...scores.byField].map(([field, counts]) => [field, metrics(counts)])),
   };
 }

@@ -30,15 +30,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
+import { extractBuiltin, loadPage, shape } from "@winnow/extractor";
 import { createLogger, loadConfig, parseSchema } from "@winnow/platform";
-import { extractBuiltin } from "../../services/extractor/dist/engines/builtin/index.js";
-import { loadPage } from "../../services/extractor/dist/page.js";
-import { shape } from "../../services/extractor/dist/shape.js";
-import { rendererConfigShape } from "../../services/renderer/dist/config.js";
-import { createRendering } from "../../services/renderer/dist/rendering.js";
+import { createRendering, rendererConfigShape } from "@winnow/renderer";
+import { REPO_ROOT, type ServiceName } from "@winnow/scripts/stack";
+import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 import { measureHopFloor } from "./hop-floor.js";
-import { REPO_ROOT, type ServiceName } from "../../scripts/dist/stack.js";
-import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
@@ -64,7 +61,9 @@ const shell = (i: number) => `<!doctype html><html><head><title>Loading</title><
 const site = createServer((req, res) => {
   const [, kind, n] = /^\/(static|browser)\/(\d+)/.exec(req.url ?? "") ?? [];
   if (!kind) return void res.writeHead(404).end();
-  res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(kind === "static" ? product(Number(n)) : shell(Number(n)));
+  res
+    .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+    .end(kind === "static" ? product(Number(n)) : shell(Number(n)));
 });
 await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
@@ -90,7 +89,13 @@ interface Level {
 }
 
 /** Closed-loop load: `concurrency` workers, each sending its next request when the last one answered, for `seconds`. */
-async function measure(target: Level["target"], pages: Level["pages"], concurrency: number, work: (i: number) => Promise<string | undefined>, seconds = SECONDS): Promise<Level> {
+async function measure(
+  target: Level["target"],
+  pages: Level["pages"],
+  concurrency: number,
+  work: (i: number) => Promise<string | undefined>,
+  seconds = SECONDS,
+): Promise<Level> {
   const latencies: number[] = [];
   const errors: Record<string, number> = {};
   let next = 0;
@@ -109,7 +114,17 @@ async function measure(target: Level["target"], pages: Level["pages"], concurren
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { target, pages, concurrency, requests: latencies.length, errors, rps: latencies.length / elapsed, p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+  return {
+    target,
+    pages,
+    concurrency,
+    requests: latencies.length,
+    errors,
+    rps: latencies.length / elapsed,
+    p50: at(0.5),
+    p95: at(0.95),
+    p99: at(0.99),
+  };
 }
 
 const LEVELS: [Level["pages"], number][] = [
@@ -148,19 +163,31 @@ for (const [pages, concurrency] of LEVELS) {
   const pids = SERVICES.map((service) => stack.process(service).pid!);
   const cpuBefore = pids.map(cpuMs);
   const level = await measure("stack", pages, concurrency, viaStack(pages));
-  level.cpuMsPerScrape = Object.fromEntries(SERVICES.map((service, i) => [service, (cpuMs(pids[i]!) - cpuBefore[i]!) / level.requests]));
+  level.cpuMsPerScrape = Object.fromEntries(
+    SERVICES.map((service, i) => [service, (cpuMs(pids[i]!) - cpuBefore[i]!) / level.requests]),
+  );
   results.push(level);
 }
 await stack.stop();
 
 // The same work in this process: render (static or browser, chosen the same way) and the builtin engine.
-const config = loadConfig(rendererConfigShape, { LOG_LEVEL: "warn", WINNOW_EGRESS_ALLOW: origin.replace("http://", ""), RENDER_MAX_QUEUE: "256" });
+const config = loadConfig(rendererConfigShape, {
+  LOG_LEVEL: "warn",
+  WINNOW_EGRESS_ALLOW: origin.replace("http://", ""),
+  RENDER_MAX_QUEUE: "256",
+});
 const rendering = await createRendering(config, createLogger("bench", "warn"));
 if (!rendering.browser) throw new Error("this benchmark needs a Chromium");
 await rendering.browser.start();
 const tree = parseSchema(SCHEMA);
 const direct = async (pages: Level["pages"], i: number) => {
-  const page = await rendering.renderer.render({ url: new URL(`${origin}/${pages}/${i}`), mode: "auto", waitFor: "", timeoutMs: 60_000, signal: new AbortController().signal });
+  const page = await rendering.renderer.render({
+    url: new URL(`${origin}/${pages}/${i}`),
+    mode: "auto",
+    waitFor: "",
+    timeoutMs: 60_000,
+    signal: new AbortController().signal,
+  });
   JSON.stringify(shape(tree, extractBuiltin(tree, loadPage(page.html, page.finalUrl))).data);
   return undefined;
 };
@@ -181,8 +208,12 @@ const directAtOne = rows.find((r) => r.pages === "static" && r.concurrency === 1
 const floorMs = directAtOne + hops.httpMs + 2 * hops.grpcMs;
 const floor = { ...hops, p50: floorMs, ratio: floorMs / directAtOne };
 const ms = (v: number) => v.toFixed(1);
-console.log(`\nLoad on loopback, ${SECONDS} s per level (${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)})\n`);
-console.log("pages    conc | stack p50  p95    p99    req/s  errors | direct p50  p95    req/s | p50 ratio  throughput ratio");
+console.log(
+  `\nLoad on loopback, ${SECONDS} s per level (${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)})\n`,
+);
+console.log(
+  "pages    conc | stack p50  p95    p99    req/s  errors | direct p50  p95    req/s | p50 ratio  throughput ratio",
+);
 for (const r of rows) {
   const errs = Object.values(r.stack.errors).reduce((a, b) => a + b, 0);
   console.log(
@@ -195,11 +226,19 @@ console.log(
 console.log("\nCPU ms per scrape through the stack (each service's Node process)");
 console.log(`pages    conc | ${SERVICES.map((service) => service.padStart(9)).join(" ")}`);
 for (const r of rows) {
-  console.log(`${r.pages.padEnd(8)} ${String(r.concurrency).padStart(4)} | ${SERVICES.map((service) => r.stack.cpuMsPerScrape![service]!.toFixed(2).padStart(9)).join(" ")}`);
+  console.log(
+    `${r.pages.padEnd(8)} ${String(r.concurrency).padStart(4)} | ${SERVICES.map((service) => r.stack.cpuMsPerScrape![service]!.toFixed(2).padStart(9)).join(" ")}`,
+  );
 }
-if (PROFILE) console.log(`\nCPU profile of ${PROFILE}: ${path.relative(process.cwd(), path.join(PROFILE_DIR, PROFILE))}/*.cpuprofile`);
+if (PROFILE)
+  console.log(
+    `\nCPU profile of ${PROFILE}: ${path.relative(process.cwd(), path.join(PROFILE_DIR, PROFILE))}/*.cpuprofile`,
+  );
 const out = path.join(REPO_ROOT, "bench/results/load.json");
 await mkdir(path.dirname(out), { recursive: true });
-await writeFile(out, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, rows }, null, 2)}\n`);
+await writeFile(
+  out,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, rows }, null, 2)}\n`,
+);
 console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
 process.exit(0);

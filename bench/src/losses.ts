@@ -17,10 +17,18 @@ import type { OracleCall } from "./oracle.js";
 import type { Extraction } from "./runners.js";
 import type { Counts } from "./score.js";
 
-export const LOSS_PLACES = ["timed out", "failed", "pre-filled wrong", "reader took another page", "label not on the page", "not in content sent", "lost after the model"] as const;
+const LOSS_PLACES = [
+  "timed out",
+  "failed",
+  "pre-filled wrong",
+  "reader took another page",
+  "label not on the page",
+  "not in content sent",
+  "lost after the model",
+] as const;
 export type LossPlace = (typeof LOSS_PLACES)[number];
 
-export interface Loss {
+interface Loss {
   id: string;
   corpus: string;
   field: string;
@@ -59,7 +67,9 @@ export function classifyLosses(run: ScoredCase[], onPage: OnPage): Losses {
     for (const [field, outcome] of Object.entries(outcomes)) {
       if (outcome === "tp") continue;
       const place: LossPlace = extraction.error
-        ? /deadline|timed? ?out/i.test(extraction.error) ? "timed out" : "failed"
+        ? /deadline|timed? ?out/i.test(extraction.error)
+          ? "timed out"
+          : "failed"
         : prefilled(field)
           ? "pre-filled wrong"
           : calls.some((call) => call.case !== item.id)
@@ -69,9 +79,18 @@ export function classifyLosses(run: ScoredCase[], onPage: OnPage): Losses {
               : !onPage(item, field)
                 ? "label not on the page"
                 : "not in content sent";
-      const counts = (losses.byCorpus[item.corpus] ??= Object.fromEntries(LOSS_PLACES.map((p) => [p, 0])) as Record<LossPlace, number>);
+      losses.byCorpus[item.corpus] ??= Object.fromEntries(LOSS_PLACES.map((p) => [p, 0])) as Record<LossPlace, number>;
+      const counts = losses.byCorpus[item.corpus]!;
       counts[place] += 1;
-      losses.list.push({ id: item.id, corpus: item.corpus, field, outcome, place, expected: item.expected[field], predicted: extraction.data?.[field] ?? null });
+      losses.list.push({
+        id: item.id,
+        corpus: item.corpus,
+        field,
+        outcome,
+        place,
+        expected: item.expected[field],
+        predicted: extraction.data?.[field] ?? null,
+      });
     }
   }
   return losses;

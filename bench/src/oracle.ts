@@ -10,7 +10,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { freePorts } from "../../scripts/dist/ports.js";
+import { freePorts } from "@winnow/scripts/ports";
 
 export interface OracleCall {
   /** The case the oracle recognised from the fields asked and the text. */
@@ -38,7 +38,10 @@ export async function startOracle(script: string, casesFile: string): Promise<Or
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the oracle (${script}) exited with code ${child.exitCode}`);
-    const up = await fetch(`${baseUrl}/models`).then((r) => r.ok, () => false);
+    const up = await fetch(`${baseUrl}/models`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) {
       child.kill();
@@ -50,7 +53,10 @@ export async function startOracle(script: string, casesFile: string): Promise<Or
     baseUrl,
     async calls() {
       const text = await readFile(log, "utf8").catch(() => "");
-      return text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as OracleCall);
+      return text
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as OracleCall);
     },
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));

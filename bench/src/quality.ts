@@ -14,17 +14,17 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { isComplete } from "@winnow/extractor";
 import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { REPO_ROOT } from "../../scripts/dist/stack.js";
-import { isComplete } from "../../services/extractor/dist/hybrid.js";
-import { readCases, servePages, type Case } from "./corpus.js";
+import { REPO_ROOT } from "@winnow/scripts/stack";
+import { type Case, readCases, servePages } from "./corpus.js";
 import { addEvidence, DOUBT_BELOW, emptyEvidenceCounts } from "./evidence-figures.js";
 import { labelsOnPage } from "./labels-on-page.js";
 import { classifyLosses, modelCallFigures, printLosses, READER_LIMITS, withoutReaderLimits } from "./losses.js";
+import { type Oracle, type OracleCall, startOracle } from "./oracle.js";
 import { calibrate, printCalibration } from "./reliability.js";
-import { startOracle, type Oracle, type OracleCall } from "./oracle.js";
-import { startExtractorRunner, startStackRunner, type Extraction, type Runner } from "./runners.js";
-import { addOutcome, labelsComplete, metrics, scoreField, type Counts, type Metrics, type Outcome } from "./score.js";
+import { type Extraction, type Runner, startExtractorRunner, startStackRunner } from "./runners.js";
+import { addOutcome, type Counts, labelsComplete, type Metrics, metrics, type Outcome, scoreField } from "./score.js";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -40,11 +40,15 @@ const concurrency = Math.max(1, Number(values.concurrency) || 1);
 const mode = values.stack ? "stack" : "extractor";
 
 if (!existsSync(path.join(corpusDir, "cases.jsonl"))) {
-  console.error(`No corpus at ${corpusDir} (cases.jsonl missing); pass the corpus folder: npm run bench:quality -- <corpus-dir>`);
+  console.error(
+    `No corpus at ${corpusDir} (cases.jsonl missing); pass the corpus folder: npm run bench:quality -- <corpus-dir>`,
+  );
   process.exit(2);
 }
 if (values.llm && !existsSync(values.oracle)) {
-  console.error(`No oracle at ${values.oracle}; pass its path: npm run bench:quality -- --llm --oracle <oracle_llm.py>`);
+  console.error(
+    `No oracle at ${values.oracle}; pass its path: npm run bench:quality -- --llm --oracle <oracle_llm.py>`,
+  );
   process.exit(2);
 }
 const cases = await readCases(corpusDir);
@@ -53,9 +57,13 @@ const oracle = values.llm ? await startOracle(values.oracle, path.join(corpusDir
 const model = oracle && { baseUrl: oracle.baseUrl, model: "oracle" };
 const runner = values.stack ? await startStackRunner(pages.hostPort, model) : await startExtractorRunner(model);
 const through = mode === "stack" ? "whole stack over HTTP" : "extractor over gRPC";
-console.log(`${cases.length} cases from ${corpusDir}, through the ${through} (${model ? "the oracle reader as the model, hybrid pre-fill on" : "builtin engine"})`);
+console.log(
+  `${cases.length} cases from ${corpusDir}, through the ${through} (${model ? "the oracle reader as the model, hybrid pre-fill on" : "builtin engine"})`,
+);
 
-/** `calls`: the model calls the request made, with the oracle (read one request at a time, so none is misattributed). */
+/**
+ * `calls`: the model calls the request made, with the oracle (read one request at a time, so none is misattributed).
+ */
 type Result = { item: Case; extraction: Extraction; calls: OracleCall[] };
 let results: Result[];
 let builtin: Result[] | undefined;
@@ -80,7 +88,12 @@ async function runAll(target: Runner, engine: Engine, watched?: Oracle): Promise
       while (next < cases.length) {
         const item = cases[next++]!;
         const before = watched ? (await watched.calls()).length : 0;
-        const extraction = await target.run(pages.urlOf(item), item.schema, originalUrl(item) ?? pages.urlOf(item), engine);
+        const extraction = await target.run(
+          pages.urlOf(item),
+          item.schema,
+          originalUrl(item) ?? pages.urlOf(item),
+          engine,
+        );
         done.push({ item, extraction, calls: watched ? (await watched.calls()).slice(before) : [] });
       }
     }),
@@ -97,7 +110,14 @@ interface Scores {
   byCorpus: Map<string, Counts>;
   byField: Map<string, Counts>;
   overall: Counts;
-  perCase: { id: string; ms: number; htmlBytes: number | undefined; error: string | undefined; outcomes: Record<string, string>; misses: Record<string, unknown> }[];
+  perCase: {
+    id: string;
+    ms: number;
+    htmlBytes: number | undefined;
+    error: string | undefined;
+    outcomes: Record<string, string>;
+    misses: Record<string, unknown>;
+  }[];
 }
 
 function score(run: Result[]): Scores {
@@ -105,29 +125,54 @@ function score(run: Result[]): Scores {
   for (const { item, extraction } of run) {
     const outcomes: Record<string, string> = {};
     for (const [field, schema] of Object.entries(item.schema)) {
-      const outcome = scoreField(field, schema, item.expected[field] ?? null, extraction.data?.[field] ?? null, labelsComplete(item.corpus, field));
+      const outcome = scoreField(
+        field,
+        schema,
+        item.expected[field] ?? null,
+        extraction.data?.[field] ?? null,
+        labelsComplete(item.corpus, field),
+      );
       if (!outcome) continue;
       outcomes[field] = outcome;
-      for (const counts of [scores.overall, countsFor(scores.byCorpus, item.corpus), countsFor(scores.byField, `${item.corpus} ${field}`)]) addOutcome(counts, outcome);
+      for (const counts of [
+        scores.overall,
+        countsFor(scores.byCorpus, item.corpus),
+        countsFor(scores.byField, `${item.corpus} ${field}`),
+      ])
+        addOutcome(counts, outcome);
     }
     // What was expected and predicted, for the fields that were not right: what to look at next.
     const misses = Object.fromEntries(
-      Object.entries(outcomes).filter(([, outcome]) => outcome !== "tp").map(([field]) => [field, { expected: item.expected[field], predicted: extraction.data?.[field] ?? null }]),
+      Object.entries(outcomes)
+        .filter(([, outcome]) => outcome !== "tp")
+        .map(([field]) => [field, { expected: item.expected[field], predicted: extraction.data?.[field] ?? null }]),
     );
-    scores.perCase.push({ id: item.id, ms: round(extraction.ms), htmlBytes: extraction.htmlBytes, error: extraction.error, outcomes, misses });
+    scores.perCase.push({
+      id: item.id,
+      ms: round(extraction.ms),
+      htmlBytes: extraction.htmlBytes,
+      error: extraction.error,
+      outcomes,
+      misses,
+    });
   }
   return scores;
 }
 
 function countsFor(map: Map<string, Counts>, key: string): Counts {
   let counts = map.get(key);
-  if (!counts) map.set(key, (counts = { tp: 0, fp: 0, fn: 0 }));
+  if (!counts) {
+    counts = { tp: 0, fp: 0, fn: 0 };
+    map.set(key, counts);
+  }
   return counts;
 }
 
 const scores = score(results);
 const before = builtin && score(builtin);
-const errors = results.flatMap(({ item, extraction }) => (extraction.error ? [{ id: item.id, error: extraction.error }] : []));
+const errors = results.flatMap(({ item, extraction }) =>
+  extraction.error ? [{ id: item.id, error: extraction.error }] : [],
+);
 
 // With the oracle, the builtin engine's F1 stands beside each row: what the model path adds or loses.
 const beside = (counts: Counts | undefined) => (before ? ` | ${fmt(counts ? metrics(counts).f1 : 0)}` : "");
@@ -139,7 +184,8 @@ const sortedFields = [...scores.byField].sort(([a], [b]) => a.localeCompare(b));
 console.log(`\nPer field\n${header}`);
 for (const [key, counts] of sortedFields) console.log(row(key, metrics(counts), before?.byField.get(key)));
 console.log(`\nPer corpus\n${header}`);
-for (const [key, counts] of [...scores.byCorpus].sort(([a], [b]) => a.localeCompare(b))) console.log(row(key, metrics(counts), before?.byCorpus.get(key)));
+for (const [key, counts] of [...scores.byCorpus].sort(([a], [b]) => a.localeCompare(b)))
+  console.log(row(key, metrics(counts), before?.byCorpus.get(key)));
 console.log(row("overall", metrics(scores.overall), before?.overall));
 
 // Hybrid mode asks the model only for the fields the builtin engine leaves null (services/extractor/src/hybrid.ts).
@@ -153,7 +199,9 @@ if (hybrid) {
 }
 
 function prefillFigures(run: Result[]) {
-  const prefilled = run.map(({ item, extraction }) => Object.keys(item.schema).filter((field) => isComplete(extraction.data?.[field])).length);
+  const prefilled = run.map(
+    ({ item, extraction }) => Object.keys(item.schema).filter((field) => isComplete(extraction.data?.[field])).length,
+  );
   return {
     fieldsPrefilled: prefilled.reduce((a, b) => a + b, 0),
     fields: run.reduce((sum, { item }) => sum + Object.keys(item.schema).length, 0),
@@ -164,9 +212,22 @@ function prefillFigures(run: Result[]) {
 
 const times = scores.perCase.map((c) => c.ms).sort((a, b) => a - b);
 const sizes = scores.perCase.flatMap((c) => (c.htmlBytes === undefined ? [] : [c.htmlBytes])).sort((a, b) => a - b);
-const timing = { p50Ms: round(percentile(times, 0.5)), p95Ms: round(percentile(times, 0.95)), maxMs: round(times.at(-1) ?? 0) };
-const pageKb = sizes.length > 0 ? { p50: Math.round(percentile(sizes, 0.5) / 1024), p95: Math.round(percentile(sizes, 0.95) / 1024), max: Math.round(sizes.at(-1)! / 1024) } : undefined;
-console.log(`\nTime per page (${mode === "stack" ? "whole scrape: render + extract" : "extraction request"}): p50 ${timing.p50Ms} ms, p95 ${timing.p95Ms} ms, max ${timing.maxMs} ms`);
+const timing = {
+  p50Ms: round(percentile(times, 0.5)),
+  p95Ms: round(percentile(times, 0.95)),
+  maxMs: round(times.at(-1) ?? 0),
+};
+const pageKb =
+  sizes.length > 0
+    ? {
+        p50: Math.round(percentile(sizes, 0.5) / 1024),
+        p95: Math.round(percentile(sizes, 0.95) / 1024),
+        max: Math.round(sizes.at(-1)! / 1024),
+      }
+    : undefined;
+console.log(
+  `\nTime per page (${mode === "stack" ? "whole scrape: render + extract" : "extraction request"}): p50 ${timing.p50Ms} ms, p95 ${timing.p95Ms} ms, max ${timing.maxMs} ms`,
+);
 if (pageKb) console.log(`Page size: p50 ${pageKb.p50} KB, p95 ${pageKb.p95} KB, max ${pageKb.max} KB`);
 if (errors.length > 0) {
   console.log(`\n${errors.length} requests failed (scored as null):`);
@@ -174,7 +235,10 @@ if (errors.length > 0) {
 }
 
 // The builtin engine's reliability: what hybrid pre-fill may trust (services/extractor/src/prefill-calibration.ts).
-const builtinScored = (builtin ?? (model ? [] : results)).map((result, i) => ({ evidence: result.extraction.evidence, outcomes: (before ?? scores).perCase[i]!.outcomes }));
+const builtinScored = (builtin ?? (model ? [] : results)).map((result, i) => ({
+  evidence: result.extraction.evidence,
+  outcomes: (before ?? scores).perCase[i]!.outcomes,
+}));
 const PREFILL_PRECISION = 0.98;
 const calibration = builtinScored.length > 0 ? calibrate(builtinScored, PREFILL_PRECISION) : undefined;
 if (calibration) printCalibration(calibration, PREFILL_PRECISION);
@@ -182,14 +246,19 @@ if (calibration) printCalibration(calibration, PREFILL_PRECISION);
 // How well evidence explains the builtin engine's answers (gRPC mode: the stack runner asks for the data alone).
 const evidenceCounts = emptyEvidenceCounts();
 (builtin ?? (model ? [] : results)).forEach(({ extraction }, i) => {
-  for (const [field, outcome] of Object.entries(builtinScored[i]!.outcomes)) addEvidence(evidenceCounts, outcome as Outcome, field, extraction.data?.[field] ?? null, extraction.evidence);
+  for (const [field, outcome] of Object.entries(builtinScored[i]!.outcomes))
+    addEvidence(evidenceCounts, outcome as Outcome, field, extraction.data?.[field] ?? null, extraction.evidence);
 });
-const evidence = mode === "extractor" && builtinScored.length > 0 ? {
-  correctValues: evidenceCounts.correctValues,
-  correctWithValueInText: round((100 * evidenceCounts.contained) / Math.max(1, evidenceCounts.correctValues)) / 100,
-  wrongFields: evidenceCounts.wrongFields,
-  wrongFlaggedBelow06: round((100 * evidenceCounts.flagged) / Math.max(1, evidenceCounts.wrongFields)) / 100,
-} : undefined;
+const evidence =
+  mode === "extractor" && builtinScored.length > 0
+    ? {
+        correctValues: evidenceCounts.correctValues,
+        correctWithValueInText:
+          round((100 * evidenceCounts.contained) / Math.max(1, evidenceCounts.correctValues)) / 100,
+        wrongFields: evidenceCounts.wrongFields,
+        wrongFlaggedBelow06: round((100 * evidenceCounts.flagged) / Math.max(1, evidenceCounts.wrongFields)) / 100,
+      }
+    : undefined;
 if (evidence) {
   console.log(
     `\nEvidence: ${evidenceCounts.contained} of ${evidenceCounts.correctValues} correct values (${pct(evidenceCounts.contained, evidenceCounts.correctValues)}) have the value in their evidence text; ` +
@@ -203,15 +272,26 @@ if (oracle) {
   const scored = results.map((result, i) => ({ ...result, outcomes: scores.perCase[i]!.outcomes }));
   const checkers = new Map<string, ReturnType<typeof labelsOnPage>>();
   const losses = classifyLosses(scored, (item, field) => {
-    if (!checkers.has(item.id)) checkers.set(item.id, labelsOnPage(readFileSync(path.join(corpusDir, item.page), "utf8")));
+    if (!checkers.has(item.id))
+      checkers.set(item.id, labelsOnPage(readFileSync(path.join(corpusDir, item.page), "utf8")));
     return checkers.get(item.id)!(item.expected[field]);
   });
   const callFigures = modelCallFigures(scored);
   printLosses(losses, callFigures);
   const ownCeiling = withoutReaderLimits(scores.byCorpus, losses);
   console.log(`\nWithout the reader's own limits (${READER_LIMITS.join(", ")}: those fields unscored)`);
-  for (const [corpus, counts] of [...ownCeiling].sort(([a], [b]) => a.localeCompare(b))) console.log(figures(corpus, metrics(counts)));
-  llm = { losses, withoutReaderLimits: metricsOf(ownCeiling), modelCalls: callFigures, builtin: before && { overall: metrics(before.overall), corpora: metricsOf(before.byCorpus), fields: metricsOf(before.byField) } };
+  for (const [corpus, counts] of [...ownCeiling].sort(([a], [b]) => a.localeCompare(b)))
+    console.log(figures(corpus, metrics(counts)));
+  llm = {
+    losses,
+    withoutReaderLimits: metricsOf(ownCeiling),
+    modelCalls: callFigures,
+    builtin: before && {
+      overall: metrics(before.overall),
+      corpora: metricsOf(before.byCorpus),
+      fields: metricsOf(before.byField),
+    },
+  };
 }
 
 const resultsDir = path.join(REPO_ROOT, "bench/results");

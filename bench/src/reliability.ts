@@ -15,7 +15,7 @@ export interface Judged {
   outcomes: Record<string, string>;
 }
 
-export interface ReliabilityRow {
+interface ReliabilityRow {
   source: string;
   /** Lower bound of the confidence band. */
   from: number;
@@ -34,13 +34,17 @@ const BANDS = [1, 0.95, 0.9, 0.85, 0.8, 0.7, 0.6, 0];
 const MIN_ANSWERS = 10;
 
 /** One answer per top-level field: its evidence's source and lowest confidence. */
-export function judgedAnswers(cases: Judged[]): { source: string; confidence: number; right: boolean }[] {
+function judgedAnswers(cases: Judged[]): { source: string; confidence: number; right: boolean }[] {
   return cases.flatMap(({ evidence, outcomes }) =>
     Object.entries(outcomes).flatMap(([field, outcome]) => {
       if (outcome === "fn") return [];
-      const under = [...evidence].filter(([pointer]) => pointer === `/${field}` || pointer.startsWith(`/${field}/`)).map(([, e]) => e);
+      const under = [...evidence]
+        .filter(([pointer]) => pointer === `/${field}` || pointer.startsWith(`/${field}/`))
+        .map(([, e]) => e);
       if (under.length === 0) return [];
-      return [{ source: under[0]!.source, confidence: Math.min(...under.map((e) => e.confidence)), right: outcome === "tp" }];
+      return [
+        { source: under[0]!.source, confidence: Math.min(...under.map((e) => e.confidence)), right: outcome === "tp" },
+      ];
     }),
   );
 }
@@ -62,7 +66,8 @@ export function calibrate(cases: Judged[], target: number): Calibration {
     for (const from of BANDS) {
       const above = mine.filter((a) => a.confidence >= from);
       const precision = above.filter((a) => a.right).length / Math.max(1, above.length);
-      if (above.length >= MIN_ANSWERS && precision >= target) best = { minConfidence: from, answers: above.length, precision: Math.round(precision * 1000) / 1000 };
+      if (above.length >= MIN_ANSWERS && precision >= target)
+        best = { minConfidence: from, answers: above.length, precision: Math.round(precision * 1000) / 1000 };
     }
     thresholds[source] = best;
   }
@@ -71,12 +76,18 @@ export function calibrate(cases: Judged[], target: number): Calibration {
 
 export function printCalibration(calibration: Calibration, target: number): void {
   console.log(`\nBuiltin engine: stated confidence against observed precision (top-level answers)`);
-  console.log(`${"source".padEnd(12)} ${"confidence".padStart(10)} ${"answers".padStart(8)} ${"right".padStart(6)} ${"precision".padStart(10)}`);
+  console.log(
+    `${"source".padEnd(12)} ${"confidence".padStart(10)} ${"answers".padStart(8)} ${"right".padStart(6)} ${"precision".padStart(10)}`,
+  );
   for (const row of calibration.rows) {
-    console.log(`${row.source.padEnd(12)} ${`>= ${row.from.toFixed(2)}`.padStart(10)} ${String(row.answers).padStart(8)} ${String(row.right).padStart(6)} ${(row.right / row.answers).toFixed(3).padStart(10)}`);
+    console.log(
+      `${row.source.padEnd(12)} ${`>= ${row.from.toFixed(2)}`.padStart(10)} ${String(row.answers).padStart(8)} ${String(row.right).padStart(6)} ${(row.right / row.answers).toFixed(3).padStart(10)}`,
+    );
   }
   console.log(`\nPre-fill thresholds for precision >= ${target} (at least ${MIN_ANSWERS} answers):`);
   for (const [source, t] of Object.entries(calibration.thresholds)) {
-    console.log(`  ${source.padEnd(12)} ${t ? `confidence >= ${t.minConfidence.toFixed(2)} (${t.answers} answers, precision ${t.precision.toFixed(3)})` : "never"}`);
+    console.log(
+      `  ${source.padEnd(12)} ${t ? `confidence >= ${t.minConfidence.toFixed(2)} (${t.answers} answers, precision ${t.precision.toFixed(3)})` : "never"}`,
+    );
   }
 }

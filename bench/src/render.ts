@@ -8,17 +8,19 @@
  *   npm run bench:render                      # soak of 200 browser renders
  *   SOAK_RENDERS=1000 npm run bench:render    # the 1,000-render soak (slow: minutes)
  */
-import { writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
-import { chromium } from "playwright-core";
 import { createLogger, loadConfig } from "@winnow/platform";
-import { findBrowser } from "../../services/renderer/dist/browser-discovery.js";
-import { rendererConfigShape } from "../../services/renderer/dist/config.js";
-import type { RenderChoice } from "../../services/renderer/dist/render-request.js";
-import { descendantsRssBytes } from "../../services/renderer/dist/process-memory.js";
-import { createRendering } from "../../services/renderer/dist/rendering.js";
+import {
+  createRendering,
+  descendantsRssBytes,
+  findBrowser,
+  type RenderChoice,
+  rendererConfigShape,
+} from "@winnow/renderer";
+import { chromium } from "playwright-core";
 
 const treeRssBytes = (pid: number) => descendantsRssBytes(pid, true);
 
@@ -29,7 +31,10 @@ const SOAK_RENDERS = Number(process.env.SOAK_RENDERS ?? 200);
 /** A product page of realistic size: text, a table, links, inline style, no sub-resources. */
 function fixturePage(n: number): string {
   const rows = Array.from({ length: 40 }, (_, i) => `<tr><td>Spec ${i}</td><td>Value ${i * n}</td></tr>`).join("");
-  const paragraphs = Array.from({ length: 30 }, (_, i) => `<p>Paragraph ${i} about product ${n}: sturdy, useful and well reviewed by customers.</p>`).join("");
+  const paragraphs = Array.from(
+    { length: 30 },
+    (_, i) => `<p>Paragraph ${i} about product ${n}: sturdy, useful and well reviewed by customers.</p>`,
+  ).join("");
   return `<!doctype html><html><head><title>Product ${n}</title><style>body{font-family:sans-serif}</style></head>
     <body><h1>Product ${n}</h1><p class="price">$${(n % 100) + 0.99}</p>${paragraphs}<table>${rows}</table>
     <ul>${Array.from({ length: 50 }, (_, i) => `<li><a href="/page/${i}">Related ${i}</a></li>`).join("")}</ul></body></html>`;
@@ -50,7 +55,12 @@ interface Result {
 }
 
 /** Runs `count` renders, `concurrency` at a time; memory is sampled for the whole process tree. */
-async function measure(path: string, concurrency: number, count: number, renderOne: (i: number) => Promise<void>): Promise<Result> {
+async function measure(
+  path: string,
+  concurrency: number,
+  count: number,
+  renderOne: (i: number) => Promise<void>,
+): Promise<Result> {
   const latencies: number[] = [];
   let peak = treeRssBytes(process.pid);
   const sampler = setInterval(() => (peak = Math.max(peak, treeRssBytes(process.pid))), 100);
@@ -101,10 +111,20 @@ const config = loadConfig(rendererConfigShape, {
 const rendering = await createRendering(config, createLogger("bench", config.LOG_LEVEL));
 if (!rendering.browser) throw new Error("this benchmark needs a Chromium");
 await rendering.browser.start();
-const bare = await chromium.launch({ executablePath: findBrowser({ configured: config.CHROMIUM_PATH, pathVariable: process.env.PATH }).found?.executablePath, args: ["--no-sandbox", "--disable-gpu"] });
+const bare = await chromium.launch({
+  executablePath: findBrowser({ configured: config.CHROMIUM_PATH, pathVariable: process.env.PATH }).found
+    ?.executablePath,
+  args: ["--no-sandbox", "--disable-gpu"],
+});
 
 const ours = (mode: RenderChoice) => async (i: number) => {
-  const page = await rendering.renderer.render({ url: new URL(`${base}/page/${i}`), mode, waitFor: "", timeoutMs: 30_000, signal: new AbortController().signal });
+  const page = await rendering.renderer.render({
+    url: new URL(`${base}/page/${i}`),
+    mode,
+    waitFor: "",
+    timeoutMs: 30_000,
+    signal: new AbortController().signal,
+  });
   if (!page.html.includes(`Product ${i}`)) throw new Error(`render ${i} lost its content`);
 };
 // browser.newPage() makes a fresh context for the page, as our path does for every render.
@@ -144,7 +164,10 @@ const ratios = CONCURRENCIES.map((c) => ({
   concurrency: c,
   staticOverBrowserP50: round(byLevel("static", c).p50Ms / byLevel("browser", c).p50Ms, 3),
   oursOverBareP50: round(byLevel("browser", c).p50Ms / byLevel("bare-playwright", c).p50Ms, 2),
-  oursOverBarePagesPerSecond: round(byLevel("browser", c).pagesPerSecond / byLevel("bare-playwright", c).pagesPerSecond, 2),
+  oursOverBarePagesPerSecond: round(
+    byLevel("browser", c).pagesPerSecond / byLevel("bare-playwright", c).pagesPerSecond,
+    2,
+  ),
 }));
 
 console.table(results);
@@ -152,7 +175,9 @@ console.table(ratios);
 if (soak.length > 0) {
   console.table(soak);
   const growth = soak.at(-1)!.memoryMiB - soak[0]!.memoryMiB;
-  console.log(`memory from ${soak[0]!.renders} to ${soak.at(-1)!.renders} browser renders: ${growth >= 0 ? "+" : ""}${round(growth)} MiB`);
+  console.log(
+    `memory from ${soak[0]!.renders} to ${soak.at(-1)!.renders} browser renders: ${growth >= 0 ? "+" : ""}${round(growth)} MiB`,
+  );
 }
 mkdirSync(new URL("../results/", import.meta.url), { recursive: true });
 writeFileSync(

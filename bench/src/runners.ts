@@ -8,11 +8,11 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { callUnary, checkHealth, createClient } from "@winnow/platform";
-import { Engine, ExtractorServiceClient, type Evidence } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { freePorts } from "../../scripts/dist/ports.js";
-import { REPO_ROOT } from "../../scripts/dist/stack.js";
-import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
+import { checkHealth, createClient, promiseClient } from "@winnow/platform";
+import { Engine, type Evidence, ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { freePorts } from "@winnow/scripts/ports";
+import { REPO_ROOT } from "@winnow/scripts/stack";
+import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 
 export interface Extraction {
   data: Record<string, unknown> | undefined;
@@ -48,7 +48,9 @@ export interface ModelEndpoint {
 }
 
 function llmEnv(model: ModelEndpoint | undefined): Record<string, string> {
-  return model ? { ...WITHOUT_LLM, LLM_BASE_URL: model.baseUrl, LLM_API_KEY: "unused", LLM_MODEL: model.model } : WITHOUT_LLM;
+  return model
+    ? { ...WITHOUT_LLM, LLM_BASE_URL: model.baseUrl, LLM_API_KEY: "unused", LLM_MODEL: model.model }
+    : WITHOUT_LLM;
 }
 
 /** The extractor as a real process, called over gRPC; with a model when one is given. */
@@ -58,7 +60,13 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
   // Its own data directory: templates learned by an earlier run must not answer this one.
   const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-bench-extractor-"));
   const child = spawn(process.execPath, [path.join(REPO_ROOT, "services/extractor/dist/main.js")], {
-    env: { ...process.env, ...llmEnv(model), GRPC_HOST: "127.0.0.1", GRPC_PORT: String(port), WINNOW_DATA_DIR: dataDir },
+    env: {
+      ...process.env,
+      ...llmEnv(model),
+      GRPC_HOST: "127.0.0.1",
+      GRPC_PORT: String(port),
+      WINNOW_DATA_DIR: dataDir,
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const deadline = Date.now() + 30_000;
@@ -76,13 +84,16 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
       const started = performance.now();
       try {
         // As an internal caller would, the extractor is told the page's own address (its host names the site).
-        const response = await callUnary(client.extract.bind(client), {
-          url: originalUrl,
-          html,
-          schemaJson: JSON.stringify(schema),
-          taskDescription: "",
-          options: { engine, includeModelInput: false, evidence: true },
-        }, { deadline: new Date(Date.now() + REQUEST_TIMEOUT_MS) });
+        const response = await promiseClient(client).extract(
+          {
+            url: originalUrl,
+            html,
+            schemaJson: JSON.stringify(schema),
+            taskDescription: "",
+            options: { engine, includeModelInput: false, evidence: true },
+          },
+          { deadline: new Date(Date.now() + REQUEST_TIMEOUT_MS) },
+        );
         return {
           data: JSON.parse(response.dataJson) as Record<string, unknown>,
           error: undefined,
@@ -93,7 +104,15 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
           evidence: new Map(response.evidence.map((item) => [item.pointer, item])),
         };
       } catch (error) {
-        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: Buffer.byteLength(html), tokens: undefined, warnings: [], evidence: new Map() };
+        return {
+          data: undefined,
+          error: (error as Error).message,
+          ms: performance.now() - started,
+          htmlBytes: Buffer.byteLength(html),
+          tokens: undefined,
+          warnings: [],
+          evidence: new Map(),
+        };
       }
     },
     async stop() {
@@ -128,11 +147,30 @@ export async function startStackRunner(pageHostPort: string, model?: ModelEndpoi
         });
         const body = (await response.json()) as Record<string, unknown>;
         const ms = performance.now() - started;
-        const unknown = { htmlBytes: undefined, tokens: undefined, warnings: [], evidence: new Map<string, Evidence>() };
-        if (!response.ok) return { data: undefined, error: `HTTP ${response.status}: ${String(body.title ?? body.type)} (${String(body.detail ?? "")})`, ms, ...unknown };
+        const unknown = {
+          htmlBytes: undefined,
+          tokens: undefined,
+          warnings: [],
+          evidence: new Map<string, Evidence>(),
+        };
+        if (!response.ok)
+          return {
+            data: undefined,
+            error: `HTTP ${response.status}: ${String(body.title ?? body.type)} (${String(body.detail ?? "")})`,
+            ms,
+            ...unknown,
+          };
         return { data: body, error: undefined, ms, ...unknown };
       } catch (error) {
-        return { data: undefined, error: (error as Error).message, ms: performance.now() - started, htmlBytes: undefined, tokens: undefined, warnings: [], evidence: new Map() };
+        return {
+          data: undefined,
+          error: (error as Error).message,
+          ms: performance.now() - started,
+          htmlBytes: undefined,
+          tokens: undefined,
+          warnings: [],
+          evidence: new Map(),
+        };
       }
     },
     async stop() {

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { addOutcome, labelsComplete, listF1, matches, metrics, normalizeText, scoreField, tokenF1, type Counts } from "./score.js";
+import {
+  addOutcome,
+  type Counts,
+  labelsComplete,
+  listF1,
+  matches,
+  metrics,
+  normalizeText,
+  scoreField,
+  tokenF1,
+} from "./score.js";
 
 describe("scoreField", () => {
   it("skips unlabelled fields, counts null as a miss and a wrong value as both kinds of error", () => {
@@ -86,8 +96,12 @@ describe("lists and objects", () => {
 
   it("matches objects when every labelled key matches", () => {
     const schema = { name: "string", rating: "number", note: "string" };
-    expect(matches("review", schema, { name: "Ann", rating: 4, note: null }, { name: "ann", rating: 4, note: "x" })).toBe(true);
+    expect(
+      matches("review", schema, { name: "Ann", rating: 4, note: null }, { name: "ann", rating: 4, note: "x" }),
+    ).toBe(true);
     expect(matches("review", schema, { name: "Ann", rating: 4 }, { name: "Ann", rating: 5 })).toBe(false);
-    expect(matches("reviews", [schema], [{ name: "Ann", rating: 4 }], [{ name: "Ann", rating: 4, note: null }])).toBe(true);
+    expect(matches("reviews", [schema], [{ name: "Ann", rating: 4 }], [{ name: "Ann", rating: 4, note: null }])).toBe(
+      true,
+    );
   });
 });

@@ -37,7 +37,13 @@ export function labelsComplete(corpus: string, field: string): boolean {
  * field is not labelled (expected null), or its labels are complete and both
  * the label and the prediction say the page has no value.
  */
-export function scoreField(name: string, schema: SchemaValue, expected: unknown, predicted: unknown, complete = false): Outcome | undefined {
+export function scoreField(
+  name: string,
+  schema: SchemaValue,
+  expected: unknown,
+  predicted: unknown,
+  complete = false,
+): Outcome | undefined {
   if (expected === null || expected === undefined) return complete && !isAbsent(predicted) ? "spurious" : undefined;
   if (isAbsent(predicted)) return "fn";
   return matches(name, schema, expected, predicted) ? "tp" : "fp";
@@ -64,7 +70,12 @@ export interface Metrics extends Counts {
 export function metrics(counts: Counts): Metrics {
   const precision = ratio(counts.tp, counts.tp + counts.fp);
   const recall = ratio(counts.tp, counts.tp + counts.fn);
-  return { ...counts, precision, recall, f1: precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0 };
+  return {
+    ...counts,
+    precision,
+    recall,
+    f1: precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0,
+  };
 }
 
 function ratio(part: number, whole: number): number {
@@ -77,7 +88,8 @@ function isAbsent(value: unknown): boolean {
 
 /** Whether a prediction matches the expected value, `{"$any": [...]}` alternatives included. */
 export function matches(name: string, schema: SchemaValue, expected: unknown, predicted: unknown): boolean {
-  if (isAlternatives(expected)) return expected.$any.some((alternative) => matches(name, schema, alternative, predicted));
+  if (isAlternatives(expected))
+    return expected.$any.some((alternative) => matches(name, schema, alternative, predicted));
   if (isAbsent(predicted)) return isAbsent(expected);
   if (Array.isArray(schema)) {
     if (!Array.isArray(expected) || !Array.isArray(predicted)) return false;
@@ -86,13 +98,18 @@ export function matches(name: string, schema: SchemaValue, expected: unknown, pr
   if (typeof schema === "object") {
     if (!isRecord(expected) || !isRecord(predicted)) return false;
     // Every labelled key must match; unlabelled (null) keys are not scored.
-    return Object.entries(expected).every(([key, value]) =>
-      value === null || (Object.hasOwn(schema, key) && matches(key, schema[key]!, value, Object.hasOwn(predicted, key) ? predicted[key] : null)),
+    return Object.entries(expected).every(
+      ([key, value]) =>
+        value === null ||
+        (Object.hasOwn(schema, key) &&
+          matches(key, schema[key]!, value, Object.hasOwn(predicted, key) ? predicted[key] : null)),
     );
   }
   switch (schema) {
     case "number":
-      return typeof expected === "number" && typeof predicted === "number" && Math.abs(expected - predicted) <= 0.005 + 1e-9;
+      return (
+        typeof expected === "number" && typeof predicted === "number" && Math.abs(expected - predicted) <= 0.005 + 1e-9
+      );
     case "integer":
     case "boolean":
       return expected === predicted;
@@ -120,7 +137,10 @@ export function normalizeText(text: string): string {
 
 /** F1 of the two texts' word tokens, counted as multisets. */
 export function tokenF1(a: string, b: string): number {
-  const tokens = (text: string) => normalizeText(text).split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0);
+  const tokens = (text: string) =>
+    normalizeText(text)
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((t) => t.length > 0);
   const [ta, tb] = [tokens(a), tokens(b)];
   if (ta.length === 0 || tb.length === 0) return ta.length === tb.length ? 1 : 0;
   const counts = new Map<string, number>();
@@ -159,7 +179,8 @@ export function listF1<E, P>(expected: E[], predicted: P[], itemMatches: (e: E, 
     return false;
   };
   let matched = 0;
-  for (let i = 0; i < expected.length; i += 1) if (assign(i, new Array<boolean>(predicted.length).fill(false))) matched += 1;
+  for (let i = 0; i < expected.length; i += 1)
+    if (assign(i, new Array<boolean>(predicted.length).fill(false))) matched += 1;
   if (matched === 0) return 0;
   const [precision, recall] = [matched / predicted.length, matched / expected.length];
   return (2 * precision * recall) / (precision + recall);

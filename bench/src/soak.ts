@@ -14,9 +14,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
-import { descendantsRssBytes } from "../../services/renderer/dist/process-memory.js";
-import { REPO_ROOT, type ServiceName } from "../../scripts/dist/stack.js";
-import { startThrowawayStack } from "../../scripts/dist/throwaway-stack.js";
+import { descendantsRssBytes } from "@winnow/renderer";
+import { REPO_ROOT, type ServiceName } from "@winnow/scripts/stack";
+import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const RATE = Number(process.env.SOAK_RATE ?? 4);
@@ -30,13 +30,16 @@ const page = (i: number) =>
   i % 2 === 0
     ? `<!doctype html><html><head><title>Item ${i}</title><script type="application/ld+json">${JSON.stringify({ "@type": "Product", name: `Item ${i}`, offers: { price: "10.00", priceCurrency: "USD" } })}</script></head><body><h1>Item ${i}</h1></body></html>`
     : `<!doctype html><html><head><title>Loading</title></head><body><div id="root"></div><script>document.getElementById("root").innerHTML = "<h1>Item ${i}</h1>";</script></body></html>`;
-const site = createServer((req, res) => res.writeHead(200, { "content-type": "text/html" }).end(page(Number(req.url?.slice(1)) || 0)));
+const site = createServer((req, res) =>
+  res.writeHead(200, { "content-type": "text/html" }).end(page(Number(req.url?.slice(1)) || 0)),
+);
 await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 
 const stack = await startThrowawayStack({ env: { WINNOW_EGRESS_ALLOW: origin.slice(7) } });
 
-const memory = () => Object.fromEntries(SERVICES.map((s) => [s, Math.round(descendantsRssBytes(stack.process(s).pid!, true) / 2 ** 20)]));
+const memory = () =>
+  Object.fromEntries(SERVICES.map((s) => [s, Math.round(descendantsRssBytes(stack.process(s).pid!, true) / 2 ** 20)]));
 const faults: { at: number; what: string }[] = [];
 const errors = { duringFaults: {} as Record<string, number>, otherwise: {} as Record<string, number> };
 let ok = 0;
@@ -48,8 +51,11 @@ const FAULTS: [string, () => void][] = [
   [
     "Chromium killed",
     () => {
-      const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(stack.process("renderer").pid)], { encoding: "utf8" });
-      for (const line of children.split("\n").filter((l) => /chrom/i.test(l))) process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
+      const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(stack.process("renderer").pid)], {
+        encoding: "utf8",
+      });
+      for (const line of children.split("\n").filter((l) => /chrom/i.test(l)))
+        process.kill(Number(line.trim().split(/\s+/)[0]), "SIGKILL");
     },
   ],
   ["extractor killed", () => stack.process("extractor").kill("SIGKILL")],
@@ -90,15 +96,26 @@ const endMemory = memory();
 await stack.stop();
 site.close();
 
-const growth = Object.fromEntries(SERVICES.map((s) => [s, startMemory ? (endMemory[s]! - startMemory[s]!) / startMemory[s]! : NaN]));
-console.log(`\nSoak: ${SECONDS} s at ${RATE} req/s, a fault every ${FAULT_EVERY} s (${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)})`);
+const growth = Object.fromEntries(
+  SERVICES.map((s) => [s, startMemory ? (endMemory[s]! - startMemory[s]!) / startMemory[s]! : NaN]),
+);
+console.log(
+  `\nSoak: ${SECONDS} s at ${RATE} req/s, a fault every ${FAULT_EVERY} s (${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)})`,
+);
 console.log(`succeeded: ${ok}; faults: ${faults.map((f) => `${f.what} at ${f.at.toFixed(0)} s`).join(", ")}`);
-console.log(`errors within ${FAULT_WINDOW} s of a fault: ${JSON.stringify(errors.duringFaults)}; otherwise: ${JSON.stringify(errors.otherwise)}`);
+console.log(
+  `errors within ${FAULT_WINDOW} s of a fault: ${JSON.stringify(errors.duringFaults)}; otherwise: ${JSON.stringify(errors.otherwise)}`,
+);
 console.log("service    after warm-up MiB  end MiB  growth");
 for (const s of SERVICES) {
-  console.log(`${s.padEnd(10)} ${String(startMemory?.[s] ?? "-").padStart(17)} ${String(endMemory[s]).padStart(8)} ${(100 * growth[s]!).toFixed(1).padStart(6)}%`);
+  console.log(
+    `${s.padEnd(10)} ${String(startMemory?.[s] ?? "-").padStart(17)} ${String(endMemory[s]).padStart(8)} ${(100 * growth[s]!).toFixed(1).padStart(6)}%`,
+  );
 }
 const out = path.join(REPO_ROOT, "bench/results/soak.json");
 await mkdir(path.dirname(out), { recursive: true });
-await writeFile(out, `${JSON.stringify({ date: new Date().toISOString(), cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, rate: RATE, ok, faults, errors, memoryMiB: { afterWarmUp: startMemory, end: endMemory }, growth }, null, 2)}\n`);
+await writeFile(
+  out,
+  `${JSON.stringify({ date: new Date().toISOString(), cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, rate: RATE, ok, faults, errors, memoryMiB: { afterWarmUp: startMemory, end: endMemory }, growth }, null, 2)}\n`,
+);
 process.exit(0);

@@ -5,8 +5,9 @@
  * value only when the text it was sent shows it (else null), as the
  * corpus's oracle model does. A perfect reader of what it is shown.
  */
+
+import { type FakeLlm, startFakeLlm } from "@winnow/test-support/fake-llm";
 import { decodeHTML } from "entities";
-import { startFakeLlm, type FakeLlm } from "../../test/support/dist/fake-llm.js";
 import type { Case } from "./corpus.js";
 
 export interface Teacher extends FakeLlm {
@@ -27,7 +28,8 @@ export async function startTeacher(): Promise<Teacher> {
 
 /** The labelled value reduced to what the text shows: an alternative it shows, the list items it shows, or null. */
 function shown(value: unknown, text: string): unknown {
-  if (value && typeof value === "object" && "$any" in value) return (value.$any as unknown[]).map((alternative) => shown(alternative, text)).find((v) => v !== null) ?? null;
+  if (value && typeof value === "object" && "$any" in value)
+    return (value.$any as unknown[]).map((alternative) => shown(alternative, text)).find((v) => v !== null) ?? null;
   if (Array.isArray(value)) {
     const items = value.map((item) => shown(item, text)).filter((item) => item !== null);
     return items.length > 0 ? items : null;
@@ -39,7 +41,12 @@ function isShown(value: unknown, text: string): boolean {
   if (value === null || value === undefined) return false;
   if (typeof value === "boolean") return true;
   if (typeof value === "number") {
-    const forms = [String(value), value.toFixed(2), value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 }), value.toLocaleString("en-US")];
+    const forms = [
+      String(value),
+      value.toFixed(2),
+      value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+      value.toLocaleString("en-US"),
+    ];
     return forms.some((form) => text.includes(form));
   }
   const wanted = normalized(String(value));
@@ -47,5 +54,10 @@ function isShown(value: unknown, text: string): boolean {
 }
 
 function normalized(text: string): string {
-  return decodeHTML(text).normalize("NFKC").toLowerCase().replace(/[*_#|`>[\]()\\]/g, " ").replace(/\s+/g, " ").trim();
+  return decodeHTML(text)
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[*_#|`>[\]()\\]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 }

@@ -14,25 +14,35 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import {
+  type FlowSettings,
+  LlmEngine,
+  loadPage,
+  MemoryTemplateStore,
+  pageTokenBudget,
+  runExtraction,
+  SchemaCache,
+  TemplateLearner,
+} from "@winnow/extractor";
 import { createLogger } from "@winnow/platform";
-import { REPO_ROOT } from "../../scripts/dist/stack.js";
-import { LlmEngine } from "../../services/extractor/dist/engines/llm.js";
-import { loadPage } from "../../services/extractor/dist/page.js";
-import { SchemaCache } from "../../services/extractor/dist/schema-cache.js";
-import { extractWithTemplates, type TemplateSettings } from "../../services/extractor/dist/templates/flow.js";
-import { TemplateLearner } from "../../services/extractor/dist/templates/learner.js";
-import { MemoryTemplateStore } from "../../services/extractor/dist/templates/store.js";
-import { pageTokenBudget } from "../../services/extractor/dist/tokens.js";
-import { readCases, type Case } from "./corpus.js";
-import { addOutcome, metrics, scoreField, type Counts, type Metrics } from "./score.js";
+import { REPO_ROOT } from "@winnow/scripts/stack";
+import { type Case, readCases } from "./corpus.js";
+import { addOutcome, type Counts, type Metrics, metrics, scoreField } from "./score.js";
 import { startTeacher } from "./teacher.js";
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { "no-prefill": { type: "boolean", default: false } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { "no-prefill": { type: "boolean", default: false } },
+});
 const corpusDir = path.resolve(positionals[0] ?? path.join(REPO_ROOT, "../shared/corpus/dev"));
-/** Without the builtin pre-fill the model is asked every field the template does not answer: what templates learn alone. */
+/**
+ * Without the builtin pre-fill the model is asked every field the template does not answer: what templates learn alone.
+ */
 const prefill = !values["no-prefill"];
 if (!existsSync(path.join(corpusDir, "cases.jsonl"))) {
-  console.error(`No corpus at ${corpusDir} (cases.jsonl missing); pass the corpus folder: npm run bench:templates -- <corpus-dir>`);
+  console.error(
+    `No corpus at ${corpusDir} (cases.jsonl missing); pass the corpus folder: npm run bench:templates -- <corpus-dir>`,
+  );
   process.exit(2);
 }
 const cases = (await readCases(corpusDir)).filter((item) => item.corpus === "swde");
@@ -45,14 +55,17 @@ const TEACHING_PAGES = 2;
 
 const teacher = await startTeacher();
 const logger = createLogger("bench", "warn");
-const settings: TemplateSettings = {
+const settings: FlowSettings = {
   schemas: new SchemaCache(64),
   prompts: { pageTokens: pageTokenBudget("gpt-4o-mini", undefined), maxParts: 8, maxParallel: 2, grounding: "warn" },
   hybrid: prefill ? "proven" : "off",
   templates: new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 20, templates: 1_000 }), logger),
   logger,
 };
-const llm = new LlmEngine({ baseUrl: teacher.baseUrl, apiKey: "teacher", model: "teacher", maxRetries: 0, timeoutMs: 30_000 }, logger);
+const llm = new LlmEngine(
+  { baseUrl: teacher.baseUrl, apiKey: "teacher", model: "teacher", maxRetries: 0, timeoutMs: 30_000 },
+  logger,
+);
 
 interface PageRun {
   id: string;
@@ -67,14 +80,19 @@ interface PageRun {
 }
 
 const runs: PageRun[] = [];
-/** The builtin engine alone on each site's pages after the first two, with the template those two taught and without. */
+/**
+ * The builtin engine alone on each site's pages after the first two, with the template those two taught and without.
+ */
 const builtinOnly = { withTemplate: { tp: 0, fp: 0, fn: 0 }, without: { tp: 0, fp: 0, fn: 0 } };
 try {
   for (const pages of sites.values()) {
     for (const [index, item] of pages.entries()) runs.push(await runPage(item, index));
   }
   for (const pages of sites.values()) {
-    const fresh = { ...settings, templates: new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 20, templates: 1_000 }), logger) };
+    const fresh = {
+      ...settings,
+      templates: new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 20, templates: 1_000 }), logger),
+    };
     for (const item of pages.slice(0, TEACHING_PAGES)) await extract(item, llm, fresh);
     for (const item of pages.slice(TEACHING_PAGES)) {
       score(item, (await extract(item, undefined, fresh)).data, builtinOnly.withTemplate);
@@ -86,13 +104,22 @@ try {
 }
 
 /** One page through the extractor's flow, its learning settled. */
-async function extract(item: Case, model: LlmEngine | undefined, flow: TemplateSettings) {
+async function extract(item: Case, model: LlmEngine | undefined, flow: FlowSettings) {
   teacher.teach(item);
   const schemaJson = JSON.stringify(item.schema);
   const html = await readFile(path.join(corpusDir, item.page), "utf8");
   const bounds = { signal: new AbortController().signal, deadline: undefined };
-  const job = { schemaJson, schema: flow.schemas.get(schemaJson), page: loadPage(html, item.url ?? ""), taskDescription: "", includeModelInput: false, evidence: false, llm: model, bounds };
-  const extraction = await extractWithTemplates(job, flow);
+  const job = {
+    schemaJson,
+    schema: flow.schemas.get(schemaJson),
+    page: loadPage(html, item.url ?? ""),
+    taskDescription: "",
+    includeModelInput: false,
+    evidence: false,
+    llm: model,
+    bounds,
+  };
+  const extraction = await runExtraction(job, flow);
   await extraction.learning;
   return { extraction, data: JSON.parse(extraction.response.dataJson) as Record<string, unknown> };
 }
@@ -112,11 +139,16 @@ async function runPage(item: Case, index: number): Promise<PageRun> {
   for (const [field, schema] of Object.entries(item.schema)) {
     const expected = item.expected[field] ?? null;
     const templated = extraction.templated.get(field);
-    const templateOutcome = templated ? scoreField(field, schema, expected, templated.value) : expected === null ? undefined : "fn";
+    const templateOutcome = templated
+      ? scoreField(field, schema, expected, templated.value)
+      : expected === null
+        ? undefined
+        : "fn";
     if (templateOutcome) addOutcome(template, templateOutcome);
   }
   const fields = Object.keys(item.schema).length;
-  const byModel = extraction.response.model === "" ? 0 : fields - extraction.templated.size - extraction.prefilledFields.length;
+  const byModel =
+    extraction.response.model === "" ? 0 : fields - extraction.templated.size - extraction.prefilledFields.length;
   return {
     id: item.id,
     index,
@@ -133,53 +165,85 @@ function summary(selected: PageRun[]) {
   const sum = (pick: (run: PageRun) => number, runs = selected) => runs.reduce((total, run) => total + pick(run), 0);
   const share = (after: number, pick: (run: PageRun) => number) => {
     const later = selected.filter((run) => run.index >= after);
-    return sum(pick, later) / Math.max(1, sum((run) => run.fields, later));
+    return (
+      sum(pick, later) /
+      Math.max(
+        1,
+        sum((run) => run.fields, later),
+      )
+    );
   };
   const maxIndex = Math.max(...selected.map((run) => run.index));
   const tokensByIndex = Array.from({ length: maxIndex + 1 }, (_, i) => {
     const at = selected.filter((run) => run.index === i);
     return Math.round(sum((run) => run.tokens, at) / Math.max(1, at.length));
   });
-  const counts = (pick: (run: PageRun) => Counts): Counts => ({ tp: sum((r) => pick(r).tp), fp: sum((r) => pick(r).fp), fn: sum((r) => pick(r).fn) });
+  const counts = (pick: (run: PageRun) => Counts): Counts => ({
+    tp: sum((r) => pick(r).tp),
+    fp: sum((r) => pick(r).fp),
+    fn: sum((r) => pick(r).fn),
+  });
   return {
     pages: selected.length,
     tokensByIndex,
     templateShareAfter: Object.fromEntries(AFTER.map((after) => [after, round(share(after, (run) => run.templated))])),
-    withoutModelShareAfter: Object.fromEntries(AFTER.map((after) => [after, round(share(after, (run) => run.withoutModel))])),
+    withoutModelShareAfter: Object.fromEntries(
+      AFTER.map((after) => [after, round(share(after, (run) => run.withoutModel))]),
+    ),
     template: rounded(metrics(counts((run) => run.template))),
     answer: rounded(metrics(counts((run) => run.answer))),
   };
 }
 
 const siteOf = new Map(cases.map((item) => [item.id, item.site]));
-const perSite = [...sites.keys()].map((site) => [site, summary(runs.filter((run) => siteOf.get(run.id) === site))] as const);
+const perSite = [...sites.keys()].map(
+  (site) => [site, summary(runs.filter((run) => siteOf.get(run.id) === site))] as const,
+);
 const overall = summary(runs);
 
 const pct = (value: number) => `${(100 * value).toFixed(0)}%`.padStart(5);
 const num = (value: number) => value.toFixed(3).padStart(6);
-console.log(`${cases.length} SWDE pages of ${sites.size} sites, page by page, builtin pre-fill ${prefill ? "on" : "off"}; teacher: scripted model answering labelled values it is shown\n`);
+console.log(
+  `${cases.length} SWDE pages of ${sites.size} sites, page by page, builtin pre-fill ${prefill ? "on" : "off"}; teacher: scripted model answering labelled values it is shown\n`,
+);
 console.log("Model tokens per page, by page index (mean over sites)");
 console.log(`${"".padEnd(20)} ${overall.tokensByIndex.map((_, i) => `#${i + 1}`.padStart(6)).join(" ")}`);
-for (const [site, s] of [...perSite, ["overall", overall] as const]) console.log(`${site.padEnd(20)} ${s.tokensByIndex.map((t) => String(t).padStart(6)).join(" ")}`);
-console.log(`\nFields answered by the template (and without the model: template + builtin pre-fill), on the pages after n pages; template answers against the labels`);
-console.log(`${"".padEnd(20)} ${AFTER.map((n) => `after ${n}`.padStart(13)).join(" ")}   ${"prec".padStart(6)} ${"recall".padStart(6)} ${"F1".padStart(6)}   answer P / F1`);
+for (const [site, s] of [...perSite, ["overall", overall] as const])
+  console.log(`${site.padEnd(20)} ${s.tokensByIndex.map((t) => String(t).padStart(6)).join(" ")}`);
+console.log(
+  `\nFields answered by the template (and without the model: template + builtin pre-fill), on the pages after n pages; template answers against the labels`,
+);
+console.log(
+  `${"".padEnd(20)} ${AFTER.map((n) => `after ${n}`.padStart(13)).join(" ")}   ${"prec".padStart(6)} ${"recall".padStart(6)} ${"F1".padStart(6)}   answer P / F1`,
+);
 for (const [site, s] of [...perSite, ["overall", overall] as const]) {
-  const shares = AFTER.map((n) => `${pct(s.templateShareAfter[n]!)} (${pct(s.withoutModelShareAfter[n]!)})`.padStart(13)).join(" ");
-  console.log(`${site.padEnd(20)} ${shares}   ${num(s.template.precision)} ${num(s.template.recall)} ${num(s.template.f1)}   ${num(s.answer.precision)} ${num(s.answer.f1)}`);
+  const shares = AFTER.map((n) =>
+    `${pct(s.templateShareAfter[n]!)} (${pct(s.withoutModelShareAfter[n]!)})`.padStart(13),
+  ).join(" ");
+  console.log(
+    `${site.padEnd(20)} ${shares}   ${num(s.template.precision)} ${num(s.template.recall)} ${num(s.template.f1)}   ${num(s.answer.precision)} ${num(s.answer.f1)}`,
+  );
 }
 const first = overall.tokensByIndex[0] ?? 0;
 const late = overall.tokensByIndex.slice(5);
 const lateMean = late.reduce((a, b) => a + b, 0) / Math.max(1, late.length);
-console.log(`\nTokens per page after 5 pages: ${Math.round(lateMean)} (${pct(lateMean / Math.max(1, first)).trim()} of the first page's ${first})`);
+console.log(
+  `\nTokens per page after 5 pages: ${Math.round(lateMean)} (${pct(lateMean / Math.max(1, first)).trim()} of the first page's ${first})`,
+);
 
 const withTemplate = rounded(metrics(builtinOnly.withTemplate));
 const without = rounded(metrics(builtinOnly.without));
-console.log(`\nBuiltin engine alone on pages 3-10 of each site, after the model read pages 1-2: P/R/F1 ${withTemplate.precision}/${withTemplate.recall}/${withTemplate.f1} with the learned template, ${without.precision}/${without.recall}/${without.f1} without`);
+console.log(
+  `\nBuiltin engine alone on pages 3-10 of each site, after the model read pages 1-2: P/R/F1 ${withTemplate.precision}/${withTemplate.recall}/${withTemplate.f1} with the learned template, ${without.precision}/${without.recall}/${without.f1} without`,
+);
 
 const resultsDir = path.join(REPO_ROOT, "bench/results");
 await mkdir(resultsDir, { recursive: true });
 const output = prefill ? "templates.json" : "templates-no-prefill.json";
-await writeFile(path.join(resultsDir, output), `${JSON.stringify({ corpus: corpusDir, prefill, pages: cases.length, overall, sites: Object.fromEntries(perSite), builtinOnly: { withTemplate, without }, runs }, null, 2)}\n`);
+await writeFile(
+  path.join(resultsDir, output),
+  `${JSON.stringify({ corpus: corpusDir, prefill, pages: cases.length, overall, sites: Object.fromEntries(perSite), builtinOnly: { withTemplate, without }, runs }, null, 2)}\n`,
+);
 console.log(`\nWrote bench/results/${output}`);
 
 function round(value: number): number {

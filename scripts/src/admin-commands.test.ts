@@ -1,26 +1,26 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { callUnary, createClient, WinnowError } from "@winnow/platform";
+import { type AuthClient, createClient, promiseClient, WinnowError } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePorts } from "../../test/support/ports.js";
-import { startService, type ServiceProcess } from "../../test/support/service-process.js";
+import { type ServiceProcess, startService } from "../../test/support/service-process.js";
 import { runAdmin, UsageError } from "./admin-commands.js";
 
 describe("npm run admin, against a real auth process", () => {
   let auth: ServiceProcess;
-  let client: AuthServiceClient;
+  let client: AuthClient;
   let dataDir: string;
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "winnow-admin-"));
     const [port] = (await freePorts(1)) as [number];
     auth = await startService("auth", { GRPC_PORT: String(port), WINNOW_DATA_DIR: dataDir }, `127.0.0.1:${port}`);
-    client = createClient(AuthServiceClient, `127.0.0.1:${port}`);
+    client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${port}`));
   });
   afterAll(async () => {
-    client?.close();
+    client?.grpc.close();
     await auth?.stop();
     await rm(dataDir, { recursive: true, force: true });
   });
@@ -31,7 +31,7 @@ describe("npm run admin, against a real auth process", () => {
     return lines.join("\n");
   };
   const keyIn = (text: string) => /wnw_\w+/.exec(text)![0];
-  const validate = (apiKey: string) => callUnary(client.validateKey.bind(client), { apiKey });
+  const validate = (apiKey: string) => client.validateKey({ apiKey });
 
   it("creates an account, rotates its key by email, lists it and shows its usage", async () => {
     const created = await run("create-account", "Ops@Example.com");
@@ -43,16 +43,31 @@ describe("npm run admin, against a real auth process", () => {
     const secondKey = keyIn(rotated);
     expect(await validate(firstKey)).toMatchObject({ valid: false });
     const accountId = (await validate(secondKey)).accountId;
-    await callUnary(client.recordUsage.bind(client), { keyId: secondKey.slice(4, 15), scrapes: 2, tokensIn: 70, tokensOut: 9 });
+    await client.recordUsage({ keyId: secondKey.slice(4, 15), scrapes: 2, tokensIn: 70, tokensOut: 9 });
 
     const listed = (await run("list-accounts")).split("\n");
     expect(listed[0]).toMatch(/^account id\s+email\s+plan\s+created\s+key id\s+scrapes\s+tokens in\s+tokens out$/);
     const row = listed.find((line) => line.includes("ops@example.com"))!.split(/\s+/);
-    expect(row).toEqual([accountId, "ops@example.com", "default", expect.stringMatching(/^\d{4}-\d\d-\d\d$/), secondKey.slice(4, 15), "2", "70", "9"]);
+    expect(row).toEqual([
+      accountId,
+      "ops@example.com",
+      "default",
+      expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
+      secondKey.slice(4, 15),
+      "2",
+      "70",
+      "9",
+    ]);
     expect(listed.some((line) => line.includes("dev@localhost"))).toBe(true);
 
     const usage = (await run("usage", accountId, "--days", "7")).split("\n");
-    expect(usage[1]!.split(/\s+/)).toEqual([new Date().toISOString().slice(0, 10), secondKey.slice(4, 15), "2", "70", "9"]);
+    expect(usage[1]!.split(/\s+/)).toEqual([
+      new Date().toISOString().slice(0, 10),
+      secondKey.slice(4, 15),
+      "2",
+      "70",
+      "9",
+    ]);
   });
 
   it.each([

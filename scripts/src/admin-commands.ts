@@ -3,8 +3,8 @@
  * dashboard: they talk gRPC to the auth service like the gateway does.
  */
 import { parseArgs } from "node:util";
-import { callUnary, WinnowError } from "@winnow/platform";
-import type { AccountSummary, AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { type AuthClient, WinnowError } from "@winnow/platform";
+import type { AccountSummary } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 
 export const USAGE = `Usage: npm run admin -- <command>
 
@@ -26,8 +26,12 @@ export class UsageError extends Error {}
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Runs one command; lines go to `print`. WinnowErrors from auth propagate with their message. */
-export async function runAdmin(argv: string[], auth: AuthServiceClient, print: (line: string) => void): Promise<void> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { days: { type: "string" } } });
+export async function runAdmin(argv: string[], auth: AuthClient, print: (line: string) => void): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { days: { type: "string" } },
+  });
   const [command, argument, ...rest] = positionals;
   const extra = command === "list-accounts" ? positionals.slice(1) : rest;
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
@@ -38,29 +42,41 @@ export async function runAdmin(argv: string[], auth: AuthServiceClient, print: (
 
   switch (command) {
     case "create-account": {
-      const created = await callUnary(auth.createAccount.bind(auth), { email: required("an email"), password: "" });
+      const created = await auth.createAccount({ email: required("an email"), password: "" });
       print(`account ${created.account!.id} (${created.account!.email})`);
       print(`API key: ${created.apiKey}`);
       return;
     }
     case "rotate-key": {
       const accountId = await resolveAccount(auth, required("an account id or email"));
-      const rotated = await callUnary(auth.rotateKey.bind(auth), { accountId });
+      const rotated = await auth.rotateKey({ accountId });
       print(`new API key (the previous one no longer works): ${rotated.apiKey}`);
       return;
     }
     case "list-accounts": {
-      const { accounts } = await callUnary(auth.listAccounts.bind(auth), {});
-      print(table(["account id", "email", "plan", "created", "key id", "scrapes", "tokens in", "tokens out"], accounts.map(summaryRow)));
+      const { accounts } = await auth.listAccounts({});
+      print(
+        table(
+          ["account id", "email", "plan", "created", "key id", "scrapes", "tokens in", "tokens out"],
+          accounts.map(summaryRow),
+        ),
+      );
       return;
     }
     case "usage": {
       const days = values.days === undefined ? 30 : Number(values.days);
-      if (!Number.isInteger(days) || days < 1 || days > 366) throw new UsageError("--days must be a whole number from 1 to 366");
+      if (!Number.isInteger(days) || days < 1 || days > 366)
+        throw new UsageError("--days must be a whole number from 1 to 366");
       const accountId = await resolveAccount(auth, required("an account id or email"));
-      const usage = await callUnary(auth.getUsage.bind(auth), { sessionToken: "", accountId, days });
+      const usage = await auth.getUsage({ sessionToken: "", accountId, days });
       if (usage.days.length === 0) print(`no usage in the last ${days} days`);
-      else print(table(["day", "key id", "scrapes", "tokens in", "tokens out"], usage.days.map((d) => [d.day, d.keyId, d.scrapes, d.tokensIn, d.tokensOut])));
+      else
+        print(
+          table(
+            ["day", "key id", "scrapes", "tokens in", "tokens out"],
+            usage.days.map((d) => [d.day, d.keyId, d.scrapes, d.tokensIn, d.tokensOut]),
+          ),
+        );
       return;
     }
     case undefined:
@@ -71,9 +87,9 @@ export async function runAdmin(argv: string[], auth: AuthServiceClient, print: (
 }
 
 /** An account id as given, or the id of the account with this email. */
-async function resolveAccount(auth: AuthServiceClient, idOrEmail: string): Promise<string> {
+async function resolveAccount(auth: AuthClient, idOrEmail: string): Promise<string> {
   if (UUID.test(idOrEmail)) return idOrEmail;
-  const { accounts } = await callUnary(auth.listAccounts.bind(auth), {});
+  const { accounts } = await auth.listAccounts({});
   const match = accounts.find((summary) => summary.account?.email === idOrEmail.trim().toLowerCase());
   if (!match) throw new WinnowError("not-found", `no account with email ${idOrEmail}`);
   return match.account!.id;
@@ -96,5 +112,12 @@ function summaryRow(summary: AccountSummary): (string | number)[] {
 function table(header: string[], rows: (string | number)[][]): string {
   const cells = [header, ...rows.map((row) => row.map(String))];
   const widths = header.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
-  return cells.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n");
+  return cells
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }

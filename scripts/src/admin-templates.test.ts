@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { openTemplateDatabase, SqlTemplateStore } from "@winnow/extractor";
 import { createLogger } from "@winnow/platform";
 import { afterEach, expect, it } from "vitest";
-import { openTemplateDatabase, SqlTemplateStore } from "../../services/extractor/dist/templates/sql-store.js";
 import { UsageError } from "./admin-commands.js";
 import { runTemplatesAdmin } from "./admin-templates.js";
 
@@ -13,16 +13,26 @@ afterEach(() => Object.assign(process.env, saved));
 it("lists and forgets a host's templates in the extractor's PGlite database", async () => {
   const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-admin-templates-"));
   try {
-    const store = new SqlTemplateStore(() => openTemplateDatabase({ databaseUrl: undefined, dataDir, logger: createLogger("test", "silent") }), { templatesPerHost: 5, templates: 50 });
+    const store = new SqlTemplateStore(
+      () => openTemplateDatabase({ databaseUrl: undefined, dataDir, logger: createLogger("test", "silent") }),
+      { templatesPerHost: 5, templates: 50 },
+    );
     const locator = { path: "h1.title", index: 0 };
-    for (let page = 0; page < 2; page += 1) await store.record({ host: "shop.example", signature: "abc123" }, ["p1"], [{ field: "title:string", locator, agree: 1, disagree: 0 }]);
+    for (let page = 0; page < 2; page += 1)
+      await store.record(
+        { host: "shop.example", signature: "abc123" },
+        ["p1"],
+        [{ field: "title:string", locator, agree: 1, disagree: 0 }],
+      );
     await store.close();
 
     process.env.WINNOW_DATA_DIR = dataDir;
     delete process.env.DATABASE_URL;
     const lines: string[] = [];
     await runTemplatesAdmin(["list", "Shop.Example"], (line) => lines.push(line));
-    expect(lines).toEqual([expect.stringMatching(/^abc123 {2}pages 2 {2}locators 1 {2}last used \S+ {2}trusted: title:string$/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^abc123 {2}pages 2 {2}locators 1 {2}last used \S+ {2}trusted: title:string$/),
+    ]);
     await runTemplatesAdmin(["forget", "shop.example"], (line) => lines.push(line));
     await runTemplatesAdmin(["list", "shop.example"], (line) => lines.push(line));
     expect(lines.slice(1)).toEqual(["forgot 1 templates of shop.example", "no templates learned for shop.example"]);

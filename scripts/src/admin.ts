@@ -1,11 +1,14 @@
-/** `npm run admin -- <command>`: operator commands against the auth service (admin-commands.ts) and the extractor's template store (admin-templates.ts). */
-import { createClient, env, loadConfigOrExit, WinnowError } from "@winnow/platform";
+/**
+ * `npm run admin -- <command>`: operator commands against the auth service (admin-commands.ts) and the extractor's
+ * template store (admin-templates.ts).
+ */
+import { createClient, env, loadConfigOrExit, promiseClient, WinnowError } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { runAdmin, USAGE, UsageError } from "./admin-commands.js";
 import { runTemplatesAdmin } from "./admin-templates.js";
 
 const config = loadConfigOrExit({ AUTH_ADDR: env.grpcTarget("127.0.0.1:50051") });
-const auth = createClient(AuthServiceClient, config.AUTH_ADDR);
+const auth = promiseClient(createClient(AuthServiceClient, config.AUTH_ADDR));
 try {
   const argv = process.argv.slice(2);
   if (argv[0] === "templates") await runTemplatesAdmin(argv.slice(1), (line) => console.log(line));
@@ -24,5 +27,5 @@ try {
     throw error;
   }
 } finally {
-  auth.close();
+  auth.grpc.close();
 }

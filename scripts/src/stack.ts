@@ -3,7 +3,7 @@
  * waits until each is ready, restarts a crashed one with backoff, and stops
  * them all cleanly. Used by `npm start` and by the end-to-end tests.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -97,7 +97,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       if (backendStatus.every((s) => s === "SERVING") && (await isReady(`${gatewayUrl}/readyz`))) return;
       if (Date.now() > deadline) {
         const waiting = BACKENDS.filter((_, i) => backendStatus[i] !== "SERVING");
-        throw new Error(`the stack was not ready within ${timeoutMs} ms (waiting for: ${[...waiting, "gateway"].join(", ")})`);
+        throw new Error(
+          `the stack was not ready within ${timeoutMs} ms (waiting for: ${[...waiting, "gateway"].join(", ")})`,
+        );
       }
       await sleep(200);
     }
@@ -166,7 +168,10 @@ class Supervisor {
     });
     this.child = child;
     for (const stream of [child.stdout, child.stderr]) {
-      createInterface({ input: stream, crlfDelay: Infinity }).on("line", (line) => line && this.options.onOutput?.(this.service, line));
+      createInterface({ input: stream, crlfDelay: Infinity }).on(
+        "line",
+        (line) => line && this.options.onOutput?.(this.service, line),
+      );
     }
     child.on("exit", (code, signal) => {
       if (this.stopping) return;

@@ -6,7 +6,7 @@
 import { env, loadConfigOrExit } from "@winnow/platform";
 import { formatLogLine } from "./log-format.js";
 import { startSampleSite } from "./sample-site.js";
-import { startStack, type ServiceName } from "./stack.js";
+import { type ServiceName, type Stack, startStack } from "./stack.js";
 
 const config = loadConfigOrExit({
   PORT: env.port(8080),
@@ -22,7 +22,7 @@ const sample = await startSampleSite();
 const egressAllow = [process.env.WINNOW_EGRESS_ALLOW, sample.hostPort].filter(Boolean).join(",");
 
 console.log("Starting Winnow: auth, renderer, extractor, gateway ...");
-let stack;
+let stack: Stack;
 try {
   stack = await startStack({
     env: { WINNOW_EGRESS_ALLOW: egressAllow },
@@ -41,7 +41,12 @@ try {
   process.exit(1);
 }
 
-const schema = JSON.stringify({ product_name: "string", brand: "string", price_usd: "number", rating_out_of_5: "number" });
+const schema = JSON.stringify({
+  product_name: "string",
+  brand: "string",
+  price_usd: "number",
+  rating_out_of_5: "number",
+});
 console.log(`
 Winnow is ready.
 

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePorts } from "./ports.js";
-import { startStack, type ServiceName, type Stack, type StackOptions } from "./stack.js";
+import { type ServiceName, type Stack, type StackOptions, startStack } from "./stack.js";
 
 export interface ThrowawayStack extends Stack {
   ports: Record<ServiceName, number>;

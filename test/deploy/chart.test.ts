@@ -12,9 +12,24 @@ import { Ajv } from "ajv";
 import ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { CHART_DIR, defaultValues, helm, renderChart, renderNotes, withValues, type K8sObject, type Values } from "./chart.js";
+import {
+  CHART_DIR,
+  defaultValues,
+  helm,
+  type K8sObject,
+  renderChart,
+  renderNotes,
+  type Values,
+  withValues,
+} from "./chart.js";
 import { runHelm } from "./helm.js";
-import { COMPONENTS, loadServiceConfig, requiredVariables, unknownVariables, type Component } from "./service-config.js";
+import {
+  COMPONENTS,
+  type Component,
+  loadServiceConfig,
+  requiredVariables,
+  unknownVariables,
+} from "./service-config.js";
 
 const schema = JSON.parse(readFileSync(path.join(CHART_DIR, "values.schema.json"), "utf8"));
 const validateValues = new Ajv({ allErrors: true, strict: false }).compile(schema);
@@ -30,11 +45,19 @@ const deployment = (component: Component) => named("Deployment", `prod-winnow-${
 const container = (component: Component) => deployment(component).spec.template.spec.containers[0];
 const BACKENDS = ["auth", "renderer", "extractor"] as const;
 
-interface EnvVar { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string }; fieldRef?: { fieldPath: string } } }
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string }; fieldRef?: { fieldPath: string } };
+}
 const envOf = (component: Component): EnvVar[] => container(component).env;
 /** The plain (not secret, not downward API) variables, as the process sees them. */
 const plainEnv = (component: Component) =>
-  Object.fromEntries(envOf(component).filter((v) => v.value !== undefined).map((v) => [v.name, v.value!]));
+  Object.fromEntries(
+    envOf(component)
+      .filter((v) => v.value !== undefined)
+      .map((v) => [v.name, v.value!]),
+  );
 
 describe("YAML files", () => {
   it("every YAML file under deploy/ but the chart's templates parses cleanly (no duplicate keys, no errors)", () => {
@@ -45,8 +68,14 @@ describe("YAML files", () => {
     expect(files.length).toBeGreaterThanOrEqual(4);
     for (const file of files) {
       for (const document of parseAllDocuments(readFileSync(path.join(deploy, file), "utf8"), { uniqueKeys: true })) {
-        expect(document.errors.map((e) => e.message), file).toEqual([]);
-        expect(document.warnings.map((w) => w.message), file).toEqual([]);
+        expect(
+          document.errors.map((e) => e.message),
+          file,
+        ).toEqual([]);
+        expect(
+          document.warnings.map((w) => w.message),
+          file,
+        ).toEqual([]);
       }
     }
   });
@@ -56,10 +85,21 @@ describe("YAML files", () => {
 function productionValues(): Values {
   const values = defaultValues();
   Object.assign(values.image, { registry: "registry.example.com", tag: "0.1.0" });
-  Object.assign(values.gateway.ingress, { enabled: true, className: "nginx", tls: [{ hosts: ["api.example.com"], secretName: "tls" }] });
+  Object.assign(values.gateway.ingress, {
+    enabled: true,
+    className: "nginx",
+    tls: [{ hosts: ["api.example.com"], secretName: "tls" }],
+  });
   values.gateway.ingress.hosts[0].host = "api.example.com";
-  values.gateway.extraEgress = [{ to: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "redis" } } }], ports: [{ protocol: "TCP", port: 6379 }] }];
-  values.networkPolicy.gatewayIngressFrom = [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "ingress-nginx" } } }];
+  values.gateway.extraEgress = [
+    {
+      to: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "redis" } } }],
+      ports: [{ protocol: "TCP", port: 6379 }],
+    },
+  ];
+  values.networkPolicy.gatewayIngressFrom = [
+    { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "ingress-nginx" } } },
+  ];
   values.otel.endpoint = "http://otel-collector.observability:4318";
   return values;
 }
@@ -78,7 +118,12 @@ describe("Kubernetes API schemas", () => {
   const require = createRequire(import.meta.url);
   /** kubernetes-models' model for an object's apiVersion and kind (e.g. kubernetes-models/apps/v1/Deployment). */
   const modelOf = (object: K8sObject) => {
-    const module = require(`kubernetes-models/${object.apiVersion}/${object.kind}`) as Record<string, new (data: unknown) => { validate(): void }>;
+    const module = require(`kubernetes-models/${object.apiVersion}/${object.kind}`) as Record<
+      string,
+      new (
+        data: unknown,
+      ) => { validate(): void }
+    >;
     return module[object.kind]!;
   };
 
@@ -108,7 +153,11 @@ describe("values", () => {
   it.each([
     ["a misspelt service block", (v: Values) => (v.gatway = {}), "additionalProperties"],
     ["replicas as text", (v: Values) => (v.renderer.replicas = "two"), "/renderer/replicas"],
-    ["a secretEnv entry without its key", (v: Values) => (v.auth.secretEnv.DATABASE_URL = { name: "db" }), "/auth/secretEnv/DATABASE_URL"],
+    [
+      "a secretEnv entry without its key",
+      (v: Values) => (v.auth.secretEnv.DATABASE_URL = { name: "db" }),
+      "/auth/secretEnv/DATABASE_URL",
+    ],
     ["an env name that is not a variable", (v: Values) => (v.extractor.env["llm-model"] = "x"), "/extractor/env"],
     ["the renderer without /dev/shm", (v: Values) => delete v.renderer.shmSizeLimit, "shmSizeLimit"],
   ])("rejects %s", (_what, change, where) => {
@@ -121,12 +170,19 @@ describe("values", () => {
 
 describe("rendered objects", () => {
   it("renders one Deployment, Service and PodDisruptionBudget per service, HPAs for gateway, renderer and extractor", () => {
-    const names = (kind: string) => ofKind(objects, kind).map((o) => o.metadata.name).sort();
+    const names = (kind: string) =>
+      ofKind(objects, kind)
+        .map((o) => o.metadata.name)
+        .sort();
     const all = COMPONENTS.map((c) => `prod-winnow-${c}`).sort();
     expect(names("Deployment")).toEqual(all);
     expect(names("Service")).toEqual(all);
     expect(names("PodDisruptionBudget")).toEqual(all);
-    expect(names("HorizontalPodAutoscaler")).toEqual(["prod-winnow-extractor", "prod-winnow-gateway", "prod-winnow-renderer"]);
+    expect(names("HorizontalPodAutoscaler")).toEqual([
+      "prod-winnow-extractor",
+      "prod-winnow-gateway",
+      "prod-winnow-renderer",
+    ]);
     expect(names("Ingress")).toEqual([]);
     for (const hpa of ofKind(objects, "HorizontalPodAutoscaler")) {
       const target = named("Deployment", hpa.spec.scaleTargetRef.name);
@@ -159,7 +215,9 @@ describe("rendered objects", () => {
       const port = service.spec.ports[0];
       const config = loadServiceConfig(backend, plainEnv(backend));
       expect(port.port).toBe(config.GRPC_PORT);
-      expect(container(backend).ports).toContainEqual(expect.objectContaining({ name: port.targetPort, containerPort: config.GRPC_PORT }));
+      expect(container(backend).ports).toContainEqual(
+        expect.objectContaining({ name: port.targetPort, containerPort: config.GRPC_PORT }),
+      );
       expect(gatewayConfig[`${backend.toUpperCase()}_ADDR`]).toBe(`${service.metadata.name}:${port.port}`);
     }
     const gateway = named("Service", "prod-winnow-gateway");
@@ -176,13 +234,19 @@ describe("rendered objects", () => {
       expect(new Set(names).size, `${component}: a variable set twice`).toBe(names.length);
       for (const required of requiredVariables(component)) expect(names, component).toContain(required);
       const config = loadServiceConfig(component, plainEnv(component));
-      expect(config[component === "gateway" ? "HOST" : "GRPC_HOST"], `${component} listens on every interface`).toBe("0.0.0.0");
+      expect(config[component === "gateway" ? "HOST" : "GRPC_HOST"], `${component} listens on every interface`).toBe(
+        "0.0.0.0",
+      );
     }
   });
 
   it("reads secrets from the existing Secret", () => {
     const secretRefs = (component: Component) =>
-      Object.fromEntries(envOf(component).filter((v) => v.valueFrom?.secretKeyRef).map((v) => [v.name, v.valueFrom!.secretKeyRef]));
+      Object.fromEntries(
+        envOf(component)
+          .filter((v) => v.valueFrom?.secretKeyRef)
+          .map((v) => [v.name, v.valueFrom!.secretKeyRef]),
+      );
     expect(secretRefs("auth")).toEqual({
       DATABASE_URL: { name: "winnow", key: "database-url" },
       WINNOW_ENCRYPTION_KEY: { name: "winnow", key: "encryption-key" },
@@ -193,7 +257,10 @@ describe("rendered objects", () => {
       // Learned templates, in the same database as auth's (tables of its own).
       DATABASE_URL: { name: "winnow", key: "database-url" },
     });
-    expect(objects.filter((o) => o.kind === "Secret"), "the chart creates no Secret").toEqual([]);
+    expect(
+      objects.filter((o) => o.kind === "Secret"),
+      "the chart creates no Secret",
+    ).toEqual([]);
   });
 
   it("probes the backends with grpc.health.v1 and the gateway over HTTP", () => {
@@ -230,7 +297,9 @@ describe("rendered objects", () => {
     expect(renderer.volumes.find((v: { name: string }) => v.name === shm.name).emptyDir.medium).toBe("Memory");
     // auth writes its dev key file under WINNOW_DATA_DIR: it must be on a writable mount.
     const dataDir = String(loadServiceConfig("auth", plainEnv("auth")).WINNOW_DATA_DIR);
-    expect(container("auth").volumeMounts.some((m: { mountPath: string }) => dataDir.startsWith(`${m.mountPath}/`))).toBe(true);
+    expect(
+      container("auth").volumeMounts.some((m: { mountPath: string }) => dataDir.startsWith(`${m.mountPath}/`)),
+    ).toBe(true);
   });
 
   it("lets in-flight calls finish: grace > preStop + drain, drain >= the longest call", () => {
@@ -253,7 +322,9 @@ describe("rendered objects", () => {
     }
     const withEndpoint = defaultValues();
     withEndpoint.otel.endpoint = "http://otel-collector.observability:4318";
-    const gateway = renderChart(withEndpoint).find((o) => o.metadata.name === "prod-winnow-gateway" && o.kind === "Deployment")!;
+    const gateway = renderChart(withEndpoint).find(
+      (o) => o.metadata.name === "prod-winnow-gateway" && o.kind === "Deployment",
+    )!;
     expect(gateway.spec.template.spec.containers[0].env).toContainEqual({
       name: "OTEL_EXPORTER_OTLP_ENDPOINT",
       value: "http://otel-collector.observability:4318",
@@ -276,19 +347,27 @@ describe("rendered objects", () => {
     values.metrics.podAnnotations = false;
     values.renderer.podAnnotations = { team: "scraping" };
     const annotations = (component: Component) =>
-      renderChart(values).find((o) => o.kind === "Deployment" && o.metadata.name === `prod-winnow-${component}`)!.spec.template.metadata.annotations;
+      renderChart(values).find((o) => o.kind === "Deployment" && o.metadata.name === `prod-winnow-${component}`)!.spec
+        .template.metadata.annotations;
     expect(annotations("renderer")).toEqual({ team: "scraping" });
     expect(annotations("gateway")).toBeUndefined();
   });
 
   it("adds an Ingress to the gateway Service when enabled", () => {
     const values = defaultValues();
-    Object.assign(values.gateway.ingress, { enabled: true, className: "nginx", tls: [{ hosts: ["api.example.com"], secretName: "tls" }] });
+    Object.assign(values.gateway.ingress, {
+      enabled: true,
+      className: "nginx",
+      tls: [{ hosts: ["api.example.com"], secretName: "tls" }],
+    });
     values.gateway.ingress.hosts[0].host = "api.example.com";
     const [ingress] = ofKind(renderChart(values), "Ingress");
     expect(ingress!.spec.ingressClassName).toBe("nginx");
     expect(ingress!.spec.rules[0].host).toBe("api.example.com");
-    expect(ingress!.spec.rules[0].http.paths[0].backend.service).toEqual({ name: "prod-winnow-gateway", port: { name: "http" } });
+    expect(ingress!.spec.rules[0].http.paths[0].backend.service).toEqual({
+      name: "prod-winnow-gateway",
+      port: { name: "http" },
+    });
     expect(renderNotes(values)).toContain("https://api.example.com/scrape");
     expect(renderNotes()).toContain("port-forward svc/prod-winnow-gateway");
   });
@@ -318,9 +397,12 @@ describe("rendered objects", () => {
 describe("network policies", () => {
   const policies = ofKind(objects, "NetworkPolicy");
   type Peer = { pod?: Record<string, string>; ip?: string };
-  const podLabels = (component: Component) => deployment(component).spec.template.metadata.labels as Record<string, string>;
-  const selects = (selector: { matchLabels?: Record<string, string> } | undefined, labels: Record<string, string> | undefined) =>
-    labels !== undefined && Object.entries(selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+  const podLabels = (component: Component) =>
+    deployment(component).spec.template.metadata.labels as Record<string, string>;
+  const selects = (
+    selector: { matchLabels?: Record<string, string> } | undefined,
+    labels: Record<string, string> | undefined,
+  ) => labels !== undefined && Object.entries(selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
   const inCidr = (ip: string, cidr: string) => {
     const address = ipaddr.parse(ip);
     const range = ipaddr.parseCIDR(cidr);
@@ -331,21 +413,32 @@ describe("network policies", () => {
     peers === undefined ||
     peers.some((p) =>
       p.ipBlock
-        ? peer.ip !== undefined && inCidr(peer.ip, p.ipBlock.cidr) && !(p.ipBlock.except ?? []).some((c: string) => inCidr(peer.ip!, c))
-        : peer.pod !== undefined && (p.podSelector ? selects(p.podSelector, peer.pod) : p.namespaceSelector !== undefined),
+        ? peer.ip !== undefined &&
+          inCidr(peer.ip, p.ipBlock.cidr) &&
+          !(p.ipBlock.except ?? []).some((c: string) => inCidr(peer.ip!, c))
+        : peer.pod !== undefined &&
+          (p.podSelector ? selects(p.podSelector, peer.pod) : p.namespaceSelector !== undefined),
     );
-  const portMatches = (ports: { port: number }[] | undefined, port: number) => ports === undefined || ports.some((p) => p.port === port);
-  /** Kubernetes semantics: isolated by any policy of that direction, then allowed if any rule of any such policy allows. */
+  const portMatches = (ports: { port: number }[] | undefined, port: number) =>
+    ports === undefined || ports.some((p) => p.port === port);
+  /**
+   * Kubernetes semantics: isolated by any policy of that direction, then allowed if any rule of any such policy allows.
+   */
   const allowed = (direction: "Ingress" | "Egress", pod: Record<string, string>, peer: Peer, port: number) => {
     const applying = policies.filter((p) => selects(p.spec.podSelector, pod) && p.spec.policyTypes.includes(direction));
     if (applying.length === 0) return true;
     const key = direction === "Ingress" ? "ingress" : "egress";
     const peersKey = direction === "Ingress" ? "from" : "to";
-    return applying.some((p) => (p.spec[key] ?? []).some((rule: any) => peerMatches(rule[peersKey], peer) && portMatches(rule.ports, port)));
+    return applying.some((p) =>
+      (p.spec[key] ?? []).some((rule: any) => peerMatches(rule[peersKey], peer) && portMatches(rule.ports, port)),
+    );
   };
   const reach = (from: Component, to: Component) => {
     const port = container(to).ports[0].containerPort;
-    return allowed("Egress", podLabels(from), { pod: podLabels(to) }, port) && allowed("Ingress", podLabels(to), { pod: podLabels(from) }, port);
+    return (
+      allowed("Egress", podLabels(from), { pod: podLabels(to) }, port) &&
+      allowed("Ingress", podLabels(to), { pod: podLabels(from) }, port)
+    );
   };
   const outsider: Peer = { ip: "203.0.113.7" };
 
@@ -358,12 +451,20 @@ describe("network policies", () => {
   it("lets the outside reach only the gateway, and each backend only from the gateway", () => {
     expect(allowed("Ingress", podLabels("gateway"), outsider, 8080)).toBe(true);
     for (const backend of BACKENDS) {
-      expect(allowed("Ingress", podLabels(backend), outsider, container(backend).ports[0].containerPort), backend).toBe(false);
+      expect(allowed("Ingress", podLabels(backend), outsider, container(backend).ports[0].containerPort), backend).toBe(
+        false,
+      );
       expect(reach("gateway", backend), `gateway -> ${backend}`).toBe(true);
       const port = container(backend).ports[0].containerPort;
       // Ingress alone must refuse them (not only the callers' egress): other components, other pods of the namespace.
-      const strangers = [...COMPONENTS.filter((c) => c !== "gateway" && c !== backend).map(podLabels), { app: "something-else" }];
-      for (const pod of strangers) expect(allowed("Ingress", podLabels(backend), { pod }, port), `${JSON.stringify(pod)} -> ${backend}`).toBe(false);
+      const strangers = [
+        ...COMPONENTS.filter((c) => c !== "gateway" && c !== backend).map(podLabels),
+        { app: "something-else" },
+      ];
+      for (const pod of strangers)
+        expect(allowed("Ingress", podLabels(backend), { pod }, port), `${JSON.stringify(pod)} -> ${backend}`).toBe(
+          false,
+        );
     }
   });
 
@@ -383,7 +484,8 @@ describe("network policies", () => {
       "::1",
       "fe80::1",
     ];
-    for (const ip of closed) for (const port of [80, 443]) expect(allowed("Egress", renderer, { ip }, port), `${ip}:${port}`).toBe(false);
+    for (const ip of closed)
+      for (const port of [80, 443]) expect(allowed("Egress", renderer, { ip }, port), `${ip}:${port}`).toBe(false);
     // The extractor and auth reach only their own dependencies, never arbitrary pages.
     expect(allowed("Egress", podLabels("auth"), { ip: "93.184.216.34" }, 80)).toBe(false);
     expect(allowed("Egress", podLabels("extractor"), { ip: "93.184.216.34" }, 80)).toBe(false);

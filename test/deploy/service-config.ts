@@ -2,12 +2,13 @@
  * What each service validates at start-up (its zod config shape), for checking the
  * environment that compose, the chart and the images give it.
  */
+
+import { authConfigShape } from "@winnow/auth";
+import { configShape as extractorConfigShape } from "@winnow/extractor";
+import { configShape as gatewayConfigShape } from "@winnow/gateway";
 import { loadConfig } from "@winnow/platform";
+import { rendererConfigShape } from "@winnow/renderer";
 import { z } from "zod";
-import { authConfigShape } from "../../services/auth/src/config.js";
-import { configShape as extractorConfigShape } from "../../services/extractor/src/config.js";
-import { configShape as gatewayConfigShape } from "../../services/gateway/src/config.js";
-import { rendererConfigShape } from "../../services/renderer/src/config.js";
 
 export const COMPONENTS = ["gateway", "auth", "renderer", "extractor"] as const;
 export type Component = (typeof COMPONENTS)[number];

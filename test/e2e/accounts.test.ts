@@ -8,16 +8,16 @@ import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { callUnary, createClient } from "@winnow/platform";
+import { type AuthClient, createClient, promiseClient } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { LAUNCH_ARGS } from "@winnow/renderer";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LAUNCH_ARGS } from "../../services/renderer/src/browser.js";
-import { REPO_ROOT, startStack, type Stack } from "../../scripts/src/stack.js";
-import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
-import { startFixtureSite, type FixtureSite } from "../support/fixture-site.js";
+import { REPO_ROOT, type Stack, startStack } from "../../scripts/src/stack.js";
+import { type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
+import { type FixtureSite, startFixtureSite } from "../support/fixture-site.js";
 import { freePorts } from "../support/ports.js";
-import { startService, type ServiceProcess } from "../support/service-process.js";
+import { type ServiceProcess, startService } from "../support/service-process.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
 import { PAGES } from "./pages.js";
 
@@ -32,7 +32,7 @@ let secondGatewayUrl: string;
 let authLink: TcpProxy;
 let site: FixtureSite;
 let llm: FakeLlm;
-let auth: AuthServiceClient;
+let auth: AuthClient;
 let dataDir: string;
 const output: string[] = [];
 
@@ -40,7 +40,13 @@ beforeAll(async () => {
   site = await startFixtureSite(PAGES);
   llm = await startFakeLlm(() => ({ product_name: "Ridgeline Trail Shoe", price_usd: "129.99" }));
   dataDir = await mkdtemp(path.join(tmpdir(), "winnow-accounts-"));
-  const [gateway, authPort, renderer, extractor, gateway2] = (await freePorts(5)) as [number, number, number, number, number];
+  const [gateway, authPort, renderer, extractor, gateway2] = (await freePorts(5)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const env = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -84,11 +90,11 @@ beforeAll(async () => {
     },
     secondGatewayUrl,
   );
-  auth = createClient(AuthServiceClient, `127.0.0.1:${authPort}`);
+  auth = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${authPort}`));
 });
 
 afterAll(async () => {
-  auth?.close();
+  auth?.grpc.close();
   await secondGateway?.stop();
   await authLink?.close();
   await stack?.stop();
@@ -162,7 +168,12 @@ describe("the dashboard in Chromium", () => {
     expect(await page.locator("#result").textContent()).toBe(
       JSON.stringify({ product_name: "Ridgeline Trail Shoe", price_usd: 129.99 }, null, 2),
     );
-    expect(llm.requests.at(-1)?.messages.map((m) => m.content).join("\n")).toContain("Prices in US dollars.");
+    expect(
+      llm.requests
+        .at(-1)
+        ?.messages.map((m) => m.content)
+        .join("\n"),
+    ).toContain("Prices in US dollars.");
     await shot("5-playground");
 
     // Refresh, with a confirmation step.
@@ -190,11 +201,18 @@ describe("the dashboard in Chromium", () => {
     const newId = newKey.slice(4, 15);
     const usageRows = async () => {
       await page.reload();
-      return page.locator("tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
+      return page
+        .locator("tbody tr")
+        .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
     };
     await expect
       .poll(async () => (await usageRows()).map((row) => row.slice(0, 3)).sort(), { timeout: 10_000 })
-      .toEqual([[today, oldId, "2"], [today, newId, "1"]].sort());
+      .toEqual(
+        [
+          [today, oldId, "2"],
+          [today, newId, "1"],
+        ].sort(),
+      );
     for (const row of await usageRows()) {
       expect(Number(row[3])).toBeGreaterThan(0);
       expect(Number(row[4])).toBeGreaterThan(0);
@@ -248,7 +266,11 @@ describe("dashboard security", () => {
 
     const email = `${randomUUID()}@example.com`;
     const { cookie: csrfCookie, csrf } = await visit();
-    const signedUp = await post("/dashboard/signup", csrfCookie, { _csrf: csrf, email, password: "another long password" });
+    const signedUp = await post("/dashboard/signup", csrfCookie, {
+      _csrf: csrf,
+      email,
+      password: "another long password",
+    });
     expect(signedUp.status).toBe(303);
     const session = signedUp.headers.getSetCookie().find((c) => c.startsWith("winnow_session="))!;
     expect(session).toMatch(/HttpOnly/);
@@ -276,10 +298,14 @@ describe("dashboard security", () => {
 
   it("does not reveal whether an email has an account", async () => {
     const email = `${randomUUID()}@example.com`;
-    await callUnary(auth.createAccount.bind(auth), { email, password: "the right password" });
+    await auth.createAccount({ email, password: "the right password" });
     const { cookie, csrf } = await visit();
     const known = await post("/dashboard/login", cookie, { _csrf: csrf, email, password: "a wrong password" });
-    const unknown = await post("/dashboard/login", cookie, { _csrf: csrf, email: `${randomUUID()}@example.com`, password: "a wrong password" });
+    const unknown = await post("/dashboard/login", cookie, {
+      _csrf: csrf,
+      email: `${randomUUID()}@example.com`,
+      password: "a wrong password",
+    });
     expect(known.status).toBe(401);
     expect(unknown.status).toBe(401);
     const message = (text: string) => /role="alert">([^<]*)</.exec(text)?.[1];
@@ -303,7 +329,10 @@ describe("dashboard security", () => {
 
   it("sends visitors without a live session to the log-in page", async () => {
     for (const pathname of ["/dashboard", "/dashboard/playground", "/dashboard/refresh"]) {
-      const res = await fetch(`${stack.gatewayUrl}${pathname}`, { redirect: "manual", headers: { cookie: "winnow_session=forged" } });
+      const res = await fetch(`${stack.gatewayUrl}${pathname}`, {
+        redirect: "manual",
+        headers: { cookie: "winnow_session=forged" },
+      });
       expect(res.status).toBe(303);
       expect(res.headers.get("location")).toBe("/dashboard/login");
     }
@@ -322,7 +351,7 @@ describe("refresh means dead at once", () => {
    * machine does not starve either side).
    */
   async function floodAcrossRotation(breakLink?: () => void) {
-    const created = await callUnary(auth.createAccount.bind(auth), { email: `${randomUUID()}@example.com`, password: "" });
+    const created = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
     const oldKey = created.apiKey;
     const outcomes: Outcome[] = [];
     let stop = false;
@@ -333,7 +362,10 @@ describe("refresh means dead at once", () => {
         const { status, keyFromCache } = await send().then(
           async (res) => {
             await res.body?.cancel();
-            return { status: res.status, keyFromCache: /auth;[^,]*desc="cached"/.test(res.headers.get("server-timing") ?? "") };
+            return {
+              status: res.status,
+              keyFromCache: /auth;[^,]*desc="cached"/.test(res.headers.get("server-timing") ?? ""),
+            };
           },
           () => ({ status: 0, keyFromCache: false }),
         );
@@ -344,7 +376,9 @@ describe("refresh means dead at once", () => {
     const timeout = () => AbortSignal.timeout(3_000);
     const workers = gateways.flatMap((gatewayUrl) => [
       ...Array.from({ length: 6 }, () =>
-        worker(gatewayUrl, () => fetch(`${gatewayUrl}/account`, { headers: { "x-api-key": oldKey }, signal: timeout() })),
+        worker(gatewayUrl, () =>
+          fetch(`${gatewayUrl}/account`, { headers: { "x-api-key": oldKey }, signal: timeout() }),
+        ),
       ),
       worker(gatewayUrl, () => scrape(gatewayUrl, oldKey, timeout())),
     ]);
@@ -353,10 +387,12 @@ describe("refresh means dead at once", () => {
       while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
     };
     // Both replicas answer the key from their caches (a scrape's Server-Timing says so) before the rotation.
-    await until(() => gateways.every((g) => outcomes.some((o) => o.gateway === g && o.status === 200 && o.keyFromCache)));
+    await until(() =>
+      gateways.every((g) => outcomes.some((o) => o.gateway === g && o.status === 200 && o.keyFromCache)),
+    );
     breakLink?.();
     const rotateStarted = performance.now();
-    const rotated = await callUnary(auth.rotateKey.bind(auth), { accountId: created.account!.id });
+    const rotated = await auth.rotateKey({ accountId: created.account!.id });
     const rotatedAt = performance.now();
     if (breakLink) {
       // The link stays broken for a while after the rotation has returned: whatever the second
@@ -364,7 +400,11 @@ describe("refresh means dead at once", () => {
       await new Promise((resolve) => setTimeout(resolve, 500));
       authLink.restore();
     }
-    await until(() => gateways.every((g) => outcomes.filter((o) => o.gateway === g && o.sentAt > rotatedAt && o.status === 401).length >= 20));
+    await until(() =>
+      gateways.every(
+        (g) => outcomes.filter((o) => o.gateway === g && o.sentAt > rotatedAt && o.status === 401).length >= 20,
+      ),
+    );
     stop = true;
     await Promise.all(workers);
 
@@ -373,7 +413,8 @@ describe("refresh means dead at once", () => {
     for (const gatewayUrl of gateways) {
       expect(before.filter((o) => o.gateway === gatewayUrl && o.status === 200).length).toBeGreaterThan(0);
     }
-    // Before the rotation the old key was valid (a scrape may still fail otherwise on a loaded machine, never with 401).
+    // Before the rotation the old key was valid (a scrape may still fail otherwise on a loaded machine, never with
+    // 401).
     expect(before.filter((o) => o.status === 401)).toEqual([]);
     expect(after.filter((o) => o.status === 200)).toEqual([]);
     for (const gatewayUrl of gateways) {
@@ -400,12 +441,14 @@ describe("refresh means dead at once", () => {
 
 describe("usage counted in batches", () => {
   it("writes every count on SIGTERM: scrapes answered just before a gateway stops are not lost", async () => {
-    const created = await callUnary(auth.createAccount.bind(auth), { email: `${randomUUID()}@example.com`, password: "" });
-    const statuses = await Promise.all(Array.from({ length: 5 }, () => scrape(secondGatewayUrl, created.apiKey).then((res) => res.status)));
+    const created = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
+    const statuses = await Promise.all(
+      Array.from({ length: 5 }, () => scrape(secondGatewayUrl, created.apiKey).then((res) => res.status)),
+    );
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
     // Checks of the key alone are not scrapes and are not counted.
     expect((await fetch(`${secondGatewayUrl}/account`, { headers: { "x-api-key": created.apiKey } })).status).toBe(200);
-    const usage = () => callUnary(auth.getUsage.bind(auth), { sessionToken: "", accountId: created.account!.id, days: 1 });
+    const usage = () => auth.getUsage({ sessionToken: "", accountId: created.account!.id, days: 1 });
     expect((await usage()).days).toEqual([]);
 
     await secondGateway.stop();

@@ -4,20 +4,17 @@
  * problem body, no prototype pollution), and draining on SIGTERM.
  */
 import { request as httpRequest } from "node:http";
+import { connectBackends, createGateway, createLimiterFactory, Drain, startHttpServer } from "@winnow/gateway";
+import { createLogger, PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform";
-import { createGateway } from "../../services/gateway/src/app.js";
-import { connectBackends } from "../../services/gateway/src/backends.js";
-import { Drain } from "../../services/gateway/src/drain.js";
-import { startHttpServer } from "../../services/gateway/src/http-server.js";
-import { createLimiterFactory } from "../../services/gateway/src/rate-limits.js";
-import { reply, startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
+import { type FakeLlm, reply, startFakeLlm } from "../support/fake-llm.js";
 import type { FixturePage } from "../support/fixture-site.js";
 import { freePorts } from "../support/ports.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 
-const PAGE = (text: string) => `<!doctype html><html><head><title>${text}</title></head><body><h1>${text}</h1><p>${text}</p></body></html>`;
+const PAGE = (text: string) =>
+  `<!doctype html><html><head><title>${text}</title></head><body><h1>${text}</h1><p>${text}</p></body></html>`;
 const PAGES: Record<string, FixturePage> = {
   "/ok": { body: PAGE("A page") },
   "/gone": { status: 404, body: PAGE("Gone") },
@@ -42,15 +39,19 @@ beforeAll(async () => {
     if (fields.includes("model_unavailable")) return reply.status(500, 0);
     return {};
   });
-  run = await launchStack(PAGES, {
-    LLM_BASE_URL: llm.baseUrl,
-    LLM_MAX_RETRIES: "0",
-    RENDER_MAX_HTML_BYTES: "100000",
-    RENDER_TIMEOUT_MS: "3000",
-    RENDER_MAX_PAGES: "1",
-    RENDER_MAX_QUEUE: "1",
-    MAX_BODY_BYTES: "65536",
-  }, { extraEgress: [`127.0.0.1:${closedPort}`] });
+  run = await launchStack(
+    PAGES,
+    {
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_MAX_RETRIES: "0",
+      RENDER_MAX_HTML_BYTES: "100000",
+      RENDER_TIMEOUT_MS: "3000",
+      RENDER_MAX_PAGES: "1",
+      RENDER_MAX_QUEUE: "1",
+      MAX_BODY_BYTES: "65536",
+    },
+    { extraEgress: [`127.0.0.1:${closedPort}`] },
+  );
 });
 afterAll(async () => {
   await Promise.all(gateways.map((g) => g.close()));
@@ -62,7 +63,11 @@ afterAll(async () => {
 async function inProcessGateway(options: { requestTimeoutMs?: number; deadBackends?: boolean } = {}) {
   const [deadPort] = await freePorts(1);
   const at = (port: number) => `127.0.0.1:${options.deadBackends ? deadPort : port}`;
-  const backends = connectBackends({ auth: at(run.ports.auth), renderer: at(run.ports.renderer), extractor: at(run.ports.extractor) });
+  const backends = connectBackends({
+    auth: at(run.ports.auth),
+    renderer: at(run.ports.renderer),
+    extractor: at(run.ports.extractor),
+  });
   const logger = createLogger("gateway-under-test", "silent");
   const gateway = createGateway({
     backends,
@@ -105,23 +110,34 @@ describe("every row of the error table", () => {
   it("invalid-request: bad JSON, missing fields, unknown fields, a relative URL", async () => {
     await expectProblem(await run.scrape("{nope"), "invalid-request");
     const body = await expectProblem(await run.scrape({ schema: { a: "string" }, colour: "red" }), "invalid-request");
-    expect(body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: "/url" }), expect.objectContaining({ path: "/colour" })]));
+    expect(body.errors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: "/url" }), expect.objectContaining({ path: "/colour" })]),
+    );
     await expectProblem(await run.scrape({ url: "/relative", schema: { a: "string" } }), "invalid-request");
   });
 
   it("invalid-schema names the path", async () => {
-    const body = await expectProblem(await run.scrape({ url: url("/ok"), schema: { offer: [{ price: "cash" }] } }), "invalid-schema");
+    const body = await expectProblem(
+      await run.scrape({ url: url("/ok"), schema: { offer: [{ price: "cash" }] } }),
+      "invalid-schema",
+    );
     expect(body.errors).toEqual([expect.objectContaining({ path: "/schema/offer/0/price" })]);
   });
 
   it("evidence-unavailable: a screenshot without the evidence envelope", async () => {
-    const body = await expectProblem(await run.scrape({ url: url("/ok"), schema: { a: "string" }, options: { screenshot: true } }), "evidence-unavailable");
+    const body = await expectProblem(
+      await run.scrape({ url: url("/ok"), schema: { a: "string" }, options: { screenshot: true } }),
+      "evidence-unavailable",
+    );
     expect(body.errors).toEqual([{ path: "/options/screenshot", description: "needs options.evidence" }]);
   });
 
   it("unauthorized: missing and wrong keys", async () => {
     await expectProblem(await run.scrape({ url: url("/ok"), schema: { a: "string" } }, {}), "unauthorized");
-    await expectProblem(await run.scrape({ url: url("/ok"), schema: { a: "string" } }, { "x-api-key": "wnw_nope" }), "unauthorized");
+    await expectProblem(
+      await run.scrape({ url: url("/ok"), schema: { a: "string" } }, { "x-api-key": "wnw_nope" }),
+      "unauthorized",
+    );
   });
 
   it("not-found and method-not-allowed", async () => {
@@ -132,29 +148,52 @@ describe("every row of the error table", () => {
   });
 
   it("payload-too-large and unsupported-media-type", async () => {
-    await expectProblem(await run.scrape({ url: url("/ok"), schema: { a: "string" }, task_description: "x".repeat(70_000) }), "payload-too-large");
     await expectProblem(
-      await fetch(`${run.stack.gatewayUrl}/scrape`, { method: "POST", headers: { "x-api-key": run.stack.apiKey, "content-type": "text/plain" }, body: "{}" }),
+      await run.scrape({ url: url("/ok"), schema: { a: "string" }, task_description: "x".repeat(70_000) }),
+      "payload-too-large",
+    );
+    await expectProblem(
+      await fetch(`${run.stack.gatewayUrl}/scrape`, {
+        method: "POST",
+        headers: { "x-api-key": run.stack.apiKey, "content-type": "text/plain" },
+        body: "{}",
+      }),
       "unsupported-media-type",
     );
   });
 
   it("url-not-allowed: schemes, credentials, private and metadata addresses", async () => {
-    for (const target of ["file:///etc/passwd", "https://user:pw@example.com/", "http://10.0.0.1/", "http://169.254.169.254/latest/meta-data/", "http://[::1]:8080/", "http://localhost/"]) {
+    for (const target of [
+      "file:///etc/passwd",
+      "https://user:pw@example.com/",
+      "http://10.0.0.1/",
+      "http://169.254.169.254/latest/meta-data/",
+      "http://[::1]:8080/",
+      "http://localhost/",
+    ]) {
       await expectProblem(await run.scrape({ url: target, schema: { a: "string" } }), "url-not-allowed");
     }
   });
 
   it("target-unreachable, target-http-error, unsupported-content, page-too-large", async () => {
-    await expectProblem(await run.scrape({ url: `http://127.0.0.1:${closedPort}/`, schema: { a: "string" } }), "target-unreachable");
-    expect((await expectProblem(await run.scrape({ url: url("/gone"), schema: { a: "string" } }), "target-http-error")).target_status).toBe(404);
+    await expectProblem(
+      await run.scrape({ url: `http://127.0.0.1:${closedPort}/`, schema: { a: "string" } }),
+      "target-unreachable",
+    );
+    expect(
+      (await expectProblem(await run.scrape({ url: url("/gone"), schema: { a: "string" } }), "target-http-error"))
+        .target_status,
+    ).toBe(404);
     await expectProblem(await run.scrape({ url: url("/pdf"), schema: { a: "string" } }), "unsupported-content");
     await expectProblem(await run.scrape({ url: url("/huge"), schema: { a: "string" } }), "page-too-large");
   });
 
   it("model-failure and model-unavailable, never a null-filled 200", async () => {
     await expectProblem(await run.scrape({ url: url("/ok"), schema: { model_failure: "string" } }), "model-failure");
-    await expectProblem(await run.scrape({ url: url("/ok"), schema: { model_unavailable: "string" } }), "model-unavailable");
+    await expectProblem(
+      await run.scrape({ url: url("/ok"), schema: { model_unavailable: "string" } }),
+      "model-unavailable",
+    );
   });
 
   it("target-timeout: the page does not load within the renderer's limit", async () => {
@@ -209,17 +248,27 @@ describe("fuzzing the running gateway", () => {
   const counts: Record<string, number> = {};
   afterAll(() => {
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
-    console.log(`fuzz: ${total} inputs tried (${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(", ")})`);
+    console.log(
+      `fuzz: ${total} inputs tried (${Object.entries(counts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")})`,
+    );
   });
 
   /** POSTs raw bytes with raw headers, as no well-behaved client would. */
-  function post(base: string, body: string, headers: Record<string, string>): Promise<{ status: number; type: string; body: string }> {
+  function post(
+    base: string,
+    body: string,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; type: string; body: string }> {
     return new Promise((resolve, reject) => {
       const req = httpRequest(`${base}/scrape`, { method: "POST", headers }, (res) => {
         let text = "";
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => (text += chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"] ?? ""), body: text }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"] ?? ""), body: text }),
+        );
       });
       req.on("error", reject);
       req.end(body);
@@ -232,29 +281,54 @@ describe("fuzzing the running gateway", () => {
     expect(res.status, res.body).toBeLessThan(500);
     expect(res.type).toMatch(/^application\/problem\+json/);
     const problem = JSON.parse(res.body) as Record<string, unknown>;
-    for (const member of ["type", "title", "status", "detail", "request_id", "retryable"]) expect(problem).toHaveProperty(member);
+    for (const member of ["type", "title", "status", "detail", "request_id", "retryable"])
+      expect(problem).toHaveProperty(member);
   }
 
   const key = () => ({ "content-type": "application/json", "x-api-key": run.stack.apiKey });
   // Hosts that are refused without a DNS query or a packet leaving this machine.
-  const refusedHost = fc.constantFrom("10.1.2.3", "127.0.0.1:1", "[::1]", "169.254.169.254", "0x7f.1", "2130706433", "[::ffff:127.0.0.1]", "a.localhost", "0", "[fd00::1]", "100.64.0.1");
+  const refusedHost = fc.constantFrom(
+    "10.1.2.3",
+    "127.0.0.1:1",
+    "[::1]",
+    "169.254.169.254",
+    "0x7f.1",
+    "2130706433",
+    "[::ffff:127.0.0.1]",
+    "a.localhost",
+    "0",
+    "[fd00::1]",
+    "100.64.0.1",
+  );
   const oddSchemaValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     node: fc.oneof(
       { depthSize: "small" },
       fc.constantFrom("string", "number", "integer", "boolean", "array", "object", "date", "", "String"),
       fc.anything(),
       fc.array(tie("node"), { maxLength: 3 }),
-      fc.dictionary(fc.oneof(fc.string(), fc.constantFrom("__proto__", "constructor", "prototype", "toString", "a\u0000b")), tie("node"), { maxKeys: 5 }),
+      fc.dictionary(
+        fc.oneof(fc.string(), fc.constantFrom("__proto__", "constructor", "prototype", "toString", "a\u0000b")),
+        tie("node"),
+        { maxKeys: 5 },
+      ),
     ),
   })).node;
 
   it("malformed bodies", async () => {
     const base = run.stack.gatewayUrl;
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify(v)), fc.uint8Array().map((b) => Buffer.from(b).toString("latin1"))), async (body) => {
-        counts.bodies = (counts.bodies ?? 0) + 1;
-        expectClientProblem(await post(base, body, key()));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+          fc.uint8Array().map((b) => Buffer.from(b).toString("latin1")),
+        ),
+        async (body) => {
+          counts.bodies = (counts.bodies ?? 0) + 1;
+          expectClientProblem(await post(base, body, key()));
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -268,7 +342,7 @@ describe("fuzzing the running gateway", () => {
       Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`f${i}`, "string"])),
       JSON.parse('{"__proto__": {"polluted": "string"}}'),
       { constructor: { prototype: "string" } },
-      { ["\u202e\ud800"]: "string" },
+      { "\u202e\ud800": "string" },
       { ["x".repeat(60_000)]: "string" },
       { a: "x".repeat(60_000) },
       [{ a: "string" }],
@@ -294,10 +368,28 @@ describe("fuzzing the running gateway", () => {
     const base = run.stack.gatewayUrl;
     const oddUrl = fc.oneof(
       fc.string(),
-      fc.tuple(fc.constantFrom("http://", "https://", "HTTP://", "ftp://", "javascript:", "data:text/html,", "//", "http:/", "gopher://"), refusedHost, fc.webPath(), fc.webQueryParameters(), fc.webFragments()).map(
-        ([scheme, host, path, query, fragment]) => `${scheme}${host}${path}?${query}#${fragment}`,
-      ),
-      fc.tuple(refusedHost, fc.string({ unit: "grapheme", maxLength: 20 })).map(([host, tail]) => `http://${host}/${tail}`),
+      fc
+        .tuple(
+          fc.constantFrom(
+            "http://",
+            "https://",
+            "HTTP://",
+            "ftp://",
+            "javascript:",
+            "data:text/html,",
+            "//",
+            "http:/",
+            "gopher://",
+          ),
+          refusedHost,
+          fc.webPath(),
+          fc.webQueryParameters(),
+          fc.webFragments(),
+        )
+        .map(([scheme, host, path, query, fragment]) => `${scheme}${host}${path}?${query}#${fragment}`),
+      fc
+        .tuple(refusedHost, fc.string({ unit: "grapheme", maxLength: 20 }))
+        .map(([host, tail]) => `http://${host}/${tail}`),
     );
     await fc.assert(
       fc.asyncProperty(oddUrl, async (target) => {
@@ -311,7 +403,10 @@ describe("fuzzing the running gateway", () => {
   it("odd headers", async () => {
     const base = run.stack.gatewayUrl;
     // What Node's HTTP client lets through in a header value: visible ASCII, space, and latin-1 above DEL.
-    const latin1 = fc.string({ unit: fc.integer({ min: 0x20, max: 0xfe }).map((c) => String.fromCharCode(c === 0x7f ? 0xff : c)), maxLength: 300 });
+    const latin1 = fc.string({
+      unit: fc.integer({ min: 0x20, max: 0xfe }).map((c) => String.fromCharCode(c === 0x7f ? 0xff : c)),
+      maxLength: 300,
+    });
     await fc.assert(
       fc.asyncProperty(latin1, latin1, latin1, async (apiKey, contentType, requestId) => {
         counts.headers = (counts.headers ?? 0) + 1;
@@ -332,7 +427,11 @@ describe("fuzzing the running gateway", () => {
     await fc.assert(
       fc.asyncProperty(oddSchemaValue, async (schema) => {
         counts.pollution = (counts.pollution ?? 0) + 1;
-        await post(base, `{"url": "http://10.0.0.1/", "schema": ${JSON.stringify(schema) ?? "null"}, "__proto__": {"polluted": true}}`, key());
+        await post(
+          base,
+          `{"url": "http://10.0.0.1/", "schema": ${JSON.stringify(schema) ?? "null"}, "__proto__": {"polluted": true}}`,
+          key(),
+        );
       }),
       { numRuns: 100 },
     );

@@ -8,11 +8,11 @@
 import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { LAUNCH_ARGS } from "@winnow/renderer";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/src/stack.js";
-import { LAUNCH_ARGS } from "../../services/renderer/src/browser.js";
-import { startFakeLlm, type ChatRequestBody, type FakeLlm } from "../support/fake-llm.js";
+import { type ChatRequestBody, type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 import { PAGES } from "./pages.js";
 
@@ -48,7 +48,12 @@ const MODEL_VALUES: Record<string, unknown> = {
 function modelAnswer(body: ChatRequestBody): Record<string, unknown> {
   const asked = Object.keys((body.response_format?.json_schema?.schema.properties ?? {}) as Record<string, unknown>);
   const block = /<suggested_values>\n([\s\S]*?)\n<\/suggested_values>/.exec(body.messages[1]?.content ?? "")?.[1] ?? "";
-  const suggested = new Map([...block.matchAll(/^- (\w+): (.*) \(read from [^)]*\)$/gm)].map(([, field, value]) => [field!, JSON.parse(value!) as unknown]));
+  const suggested = new Map(
+    [...block.matchAll(/^- (\w+): (.*) \(read from [^)]*\)$/gm)].map(([, field, value]) => [
+      field!,
+      JSON.parse(value!) as unknown,
+    ]),
+  );
   return Object.fromEntries(asked.map((field) => [field, MODEL_VALUES[field] ?? suggested.get(field) ?? null]));
 }
 
@@ -57,8 +62,10 @@ const SCREENSHOTS = path.join(REPO_ROOT, "test-results", "playground");
 /** The non-null leaves and array items of an answer, by JSON pointer. */
 function leaves(value: unknown, pointer = ""): string[] {
   if (value === null) return [];
-  if (Array.isArray(value) && value.every((item) => typeof item !== "object")) return value.map((_, index) => `${pointer}/${index}`);
-  if (typeof value === "object") return Object.entries(value).flatMap(([key, inner]) => leaves(inner, `${pointer}/${key}`));
+  if (Array.isArray(value) && value.every((item) => typeof item !== "object"))
+    return value.map((_, index) => `${pointer}/${index}`);
+  if (typeof value === "object")
+    return Object.entries(value).flatMap(([key, inner]) => leaves(inner, `${pointer}/${key}`));
   return [pointer];
 }
 
@@ -69,7 +76,11 @@ describe("evidence for every value", () => {
   let page: Page;
   beforeAll(async () => {
     llm = await startFakeLlm(modelAnswer);
-    run = await launchStack(PAGES, { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: "test-key", LLM_MODEL: "winnow-test-model" });
+    run = await launchStack(PAGES, {
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_API_KEY: "test-key",
+      LLM_MODEL: "winnow-test-model",
+    });
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: LAUNCH_ARGS });
     page = await browser.newPage();
   });
@@ -83,7 +94,10 @@ describe("evidence for every value", () => {
     const url = `${run.site.origin}/recipe`;
     const res = await run.scrape({ url, schema: SCHEMA, options: { evidence: true } });
     expect(res.status).toBe(200);
-    const { data, evidence } = (await res.json()) as { data: Record<string, unknown>; evidence: Record<string, Evidence> };
+    const { data, evidence } = (await res.json()) as {
+      data: Record<string, unknown>;
+      evidence: Record<string, Evidence>;
+    };
     expect(data).toEqual({
       title: "Ridge Stew",
       description: "A slow stew for cold days.",
@@ -105,7 +119,12 @@ describe("evidence for every value", () => {
     expect(evidence["/author"]?.source).toBe("byline");
     expect(evidence["/cuisine"]?.source).toBe("label");
     expect(evidence["/reviews/1/author"]?.source).toBe("layout");
-    expect(evidence["/serving_suggestion"]).toEqual({ source: "model", text: "Serve with crusty bread and a green salad.", confidence: 0.8, grounded: true });
+    expect(evidence["/serving_suggestion"]).toEqual({
+      source: "model",
+      text: "Serve with crusty bread and a green salad.",
+      confidence: 0.8,
+      grounded: true,
+    });
 
     await page.goto(url);
     const html = await page.content();
@@ -121,12 +140,19 @@ describe("evidence for every value", () => {
         ([css, wanted]) => {
           const found = document.querySelectorAll(css);
           const element = found[0];
-          const holds = element !== undefined && [element.textContent ?? "", ...[...element.attributes].map((a) => a.value)].some((t) => t.replace(/\s+/g, " ").includes(wanted));
+          const holds =
+            element !== undefined &&
+            [element.textContent ?? "", ...[...element.attributes].map((a) => a.value)].some((t) =>
+              t.replace(/\s+/g, " ").includes(wanted),
+            );
           return { count: found.length, holds };
         },
         [selector, text!] as const,
       );
-      expect(selected, `${pointer}: ${selector} selects one element holding "${text}"`).toEqual({ count: 1, holds: true });
+      expect(selected, `${pointer}: ${selector} selects one element holding "${text}"`).toEqual({
+        count: 1,
+        holds: true,
+      });
     }
   });
 
@@ -138,26 +164,47 @@ describe("evidence for every value", () => {
       options: { evidence: true },
     });
     expect(res.status).toBe(200);
-    const { data, evidence } = (await res.json()) as { data: Record<string, unknown>; evidence: Record<string, Evidence> };
+    const { data, evidence } = (await res.json()) as {
+      data: Record<string, unknown>;
+      evidence: Record<string, Evidence>;
+    };
     expect(data).toEqual({ title: "Ridge Stew", summary: "A hearty beef stew.", difficulty: "Hard" });
-    expect(evidence["/title"]).toMatchObject({ source: "model", text: expect.stringContaining("Ridge Stew"), grounded: true });
+    expect(evidence["/title"]).toMatchObject({
+      source: "model",
+      text: expect.stringContaining("Ridge Stew"),
+      grounded: true,
+    });
     expect(evidence["/summary"]).toEqual({ source: "model", confidence: 0.5, grounded: false });
     expect(evidence["/difficulty"]).toEqual({ source: "model", confidence: 0.3, grounded: false });
   });
 
   it("answers exactly the schema's shape without the option, and refuses a malformed one", async () => {
-    const plain = await run.scrape({ url: `${run.site.origin}/recipe`, schema: { title: "string", cuisine: "string" } });
+    const plain = await run.scrape({
+      url: `${run.site.origin}/recipe`,
+      schema: { title: "string", cuisine: "string" },
+    });
     expect(await plain.json()).toEqual({ title: "Ridge Stew", cuisine: "Alpine" });
     // A screenshot comes in the envelope, from the browser even when the page was read statically.
-    const shot = await run.scrape({ url: `${run.site.origin}/recipe`, schema: { cuisine: "string" }, options: { render: "static", evidence: true, screenshot: true } });
+    const shot = await run.scrape({
+      url: `${run.site.origin}/recipe`,
+      schema: { cuisine: "string" },
+      options: { render: "static", evidence: true, screenshot: true },
+    });
     expect(shot.status).toBe(200);
     expect(shot.headers.get("server-timing")).toMatch(/screenshot;dur=/);
     const shown = (await shot.json()) as { data: unknown; screenshot: string };
     expect(shown.data).toEqual({ cuisine: "Alpine" });
     expect(shown.screenshot).toMatch(/^data:image\/jpeg;base64,\/9j\//);
-    const bad = await run.scrape({ url: `${run.site.origin}/recipe`, schema: { title: "string" }, options: { evidence: "yes" } });
+    const bad = await run.scrape({
+      url: `${run.site.origin}/recipe`,
+      schema: { title: "string" },
+      options: { evidence: "yes" },
+    });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ type: "https://winnow.dev/problems/invalid-request", errors: [{ path: "/options/evidence", description: "must be boolean" }] });
+    expect(await bad.json()).toMatchObject({
+      type: "https://winnow.dev/problems/invalid-request",
+      errors: [{ path: "/options/evidence", description: "must be boolean" }],
+    });
   });
 
   it("shows each value in the playground with its source, text and confidence, and the page with those elements outlined, at desktop and phone width", async () => {
@@ -173,7 +220,15 @@ describe("evidence for every value", () => {
 
     await dashboard.getByRole("link", { name: "Playground", exact: true }).click();
     await dashboard.getByLabel("Page URL").fill(`${run.site.origin}/recipe`);
-    await dashboard.getByLabel(/^Schema/).fill(JSON.stringify({ title: "string", author: "string", cuisine: "string", ingredients: ["string"], reviews: [{ author: "string", rating: "number" }] }));
+    await dashboard.getByLabel(/^Schema/).fill(
+      JSON.stringify({
+        title: "string",
+        author: "string",
+        cuisine: "string",
+        ingredients: ["string"],
+        reviews: [{ author: "string", rating: "number" }],
+      }),
+    );
     await dashboard.getByLabel(/Show the page/).check();
     await dashboard.getByRole("button", { name: "Scrape" }).click();
     await expect.poll(() => dashboard.locator("#result-status").textContent(), { timeout: 60_000 }).toBe("200 OK");
@@ -182,7 +237,12 @@ describe("evidence for every value", () => {
     const rows = dashboard.locator("#evidence tbody tr");
     expect(await rows.count()).toBe(10);
     const cuisine = rows.filter({ hasText: "/cuisine" });
-    expect(await cuisine.locator("td").allTextContents()).toEqual([expect.stringContaining('"Alpine"'), "label", expect.stringContaining("Alpine"), expect.stringMatching(/^\d+%$/)]);
+    expect(await cuisine.locator("td").allTextContents()).toEqual([
+      expect.stringContaining('"Alpine"'),
+      "label",
+      expect.stringContaining("Alpine"),
+      expect.stringMatching(/^\d+%$/),
+    ]);
     expect(await cuisine.locator(".selector").textContent()).toBeTruthy();
     expect(await rows.filter({ hasText: "/ingredients/0" }).locator("td").nth(1).textContent()).toBe("json-ld");
     // The screenshot is the page as the browser loaded it, shown under the table.

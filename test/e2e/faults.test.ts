@@ -10,12 +10,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { callUnary, createClient } from "@winnow/platform";
+import { createClient, promiseClient } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
+import { type FakeLlm, reply, startFakeLlm } from "../support/fake-llm.js";
 import type { FixturePage } from "../support/fixture-site.js";
-import { startPrivatePostgres, type PrivatePostgres } from "../support/private-postgres.js";
+import { type PrivatePostgres, startPrivatePostgres } from "../support/private-postgres.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 
 const PAGE = `<!doctype html><html><head><title>Fault page</title></head><body><h1>Fault page</h1></body></html>`;
@@ -27,11 +27,18 @@ const SCHEMA = { title: "string" };
 
 async function problemOf(res: Response): Promise<{ status: number; type: string; retryable: boolean }> {
   const body = (await res.json()) as { type: string; retryable: boolean };
-  return { status: res.status, type: body.type?.replace("https://winnow.dev/problems/", ""), retryable: body.retryable };
+  return {
+    status: res.status,
+    type: body.type?.replace("https://winnow.dev/problems/", ""),
+    retryable: body.retryable,
+  };
 }
 
 /** Scrapes until one succeeds (after a restart), returning every failure seen on the way. */
-async function scrapeUntilOk(run: RunningStack, attempts = 60): Promise<{ status: number; type: string; retryable: boolean }[]> {
+async function scrapeUntilOk(
+  run: RunningStack,
+  attempts = 60,
+): Promise<{ status: number; type: string; retryable: boolean }[]> {
   const failures = [];
   for (let i = 0; i < attempts; i++) {
     const res = await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA });
@@ -82,11 +89,13 @@ describe("process faults", () => {
 
   it("auth down: 503, never 401; service again once it is back", async () => {
     // A key the gateway has never checked, so it cannot come from the gateway's cache.
-    const auth = createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`);
-    const { apiKey } = await callUnary(auth.createAccount.bind(auth), { email: `${randomUUID()}@example.com`, password: "" });
-    auth.close();
+    const auth = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`));
+    const { apiKey } = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
+    auth.grpc.close();
     run.stack.process("auth").kill("SIGKILL");
-    const failure = await problemOf(await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA }, { "x-api-key": apiKey }));
+    const failure = await problemOf(
+      await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA }, { "x-api-key": apiKey }),
+    );
     expect(failure).toEqual({ status: 503, type: "backend-unavailable", retryable: true });
     await run.stack.waitUntilReady();
     expect(await scrapeUntilOk(run)).not.toContainEqual(expect.objectContaining({ status: 401 }));
@@ -100,7 +109,12 @@ describe("a model endpoint that fails", () => {
   beforeAll(async () => {
     llm = await startFakeLlm(() => (mode === "hang" ? reply.hang() : reply.status(Number(mode), 0)));
     // No hybrid pre-fill: the builtin engine could answer the title without asking the model.
-    run = await launchStack(PAGES, { LLM_BASE_URL: llm.baseUrl, LLM_MAX_RETRIES: "2", REQUEST_TIMEOUT_MS: "4000", EXTRACT_HYBRID: "off" });
+    run = await launchStack(PAGES, {
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_MAX_RETRIES: "2",
+      REQUEST_TIMEOUT_MS: "4000",
+      EXTRACT_HYBRID: "off",
+    });
   });
   afterAll(async () => {
     await run?.stop();
@@ -164,7 +178,9 @@ describe("accounts and keys survive a restart of every service", () => {
         const second = await launchStack(PAGES, env, { dataDir });
         try {
           expect(second.stack.apiKey).toBe(key);
-          expect((await second.scrape({ url: `${second.site.origin}/ok`, schema: SCHEMA }, { "x-api-key": key })).status).toBe(200);
+          expect(
+            (await second.scrape({ url: `${second.site.origin}/ok`, schema: SCHEMA }, { "x-api-key": key })).status,
+          ).toBe(200);
         } finally {
           await second.stop();
         }

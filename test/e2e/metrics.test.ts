@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServiceName } from "../../scripts/src/stack.js";
-import { startFakeLlm, type FakeLlm } from "../support/fake-llm.js";
+import { type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 import { PAGES } from "./pages.js";
 
@@ -38,7 +38,9 @@ async function scrapeMetrics(service: ServiceName): Promise<string> {
 /** The value of the sample `name` whose labels include `labels`; undefined when there is none. */
 function sample(text: string, name: string, labels: Record<string, string | number> = {}): number | undefined {
   const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
-  const line = text.split("\n").find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && wanted.every((w) => l.includes(w)));
+  const line = text
+    .split("\n")
+    .find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && wanted.every((w) => l.includes(w)));
   return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : undefined;
 }
 
@@ -46,20 +48,40 @@ describe("metrics after traffic", () => {
   beforeAll(async () => {
     const staticPage = await run.scrape({ url: `${run.site.origin}/product`, schema: { headline: "string" } });
     const scriptedPage = await run.scrape({ url: `${run.site.origin}/js-article`, schema: { headline: "string" } });
-    expect([staticPage.headers.get("x-winnow-render-path"), scriptedPage.headers.get("x-winnow-render-path")]).toEqual(["static", "browser"]);
-    expect((await run.scrape({ url: `${run.site.origin}/product`, schema: { headline: "string" } }, { "x-api-key": "wnw_nope" })).status).toBe(401);
+    expect([staticPage.headers.get("x-winnow-render-path"), scriptedPage.headers.get("x-winnow-render-path")]).toEqual([
+      "static",
+      "browser",
+    ]);
+    expect(
+      (
+        await run.scrape(
+          { url: `${run.site.origin}/product`, schema: { headline: "string" } },
+          { "x-api-key": "wnw_nope" },
+        )
+      ).status,
+    ).toBe(401);
     // The two scrapes used two of the minute's requests; the rest of them, then one more.
     for (let used = 2; used < REQUESTS_PER_MINUTE; used++) {
-      expect((await fetch(`${run.stack.gatewayUrl}/account`, { headers: { "x-api-key": run.stack.apiKey } })).status).toBe(200);
+      expect(
+        (await fetch(`${run.stack.gatewayUrl}/account`, { headers: { "x-api-key": run.stack.apiKey } })).status,
+      ).toBe(200);
     }
-    expect((await fetch(`${run.stack.gatewayUrl}/account`, { headers: { "x-api-key": run.stack.apiKey } })).status).toBe(429);
+    expect(
+      (await fetch(`${run.stack.gatewayUrl}/account`, { headers: { "x-api-key": run.stack.apiKey } })).status,
+    ).toBe(429);
   });
 
   it("the gateway: requests by route and status (the HTTP instrumentation), problems by type, rate-limit rejections", async () => {
     const text = await scrapeMetrics("gateway");
-    expect(sample(text, "http_server_request_duration_count", { http_route: "/scrape", http_response_status_code: 200 })).toBe(2);
-    expect(sample(text, "http_server_request_duration_count", { http_route: "/scrape", http_response_status_code: 401 })).toBe(1);
-    expect(sample(text, "http_server_request_duration_count", { http_route: "/account", http_response_status_code: 429 })).toBe(1);
+    expect(
+      sample(text, "http_server_request_duration_count", { http_route: "/scrape", http_response_status_code: 200 }),
+    ).toBe(2);
+    expect(
+      sample(text, "http_server_request_duration_count", { http_route: "/scrape", http_response_status_code: 401 }),
+    ).toBe(1);
+    expect(
+      sample(text, "http_server_request_duration_count", { http_route: "/account", http_response_status_code: 429 }),
+    ).toBe(1);
     expect(sample(text, "winnow_problems_total", { winnow_problem_type: "unauthorized" })).toBe(1);
     expect(sample(text, "winnow_problems_total", { winnow_problem_type: "rate-limited" })).toBe(1);
     expect(sample(text, "winnow_rate_limit_rejections_total", { winnow_rate_limit: "requests_per_minute" })).toBe(1);
@@ -70,13 +92,23 @@ describe("metrics after traffic", () => {
     const text = await scrapeMetrics("renderer");
     expect(sample(text, "winnow_renders_total", { winnow_render_path: "static" })).toBe(1);
     expect(sample(text, "winnow_renders_total", { winnow_render_path: "browser" })).toBe(1);
-    expect(sample(text, "winnow_rpc_server_duration_count", { rpc_method: "/winnow.renderer.v1.RendererService/Render", rpc_grpc_status_code: 0 })).toBe(2);
+    expect(
+      sample(text, "winnow_rpc_server_duration_count", {
+        rpc_method: "/winnow.renderer.v1.RendererService/Render",
+        rpc_grpc_status_code: 0,
+      }),
+    ).toBe(2);
     expect(sample(text, "winnow_browser_pages_limit")).toBe(4);
     expect(sample(text, "winnow_browser_up")).toBe(1);
     expect(sample(text, "winnow_browser_pages_active")).toBe(0);
     expect(sample(text, "winnow_browser_queue_length")).toBe(0);
     // The egress proxy fetched the page for Chromium, but no series per target address and port is kept.
-    expect(sample(text, "http_server_request_duration_count", { http_request_method: "GET", http_response_status_code: 200 })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, "http_server_request_duration_count", {
+        http_request_method: "GET",
+        http_response_status_code: 200,
+      }),
+    ).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain("http_client_request_duration");
   });
 
@@ -90,6 +122,11 @@ describe("metrics after traffic", () => {
   it("auth: its RPCs by method", async () => {
     const text = await scrapeMetrics("auth");
     // At least once: the gateway may cache keys it has validated.
-    expect(sample(text, "winnow_rpc_server_duration_count", { rpc_method: "/winnow.auth.v1.AuthService/ValidateKey", rpc_grpc_status_code: 0 })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, "winnow_rpc_server_duration_count", {
+        rpc_method: "/winnow.auth.v1.AuthService/ValidateKey",
+        rpc_grpc_status_code: 0,
+      }),
+    ).toBeGreaterThanOrEqual(1);
   });
 });

@@ -8,8 +8,8 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { findBrowser } from "@winnow/renderer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findBrowser } from "../../services/renderer/src/browser-discovery.js";
 import { freePorts } from "../support/ports.js";
 import { startService } from "../support/service-process.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
@@ -54,7 +54,10 @@ describe("without any browser", () => {
   });
 
   it("scrapes a page that needs no browser", async () => {
-    const res = await run.scrape({ url: `${run.site.origin}/product`, schema: { product_name: "string", price_usd: "number" } });
+    const res = await run.scrape({
+      url: `${run.site.origin}/product`,
+      schema: { product_name: "string", price_usd: "number" },
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ product_name: "Ridgeline Trail Shoe", price_usd: 129.99 });
     expect(res.headers.get("x-winnow-render-path")).toBe("static");
@@ -66,9 +69,17 @@ describe("without any browser", () => {
     expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
     expect(res.headers.get("retry-after")).toBeNull();
     const problem = (await res.json()) as Record<string, unknown>;
-    expect(problem).toMatchObject({ type: "https://winnow.dev/problems/browser-unavailable", status: 503, retryable: false });
+    expect(problem).toMatchObject({
+      type: "https://winnow.dev/problems/browser-unavailable",
+      status: 503,
+      retryable: false,
+    });
     expect(problem.detail).toContain("npx playwright install chromium");
-    const forced = await run.scrape({ url: `${run.site.origin}/product`, schema: { product_name: "string" }, options: { render: "browser" } });
+    const forced = await run.scrape({
+      url: `${run.site.origin}/product`,
+      schema: { product_name: "string" },
+      options: { render: "browser" },
+    });
     expect(forced.status).toBe(503);
     expect(((await forced.json()) as { type: string }).type).toBe("https://winnow.dev/problems/browser-unavailable");
   });
@@ -76,12 +87,17 @@ describe("without any browser", () => {
 
 describe("with only Playwright's own browser", () => {
   it("finds it in Playwright's registry and serves", async () => {
-    // Lay out a Playwright browsers directory as `npx playwright install chromium` would, its chrome being this machine's Chromium.
+    // Lay out a Playwright browsers directory as `npx playwright install chromium` would, its chrome being this
+    // machine's Chromium.
     const browsers = path.join(scratch, "playwright-browsers");
-    const expected = execFileSync(process.execPath, ["-e", "process.stdout.write(require('playwright-core').chromium.executablePath())"], {
-      env: { PLAYWRIGHT_BROWSERS_PATH: browsers },
-      encoding: "utf8",
-    });
+    const expected = execFileSync(
+      process.execPath,
+      ["-e", "process.stdout.write(require('playwright-core').chromium.executablePath())"],
+      {
+        env: { PLAYWRIGHT_BROWSERS_PATH: browsers },
+        encoding: "utf8",
+      },
+    );
     const installed = findBrowser({ configured: process.env.CHROMIUM_PATH, pathVariable: process.env.PATH }).found;
     if (!installed) throw new Error("this test needs a Chromium on this machine");
     await mkdir(path.dirname(expected), { recursive: true });
@@ -94,7 +110,9 @@ describe("with only Playwright's own browser", () => {
       `127.0.0.1:${port}`,
     );
     try {
-      const found = renderer.output.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.msg === "browser found");
+      const found = renderer.output
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((entry) => entry.msg === "browser found");
       expect(found).toMatchObject({ foundBy: "playwright", executablePath: expected });
     } finally {
       await renderer.stop();

@@ -31,7 +31,8 @@ export const PAGES: Record<string, FixturePage> = {
 </script></body></html>`,
   },
   "/gone": { status: 404, body: "<h1>Gone</h1>" },
-  // A recipe whose values come from every kind of source: JSON-LD, meta tags, the heading, the byline, a labelled table, repeated blocks.
+  // A recipe whose values come from every kind of source: JSON-LD, meta tags, the heading, the byline, a labelled
+  // table, repeated blocks.
   "/recipe": {
     body: `<!doctype html><html><head><title>Ridge Stew | Cook Site</title>
 <meta property="og:site_name" content="Cook Site">

@@ -8,11 +8,11 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { generateApiKey } from "@winnow/auth";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateApiKey } from "../../services/auth/src/api-key.js";
 import { freePorts } from "../support/ports.js";
-import { startService, type ServiceProcess } from "../support/service-process.js";
+import { type ServiceProcess, startService } from "../support/service-process.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const PER_MINUTE = 5;
@@ -64,7 +64,11 @@ describe("per-key request limits", () => {
   async function expectLimited(res: Response): Promise<void> {
     expect(res.status).toBe(429);
     expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
-    expect(await res.json()).toMatchObject({ type: "https://winnow.dev/problems/rate-limited", status: 429, retryable: true });
+    expect(await res.json()).toMatchObject({
+      type: "https://winnow.dev/problems/rate-limited",
+      status: 429,
+      retryable: true,
+    });
     const retryAfter = Number(res.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
@@ -80,7 +84,10 @@ describe("per-key request limits", () => {
       expect(res.status).toBe(200);
       expect(res.headers.get("ratelimit-limit")).toBe(String(PER_MINUTE));
       expect(res.headers.get("ratelimit-remaining")).toBe(String(PER_MINUTE - 1 - i));
-      expect(await res.json()).toMatchObject({ key_id: apiKey.slice(4, 15), limits: { requests_per_minute: PER_MINUTE } });
+      expect(await res.json()).toMatchObject({
+        key_id: apiKey.slice(4, 15),
+        limits: { requests_per_minute: PER_MINUTE },
+      });
     }
     await expectLimited(await account(url));
   });

@@ -4,7 +4,7 @@
  * once through the LLM engine pointed at our own OpenAI-compatible server.
  */
 import { randomUUID } from "node:crypto";
-import { callUnary, createClient } from "@winnow/platform";
+import { createClient, promiseClient } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm } from "../support/fake-llm.js";
@@ -39,11 +39,18 @@ describe("the stack on the builtin engine", () => {
       schema: { product_name: "string", brand: "string", price_usd: "number", warranty_years: "integer" },
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ product_name: "Ridgeline Trail Shoe", brand: "Northpeak", price_usd: 129.99, warranty_years: null });
+    expect(await res.json()).toEqual({
+      product_name: "Ridgeline Trail Shoe",
+      brand: "Northpeak",
+      price_usd: 129.99,
+      warranty_years: null,
+    });
     expect(res.headers.get("x-winnow-engine")).toBe("builtin");
     expect(res.headers.get("x-winnow-render-path")).toBe("static");
     expect(res.headers.get("server-timing")).toMatch(/auth;dur=.*render;dur=.*extract;dur=/);
-    expect(res.headers.get("server-timing")).toMatch(/render-queue;dur=[\d.]+, render-navigation;dur=[\d.]+, render-settle;dur=[\d.]+/);
+    expect(res.headers.get("server-timing")).toMatch(
+      /render-queue;dur=[\d.]+, render-navigation;dur=[\d.]+, render-settle;dur=[\d.]+/,
+    );
     expect(res.headers.get("x-request-id")).toBeTruthy();
   });
 
@@ -53,7 +60,11 @@ describe("the stack on the builtin engine", () => {
       schema: { headline: "string", author_name: "string", tags: ["string"] },
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ headline: "Rivers Run Backwards in Spring", author_name: "Ada Brook", tags: null });
+    expect(await res.json()).toEqual({
+      headline: "Rivers Run Backwards in Spring",
+      author_name: "Ada Brook",
+      tags: null,
+    });
     expect(res.headers.get("x-winnow-render-path")).toBe("browser");
   });
 
@@ -83,22 +94,44 @@ describe("the stack on the builtin engine", () => {
       "invalid-schema",
     );
     expect(badSchema.errors).toEqual([expect.objectContaining({ path: "/schema/offer/price" })]);
-    const missing = await expectProblem(await run.scrape({ schema: { a: "string" }, extra: 1 }), 400, "invalid-request");
-    expect(missing.errors).toEqual(expect.arrayContaining([expect.objectContaining({ path: "/url" }), expect.objectContaining({ path: "/extra" })]));
+    const missing = await expectProblem(
+      await run.scrape({ schema: { a: "string" }, extra: 1 }),
+      400,
+      "invalid-request",
+    );
+    expect(missing.errors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: "/url" }), expect.objectContaining({ path: "/extra" })]),
+    );
     await expectProblem(await run.scrape("{not json"), 400, "invalid-request");
     await expectProblem(
-      await fetch(`${run.stack.gatewayUrl}/scrape`, { method: "POST", headers: { "x-api-key": run.stack.apiKey, "content-type": "text/plain" }, body: "hi" }),
+      await fetch(`${run.stack.gatewayUrl}/scrape`, {
+        method: "POST",
+        headers: { "x-api-key": run.stack.apiKey, "content-type": "text/plain" },
+        body: "hi",
+      }),
       415,
       "unsupported-media-type",
     );
   });
 
   it("reports target failures as problems, not as empty data", async () => {
-    const gone = await expectProblem(await run.scrape({ url: `${run.site.origin}/gone`, schema: { a: "string" } }), 502, "target-http-error");
+    const gone = await expectProblem(
+      await run.scrape({ url: `${run.site.origin}/gone`, schema: { a: "string" } }),
+      502,
+      "target-http-error",
+    );
     expect(gone.target_status).toBe(404);
     // Loopback outside the allowlist: the egress guard refuses it.
-    await expectProblem(await run.scrape({ url: "http://127.0.0.1:9/", schema: { a: "string" } }), 422, "url-not-allowed");
-    await expectProblem(await run.scrape({ url: "file:///etc/passwd", schema: { a: "string" } }), 422, "url-not-allowed");
+    await expectProblem(
+      await run.scrape({ url: "http://127.0.0.1:9/", schema: { a: "string" } }),
+      422,
+      "url-not-allowed",
+    );
+    await expectProblem(
+      await run.scrape({ url: "file:///etc/passwd", schema: { a: "string" } }),
+      422,
+      "url-not-allowed",
+    );
   });
 
   it("serves liveness and readiness", async () => {
@@ -112,7 +145,11 @@ describe("the stack on the LLM engine, traced", () => {
   let llm: Awaited<ReturnType<typeof startFakeLlm>>;
   let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
   beforeAll(async () => {
-    llm = await startFakeLlm(() => ({ product_name: "Ridgeline Trail Shoe", price_usd: "129.99", invented_field: "dropped" }));
+    llm = await startFakeLlm(() => ({
+      product_name: "Ridgeline Trail Shoe",
+      price_usd: "129.99",
+      invented_field: "dropped",
+    }));
     otlp = await startOtlpReceiver();
     run = await launchStack(PAGES, {
       LLM_BASE_URL: llm.baseUrl,
@@ -151,7 +188,10 @@ describe("the stack on the LLM engine, traced", () => {
     const sent = llm.requests[0] as {
       model: string;
       messages: { role: string; content: string }[];
-      response_format: { type: string; json_schema: { strict: boolean; schema: { required: string[]; additionalProperties: boolean } } };
+      response_format: {
+        type: string;
+        json_schema: { strict: boolean; schema: { required: string[]; additionalProperties: boolean } };
+      };
     };
     expect(sent.model).toBe("winnow-test-model");
     const text = sent.messages.map((m) => m.content).join("\n");
@@ -164,45 +204,74 @@ describe("the stack on the LLM engine, traced", () => {
   });
 
   it("pushes metrics over OTLP when OTEL_METRICS_EXPORTER=otlp", async () => {
-    expect((await run.scrape({ url: `${run.site.origin}/product`, schema: { product_name: "string" } })).status).toBe(200);
+    expect((await run.scrape({ url: `${run.site.origin}/product`, schema: { product_name: "string" } })).status).toBe(
+      200,
+    );
     const expected = [
       { service: "winnow-gateway", name: "http.server.request.duration" },
       { service: "winnow-auth", name: "winnow.rpc.server.duration" },
       { service: "winnow-renderer", name: "winnow.renders" },
       { service: "winnow-extractor", name: "winnow.model.tokens" },
     ];
-    const arrived = () => expected.filter((metric) => otlp.metrics.some((m) => m.service === metric.service && m.name === metric.name));
+    const arrived = () =>
+      expected.filter((metric) => otlp.metrics.some((m) => m.service === metric.service && m.name === metric.name));
     await waitFor(() => (arrived().length === expected.length ? true : undefined)).catch(() => undefined);
     expect(arrived()).toEqual(expected);
     // Not served for Prometheus as well.
-    expect(await fetch(`http://127.0.0.1:${run.stack.metricsPorts.gateway}/metrics`).catch(() => "no server")).toBe("no server");
+    expect(await fetch(`http://127.0.0.1:${run.stack.metricsPorts.gateway}/metrics`).catch(() => "no server")).toBe(
+      "no server",
+    );
   });
 
   /** The spans of the newest scrape's trace, once every service it went through has exported its part. */
   const newestTrace = (services: number) =>
     waitFor(() => {
-      const roots = otlp.spans.filter((s) => s.service === "winnow-gateway" && !s.parentSpanId && s.name.startsWith("POST"));
+      const roots = otlp.spans.filter(
+        (s) => s.service === "winnow-gateway" && !s.parentSpanId && s.name.startsWith("POST"),
+      );
       const inTrace = otlp.spans.filter((s) => s.traceId === roots.at(-1)?.traceId);
       // Spans arrive in batches per process; wait until the extractor's server span (which ends last) is in.
-      const complete = inTrace.some((s) => s.name.startsWith("chat ")) && inTrace.some((s) => /ExtractorService\/Extract$/.test(s.name));
+      const complete =
+        inTrace.some((s) => s.name.startsWith("chat ")) &&
+        inTrace.some((s) => /ExtractorService\/Extract$/.test(s.name));
       return new Set(inTrace.map((s) => s.service)).size === services && complete ? inTrace : undefined;
     });
 
   it("records one trace across the four services, with render, extract and model-call spans, and no secrets or page data", async () => {
     // A key the gateway has not seen, so this scrape checks it with auth.
-    const auth = createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`);
-    const { apiKey } = await callUnary(auth.createAccount.bind(auth), { email: `${randomUUID()}@example.com`, password: "" });
-    auth.close();
-    const res = await run.scrape({ url: `${run.site.origin}/product`, schema: { product_name: "string" } }, { "x-api-key": apiKey });
+    const auth = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`));
+    const { apiKey } = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
+    auth.grpc.close();
+    const res = await run.scrape(
+      { url: `${run.site.origin}/product`, schema: { product_name: "string" } },
+      { "x-api-key": apiKey },
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get("server-timing")).not.toContain("cached");
     const spans = await newestTrace(4);
-    expect([...new Set(spans.map((s) => s.service))].sort()).toEqual(["winnow-auth", "winnow-extractor", "winnow-gateway", "winnow-renderer"]);
-    expect(spans).toContainEqual(expect.objectContaining({ service: "winnow-auth", name: expect.stringMatching(/AuthService\/ValidateKey$/) }));
-    expect(spans).toContainEqual(expect.objectContaining({ service: "winnow-renderer", name: expect.stringMatching(/RendererService\/Render$/) }));
-    expect(spans).toContainEqual(expect.objectContaining({ service: "winnow-extractor", name: expect.stringMatching(/ExtractorService\/Extract$/) }));
+    expect([...new Set(spans.map((s) => s.service))].sort()).toEqual([
+      "winnow-auth",
+      "winnow-extractor",
+      "winnow-gateway",
+      "winnow-renderer",
+    ]);
+    expect(spans).toContainEqual(
+      expect.objectContaining({ service: "winnow-auth", name: expect.stringMatching(/AuthService\/ValidateKey$/) }),
+    );
+    expect(spans).toContainEqual(
+      expect.objectContaining({ service: "winnow-renderer", name: expect.stringMatching(/RendererService\/Render$/) }),
+    );
+    expect(spans).toContainEqual(
+      expect.objectContaining({
+        service: "winnow-extractor",
+        name: expect.stringMatching(/ExtractorService\/Extract$/),
+      }),
+    );
     const chat = spans.find((s) => s.name.startsWith("chat "))!;
-    expect(chat.attributes).toMatchObject({ "gen_ai.request.model": "winnow-test-model", "gen_ai.usage.input_tokens": expect.stringMatching(/^[1-9]/) });
+    expect(chat.attributes).toMatchObject({
+      "gen_ai.request.model": "winnow-test-model",
+      "gen_ai.usage.input_tokens": expect.stringMatching(/^[1-9]/),
+    });
     expect(chat.attributes["gen_ai.usage.output_tokens"]).toBeDefined();
 
     // Nothing secret or private in any span or log line of the whole run.
@@ -210,7 +279,10 @@ describe("the stack on the LLM engine, traced", () => {
     const exported = JSON.stringify(otlp.spans);
     for (const secret of secrets) {
       expect(exported, `spans hold ${secret}`).not.toContain(secret);
-      expect(run.output.filter((line) => line.includes(secret)), `logs hold ${secret}`).toEqual([]);
+      expect(
+        run.output.filter((line) => line.includes(secret)),
+        `logs hold ${secret}`,
+      ).toEqual([]);
     }
     // Logs carry the trace ids of the requests they belong to.
     const accessLog = run.output.find((line) => line.startsWith("gateway:") && line.includes('"POST /scrape 200"'));
@@ -222,7 +294,11 @@ describe("the stack on the LLM engine, traced", () => {
     do res = await run.scrape({ url: `${run.site.origin}/product`, schema: { product_name: "string" } });
     while (!res.headers.get("server-timing")?.includes('desc="cached"'));
     const spans = await newestTrace(3);
-    expect([...new Set(spans.map((s) => s.service))].sort()).toEqual(["winnow-extractor", "winnow-gateway", "winnow-renderer"]);
+    expect([...new Set(spans.map((s) => s.service))].sort()).toEqual([
+      "winnow-extractor",
+      "winnow-gateway",
+      "winnow-renderer",
+    ]);
   });
 });
 

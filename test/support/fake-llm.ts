@@ -35,7 +35,8 @@ class FakeReply {
 /** Instructions for answers other than a JSON object. */
 export const reply = {
   /** An HTTP error; retryAfterMs sets `retry-after-ms` (0 makes retries immediate); message is the error's text. */
-  status: (status: number, retryAfterMs?: number, message?: string) => new FakeReply({ kind: "status", status, retryAfterMs, message }),
+  status: (status: number, retryAfterMs?: number, message?: string) =>
+    new FakeReply({ kind: "status", status, retryAfterMs, message }),
   /** Assistant content verbatim, e.g. something that is not JSON. */
   content: (content: string) => new FakeReply({ kind: "content", content }),
   refusal: (refusal: string) => new FakeReply({ kind: "refusal", refusal }),
@@ -53,13 +54,17 @@ export interface FakeLlm {
   close(): Promise<void>;
 }
 
-export async function startFakeLlm(respond: (body: ChatRequestBody) => FakeAnswer | Promise<FakeAnswer>): Promise<FakeLlm> {
+export async function startFakeLlm(
+  respond: (body: ChatRequestBody) => FakeAnswer | Promise<FakeAnswer>,
+): Promise<FakeLlm> {
   const requests: ChatRequestBody[] = [];
   let completions = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
-      return sendJson(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: "invalid_request_error" } });
+      return sendJson(res, 404, {
+        error: { message: `no route ${req.method} ${req.url}`, type: "invalid_request_error" },
+      });
     }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -71,7 +76,8 @@ export async function startFakeLlm(respond: (body: ChatRequestBody) => FakeAnswe
     }
     requests.push(body);
     const answer = await respond(body);
-    const instruction: Instruction = answer instanceof FakeReply ? answer.instruction : { kind: "content", content: JSON.stringify(answer) };
+    const instruction: Instruction =
+      answer instanceof FakeReply ? answer.instruction : { kind: "content", content: JSON.stringify(answer) };
     switch (instruction.kind) {
       case "hang":
         return;
@@ -96,19 +102,29 @@ export async function startFakeLlm(respond: (body: ChatRequestBody) => FakeAnswe
           choices: [
             {
               index: 0,
-              message: { role: "assistant", content, refusal: instruction.kind === "refusal" ? instruction.refusal : null },
+              message: {
+                role: "assistant",
+                content,
+                refusal: instruction.kind === "refusal" ? instruction.refusal : null,
+              },
               finish_reason: "stop",
               logprobs: null,
             },
           ],
-          usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+          usage: {
+            prompt_tokens: promptTokens,
+            completion_tokens: completionTokens,
+            total_tokens: promptTokens + completionTokens,
+          },
         });
       }
     }
   };
 
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => sendJson(res, 500, { error: { message: String(error), type: "server_error" } }));
+    handle(req, res).catch((error: unknown) =>
+      sendJson(res, 500, { error: { message: String(error), type: "server_error" } }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

@@ -24,7 +24,8 @@ export async function startFixtureSite(pages: Record<string, FixturePage>): Prom
       res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not found</h1>");
       return;
     }
-    const answer = () => res.writeHead(page.status ?? 200, { "content-type": page.type ?? "text/html; charset=utf-8" }).end(page.body);
+    const answer = () =>
+      res.writeHead(page.status ?? 200, { "content-type": page.type ?? "text/html; charset=utf-8" }).end(page.body);
     if (page.delayMs) setTimeout(answer, page.delayMs);
     else answer();
   });
@@ -33,9 +34,10 @@ export async function startFixtureSite(pages: Record<string, FixturePage>): Prom
   return {
     origin: `http://127.0.0.1:${port}`,
     hostPort: `127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

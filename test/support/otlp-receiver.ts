@@ -21,7 +21,12 @@ export interface ReceivedMetric {
  * A minimal OTLP/HTTP receiver (JSON encoding) that keeps spans, and the names
  * of metrics, in memory, so a test can see what four separate processes exported.
  */
-export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: ReceivedSpan[]; metrics: ReceivedMetric[]; close(): Promise<void> }> {
+export async function startOtlpReceiver(): Promise<{
+  endpoint: string;
+  spans: ReceivedSpan[];
+  metrics: ReceivedMetric[];
+  close(): Promise<void>;
+}> {
   const spans: ReceivedSpan[] = [];
   const metrics: ReceivedMetric[] = [];
   const server = createServer((req, res) => {
@@ -52,7 +57,9 @@ interface OtlpAttribute {
 interface OtlpExport {
   resourceSpans?: {
     resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes?: OtlpAttribute[] }[] }[];
+    scopeSpans?: {
+      spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes?: OtlpAttribute[] }[];
+    }[];
   }[];
 }
 
@@ -67,7 +74,12 @@ function parseExport(body: string): ReceivedSpan[] {
         spanId: s.spanId,
         parentSpanId: s.parentSpanId ?? "",
         name: s.name,
-        attributes: Object.fromEntries((s.attributes ?? []).map((a) => [a.key, String(a.value.stringValue ?? a.value.intValue ?? a.value.doubleValue ?? a.value.boolValue)])),
+        attributes: Object.fromEntries(
+          (s.attributes ?? []).map((a) => [
+            a.key,
+            String(a.value.stringValue ?? a.value.intValue ?? a.value.doubleValue ?? a.value.boolValue),
+          ]),
+        ),
       })),
     );
   });

@@ -36,7 +36,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     const { stdout: gid } = await run("id", ["-g", "postgres"]);
     await chown(dir, Number(stdout), Number(gid));
   }
-  const pg = (tool: string, args: string[]) => (asRoot ? run("runuser", ["-u", "postgres", "--", path.join(bin, tool), ...args]) : run(path.join(bin, tool), args));
+  const pg = (tool: string, args: string[]) =>
+    asRoot ? run("runuser", ["-u", "postgres", "--", path.join(bin, tool), ...args]) : run(path.join(bin, tool), args);
   const data = path.join(dir, "data");
   await pg("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;

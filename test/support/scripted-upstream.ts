@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** What the upstream does with one request. */
-export type UpstreamAction =
+type UpstreamAction =
   | { status: number; headers?: Record<string, string>; body?: string }
   | "forward"
   | "hang"
@@ -27,15 +27,21 @@ export async function startScriptedUpstream(target: string) {
     if (action === "forward") {
       const upstream = await fetch(`${target}${req.url}`, {
         method: req.method,
-        headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== "host" && k !== "content-length")) as Record<string, string>,
+        headers: Object.fromEntries(
+          Object.entries(req.headers).filter(([k]) => k !== "host" && k !== "content-length"),
+        ) as Record<string, string>,
         body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
       });
-      const headers = Object.fromEntries([...upstream.headers].filter(([k]) => !["content-length", "content-encoding", "transfer-encoding"].includes(k)));
+      const headers = Object.fromEntries(
+        [...upstream.headers].filter(([k]) => !["content-length", "content-encoding", "transfer-encoding"].includes(k)),
+      );
       res.writeHead(upstream.status, headers);
       return res.end(Buffer.from(await upstream.arrayBuffer()));
     }
     res.writeHead(action.status, { "content-type": "application/problem+json", ...action.headers });
-    res.end(action.body ?? JSON.stringify({ type: "about:blank", title: `scripted ${action.status}`, status: action.status }));
+    res.end(
+      action.body ?? JSON.stringify({ type: "about:blank", title: `scripted ${action.status}`, status: action.status }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {

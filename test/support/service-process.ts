@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { checkHealth } from "@winnow/platform";
 import { REPO_ROOT, type ServiceName } from "../../scripts/src/stack.js";
@@ -15,7 +15,11 @@ export interface ServiceProcess {
  * or auth alone), started from its build and awaited until it answers: the
  * gateway on /healthz, a backend on gRPC health.
  */
-export async function startService(service: ServiceName, env: NodeJS.ProcessEnv, readyAt: string): Promise<ServiceProcess> {
+export async function startService(
+  service: ServiceName,
+  env: NodeJS.ProcessEnv,
+  readyAt: string,
+): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [path.join(REPO_ROOT, "services", service, "dist", "main.js")], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", ...env },

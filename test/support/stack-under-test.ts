@@ -1,6 +1,6 @@
 import type { ServiceName } from "../../scripts/src/stack.js";
 import { startThrowawayStack, type ThrowawayStack } from "../../scripts/src/throwaway-stack.js";
-import { startFixtureSite, type FixturePage, type FixtureSite } from "./fixture-site.js";
+import { type FixturePage, type FixtureSite, startFixtureSite } from "./fixture-site.js";
 
 export interface RunningStack {
   stack: ThrowawayStack;
@@ -48,4 +48,3 @@ export async function launchStack(
     },
   };
 }
-

@@ -1,5 +1,5 @@
-import net from "node:net";
 import type { AddressInfo } from "node:net";
+import net from "node:net";
 
 /**
  * A TCP proxy on 127.0.0.1 in front of a service, to break the network

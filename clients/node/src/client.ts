@@ -1,4 +1,4 @@
-import { ConnectionError, errorFromProblem, ServerError, TimeoutError, WinnowError, type Problem } from "./errors.js";
+import { ConnectionError, errorFromProblem, type Problem, ServerError, TimeoutError, WinnowError } from "./errors.js";
 import type { ScrapeWithEvidence } from "./evidence.js";
 import type { Schema, ScrapeResult } from "./schema.js";
 
@@ -65,11 +65,15 @@ export class Winnow {
   }
 
   /** Extracts data in the schema's shape from the page at `url`; with `options.evidence`, `{ data, evidence }`. */
-  async scrape<const S extends Schema, const E extends boolean = false>(request: ScrapeRequest<S, E>): Promise<E extends true ? ScrapeWithEvidence<S> : ScrapeResult<S>> {
+  async scrape<const S extends Schema, const E extends boolean = false>(
+    request: ScrapeRequest<S, E>,
+  ): Promise<E extends true ? ScrapeWithEvidence<S> : ScrapeResult<S>> {
     const body: Record<string, unknown> = { url: request.url, schema: request.schema };
     if (request.taskDescription !== undefined) body.task_description = request.taskDescription;
     if (request.options) body.options = toWireOptions(request.options);
-    return (await this.#post("/scrape", body, request.signal, request.timeoutMs ?? this.#timeoutMs)) as E extends true ? ScrapeWithEvidence<S> : ScrapeResult<S>;
+    return (await this.#post("/scrape", body, request.signal, request.timeoutMs ?? this.#timeoutMs)) as E extends true
+      ? ScrapeWithEvidence<S>
+      : ScrapeResult<S>;
   }
 
   async #post(path: string, body: unknown, callerSignal: AbortSignal | undefined, timeoutMs: number): Promise<unknown> {
@@ -79,7 +83,13 @@ export class Winnow {
     // The caller's own abort surfaces as its reason; our timeout as a TimeoutError.
     const interrupted = (cause: unknown): unknown => {
       if (callerSignal?.aborted) return callerSignal.reason;
-      if (timeout.aborted) return new TimeoutError(`no answer within ${timeoutMs} ms`, { status: 0, type: "timeout", retryable: true, cause });
+      if (timeout.aborted)
+        return new TimeoutError(`no answer within ${timeoutMs} ms`, {
+          status: 0,
+          type: "timeout",
+          retryable: true,
+          cause,
+        });
       return undefined;
     };
     for (let attempt = 0; ; attempt++) {
@@ -105,10 +115,16 @@ export class Winnow {
         const stop = interrupted(caught);
         if (stop !== undefined) throw stop;
         if (caught instanceof WinnowError) throw caught;
-        error = new ConnectionError(`could not reach ${this.baseUrl}: ${describe(caught)}`, { status: 0, type: "network-error", retryable: true, cause: caught });
+        error = new ConnectionError(`could not reach ${this.baseUrl}: ${describe(caught)}`, {
+          status: 0,
+          type: "network-error",
+          retryable: true,
+          cause: caught,
+        });
       }
       // A 503 that says it is not retryable (browser-unavailable) will not change on a retry.
-      const retriable = error instanceof ConnectionError || (error.retryable && (error.status === 429 || error.status === 503));
+      const retriable =
+        error instanceof ConnectionError || (error.retryable && (error.status === 429 || error.status === 503));
       const delay = retryAfterMs ?? this.#backoff(attempt);
       if (!retriable || attempt >= this.#maxRetries || Date.now() + delay >= deadline) throw error;
       await sleep(delay, signal).catch((cause: unknown) => {
@@ -153,7 +169,12 @@ function errorFromResponse(text: string, response: Response, retryAfterMs: numbe
     if (typeof problem !== "object" || problem === null) throw new Error("not an object");
   } catch {
     // Not a problem document (a proxy in between, say): keep what there is.
-    problem = { type: `http-${response.status}`, title: `HTTP ${response.status}`, status: response.status, detail: text.slice(0, 500) };
+    problem = {
+      type: `http-${response.status}`,
+      title: `HTTP ${response.status}`,
+      status: response.status,
+      detail: text.slice(0, 500),
+    };
   }
   const retryAfter = retryAfterMs === undefined ? undefined : retryAfterMs / 1000;
   return errorFromProblem(problem, response.status, response.headers.get("x-request-id") ?? undefined, retryAfter);

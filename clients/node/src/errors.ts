@@ -26,7 +26,10 @@ export class WinnowError extends Error {
   readonly retryable: boolean;
   readonly problem: Problem | undefined;
 
-  constructor(message: string, init: { status: number; type: string; retryable: boolean; requestId?: string; problem?: Problem; cause?: unknown }) {
+  constructor(
+    message: string,
+    init: { status: number; type: string; retryable: boolean; requestId?: string; problem?: Problem; cause?: unknown },
+  ) {
     super(message, { cause: init.cause });
     this.status = init.status;
     this.type = init.type;
@@ -90,8 +93,15 @@ export class ConnectionError extends WinnowError {
 }
 
 /** The error class for a problem document: by type where known, else by status. */
-export function errorFromProblem(problem: Problem, status: number, requestId: string | undefined, retryAfter: number | undefined): WinnowError {
-  const type = problem.type?.startsWith(TYPE_PREFIX) ? problem.type.slice(TYPE_PREFIX.length) : problem.type ?? `http-${status}`;
+export function errorFromProblem(
+  problem: Problem,
+  status: number,
+  requestId: string | undefined,
+  retryAfter: number | undefined,
+): WinnowError {
+  const type = problem.type?.startsWith(TYPE_PREFIX)
+    ? problem.type.slice(TYPE_PREFIX.length)
+    : (problem.type ?? `http-${status}`);
   const init = {
     status,
     type,
@@ -104,7 +114,8 @@ export function errorFromProblem(problem: Problem, status: number, requestId: st
   if (status === 429) return new RateLimitError(message, { ...init, retryAfter });
   if (type.startsWith("model-")) return new ModelError(message, init);
   if (status === 504) return new TimeoutError(message, init);
-  if (type.startsWith("target-") || type === "page-too-large" || type === "unsupported-content") return new TargetError(message, init);
+  if (type.startsWith("target-") || type === "page-too-large" || type === "unsupported-content")
+    return new TargetError(message, init);
   if (status >= 400 && status < 500) return new InvalidRequestError(message, init);
   return new ServerError(message, init);
 }

@@ -1,7 +1,19 @@
 import type { Schema, ScrapeResult } from "./schema.js";
 
-/** Where a value was read: structured data, a meta tag, the page's heading, byline, labels or layout, a learned template, or the AI model. */
-export type EvidenceSource = "json-ld" | "microdata" | "meta" | "heading" | "byline" | "label" | "layout" | "template" | "model";
+/**
+ * Where a value was read: structured data, a meta tag, the page's heading, byline, labels or layout, a learned
+ * template, or the AI model.
+ */
+export type EvidenceSource =
+  | "json-ld"
+  | "microdata"
+  | "meta"
+  | "heading"
+  | "byline"
+  | "label"
+  | "layout"
+  | "template"
+  | "model";
 
 /** Why a value is what it is. */
 export interface Evidence {
@@ -16,7 +28,10 @@ export interface Evidence {
   grounded: boolean;
 }
 
-/** The answer with `options.evidence`: the data unchanged, and each value's evidence by JSON pointer ("/price", "/ingredients/0"). */
+/**
+ * The answer with `options.evidence`: the data unchanged, and each value's evidence by JSON pointer ("/price",
+ * "/ingredients/0").
+ */
 export interface ScrapeWithEvidence<S extends Schema> {
   data: ScrapeResult<S>;
   evidence: Record<string, Evidence>;

@@ -6,7 +6,6 @@ import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AuthenticationError,
   ConnectionError,
@@ -17,6 +16,7 @@ import {
   TimeoutError,
   Winnow,
 } from "@winnow/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PAGES } from "../../../test/e2e/pages.js";
 import { freePorts } from "../../../test/support/ports.js";
 import { startScriptedUpstream } from "../../../test/support/scripted-upstream.js";
@@ -62,16 +62,27 @@ describe("Winnow client", () => {
   });
 
   it("returns the data with its evidence when asked", async () => {
-    const { data, evidence } = await client().scrape({ url: product, schema: { product_name: "string", price_usd: "number" }, options: { evidence: true } });
+    const { data, evidence } = await client().scrape({
+      url: product,
+      schema: { product_name: "string", price_usd: "number" },
+      options: { evidence: true },
+    });
     expect(data).toEqual({ product_name: "Ridgeline Trail Shoe", price_usd: 129.99 });
-    expect(evidence["/product_name"]).toMatchObject({ source: "json-ld", text: "Ridgeline Trail Shoe", grounded: true });
+    expect(evidence["/product_name"]).toMatchObject({
+      source: "json-ld",
+      text: "Ridgeline Trail Shoe",
+      grounded: true,
+    });
     expect(evidence["/price_usd"]?.text).toContain("129.99");
   });
 
   it("reads the key from WINNOW_API_KEY", async () => {
     process.env.WINNOW_API_KEY = run.stack.apiKey;
     try {
-      const data = await new Winnow({ baseUrl: run.stack.gatewayUrl }).scrape({ url: product, schema: { brand: "string" } });
+      const data = await new Winnow({ baseUrl: run.stack.gatewayUrl }).scrape({
+        url: product,
+        schema: { brand: "string" },
+      });
       expect(data).toEqual({ brand: "Northpeak" });
     } finally {
       delete process.env.WINNOW_API_KEY;
@@ -80,7 +91,9 @@ describe("Winnow client", () => {
   });
 
   it("raises AuthenticationError for a wrong key, with the problem and request id", async () => {
-    const error = await failure(client({ apiKey: "wnw_not_a_real_key" }).scrape({ url: product, schema: { a: "string" } }));
+    const error = await failure(
+      client({ apiKey: "wnw_not_a_real_key" }).scrape({ url: product, schema: { a: "string" } }),
+    );
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error).toMatchObject({ status: 401, type: "unauthorized", retryable: false });
     expect((error as AuthenticationError).requestId).toMatch(/.+/);
@@ -116,7 +129,15 @@ describe("Winnow client", () => {
 
   it("gives up after maxRetries with the last error", async () => {
     upstream.script.push(
-      { status: 429, headers: { "retry-after": "0" }, body: JSON.stringify({ type: "https://winnow.dev/problems/rate-limited", title: "Too many requests", status: 429 }) },
+      {
+        status: 429,
+        headers: { "retry-after": "0" },
+        body: JSON.stringify({
+          type: "https://winnow.dev/problems/rate-limited",
+          title: "Too many requests",
+          status: 429,
+        }),
+      },
       { status: 429, headers: { "retry-after": "0" } },
     );
     const limited = await failure(client({ maxRetries: 1 }).scrape({ url: product, schema: { brand: "string" } }));
@@ -134,9 +155,18 @@ describe("Winnow client", () => {
     await failure(client({ apiKey: "wnw_bad" }).scrape({ url: product, schema: { a: "string" } }));
     expect(upstream.seen.length - before).toBe(1);
     // A 503 that says it is not retryable: a renderer without a browser stays without one.
-    const noBrowser = { type: "https://winnow.dev/problems/browser-unavailable", title: "No browser to render this page", status: 503, retryable: false };
+    const noBrowser = {
+      type: "https://winnow.dev/problems/browser-unavailable",
+      title: "No browser to render this page",
+      status: 503,
+      retryable: false,
+    };
     upstream.script.push({ status: 503, body: JSON.stringify(noBrowser) });
-    expect(await failure(client().scrape({ url: product, schema: { a: "string" } }))).toMatchObject({ status: 503, type: "browser-unavailable", retryable: false });
+    expect(await failure(client().scrape({ url: product, schema: { a: "string" } }))).toMatchObject({
+      status: 503,
+      type: "browser-unavailable",
+      retryable: false,
+    });
     expect(upstream.seen.length - before).toBe(2);
   });
 
@@ -148,13 +178,20 @@ describe("Winnow client", () => {
     upstream.script.push("hang");
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("caller gave up")), 100);
-    const aborted = await failure(client().scrape({ url: product, schema: { a: "string" }, signal: controller.signal }));
+    const aborted = await failure(
+      client().scrape({ url: product, schema: { a: "string" }, signal: controller.signal }),
+    );
     expect(aborted.message).toBe("caller gave up");
   });
 
   it("raises ConnectionError when nothing listens", async () => {
     const [port] = await freePorts(1);
-    const error = await failure(new Winnow({ apiKey: "k", baseUrl: `http://127.0.0.1:${port}`, maxRetries: 1, retryBaseDelayMs: 1 }).scrape({ url: product, schema: { a: "string" } }));
+    const error = await failure(
+      new Winnow({ apiKey: "k", baseUrl: `http://127.0.0.1:${port}`, maxRetries: 1, retryBaseDelayMs: 1 }).scrape({
+        url: product,
+        schema: { a: "string" },
+      }),
+    );
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error.message).toMatch(/ECONNREFUSED/);
   });
@@ -168,6 +205,10 @@ describe("Winnow client", () => {
   it("infers result types from schema literals", async () => {
     // tsc on a file of type assertions: it fails to compile when inference is wrong.
     const project = path.resolve(import.meta.dirname, "types");
-    await promisify(execFile)(process.execPath, [createRequire(import.meta.url).resolve("typescript/bin/tsc"), "-p", project]);
+    await promisify(execFile)(process.execPath, [
+      createRequire(import.meta.url).resolve("typescript/bin/tsc"),
+      "-p",
+      project,
+    ]);
   });
 });

@@ -71,9 +71,11 @@ export const env = {
       .transform((v) => v === "true" || v === "1" || v === "yes")
       .default(fallback),
   logLevel: () =>
-    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
-      message: "must be one of fatal, error, warn, info, debug, trace, silent",
-    }).default("info"),
+    z
+      .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {
+        message: "must be one of fatal, error, warn, info, debug, trace, silent",
+      })
+      .default("info"),
 };
 
 /** loadConfig for a process's start: a bad configuration prints its message (no stack trace) and exits 1. */

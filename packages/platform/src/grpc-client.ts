@@ -1,5 +1,8 @@
 import * as grpc from "@grpc/grpc-js";
 import { service as healthService } from "grpc-health-check";
+import type { AuthServiceClient } from "./gen/winnow/auth/v1/auth.js";
+import type { ExtractorServiceClient } from "./gen/winnow/extractor/v1/extractor.js";
+import type { RendererServiceClient } from "./gen/winnow/renderer/v1/renderer.js";
 import { fromGrpcError } from "./grpc-errors.js";
 
 /**
@@ -21,7 +24,11 @@ const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   "grpc.max_receive_message_length": 64 * 1024 * 1024,
 };
 
-type ClientConstructor<C> = new (address: string, credentials: grpc.ChannelCredentials, options?: Partial<grpc.ClientOptions>) => C;
+type ClientConstructor<C> = new (
+  address: string,
+  credentials: grpc.ChannelCredentials,
+  options?: Partial<grpc.ClientOptions>,
+) => C;
 
 export function createClient<C>(Client: ClientConstructor<C>, address: string): C {
   return new Client(grpcTarget(address), grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
@@ -41,21 +48,75 @@ export interface CallOptions {
   metadata?: grpc.Metadata;
 }
 
-/** Calls a unary method as a promise; failures become WinnowErrors. */
-export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, options: CallOptions = {}): Promise<Res> {
+/**
+ * Calls a unary method as a promise; failures become WinnowErrors, and an
+ * aborted signal cancels the call. promiseClient's methods call this.
+ */
+function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req, options: CallOptions = {}): Promise<Res> {
   return new Promise<Res>((resolve, reject) => {
     if (options.signal?.aborted) {
-      reject(fromGrpcError(Object.assign(new Error("cancelled"), { code: grpc.status.CANCELLED, details: "cancelled", metadata: new grpc.Metadata() })));
+      reject(
+        fromGrpcError(
+          Object.assign(new Error("cancelled"), {
+            code: grpc.status.CANCELLED,
+            details: "cancelled",
+            metadata: new grpc.Metadata(),
+          }),
+        ),
+      );
       return;
     }
-    const call = method(request, options.metadata ?? new grpc.Metadata(), options.deadline ? { deadline: options.deadline } : {}, (error, response) => {
-      options.signal?.removeEventListener("abort", cancel);
-      if (error) reject(fromGrpcError(error));
-      else resolve(response);
-    });
+    const call = method(
+      request,
+      options.metadata ?? new grpc.Metadata(),
+      options.deadline ? { deadline: options.deadline } : {},
+      (error, response) => {
+        options.signal?.removeEventListener("abort", cancel);
+        if (error) reject(fromGrpcError(error));
+        else resolve(response);
+      },
+    );
     const cancel = () => call.cancel();
     options.signal?.addEventListener("abort", cancel, { once: true });
   });
+}
+
+/** The parameters of a generated unary method's last (fullest) overload, what conditional types infer from. */
+type UnaryParameters<Req, Res> = [
+  request: Req,
+  metadata: grpc.Metadata,
+  options: Partial<grpc.CallOptions>,
+  callback: (error: grpc.ServiceError | null, response: Res) => void,
+];
+type AsPromise<M> = M extends (...args: infer A) => grpc.ClientUnaryCall
+  ? A extends UnaryParameters<infer Req, infer Res>
+    ? (request: Req, options?: CallOptions) => Promise<Res>
+    : never
+  : never;
+
+/**
+ * A ts-proto generated grpc-js client with its unary methods as promises:
+ * `await renderer.render(request, { deadline, signal })`. Failures are
+ * WinnowErrors, as with callUnary. `grpc` is the client itself, for what is
+ * not a unary call: streams, health checks over its channel, close().
+ */
+export type PromiseClient<C extends grpc.Client> = {
+  readonly [K in keyof C as AsPromise<C[K]> extends never ? never : K]: AsPromise<C[K]>;
+} & { readonly grpc: C };
+
+/** Wraps a generated client (from createClient); the wrapper shares its channel. */
+export function promiseClient<C extends grpc.Client>(client: C): PromiseClient<C> {
+  // makeGenericClientConstructor keeps the service definition on the constructor.
+  const { service } = client.constructor as { service?: grpc.ServiceDefinition };
+  if (!service)
+    throw new TypeError("promiseClient wants a generated client: its constructor has no service definition");
+  const methods = Object.entries(service)
+    .filter(([, definition]) => !definition.requestStream && !definition.responseStream)
+    .map(([name]) => {
+      const method = (client as unknown as Record<string, UnaryMethod<unknown, unknown>>)[name]!.bind(client);
+      return [name, (request: unknown, options?: CallOptions) => callUnary(method, request, options)];
+    });
+  return Object.freeze({ ...Object.fromEntries(methods), grpc: client }) as PromiseClient<C>;
 }
 
 export type HealthStatus = "SERVING" | "NOT_SERVING" | "UNKNOWN" | "SERVICE_UNKNOWN" | "UNREACHABLE";
@@ -89,3 +150,8 @@ export function checkHealth(target: string | grpc.Client, service = "", timeoutM
     );
   });
 }
+
+/** The backends' promise clients: promiseClient(createClient(AuthServiceClient, address)) and so on. */
+export type AuthClient = PromiseClient<AuthServiceClient>;
+export type RendererClient = PromiseClient<RendererServiceClient>;
+export type ExtractorClient = PromiseClient<ExtractorServiceClient>;

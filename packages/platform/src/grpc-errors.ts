@@ -1,4 +1,4 @@
-import { Metadata, status as GrpcStatus, type ServiceError, type StatusObject } from "@grpc/grpc-js";
+import { status as GrpcStatus, Metadata, type ServiceError, type StatusObject } from "@grpc/grpc-js";
 import { ErrorInfo } from "./gen/winnow/common/v1/error.js";
 import { isProblemSlug, PROBLEM_TYPES, WinnowError } from "./problems.js";
 
@@ -7,8 +7,7 @@ export const ERROR_INFO_TRAILER = "winnow-error-bin";
 
 /** Turns any thrown value into a gRPC status with ErrorInfo attached. */
 export function toGrpcStatus(error: unknown): Partial<StatusObject> {
-  const err =
-    error instanceof WinnowError ? error : new WinnowError("internal", "internal error", { cause: error });
+  const err = error instanceof WinnowError ? error : new WinnowError("internal", "internal error", { cause: error });
   const metadata = new Metadata();
   const info = ErrorInfo.encode({
     type: err.type,

@@ -1,11 +1,11 @@
-import path from "node:path";
 import { createRequire } from "node:module";
+import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { afterEach, describe, expect, it } from "vitest";
-import { AuthServiceClient, AuthServiceService, type AuthServiceServer } from "./gen/winnow/auth/v1/auth.js";
-import { callUnary, checkHealth, createClient } from "./grpc-client.js";
-import { startGrpcServer, unary, type RunningGrpcServer } from "./grpc-server.js";
+import { AuthServiceClient, type AuthServiceServer, AuthServiceService } from "./gen/winnow/auth/v1/auth.js";
+import { checkHealth, createClient, promiseClient } from "./grpc-client.js";
+import { type RunningGrpcServer, startGrpcServer, unary } from "./grpc-server.js";
 import { createLogger } from "./logger.js";
 import { WinnowError } from "./problems.js";
 
@@ -26,17 +26,26 @@ async function serve(validateKey: (apiKey: string, signal: AbortSignal) => Promi
       throw new Error("secret internal detail");
     }),
     rotateKey: unary(logger, async () => {
-      throw new WinnowError("not-found", "no such account", { violations: [{ path: "/account_id", description: "unknown" }] });
+      throw new WinnowError("not-found", "no such account", {
+        violations: [{ path: "/account_id", description: "unknown" }],
+      });
     }),
   };
   const server = await startGrpcServer({
     host: "127.0.0.1",
     port: 0,
     logger,
-    services: [{ name: "winnow.auth.v1.AuthService", definition: AuthServiceService, implementation, protoFile: "winnow/auth/v1/auth.proto" }],
+    services: [
+      {
+        name: "winnow.auth.v1.AuthService",
+        definition: AuthServiceService,
+        implementation,
+        protoFile: "winnow/auth/v1/auth.proto",
+      },
+    ],
   });
   servers.push(server);
-  const client = createClient(AuthServiceClient, `127.0.0.1:${server.port}`);
+  const client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`));
   return { server, client, address: `127.0.0.1:${server.port}` };
 }
 
@@ -46,27 +55,31 @@ describe("startGrpcServer", () => {
   it("reports NOT_SERVING until the service says it is ready", async () => {
     const { server, address, client } = await serve(async () => undefined);
     expect(await checkHealth(address)).toBe("NOT_SERVING");
-    expect(await checkHealth(client)).toBe("NOT_SERVING");
+    expect(await checkHealth(client.grpc)).toBe("NOT_SERVING");
     expect(await checkHealth(address, "winnow.auth.v1.AuthService")).toBe("NOT_SERVING");
     server.setReady(true);
     expect(await checkHealth(address)).toBe("SERVING");
     expect(await checkHealth(address, "winnow.auth.v1.AuthService")).toBe("SERVING");
     expect(await checkHealth(address, "no.such.Service")).toBe("UNREACHABLE");
     // Over the client's own channel, which stays usable afterwards.
-    expect(await checkHealth(client)).toBe("SERVING");
-    expect(await callUnary(client.validateKey.bind(client), { apiKey: "k" })).toMatchObject({ valid: true });
+    expect(await checkHealth(client.grpc)).toBe("SERVING");
+    expect(await client.validateKey({ apiKey: "k" })).toMatchObject({ valid: true });
   });
 
   it("carries a WinnowError across the wire with its type and violations", async () => {
     const { client } = await serve(async () => undefined);
-    const error = await callUnary(client.rotateKey.bind(client), { accountId: "x" }).catch((e: unknown) => e);
+    const error = await client.rotateKey({ accountId: "x" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WinnowError);
-    expect(error).toMatchObject({ type: "not-found", message: "no such account", violations: [{ path: "/account_id", description: "unknown" }] });
+    expect(error).toMatchObject({
+      type: "not-found",
+      message: "no such account",
+      violations: [{ path: "/account_id", description: "unknown" }],
+    });
   });
 
   it("answers an unexpected exception as internal without leaking its message", async () => {
     const { client } = await serve(async () => undefined);
-    const error = (await callUnary(client.createAccount.bind(client), { email: "a@b.c" }).catch((e: unknown) => e)) as WinnowError;
+    const error = (await client.createAccount({ email: "a@b.c" }).catch((e: unknown) => e)) as WinnowError;
     expect(error.type).toBe("internal");
     expect(error.message).not.toContain("secret internal detail");
   });
@@ -77,7 +90,9 @@ describe("startGrpcServer", () => {
       await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
       aborted = true;
     });
-    const error = (await callUnary(client.validateKey.bind(client), { apiKey: "k" }, { deadline: new Date(Date.now() + 200) }).catch((e: unknown) => e)) as WinnowError;
+    const error = (await client
+      .validateKey({ apiKey: "k" }, { deadline: new Date(Date.now() + 200) })
+      .catch((e: unknown) => e)) as WinnowError;
     expect(error.type).toBe("deadline-exceeded");
     await sleep(50);
     expect(aborted).toBe(true);
@@ -86,7 +101,7 @@ describe("startGrpcServer", () => {
   it("drains an in-flight call on shutdown, and refuses new ones", async () => {
     const { server, client, address } = await serve(() => sleep(300));
     server.setReady(true);
-    const inFlight = callUnary(client.validateKey.bind(client), { apiKey: "k" });
+    const inFlight = client.validateKey({ apiKey: "k" });
     await sleep(50);
     const stopped = server.shutdown(5_000);
     expect(await inFlight).toMatchObject({ valid: true, accountId: "acct" });
@@ -96,7 +111,7 @@ describe("startGrpcServer", () => {
 
   it("cancels calls still running at the shutdown deadline", async () => {
     const { server, client } = await serve(() => sleep(10_000));
-    const inFlight = callUnary(client.validateKey.bind(client), { apiKey: "k" }).catch((e: unknown) => e);
+    const inFlight = client.validateKey({ apiKey: "k" }).catch((e: unknown) => e);
     await sleep(50);
     await server.shutdown(100);
     expect(((await inFlight) as WinnowError).type).toBe("backend-unavailable");

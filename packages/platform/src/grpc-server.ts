@@ -58,10 +58,9 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, "NOT_SERVING" as const])));
   health.addToServer(server);
 
-  const reflected = loadSync(
-    [...options.services.map((s) => s.protoFile), "health/v1/health.proto"],
-    { includeDirs: [PROTO_ROOT, path.dirname(path.dirname(path.dirname(healthProtoPath)))] },
-  );
+  const reflected = loadSync([...options.services.map((s) => s.protoFile), "health/v1/health.proto"], {
+    includeDirs: [PROTO_ROOT, path.dirname(path.dirname(path.dirname(healthProtoPath)))],
+  });
   new ReflectionService(reflected).addToServer(server);
 
   for (const service of options.services) server.addService(service.definition, service.implementation);
@@ -115,13 +114,20 @@ export function unary<Req, Res>(
   return (call, callback) => {
     const controller = new AbortController();
     const rawDeadline = call.getDeadline();
-    const deadline = rawDeadline instanceof Date ? rawDeadline : Number.isFinite(rawDeadline) ? new Date(rawDeadline) : undefined;
+    const deadline =
+      rawDeadline instanceof Date ? rawDeadline : Number.isFinite(rawDeadline) ? new Date(rawDeadline) : undefined;
     const timer = deadline
-      ? setTimeout(() => controller.abort(new WinnowError("deadline-exceeded", "deadline exceeded")), Math.max(0, deadline.getTime() - Date.now()))
+      ? setTimeout(
+          () => controller.abort(new WinnowError("deadline-exceeded", "deadline exceeded")),
+          Math.max(0, deadline.getTime() - Date.now()),
+        )
       : undefined;
     // grpc-js also reports "cancelled" when the stream closes after an answer; only an open call is cancelled.
     let answered = false;
-    call.on("cancelled", () => answered || controller.abort(new WinnowError("deadline-exceeded", "call cancelled by the caller")));
+    call.on(
+      "cancelled",
+      () => answered || controller.abort(new WinnowError("deadline-exceeded", "call cancelled by the caller")),
+    );
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
     // Through a promise chain, so a handler that throws synchronously is answered like one that rejects.
@@ -139,7 +145,11 @@ export function unary<Req, Res>(
           }
           const status = toGrpcStatus(error);
           const problem = error instanceof WinnowError ? error.type : "internal";
-          rpcDuration.record(seconds(), { "rpc.method": call.getPath(), "rpc.grpc.status_code": status.code ?? grpc.status.UNKNOWN, "winnow.problem.type": problem });
+          rpcDuration.record(seconds(), {
+            "rpc.method": call.getPath(),
+            "rpc.grpc.status_code": status.code ?? grpc.status.UNKNOWN,
+            "winnow.problem.type": problem,
+          });
           callback(status);
         },
       )

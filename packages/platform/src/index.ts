@@ -1,34 +1,47 @@
 export { ConfigError, env, loadConfig, loadConfigOrExit } from "./config.js";
+export { type Deadline, type DeadlineBounds, deadlineSignal } from "./deadline.js";
+export {
+  type AuthClient,
+  type CallOptions,
+  checkHealth,
+  createClient,
+  type ExtractorClient,
+  grpcTarget,
+  type HealthStatus,
+  type PromiseClient,
+  promiseClient,
+  type RendererClient,
+} from "./grpc-client.js";
+export { ERROR_INFO_TRAILER, fromGrpcError, toGrpcStatus } from "./grpc-errors.js";
+export {
+  type CallContext,
+  type GrpcServerOptions,
+  PROTO_ROOT,
+  type RunningGrpcServer,
+  type ServiceBinding,
+  startGrpcServer,
+  unary,
+} from "./grpc-server.js";
+export { flushTelemetry, logFatalErrors, onShutdownSignal } from "./lifecycle.js";
 export { createLogger, type Logger } from "./logger.js";
 export { meter, metricsConfig, serveMetrics } from "./metrics.js";
-export { flushTelemetry, logFatalErrors, onShutdownSignal } from "./lifecycle.js";
 export {
   isProblemSlug,
   PROBLEM_TYPES,
-  problemTypeUri,
-  WinnowError,
   type ProblemSlug,
   type ProblemType,
+  problemTypeUri,
   type Violation,
+  WinnowError,
 } from "./problems.js";
-export { ERROR_INFO_TRAILER, fromGrpcError, toGrpcStatus } from "./grpc-errors.js";
 export {
-  PROTO_ROOT,
-  startGrpcServer,
-  unary,
-  type CallContext,
-  type GrpcServerOptions,
-  type RunningGrpcServer,
-  type ServiceBinding,
-} from "./grpc-server.js";
-export { callUnary, checkHealth, createClient, grpcTarget, type CallOptions, type HealthStatus } from "./grpc-client.js";
-export {
-  parseSchema,
-  SCHEMA_LIMITS,
-  SchemaError,
   type Field,
   type ObjectNode,
+  parseSchema,
+  SCHEMA_LIMITS,
   type ScalarType,
+  SchemaError,
   type SchemaNode,
 } from "./schema-language.js";
+export { grpcServiceConfig } from "./service-config.js";
 export { checkTargetUrl, MAX_URL_LENGTH, parseTargetUrl } from "./target-url.js";

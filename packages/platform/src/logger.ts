@@ -1,5 +1,5 @@
 import { trace } from "@opentelemetry/api";
-import { pino, type Logger } from "pino";
+import { type Logger, pino } from "pino";
 
 export type { Logger } from "pino";
 

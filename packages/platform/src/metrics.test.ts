@@ -1,5 +1,5 @@
-import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
 import { MeterProvider } from "@opentelemetry/sdk-metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,7 +37,9 @@ describe("serveMetrics", () => {
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     const { port } = taken.address() as AddressInfo;
     try {
-      await expect(serveMetrics("127.0.0.1", port, logger)).rejects.toThrow(`cannot serve metrics on 127.0.0.1:${port} (METRICS_HOST, METRICS_PORT)`);
+      await expect(serveMetrics("127.0.0.1", port, logger)).rejects.toThrow(
+        `cannot serve metrics on 127.0.0.1:${port} (METRICS_HOST, METRICS_PORT)`,
+      );
     } finally {
       taken.close();
     }

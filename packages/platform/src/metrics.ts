@@ -35,11 +35,14 @@ export async function serveMetrics(host: string, port: number, logger: Logger): 
   const exporter = (globalThis as Record<symbol, PrometheusExporter | undefined>)[PROMETHEUS_EXPORTER];
   if (!exporter) return undefined;
   const server = http.createServer((req, res) => {
-    if (req.method === "GET" && new URL(req.url ?? "/", "http://x").pathname === "/metrics") exporter.getMetricsRequestHandler(req, res);
+    if (req.method === "GET" && new URL(req.url ?? "/", "http://x").pathname === "/metrics")
+      exporter.getMetricsRequestHandler(req, res);
     else res.writeHead(404, { "content-type": "text/plain" }).end("Metrics are at GET /metrics\n");
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", (error) => reject(new Error(`cannot serve metrics on ${host}:${port} (METRICS_HOST, METRICS_PORT): ${error.message}`)));
+    server.once("error", (error) =>
+      reject(new Error(`cannot serve metrics on ${host}:${port} (METRICS_HOST, METRICS_PORT): ${error.message}`)),
+    );
     server.listen(port, host, resolve);
   });
   // Never the reason the process stays up.

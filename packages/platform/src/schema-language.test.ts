@@ -35,7 +35,10 @@ describe("parseSchema", () => {
         { name: "tags", node: { kind: "array", items: { kind: "scalar", type: "string" } } },
         { name: "extra", node: { kind: "any-object" } },
         { name: "anything", node: { kind: "any-array" } },
-        { name: "seller", node: { kind: "object", fields: [{ name: "name", node: { kind: "scalar", type: "string" } }] } },
+        {
+          name: "seller",
+          node: { kind: "object", fields: [{ name: "name", node: { kind: "scalar", type: "string" } }] },
+        },
         {
           name: "reviews",
           node: {
@@ -54,7 +57,9 @@ describe("parseSchema", () => {
   });
 
   it("names the path of every bad node", () => {
-    expect(violations({ a: "money", b: { c: 3 }, d: [], e: ["string", "number"], f: [["string"]], "x/y": "date" })).toEqual([
+    expect(
+      violations({ a: "money", b: { c: 3 }, d: [], e: ["string", "number"], f: [["string"]], "x/y": "date" }),
+    ).toEqual([
       { path: "/schema/a", description: expect.stringContaining('unknown type "money"') },
       { path: "/schema/b/c", description: expect.stringContaining("must be a type name") },
       { path: "/schema/d", description: expect.stringContaining("exactly one item type") },
@@ -81,15 +86,25 @@ describe("parseSchema", () => {
     for (let i = 0; i < SCHEMA_LIMITS.maxDepth + 2; i++) deep = { level: deep };
     expect(violations(deep)[0]?.description).toMatch(/nested too deeply/);
 
-    const wide = Object.fromEntries(Array.from({ length: SCHEMA_LIMITS.maxFields + 50 }, (_, i) => [`f${i}`, "string"]));
-    expect(violations(wide)).toEqual([{ path: `/schema/f${SCHEMA_LIMITS.maxFields}`, description: expect.stringMatching(/too many fields/) }]);
+    const wide = Object.fromEntries(
+      Array.from({ length: SCHEMA_LIMITS.maxFields + 50 }, (_, i) => [`f${i}`, "string"]),
+    );
+    expect(violations(wide)).toEqual([
+      { path: `/schema/f${SCHEMA_LIMITS.maxFields}`, description: expect.stringMatching(/too many fields/) },
+    ]);
 
-    expect(violations({ ["n".repeat(SCHEMA_LIMITS.maxNameLength + 1)]: "string" })[0]?.description).toMatch(/1-128 characters/);
+    expect(violations({ ["n".repeat(SCHEMA_LIMITS.maxNameLength + 1)]: "string" })[0]?.description).toMatch(
+      /1-128 characters/,
+    );
     expect(() => parseSchema({ ["n".repeat(SCHEMA_LIMITS.maxNameLength)]: "string" })).not.toThrow();
   });
 
   it("keeps odd but harmless names and Unicode", () => {
-    expect(parseSchema({ "prix_€": "number", "名前": "string", "a.b": "string" }).fields.map((f) => f.name)).toEqual(["prix_€", "名前", "a.b"]);
+    expect(parseSchema({ "prix_€": "number", 名前: "string", "a.b": "string" }).fields.map((f) => f.name)).toEqual([
+      "prix_€",
+      "名前",
+      "a.b",
+    ]);
   });
 
   it("caps the number of reported violations", () => {

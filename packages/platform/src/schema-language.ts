@@ -96,7 +96,7 @@ export function parseSchema(value: unknown, basePath = "/schema"): ObjectNode {
     }
     if (Array.isArray(value)) {
       if (value.length !== 1) {
-        fail(path, "an array type must hold exactly one item type, e.g. [\"string\"] or [{ \"name\": \"string\" }]");
+        fail(path, 'an array type must hold exactly one item type, e.g. ["string"] or [{ "name": "string" }]');
         return { kind: "any-array" };
       }
       const itemPath = `${path}/0`;
@@ -118,7 +118,7 @@ export function parseSchema(value: unknown, basePath = "/schema"): ObjectNode {
 }
 
 function isValidName(name: string): boolean {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the class lists the control characters a name may not contain.
   return name.length > 0 && name.length <= SCHEMA_LIMITS.maxNameLength && !/[\u0000-\u001f\u007f]/.test(name);
 }
 

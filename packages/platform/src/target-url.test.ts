@@ -21,7 +21,11 @@ describe("parseTargetUrl: the rules every service applies to a page address", ()
   it.each([
     ["", "invalid-request", "url is required"],
     ["/relative/path", "invalid-request", "url must be an absolute http or https URL"],
-    [`https://shop.example/${"a".repeat(MAX_URL_LENGTH)}`, "invalid-request", `url must be at most ${MAX_URL_LENGTH} characters`],
+    [
+      `https://shop.example/${"a".repeat(MAX_URL_LENGTH)}`,
+      "invalid-request",
+      `url must be at most ${MAX_URL_LENGTH} characters`,
+    ],
     ["ftp://shop.example/file", "url-not-allowed", "the ftp scheme is not allowed; use http or https"],
     ["file:///etc/passwd", "url-not-allowed", "the file scheme is not allowed; use http or https"],
     ["javascript:alert(1)", "url-not-allowed", "the javascript scheme is not allowed; use http or https"],

@@ -13,9 +13,13 @@ export const MAX_URL_LENGTH = 8192;
  */
 export function checkTargetUrl(url: URL, path = "/url"): void {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new WinnowError("url-not-allowed", `the ${url.protocol.slice(0, -1)} scheme is not allowed; use http or https`, {
-      violations: [{ path, description: "scheme must be http or https" }],
-    });
+    throw new WinnowError(
+      "url-not-allowed",
+      `the ${url.protocol.slice(0, -1)} scheme is not allowed; use http or https`,
+      {
+        violations: [{ path, description: "scheme must be http or https" }],
+      },
+    );
   }
   if (url.username || url.password) {
     throw new WinnowError("url-not-allowed", "URLs with embedded credentials are not allowed", {
@@ -26,7 +30,8 @@ export function checkTargetUrl(url: URL, path = "/url"): void {
 
 /** Parses a page address by those rules; the fragment, which never reaches a server, is dropped. */
 export function parseTargetUrl(raw: string, path = "/url"): URL {
-  const invalid = (description: string) => new WinnowError("invalid-request", `${path.slice(1)} ${description}`, { violations: [{ path, description }] });
+  const invalid = (description: string) =>
+    new WinnowError("invalid-request", `${path.slice(1)} ${description}`, { violations: [{ path, description }] });
   const trimmed = raw.trim();
   if (!trimmed) throw invalid("is required");
   if (trimmed.length > MAX_URL_LENGTH) throw invalid(`must be at most ${MAX_URL_LENGTH} characters`);

@@ -10,11 +10,11 @@
 import { register } from "node:module";
 import path from "node:path";
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
-import { AggregationType } from "@opentelemetry/sdk-metrics";
-import { NodeSDK } from "@opentelemetry/sdk-node";
-import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
 import { ExpressInstrumentation } from "@opentelemetry/instrumentation-express";
 import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
+import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
+import { AggregationType } from "@opentelemetry/sdk-metrics";
+import { NodeSDK } from "@opentelemetry/sdk-node";
 import { AlwaysOffSampler, ParentBasedSampler } from "@opentelemetry/sdk-trace-base";
 
 // ESM modules are only patched through import-in-the-middle's loader hook.
@@ -28,7 +28,10 @@ const exporting = env.OTEL_TRACES_EXPORTER
 // Logs go to stdout (pino), not through OpenTelemetry, unless asked for.
 env.OTEL_LOGS_EXPORTER ??= "none";
 // The service serves this exporter's endpoint itself, on its validated METRICS_HOST and METRICS_PORT.
-const prometheus = (env.OTEL_METRICS_EXPORTER ?? "prometheus") === "prometheus" ? new PrometheusExporter({ preventServerStart: true }) : undefined;
+const prometheus =
+  (env.OTEL_METRICS_EXPORTER ?? "prometheus") === "prometheus"
+    ? new PrometheusExporter({ preventServerStart: true })
+    : undefined;
 (globalThis as Record<symbol, unknown>)[Symbol.for("winnow.telemetry.prometheus")] = prometheus;
 // services/<name>/dist/main.js -> winnow-<name>, unless OTEL_SERVICE_NAME says otherwise.
 env.OTEL_SERVICE_NAME ??= serviceNameFromEntry(process.argv[1]);

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
-import { unary, WinnowError, type Logger, type ServiceBinding } from "@winnow/platform";
+import { type Logger, type ServiceBinding, unary, WinnowError } from "@winnow/platform";
 import {
-  AuthServiceService,
-  InvalidKeyReason,
   type Account,
   type AuthServiceServer,
+  AuthServiceService,
+  InvalidKeyReason,
   type ValidateKeyResponse,
 } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { z } from "zod";
@@ -59,7 +59,13 @@ export function authServiceBinding(dependencies: AuthServiceDependencies): Servi
 }
 
 /** The winnow.auth.v1.AuthService implementation over a store. */
-export function createAuthService({ store, revocations, plans, logger, sessionTtlMs }: AuthServiceDependencies): AuthServiceServer {
+function createAuthService({
+  store,
+  revocations,
+  plans,
+  logger,
+  sessionTtlMs,
+}: AuthServiceDependencies): AuthServiceServer {
   const toAccount = (account: AccountRecord): Account => ({
     id: account.id,
     email: account.email,
@@ -144,7 +150,9 @@ export function createAuthService({ store, revocations, plans, logger, sessionTt
 
     recordUsage: unary(logger, async (request) => {
       const keyId = validField("key_id", keyIdSchema, request.keyId);
-      const unknown = await store.recordUsage([{ keyId, scrapes: request.scrapes, tokensIn: request.tokensIn, tokensOut: request.tokensOut }]);
+      const unknown = await store.recordUsage([
+        { keyId, scrapes: request.scrapes, tokensIn: request.tokensIn, tokensOut: request.tokensOut },
+      ]);
       if (unknown.length > 0) throw new WinnowError("not-found", `no key with id ${keyId}`);
       return {};
     }),
@@ -199,6 +207,9 @@ function invalid(reason: InvalidKeyReason): ValidateKeyResponse {
 function validField<T>(name: string, schema: z.ZodType<T, string>, value: string): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const violations = result.error.issues.map((issue) => ({ path: `/${name}`, description: `${name} ${issue.message}` }));
+  const violations = result.error.issues.map((issue) => ({
+    path: `/${name}`,
+    description: `${name} ${issue.message}`,
+  }));
   throw new WinnowError("invalid-request", violations.map((v) => v.description).join("; "), { violations });
 }

@@ -78,7 +78,10 @@ describe.each(BACKENDS)("AuthStore on %s", (backend) => {
 
   it("ensures an account exists exactly once, even when asked concurrently", async () => {
     const address = email();
-    const [a, b] = await Promise.all([store.ensureAccount(address, "default"), store.ensureAccount(address, "default")]);
+    const [a, b] = await Promise.all([
+      store.ensureAccount(address, "default"),
+      store.ensureAccount(address, "default"),
+    ]);
     expect(a).toEqual(b);
     expect(await store.ensureAccount(address, "default")).toEqual(a);
   });

@@ -19,7 +19,7 @@ export interface ShownKey {
   createdAt: Date;
 }
 
-export interface UsageTotals {
+interface UsageTotals {
   scrapes: number;
   tokensIn: number;
   tokensOut: number;
@@ -125,12 +125,16 @@ export class AuthStore {
 
   /** Revokes every valid key of the account with this email; how many there were. */
   async revokeKeysOf(email: string): Promise<number> {
-    return this.db.transaction(async (tx) => (await revoke(tx, "account_id = (SELECT id FROM accounts WHERE email = $1)", [email])).length);
+    return this.db.transaction(
+      async (tx) => (await revoke(tx, "account_id = (SELECT id FROM accounts WHERE email = $1)", [email])).length,
+    );
   }
 
   /** The newest revocation's cursor ("0" when there is none): where a feed that starts now begins. */
   async latestRevocation(): Promise<string> {
-    const [row] = await this.db.query<{ seq: string }>("SELECT COALESCE(max(revoked_seq), 0)::text AS seq FROM api_keys");
+    const [row] = await this.db.query<{ seq: string }>(
+      "SELECT COALESCE(max(revoked_seq), 0)::text AS seq FROM api_keys",
+    );
     return row!.seq;
   }
 

@@ -43,7 +43,9 @@ describe("auth configuration", () => {
 
   it("takes WINNOW_ENCRYPTION_KEY as 32 bytes and refuses anything else without echoing it", () => {
     const key = Buffer.alloc(32, 7);
-    expect(loadConfig(authConfigShape, { WINNOW_ENCRYPTION_KEY: key.toString("hex") }).WINNOW_ENCRYPTION_KEY).toEqual(key);
+    expect(loadConfig(authConfigShape, { WINNOW_ENCRYPTION_KEY: key.toString("hex") }).WINNOW_ENCRYPTION_KEY).toEqual(
+      key,
+    );
     let message = "";
     try {
       loadConfig(authConfigShape, { WINNOW_ENCRYPTION_KEY: "hunter2-secret" });
@@ -55,6 +57,8 @@ describe("auth configuration", () => {
   });
 
   it("refuses a DATABASE_URL that is not a Postgres URL", () => {
-    expect(() => loadConfig(authConfigShape, { DATABASE_URL: "mysql://localhost/db" })).toThrow(/DATABASE_URL: must be a postgres/);
+    expect(() => loadConfig(authConfigShape, { DATABASE_URL: "mysql://localhost/db" })).toThrow(
+      /DATABASE_URL: must be a postgres/,
+    );
   });
 });

@@ -1,14 +1,10 @@
-import { env, metricsConfig } from "@winnow/platform";
+import { env, grpcServiceConfig } from "@winnow/platform";
 import { z } from "zod";
 import { generateApiKey, parseApiKey } from "./api-key.js";
 import { decodeEncryptionKey } from "./key-cipher.js";
 
 export const authConfigShape = {
-  GRPC_HOST: env.host("127.0.0.1"),
-  GRPC_PORT: env.port(50051),
-  ...metricsConfig(9465),
-  SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
-  LOG_LEVEL: env.logLevel(),
+  ...grpcServiceConfig({ grpcPort: 50051, metricsPort: 9465 }),
   /** Where the embedded database, the dev key file and the generated encryption key live. */
   WINNOW_DATA_DIR: z.string().min(1).default(".data"),
   /** A Postgres server to use instead of the embedded PGlite database. */

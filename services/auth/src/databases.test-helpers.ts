@@ -9,7 +9,7 @@ import { KeyCipher } from "./key-cipher.js";
 import { migrate } from "./migrations.js";
 
 /** The Postgres server of the dev and CI machines (trust auth). */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 export const BACKENDS = ["pglite", "postgres"] as const;
 export type Backend = (typeof BACKENDS)[number];

@@ -1,7 +1,7 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { generateApiKey, parseApiKey, type ApiKey } from "./api-key.js";
+import { type ApiKey, generateApiKey, parseApiKey } from "./api-key.js";
 import { AuthStore } from "./auth-store.js";
 import { openTestDatabase, silentLogger, type TestDatabase, testCipher } from "./databases.test-helpers.js";
 import { closeDevAccount, DEV_ACCOUNT_EMAIL, DEV_KEY_FILE, seedDevAccount } from "./dev-account.js";
@@ -11,7 +11,8 @@ describe("seedDevAccount", () => {
   let db: TestDatabase;
   let store: AuthStore;
   let keyFile: string;
-  const seed = (fixedKey?: ApiKey) => seedDevAccount({ store, revocations: feed(), dataDir: db.dataDir, fixedKey, logger: silentLogger });
+  const seed = (fixedKey?: ApiKey) =>
+    seedDevAccount({ store, revocations: feed(), dataDir: db.dataDir, fixedKey, logger: silentLogger });
   // No gateway watches here: no lease to wait for.
   const feed = () => new RevocationFeed(store, 0, silentLogger);
   const fileKey = async () => parseApiKey((await readFile(keyFile, "utf8")).trim());

@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "@winnow/platform";
-import { generateApiKey, parseApiKey, type ApiKey } from "./api-key.js";
+import { type ApiKey, generateApiKey, parseApiKey } from "./api-key.js";
 import type { AuthStore } from "./auth-store.js";
 import { DEFAULT_PLAN } from "./plans.js";
 import type { RevocationFeed } from "./revocation-feed.js";
@@ -26,7 +26,13 @@ export interface DevAccountOptions {
  * <dataDir>/dev-api-key: the fixed key when configured, else the key already
  * in the file while it is still valid, else a new one (logged once).
  */
-export async function seedDevAccount({ store, revocations, dataDir, fixedKey, logger }: DevAccountOptions): Promise<void> {
+export async function seedDevAccount({
+  store,
+  revocations,
+  dataDir,
+  fixedKey,
+  logger,
+}: DevAccountOptions): Promise<void> {
   const account = await store.ensureAccount(DEV_ACCOUNT_EMAIL, DEFAULT_PLAN);
   const file = path.join(dataDir, DEV_KEY_FILE);
 
@@ -50,7 +56,12 @@ export async function seedDevAccount({ store, revocations, dataDir, fixedKey, lo
  * With the dev account off (production), no key of it is valid and its key
  * file is gone, also where an earlier start created them.
  */
-export async function closeDevAccount({ store, revocations, dataDir, logger }: Omit<DevAccountOptions, "fixedKey">): Promise<void> {
+export async function closeDevAccount({
+  store,
+  revocations,
+  dataDir,
+  logger,
+}: Omit<DevAccountOptions, "fixedKey">): Promise<void> {
   const revoked = await store.revokeKeysOf(DEV_ACCOUNT_EMAIL);
   if (revoked > 0) await revocations.revoked();
   await rm(path.join(dataDir, DEV_KEY_FILE), { force: true });

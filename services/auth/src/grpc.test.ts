@@ -1,13 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type * as grpc from "@grpc/grpc-js";
-import { callUnary, checkHealth, createClient, fromGrpcError, startGrpcServer, WinnowError, type RunningGrpcServer } from "@winnow/platform";
 import {
-  AuthServiceClient,
-  InvalidKeyReason,
-} from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+  type AuthClient,
+  checkHealth,
+  createClient,
+  fromGrpcError,
+  promiseClient,
+  type RunningGrpcServer,
+  startGrpcServer,
+  WinnowError,
+} from "@winnow/platform";
+import { AuthServiceClient, InvalidKeyReason } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AuthStore } from "./auth-store.js";
 import { authServiceBinding } from "./auth-service.js";
+import { AuthStore } from "./auth-store.js";
 import { BACKENDS, openTestDatabase, silentLogger, type TestDatabase, testCipher } from "./databases.test-helpers.js";
 import { planLookup } from "./plans.js";
 import { RevocationFeed } from "./revocation-feed.js";
@@ -18,7 +24,7 @@ const LEASE_MS = 200;
 describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
   let db: TestDatabase;
   let server: RunningGrpcServer;
-  let client: AuthServiceClient;
+  let client: AuthClient;
 
   beforeAll(async () => {
     db = await openTestDatabase(backend);
@@ -38,17 +44,17 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       ],
     });
     server.setReady(true);
-    client = createClient(AuthServiceClient, `127.0.0.1:${server.port}`);
+    client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`));
   });
   afterAll(async () => {
-    client?.close();
+    client?.grpc.close();
     await server?.shutdown(1000);
     await db?.dispose();
   });
 
-  const validate = (apiKey: string) => callUnary(client.validateKey.bind(client), { apiKey });
-  const createAccount = (email: string) => callUnary(client.createAccount.bind(client), { email, password: "" });
-  const rotateKey = (accountId: string) => callUnary(client.rotateKey.bind(client), { accountId });
+  const validate = (apiKey: string) => client.validateKey({ apiKey });
+  const createAccount = (email: string) => client.createAccount({ email, password: "" });
+  const rotateKey = (accountId: string) => client.rotateKey({ accountId });
   const failure = async (call: Promise<unknown>): Promise<WinnowError> => {
     const error = await call.then(
       () => expect.fail("the call succeeded"),
@@ -93,7 +99,10 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
     ["a huge key", `wnw_${"a".repeat(100_000)}`],
     ["a unicode key", "wnw_ключ😀"],
   ])("answers MALFORMED for %s", async (_, apiKey) => {
-    expect(await validate(apiKey)).toMatchObject({ valid: false, reason: InvalidKeyReason.INVALID_KEY_REASON_MALFORMED });
+    expect(await validate(apiKey)).toMatchObject({
+      valid: false,
+      reason: InvalidKeyReason.INVALID_KEY_REASON_MALFORMED,
+    });
   });
 
   it("answers already-exists for a duplicate email, whatever its case", async () => {
@@ -126,35 +135,37 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
 
   describe("dashboard sessions", () => {
     const password = "correct horse battery";
-    const logIn = (email: string, pass: string) => callUnary(client.logIn.bind(client), { email, password: pass });
-    const getAccount = (sessionToken: string) => callUnary(client.getAccount.bind(client), { sessionToken });
+    const logIn = (email: string, pass: string) => client.logIn({ email, password: pass });
+    const getAccount = (sessionToken: string) => client.getAccount({ sessionToken });
 
     it("signs up, logs in, shows the key, rotates it by session and logs out", async () => {
       const email = `${randomUUID()}@example.com`;
-      const created = await callUnary(client.createAccount.bind(client), { email, password });
+      const created = await client.createAccount({ email, password });
       const { session } = await logIn(email.toUpperCase(), password);
       expect(session?.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(session!.expiresAt!.getTime()).toBeGreaterThan(Date.now());
 
       const shown = await getAccount(session!.token);
-      expect(shown).toMatchObject({ account: { id: created.account!.id, email }, keyId: created.keyId, apiKey: created.apiKey });
+      expect(shown).toMatchObject({
+        account: { id: created.account!.id, email },
+        keyId: created.keyId,
+        apiKey: created.apiKey,
+      });
       expect(shown.keyCreatedAt).toBeInstanceOf(Date);
 
-      const rotated = await callUnary(client.rotateSessionKey.bind(client), { sessionToken: session!.token });
+      const rotated = await client.rotateSessionKey({ sessionToken: session!.token });
       expect(await validate(created.apiKey)).toMatchObject({ valid: false });
       expect(await getAccount(session!.token)).toMatchObject({ keyId: rotated.keyId, apiKey: rotated.apiKey });
 
-      await callUnary(client.logOut.bind(client), { sessionToken: session!.token });
+      await client.logOut({ sessionToken: session!.token });
       expect((await failure(getAccount(session!.token))).type).toBe("unauthorized");
-      expect((await failure(callUnary(client.rotateSessionKey.bind(client), { sessionToken: session!.token }))).type).toBe(
-        "unauthorized",
-      );
+      expect((await failure(client.rotateSessionKey({ sessionToken: session!.token }))).type).toBe("unauthorized");
       expect(await validate(rotated.apiKey)).toMatchObject({ valid: true });
     });
 
     it("answers the same unauthorized for a wrong password, an unknown email and an account without a password", async () => {
       const email = `${randomUUID()}@example.com`;
-      await callUnary(client.createAccount.bind(client), { email, password });
+      await client.createAccount({ email, password });
       const keyOnly = `${randomUUID()}@example.com`;
       await createAccount(keyOnly);
       const messages = new Set<string>();
@@ -179,7 +190,7 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
     });
 
     it("answers invalid-request for a password that is too short", async () => {
-      const error = await failure(callUnary(client.createAccount.bind(client), { email: `${randomUUID()}@example.com`, password: "short" }));
+      const error = await failure(client.createAccount({ email: `${randomUUID()}@example.com`, password: "short" }));
       expect(error.type).toBe("invalid-request");
       expect(error.violations[0]?.path).toBe("/password");
     });
@@ -188,19 +199,19 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
   describe("usage", () => {
     it("adds up scrapes and tokens per key and day, by session and by account, and lists accounts with totals", async () => {
       const email = `${randomUUID()}@example.com`;
-      const created = await callUnary(client.createAccount.bind(client), { email, password: "usage password" });
+      const created = await client.createAccount({ email, password: "usage password" });
       const record = (scrapes: number, tokensIn: number, tokensOut: number) =>
-        callUnary(client.recordUsage.bind(client), { keyId: created.keyId, scrapes, tokensIn, tokensOut });
+        client.recordUsage({ keyId: created.keyId, scrapes, tokensIn, tokensOut });
       await Promise.all([record(1, 100, 10), record(1, 50, 5), record(1, 0, 0)]);
 
       const today = new Date().toISOString().slice(0, 10);
-      const byAccount = await callUnary(client.getUsage.bind(client), { sessionToken: "", accountId: created.account!.id, days: 0 });
+      const byAccount = await client.getUsage({ sessionToken: "", accountId: created.account!.id, days: 0 });
       expect(byAccount.days).toEqual([{ day: today, keyId: created.keyId, scrapes: 3, tokensIn: 150, tokensOut: 15 }]);
-      const { session } = await callUnary(client.logIn.bind(client), { email, password: "usage password" });
-      const bySession = await callUnary(client.getUsage.bind(client), { sessionToken: session!.token, accountId: "", days: 7 });
+      const { session } = await client.logIn({ email, password: "usage password" });
+      const bySession = await client.getUsage({ sessionToken: session!.token, accountId: "", days: 7 });
       expect(bySession.days).toEqual(byAccount.days);
 
-      const { accounts } = await callUnary(client.listAccounts.bind(client), {});
+      const { accounts } = await client.listAccounts({});
       expect(accounts.find((summary) => summary.account?.id === created.account!.id)).toMatchObject({
         account: { email },
         keyId: created.keyId,
@@ -211,7 +222,7 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
     });
 
     it("answers not-found for usage of an unknown key and invalid-request for a malformed one", async () => {
-      const record = (keyId: string) => callUnary(client.recordUsage.bind(client), { keyId, scrapes: 1, tokensIn: 0, tokensOut: 0 });
+      const record = (keyId: string) => client.recordUsage({ keyId, scrapes: 1, tokensIn: 0, tokensOut: 0 });
       expect((await failure(record("00000000000"))).type).toBe("not-found");
       expect((await failure(record("nope"))).type).toBe("invalid-request");
     });
@@ -221,25 +232,37 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       const second = await createAccount(`${randomUUID()}@example.com`);
       const today = new Date().toISOString().slice(0, 10);
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-      const entry = (keyId: string, day: string, scrapes: number) => ({ keyId, day, scrapes, tokensIn: scrapes * 10, tokensOut: scrapes });
-      const answer = await callUnary(client.recordUsageBatch.bind(client), {
-        usage: [entry(first.keyId, today, 3), entry(first.keyId, yesterday, 2), entry(second.keyId, today, 1), entry("00000000000", today, 5)],
+      const entry = (keyId: string, day: string, scrapes: number) => ({
+        keyId,
+        day,
+        scrapes,
+        tokensIn: scrapes * 10,
+        tokensOut: scrapes,
+      });
+      const answer = await client.recordUsageBatch({
+        usage: [
+          entry(first.keyId, today, 3),
+          entry(first.keyId, yesterday, 2),
+          entry(second.keyId, today, 1),
+          entry("00000000000", today, 5),
+        ],
       });
       expect(answer.unknownKeyIds).toEqual(["00000000000"]);
-      await callUnary(client.recordUsageBatch.bind(client), { usage: [entry(first.keyId, today, 1)] });
-      const usage = async (accountId: string) =>
-        (await callUnary(client.getUsage.bind(client), { sessionToken: "", accountId, days: 7 })).days;
+      await client.recordUsageBatch({ usage: [entry(first.keyId, today, 1)] });
+      const usage = async (accountId: string) => (await client.getUsage({ sessionToken: "", accountId, days: 7 })).days;
       expect(await usage(first.account!.id)).toEqual([
         { day: today, keyId: first.keyId, scrapes: 4, tokensIn: 40, tokensOut: 4 },
         { day: yesterday, keyId: first.keyId, scrapes: 2, tokensIn: 20, tokensOut: 2 },
       ]);
-      expect(await usage(second.account!.id)).toEqual([{ day: today, keyId: second.keyId, scrapes: 1, tokensIn: 10, tokensOut: 1 }]);
+      expect(await usage(second.account!.id)).toEqual([
+        { day: today, keyId: second.keyId, scrapes: 1, tokensIn: 10, tokensOut: 1 },
+      ]);
     });
 
     it("answers invalid-request for a batch entry with a malformed key id or day, and records none of it", async () => {
       const created = await createAccount(`${randomUUID()}@example.com`);
       const batch = (day: string) =>
-        callUnary(client.recordUsageBatch.bind(client), {
+        client.recordUsageBatch({
           usage: [
             { keyId: created.keyId, day: new Date().toISOString().slice(0, 10), scrapes: 1, tokensIn: 0, tokensOut: 0 },
             { keyId: created.keyId, day, scrapes: 1, tokensIn: 0, tokensOut: 0 },
@@ -248,12 +271,11 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       const error = await failure(batch("2026-13-40"));
       expect(error.type).toBe("invalid-request");
       expect(error.violations[0]?.path).toBe("/usage/1/day");
-      expect((await callUnary(client.getUsage.bind(client), { sessionToken: "", accountId: created.account!.id, days: 7 })).days).toEqual([]);
+      expect((await client.getUsage({ sessionToken: "", accountId: created.account!.id, days: 7 })).days).toEqual([]);
     });
 
     it("answers invalid-request unless exactly one of session and account is given", async () => {
-      const usage = (sessionToken: string, accountId: string) =>
-        callUnary(client.getUsage.bind(client), { sessionToken, accountId, days: 0 });
+      const usage = (sessionToken: string, accountId: string) => client.getUsage({ sessionToken, accountId, days: 0 });
       expect((await failure(usage("", ""))).type).toBe("invalid-request");
       expect((await failure(usage("token", randomUUID()))).type).toBe("invalid-request");
     });
@@ -262,7 +284,7 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
     type Message = { revokedKeyIds: string[]; cursor: string; pong: number; leaseMs: number };
     /** A WatchRevocations stream with its messages so far, and a way to wait for one. */
     const watch = (afterCursor: string) => {
-      const call = client.watchRevocations();
+      const call = client.grpc.watchRevocations();
       const messages: Message[] = [];
       let failed: WinnowError | undefined;
       call.on("data", (message: Message) => messages.push(message));
@@ -275,7 +297,13 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
           await new Promise((resolve) => setTimeout(resolve, 10));
         }
       };
-      return { call, messages, next, ping: (ping: number) => call.write({ afterCursor: "", ping }), failure: () => failed };
+      return {
+        call,
+        messages,
+        next,
+        ping: (ping: number) => call.write({ afterCursor: "", ping }),
+        failure: () => failed,
+      };
     };
 
     it("answers pings with the lease, and pushes the keys a rotation revokes before the rotation returns", async () => {
@@ -308,13 +336,14 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       resumed.call.end();
     });
 
-    it.each([["letters", "abc"], ["a negative number", "-1"], ["a number too long for a cursor", "9".repeat(30)]])(
-      "ends the stream with invalid-request for a cursor of %s",
-      async (_, cursor) => {
-        const feed = watch(cursor);
-        await feed.next(() => false);
-        expect(feed.failure()?.type).toBe("invalid-request");
-      },
-    );
+    it.each([
+      ["letters", "abc"],
+      ["a negative number", "-1"],
+      ["a number too long for a cursor", "9".repeat(30)],
+    ])("ends the stream with invalid-request for a cursor of %s", async (_, cursor) => {
+      const feed = watch(cursor);
+      await feed.next(() => false);
+      expect(feed.failure()?.type).toBe("invalid-request");
+    });
   });
 });

@@ -23,7 +23,9 @@ describe("KeyCipher", () => {
     const sealed = cipher.seal(key.plaintext, key.id);
     expect(() => cipher.open(sealed, generateApiKey().id)).toThrow();
     const parts = sealed.split(".");
-    parts[3] = Buffer.from(Buffer.from(parts[3]!, "base64url").map((byte, i) => (i === 0 ? byte ^ 1 : byte))).toString("base64url");
+    parts[3] = Buffer.from(Buffer.from(parts[3]!, "base64url").map((byte, i) => (i === 0 ? byte ^ 1 : byte))).toString(
+      "base64url",
+    );
     expect(() => cipher.open(parts.join("."), key.id)).toThrow();
     expect(() => new KeyCipher(randomBytes(32)).open(sealed, key.id)).toThrow();
     expect(() => cipher.open("garbage", key.id)).toThrow("not a sealed API key");
@@ -77,6 +79,8 @@ describe("loadKeyCipher", () => {
   it("refuses a damaged key file rather than replacing it", async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "winnow-cipher-"));
     await writeFile(path.join(dataDir, ENCRYPTION_KEY_FILE), "not a key\n");
-    await expect(loadKeyCipher({ configured: undefined, dataDir, logger: silentLogger })).rejects.toThrow(/WINNOW_ENCRYPTION_KEY/);
+    await expect(loadKeyCipher({ configured: undefined, dataDir, logger: silentLogger })).rejects.toThrow(
+      /WINNOW_ENCRYPTION_KEY/,
+    );
   });
 });

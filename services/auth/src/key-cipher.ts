@@ -27,7 +27,9 @@ export class KeyCipher {
     const cipher = createCipheriv("aes-256-gcm", this.key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(keyId, "utf8"));
     const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-    return [VERSION, iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === "string" ? part : part.toString("base64url"))).join(".");
+    return [VERSION, iv, cipher.getAuthTag(), ciphertext]
+      .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
+      .join(".");
   }
 
   /** The plaintext; throws when the sealed value was not made with this key for this key id. */
@@ -36,7 +38,9 @@ export class KeyCipher {
     if (version !== VERSION || iv === undefined || tag === undefined || ciphertext === undefined) {
       throw new Error("not a sealed API key");
     }
-    const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64url"), { authTagLength: TAG_BYTES });
+    const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64url"), {
+      authTagLength: TAG_BYTES,
+    });
     decipher.setAAD(Buffer.from(keyId, "utf8"));
     decipher.setAuthTag(Buffer.from(tag, "base64url"));
     return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
@@ -70,7 +74,8 @@ export async function loadKeyCipher({ configured, dataDir, logger }: LoadKeyCiph
   const kept = await readSecretFile(file);
   if (kept !== undefined) {
     const key = decodeEncryptionKey(kept);
-    if (!key) throw new Error(`${file} does not hold a 32-byte key (base64 or hex); restore it or set WINNOW_ENCRYPTION_KEY`);
+    if (!key)
+      throw new Error(`${file} does not hold a 32-byte key (base64 or hex); restore it or set WINNOW_ENCRYPTION_KEY`);
     return new KeyCipher(key);
   }
   const key = randomBytes(KEY_BYTES);

@@ -1,4 +1,11 @@
-import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serveMetrics, startGrpcServer } from "@winnow/platform";
+import {
+  createLogger,
+  loadConfigOrExit,
+  logFatalErrors,
+  onShutdownSignal,
+  serveMetrics,
+  startGrpcServer,
+} from "@winnow/platform";
 import { authServiceBinding } from "./auth-service.js";
 import { AuthStore } from "./auth-store.js";
 import { authConfigShape } from "./config.js";
@@ -17,7 +24,11 @@ await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger });
 await migrate(database);
-const cipher = await loadKeyCipher({ configured: config.WINNOW_ENCRYPTION_KEY, dataDir: config.WINNOW_DATA_DIR, logger });
+const cipher = await loadKeyCipher({
+  configured: config.WINNOW_ENCRYPTION_KEY,
+  dataDir: config.WINNOW_DATA_DIR,
+  logger,
+});
 const store = new AuthStore(database, cipher);
 const revocations = new RevocationFeed(store, config.KEY_CACHE_LEASE_MS, logger);
 const devAccount = { store, revocations, dataDir: config.WINNOW_DATA_DIR, logger };

@@ -1,7 +1,7 @@
-import { migrate as runMigrations, type Migration, type SqlDatabase } from "@winnow/platform/sql";
+import { type Migration, migrate as runMigrations, type SqlDatabase } from "@winnow/platform/sql";
 
 /** Applied in order, each once; never edit one that has shipped, append a new one. */
-export const MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: "accounts and api keys",

@@ -8,7 +8,9 @@ export const DEFAULT_PLAN = "default";
 export type PlanLookup = (plan: string) => PlanLimits;
 
 /** Plan limits as configured; an account on a plan this build does not know is a data error. */
-export function planLookup(config: Pick<AuthConfig, "PLAN_REQUESTS_PER_MINUTE" | "PLAN_MAX_CONCURRENT_SCRAPES">): PlanLookup {
+export function planLookup(
+  config: Pick<AuthConfig, "PLAN_REQUESTS_PER_MINUTE" | "PLAN_MAX_CONCURRENT_SCRAPES">,
+): PlanLookup {
   const plans = new Map<string, PlanLimits>([
     [
       DEFAULT_PLAN,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type * as grpc from "@grpc/grpc-js";
-import { toGrpcStatus, WinnowError, type Logger } from "@winnow/platform";
+import { type Logger, toGrpcStatus, WinnowError } from "@winnow/platform";
 import type { WatchRevocationsRequest, WatchRevocationsResponse } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import type { AuthStore } from "./auth-store.js";
 
@@ -58,7 +58,10 @@ export class RevocationFeed {
     });
   };
 
-  /** After a revocation has committed: tells this replica's watchers now, and waits until no gateway trusts an older cache. */
+  /**
+   * After a revocation has committed: tells this replica's watchers now, and waits until no gateway trusts an older
+   * cache.
+   */
   async revoked(): Promise<void> {
     this.read();
     if (this.leaseMs > 0) await sleep(this.leaseMs + LEASE_MARGIN_MS);
@@ -73,7 +76,10 @@ export class RevocationFeed {
   private async begin(watcher: Watcher, afterCursor: string): Promise<void> {
     if (afterCursor && !CURSOR.test(afterCursor)) {
       this.watchers.delete(watcher);
-      watcher.call.emit("error", toGrpcStatus(new WinnowError("invalid-request", "after_cursor must be a cursor from an earlier response")));
+      watcher.call.emit(
+        "error",
+        toGrpcStatus(new WinnowError("invalid-request", "after_cursor must be a cursor from an earlier response")),
+      );
       return;
     }
     try {
@@ -109,6 +115,7 @@ export class RevocationFeed {
     // These pings are answered by this read, which starts after they arrived.
     const pings = new Map(ready.map((w) => [w, w.ping]));
     for (const w of ready) w.ping = 0;
+    // biome-ignore lint/complexity/useMathMinMax: cursors are bigints, which Math.min throws on.
     const from = ready.map((w) => BigInt(w.cursor!)).reduce((a, b) => (a < b ? a : b));
     const revocations: { keyId: string; seq: bigint }[] = [];
     for (let cursor = from; ; ) {
@@ -124,7 +131,12 @@ export class RevocationFeed {
       const pong = pings.get(watcher)!;
       if (fresh.length === 0 && !pong) continue;
       watcher.cursor = String(fresh.at(-1)?.seq ?? after);
-      watcher.call.write({ revokedKeyIds: fresh.map((r) => r.keyId), cursor: watcher.cursor, pong, leaseMs: this.leaseMs });
+      watcher.call.write({
+        revokedKeyIds: fresh.map((r) => r.keyId),
+        cursor: watcher.cursor,
+        pong,
+        leaseMs: this.leaseMs,
+      });
     }
   }
 }

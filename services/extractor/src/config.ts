@@ -1,26 +1,31 @@
-import { env, metricsConfig } from "@winnow/platform";
+import { env, grpcServiceConfig } from "@winnow/platform";
 import { z } from "zod";
-import type { LlmSettings } from "./engines/llm.js";
-import type { PromptSettings } from "./model-extraction.js";
-import { pageTokenBudget } from "./tokens.js";
+import type { PromptSettings } from "./engines/model/extract.js";
+import type { LlmSettings } from "./engines/model/llm.js";
+import { pageTokenBudget } from "./engines/model/tokens.js";
 
-/** The extractor's environment variables; see the README's configuration table. */
+/** The extractor's environment variables; see docs/configuration.md. */
 export const configShape = {
-  GRPC_HOST: env.host("127.0.0.1"),
-  GRPC_PORT: env.port(50053),
-  ...metricsConfig(9467),
-  SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
-  LOG_LEVEL: env.logLevel(),
+  ...grpcServiceConfig({ grpcPort: 50053, metricsPort: 9467 }),
   /** An OpenAI-compatible endpoint (vLLM, Ollama, Azure, ...); the OpenAI API when unset. */
   LLM_BASE_URL: env.url().optional(),
   LLM_API_KEY: z.string().optional(),
   /** Used when LLM_API_KEY is unset, as the OpenAI tools do. */
   OPENAI_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().min(1).default("gpt-4o-mini"),
-  LLM_MAX_RETRIES: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(0).max(10).default(2),
+  LLM_MAX_RETRIES: z.coerce
+    .number({ message: "must be a number" })
+    .int("must be a whole number")
+    .min(0)
+    .max(10)
+    .default(2),
   LLM_TIMEOUT_MS: env.positiveInt(60_000),
   /** Page tokens per model call; by default half the model's context window, at most 24000. */
-  LLM_PAGE_TOKENS: z.coerce.number({ message: "must be a number" }).int("must be a whole number").min(100, "must be at least 100").optional(),
+  LLM_PAGE_TOKENS: z.coerce
+    .number({ message: "must be a number" })
+    .int("must be a whole number")
+    .min(100, "must be at least 100")
+    .optional(),
   LLM_MAX_PARALLEL: env.positiveInt(4, 32),
   EXTRACT_MAX_HTML_BYTES: env.positiveInt(10 * 1024 * 1024),
   EXTRACT_MAX_PARTS: env.positiveInt(8, 100),
@@ -31,8 +36,12 @@ export const configShape = {
    * calibrated to >= 98% precision), "confident" (every answer it gives; fewer tokens, lower precision)
    * or "off" (the model reads every page for every field).
    */
-  EXTRACT_HYBRID: z.enum(["proven", "confident", "off"], { message: "must be proven, confident or off" }).default("proven"),
-  /** Learn each site's templates: locators found from confident answers answer the fields of the template's next pages. */
+  EXTRACT_HYBRID: z
+    .enum(["proven", "confident", "off"], { message: "must be proven, confident or off" })
+    .default("proven"),
+  /**
+   * Learn each site's templates: locators found from confident answers answer the fields of the template's next pages.
+   */
   EXTRACT_TEMPLATES: env.boolean(true),
   /** Templates kept per host and in all; the least recently used go first. */
   EXTRACT_TEMPLATES_PER_HOST: env.positiveInt(20, 10_000),

@@ -1,17 +1,24 @@
-import { parseTargetUrl, unary, WinnowError, type CallContext, type Logger, type ServiceBinding } from "@winnow/platform";
+import {
+  type CallContext,
+  type Logger,
+  parseTargetUrl,
+  type ServiceBinding,
+  unary,
+  WinnowError,
+} from "@winnow/platform";
 import {
   Engine,
+  type ExtractorServiceServer,
   ExtractorServiceService,
   type ExtractRequest,
   type ExtractResponse,
-  type ExtractorServiceServer,
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import type { LlmEngine } from "./engines/llm.js";
+import type { LlmEngine } from "./engines/model/llm.js";
 import { countExtraction } from "./extract-metrics.js";
-import { loadPage } from "./page.js";
-import { extractWithTemplates, type TemplateSettings } from "./templates/flow.js";
+import { type FlowSettings, runExtraction } from "./flow/extract.js";
+import { loadPage } from "./page/page.js";
 
-export interface ExtractorDependencies extends TemplateSettings {
+export interface ExtractorDependencies extends FlowSettings {
   logger: Logger;
   /** Undefined when no LLM is configured; the builtin engine then answers. */
   llm: LlmEngine | undefined;
@@ -28,23 +35,32 @@ export function extractorServiceBinding(deps: ExtractorDependencies): ServiceBin
   };
 }
 
-/** The gRPC adapter: checks the request, picks the engine, runs the extraction (hybrid.ts), logs and counts it. */
-export function createExtractorService(deps: ExtractorDependencies): ExtractorServiceServer {
+/**
+ * The gRPC adapter: checks the request, picks the engine, runs the extraction (flow/extract.ts), logs and counts it.
+ */
+function createExtractorService(deps: ExtractorDependencies): ExtractorServiceServer {
   return { extract: unary(deps.logger, (request: ExtractRequest, ctx) => extract(deps, request, ctx)) };
 }
 
-async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx: CallContext): Promise<ExtractResponse> {
+async function extract(
+  deps: ExtractorDependencies,
+  request: ExtractRequest,
+  ctx: CallContext,
+): Promise<ExtractResponse> {
   const started = Date.now();
   const schema = deps.schemas.get(request.schemaJson);
   // Optional: without it, relative links are left out of the model's input.
   if (request.url !== "") parseTargetUrl(request.url);
   const htmlBytes = Buffer.byteLength(request.html, "utf8");
   if (htmlBytes > deps.maxHtmlBytes) {
-    throw new WinnowError("page-too-large", `the page is ${htmlBytes} bytes; at most ${deps.maxHtmlBytes} are extracted`);
+    throw new WinnowError(
+      "page-too-large",
+      `the page is ${htmlBytes} bytes; at most ${deps.maxHtmlBytes} are extracted`,
+    );
   }
   const llm = chooseLlm(request.options?.engine ?? Engine.ENGINE_UNSPECIFIED, deps.llm);
   // Learning goes on after the answer; it logs its own failures.
-  const { response, prefilled, templated } = await extractWithTemplates(
+  const { response, prefilled, templated } = await runExtraction(
     {
       schemaJson: request.schemaJson,
       schema,
@@ -58,7 +74,15 @@ async function extract(deps: ExtractorDependencies, request: ExtractRequest, ctx
     deps,
   );
   deps.logger.info(
-    { engine: Engine[response.engine], model: response.model || undefined, tokens: response.usage?.totalTokens, prefilled, templated: templated.size, warnings: response.warnings.length, ms: Date.now() - started },
+    {
+      engine: Engine[response.engine],
+      model: response.model || undefined,
+      tokens: response.usage?.totalTokens,
+      prefilled,
+      templated: templated.size,
+      warnings: response.warnings.length,
+      ms: Date.now() - started,
+    },
     "extracted",
   );
   countExtraction(response, templated.size);
@@ -76,7 +100,10 @@ function chooseLlm(requested: Engine, llm: LlmEngine | undefined): LlmEngine | u
     case Engine.ENGINE_UNSPECIFIED:
       return llm;
     case Engine.ENGINE_TEMPLATE:
-      throw new WinnowError("invalid-request", "engine TEMPLATE names an answer's source; request BUILTIN, LLM or UNSPECIFIED");
+      throw new WinnowError(
+        "invalid-request",
+        "engine TEMPLATE names an answer's source; request BUILTIN, LLM or UNSPECIFIED",
+      );
     default:
       throw new WinnowError("invalid-request", `unknown engine ${String(requested)}`);
   }

@@ -1,14 +1,22 @@
-import { callUnary, checkHealth, createClient, createLogger, startGrpcServer, WinnowError, type RunningGrpcServer } from "@winnow/platform";
+import {
+  checkHealth,
+  createClient,
+  createLogger,
+  promiseClient,
+  type RunningGrpcServer,
+  startGrpcServer,
+  WinnowError,
+} from "@winnow/platform";
 import {
   Engine,
   ExtractorServiceClient,
   type ExtractRequest,
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, startFakeLlm, type FakeAnswer, type FakeLlm } from "../../../test/support/fake-llm.js";
-import { LlmEngine } from "./engines/llm.js";
+import { type FakeAnswer, type FakeLlm, reply, startFakeLlm } from "../../../test/support/fake-llm.js";
+import { LlmEngine } from "./engines/model/llm.js";
 import { extractorServiceBinding } from "./extractor-service.js";
-import { SchemaCache } from "./schema-cache.js";
+import { SchemaCache } from "./schema/schema-cache.js";
 
 const logger = createLogger("extractor-test", "silent");
 
@@ -23,7 +31,15 @@ async function startExtractor(llm: LlmEngine | undefined) {
     port: 0,
     logger,
     services: [
-      extractorServiceBinding({ logger, schemas: new SchemaCache(), llm, maxHtmlBytes: 64 * 1024, prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" }, hybrid: "proven", templates: undefined }),
+      extractorServiceBinding({
+        logger,
+        schemas: new SchemaCache(),
+        llm,
+        maxHtmlBytes: 64 * 1024,
+        prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
+        hybrid: "proven",
+        templates: undefined,
+      }),
     ],
   });
   server.setReady(true);
@@ -32,18 +48,24 @@ async function startExtractor(llm: LlmEngine | undefined) {
 }
 
 function extractWith(client: ExtractorServiceClient, request: Partial<ExtractRequest>, deadlineMs = 10_000) {
-  return callUnary(client.extract.bind(client), {
-    url: "https://shop.example/lamp",
-    html: HTML,
-    schemaJson: SCHEMA,
-    taskDescription: "",
-    options: undefined,
-    ...request,
-  }, { deadline: new Date(Date.now() + deadlineMs) });
+  return promiseClient(client).extract(
+    {
+      url: "https://shop.example/lamp",
+      html: HTML,
+      schemaJson: SCHEMA,
+      taskDescription: "",
+      options: undefined,
+      ...request,
+    },
+    { deadline: new Date(Date.now() + deadlineMs) },
+  );
 }
 
 async function failure(promise: Promise<unknown>): Promise<WinnowError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(WinnowError);
   return error as WinnowError;
 }
@@ -55,7 +77,12 @@ let builtinOnly: { server: RunningGrpcServer; client: ExtractorServiceClient };
 
 beforeAll(async () => {
   fake = await startFakeLlm(() => modelAnswer());
-  withLlm = await startExtractor(new LlmEngine({ baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 }, logger));
+  withLlm = await startExtractor(
+    new LlmEngine(
+      { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 },
+      logger,
+    ),
+  );
   builtinOnly = await startExtractor(undefined);
 });
 
@@ -69,7 +96,9 @@ afterAll(async () => {
 
 describe("ExtractorService over gRPC", () => {
   it("is SERVING as soon as it starts", async () => {
-    expect(await checkHealth(`127.0.0.1:${builtinOnly.server.port}`, "winnow.extractor.v1.ExtractorService")).toBe("SERVING");
+    expect(await checkHealth(`127.0.0.1:${builtinOnly.server.port}`, "winnow.extractor.v1.ExtractorService")).toBe(
+      "SERVING",
+    );
   });
 
   it("answers with the builtin engine when no LLM is configured", async () => {
@@ -81,7 +110,9 @@ describe("ExtractorService over gRPC", () => {
   });
 
   it("shows what the model would be sent, with its token count, even when no LLM is configured", async () => {
-    const response = await extractWith(builtinOnly.client, { options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: true } });
+    const response = await extractWith(builtinOnly.client, {
+      options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: true },
+    });
     expect(response.engine).toBe(Engine.ENGINE_BUILTIN);
     const [input] = response.modelInputs;
     expect(response.modelInputs).toHaveLength(1);
@@ -93,46 +124,69 @@ describe("ExtractorService over gRPC", () => {
   it("gives evidence only when asked: where the model found each value, or that it did not", async () => {
     modelAnswer = () => ({ title: "Desk Lamp", price_usd: 19.99, colours: ["black"] });
     expect((await extractWith(withLlm.client, {})).evidence).toEqual([]);
-    const response = await extractWith(withLlm.client, { options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: true } });
+    const response = await extractWith(withLlm.client, {
+      options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: true },
+    });
     expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, colours: ["black"] });
     const byPointer = Object.fromEntries(response.evidence.map(({ pointer, ...rest }) => [pointer, rest]));
     expect(Object.keys(byPointer).sort()).toEqual(["/colours/0", "/price_usd", "/title"]);
-    // Free text and prices from structured data do not stand alone; the model confirmed them, and the evidence says where they are.
+    // Free text and prices from structured data do not stand alone; the model confirmed them, and the evidence says
+    // where they are.
     expect(byPointer["/title"]).toMatchObject({ source: "json-ld", text: "Desk Lamp", selector: "", grounded: true });
     expect(byPointer["/price_usd"]).toMatchObject({ source: "json-ld", text: "19.99", grounded: true });
     // Not on the page: the model's value is kept (grounding warns), and its evidence says so.
-    expect(byPointer["/colours/0"]).toEqual({ source: "model", text: "", selector: "", confidence: 0.3, grounded: false });
+    expect(byPointer["/colours/0"]).toEqual({
+      source: "model",
+      text: "",
+      selector: "",
+      confidence: 0.3,
+      grounded: false,
+    });
   });
 
   it("refuses ENGINE_TEMPLATE as a request: it names where an answer came from", async () => {
-    const error = await failure(extractWith(builtinOnly.client, { options: { engine: Engine.ENGINE_TEMPLATE, includeModelInput: false, evidence: false } }));
+    const error = await failure(
+      extractWith(builtinOnly.client, {
+        options: { engine: Engine.ENGINE_TEMPLATE, includeModelInput: false, evidence: false },
+      }),
+    );
     expect(error.type).toBe("invalid-request");
     expect(error.message).toMatch(/TEMPLATE names an answer's source/);
   });
 
   it("refuses ENGINE_LLM when no LLM is configured", async () => {
-    const error = await failure(extractWith(builtinOnly.client, { options: { engine: Engine.ENGINE_LLM, includeModelInput: false } }));
+    const error = await failure(
+      extractWith(builtinOnly.client, { options: { engine: Engine.ENGINE_LLM, includeModelInput: false } }),
+    );
     expect(error.type).toBe("invalid-request");
     expect(error.message).toMatch(/no LLM is configured/);
   });
 
   it("refuses an invalid schema, naming the bad path", async () => {
-    const error = await failure(extractWith(builtinOnly.client, { schemaJson: JSON.stringify({ items: [{ price: "money" }] }) }));
+    const error = await failure(
+      extractWith(builtinOnly.client, { schemaJson: JSON.stringify({ items: [{ price: "money" }] }) }),
+    );
     expect(error.type).toBe("invalid-schema");
     expect(error.violations).toEqual([expect.objectContaining({ path: "/schema/items/0/price" })]);
     expect((await failure(extractWith(builtinOnly.client, { schemaJson: "{" }))).type).toBe("invalid-schema");
   });
 
   it("refuses a page over the size limit and a URL that is not http(s)", async () => {
-    expect((await failure(extractWith(builtinOnly.client, { html: "x".repeat(65 * 1024) }))).type).toBe("page-too-large");
-    // The one rule set for page addresses (platform's target-url.ts): a scheme other than http(s) is url-not-allowed everywhere.
+    expect((await failure(extractWith(builtinOnly.client, { html: "x".repeat(65 * 1024) }))).type).toBe(
+      "page-too-large",
+    );
+    // The one rule set for page addresses (platform's target-url.ts): a scheme other than http(s) is url-not-allowed
+    // everywhere.
     expect((await failure(extractWith(builtinOnly.client, { url: "ftp://x.example/" }))).type).toBe("url-not-allowed");
     expect((await failure(extractWith(builtinOnly.client, { url: "not a url" }))).type).toBe("invalid-request");
   });
 
   it("uses the LLM when one is configured, shaping its answer and reporting usage", async () => {
     modelAnswer = () => ({ title: "Desk Lamp", price_usd: "$19.99", colours: ["black", 7], invented: "x" });
-    const response = await extractWith(withLlm.client, { taskDescription: "Use USD.", options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: true } });
+    const response = await extractWith(withLlm.client, {
+      taskDescription: "Use USD.",
+      options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: true },
+    });
     expect(response.engine).toBe(Engine.ENGINE_LLM);
     expect(response.model).toBe("fake-model");
     expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, colours: ["black", "7"] });
@@ -162,11 +216,30 @@ describe("ExtractorService over gRPC", () => {
 
   it("keeps the builtin engine's proven values and has the model read the page with its other values to confirm or correct", async () => {
     modelAnswer = () => ({ title: "Desk Lamp", price_usd: 19.99, material: null });
-    const schemaJson = JSON.stringify({ title: "string", price_usd: "number", review_count: "integer", colour: "string", material: "string" });
-    const response = await extractWith(withLlm.client, { html: HYBRID_HTML, schemaJson, options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: true } });
+    const schemaJson = JSON.stringify({
+      title: "string",
+      price_usd: "number",
+      review_count: "integer",
+      colour: "string",
+      material: "string",
+    });
+    const response = await extractWith(withLlm.client, {
+      html: HYBRID_HTML,
+      schemaJson,
+      options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: true },
+    });
     expect(response.engine).toBe(Engine.ENGINE_LLM);
-    expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, review_count: 42, colour: "Black", material: null });
-    expect(response.warnings[0]).toMatchObject({ code: "prefilled", message: expect.stringMatching(/^2 of 5 fields .*\(review_count, colour\)/) });
+    expect(JSON.parse(response.dataJson)).toEqual({
+      title: "Desk Lamp",
+      price_usd: 19.99,
+      review_count: 42,
+      colour: "Black",
+      material: null,
+    });
+    expect(response.warnings[0]).toMatchObject({
+      code: "prefilled",
+      message: expect.stringMatching(/^2 of 5 fields .*\(review_count, colour\)/),
+    });
     const request = fake.requests.at(-1)!;
     const asked = request.response_format?.json_schema?.schema as { properties: Record<string, unknown> };
     // The whole schema: together the fields say what the page is read for.
@@ -176,13 +249,18 @@ describe("ExtractorService over gRPC", () => {
     );
     // Each value's evidence comes from where the value came from.
     const sources = response.evidence.map((e) => `${e.pointer} ${e.source}`);
-    expect(sources).toEqual(expect.arrayContaining(["/review_count json-ld", "/colour label", "/title json-ld", "/price_usd json-ld"]));
+    expect(sources).toEqual(
+      expect.arrayContaining(["/review_count json-ld", "/colour label", "/title json-ld", "/price_usd json-ld"]),
+    );
     expect(new Set(response.evidence.map((e) => e.pointer)).size).toBe(response.evidence.length);
   });
 
   it("makes no model call when every field is answered from proven sources", async () => {
     const before = fake.requests.length;
-    const response = await extractWith(withLlm.client, { html: HYBRID_HTML, schemaJson: JSON.stringify({ review_count: "integer", colour: "string" }) });
+    const response = await extractWith(withLlm.client, {
+      html: HYBRID_HTML,
+      schemaJson: JSON.stringify({ review_count: "integer", colour: "string" }),
+    });
     expect(response.engine).toBe(Engine.ENGINE_BUILTIN);
     expect(JSON.parse(response.dataJson)).toEqual({ review_count: 42, colour: "Black" });
     expect(response.warnings.map((w) => w.code)).toEqual(["prefilled"]);
@@ -191,7 +269,9 @@ describe("ExtractorService over gRPC", () => {
 
   it("still answers with the builtin engine on request when an LLM is configured", async () => {
     const before = fake.requests.length;
-    const response = await extractWith(withLlm.client, { options: { engine: Engine.ENGINE_BUILTIN, includeModelInput: true } });
+    const response = await extractWith(withLlm.client, {
+      options: { engine: Engine.ENGINE_BUILTIN, includeModelInput: true },
+    });
     expect(response.engine).toBe(Engine.ENGINE_BUILTIN);
     expect(response.modelInputs).toHaveLength(1);
     expect(fake.requests.length).toBe(before);

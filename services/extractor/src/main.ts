@@ -1,8 +1,15 @@
-import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serveMetrics, startGrpcServer } from "@winnow/platform";
+import {
+  createLogger,
+  loadConfigOrExit,
+  logFatalErrors,
+  onShutdownSignal,
+  serveMetrics,
+  startGrpcServer,
+} from "@winnow/platform";
 import { configShape, llmSettings, promptSettings } from "./config.js";
-import { LlmEngine } from "./engines/llm.js";
+import { LlmEngine } from "./engines/model/llm.js";
 import { extractorServiceBinding } from "./extractor-service.js";
-import { SchemaCache } from "./schema-cache.js";
+import { SchemaCache } from "./schema/schema-cache.js";
 import { CachedTemplateStore, TEMPLATE_CACHE_MS } from "./templates/cached-store.js";
 import { TemplateLearner } from "./templates/learner.js";
 import { openTemplateDatabase, SqlTemplateStore } from "./templates/sql-store.js";
@@ -15,17 +22,28 @@ await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const settings = llmSettings(config);
 const llm = settings ? new LlmEngine(settings, logger) : undefined;
-logger.info({ llm: settings ? { model: settings.model, baseUrl: settings.baseUrl ?? "default" } : "none; builtin engine only" }, "engines");
+logger.info(
+  { llm: settings ? { model: settings.model, baseUrl: settings.baseUrl ?? "default" } : "none; builtin engine only" },
+  "engines",
+);
 
 const database = config.EXTRACT_TEMPLATES
-  ? new SqlTemplateStore(() => openTemplateDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger }), {
-      templatesPerHost: config.EXTRACT_TEMPLATES_PER_HOST,
-      templates: config.EXTRACT_TEMPLATES_MAX,
-    })
+  ? new SqlTemplateStore(
+      () => openTemplateDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger }),
+      {
+        templatesPerHost: config.EXTRACT_TEMPLATES_PER_HOST,
+        templates: config.EXTRACT_TEMPLATES_MAX,
+      },
+    )
   : undefined;
 // Opened before serving; one that fails is tried again later and meanwhile costs only the template answers.
-await database?.database().catch((error: unknown) => logger.error({ err: error }, "template database unavailable; extracting without templates for now"));
-// Scrapes read templates from memory; the database is read again at most every few seconds, and written when a page teaches something.
+await database
+  ?.database()
+  .catch((error: unknown) =>
+    logger.error({ err: error }, "template database unavailable; extracting without templates for now"),
+  );
+// Scrapes read templates from memory; the database is read again at most every few seconds, and written when a page
+// teaches something.
 const templateStore = database && new CachedTemplateStore(database, TEMPLATE_CACHE_MS);
 
 const server = await startGrpcServer({
@@ -44,7 +62,8 @@ const server = await startGrpcServer({
     }),
   ],
 });
-// Ready at once: the builtin engine always works, and a model endpoint's health must not take the extractor out of rotation.
+// Ready at once: the builtin engine always works, and a model endpoint's health must not take the extractor out of
+// rotation.
 server.setReady(true);
 
 onShutdownSignal(logger, async () => {

@@ -42,7 +42,11 @@ document.addEventListener("DOMContentLoaded", () => {
         return;
       }
       // The playground always asks for evidence: each value is shown with where it was read.
-      const body = { url: form.elements.url.value, schema, options: { evidence: true, screenshot: form.elements.screenshot.checked } };
+      const body = {
+        url: form.elements.url.value,
+        schema,
+        options: { evidence: true, screenshot: form.elements.screenshot.checked },
+      };
       if (form.elements.task.value.trim()) body.task_description = form.elements.task.value.trim();
       status.textContent = "Scraping…";
       output.textContent = "";
@@ -78,12 +82,16 @@ function showEvidence(answer) {
     const row = rows.insertRow();
     const what = row.insertCell();
     what.append(cell("code", pointer), document.createElement("br"), cell("strong", JSON.stringify(value)));
-    row.insertCell().append(cell("span", evidence ? evidence.source : "—", evidence ? `source source-${evidence.source}` : "source"));
+    row
+      .insertCell()
+      .append(cell("span", evidence ? evidence.source : "—", evidence ? `source source-${evidence.source}` : "source"));
     const text = row.insertCell();
     text.append(evidence?.text ?? (evidence ? "(not read from the page)" : "—"));
     if (evidence?.selector) text.append(document.createElement("br"), cell("code", evidence.selector, "selector"));
     const sure = row.insertCell();
-    sure.textContent = evidence ? `${Math.round(evidence.confidence * 100)}%${evidence.grounded ? "" : " · not on the page"}` : "—";
+    sure.textContent = evidence
+      ? `${Math.round(evidence.confidence * 100)}%${evidence.grounded ? "" : " · not on the page"}`
+      : "—";
     if (evidence && (evidence.confidence < 0.6 || !evidence.grounded)) sure.className = "doubt";
   }
   if (answer.screenshot) figure.querySelector("img").src = answer.screenshot;
@@ -93,7 +101,10 @@ function showEvidence(answer) {
 function leaves(value, pointer) {
   if (value === null) return [];
   if (Array.isArray(value)) return value.flatMap((item, index) => leaves(item, `${pointer}/${index}`));
-  if (typeof value === "object") return Object.entries(value).flatMap(([key, inner]) => leaves(inner, `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`));
+  if (typeof value === "object")
+    return Object.entries(value).flatMap(([key, inner]) =>
+      leaves(inner, `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`),
+    );
   return [[pointer, value]];
 }
 

@@ -1,20 +1,20 @@
+import { type Logger, WinnowError } from "@winnow/platform";
 import express, { type ErrorRequestHandler } from "express";
 import helmet from "helmet";
-import { WinnowError, type Logger } from "@winnow/platform";
-import { accessLog } from "./access-log.js";
-import { requireApiKey } from "./api-key.js";
 import type { Backends } from "./backends.js";
-import { dashboardRouter } from "./dashboard.js";
-import { renderDocsPage } from "./docs-page.js";
-import type { Drain } from "./drain.js";
-import { KeyCheck } from "./key-check.js";
-import { KeyLimits } from "./key-limits.js";
-import { openApiDocument } from "./openapi.js";
-import { sendProblem } from "./problem.js";
-import type { LimiterFactory } from "./rate-limits.js";
-import { requestContext } from "./request-context.js";
-import { scrapeHandler } from "./scrape.js";
-import { UsageCounter } from "./usage.js";
+import { dashboardRouter } from "./dashboard/dashboard.js";
+import { renderDocsPage } from "./docs/docs-page.js";
+import { openApiDocument } from "./docs/openapi.js";
+import { accessLog } from "./http/access-log.js";
+import type { Drain } from "./http/drain.js";
+import { sendProblem } from "./http/problem.js";
+import type { LimiterFactory } from "./http/rate-limits.js";
+import { requestContext } from "./http/request-context.js";
+import { requireApiKey } from "./keys/api-key.js";
+import { KeyCheck } from "./keys/key-check.js";
+import { KeyLimits } from "./keys/key-limits.js";
+import { UsageCounter } from "./keys/usage.js";
+import { scrapeHandler } from "./scrape/scrape.js";
 
 export interface AppOptions {
   backends: Backends;
@@ -89,7 +89,12 @@ export function createGateway(options: AppOptions): Gateway {
   });
   app.use(
     "/dashboard",
-    dashboardRouter({ auth: backends.auth, limiters: options.limiters, loginAttemptsPer15Min: options.loginAttemptsPer15Min, logger }),
+    dashboardRouter({
+      auth: backends.auth,
+      limiters: options.limiters,
+      loginAttemptsPer15Min: options.loginAttemptsPer15Min,
+      logger,
+    }),
   );
 
   // Checks the key and nothing else: for clients testing their key, and the benchmark's authorized no-op path.
@@ -98,7 +103,11 @@ export function createGateway(options: AppOptions): Gateway {
     res.json({
       account_id: accountId,
       key_id: keyId,
-      limits: { plan: limits!.plan, requests_per_minute: limits!.requestsPerMinute, max_concurrent_scrapes: limits!.maxConcurrentScrapes },
+      limits: {
+        plan: limits!.plan,
+        requests_per_minute: limits!.requestsPerMinute,
+        max_concurrent_scrapes: limits!.maxConcurrentScrapes,
+      },
     });
   });
 
@@ -110,7 +119,10 @@ export function createGateway(options: AppOptions): Gateway {
     usage.middleware(),
     (req, _res, next) => {
       if (!req.is("application/json")) {
-        throw new WinnowError("unsupported-media-type", "Send the request body as JSON with Content-Type: application/json.");
+        throw new WinnowError(
+          "unsupported-media-type",
+          "Send the request body as JSON with Content-Type: application/json.",
+        );
       }
       next();
     },
@@ -123,7 +135,10 @@ export function createGateway(options: AppOptions): Gateway {
     throw new WinnowError("method-not-allowed", `${req.method} is not allowed on /scrape; use POST.`);
   });
   app.use((req) => {
-    throw new WinnowError("not-found", `No route for ${req.method} ${req.path}. The API is POST /scrape (see /docs); the dashboard is at /dashboard.`);
+    throw new WinnowError(
+      "not-found",
+      `No route for ${req.method} ${req.path}. The API is POST /scrape (see /docs); the dashboard is at /dashboard.`,
+    );
   });
   app.use(errorHandler(logger));
   return {

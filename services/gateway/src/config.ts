@@ -1,7 +1,7 @@
 import { env, metricsConfig } from "@winnow/platform";
 import { z } from "zod";
 
-/** The gateway's environment variables; see the README's configuration table. */
+/** The gateway's environment variables; see docs/configuration.md. */
 export const configShape = {
   HOST: env.host("127.0.0.1"),
   PORT: env.port(8080),
@@ -34,5 +34,7 @@ export const configShape = {
   TRUST_PROXY: z
     .string()
     .default("false")
-    .transform((value) => (value === "true" ? true : value === "false" ? false : /^\d+$/.test(value) ? Number(value) : value)),
+    .transform((value) =>
+      value === "true" ? true : value === "false" ? false : /^\d+$/.test(value) ? Number(value) : value,
+    ),
 };

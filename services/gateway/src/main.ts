@@ -2,9 +2,9 @@ import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serve
 import { createGateway } from "./app.js";
 import { connectBackends } from "./backends.js";
 import { configShape } from "./config.js";
-import { Drain } from "./drain.js";
-import { startHttpServer } from "./http-server.js";
-import { createLimiterFactory } from "./rate-limits.js";
+import { Drain } from "./http/drain.js";
+import { startHttpServer } from "./http/http-server.js";
+import { createLimiterFactory } from "./http/rate-limits.js";
 
 const config = loadConfigOrExit(configShape);
 
@@ -12,7 +12,11 @@ const logger = createLogger("gateway", config.LOG_LEVEL);
 logFatalErrors(logger);
 await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
-const backends = connectBackends({ auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR });
+const backends = connectBackends({
+  auth: config.AUTH_ADDR,
+  renderer: config.RENDERER_ADDR,
+  extractor: config.EXTRACTOR_ADDR,
+});
 const drain = new Drain();
 const limiters = createLimiterFactory({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger });
 const gateway = createGateway({

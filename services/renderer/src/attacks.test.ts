@@ -1,11 +1,18 @@
 import dgram from "node:dgram";
-import http from "node:http";
+import type http from "node:http";
 import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { REFUSED_HEADER } from "./egress-proxy.js";
+import { REFUSED_HEADER } from "./egress/egress-proxy.js";
 import type { RenderChoice } from "./render-request.js";
+import {
+  closeServer,
+  fixedLookup,
+  listen,
+  renderFailure,
+  renderWith,
+  startRendering,
+} from "./renderer.test-helpers.js";
 import type { Rendering } from "./rendering.js";
-import { closeServer, fixedLookup, listen, renderFailure, renderWith, startRendering } from "./renderer.test-helpers.js";
 
 /**
  * The egress attack suite. Real traffic goes only to loopback: the site under
@@ -32,27 +39,27 @@ const C = () => `http://127.0.0.2:${P}`;
 function vectors(): Record<string, string> {
   const c = C();
   return {
-    "image": `<img src="${c}/img">`,
+    image: `<img src="${c}/img">`,
     "css background": `<div style="background:url(${c}/bg)">x</div>`,
-    "script": `<script src="${c}/s.js"></script>`,
-    "stylesheet": `<link rel="stylesheet" href="${c}/s.css">`,
+    script: `<script src="${c}/s.js"></script>`,
+    stylesheet: `<link rel="stylesheet" href="${c}/s.css">`,
     "css import": `<style>@import url("${c}/import.css");</style>`,
-    "font": `<style>@font-face{font-family:x;src:url(${c}/f.woff)}</style><p style="font-family:x">x</p>`,
-    "iframe": `<iframe src="${c}/frame"></iframe>`,
-    "object": `<object data="${c}/obj"></object>`,
+    font: `<style>@font-face{font-family:x;src:url(${c}/f.woff)}</style><p style="font-family:x">x</p>`,
+    iframe: `<iframe src="${c}/frame"></iframe>`,
+    object: `<object data="${c}/obj"></object>`,
     "prefetch and preconnect": `<link rel="prefetch" href="${c}/prefetch"><link rel="preconnect" href="${c}"><link rel="dns-prefetch" href="${c}">`,
-    "fetch": `<script>fetch("${c}/fetch", { mode: "no-cors" }).catch(() => 0)</script>`,
+    fetch: `<script>fetch("${c}/fetch", { mode: "no-cors" }).catch(() => 0)</script>`,
     "fetch by name": `<script>fetch("http://canary.test:${P}/named", { mode: "no-cors" }).catch(() => 0)</script>`,
     "fetch by decimal address": `<script>fetch("http://2130706434:${P}/decimal", { mode: "no-cors" }).catch(() => 0)</script>`,
     "fetch by mapped IPv6": `<script>fetch("http://[::ffff:127.0.0.2]:${P}/mapped", { mode: "no-cors" }).catch(() => 0)</script>`,
     "fetch over https": `<script>fetch("https://127.0.0.2:${P}/tls", { mode: "no-cors" }).catch(() => 0)</script>`,
     "fetch to localhost and ::1": `<script>fetch("http://localhost:${P}/lh", { mode: "no-cors" }).catch(() => 0); fetch("http://[::1]:${P}/v6", { mode: "no-cors" }).catch(() => 0)</script>`,
     "fetch through a redirect": `<script>fetch("/redirect-to-canary", { mode: "no-cors" }).catch(() => 0)</script>`,
-    "XMLHttpRequest": `<script>const x = new XMLHttpRequest(); x.open("GET", "${c}/xhr"); x.send();</script>`,
-    "sendBeacon": `<script>navigator.sendBeacon("${c}/beacon", "x")</script>`,
-    "WebSocket": `<script>try { new WebSocket("ws://127.0.0.2:${P}/ws") } catch {}</script>`,
+    XMLHttpRequest: `<script>const x = new XMLHttpRequest(); x.open("GET", "${c}/xhr"); x.send();</script>`,
+    sendBeacon: `<script>navigator.sendBeacon("${c}/beacon", "x")</script>`,
+    WebSocket: `<script>try { new WebSocket("ws://127.0.0.2:${P}/ws") } catch {}</script>`,
     "secure WebSocket": `<script>try { new WebSocket("wss://127.0.0.2:${P}/wss") } catch {}</script>`,
-    "EventSource": `<script>new EventSource("${c}/events")</script>`,
+    EventSource: `<script>new EventSource("${c}/events")</script>`,
     "form post": `<iframe name="sink"></iframe><form id="f" target="sink" method="post" action="${c}/form"><input name="a" value="b"></form><script>document.getElementById("f").submit()</script>`,
     "meta refresh": `<iframe srcdoc='<meta http-equiv="refresh" content="0;url=${c}/meta">'></iframe>`,
     "location change in a frame": `<iframe srcdoc='<script>location.href = "${c}/loc"</script>'></iframe>`,
@@ -139,7 +146,12 @@ afterEach(() => {
 
 describe("the canaries", () => {
   it("record a connection when one reaches them (so silence means something)", async () => {
-    await new Promise<void>((resolve) => net.connect(P, "127.0.0.2").once("close", () => resolve()).once("error", () => resolve()));
+    await new Promise<void>((resolve) =>
+      net
+        .connect(P, "127.0.0.2")
+        .once("close", () => resolve())
+        .once("error", () => resolve()),
+    );
     const udp = dgram.createSocket("udp4");
     await new Promise<void>((resolve) => udp.send("ping", udpPort, "127.0.0.2", () => resolve()));
     udp.close();
@@ -201,7 +213,9 @@ describe.each(MODES)("a URL to a refused place, %s path", (mode) => {
     ["a name resolving to metadata", () => "http://metadata.test/"],
     ["the file scheme", () => "file:///etc/passwd"],
   ])("refuses a redirect to %s", async (_name, target) => {
-    const error = await renderFailure(rendering, `http://site.test:${P}/redirect?to=${encodeURIComponent(target())}`, { mode });
+    const error = await renderFailure(rendering, `http://site.test:${P}/redirect?to=${encodeURIComponent(target())}`, {
+      mode,
+    });
     expect(error.type, error.message).toBe("url-not-allowed");
   });
 
@@ -262,7 +276,10 @@ describe("the egress proxy itself", () => {
     ["CONNECT to a name resolving to loopback", "CONNECT canary.test:%P HTTP/1.1\r\nHost: x\r\n\r\n"],
     ["CONNECT to localhost", "CONNECT localhost:%P HTTP/1.1\r\nHost: x\r\n\r\n"],
     ["forwarding to loopback outside the allowlist", "GET http://127.0.0.2:%P/ HTTP/1.1\r\nHost: 127.0.0.2:%P\r\n\r\n"],
-    ["forwarding to a name resolving to metadata", "GET http://metadata.test/latest HTTP/1.1\r\nHost: metadata.test\r\n\r\n"],
+    [
+      "forwarding to a name resolving to metadata",
+      "GET http://metadata.test/latest HTTP/1.1\r\nHost: metadata.test\r\n\r\n",
+    ],
   ])("refuses %s with 403", async (_name, raw) => {
     const answer = await ask(raw.replaceAll("%P", String(P)));
     expect(answer).toMatch(/^HTTP\/1\.1 403 /);

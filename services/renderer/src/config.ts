@@ -1,13 +1,9 @@
+import { env, grpcServiceConfig } from "@winnow/platform";
 import { z } from "zod";
-import { env, metricsConfig } from "@winnow/platform";
-import { parseEgressAllowlist } from "./egress.js";
+import { parseEgressAllowlist } from "./egress/egress.js";
 
 export const rendererConfigShape = {
-  GRPC_HOST: env.host("127.0.0.1"),
-  GRPC_PORT: env.port(50052),
-  ...metricsConfig(9466),
-  SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
-  LOG_LEVEL: env.logLevel(),
+  ...grpcServiceConfig({ grpcPort: 50052, metricsPort: 9466 }),
   /** Searched first; where it names no executable, the search goes on (browser-discovery.ts). */
   CHROMIUM_PATH: z.string().min(1).optional(),
   RENDER_MAX_PAGES: env.positiveInt(4, 64),

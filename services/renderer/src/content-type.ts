@@ -13,7 +13,7 @@ export interface PageContent {
 }
 
 /** The media type without parameters, lower-cased; "" when absent. */
-export function mediaTypeOf(contentType: string): string {
+function mediaTypeOf(contentType: string): string {
   return contentType.split(";")[0]?.trim().toLowerCase() ?? "";
 }
 

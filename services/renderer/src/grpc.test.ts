@@ -1,15 +1,15 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
-  callUnary,
   checkHealth,
   createClient,
   createLogger,
   loadConfig,
+  promiseClient,
+  type RendererClient,
+  type RunningGrpcServer,
   startGrpcServer,
   WinnowError,
-  type RunningGrpcServer,
 } from "@winnow/platform";
 import {
   RendererServiceClient,
@@ -18,11 +18,12 @@ import {
   type RenderRequest,
   type RenderResponse,
 } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { BrowserHost } from "./browser.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { BrowserHost } from "./browser/browser.js";
+import type { PageSlots } from "./browser/page-slots.js";
 import { rendererConfigShape } from "./config.js";
-import type { PageSlots } from "./page-slots.js";
-import { createRendering, type Rendering } from "./rendering.js";
 import { RENDERER_SERVICE_NAME, rendererServiceBinding } from "./renderer-service.js";
+import { createRendering, type Rendering } from "./rendering.js";
 
 const MAX_HTML_BYTES = 64 * 1024;
 
@@ -31,10 +32,12 @@ const secretHits: string[] = [];
 
 /** Fixture pages; `port` is the fixture server's own, for pages that point back at it under other names. */
 function fixtures(port: number): Record<string, (res: http.ServerResponse) => void> {
-  const html = (body: string, status = 200) => (res: http.ServerResponse) => {
-    res.writeHead(status, { "content-type": "text/html; charset=utf-8" });
-    res.end(`<!doctype html><html><head>${body}</body></html>`);
-  };
+  const html =
+    (body: string, status = 200) =>
+    (res: http.ServerResponse) => {
+      res.writeHead(status, { "content-type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><html><head>${body}</body></html>`);
+    };
   return {
     "/static": html("<title>Static fixture</title></head><body><h1>Hello from a static page</h1>"),
     "/script": html(
@@ -77,7 +80,7 @@ let server: RunningGrpcServer;
 let browser: BrowserHost;
 let slots: PageSlots;
 let rendering: Rendering;
-let client: RendererServiceClient;
+let client: RendererClient;
 let address: string;
 let healthBeforeBrowser: string;
 
@@ -113,14 +116,14 @@ beforeAll(async () => {
     services: [rendererServiceBinding({ logger, renderer, renderTimeoutMs: config.RENDER_TIMEOUT_MS })],
   });
   address = `127.0.0.1:${server.port}`;
-  client = createClient(RendererServiceClient, address);
+  client = promiseClient(createClient(RendererServiceClient, address));
   browser.onReadyChange((ready) => server.setReady(ready));
   healthBeforeBrowser = await checkHealth(address, RENDERER_SERVICE_NAME);
   await browser.start();
 });
 
 afterAll(async () => {
-  client.close();
+  client.grpc.close();
   await server.shutdown(1000);
   await rendering.close();
   site.closeAllConnections();
@@ -132,11 +135,24 @@ function render(
   options: Partial<NonNullable<RenderRequest["options"]>> = {},
   deadline = new Date(Date.now() + 30_000),
 ): Promise<RenderResponse> {
-  const request: RenderRequest = { url, options: { mode: RenderMode.RENDER_MODE_UNSPECIFIED, timeoutMs: 0, waitFor: "", screenshot: false, outline: [], ...options } };
-  return callUnary(client.render.bind(client), request, { deadline });
+  const request: RenderRequest = {
+    url,
+    options: {
+      mode: RenderMode.RENDER_MODE_UNSPECIFIED,
+      timeoutMs: 0,
+      waitFor: "",
+      screenshot: false,
+      outline: [],
+      ...options,
+    },
+  };
+  return client.render(request, { deadline });
 }
 
-async function failure(url: string, options: Partial<NonNullable<RenderRequest["options"]>> = {}): Promise<WinnowError> {
+async function failure(
+  url: string,
+  options: Partial<NonNullable<RenderRequest["options"]>> = {},
+): Promise<WinnowError> {
   const error = await render(url, options).then(
     () => undefined,
     (e: unknown) => e,
@@ -204,24 +220,38 @@ describe("Render", () => {
     expect(error).toMatchObject({ type: "target-http-error", targetStatus: 404 });
   });
 
-  it.each([RenderMode.RENDER_MODE_STATIC, RenderMode.RENDER_MODE_BROWSER])("answers unsupported-content for a PDF (mode %i)", async (mode) => {
-    expect((await failure(`${base}/report.pdf`, { mode })).type).toBe("unsupported-content");
-  });
+  it.each([RenderMode.RENDER_MODE_STATIC, RenderMode.RENDER_MODE_BROWSER])(
+    "answers unsupported-content for a PDF (mode %i)",
+    async (mode) => {
+      expect((await failure(`${base}/report.pdf`, { mode })).type).toBe("unsupported-content");
+    },
+  );
 
-  it.each([RenderMode.RENDER_MODE_STATIC, RenderMode.RENDER_MODE_BROWSER])("answers page-too-large above the HTML cap (mode %i)", async (mode) => {
-    expect((await failure(`${base}/big`, { mode })).type).toBe("page-too-large");
-  });
+  it.each([RenderMode.RENDER_MODE_STATIC, RenderMode.RENDER_MODE_BROWSER])(
+    "answers page-too-large above the HTML cap (mode %i)",
+    async (mode) => {
+      expect((await failure(`${base}/big`, { mode })).type).toBe("page-too-large");
+    },
+  );
 
   it("refuses addresses outside the allowlist, and other schemes", async () => {
     const port = new URL(base).port;
-    for (const url of [`http://127.0.0.2:${port}/static`, `http://localhost:${port}/static`, "http://169.254.169.254/latest/meta-data/", `ftp://127.0.0.1:${port}/`]) {
+    for (const url of [
+      `http://127.0.0.2:${port}/static`,
+      `http://localhost:${port}/static`,
+      "http://169.254.169.254/latest/meta-data/",
+      `ftp://127.0.0.1:${port}/`,
+    ]) {
       expect((await failure(url)).type, url).toBe("url-not-allowed");
     }
   });
 
-  it.each([RenderMode.RENDER_MODE_STATIC, RenderMode.RENDER_MODE_BROWSER])("refuses a page that redirects to a refused address (mode %i)", async (mode) => {
-    expect((await failure(`${base}/redirect-out`, { mode })).type).toBe("url-not-allowed");
-  });
+  it.each([RenderMode.RENDER_MODE_STATIC, RenderMode.RENDER_MODE_BROWSER])(
+    "refuses a page that redirects to a refused address (mode %i)",
+    async (mode) => {
+      expect((await failure(`${base}/redirect-out`, { mode })).type).toBe("url-not-allowed");
+    },
+  );
 
   it("keeps the page's own requests away from refused hosts", async () => {
     const response = await render(`${base}/sneaky`, { waitFor: "#out.done" });
@@ -236,7 +266,9 @@ describe("Render", () => {
 
   it("answers target-timeout when the page does not load within timeout_ms", async () => {
     expect((await failure(`${base}/hang`, { timeoutMs: 1000 })).type).toBe("target-timeout");
-    expect((await failure(`${base}/hang`, { timeoutMs: 1000, mode: RenderMode.RENDER_MODE_BROWSER })).type).toBe("target-timeout");
+    expect((await failure(`${base}/hang`, { timeoutMs: 1000, mode: RenderMode.RENDER_MODE_BROWSER })).type).toBe(
+      "target-timeout",
+    );
   });
 
   it("answers invalid-request for an unparsable URL", async () => {
@@ -263,7 +295,7 @@ describe("on shutdown", () => {
     const inFlight = render(`${base}/delayed`, { waitFor: "p.late" });
     await vi.waitFor(() => expect(slots.active).toBe(1));
     const stopped = server.shutdown(20_000);
-    expect(await checkHealth(client, RENDERER_SERVICE_NAME)).not.toBe("SERVING");
+    expect(await checkHealth(client.grpc, RENDERER_SERVICE_NAME)).not.toBe("SERVING");
     expect((await inFlight).html).toContain("arrived late");
     await stopped;
   });

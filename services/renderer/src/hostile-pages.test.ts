@@ -1,11 +1,11 @@
-import http from "node:http";
+import type http from "node:http";
 import { gzipSync } from "node:zlib";
+import { RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import iconv from "iconv-lite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { RenderChoice } from "./render-request.js";
-import type { Rendering } from "./rendering.js";
 import { closeServer, listen, renderFailure, renderWith, startRendering } from "./renderer.test-helpers.js";
+import type { Rendering } from "./rendering.js";
 
 const MAX_BYTES = 1024 * 1024;
 const MODES: RenderChoice[] = ["static", "browser"];
@@ -25,7 +25,8 @@ const pages: Record<string, (res: http.ServerResponse) => void> = {
   "/bomb": (res) => {
     res.writeHead(200, { "content-type": "text/html", "content-encoding": "gzip" }).end(BOMB);
   },
-  "/huge": (res) => html(res, `<!doctype html><title>huge</title><body>${TEXT}${"<div>x</div>".repeat(MAX_BYTES / 8)}</body>`),
+  "/huge": (res) =>
+    html(res, `<!doctype html><title>huge</title><body>${TEXT}${"<div>x</div>".repeat(MAX_BYTES / 8)}</body>`),
   "/drip": (res) => {
     res.writeHead(200, { "content-type": "text/html" });
     res.write("<!doctype html><title>drip</title><body>");
@@ -41,20 +42,35 @@ const pages: Record<string, (res: http.ServerResponse) => void> = {
       </script></body>`,
     ),
   "/shift-jis": (res) =>
-    html(res, iconv.encode(`<!doctype html><title>日本語</title><body>${TEXT}<p>こんにちは世界</p></body>`, "shift_jis"), "text/html; charset=Shift_JIS"),
+    html(
+      res,
+      iconv.encode(`<!doctype html><title>日本語</title><body>${TEXT}<p>こんにちは世界</p></body>`, "shift_jis"),
+      "text/html; charset=Shift_JIS",
+    ),
   "/cp1251-meta": (res) =>
     html(
       res,
-      iconv.encode(`<!doctype html><html><head><meta charset="windows-1251"><title>Привет</title></head><body>${TEXT}<p>Привет, мир</p></body></html>`, "win1251"),
+      iconv.encode(
+        `<!doctype html><html><head><meta charset="windows-1251"><title>Привет</title></head><body>${TEXT}<p>Привет, мир</p></body></html>`,
+        "win1251",
+      ),
       "text/html",
     ),
   "/utf16-bom": (res) =>
     html(
       res,
-      Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode(`<!doctype html><title>utf16</title><body>${TEXT}<p>Grüße ✓</p></body>`, "utf16le")]),
+      Buffer.concat([
+        Buffer.from([0xff, 0xfe]),
+        iconv.encode(`<!doctype html><title>utf16</title><body>${TEXT}<p>Grüße ✓</p></body>`, "utf16le"),
+      ]),
       "text/html",
     ),
-  "/latin1": (res) => html(res, iconv.encode(`<!doctype html><title>café</title><body>${TEXT}<p>crème brûlée</p></body>`, "latin1"), "text/html; charset=iso-8859-1"),
+  "/latin1": (res) =>
+    html(
+      res,
+      iconv.encode(`<!doctype html><title>café</title><body>${TEXT}<p>crème brûlée</p></body>`, "latin1"),
+      "text/html; charset=iso-8859-1",
+    ),
   "/text": (res) => html(res, "plain words, passed through\n", "text/plain; charset=utf-8"),
   "/json": (res) => html(res, '{"price": 12.5, "name": "Lamp"}', "application/json"),
   "/png": (res) => html(res, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), "image/png"),
@@ -76,16 +92,28 @@ const pages: Record<string, (res: http.ServerResponse) => void> = {
   "/frame": (res) => html(res, "<!doctype html><title>frame</title><body><p>inside the same-origin frame</p></body>"),
   // A script that navigates while the page is read, as some cache plugins do, and one that never stops.
   "/moves-on-scroll": (res) =>
-    html(res, `<!doctype html><title>first</title><body>${TEXT}<div style="height:5000px"></div>
-      <script>addEventListener("scroll", () => { location.href = "/ok"; }, { once: true });</script></body>`),
+    html(
+      res,
+      `<!doctype html><title>first</title><body>${TEXT}<div style="height:5000px"></div>
+      <script>addEventListener("scroll", () => { location.href = "/ok"; }, { once: true });</script></body>`,
+    ),
   "/moves-forever": (res) =>
-    html(res, `<!doctype html><title>again</title><body>${TEXT}<div style="height:5000px"></div>
-      <script>addEventListener("scroll", () => { location.href = "/moves-forever?" + Date.now(); }, { once: true });</script></body>`),
+    html(
+      res,
+      `<!doctype html><title>again</title><body>${TEXT}<div style="height:5000px"></div>
+      <script>addEventListener("scroll", () => { location.href = "/moves-forever?" + Date.now(); }, { once: true });</script></body>`,
+    ),
   "/moves-away": (res) =>
-    html(res, `<!doctype html><title>leaving</title><body>${TEXT}<div style="height:5000px"></div>
-      <script>addEventListener("scroll", () => { location.href = "http://10.0.0.1/elsewhere"; }, { once: true });</script></body>`),
+    html(
+      res,
+      `<!doctype html><title>leaving</title><body>${TEXT}<div style="height:5000px"></div>
+      <script>addEventListener("scroll", () => { location.href = "http://10.0.0.1/elsewhere"; }, { once: true });</script></body>`,
+    ),
   "/dialogs": (res) =>
-    html(res, `<!doctype html><title>dialogs</title><body>${TEXT}<script>alert("hi"); confirm("sure?"); window.open("/ok"); document.body.dataset.done = "1";</script></body>`),
+    html(
+      res,
+      `<!doctype html><title>dialogs</title><body>${TEXT}<script>alert("hi"); confirm("sure?"); window.open("/ok"); document.body.dataset.done = "1";</script></body>`,
+    ),
 };
 
 let site: http.Server & { port: number };
@@ -99,7 +127,10 @@ beforeAll(async () => {
     else res.writeHead(404).end();
   });
   base = `http://127.0.0.1:${site.port}`;
-  rendering = await startRendering({ WINNOW_EGRESS_ALLOW: `127.0.0.1:${site.port}`, RENDER_MAX_HTML_BYTES: String(MAX_BYTES) });
+  rendering = await startRendering({
+    WINNOW_EGRESS_ALLOW: `127.0.0.1:${site.port}`,
+    RENDER_MAX_HTML_BYTES: String(MAX_BYTES),
+  });
 });
 
 afterAll(async () => {
@@ -124,7 +155,8 @@ describe.each(MODES)("hostile pages, %s path", (mode) => {
     const timeoutMs = 3000;
     const started = Date.now();
     const error = await renderFailure(rendering, `${base}${path}`, { mode, timeoutMs });
-    // The browser must lay out what it parsed before the DOM cap can measure it; on a busy machine the deadline may come first.
+    // The browser must lay out what it parsed before the DOM cap can measure it; on a busy machine the deadline may
+    // come first.
     expect(type === "page-too-large" && mode === "browser" ? TOO_BIG : [type], error.message).toContain(error.type);
     expect(Date.now() - started).toBeLessThan(timeoutMs + 2000);
     await expectUnharmed(mode);
@@ -174,7 +206,8 @@ describe("hostile pages, browser only", () => {
     expect(page.finalUrl).toBe(`${base}/ok`);
     const error = await renderFailure(rendering, `${base}/moves-forever`, { mode: "browser", timeoutMs: 10_000 });
     expect(error.type).toBe("target-unreachable");
-    // Where a script sends the page passes the egress guard like a redirect does; the browser's error page is never returned.
+    // Where a script sends the page passes the egress guard like a redirect does; the browser's error page is never
+    // returned.
     expect((await renderFailure(rendering, `${base}/moves-away`, { mode: "browser" })).type).toBe("url-not-allowed");
     await expectUnharmed("browser");
   });

@@ -1,7 +1,14 @@
-import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serveMetrics, startGrpcServer } from "@winnow/platform";
+import {
+  createLogger,
+  loadConfigOrExit,
+  logFatalErrors,
+  onShutdownSignal,
+  serveMetrics,
+  startGrpcServer,
+} from "@winnow/platform";
 import { rendererConfigShape } from "./config.js";
-import { createRendering } from "./rendering.js";
 import { rendererServiceBinding } from "./renderer-service.js";
+import { createRendering } from "./rendering.js";
 
 const config = loadConfigOrExit(rendererConfigShape);
 const logger = createLogger("renderer", config.LOG_LEVEL);

@@ -1,9 +1,9 @@
 import { performance } from "node:perf_hooks";
+import { deadlineSignal } from "@winnow/platform";
 import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { RenderJob } from "./render-request.js";
-import { deadlineSignal } from "./deadline.js";
-import type { StaticFetcher } from "./static-fetch.js";
-import { inspectStaticPage } from "./static-page.js";
+import type { StaticFetcher } from "./static/static-fetch.js";
+import { inspectStaticPage } from "./static/static-page.js";
 
 /** Renders in Chromium: the BrowserRenderer, or the refusal given when the renderer has no browser. */
 export interface BrowserPath {
@@ -26,7 +26,7 @@ export class PageRenderer {
     // A wait_for selector is about the rendered DOM, and a screenshot is of it; only a browser can honour them.
     if (job.mode === "browser" || job.waitFor || job.screenshot) return this.browser.render(job);
     const started = performance.now();
-    const deadline = deadlineSignal(job.signal, job.timeoutMs);
+    const deadline = deadlineSignal({ signal: job.signal, ms: job.timeoutMs });
     const page = await this.staticFetcher.fetch(job.url, deadline.signal).finally(deadline.dispose);
     const shape = page.isHtml ? inspectStaticPage(page.html) : { needsBrowser: false, title: "" };
     const staticMs = performance.now() - started;

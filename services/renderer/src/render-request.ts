@@ -1,4 +1,4 @@
-import { parseTargetUrl, WinnowError, type CallContext } from "@winnow/platform";
+import { type CallContext, parseTargetUrl, WinnowError } from "@winnow/platform";
 import { RenderMode, type RenderRequest } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 
 export type RenderChoice = "auto" | "static" | "browser";
@@ -13,7 +13,10 @@ export interface RenderJob {
   screenshot?: boolean;
   outline?: string[];
   timeoutMs: number;
-  /** The caller's deadline set timeoutMs (not its own timeout or the service's limit): running out of it is the request's deadline, not the page's slowness. */
+  /**
+   * The caller's deadline set timeoutMs (not its own timeout or the service's limit): running out of it is the
+   * request's deadline, not the page's slowness.
+   */
   deadlineBound?: boolean;
   /** Aborted when the caller goes away. */
   signal: AbortSignal;
@@ -33,7 +36,11 @@ const MODES = new Map<number, RenderChoice>([
  * Validates a Render request and fixes its time budget: the smallest of the
  * caller's timeout_ms, the service's limit and what is left of the gRPC deadline.
  */
-export function toRenderJob(request: RenderRequest, context: Pick<CallContext, "deadline" | "signal">, maxTimeoutMs: number): RenderJob {
+export function toRenderJob(
+  request: RenderRequest,
+  context: Pick<CallContext, "deadline" | "signal">,
+  maxTimeoutMs: number,
+): RenderJob {
   const options = request.options;
   const mode = MODES.get(options?.mode ?? RenderMode.RENDER_MODE_UNSPECIFIED);
   if (!mode) throw invalid("/options/mode", `unknown render mode ${options?.mode}`);
@@ -50,7 +57,8 @@ export function toRenderJob(request: RenderRequest, context: Pick<CallContext, "
   }
 
   const screenshot = options?.screenshot ?? false;
-  if (screenshot && mode === "static") throw invalid("/options/screenshot", "a screenshot needs the browser; use the auto or browser render mode");
+  if (screenshot && mode === "static")
+    throw invalid("/options/screenshot", "a screenshot needs the browser; use the auto or browser render mode");
   const outline = options?.outline ?? [];
   if (outline.length > MAX_OUTLINES || outline.some((selector) => selector.length > MAX_SELECTOR_LENGTH)) {
     throw invalid("/options/outline", `at most ${MAX_OUTLINES} selectors of at most ${MAX_SELECTOR_LENGTH} characters`);
@@ -60,7 +68,16 @@ export function toRenderJob(request: RenderRequest, context: Pick<CallContext, "
   const timeoutMs = Math.min(options?.timeoutMs || Infinity, maxTimeoutMs, leftOfDeadline);
   if (timeoutMs <= 0) throw new WinnowError("target-timeout", "the deadline passed before the render could start");
 
-  return { url, mode, waitFor, screenshot, outline, timeoutMs, deadlineBound: timeoutMs === leftOfDeadline, signal: context.signal };
+  return {
+    url,
+    mode,
+    waitFor,
+    screenshot,
+    outline,
+    timeoutMs,
+    deadlineBound: timeoutMs === leftOfDeadline,
+    signal: context.signal,
+  };
 }
 
 function invalid(path: string, description: string): WinnowError {

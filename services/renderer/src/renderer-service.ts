@@ -1,5 +1,10 @@
-import { unary, WinnowError, type Logger, type ServiceBinding } from "@winnow/platform";
-import { RendererServiceService, type RendererServiceServer, type RenderRequest, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { type Logger, type ServiceBinding, unary, WinnowError } from "@winnow/platform";
+import {
+  type RendererServiceServer,
+  RendererServiceService,
+  type RenderRequest,
+  type RenderResponse,
+} from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { PageRenderer } from "./page-renderer.js";
 import { countRender } from "./render-metrics.js";
 import { toRenderJob } from "./render-request.js";
@@ -24,14 +29,17 @@ export function rendererServiceBinding(deps: RendererDependencies): ServiceBindi
 }
 
 /** The gRPC implementation of winnow.renderer.v1.RendererService. */
-export function createRendererService({ logger, ...deps }: RendererDependencies): RendererServiceServer {
+function createRendererService({ logger, ...deps }: RendererDependencies): RendererServiceServer {
   return {
     render: unary<RenderRequest, RenderResponse>(logger, async (request, context) => {
       const job = toRenderJob(request, context, deps.renderTimeoutMs);
       const response = await deps.renderer.render(job).catch((error: unknown) => {
-        // Out of the caller's time, the page is not to blame: the caller's deadline passed (its own timer may fire a moment later).
+        // Out of the caller's time, the page is not to blame: the caller's deadline passed (its own timer may fire a
+        // moment later).
         if (job.deadlineBound && error instanceof WinnowError && error.type === "target-timeout") {
-          throw new WinnowError("deadline-exceeded", "the request's deadline passed while the page was loading", { cause: error });
+          throw new WinnowError("deadline-exceeded", "the request's deadline passed while the page was loading", {
+            cause: error,
+          });
         }
         throw error;
       });

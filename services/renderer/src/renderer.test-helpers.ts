@@ -2,9 +2,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createLogger, loadConfig } from "@winnow/platform";
 import type { RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { BrowserHost } from "./browser.js";
+import type { BrowserHost } from "./browser/browser.js";
 import { rendererConfigShape } from "./config.js";
-import type { Lookup } from "./egress.js";
+import type { Lookup } from "./egress/egress.js";
 import type { RenderChoice } from "./render-request.js";
 import { createRendering, type Rendering } from "./rendering.js";
 
@@ -18,7 +18,11 @@ export function fixedLookup(answers: Record<string, string[] | (() => string[])>
 }
 
 /** An HTTP server on a loopback address; port 0 picks a free one. */
-export async function listen(handler: http.RequestListener, host = "127.0.0.1", port = 0): Promise<http.Server & { port: number }> {
+export async function listen(
+  handler: http.RequestListener,
+  host = "127.0.0.1",
+  port = 0,
+): Promise<http.Server & { port: number }> {
   const server = http.createServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -38,7 +42,8 @@ export type RenderingWithBrowser = Rendering & { browser: BrowserHost };
 export async function startRendering(env: Record<string, string>, lookup?: Lookup): Promise<RenderingWithBrowser> {
   const config = loadConfig(rendererConfigShape, { LOG_LEVEL: "silent", ...env });
   const rendering = await createRendering(config, createLogger("renderer-test", config.LOG_LEVEL), lookup);
-  if (!rendering.browser) throw new Error("these tests need a Chromium (CHROMIUM_PATH, Playwright's, or chromium on PATH)");
+  if (!rendering.browser)
+    throw new Error("these tests need a Chromium (CHROMIUM_PATH, Playwright's, or chromium on PATH)");
   await rendering.browser.start();
   return rendering as RenderingWithBrowser;
 }
@@ -60,7 +65,11 @@ export function renderWith(rendering: Rendering, url: string, job: TestRender = 
 }
 
 /** The error a render failed with; fails the test when it succeeded. */
-export async function renderFailure(rendering: Rendering, url: string, job: TestRender = {}): Promise<Error & { type?: string }> {
+export async function renderFailure(
+  rendering: Rendering,
+  url: string,
+  job: TestRender = {},
+): Promise<Error & { type?: string }> {
   const outcome = await renderWith(rendering, url, job).then(
     (response) => new Error(`expected a failure, got HTTP ${response.status} from ${response.finalUrl}`),
     (error: unknown) => error as Error,

@@ -1,14 +1,14 @@
 import type { Logger } from "@winnow/platform";
-import { BrowserHost } from "./browser.js";
-import { findBrowser, installHint, NO_BROWSER } from "./browser-discovery.js";
+import { BrowserHost } from "./browser/browser.js";
+import { findBrowser, installHint, NO_BROWSER } from "./browser/browser-discovery.js";
+import { BrowserRenderer } from "./browser/browser-renderer.js";
+import { PageSlots } from "./browser/page-slots.js";
 import type { RendererConfig } from "./config.js";
-import { EgressGuard, type Lookup } from "./egress.js";
-import { EgressProxy } from "./egress-proxy.js";
+import { EgressGuard, type Lookup } from "./egress/egress.js";
+import { EgressProxy } from "./egress/egress-proxy.js";
 import { PageRenderer } from "./page-renderer.js";
-import { PageSlots } from "./page-slots.js";
-import { BrowserRenderer } from "./browser-renderer.js";
 import { observeBrowserPool } from "./render-metrics.js";
-import { StaticFetcher } from "./static-fetch.js";
+import { StaticFetcher } from "./static/static-fetch.js";
 
 const PROXY_BYTES_PER_HTML_BYTE = 4;
 
@@ -62,16 +62,30 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
   };
 }
 
-/** The Chromium to use; without one the renderer still starts (most pages need no browser) and says, once, how to get one. */
+/**
+ * The Chromium to use; without one the renderer still starts (most pages need no browser) and says, once, how to get
+ * one.
+ */
 function findChromium(config: RendererConfig, logger: Logger): string | undefined {
-  const { found, configuredMissing } = findBrowser({ configured: config.CHROMIUM_PATH, pathVariable: process.env.PATH });
+  const { found, configuredMissing } = findBrowser({
+    configured: config.CHROMIUM_PATH,
+    pathVariable: process.env.PATH,
+  });
   const badSetting = configuredMissing ? `CHROMIUM_PATH (${configuredMissing}) names no executable file` : undefined;
   if (found) {
     if (badSetting) logger.warn(`${badSetting}; using ${found.executablePath}`);
     logger.info({ executablePath: found.executablePath, foundBy: found.source }, "browser found");
     return found.executablePath;
   }
-  const searched = [badSetting, "no Chromium installed by Playwright", "no chromium, chromium-browser or google-chrome on PATH"].filter(Boolean).join("; ");
-  logger.warn(`no browser found (${searched}): pages that need JavaScript will answer browser-unavailable; ${installHint()}`);
+  const searched = [
+    badSetting,
+    "no Chromium installed by Playwright",
+    "no chromium, chromium-browser or google-chrome on PATH",
+  ]
+    .filter(Boolean)
+    .join("; ");
+  logger.warn(
+    `no browser found (${searched}): pages that need JavaScript will answer browser-unavailable; ${installHint()}`,
+  );
   return undefined;
 }

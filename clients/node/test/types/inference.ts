@@ -41,9 +41,22 @@ export async function checks(): Promise<void> {
   >();
   assertType<Equal<ScrapeResult<{ a: "boolean" }>, { a: boolean | null }>>();
   // With evidence: the same inferred data beside the evidence; without, the data alone.
-  const withEvidence = await client.scrape({ url: "https://shop.example", schema: { price_usd: "number", tags: ["string"] }, options: { evidence: true } });
-  assertType<Equal<typeof withEvidence, { data: { price_usd: number | null; tags: string[] | null }; evidence: Record<string, Evidence> }>>();
-  const without = await client.scrape({ url: "https://shop.example", schema: { price_usd: "number" }, options: { evidence: false, render: "static" } });
+  const withEvidence = await client.scrape({
+    url: "https://shop.example",
+    schema: { price_usd: "number", tags: ["string"] },
+    options: { evidence: true },
+  });
+  assertType<
+    Equal<
+      typeof withEvidence,
+      { data: { price_usd: number | null; tags: string[] | null }; evidence: Record<string, Evidence> }
+    >
+  >();
+  const without = await client.scrape({
+    url: "https://shop.example",
+    schema: { price_usd: "number" },
+    options: { evidence: false, render: "static" },
+  });
   assertType<Equal<typeof without, { price_usd: number | null }>>();
   // @ts-expect-error: "money" is not a type of the schema language.
   await client.scrape({ url: "https://shop.example", schema: { price: "money" } });

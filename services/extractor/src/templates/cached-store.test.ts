@@ -8,7 +8,11 @@ const UPDATE = { field: "price:number", locator: ABSENCE, agree: 1, disagree: 0 
 
 function stores(ttlMs = 60_000) {
   const memory = new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 });
-  const spies = { templates: vi.spyOn(memory, "templates"), locators: vi.spyOn(memory, "locators"), use: vi.spyOn(memory, "use") };
+  const spies = {
+    templates: vi.spyOn(memory, "templates"),
+    locators: vi.spyOn(memory, "locators"),
+    use: vi.spyOn(memory, "use"),
+  };
   return { cached: new CachedTemplateStore(memory, ttlMs), memory, spies };
 }
 

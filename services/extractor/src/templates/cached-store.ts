@@ -9,29 +9,29 @@
  * `ttlMs`; the verification cadence (every 20th page, learner.ts) is per
  * replica.
  */
-import { templateId, type KnownTemplate, type TemplateKey } from "./signature.js";
+import { LRUCache } from "lru-cache";
+import { type KnownTemplate, type TemplateKey, templateId } from "./signature.js";
 import type { LocatorRecord, LocatorUpdate, TemplateStore, TemplateSummary } from "./store.js";
-
-interface Cached<T> {
-  at: number;
-  value: Promise<T>;
-}
 
 /** How long a replica answers from the templates it read before reading them again. */
 export const TEMPLATE_CACHE_MS = 5_000;
 
-/** Entries kept per map: beyond it the oldest go (they are only a cache). */
+/** Entries kept per cache. */
 const MAX_ENTRIES = 10_000;
 
 export class CachedTemplateStore implements TemplateStore {
-  private readonly hosts = new Map<string, Cached<KnownTemplate[]>>();
-  private readonly locatorsByTemplate = new Map<string, Cached<LocatorRecord[]>>();
-  private readonly seen = new Map<string, number>();
+  /** Reads younger than ttlMs answer again; the least recently used go first past MAX_ENTRIES (they are only a cache). */
+  private readonly hosts: LRUCache<string, Promise<KnownTemplate[]>>;
+  private readonly locatorsByTemplate: LRUCache<string, Promise<LocatorRecord[]>>;
+  private readonly seen = new LRUCache<string, number>({ max: MAX_ENTRIES });
 
   constructor(
     private readonly store: TemplateStore,
-    private readonly ttlMs: number,
-  ) {}
+    ttlMs: number,
+  ) {
+    this.hosts = new LRUCache({ max: MAX_ENTRIES, ttl: ttlMs });
+    this.locatorsByTemplate = new LRUCache({ max: MAX_ENTRIES, ttl: ttlMs });
+  }
 
   templates(host: string): Promise<KnownTemplate[]> {
     return this.read(this.hosts, host, () => this.store.templates(host));
@@ -40,9 +40,7 @@ export class CachedTemplateStore implements TemplateStore {
   async use(template: TemplateKey): Promise<number> {
     const id = templateId(template);
     const seen = (this.seen.get(id) ?? 0) + 1;
-    this.seen.delete(id);
     this.seen.set(id, seen);
-    trim(this.seen);
     return seen;
   }
 
@@ -73,18 +71,13 @@ export class CachedTemplateStore implements TemplateStore {
     return this.store.close();
   }
 
-  private read<T>(cache: Map<string, Cached<T>>, id: string, load: () => Promise<T>): Promise<T> {
+  private read<T>(cache: LRUCache<string, Promise<T>>, id: string, load: () => Promise<T>): Promise<T> {
     const hit = cache.get(id);
-    if (hit && Date.now() - hit.at < this.ttlMs) return hit.value;
+    if (hit) return hit;
     const value = load();
-    cache.set(id, { at: Date.now(), value });
-    trim(cache);
+    cache.set(id, value);
     // A failed read is not kept: the next page tries the database again.
-    value.catch(() => cache.get(id)?.value === value && cache.delete(id));
+    value.catch(() => cache.peek(id) === value && cache.delete(id));
     return value;
   }
-}
-
-function trim(map: Map<string, unknown>): void {
-  if (map.size > MAX_ENTRIES) map.delete(map.keys().next().value!);
 }

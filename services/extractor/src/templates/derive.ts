@@ -7,14 +7,11 @@
  */
 import type { Field, ObjectNode } from "@winnow/platform";
 import type { Element } from "domhandler";
-import { nameHints } from "../field-names.js";
-import { absoluteUrl } from "../page.js";
-import { datesIn, parseBoolean, parseNumber } from "../normalize.js";
-import { contains } from "../engines/builtin/dom.js";
-import { collapsed, ownText } from "../engines/builtin/text.js";
-import { applyLocator, locateElement, matches, type ItemField, type Locator } from "./locator.js";
+import { isLabelText, labelKey, type PageIndex } from "../page/page-index.js";
+import { nameHints } from "../schema/field-names.js";
+import { datesIn, parseBoolean, parseNumber } from "../schema/normalize.js";
+import { applyLocator, type ItemField, type Locator, locateElement, matches } from "./locator.js";
 import { stableClasses, stableId, stableItemprop } from "./names.js";
-import { isLabelText, labelKey, type PageIndex } from "./page-index.js";
 import { isPresentValue, readAs, sameValue } from "./values.js";
 
 /** Text around a value that a locator may cut off: more than this, and the value sits in running text, not a slot. */
@@ -44,8 +41,11 @@ export function deriveLocators(index: PageIndex, field: Field, value: unknown): 
     }
   };
   const itemNode = field.node.kind === "array" ? field.node.items : undefined;
-  if (itemNode?.kind === "object") for (const { container, reading } of recordTargets(index, itemNode, value as Record<string, unknown>[])) keep(container, reading);
-  else if (Array.isArray(value)) for (const { container, items } of listTargets(index, field, value as string[])) keep(container, { items });
+  if (itemNode?.kind === "object")
+    for (const { container, reading } of recordTargets(index, itemNode, value as Record<string, unknown>[]))
+      keep(container, reading);
+  else if (Array.isArray(value))
+    for (const { container, items } of listTargets(index, field, value as string[])) keep(container, { items });
   else for (const { element, reading } of scalarTargets(index, field, value)) keep(element, reading);
   return found;
 }
@@ -68,9 +68,11 @@ function scalarTargets(index: PageIndex, field: Field, value: unknown): { elemen
     if (targets.length >= MAX_TARGETS) break;
     if (element.children.some((child) => shows.has(child as Element))) continue;
     const text = index.text(element);
-    // Text around the value that child elements add ("[Paperback]", "(1994)") may differ between pages; the element's own text does not hold it.
-    const own = collapsed(ownText(element));
-    if ((start > 0 || end < text.length) && own.length < text.length && isEqualSpan(spanOf(own, value, field), own)) targets.push({ element, reading: { own: true } });
+    // Text around the value that child elements add ("[Paperback]", "(1994)") may differ between pages; the element's
+    // own text does not hold it.
+    const own = index.ownText(element);
+    if ((start > 0 || end < text.length) && own.length < text.length && isEqualSpan(spanOf(own, value, field), own))
+      targets.push({ element, reading: { own: true } });
     targets.push({ element, reading: { prefix: text.slice(0, start), suffix: text.slice(end) } });
   }
   if (typeof value !== "string") return targets;
@@ -78,7 +80,10 @@ function scalarTargets(index: PageIndex, field: Field, value: unknown): { elemen
     if (targets.length >= 2 * MAX_TARGETS) break;
     const attr = ATTRIBUTES.find((name) => {
       const written = element.attribs[name]?.trim();
-      return written !== undefined && (written === value || ((name === "href" || name === "src") && absoluteUrl(written, index.baseUrl) === value));
+      return (
+        written !== undefined &&
+        (written === value || ((name === "href" || name === "src") && index.absoluteUrl(written) === value))
+      );
     });
     if (attr) targets.push({ element, reading: { attr } });
   }
@@ -111,7 +116,10 @@ function spanOf(text: string, value: unknown, field: Field): [number, number] | 
   return at >= 0 && text.length - wanted.length <= MAX_AROUND ? [at, at + wanted.length] : undefined;
 }
 
-/** For a list of texts: an element of the first item, and the container holding exactly the list's items under one selector. */
+/**
+ * For a list of texts: an element of the first item, and the container holding exactly the list's items under one
+ * selector.
+ */
 function listTargets(index: PageIndex, field: Field, value: string[]): { container: Element; items: string }[] {
   const first = labelKey(value[0]!);
   const found: { container: Element; items: string }[] = [];
@@ -121,7 +129,10 @@ function listTargets(index: PageIndex, field: Field, value: string[]): { contain
     const items = relativeStep(element);
     let container = element.parent;
     for (let level = 0; level < MAX_LEVELS && container?.type === "tag"; level += 1, container = container.parent) {
-      const shown = index.$(container).find(items).toArray().map((item) => index.text(item)).filter((text) => text !== "");
+      const shown = index
+        .select(container as Element, items)
+        .map((item) => index.text(item))
+        .filter((text) => text !== "");
       if (shown.length > value.length) break;
       if (shown.length === value.length && sameValue(readAs(field, shown), readAs(field, value))) {
         found.push({ container: container as Element, items });
@@ -138,7 +149,11 @@ function listTargets(index: PageIndex, field: Field, value: string[]): { contain
  * field is read inside it, and the item's step under its parent, which
  * holds the list.
  */
-function recordTargets(index: PageIndex, item: ObjectNode, value: Record<string, unknown>[]): { container: Element; reading: Reading }[] {
+function recordTargets(
+  index: PageIndex,
+  item: ObjectNode,
+  value: Record<string, unknown>[],
+): { container: Element; reading: Reading }[] {
   const first = value[0];
   const fields = item.fields.filter((f) => f.node.kind === "scalar" && first && isPresentValue(first[f.name]));
   if (!first || fields.length === 0) return [];
@@ -146,11 +161,18 @@ function recordTargets(index: PageIndex, item: ObjectNode, value: Record<string,
   const found: { container: Element; reading: Reading }[] = [];
   for (const { element: start } of targets[0]!) {
     let candidate: Element | null = start;
-    for (let level = 0; level <= MAX_LEVELS && candidate?.type === "tag" && candidate.tagName !== "body"; level += 1, candidate = candidate.parent as Element | null) {
+    for (
+      let level = 0;
+      level <= MAX_LEVELS && candidate?.type === "tag" && candidate.tagName !== "body";
+      level += 1, candidate = candidate.parent as Element | null
+    ) {
       const within = candidate;
       const readings = fields.map((f, i) => fieldWithin(index, within, f.name, targets[i]!));
       if (readings.some((r) => r === undefined) || within.parent?.type !== "tag") continue;
-      found.push({ container: within.parent as Element, reading: { items: relativeStep(within), fields: readings as ItemField[] } });
+      found.push({
+        container: within.parent as Element,
+        reading: { items: relativeStep(within), fields: readings as ItemField[] },
+      });
       break;
     }
   }
@@ -158,11 +180,16 @@ function recordTargets(index: PageIndex, item: ObjectNode, value: Record<string,
 }
 
 /** How a field of an item is read inside the item's element: from the first of its targets there. */
-function fieldWithin(index: PageIndex, item: Element, name: string, targets: { element: Element; reading: Reading }[]): ItemField | undefined {
-  for (const { element, reading } of targets.filter((t) => contains(item, t.element))) {
+function fieldWithin(
+  index: PageIndex,
+  item: Element,
+  name: string,
+  targets: { element: Element; reading: Reading }[],
+): ItemField | undefined {
+  for (const { element, reading } of targets.filter((t) => index.contains(item, t.element))) {
     if (element === item) return { name, index: 0, ...withoutEmpty(reading) };
     const path = relativeStep(element);
-    const position = index.$(item).find(path).toArray().indexOf(element);
+    const position = index.select(item, path).indexOf(element);
     if (position >= 0 && position <= MAX_INDEX) return { name, path, index: position, ...withoutEmpty(reading) };
   }
   return undefined;
@@ -185,7 +212,11 @@ function pathLocators(index: PageIndex, element: Element): ElementLocator[] {
   let path = "";
   let named = false;
   let node: Element | null = element;
-  for (let level = 0; level < MAX_LEVELS && node && node.type === "tag" && node.tagName !== "body"; level += 1, node = node.parent as Element | null) {
+  for (
+    let level = 0;
+    level < MAX_LEVELS && node && node.type === "tag" && node.tagName !== "body";
+    level += 1, node = node.parent as Element | null
+  ) {
     const step = selectorStep(node);
     named ||= step !== tagOf(node);
     path = path === "" ? step : `${step} > ${path}`;
@@ -198,15 +229,19 @@ function pathLocators(index: PageIndex, element: Element): ElementLocator[] {
   return found.slice(0, 2);
 }
 
-/** From the labels nearest the element (inside it first, then before it): the element's own step within a few levels of the label. */
+/**
+ * From the labels nearest the element (inside it first, then before it): the element's own step within a few levels of
+ * the label.
+ */
 function labelLocators(index: PageIndex, element: Element): ElementLocator[] {
   const found: ElementLocator[] = [];
   const path = relativeStep(element);
   for (const anchor of anchorsNear(index, element)) {
     let up = 0;
     let scope: Element = anchor;
-    while (!contains(scope, element) && up <= MAX_LEVELS && scope.parent?.type === "tag") [scope, up] = [scope.parent as Element, up + 1];
-    if (!contains(scope, element) || up > MAX_LEVELS) continue;
+    while (!index.contains(scope, element) && up <= MAX_LEVELS && scope.parent?.type === "tag")
+      [scope, up] = [scope.parent as Element, up + 1];
+    if (!index.contains(scope, element) || up > MAX_LEVELS) continue;
     const label = index.text(anchor);
     const position = matches(index, { path, label, up }).indexOf(element);
     if (position >= 0 && position <= MAX_INDEX) found.push({ path, label, up, index: position });
@@ -219,10 +254,16 @@ function anchorsNear(index: PageIndex, element: Element): Element[] {
   const own = index.text(element);
   const isAnchor = (candidate: Element) => {
     const text = index.text(candidate);
-    return isLabelText(text) && text !== own && !index.hasChildWithText(candidate) && !contains(candidate, element);
+    return (
+      isLabelText(text) && text !== own && !index.hasChildWithText(candidate) && !index.contains(candidate, element)
+    );
   };
   const inside: Element[] = [];
-  for (let i = at + 1; i < index.elements.length && contains(element, index.elements[i]!) && inside.length < MAX_ANCHORS; i += 1) {
+  for (
+    let i = at + 1;
+    i < index.elements.length && index.contains(element, index.elements[i]!) && inside.length < MAX_ANCHORS;
+    i += 1
+  ) {
     if (isAnchor(index.elements[i]!) && own.startsWith(index.text(index.elements[i]!))) inside.push(index.elements[i]!);
   }
   const before: Element[] = [];
@@ -236,13 +277,17 @@ function anchorsNear(index: PageIndex, element: Element): Element[] {
 function selectorStep(element: Element): string {
   const id = stableId(element);
   const itemprop = stableItemprop(element);
-  return `${tagOf(element)}${id ? `#${id}` : ""}${stableClasses(element).map((c) => `.${c}`).join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
+  return `${tagOf(element)}${id ? `#${id}` : ""}${stableClasses(element)
+    .map((c) => `.${c}`)
+    .join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
 }
 
 /** A step for an element found relative to something else: without its id, which would name it alone. */
 function relativeStep(element: Element): string {
   const itemprop = stableItemprop(element);
-  return `${tagOf(element)}${stableClasses(element).map((c) => `.${c}`).join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
+  return `${tagOf(element)}${stableClasses(element)
+    .map((c) => `.${c}`)
+    .join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
 }
 
 /** The tag as a selector can name it; "*" for a name CSS cannot write ("fb:like"). */

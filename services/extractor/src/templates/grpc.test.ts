@@ -1,11 +1,11 @@
-import { callUnary, createClient, createLogger, startGrpcServer } from "@winnow/platform";
+import { createClient, createLogger, promiseClient, startGrpcServer } from "@winnow/platform";
 import { Engine, ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { load } from "cheerio";
 import { afterAll, expect, it, vi } from "vitest";
 import { startFakeLlm } from "../../../../test/support/fake-llm.js";
-import { LlmEngine } from "../engines/llm.js";
+import { LlmEngine } from "../engines/model/llm.js";
 import { extractorServiceBinding } from "../extractor-service.js";
-import { SchemaCache } from "../schema-cache.js";
+import { SchemaCache } from "../schema/schema-cache.js";
 import { TemplateLearner } from "./learner.js";
 import { MemoryTemplateStore } from "./store.js";
 
@@ -34,7 +34,10 @@ const server = await startGrpcServer({
     extractorServiceBinding({
       logger,
       schemas: new SchemaCache(),
-      llm: new LlmEngine({ baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 }, logger),
+      llm: new LlmEngine(
+        { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 },
+        logger,
+      ),
       maxHtmlBytes: 64 * 1024,
       prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
       hybrid: "proven",
@@ -53,12 +56,18 @@ afterAll(async () => {
 
 async function extract(page: { model: string; price: string }, url: string) {
   const options = { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: true };
-  return callUnary(client.extract.bind(client), { url, html: html(page), schemaJson: SCHEMA, taskDescription: "", options }, { deadline: new Date(Date.now() + 10_000) });
+  return promiseClient(client).extract(
+    { url, html: html(page), schemaJson: SCHEMA, taskDescription: "", options },
+    { deadline: new Date(Date.now() + 10_000) },
+  );
 }
 
 /** Learning settles after the answer; the next page waits until the store has counted this one. */
 async function learned(host: string, pages: number) {
-  await vi.waitFor(async () => expect((await store.list(host))[0]?.pages).toBe(pages), { timeout: 5_000, interval: 10 });
+  await vi.waitFor(async () => expect((await store.list(host))[0]?.pages).toBe(pages), {
+    timeout: 5_000,
+    interval: 10,
+  });
 }
 
 it("answers a template's third page from what the first two taught, with no model call, and says so", async () => {
@@ -72,12 +81,25 @@ it("answers a template's third page from what the first two taught, with no mode
   expect(fake.requests.length).toBe(calls);
   expect(third.engine).toBe(Engine.ENGINE_TEMPLATE);
   expect(JSON.parse(third.dataJson)).toEqual({ model: "Sony Cyber-shot W350", price_usd: 129.99 });
-  expect(third.warnings).toEqual([{ code: "template", message: expect.stringMatching(/^2 of 2 fields answered by the page's learned template \(model, price_usd\)/), path: "" }]);
+  expect(third.warnings).toEqual([
+    {
+      code: "template",
+      message: expect.stringMatching(/^2 of 2 fields answered by the page's learned template \(model, price_usd\)/),
+      path: "",
+    },
+  ]);
   // Each value's evidence gives the element the template read, by a CSS selector that finds it, and its text.
-  expect(third.evidence).toEqual(expect.arrayContaining([
-    expect.objectContaining({ pointer: "/model", source: "template", text: "Sony Cyber-shot W350", grounded: true }),
-    expect.objectContaining({ pointer: "/price_usd", source: "template", text: expect.stringContaining("129.99"), grounded: true }),
-  ]));
+  expect(third.evidence).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ pointer: "/model", source: "template", text: "Sony Cyber-shot W350", grounded: true }),
+      expect.objectContaining({
+        pointer: "/price_usd",
+        source: "template",
+        text: expect.stringContaining("129.99"),
+        grounded: true,
+      }),
+    ]),
+  );
   const $ = load(html(PAGES[2]!));
   for (const evidence of third.evidence) expect($(evidence.selector).text()).toBe(evidence.text);
 

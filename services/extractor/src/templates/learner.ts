@@ -7,14 +7,23 @@
  * answers go through shape.ts, so nothing learned can break a response.
  */
 import { setImmediate as setImmediatePromise } from "node:timers/promises";
-import { LRUCache } from "lru-cache";
 import type { Field, Logger, ObjectNode, SchemaNode } from "@winnow/platform";
-import { selectorOf } from "../selector.js";
+import { LRUCache } from "lru-cache";
+import type { PageIndex } from "../page/page-index.js";
+import { selectorOf } from "../page/selector.js";
 import { deriveLocators } from "./derive.js";
-import { ABSENCE, absenceSchema, applyLocator, isAbsence, locatorKey, locatorSchema, type Absence, type Locator } from "./locator.js";
-import type { PageIndex } from "./page-index.js";
-import { templateId, templateOf, type PageLayout, type PageTemplate, type TemplateKey } from "./signature.js";
-import { isTrusted, rank, type LocatorRecord, type LocatorUpdate, type TemplateStore } from "./store.js";
+import {
+  ABSENCE,
+  type Absence,
+  absenceSchema,
+  applyLocator,
+  isAbsence,
+  type Locator,
+  locatorKey,
+  locatorSchema,
+} from "./locator.js";
+import { type PageLayout, type PageTemplate, type TemplateKey, templateId, templateOf } from "./signature.js";
+import { isTrusted, type LocatorRecord, type LocatorUpdate, rank, type TemplateStore } from "./store.js";
 import { isLearnable, isPresentValue, readAs, sameValue } from "./values.js";
 
 /** Every this many pages of a template, fields it holds absent are asked again: an optional part may show after all. */
@@ -76,7 +85,10 @@ export class TemplateLearner {
     return !pages.includes(page);
   }
 
-  /** The page's template: the known one of its host it shares its layout with, or a new one; undefined when the store cannot be read. */
+  /**
+   * The page's template: the known one of its host it shares its layout with, or a new one; undefined when the store
+   * cannot be read.
+   */
   async templateFor(layout: PageLayout): Promise<PageTemplate | undefined> {
     try {
       return templateOf(layout, await this.store.templates(layout.host));
@@ -91,7 +103,12 @@ export class TemplateLearner {
    * the store cannot be read, or on a page that verifies them (`byModel`:
    * a model will read the page; the builtin engine alone cannot check them).
    */
-  async answer(key: PageTemplate, tree: ObjectNode, index: PageIndex, byModel: boolean): Promise<Map<string, TemplateFieldAnswer>> {
+  async answer(
+    key: PageTemplate,
+    tree: ObjectNode,
+    index: PageIndex,
+    byModel: boolean,
+  ): Promise<Map<string, TemplateFieldAnswer>> {
     const [seen, records] = await Promise.all([this.store.use(key).catch(() => 0), this.records(key)]);
     const answers = new Map<string, TemplateFieldAnswer>();
     if (byModel && seen > 0 && seen % VERIFY_EVERY === 0) return answers;
@@ -106,13 +123,25 @@ export class TemplateLearner {
         return located && isPresentValue(value) ? [{ record, located, value }] : [];
       });
       if (read.length === 0 && absence && !recheck) {
-        answers.set(field.name, { value: null, selector: "", locator: describeLocator(absence.locator), text: "", confidence: confidenceOf(absence) });
+        answers.set(field.name, {
+          value: null,
+          selector: "",
+          locator: describeLocator(absence.locator),
+          text: "",
+          confidence: confidenceOf(absence),
+        });
         continue;
       }
       // Trusted locators that read different values on this page: the template has changed; the other engines answer.
       if (read.length === 0 || read.some((r) => !sameValue(r.value, read[0]!.value))) continue;
       const { record, located, value } = read[0]!;
-      answers.set(field.name, { value, selector: selectorOf(located.element), locator: describeLocator(record.locator), text: located.text, confidence: confidenceOf(record) });
+      answers.set(field.name, {
+        value,
+        selector: selectorOf(located.element),
+        locator: describeLocator(record.locator),
+        text: located.text,
+        confidence: confidenceOf(record),
+      });
     }
     return answers;
   }
@@ -126,7 +155,14 @@ export class TemplateLearner {
    * where no element has shown it lately: UNSHOWN_AFTER); a null agrees with the
    * field's absence, a value disagrees.
    */
-  async learn(key: TemplateKey, layout: PageLayout, tree: ObjectNode, index: PageIndex, values: Record<string, unknown>, page: string): Promise<void> {
+  async learn(
+    key: TemplateKey,
+    layout: PageLayout,
+    tree: ObjectNode,
+    index: PageIndex,
+    values: Record<string, unknown>,
+    page: string,
+  ): Promise<void> {
     if (!this.firstReading(key, page)) return;
     const records = await this.records(key);
     const updates: LocatorUpdate[] = [];
@@ -150,7 +186,13 @@ export class TemplateLearner {
         known.add(locatorKey(record.locator));
         const located = applyLocator(index, record.locator);
         const read = located ? readAs(field, located.raw) : null;
-        if (isPresentValue(read)) updates.push({ field: record.field, locator: record.locator, agree: Number(sameValue(read, value)), disagree: Number(!sameValue(read, value)) });
+        if (isPresentValue(read))
+          updates.push({
+            field: record.field,
+            locator: record.locator,
+            agree: Number(sameValue(read, value)),
+            disagree: Number(!sameValue(read, value)),
+          });
       }
       const unshown = `${templateId(key)}\u0000${fieldKey(field)}`;
       const misses = this.unshown.get(unshown) ?? 0;
@@ -180,7 +222,9 @@ export class TemplateLearner {
     return records.flatMap((record) => {
       const locator = locatorSchema.or(absenceSchema).safeParse(record.locator);
       const counts = Number.isSafeInteger(record.agree) && Number.isSafeInteger(record.disagree);
-      return locator.success && counts && typeof record.field === "string" ? [{ ...record, locator: locator.data }] : [];
+      return locator.success && counts && typeof record.field === "string"
+        ? [{ ...record, locator: locator.data }]
+        : [];
     });
   }
 }

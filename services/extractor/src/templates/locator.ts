@@ -11,12 +11,12 @@
  */
 import type { Element } from "domhandler";
 import { z } from "zod";
-import { absoluteUrl } from "../page.js";
-import { contains } from "../engines/builtin/dom.js";
-import { collapsed, ownText } from "../engines/builtin/text.js";
-import type { PageIndex } from "./page-index.js";
+import type { PageIndex } from "../page/page-index.js";
 
-/** How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and suffix cut off. */
+/**
+ * How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and
+ * suffix cut off.
+ */
 const readingShape = {
   /** Read from this attribute instead of the text. */
   attr: z.enum(["href", "src", "content", "datetime", "title"]).optional(),
@@ -27,7 +27,9 @@ const readingShape = {
   suffix: z.string().max(80).optional(),
 };
 
-/** A field of a list's item: read from the item itself, or from the index-th element inside it that a selector finds. */
+/**
+ * A field of a list's item: read from the item itself, or from the index-th element inside it that a selector finds.
+ */
 const itemFieldSchema = z.strictObject({
   name: z.string().min(1).max(128),
   path: z.string().min(1).max(300).optional(),
@@ -67,7 +69,10 @@ export function isAbsence(locator: Locator | Absence): locator is Absence {
   return "absent" in locator;
 }
 
-/** A located value before shape.ts reads it: a text, a list of texts or of objects of texts; with the element and its text, as evidence. */
+/**
+ * A located value before shape.ts reads it: a text, a list of texts or of objects of texts; with the element and its
+ * text, as evidence.
+ */
 export interface Located {
   raw: string | string[] | Record<string, string | null>[];
   element: Element;
@@ -85,15 +90,29 @@ export function locatorKey(locator: Locator | Absence): string {
   const around = (text: string | undefined) => (text ?? "").replace(/\d+/g, "0");
   const reading = (r: Reading) => [r.attr ?? null, r.own ?? false, around(r.prefix), around(r.suffix)];
   const fields = locator.fields?.map((f) => [f.name, f.path ?? null, f.index, ...reading(f)]) ?? null;
-  return JSON.stringify([locator.path, locator.label ?? null, locator.up ?? null, locator.index, ...reading(locator), locator.items ?? null, fields]);
+  return JSON.stringify([
+    locator.path,
+    locator.label ?? null,
+    locator.up ?? null,
+    locator.index,
+    ...reading(locator),
+    locator.items ?? null,
+    fields,
+  ]);
 }
 
 /** The element a locator names on this page, or undefined. */
-export function locateElement(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up" | "index">): Element | undefined {
+export function locateElement(
+  index: PageIndex,
+  locator: Pick<Locator, "path" | "label" | "up" | "index">,
+): Element | undefined {
   return matches(index, locator)[locator.index];
 }
 
-/** The path's matches in document order: from the first label shown, within `up` levels of it; or in the whole body. A selector the parser refuses matches nothing. */
+/**
+ * The path's matches in document order: from the first label shown, within `up` levels of it; or in the whole body. A
+ * selector the parser refuses matches nothing.
+ */
 export function matches(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): readonly Element[] {
   try {
     return matchesOf(index, locator);
@@ -103,16 +122,16 @@ export function matches(index: PageIndex, locator: Pick<Locator, "path" | "label
 }
 
 function matchesOf(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): readonly Element[] {
-  const { $ } = index;
   if (locator.label === undefined) return index.find(locator.path);
   const anchor = index.labelled(locator.label)[0];
   if (!anchor) return [];
   let scope: Element = anchor;
-  for (let level = 0; level < (locator.up ?? 0) && scope.parent?.type === "tag"; level += 1) scope = scope.parent as Element;
-  const inScope = [...$(scope).filter(locator.path).toArray(), ...$(scope).find(locator.path).toArray()];
+  for (let level = 0; level < (locator.up ?? 0) && scope.parent?.type === "tag"; level += 1)
+    scope = scope.parent as Element;
+  const inScope = index.select(scope, locator.path, true);
   const from = index.position(anchor);
   // What holds the label ("<td><b>Author:</b> Kim</td>") or follows it.
-  return inScope.filter((element) => contains(element, anchor) || index.position(element) > from);
+  return inScope.filter((element) => index.contains(element, anchor) || index.position(element) > from);
 }
 
 /** The raw value a locator reads on this page, or undefined when the page does not show it as the locator expects. */
@@ -123,7 +142,7 @@ export function applyLocator(index: PageIndex, locator: Locator): Located | unde
     const read = readElement(index, element, locator);
     return read && { ...read, element };
   }
-  const items = select(index, element, locator.items);
+  const items = index.select(element, locator.items);
   const { fields } = locator;
   const raw = fields
     ? items.map((item) => Object.fromEntries(fields.map((f) => [f.name, readItemField(index, item, f) ?? null])))
@@ -133,35 +152,29 @@ export function applyLocator(index: PageIndex, locator: Locator): Located | unde
 
 /** A field of one item of a list, or undefined when the item does not show it. */
 function readItemField(index: PageIndex, item: Element, field: ItemField): string | undefined {
-  const element = field.path === undefined ? item : select(index, item, field.path)[field.index];
+  const element = field.path === undefined ? item : index.select(item, field.path)[field.index];
   return element && readElement(index, element, field)?.raw;
 }
 
-/** The elements inside `within` that a selector finds; none for a selector the parser refuses. */
-function select(index: PageIndex, within: Element, selector: string): Element[] {
-  try {
-    return index.$(within).find(selector).toArray();
-  } catch {
-    return [];
-  }
-}
-
 /** An element's value as the reading says: an attribute (links made absolute), or its text cut. */
-export function readElement(index: PageIndex, element: Element, reading: Reading): { raw: string; text: string } | undefined {
+function readElement(index: PageIndex, element: Element, reading: Reading): { raw: string; text: string } | undefined {
   if (reading.attr !== undefined) {
     const value = element.attribs[reading.attr]?.trim();
     if (!value) return undefined;
-    const raw = reading.attr === "href" || reading.attr === "src" ? absoluteUrl(value, index.baseUrl) : value;
+    const raw = reading.attr === "href" || reading.attr === "src" ? index.absoluteUrl(value) : value;
     return raw === undefined ? undefined : { raw, text: value };
   }
-  const text = reading.own ? collapsed(ownText(element)) : index.text(element);
+  const text = reading.own ? index.ownText(element) : index.text(element);
   const raw = cut(text, reading.prefix ?? "", reading.suffix ?? "");
   return raw === undefined || raw === "" ? undefined : { raw, text };
 }
 
-/** The text between a prefix and a suffix (their numbers may be any numbers), or undefined when the text does not have them. */
+/**
+ * The text between a prefix and a suffix (their numbers may be any numbers), or undefined when the text does not have
+ * them.
+ */
 function cut(text: string, prefix: string, suffix: string): string | undefined {
   const pattern = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\d+/g, "\\d+");
   const match = new RegExp(`^${pattern(prefix)}([\\s\\S]*?)${pattern(suffix)}$`).exec(text);
-  return match?.[1]!.trim();
+  return match?.[1]?.trim();
 }

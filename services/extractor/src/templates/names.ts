@@ -7,7 +7,30 @@
 import type { Element } from "domhandler";
 
 /** Classes that say an element's state or position, which change from page to page. */
-const STATE_CLASSES = new Set(["active", "selected", "current", "open", "closed", "hover", "focus", "first", "last", "odd", "even", "visible", "hidden", "show", "in", "on", "off", "disabled", "clearfix", "loaded", "lazy", "lazyloaded"]);
+const STATE_CLASSES = new Set([
+  "active",
+  "selected",
+  "current",
+  "open",
+  "closed",
+  "hover",
+  "focus",
+  "first",
+  "last",
+  "odd",
+  "even",
+  "visible",
+  "hidden",
+  "show",
+  "in",
+  "on",
+  "off",
+  "disabled",
+  "clearfix",
+  "loaded",
+  "lazy",
+  "lazyloaded",
+]);
 const MAX_CLASSES = 2;
 const MAX_NAME_LENGTH = 40;
 
@@ -16,7 +39,9 @@ function isStableName(name: string): boolean {
   if (name.length === 0 || name.length > MAX_NAME_LENGTH || !/^[A-Za-z][\w-]*$/.test(name)) return false;
   if (/\d{3}/.test(name)) return false;
   // Generated names mix letters and digits in short random runs: "css-1x9fz2", "sc-bdVaJa", "jsx-2a3b".
-  return !name.split(/[-_]/).some((part) => part.length >= 4 && /\d/.test(part) && /[a-z]/i.test(part) && !/^[a-z]+\d$/i.test(part));
+  return !name
+    .split(/[-_]/)
+    .some((part) => part.length >= 4 && /\d/.test(part) && /[a-z]/i.test(part) && !/^[a-z]+\d$/i.test(part));
 }
 
 export function stableId(element: Element): string | undefined {
@@ -26,7 +51,9 @@ export function stableId(element: Element): string | undefined {
 
 /** Up to two stable classes, sorted, so the same element gets the same name on every page. */
 export function stableClasses(element: Element): string[] {
-  const classes = (element.attribs.class ?? "").split(/\s+/).filter((c) => isStableName(c) && !STATE_CLASSES.has(c.toLowerCase()));
+  const classes = (element.attribs.class ?? "")
+    .split(/\s+/)
+    .filter((c) => isStableName(c) && !STATE_CLASSES.has(c.toLowerCase()));
   return [...new Set(classes)].sort().slice(0, MAX_CLASSES);
 }
 

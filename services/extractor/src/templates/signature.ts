@@ -10,8 +10,8 @@
  */
 import { createHash } from "node:crypto";
 import type { CheerioAPI } from "cheerio";
-import { isTag, type Element } from "domhandler";
-import { NOT_TEXT } from "../engines/builtin/visibility.js";
+import { type Element, isTag } from "domhandler";
+import { NOT_TEXT } from "../page/elements.js";
 import { stableClasses, stableId } from "./names.js";
 
 export interface TemplateKey {
@@ -48,7 +48,10 @@ export interface PageTemplate extends TemplateKey {
 const SKELETON_DEPTH = 4;
 /** Bound on the paths read, so a huge page costs no more than a large one. */
 const MAX_PATHS = 1_000;
-/** Similarity from which two pages share a template (pages of one site's layout measure 0.74 to 1, pages of different sites at most 0.11, on the corpus's SWDE pages). */
+/**
+ * Similarity from which two pages share a template (pages of one site's layout measure 0.74 to 1, pages of different
+ * sites at most 0.11, on the corpus's SWDE pages).
+ */
 const SAME_LAYOUT = 0.6;
 
 export function pageLayout($: CheerioAPI, url: URL | undefined): PageLayout | undefined {
@@ -76,7 +79,9 @@ export function templateOf(layout: PageLayout, known: KnownTemplate[]): PageTemp
     const similarity = jaccard(layout.paths, template.paths);
     if (similarity >= bestSimilarity) [best, bestSimilarity] = [template, similarity];
   }
-  return best ? { host: layout.host, signature: best.signature, pages: best.pages } : { host: layout.host, signature: hash16(layout.paths.join(" ")), pages: 0 };
+  return best
+    ? { host: layout.host, signature: best.signature, pages: best.pages }
+    : { host: layout.host, signature: hash16(layout.paths.join(" ")), pages: 0 };
 }
 
 function jaccard(a: string[], b: string[]): number {

@@ -6,9 +6,9 @@ import { createLogger, parseSchema } from "@winnow/platform";
 import { openPostgres, type SqlDatabase } from "@winnow/platform/sql";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadPage } from "../page.js";
+import { loadPage } from "../page/page.js";
+import { PageIndex } from "../page/page-index.js";
 import { TemplateLearner } from "./learner.js";
-import { PageIndex } from "./page-index.js";
 import { pageLayout } from "./signature.js";
 import { openTemplateDatabase, SqlTemplateStore } from "./sql-store.js";
 import { MemoryTemplateStore, type TemplateStore } from "./store.js";
@@ -29,12 +29,17 @@ async function adminQuery(sql: string): Promise<void> {
 }
 
 /** A fresh store on each backend; the database too, for tests that reach under the store. */
-async function openStore(backend: "memory" | "pglite" | "postgres"): Promise<{ store: TemplateStore; db?: SqlDatabase }> {
+async function openStore(
+  backend: "memory" | "pglite" | "postgres",
+): Promise<{ store: TemplateStore; db?: SqlDatabase }> {
   if (backend === "memory") return { store: new MemoryTemplateStore(BOUNDS) };
   if (backend === "pglite") {
     const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-templates-"));
     const db = await openTemplateDatabase({ databaseUrl: undefined, dataDir, logger });
-    cleanups.push(() => rm(dataDir, { recursive: true, force: true }), () => db.close());
+    cleanups.push(
+      () => rm(dataDir, { recursive: true, force: true }),
+      () => db.close(),
+    );
     return { store: new SqlTemplateStore(async () => db, BOUNDS), db };
   }
   const schema = `templates_test_${randomBytes(6).toString("hex")}`;
@@ -42,7 +47,10 @@ async function openStore(backend: "memory" | "pglite" | "postgres"): Promise<{ s
   const url = new URL(TEST_DATABASE_URL);
   url.searchParams.set("options", `-c search_path=${schema}`);
   const db = await openTemplateDatabase({ databaseUrl: url.toString(), dataDir: "unused", logger });
-  cleanups.push(() => adminQuery(`DROP SCHEMA ${schema} CASCADE`), () => db.close());
+  cleanups.push(
+    () => adminQuery(`DROP SCHEMA ${schema} CASCADE`),
+    () => db.close(),
+  );
   return { store: new SqlTemplateStore(async () => db, BOUNDS), db };
 }
 
@@ -68,13 +76,17 @@ describe.each(["memory", "pglite", "postgres"] as const)("template store on %s",
     await teach(learner, page("One", "$1.00"), "shop.example", { title: "One", price_usd: 1 });
     await teach(learner, page("Two", "$2.00"), "shop.example", { title: "Two", price_usd: 2 });
     const third = await teach(learner, page("Three", "$3.50"), "shop.example", {});
-    expect(Object.fromEntries([...third].map(([name, answer]) => [name, answer.value]))).toEqual({ title: "Three", price_usd: 3.5 });
+    expect(Object.fromEntries([...third].map(([name, answer]) => [name, answer.value]))).toEqual({
+      title: "Three",
+      price_usd: 3.5,
+    });
     // The third page taught nothing new: it is not written.
     const [summary] = await store.list("shop.example");
     expect(summary).toMatchObject({ pages: 2, trustedFields: ["price_usd:number", "title:string"] });
     expect(await store.list("other.example")).toEqual([]);
 
-    for (const [i, host] of ["a.example", "a.example", "a.example"].entries()) await store.record({ host, signature: `s${i}` }, [`p${i}`], []);
+    for (const [i, host] of ["a.example", "a.example", "a.example"].entries())
+      await store.record({ host, signature: `s${i}` }, [`p${i}`], []);
     expect((await store.templates("a.example")).map((t) => t.signature).sort()).toEqual(["s1", "s2"]);
     // Three templates in all: a fourth pushes out shop.example's, the least recently used.
     await store.record({ host: "b.example", signature: "s3" }, ["p3"], []);
@@ -82,7 +94,6 @@ describe.each(["memory", "pglite", "postgres"] as const)("template store on %s",
     expect(await store.forget("a.example")).toBe(2);
     expect(await store.templates("a.example")).toEqual([]);
   });
-
 });
 
 describe.each(["pglite", "postgres"] as const)("template database on %s", (backend) => {
@@ -105,16 +116,24 @@ describe.each(["pglite", "postgres"] as const)("template database on %s", (backe
 });
 
 it("extracts without templates while the database cannot be opened", async () => {
-  const store = new SqlTemplateStore(() => openTemplateDatabase({ databaseUrl: "postgres://postgres@127.0.0.1:1/test", dataDir: "unused", logger }), BOUNDS);
+  const store = new SqlTemplateStore(
+    () => openTemplateDatabase({ databaseUrl: "postgres://postgres@127.0.0.1:1/test", dataDir: "unused", logger }),
+    BOUNDS,
+  );
   const loaded = loadPage(page("One", "$1.00"), "https://shop.example/p");
   const learner = new TemplateLearner(store, logger);
   expect(await learner.templateFor(pageLayout(loaded.$, loaded.url)!)).toBeUndefined();
-  await expect(store.record({ host: "shop.example", signature: "s" }, [], [])).rejects.toMatchObject({ type: "backend-unavailable" });
+  await expect(store.record({ host: "shop.example", signature: "s" }, [], [])).rejects.toMatchObject({
+    type: "backend-unavailable",
+  });
   await store.close();
 });
 
 it("reports an unreachable template database as backend-unavailable", async () => {
   const db = openPostgres("postgres://postgres@127.0.0.1:1/test", logger, "the template database");
-  await expect(db.query("SELECT 1")).rejects.toMatchObject({ type: "backend-unavailable", message: "the template database is unavailable" });
+  await expect(db.query("SELECT 1")).rejects.toMatchObject({
+    type: "backend-unavailable",
+    message: "the template database is unavailable",
+  });
   await db.close();
 });

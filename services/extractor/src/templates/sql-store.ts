@@ -7,13 +7,22 @@
  */
 import path from "node:path";
 import type { Logger } from "@winnow/platform";
-import { migrate, openPglite, openPostgres, type Migration, type SqlDatabase } from "@winnow/platform/sql";
+import { type Migration, migrate, openPglite, openPostgres, type SqlDatabase } from "@winnow/platform/sql";
 import { locatorKey } from "./locator.js";
 import type { KnownTemplate, TemplateKey } from "./signature.js";
-import { MAX_LOCATORS_PER_FIELD, TRUST_AGREEMENTS, type LocatorRecord, type LocatorUpdate, type StoreBounds, type TemplateStore, type TemplateSummary, trustedFields } from "./store.js";
+import {
+  type LocatorRecord,
+  type LocatorUpdate,
+  MAX_LOCATORS_PER_FIELD,
+  type StoreBounds,
+  type TemplateStore,
+  type TemplateSummary,
+  TRUST_AGREEMENTS,
+  trustedFields,
+} from "./store.js";
 
 /** Applied in order, each once; never edit one that has shipped, append a new one. */
-export const MIGRATIONS: readonly Migration[] = [
+const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: "templates and locators",
@@ -88,7 +97,10 @@ export class SqlTemplateStore implements TemplateStore {
   }
 
   async templates(host: string): Promise<KnownTemplate[]> {
-    return (await this.database()).query<KnownTemplate>("SELECT signature, paths, pages FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC", [host]);
+    return (await this.database()).query<KnownTemplate>(
+      "SELECT signature, paths, pages FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC",
+      [host],
+    );
   }
 
   async use(template: TemplateKey): Promise<number> {
@@ -122,7 +134,8 @@ export class SqlTemplateStore implements TemplateStore {
           [id, update.field, locatorKey(update.locator), JSON.stringify(update.locator), update.agree, update.disagree],
         );
       }
-      // Bounds: the best locators per field (trusted first, then by agreement less disagreement), then templates by use.
+      // Bounds: the best locators per field (trusted first, then by agreement less disagreement), then templates by
+      // use.
       await tx.query(
         `DELETE FROM extractor_locators l USING (
            SELECT field, locator_key, row_number() OVER (PARTITION BY field ORDER BY (agree >= $2 AND disagree = 0) DESC, agree - disagree DESC) AS rank
@@ -135,7 +148,10 @@ export class SqlTemplateStore implements TemplateStore {
         "DELETE FROM extractor_templates WHERE id IN (SELECT id FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC, id DESC OFFSET $2)",
         [template.host, this.bounds.templatesPerHost],
       );
-      await tx.query("DELETE FROM extractor_templates WHERE id IN (SELECT id FROM extractor_templates ORDER BY last_used DESC, id DESC OFFSET $1)", [this.bounds.templates]);
+      await tx.query(
+        "DELETE FROM extractor_templates WHERE id IN (SELECT id FROM extractor_templates ORDER BY last_used DESC, id DESC OFFSET $1)",
+        [this.bounds.templates],
+      );
     });
   }
 
@@ -147,14 +163,24 @@ export class SqlTemplateStore implements TemplateStore {
     );
     const summaries: TemplateSummary[] = [];
     for (const row of rows) {
-      const records = await db.query<LocatorRecord>("SELECT field, locator, agree, disagree FROM extractor_locators WHERE template_id = $1", [row.id]);
-      summaries.push({ signature: row.signature, pages: row.pages, lastUsed: new Date(row.last_used), locators: records.length, trustedFields: trustedFields(records) });
+      const records = await db.query<LocatorRecord>(
+        "SELECT field, locator, agree, disagree FROM extractor_locators WHERE template_id = $1",
+        [row.id],
+      );
+      summaries.push({
+        signature: row.signature,
+        pages: row.pages,
+        lastUsed: new Date(row.last_used),
+        locators: records.length,
+        trustedFields: trustedFields(records),
+      });
     }
     return summaries;
   }
 
   async forget(host: string): Promise<number> {
-    return (await (await this.database()).query("DELETE FROM extractor_templates WHERE host = $1 RETURNING id", [host])).length;
+    return (await (await this.database()).query("DELETE FROM extractor_templates WHERE host = $1 RETURNING id", [host]))
+      .length;
   }
 
   async close(): Promise<void> {

@@ -4,9 +4,9 @@
  * own description of itself, which is what templates may learn from without
  * a model. Values the builtin engine inferred from the layout are not.
  */
-import type { Page } from "../page.js";
-import { parseNumber } from "../normalize.js";
-import { normalizeText } from "../text-match.js";
+import type { Page } from "../page/page.js";
+import { normalizeText } from "../page/text-match.js";
+import { parseNumber } from "../schema/normalize.js";
 
 /** Bounds on the walk, so a page declaring huge data costs no more than a large one. */
 const MAX_VALUES = 5_000;

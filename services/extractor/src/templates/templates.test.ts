@@ -1,18 +1,24 @@
-import { createLogger, parseSchema, type ObjectNode } from "@winnow/platform";
+import { createLogger, type ObjectNode, parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
-import { loadPage } from "../page.js";
+import { loadPage } from "../page/page.js";
+import { PageIndex } from "../page/page-index.js";
 import { deriveLocators } from "./derive.js";
 import { TemplateLearner } from "./learner.js";
 import { applyLocator } from "./locator.js";
-import { PageIndex } from "./page-index.js";
 import { pageLayout, templateOf } from "./signature.js";
-import { MemoryTemplateStore, type LocatorRecord, type TemplateStore } from "./store.js";
+import { type LocatorRecord, MemoryTemplateStore, type TemplateStore } from "./store.js";
 import { readAs } from "./values.js";
 
 const logger = createLogger("test", "silent");
 
 /** A product page of one shop's layout; the content varies, the frame does not. */
-function productPage(product: { name: string; price: string; isbn: string; authors: string[]; extra?: string }): string {
+function productPage(product: {
+  name: string;
+  price: string;
+  isbn: string;
+  authors: string[];
+  extra?: string;
+}): string {
   return `<html><body>
     <div id="header"><a href="/">Shop</a><ul class="menu"><li>Books</li><li>Music</li></ul></div>
     <div class="main">
@@ -33,9 +39,22 @@ function productPage(product: { name: string; price: string; isbn: string; autho
 const PAGES = [
   { name: "The Long Road", price: "$12.50", isbn: "978-0307269997", authors: ["Kim Lee"] },
   { name: "Short Stories", price: "$8.00", isbn: "978-0345504968", authors: ["Ana Ruiz", "Bo Chen"] },
-  { name: "A Third Book", price: "$1,099.99", isbn: "978-0000000002", authors: ["Sam Poe"], extra: `<p class="badge">Bestseller</p>` },
+  {
+    name: "A Third Book",
+    price: "$1,099.99",
+    isbn: "978-0000000002",
+    authors: ["Sam Poe"],
+    extra: `<p class="badge">Bestseller</p>`,
+  },
 ];
-const TREE = parseSchema({ title: "string", price_usd: "number", isbn_13: "string", authors: ["string"], pages: "integer", edition: "string" });
+const TREE = parseSchema({
+  title: "string",
+  price_usd: "number",
+  isbn_13: "string",
+  authors: ["string"],
+  pages: "integer",
+  edition: "string",
+});
 
 function indexOf(html: string, url = "https://shop.example/p/1"): PageIndex {
   const page = loadPage(html, url);
@@ -74,9 +93,14 @@ describe("locator derivation", () => {
   });
 
   it("reads links from attributes and lists item by item", () => {
-    const page = indexOf(`<html><body><div class="site"><a class="web" href="/home">Visit</a></div><div class="genres"><a>Crime</a> | <a>Drama</a></div></body></html>`, "https://u.example/x");
+    const page = indexOf(
+      `<html><body><div class="site"><a class="web" href="/home">Visit</a></div><div class="genres"><a>Crime</a> | <a>Drama</a></div></body></html>`,
+      "https://u.example/x",
+    );
     const website = parseSchema({ website: "string" }).fields[0]!;
-    expect(deriveLocators(page, website, "https://u.example/home")).toContainEqual(expect.objectContaining({ path: "a.web", attr: "href" }));
+    expect(deriveLocators(page, website, "https://u.example/home")).toContainEqual(
+      expect.objectContaining({ path: "a.web", attr: "href" }),
+    );
     const genres = parseSchema({ genres: ["string"] }).fields[0]!;
     const list = deriveLocators(page, genres, ["Crime", "Drama"]);
     expect(list[0]).toMatchObject({ path: "div.genres", items: "a" });
@@ -84,8 +108,12 @@ describe("locator derivation", () => {
 
   it("reads an element's own text where child elements add text that varies, and numbers around a value as any number", () => {
     const title = parseSchema({ title: "string" }).fields[0]!;
-    const hardcover = indexOf(`<html><body><h1 class="t">Pulp Fiction <small>[Hardcover]</small></h1><h2 class="y">Se7en (1995)</h2></body></html>`);
-    const paperback = indexOf(`<html><body><h1 class="t">Heat <small>[Paperback]</small></h1><h2 class="y">Alien (1979)</h2></body></html>`);
+    const hardcover = indexOf(
+      `<html><body><h1 class="t">Pulp Fiction <small>[Hardcover]</small></h1><h2 class="y">Se7en (1995)</h2></body></html>`,
+    );
+    const paperback = indexOf(
+      `<html><body><h1 class="t">Heat <small>[Paperback]</small></h1><h2 class="y">Alien (1979)</h2></body></html>`,
+    );
     const own = deriveLocators(hardcover, title, "Pulp Fiction").find((locator) => locator.own)!;
     expect(readAs(title, applyLocator(paperback, own)!.raw)).toBe("Heat");
     const year = deriveLocators(hardcover, title, "Se7en").find((locator) => locator.suffix === " (1995)")!;
@@ -94,12 +122,31 @@ describe("locator derivation", () => {
 
   it("finds a list of objects as repeated items with a locator per field inside each", () => {
     const listing = (items: [string, string][]) =>
-      indexOf(`<html><body><h1>Lamps</h1><ul class="results">${items.map(([name, price]) => `<li class="product"><a class="title" href="/p">${name}</a> <span class="price">Now ${price}</span></li>`).join("")}</ul></body></html>`);
+      indexOf(
+        `<html><body><h1>Lamps</h1><ul class="results">${items.map(([name, price]) => `<li class="product"><a class="title" href="/p">${name}</a> <span class="price">Now ${price}</span></li>`).join("")}</ul></body></html>`,
+      );
     const products = parseSchema({ products: [{ name: "string", price_usd: "number" }] }).fields[0]!;
-    const first = listing([["Desk Lamp", "$19.99"], ["Floor Lamp", "$89.00"]]);
-    const locators = deriveLocators(first, products, [{ name: "Desk Lamp", price_usd: 19.99 }, { name: "Floor Lamp", price_usd: 89 }]);
-    expect(locators[0]).toMatchObject({ path: "ul.results", items: "li.product", fields: [{ name: "name", path: "a.title", index: 0 }, { name: "price_usd", path: "span.price", index: 0, prefix: "Now $" }] });
-    const next = listing([["Clip Lamp", "$9.50"], ["Wall Lamp", "$45.00"], ["Lava Lamp", "$30.00"]]);
+    const first = listing([
+      ["Desk Lamp", "$19.99"],
+      ["Floor Lamp", "$89.00"],
+    ]);
+    const locators = deriveLocators(first, products, [
+      { name: "Desk Lamp", price_usd: 19.99 },
+      { name: "Floor Lamp", price_usd: 89 },
+    ]);
+    expect(locators[0]).toMatchObject({
+      path: "ul.results",
+      items: "li.product",
+      fields: [
+        { name: "name", path: "a.title", index: 0 },
+        { name: "price_usd", path: "span.price", index: 0, prefix: "Now $" },
+      ],
+    });
+    const next = listing([
+      ["Clip Lamp", "$9.50"],
+      ["Wall Lamp", "$45.00"],
+      ["Lava Lamp", "$30.00"],
+    ]);
     expect(readAs(products, applyLocator(next, locators[0]!)!.raw)).toEqual([
       { name: "Clip Lamp", price_usd: 9.5 },
       { name: "Wall Lamp", price_usd: 45 },
@@ -108,7 +155,9 @@ describe("locator derivation", () => {
   });
 
   it("copes with tags CSS cannot name and finds the value by what it can", () => {
-    const page = indexOf(`<html><body><fb:box class="social"><o:p>Kim Lee</o:p></fb:box><span class="name">Kim Lee</span></body></html>`);
+    const page = indexOf(
+      `<html><body><fb:box class="social"><o:p>Kim Lee</o:p></fb:box><span class="name">Kim Lee</span></body></html>`,
+    );
     const author = parseSchema({ author: "string" }).fields[0]!;
     const locators = deriveLocators(page, author, "Kim Lee");
     expect(locators.length).toBeGreaterThan(0);
@@ -117,7 +166,8 @@ describe("locator derivation", () => {
 
   it("answers a date field only with a date it can read as ISO 8601", () => {
     const posted = parseSchema({ posted_iso8601: "string" }).fields[0]!;
-    const page = (date: string) => indexOf(`<html><body><dl class="job"><dt>Date:</dt><dd>${date}</dd></dl></body></html>`);
+    const page = (date: string) =>
+      indexOf(`<html><body><dl class="job"><dt>Date:</dt><dd>${date}</dd></dl></body></html>`);
     const locator = deriveLocators(page("11-23-2010"), posted, "2010-11-23")[0]!;
     expect(readAs(posted, applyLocator(page("11-30-2010"), locator)!.raw)).toBe("2010-11-30");
     // Day and month both up to 12: the text does not say which is which, so the template does not answer.
@@ -135,15 +185,31 @@ describe("template keys", () => {
   it("are the same for pages of one layout and differ across layouts and hosts", () => {
     const first = layoutOf(productPage(PAGES[0]!), "https://shop.example/p/1");
     const known = [{ signature: templateOf(first, []).signature, paths: first.paths, pages: 1 }];
-    for (const page of PAGES.slice(1)) expect(templateOf(layoutOf(productPage(page), "https://shop.example/p/2"), known)).toMatchObject({ signature: known[0]!.signature, pages: 1 });
-    const listing = layoutOf(`<html><body><div id="grid">${"<div class='card'><a>x</a><span class='price'>$1</span></div>".repeat(20)}</div><nav class="pages"><a>2</a></nav></body></html>`, "https://shop.example/list");
-    expect(templateOf(listing, known)).toMatchObject({ pages: 0, signature: expect.not.stringMatching(known[0]!.signature) });
+    for (const page of PAGES.slice(1))
+      expect(templateOf(layoutOf(productPage(page), "https://shop.example/p/2"), known)).toMatchObject({
+        signature: known[0]!.signature,
+        pages: 1,
+      });
+    const listing = layoutOf(
+      `<html><body><div id="grid">${"<div class='card'><a>x</a><span class='price'>$1</span></div>".repeat(20)}</div><nav class="pages"><a>2</a></nav></body></html>`,
+      "https://shop.example/list",
+    );
+    expect(templateOf(listing, known)).toMatchObject({
+      pages: 0,
+      signature: expect.not.stringMatching(known[0]!.signature),
+    });
     expect(layoutOf(productPage(PAGES[0]!), "https://other.example/p/1").host).toBe("other.example");
   });
 });
 
 describe("learning", () => {
-  const truths = PAGES.map((p) => ({ title: p.name, price_usd: Number(p.price.replace(/[$,]/g, "")), isbn_13: p.isbn, authors: p.authors, pages: 320 }));
+  const truths = PAGES.map((p) => ({
+    title: p.name,
+    price_usd: Number(p.price.replace(/[$,]/g, "")),
+    isbn_13: p.isbn,
+    authors: p.authors,
+    pages: 320,
+  }));
 
   async function teach(learner: TemplateLearner, html: string, url: string, values: Record<string, unknown>) {
     const page = loadPage(html, url);
@@ -160,7 +226,12 @@ describe("learning", () => {
     expect((await teach(learner, productPage(PAGES[1]!), "https://shop.example/p/2", truths[1]!)).size).toBe(0);
     const third = await teach(learner, productPage(PAGES[2]!), "https://shop.example/p/3", {});
     expect(Object.fromEntries([...third].map(([name, answer]) => [name, answer.value]))).toEqual(truths[2]);
-    expect(third.get("title")).toMatchObject({ selector: expect.stringContaining("h1"), locator: "h1.product-title[0]", text: "A Third Book", confidence: expect.any(Number) });
+    expect(third.get("title")).toMatchObject({
+      selector: expect.stringContaining("h1"),
+      locator: "h1.product-title[0]",
+      text: "A Third Book",
+      confidence: expect.any(Number),
+    });
     // The selector is the element's, as evidence gives one: it finds the element on the page.
     const page = loadPage(productPage(PAGES[2]!), "https://shop.example/p/3");
     expect(page.$(third.get("title")!.selector).text()).toBe("A Third Book");
@@ -171,17 +242,21 @@ describe("learning", () => {
     const learner = new TemplateLearner(store, logger);
     // The value only structured data states: no element of these pages shows it.
     const isbn = "978-9999999999";
-    for (const i of [0, 1, 2]) await teach(learner, productPage(PAGES[0]!), `https://shop.example/p/${i}`, { isbn_13: isbn });
+    for (const i of [0, 1, 2])
+      await teach(learner, productPage(PAGES[0]!), `https://shop.example/p/${i}`, { isbn_13: isbn });
     const shown = productPage({ ...PAGES[0]!, isbn });
     const isbnLocators = async () => {
       const page = loadPage(shown, "https://shop.example/p/0");
       const key = (await learner.templateFor(pageLayout(page.$, page.url)!))!;
       return (await store.locators(key)).filter((record) => record.field === "isbn_13:string");
     };
-    for (let page = 3; page < 10; page += 1) await teach(learner, shown, `https://shop.example/shown/${page}`, { isbn_13: isbn });
+    for (let page = 3; page < 10; page += 1)
+      await teach(learner, shown, `https://shop.example/shown/${page}`, { isbn_13: isbn });
     expect(await isbnLocators()).toEqual([]);
     await teach(learner, shown, "https://shop.example/shown/10", { isbn_13: isbn });
-    expect(await isbnLocators()).toContainEqual(expect.objectContaining({ agree: 1, locator: expect.objectContaining({ label: "ISBN-13:" }) }));
+    expect(await isbnLocators()).toContainEqual(
+      expect.objectContaining({ agree: 1, locator: expect.objectContaining({ label: "ISBN-13:" }) }),
+    );
   });
 
   it("counts a page read again as one page: the same page twice trusts nothing", async () => {
@@ -192,10 +267,17 @@ describe("learning", () => {
 
   it("holds a field absent after three pages the model read whole without it, re-checks it every fifth page, and drops it once shown", async () => {
     const learner = new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger);
-    for (const i of [0, 1, 2]) expect((await teach(learner, productPage(PAGES[i]!), `https://shop.example/p/${i}`, { edition: null })).has("edition")).toBe(false);
-    expect((await teach(learner, productPage(PAGES[0]!), "https://shop.example/p/3", {})).get("edition")).toMatchObject({ value: null, selector: "", locator: "absent" });
+    for (const i of [0, 1, 2])
+      expect(
+        (await teach(learner, productPage(PAGES[i]!), `https://shop.example/p/${i}`, { edition: null })).has("edition"),
+      ).toBe(false);
+    expect((await teach(learner, productPage(PAGES[0]!), "https://shop.example/p/3", {})).get("edition")).toMatchObject(
+      { value: null, selector: "", locator: "absent" },
+    );
     // The template's fifth page asks again.
-    expect((await teach(learner, productPage(PAGES[1]!), "https://shop.example/p/4", { edition: "2nd" })).has("edition")).toBe(false);
+    expect(
+      (await teach(learner, productPage(PAGES[1]!), "https://shop.example/p/4", { edition: "2nd" })).has("edition"),
+    ).toBe(false);
     expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p/5", {})).has("edition")).toBe(false);
   });
 
@@ -203,7 +285,10 @@ describe("learning", () => {
     const learner = new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger);
     await teach(learner, productPage(PAGES[0]!), "https://shop.example/p/5", truths[0]!);
     await teach(learner, productPage(PAGES[1]!), "https://shop.example/p/6", truths[1]!);
-    for (let page = 3; page < 20; page += 1) expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p/7", {})).get("isbn_13")?.value).toBe(truths[2]!.isbn_13);
+    for (let page = 3; page < 20; page += 1)
+      expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p/7", {})).get("isbn_13")?.value).toBe(
+        truths[2]!.isbn_13,
+      );
     // The twentieth page is read by the engines; a site that now shows another number there demotes the locators.
     const changed = productPage({ ...PAGES[2]!, isbn: "978-1111111111" });
     expect((await teach(learner, changed, "https://shop.example/p/8", { isbn_13: "978-2222222222" })).size).toBe(0);
@@ -250,7 +335,12 @@ describe("learning", () => {
       forget: async () => 0,
       close: async () => {},
     };
-    const third = await teach(new TemplateLearner(corrupted, logger), productPage(PAGES[2]!), "https://shop.example/p/3", {});
+    const third = await teach(
+      new TemplateLearner(corrupted, logger),
+      productPage(PAGES[2]!),
+      "https://shop.example/p/3",
+      {},
+    );
     expect(third.get("title")?.value).toBe("A Third Book");
     expect(third.get("pages")?.value).toBe(320);
     const failing: TemplateStore = { ...corrupted, templates: () => Promise.reject(new Error("down")) };

@@ -5,9 +5,9 @@
  * cent, lists item by item).
  */
 import type { Field } from "@winnow/platform";
-import { nameHints } from "../field-names.js";
-import { shape } from "../shape.js";
-import { normalizeText } from "../text-match.js";
+import { normalizeText } from "../page/text-match.js";
+import { nameHints } from "../schema/field-names.js";
+import { shape } from "../schema/shape.js";
 
 /**
  * A raw located text (or list of texts) read into the field's type; null
@@ -28,26 +28,37 @@ export function sameValue(a: unknown, b: unknown): boolean {
   if (isRecord(a) && isRecord(b)) {
     // Objects (items of a list): every field the same, absent on both counting as the same.
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].every((key) => ((a[key] ?? null) === null && (b[key] ?? null) === null) || sameValue(a[key], b[key]));
+    return [...keys].every(
+      (key) => ((a[key] ?? null) === null && (b[key] ?? null) === null) || sameValue(a[key], b[key]),
+    );
   }
   return a === b && a !== null && a !== undefined;
 }
 
-/** What a locator can answer: a scalar, a list of strings, or a list of objects with scalar fields (read from each item). */
+/**
+ * What a locator can answer: a scalar, a list of strings, or a list of objects with scalar fields (read from each
+ * item).
+ */
 export function isLearnable(field: Field): boolean {
   const { node } = field;
   if (node.kind === "scalar") return true;
   if (node.kind !== "array") return false;
   const { items } = node;
-  return (items.kind === "scalar" && items.type === "string") || (items.kind === "object" && items.fields.some((f) => f.node.kind === "scalar"));
+  return (
+    (items.kind === "scalar" && items.type === "string") ||
+    (items.kind === "object" && items.fields.some((f) => f.node.kind === "scalar"))
+  );
 }
 
 /** A value worth learning from: present, and not an empty list. */
 export function isPresentValue(value: unknown): boolean {
   if (value === null || value === undefined || value === "") return false;
-  return !Array.isArray(value) || (value.length > 0 && value.every((item) => (typeof item === "string" ? item.trim() !== "" : isRecord(item))));
+  return (
+    !Array.isArray(value) ||
+    (value.length > 0 && value.every((item) => (typeof item === "string" ? item.trim() !== "" : isRecord(item))))
+  );
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
+function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -8,12 +8,10 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { Element, Text } from "domhandler";
-import type { Origin } from "../../evidence.js";
-import { readPrice, type Price } from "../../normalize.js";
-import { upTo } from "./dom.js";
+import { collapsed, isHidden, isHiddenWithin, NOT_TEXT, ownText, squashed, upTo } from "../../page/elements.js";
+import type { Origin } from "../../schema/evidence.js";
+import { type Price, readPrice } from "../../schema/normalize.js";
 import type { Scored } from "./match.js";
-import { collapsed, ownText, squashed } from "./text.js";
-import { isHidden, isHiddenWithin, NOT_TEXT } from "./visibility.js";
 
 export interface BuyBox {
   /**
@@ -26,7 +24,10 @@ export interface BuyBox {
   inStock: Scored<boolean> | undefined;
 }
 
-/** How far above the heading the block may reach: far enough for a heading and a price in sibling columns, not the whole page. */
+/**
+ * How far above the heading the block may reach: far enough for a heading and a price in sibling columns, not the whole
+ * page.
+ */
 const MAX_LEVELS = 7;
 /** A price is a short text; a longer one is a sentence that mentions a price. */
 const MAX_PRICE_CHARS = 40;
@@ -34,25 +35,37 @@ const MAX_RAW_PRICE_CHARS = 2000;
 const MAX_STOCK_CHARS = 60;
 
 /** Markup words of a price that is not the one to pay: the old price beside a sale price, a list or unit price. */
-const NOT_CURRENT = /^(old|was|before|strike|striked|strikethrough|crossed|regular|list|original|compare|rrp|msrp|uvp|saving|savings|discount|unit|per|line|through|delivery|shipping|postage|versand|envio|frete|livraison|spedizione)$/;
+const NOT_CURRENT =
+  /^(old|was|before|strike|striked|strikethrough|crossed|regular|list|original|compare|rrp|msrp|uvp|saving|savings|discount|unit|per|line|through|delivery|shipping|postage|versand|envio|frete|livraison|spedizione)$/;
 /** "From €70.50": the lowest price of the product's options, which is the price the shop states for it. */
 const FROM = /^(from|ab|desde|a partir de|à partir de|dès|da|vanaf|od|от|fra|från)\s+/i;
 /** Markup words of a list of other products: related items, carousels, bundles. */
-const OTHER_PRODUCTS = /^(related|recommend\w*|similar|carousel|slider|swiper|upsell|crosssell|also|accessor\w*|bundle|viewed|suggest\w*|recently)$/;
+const OTHER_PRODUCTS =
+  /^(related|recommend\w*|similar|carousel|slider|swiper|upsell|crosssell|also|accessor\w*|bundle|viewed|suggest\w*|recently)$/;
 const STRUCK = new Set(["del", "s", "strike"]);
 
-/** Buy controls as shops word them in the main shopping languages: verbs, so a bare "Cart" link in the header is not one. */
-const BUY = /add to (cart|basket|bag|trolley)|buy (it )?now|^buy$|in den (warenkorb|einkaufswagen)|ajouter au panier|aggiungi al carrello|añadir al carrito|agregar al carr|adicionar ao carrinho|^comprar|в корзину|купить|加入購物車|加入购物车|立即購買|我要購買|立即购买|장바구니|구매하기|カートに入れる|sepete ekle|do koszyka|in (de )?winkelwagen|lägg i (varukorg|kundvagn)|legg i handlekurv|læg i kurv/i;
+/**
+ * Buy controls as shops word them in the main shopping languages: verbs, so a bare "Cart" link in the header is not
+ * one.
+ */
+const BUY =
+  /add to (cart|basket|bag|trolley)|buy (it )?now|^buy$|in den (warenkorb|einkaufswagen)|ajouter au panier|aggiungi al carrello|añadir al carrito|agregar al carr|adicionar ao carrinho|^comprar|в корзину|купить|加入購物車|加入购物车|立即購買|我要購買|立即购买|장바구니|구매하기|カートに入れる|sepete ekle|do koszyka|in (de )?winkelwagen|lägg i (varukorg|kundvagn)|legg i handlekurv|læg i kurv/i;
 /** What a block says about stock; out-of-stock words first, since "unavailable" holds "available". */
-const OUT_OF_STOCK = /out of stock|sold out|currently unavailable|no longer available|agotado|ausverkauft|nicht (mehr )?(verfügbar|lieferbar)|esaurito|non disponibile|épuisé|rupture de stock|indisponível|esgotado|нет в наличии|распродано|품절|缺貨|售完|已售完|在庫切れ|売り切れ|stokta yok|uitverkocht|slutsåld/i;
-const IN_STOCK = /^(in stock|available|auf lager|sofort lieferbar|lieferbar|en stock|disponible|disponibile|em estoque|в наличии|有現貨|现货|在庫あり|op voorraad|i lager|på lager)\b/i;
+const OUT_OF_STOCK =
+  /out of stock|sold out|currently unavailable|no longer available|agotado|ausverkauft|nicht (mehr )?(verfügbar|lieferbar)|esaurito|non disponibile|épuisé|rupture de stock|indisponível|esgotado|нет в наличии|распродано|품절|缺貨|售完|已售完|在庫切れ|売り切れ|stokta yok|uitverkocht|slutsåld/i;
+const IN_STOCK =
+  /^(in stock|available|auf lager|sofort lieferbar|lieferbar|en stock|disponible|disponibile|em estoque|в наличии|有現貨|现货|在庫あり|op voorraad|i lager|på lager)\b/i;
 
 export function readBuyBox($: CheerioAPI, headline: string | undefined): BuyBox {
   const heading = headingOf($, headline);
   const box: BuyBox = { price: undefined, inStock: undefined };
   let inner: Element | undefined;
   let block = heading?.parent;
-  for (let level = 0; level < MAX_LEVELS && block?.type === "tag" && block.tagName !== "body"; level += 1, block = block.parent) {
+  for (
+    let level = 0;
+    level < MAX_LEVELS && block?.type === "tag" && block.tagName !== "body";
+    level += 1, block = block.parent
+  ) {
     const element = block as Element;
     // The smaller block inside was read already and held nothing: only what this level adds is new.
     const added = addedBy($, element, inner);
@@ -66,12 +79,17 @@ export function readBuyBox($: CheerioAPI, headline: string | undefined): BuyBox 
 
 /** The elements of the block in page order, without the smaller block read before (and its content). */
 function addedBy($: CheerioAPI, block: Element, inner: Element | undefined): Element[] {
-  return $(block).children().toArray().flatMap((child) => (child === inner ? [] : [child, ...$(child).find("*").toArray()]));
+  return $(block)
+    .children()
+    .toArray()
+    .flatMap((child) => (child === inner ? [] : [child, ...$(child).find("*").toArray()]));
 }
 
 /** The page's visible <h1> that states the headline, else its only visible <h1>. */
 function headingOf($: CheerioAPI, headline: string | undefined): Element | undefined {
-  const visible = $("h1").toArray().filter((h1) => !isHiddenWithin(h1));
+  const visible = $("h1")
+    .toArray()
+    .filter((h1) => !isHiddenWithin(h1));
   const wanted = squashed(headline ?? "");
   const stating = wanted ? visible.find((h1) => squashed($(h1).text()).includes(wanted)) : undefined;
   return stating ?? (visible.length === 1 ? visible[0] : undefined);
@@ -93,16 +111,28 @@ function priceIn($: CheerioAPI, block: Element, elements: Element[]): BuyBox["pr
     const { element, text, price } = found;
     if (price.amount <= 0 || !isCurrent($, element, block)) continue;
     const origin: Origin = { source: "layout", text, element };
-    const shown = { amounts: [price.amount, ...otherReadings(text)], currency: price.currency, named: namesPrice(element, block), origin };
+    const shown = {
+      amounts: [price.amount, ...otherReadings(text)],
+      currency: price.currency,
+      named: namesPrice(element, block),
+      origin,
+    };
     if (shown.named) return shown;
     unnamed ??= shown;
   }
   return unnamed;
 }
 
-/** The amount and its currency may sit in sibling elements ("<b>€ <span>20,-</span></b>"): the smallest element holding both. */
+/**
+ * The amount and its currency may sit in sibling elements ("<b>€ <span>20,-</span></b>"): the smallest element holding
+ * both.
+ */
 function smallestPrice(digits: Element, block: Element): { element: Element; text: string; price: Price } | undefined {
-  for (let node: Element | null = digits, level = 0; node?.type === "tag" && node !== block && level < 3; node = node.parent as Element | null, level += 1) {
+  for (
+    let node: Element | null = digits, level = 0;
+    node?.type === "tag" && node !== block && level < 3;
+    node = node.parent as Element | null, level += 1
+  ) {
     const text = priceText(node);
     const price = readPrice(text);
     if (price) return { element: node, text, price };
@@ -132,7 +162,9 @@ function shownText(element: Element, limit: number): string {
     if (child.type === "text") text += (child as Text).data;
     else if (child.type === "tag") {
       const inner = shownText(child as Element, limit - text.length);
-      const apart = (child as Element).tagName === "sup" || markupWords(child as Element).some((word) => /^(decimals?|fraction|cents?)$/.test(word));
+      const apart =
+        (child as Element).tagName === "sup" ||
+        markupWords(child as Element).some((word) => /^(decimals?|fraction|cents?)$/.test(word));
       text += apart && /^\d{2}$/.test(inner.trim()) && /\d$/.test(text) ? `.${inner.trim()}` : inner;
     }
   }
@@ -142,7 +174,14 @@ function shownText(element: Element, limit: number): string {
 /** The element or a wrapper inside the block is marked up as a price. */
 function namesPrice(element: Element, block: Element): boolean {
   for (const node of upTo(element, block)) {
-    if (Object.entries(node.attribs).some(([name, value]) => (name === "class" || name === "id" || name === "itemprop" || name.startsWith("data-")) && /price|preis|prix|prezzo|precio|preço|цена/i.test(value))) return true;
+    if (
+      Object.entries(node.attribs).some(
+        ([name, value]) =>
+          (name === "class" || name === "id" || name === "itemprop" || name.startsWith("data-")) &&
+          /price|preis|prix|prezzo|precio|preço|цена/i.test(value),
+      )
+    )
+      return true;
   }
   return false;
 }
@@ -170,7 +209,12 @@ function isOwn($: CheerioAPI, element: Element, block: Element): boolean {
 /** The words of an element's class, id and style: "prd_price__oldAmount" → prd, price, old, amount. */
 function markupWords(node: Element): string[] {
   const markup = `${node.attribs.class ?? ""} ${node.attribs.id ?? ""} ${node.attribs.style ?? ""}`;
-  return markup.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase().replace(/cross-sell/g, "crosssell").split(/[^a-z]+/).filter((word) => word.length > 0);
+  return markup
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .replace(/cross-sell/g, "crosssell")
+    .split(/[^a-z]+/)
+    .filter((word) => word.length > 0);
 }
 
 /**
@@ -181,9 +225,13 @@ function markupWords(node: Element): string[] {
  */
 function hasTwin($: CheerioAPI, node: Element, inner: Element): boolean {
   const parent = inner.parent as Element | null;
-  const sameKind = (a: Element | null, b: Element | null) => a?.type === "tag" && b?.type === "tag" && a.tagName === b.tagName && a.attribs.class === b.attribs.class;
+  const sameKind = (a: Element | null, b: Element | null) =>
+    a?.type === "tag" && b?.type === "tag" && a.tagName === b.tagName && a.attribs.class === b.attribs.class;
   const likeInner = (other: Element) => sameKind(other, inner) && sameKind(other.parent as Element | null, parent);
-  return $(node).siblings(node.tagName).toArray().some((sibling) => [sibling, ...$(sibling).find(inner.tagName).toArray()].some(likeInner));
+  return $(node)
+    .siblings(node.tagName)
+    .toArray()
+    .some((sibling) => [sibling, ...$(sibling).find(inner.tagName).toArray()].some(likeInner));
 }
 
 /**
@@ -203,11 +251,26 @@ function stockIn($: CheerioAPI, block: Element, elements: Element[]): Scored<boo
   for (const element of elements) {
     if (element.tagName === "script" || element.tagName === "style") continue;
     const own = collapsed(ownText(element));
-    // The page's own button may say it ("Sold out" in place of "Add to cart"); a link saying it leads to another seller or variant.
-    const says = own.length > 0 && own.length <= MAX_STOCK_CHARS && element.tagName !== "a" ? (OUT_OF_STOCK.test(own) ? false : IN_STOCK.test(own) ? true : undefined) : undefined;
-    if (says !== undefined && isOwn($, element, block)) return { value: says, confidence: 0.75, origin: { source: "layout", text: own, element } };
+    // The page's own button may say it ("Sold out" in place of "Add to cart"); a link saying it leads to another seller
+    // or variant.
+    const says =
+      own.length > 0 && own.length <= MAX_STOCK_CHARS && element.tagName !== "a"
+        ? OUT_OF_STOCK.test(own)
+          ? false
+          : IN_STOCK.test(own)
+            ? true
+            : undefined
+        : undefined;
+    if (says !== undefined && isOwn($, element, block))
+      return { value: says, confidence: 0.75, origin: { source: "layout", text: own, element } };
     // A disabled buy button says nothing: shops disable it until a size or colour is chosen.
-    if (!button && isControl(element) && !isDisabled(element) && BUY.test(controlText($, element)) && isOwn($, element, block)) {
+    if (
+      !button &&
+      isControl(element) &&
+      !isDisabled(element) &&
+      BUY.test(controlText($, element)) &&
+      isOwn($, element, block)
+    ) {
       button = { value: true, confidence: 0.7, origin: { source: "layout", text: controlText($, element), element } };
     }
   }
@@ -216,15 +279,29 @@ function stockIn($: CheerioAPI, block: Element, elements: Element[]): Scored<boo
 
 function isControl(element: Element): boolean {
   const { tagName, attribs } = element;
-  return tagName === "button" || (tagName === "input" && /^(submit|button)$/i.test(attribs.type ?? "")) || attribs.role === "button" || tagName === "a";
+  return (
+    tagName === "button" ||
+    (tagName === "input" && /^(submit|button)$/i.test(attribs.type ?? "")) ||
+    attribs.role === "button" ||
+    tagName === "a"
+  );
 }
 
 function controlText($: CheerioAPI, element: Element): string {
-  const text = collapsed($(element).text()) || element.attribs.value || element.attribs["aria-label"] || element.attribs.title || "";
+  const text =
+    collapsed($(element).text()) ||
+    element.attribs.value ||
+    element.attribs["aria-label"] ||
+    element.attribs.title ||
+    "";
   return text.length <= MAX_STOCK_CHARS ? text : "";
 }
 
 function isDisabled(element: Element): boolean {
   const { attribs } = element;
-  return attribs.disabled !== undefined || attribs["aria-disabled"] === "true" || /(^|[-_\s])disabled([-_\s]|$)/i.test(attribs.class ?? "");
+  return (
+    attribs.disabled !== undefined ||
+    attribs["aria-disabled"] === "true" ||
+    /(^|[-_\s])disabled([-_\s]|$)/i.test(attribs.class ?? "")
+  );
 }

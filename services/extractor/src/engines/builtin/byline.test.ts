@@ -19,7 +19,9 @@ describe("readByline", () => {
   });
 
   it("takes a date above the heading when none follows it, and none far from it", () => {
-    expect(byline(`<p>Startseite / Aktuelles / 08.11.2021</p><h1>Fachtag</h1><p>Text ohne Datum.</p>`).date?.value).toBe("2021-11-08");
+    expect(
+      byline(`<p>Startseite / Aktuelles / 08.11.2021</p><h1>Fachtag</h1><p>Text ohne Datum.</p>`).date?.value,
+    ).toBe("2021-11-08");
     expect(byline(`<h1>Title</h1><p>${"words ".repeat(200)} May 2, 2019</p>`).date).toBeUndefined();
     expect(byline(`<p>No heading, posted May 2, 2019</p>`).date).toBeUndefined();
   });
@@ -30,12 +32,17 @@ describe("readByline", () => {
       <article><h1>Rust</h1><span class="byline">by <span class="author vcard"><a class="url fn n" href="/authors/jake/">Jake Goulding</a></span></span>
       <div class="comments"><a rel="author" href="/author/x/">Commenter</a></div></article>`);
     expect(author).toMatchObject({ value: "Jake Goulding", confidence: 0.7 });
-    expect(byline(`<h1>Heizung</h1><ul><li class="meta-author"><span>Von Alexander Rosenkranz</span></li></ul>`).author?.value).toBe("Alexander Rosenkranz");
+    expect(
+      byline(`<h1>Heizung</h1><ul><li class="meta-author"><span>Von Alexander Rosenkranz</span></li></ul>`).author
+        ?.value,
+    ).toBe("Alexander Rosenkranz");
     expect(byline(`<h1>T</h1><p class="author">Von Julia Müller | 12.03.2022</p>`).author?.value).toBe("Julia Müller");
   });
 
   it("reads a byline written as text just below the heading, not prose that starts alike", () => {
-    expect(byline(`<h1>Wärmepumpe</h1><ul><li><span>Von Alexander Rosenkranz</span></li></ul>`).author?.value).toBe("Alexander Rosenkranz");
+    expect(byline(`<h1>Wärmepumpe</h1><ul><li><span>Von Alexander Rosenkranz</span></li></ul>`).author?.value).toBe(
+      "Alexander Rosenkranz",
+    );
     expect(byline(`<h1>Fleisch</h1><p>von fleisch und milch</p><p>Von Anfang</p>`).author).toBeUndefined();
     expect(byline(`<p>Von Alexander Rosenkranz</p><h1>Above the heading</h1>`).author).toBeUndefined();
   });

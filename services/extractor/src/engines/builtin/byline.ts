@@ -8,10 +8,9 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element, Text } from "domhandler";
-import { datesIn } from "../../normalize.js";
-import { collapsed, ownText } from "./text.js";
+import { collapsed, isHidden, NOT_TEXT, ownText } from "../../page/elements.js";
+import { datesIn } from "../../schema/normalize.js";
 import type { Scored } from "./match.js";
-import { isHidden, NOT_TEXT } from "./visibility.js";
 
 export interface Byline {
   author: Scored<string> | undefined;
@@ -24,7 +23,10 @@ export function readByline($: CheerioAPI, headline: string | undefined): Byline 
   return { author: visibleAuthor($, heading), date: heading && visibleDate($, heading) };
 }
 
-/** How far from the heading a date still belongs to it: bylines sit just below a heading, breadcrumbs and kickers just above. */
+/**
+ * How far from the heading a date still belongs to it: bylines sit just below a heading, breadcrumbs and kickers just
+ * above.
+ */
 const CHARS_AFTER = 600;
 const CHARS_BEFORE = 300;
 
@@ -41,11 +43,20 @@ function visibleDate($: CheerioAPI, heading: Element): Scored<string> | undefine
   if (!best) return undefined;
   const node = nodeAt(best.index);
   const element = node?.parent?.type === "tag" ? (node.parent as Element) : undefined;
-  return { value: best.date, confidence: 0.7, origin: { source: "byline", text: node && collapsed(node.data), element } };
+  return {
+    value: best.date,
+    confidence: 0.7,
+    origin: { source: "byline", text: node && collapsed(node.data), element },
+  };
 }
 
 function mainHeading($: CheerioAPI, headline: string | undefined): Element | undefined {
-  const named = headline === undefined ? undefined : $("h1").filter((_, h1) => collapsed($(h1).text()) === collapsed(headline)).get(0);
+  const named =
+    headline === undefined
+      ? undefined
+      : $("h1")
+          .filter((_, h1) => collapsed($(h1).text()) === collapsed(headline))
+          .get(0);
   return named ?? $("article h1").get(0) ?? $("h1").get(0);
 }
 
@@ -53,7 +64,10 @@ function mainHeading($: CheerioAPI, headline: string | undefined): Element | und
  * The page's text up to CHARS_AFTER past the heading, with where the heading
  * starts and ends in it, and the text node at a place in it.
  */
-function textAround($: CheerioAPI, heading: Element): { text: string; start: number; end: number; nodeAt: (index: number) => Text | undefined } {
+function textAround(
+  $: CheerioAPI,
+  heading: Element,
+): { text: string; start: number; end: number; nodeAt: (index: number) => Text | undefined } {
   const body = $("body").get(0) ?? $.root().get(0)!;
   let text = "";
   let start = -1;
@@ -104,7 +118,8 @@ function visibleAuthor($: CheerioAPI, heading: Element | undefined): Scored<stri
   let best: { name: string; rank: number; element: Element } | undefined;
   elements.forEach((element, at) => {
     if (element.type !== "tag") return;
-    const bylineText = at > headingAt && at - headingAt <= BYLINE_ELEMENTS && BYLINE_TEXT.test(collapsed(ownText(element)));
+    const bylineText =
+      at > headingAt && at - headingAt <= BYLINE_ELEMENTS && BYLINE_TEXT.test(collapsed(ownText(element)));
     const strength = authorMark(element) || (bylineText ? 1 : 0);
     if (strength === 0) return;
     const distance = at >= headingAt ? at - headingAt : (headingAt - at) * 2;
@@ -115,7 +130,13 @@ function visibleAuthor($: CheerioAPI, heading: Element | undefined): Scored<stri
     const name = authorName(shown.text());
     if (name) best = { name, rank, element: shown[0]! };
   });
-  return best && { value: best.name, confidence: 0.7, origin: { source: "byline", text: collapsed($(best.element).text()), element: best.element } };
+  return (
+    best && {
+      value: best.name,
+      confidence: 0.7,
+      origin: { source: "byline", text: collapsed($(best.element).text()), element: best.element },
+    }
+  );
 }
 
 /** A short text of its own that is a byline ("Von Alexander Rosenkranz"), a few elements below the heading. */
@@ -125,9 +146,11 @@ const BYLINE_ELEMENTS = 40;
 /** 2 for a strong mark of an author's name, 1 for an author or byline class, 0 for none. */
 function authorMark(element: Element): number {
   const { rel = "", href = "", itemprop = "" } = element.attribs;
-  if (/\bauthor\b/i.test(rel) || /\bauthor\b/i.test(itemprop) || (element.tagName === "a" && AUTHOR_LINK.test(href))) return 2;
+  if (/\bauthor\b/i.test(rel) || /\bauthor\b/i.test(itemprop) || (element.tagName === "a" && AUTHOR_LINK.test(href)))
+    return 2;
   const marks = `${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`;
-  if (/\bfn\b/.test(marks) && element.parent?.type === "tag" && AUTHOR_MARK.test(element.parent.attribs.class ?? "")) return 2;
+  if (/\bfn\b/.test(marks) && element.parent?.type === "tag" && AUTHOR_MARK.test(element.parent.attribs.class ?? ""))
+    return 2;
   return AUTHOR_MARK.test(marks) && !/bio|avatar|image|img|photo|description|about/i.test(marks) ? 1 : 0;
 }
 
@@ -135,7 +158,8 @@ function isElsewhere(element: Element): boolean {
   // The <body>'s classes describe the whole page ("sidebar-right"), not a part of it.
   for (let parent = element.parent; parent?.type === "tag" && parent.tagName !== "body"; parent = parent.parent) {
     if (parent.tagName === "footer" || parent.tagName === "aside") return true;
-    if (`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`.split(/\s+/).some((token) => ELSEWHERE.test(token))) return true;
+    if (`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`.split(/\s+/).some((token) => ELSEWHERE.test(token)))
+      return true;
   }
   return false;
 }
@@ -157,6 +181,7 @@ function authorName(raw: string): string | undefined {
     .split(/\s+[|·•]\s+|\s+[-–—]\s+(?=\d)/)[0]!
     .replace(new RegExp(`^(.{0,30}?\\b)?${BY_WORDS}:?\\s+`, "i"), "")
     .replace(/^[\s:,]+|[\s,:|–—-]+$/g, "");
-  if (!text || text.length > MAX_AUTHOR_CHARS || datesIn(text).length > 0 || !/\p{L}/u.test(text) || BY_WORD.test(text)) return undefined;
+  if (!text || text.length > MAX_AUTHOR_CHARS || datesIn(text).length > 0 || !/\p{L}/u.test(text) || BY_WORD.test(text))
+    return undefined;
   return text;
 }

@@ -3,9 +3,9 @@
  * meta tag, a part of the page read for itself) holds, with how sure its
  * source is. Scoring (builtin/scoring.ts) weighs them against the field.
  */
-import { durationSeconds } from "../../normalize.js";
+import { durationSeconds } from "../../schema/normalize.js";
 import type { PagePart, Place } from "./concepts.js";
-import { asEntity, first, isPresent, isSupporting, ownValue, statedOrigin, type Entity, type Graph } from "./graph.js";
+import { asEntity, type Entity, first, type Graph, isPresent, isSupporting, ownValue, statedOrigin } from "./graph.js";
 import type { Scored } from "./match.js";
 import type { PageValues } from "./page-values.js";
 
@@ -26,7 +26,13 @@ export function nested(entity: Entity, graph: Graph): Source {
 
 export function candidateAt(place: Place, source: Source): Candidate | undefined {
   const found =
-    place.kind === "meta" ? metaValue(place.name, source) : place.kind === "page" ? pageValue(place.part, source) : place.kind === "sum" ? durationSum(place.paths, source) : entityValue(place.path, source);
+    place.kind === "meta"
+      ? metaValue(place.name, source)
+      : place.kind === "page"
+        ? pageValue(place.part, source)
+        : place.kind === "sum"
+          ? durationSum(place.paths, source)
+          : entityValue(place.path, source);
   return found && { ...place, ...found };
 }
 
@@ -39,19 +45,32 @@ function isoDuration(seconds: number): string {
 /** How much less sure a sum is than the durations it adds up: the page never states it. */
 const DERIVED = 0.8;
 
-/** The sum of durations stated apart (a recipe's preparation and cooking), as an ISO 8601 duration; every part must be there. */
+/**
+ * The sum of durations stated apart (a recipe's preparation and cooking), as an ISO 8601 duration; every part must be
+ * there.
+ */
 function durationSum(paths: string[], source: Source): Scored<unknown> | undefined {
   const parts = paths.map((path) => entityValue(path, source));
   const seconds = parts.map((part) => (typeof part?.value === "string" ? durationSeconds(part.value) : undefined));
   if (seconds.some((s) => s === undefined)) return undefined;
   const total = seconds.reduce((a, b) => a! + b!, 0)!;
   const text = parts.map((part) => part!.origin?.text ?? String(part!.value)).join(" + ");
-  return { value: isoDuration(total), confidence: Math.min(...parts.map((part) => part!.confidence)) * DERIVED, origin: { ...parts[0]!.origin!, text } };
+  return {
+    value: isoDuration(total),
+    confidence: Math.min(...parts.map((part) => part!.confidence)) * DERIVED,
+    origin: { ...parts[0]!.origin!, text },
+  };
 }
 
 function metaValue(name: string, source: Source): Scored<unknown> | undefined {
   const value = source.page?.data.meta.get(name);
-  return value ? { value, confidence: 1, origin: { source: "meta", text: value, element: source.page?.data.metaElements.get(name) } } : undefined;
+  return value
+    ? {
+        value,
+        confidence: 1,
+        origin: { source: "meta", text: value, element: source.page?.data.metaElements.get(name) },
+      }
+    : undefined;
 }
 
 function pageValue(part: PagePart, source: Source): Scored<unknown> | undefined {
@@ -92,10 +111,16 @@ function entityValue(path: string, source: Source): Scored<unknown> | undefined 
     if (!isPresent(value)) continue;
     // A stand-in main entity (an Organization, when the page declares nothing else) is not what the page is about,
     // and the name of a WebPage is usually its <title>, site name and all.
-    const standIn = source.page && isSupporting(entity) && entity !== source.page.subject && (entity === source.entities[0] || path === "name");
+    const standIn =
+      source.page &&
+      isSupporting(entity) &&
+      entity !== source.page.subject &&
+      (entity === source.entities[0] || path === "name");
     const confidence = standIn ? 0.6 : 1;
     // References ({"@id": "#author"}) followed: the value is the entity they name, and so is its stated text.
-    const resolved = Array.isArray(value) ? value.map((item) => asEntity(item, source.graph) ?? item) : (asEntity(value, source.graph) ?? value);
+    const resolved = Array.isArray(value)
+      ? value.map((item) => asEntity(item, source.graph) ?? item)
+      : (asEntity(value, source.graph) ?? value);
     return { value: resolved, confidence, origin: statedOrigin(holder, path.split(".").at(-1)!, resolved) };
   }
   return undefined;

@@ -5,25 +5,44 @@
  * the page labels where no source answers.
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
-import { childPointer, type EvidenceTrail } from "../../evidence.js";
-import { nameHints, type NameHints } from "../../field-names.js";
-import { currencyCode, durationIn, firstNumber, isoDate, parseBoolean, parseNumber, phoneNumbers, rescale } from "../../normalize.js";
+import { squashed } from "../../page/elements.js";
+import { childPointer, type EvidenceTrail } from "../../schema/evidence.js";
+import { type NameHints, nameHints } from "../../schema/field-names.js";
+import {
+  currencyCode,
+  durationIn,
+  firstNumber,
+  isoDate,
+  parseBoolean,
+  parseNumber,
+  phoneNumbers,
+  rescale,
+} from "../../schema/normalize.js";
 import { readBlocks } from "./blocks/index.js";
-import { declaredItems } from "./records/declared.js";
-import { layoutList } from "./records/index.js";
 import { withoutByWord } from "./byline.js";
 import { candidateAt, nested, type Source } from "./candidates.js";
 import { entity as at, SHOWN_FIRST } from "./concepts.js";
 import { listTexts, texts, toQuantity } from "./flatten.js";
 import { asEntity, asList, first, typesOf } from "./graph.js";
 import type { Labelled } from "./labels.js";
-import { labelsExactly, matchLabel, MIN_CONFIDENCE, singular, withoutOwnLabel, type Scored } from "./match.js";
+import { labelsExactly, MIN_CONFIDENCE, matchLabel, type Scored, singular, withoutOwnLabel } from "./match.js";
+import { declaredItems } from "./records/declared.js";
+import { layoutList } from "./records/index.js";
 import { find, isAuthor } from "./scoring.js";
-import { squashed } from "./text.js";
 
 /** `trail`, when given, collects the evidence of each value at its JSON pointer under `pointer`. */
-export function fillObject(node: ObjectNode, source: Source, trail?: EvidenceTrail, pointer = ""): Record<string, unknown> {
-  return Object.fromEntries(node.fields.map((field) => [field.name, fill(field.node, nameHints(field.name), source, { trail, pointer: childPointer(pointer, field.name) })]));
+export function fillObject(
+  node: ObjectNode,
+  source: Source,
+  trail?: EvidenceTrail,
+  pointer = "",
+): Record<string, unknown> {
+  return Object.fromEntries(
+    node.fields.map((field) => [
+      field.name,
+      fill(field.node, nameHints(field.name), source, { trail, pointer: childPointer(pointer, field.name) }),
+    ]),
+  );
 }
 
 /** Where a value goes: its pointer, and the trail that collects its evidence. */
@@ -41,7 +60,10 @@ function fill(node: SchemaNode, hints: NameHints, source: Source, at: At): unkno
   };
   switch (node.kind) {
     case "scalar": {
-      const value = confident === undefined ? undefined : inFieldUnits(scalar(node.type, peopleOnly(confident.value, hints, source), hints), hints, source);
+      const value =
+        confident === undefined
+          ? undefined
+          : inFieldUnits(scalar(node.type, peopleOnly(confident.value, hints, source), hints), hints, source);
       if (typeof value === "string" && isAuthor(hints)) return noted(withoutByWord(value), confident);
       // `brand_name` is the brand: the label and the value's own label are looked for under the concept's word.
       const shown = hints.subject.find((word) => SHOWN_FIRST.has(word));
@@ -87,10 +109,15 @@ function inFieldUnits(value: unknown, hints: NameHints, source: Source): unknown
   const number = typeof value === "number" ? value : typeof value === "string" ? parseNumber(value) : undefined;
   if (number === undefined) return value;
   if (hints.currency) {
-    const stated = textAt("offers.priceCurrency", source) ?? textAt("priceCurrency", source) ?? source.page?.offer().shownCurrency?.value;
+    const stated =
+      textAt("offers.priceCurrency", source) ??
+      textAt("priceCurrency", source) ??
+      source.page?.offer().shownCurrency?.value;
     if (stated && (currencyCode(stated) ?? stated.trim().toUpperCase()) !== hints.currency) return undefined;
   }
-  const best = hints.scale ? Number(textAt("aggregateRating.bestRating", source) ?? textAt("reviewRating.bestRating", source)) : NaN;
+  const best = hints.scale
+    ? Number(textAt("aggregateRating.bestRating", source) ?? textAt("reviewRating.bestRating", source))
+    : NaN;
   return hints.scale && Number.isFinite(best) && best > 0 ? rescale(number, best, hints.scale) : number;
 }
 
@@ -105,26 +132,53 @@ function scalar(type: string, found: unknown, hints: NameHints): unknown {
   return toQuantity(first(found), hints);
 }
 
-function fillArray(items: SchemaNode, hints: NameHints, found: Scored<unknown> | undefined, source: Source, at: At): unknown[] | undefined {
+function fillArray(
+  items: SchemaNode,
+  hints: NameHints,
+  found: Scored<unknown> | undefined,
+  source: Source,
+  at: At,
+): unknown[] | undefined {
   const { graph } = source;
   if (items.kind === "object") {
     // A list of things with no property of its own may be the page's entities of that type: "products" → Product.
-    const list = found !== undefined ? asList(found.value) : graph.entities.filter((e) => typesOf(e).includes(singular(hints.subject.join(""))));
+    const list =
+      found !== undefined
+        ? asList(found.value)
+        : graph.entities.filter((e) => typesOf(e).includes(singular(hints.subject.join(""))));
     const typed = list.map((item) => asEntity(item, graph)).filter((e) => e !== undefined);
     // Or the items of a list the page declares (an ItemList), where they hold the item's fields.
     const entities = typed.length > 0 || found !== undefined ? typed : (declaredItems(items, graph) ?? []);
-    if (entities.length > 0) return entities.map((entity, index) => fillObject(items, nested(entity, graph), at.trail, childPointer(at.pointer, index)));
-    // Else the page's repeated blocks may hold them; what the data states for an item's field (a flat ingredient list) helps find them.
+    if (entities.length > 0)
+      return entities.map((entity, index) =>
+        fillObject(items, nested(entity, graph), at.trail, childPointer(at.pointer, index)),
+      );
+    // Else the page's repeated blocks may hold them; what the data states for an item's field (a flat ingredient list)
+    // helps find them.
     const known = (name: string) => {
       const stated = find(nameHints(name), source);
       return stated && stated.confidence >= MIN_CONFIDENCE ? listTexts(stated.value, nameHints(name)) : [];
     };
     // Or the page's main list of records, found by its layout alone (records/index.ts weighs the two).
     const { page } = source;
-    return page && layoutList(page.document, page.baseUrl, items, hints, (trail) => readBlocks(page.document, items, hints, known, trail, at.pointer), at.trail, at.pointer);
+    return (
+      page &&
+      layoutList(
+        page.document,
+        page.baseUrl,
+        items,
+        hints,
+        (trail) => readBlocks(page.document, items, hints, known, trail, at.pointer),
+        at.trail,
+        at.pointer,
+      )
+    );
   }
   if (found === undefined) return undefined;
-  const values = items.kind === "scalar" && items.type === "string" ? listTexts(found.value, hints) : asList(found.value).map((item) => (items.kind === "scalar" ? toQuantity(item, hints) : item));
+  const values =
+    items.kind === "scalar" && items.type === "string"
+      ? listTexts(found.value, hints)
+      : asList(found.value).map((item) => (items.kind === "scalar" ? toQuantity(item, hints) : item));
   noteItems(values, found, at);
   return values;
 }
@@ -140,7 +194,11 @@ function noteItems(values: unknown[], found: Scored<unknown>, at: At): void {
   const elements = origin.items?.length === values.length ? origin.items : undefined;
   values.forEach((value, index) => {
     const text = typeof value === "string" || typeof value === "number" ? String(value) : origin.text;
-    at.trail!.note(childPointer(at.pointer, index), { ...origin, text, element: elements?.[index] ?? origin.element }, found.confidence);
+    at.trail!.note(
+      childPointer(at.pointer, index),
+      { ...origin, text, element: elements?.[index] ?? origin.element },
+      found.confidence,
+    );
   });
 }
 
@@ -161,9 +219,16 @@ function labelledList(node: SchemaNode, hints: NameHints, source: Source, at: At
 function fromLabel(node: SchemaNode, hints: NameHints, source: Source, exactly = false): Scored<unknown> | undefined {
   if (!source.page) return undefined;
   const match = matchLabel(hints, source.page.labels);
-  if (!match || match.confidence < MIN_CONFIDENCE || (exactly && !labelsExactly(hints, match.value.label))) return undefined;
+  if (!match || match.confidence < MIN_CONFIDENCE || (exactly && !labelsExactly(hints, match.value.label)))
+    return undefined;
   const value = labelValue(node, hints, match.value);
-  return value === undefined ? undefined : { value, confidence: match.confidence, origin: { source: "label", text: match.value.value, element: match.value.element } };
+  return value === undefined
+    ? undefined
+    : {
+        value,
+        confidence: match.confidence,
+        origin: { source: "label", text: match.value.value, element: match.value.element },
+      };
 }
 
 function labelValue(node: SchemaNode, hints: NameHints, { value, items }: Labelled): unknown {
@@ -181,7 +246,11 @@ function labelValue(node: SchemaNode, hints: NameHints, { value, items }: Labell
       const stated = currencyCode(value);
       if (hints.currency && stated && stated !== hints.currency) return undefined;
       // "$9,970", "205 lbs." (a short value with a number and a unit), "1 hr 30 mins".
-      return parseNumber(value) ?? (hints.durationUnit ? durationIn(value, hints.durationUnit) : undefined) ?? (value.length <= 30 ? firstNumber(value) : undefined);
+      return (
+        parseNumber(value) ??
+        (hints.durationUnit ? durationIn(value, hints.durationUnit) : undefined) ??
+        (value.length <= 30 ? firstNumber(value) : undefined)
+      );
     }
   }
 }

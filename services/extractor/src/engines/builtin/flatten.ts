@@ -4,13 +4,16 @@
  * by URL when the field wants one.
  */
 import { decodeHTML } from "entities";
-import type { NameHints } from "../../field-names.js";
-import { durationIn } from "../../normalize.js";
+import { collapsed } from "../../page/elements.js";
+import type { NameHints } from "../../schema/field-names.js";
+import { durationIn } from "../../schema/normalize.js";
 import { URL_VALUED } from "./concepts.js";
-import { asList, ownValue, type Entity } from "./graph.js";
-import { collapsed } from "./text.js";
+import { asList, type Entity, ownValue } from "./graph.js";
 
-/** The text values in a structured value; HTML entities and tags left in the data ("&amp;", "<b>") are decoded and dropped. */
+/**
+ * The text values in a structured value; HTML entities and tags left in the data ("&amp;", "<b>") are decoded and
+ * dropped.
+ */
 export function texts(value: unknown, hints: NameHints): string[] {
   if (typeof value === "string") {
     // Some sites put markup in their structured data ("<a href=…>1/2 cup beans</a>"): its text is the value.

@@ -3,13 +3,17 @@
  * @id references) plus the items of microdata and RDFa, which read into the
  * same shape (`@type` and properties), so one matcher serves all three.
  */
-import { SUPPORTING_TYPES } from "./concepts.js";
+
 import type { Element } from "domhandler";
-import type { Origin } from "../../evidence.js";
+import type { Origin } from "../../schema/evidence.js";
+import { SUPPORTING_TYPES } from "./concepts.js";
 
 export type Entity = Record<string, unknown>;
 
-/** Where an entity read from the page's markup (microdata, RDFa, microformats) sits: the item's element and each property's. */
+/**
+ * Where an entity read from the page's markup (microdata, RDFa, microformats) sits: the item's element and each
+ * property's.
+ */
 export interface Markup {
   item: Element;
   /** By property name in lower case, in page order. */
@@ -23,7 +27,7 @@ export function markEntity(entity: Entity, markup: Markup): void {
 }
 
 /** The markup an entity was read from; undefined for JSON-LD. */
-export function markupOf(entity: Entity): Markup | undefined {
+function markupOf(entity: Entity): Markup | undefined {
   return markupOfEntity.get(entity);
 }
 
@@ -38,7 +42,10 @@ export function readGraph(blocks: unknown[]): Graph {
   const entities: Entity[] = [];
   const byId = new Map<string, Entity>();
   const index = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(index);
+    if (Array.isArray(value)) {
+      value.forEach(index);
+      return;
+    }
     if (typeof value !== "object" || value === null) return;
     const entity = value as Entity;
     const id = entity["@id"];
@@ -49,7 +56,8 @@ export function readGraph(blocks: unknown[]): Graph {
     if (typeof block !== "object" || block === null) continue;
     const graph = (block as Entity)["@graph"];
     const members = graph !== undefined ? asList(graph) : [block];
-    for (const member of members) if (typeof member === "object" && member !== null && !Array.isArray(member)) entities.push(member as Entity);
+    for (const member of members)
+      if (typeof member === "object" && member !== null && !Array.isArray(member)) entities.push(member as Entity);
     index(block);
   }
   return { entities, byId };
@@ -95,20 +103,36 @@ export function isSupporting(entity: Entity): boolean {
   return typesOf(entity).some((t) => SUPPORTING_TYPES.has(t));
 }
 
-/** Where structured data states an entity's property: a JSON-LD block (no element), or the markup of a microdata item and its property. */
+/**
+ * Where structured data states an entity's property: a JSON-LD block (no element), or the markup of a microdata item
+ * and its property.
+ */
 export function statedOrigin(holder: Entity | undefined, key: string, value: unknown): Origin {
   const text = statedText(value);
   const markup = holder && markupOf(holder);
   if (!markup) return { source: "json-ld", text };
   const elements = markup.properties.get(key.toLowerCase()) ?? [];
-  return { source: "microdata", text, element: elements[0] ?? markup.item, items: elements.length > 1 ? elements : undefined };
+  return {
+    source: "microdata",
+    text,
+    element: elements[0] ?? markup.item,
+    items: elements.length > 1 ? elements : undefined,
+  };
 }
 
 /** A value as the data states it: a text or number as written, a thing by its name. */
 function statedText(value: unknown): string | undefined {
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
-  if (Array.isArray(value)) return value.map(statedText).filter((text) => text !== undefined).join(", ") || undefined;
+  if (Array.isArray(value))
+    return (
+      value
+        .map(statedText)
+        .filter((text) => text !== undefined)
+        .join(", ") || undefined
+    );
   if (typeof value !== "object" || value === null) return undefined;
   const entity = value as Entity;
-  return ["name", "text", "@value", "url"].map((key) => ownValue(entity, key)).find((text) => typeof text === "string") as string | undefined;
+  return ["name", "text", "@value", "url"]
+    .map((key) => ownValue(entity, key))
+    .find((text) => typeof text === "string") as string | undefined;
 }

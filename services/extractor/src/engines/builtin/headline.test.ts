@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { StructuredData } from "../../page.js";
+import type { StructuredData } from "../../page/page.js";
 import { pageHeadline } from "./headline.js";
 
-const page = (title: string | undefined, h1: string | string[] | undefined, meta: Record<string, string> = {}): StructuredData => ({
+const page = (
+  title: string | undefined,
+  h1: string | string[] | undefined,
+  meta: Record<string, string> = {},
+): StructuredData => ({
   jsonLd: [],
   meta: new Map(Object.entries(meta)),
   metaElements: new Map(),
@@ -13,11 +17,18 @@ const page = (title: string | undefined, h1: string | string[] | undefined, meta
 
 describe("pageHeadline", () => {
   it("trusts an <h1> that the title repeats", () => {
-    expect(pageHeadline(page("Emden - Sehenswürdigkeiten | Reisen", "Emden - Sehenswürdigkeiten"))).toMatchObject({ value: "Emden - Sehenswürdigkeiten", confidence: 0.85 });
+    expect(pageHeadline(page("Emden - Sehenswürdigkeiten | Reisen", "Emden - Sehenswürdigkeiten"))).toMatchObject({
+      value: "Emden - Sehenswürdigkeiten",
+      confidence: 0.85,
+    });
   });
 
   it("drops the site's name from a title, known or short and last", () => {
-    expect(pageHeadline(page("Caisse de solidarité &amp; plus - Info'Com-CGT", undefined, { "og:site_name": "Info'Com-CGT" }))?.value).toBe("Caisse de solidarité & plus");
+    expect(
+      pageHeadline(
+        page("Caisse de solidarité &amp; plus - Info'Com-CGT", undefined, { "og:site_name": "Info'Com-CGT" }),
+      )?.value,
+    ).toBe("Caisse de solidarité & plus");
     expect(pageHeadline(page("A long article title here | Site", undefined))?.value).toBe("A long article title here");
     expect(pageHeadline(page("News | example.com", undefined))?.value).toBe("News");
   });
@@ -28,11 +39,17 @@ describe("pageHeadline", () => {
   });
 
   it("finds the heading among several <h1>s by the title, past a logo", () => {
-    expect(pageHeadline(page("Kleine Schafskunde | Mäscot das Schaf", ["Mäscot das Schaf", "Kleine Schafskunde"]))).toMatchObject({ value: "Kleine Schafskunde", confidence: 0.85 });
+    expect(
+      pageHeadline(page("Kleine Schafskunde | Mäscot das Schaf", ["Mäscot das Schaf", "Kleine Schafskunde"])),
+    ).toMatchObject({ value: "Kleine Schafskunde", confidence: 0.85 });
   });
 
   it("takes a page's only <h1> over a title worded for search engines", () => {
-    const result = pageHeadline(page("Wärmepumpe im Altbau - Wann es sich lohnt | heizung.de", "Eignet sich eine Wärmepumpe im Altbau?", { "og:title": "Wärmepumpe im Altbau" }));
+    const result = pageHeadline(
+      page("Wärmepumpe im Altbau - Wann es sich lohnt | heizung.de", "Eignet sich eine Wärmepumpe im Altbau?", {
+        "og:title": "Wärmepumpe im Altbau",
+      }),
+    );
     expect(result).toMatchObject({ value: "Eignet sich eine Wärmepumpe im Altbau?", confidence: 0.75 });
   });
 
@@ -42,11 +59,17 @@ describe("pageHeadline", () => {
 
   it("drops a year or format tag after the heading", () => {
     expect(pageHeadline(page("Se7en (1995) - IMDb", "Se7en (1995)"))?.value).toBe("Se7en");
-    expect(pageHeadline(page("Amazon.com: Rules of Deception", "Rules of Deception [Mass Market Paperback]"))?.value).toBe("Rules of Deception");
-    expect(pageHeadline(page("2 Dollar Burrito (But Cheaper)", "2 Dollar Burrito (But Cheaper)"))?.value).toBe("2 Dollar Burrito (But Cheaper)");
+    expect(
+      pageHeadline(page("Amazon.com: Rules of Deception", "Rules of Deception [Mass Market Paperback]"))?.value,
+    ).toBe("Rules of Deception");
+    expect(pageHeadline(page("2 Dollar Burrito (But Cheaper)", "2 Dollar Burrito (But Cheaper)"))?.value).toBe(
+      "2 Dollar Burrito (But Cheaper)",
+    );
   });
 
   it("is unsure of a title whose parts it cannot tell apart", () => {
-    expect(pageHeadline(page("Bee Simulator | Datenbank für Multiplayergames", undefined))?.confidence).toBeLessThan(0.6);
+    expect(pageHeadline(page("Bee Simulator | Datenbank für Multiplayergames", undefined))?.confidence).toBeLessThan(
+      0.6,
+    );
   });
 });

@@ -5,9 +5,9 @@
  * them is what earns confidence.
  */
 import type { Element } from "domhandler";
-import type { StructuredData } from "../../page.js";
+import { comparable, decodedText } from "../../page/elements.js";
+import type { StructuredData } from "../../page/page.js";
 import type { Scored } from "./match.js";
-import { comparable, decodedText } from "./text.js";
 
 const SEPARATOR = /\s+(?:[|–—•·»:~/]|-{1,2}|::)\s+/;
 
@@ -16,7 +16,10 @@ export function pageHeadline(page: StructuredData): Scored<string> | undefined {
   return found && { ...found, value: withoutQualifiers(found.value) };
 }
 
-/** A year or format tag after a title is the page's note about it, not its name: "Se7en (1995)", "Rules of Deception [Paperback]". */
+/**
+ * A year or format tag after a title is the page's note about it, not its name: "Se7en (1995)", "Rules of Deception
+ * [Paperback]".
+ */
 function withoutQualifiers(text: string): string {
   return text.replace(/(\s*\[[^\]]{1,40}\])+$/, "").replace(/\s*\(\d{4}(?:[–/-]\d{1,4})?\)$/, "") || text;
 }
@@ -31,7 +34,11 @@ function reconciled(page: StructuredData): Scored<string> | undefined {
   const headings = page.h1s
     .map((text, index) => ({ text: decodedText(text), element: page.h1Elements[index] }))
     .filter((h1): h1 is { text: string; element: Element | undefined } => h1.text !== undefined)
-    .filter(({ text }) => !siteNames.some((site) => comparable(site) === comparable(text)) && !titles.some((t) => isTrailingPart(t, text)));
+    .filter(
+      ({ text }) =>
+        !siteNames.some((site) => comparable(site) === comparable(text)) &&
+        !titles.some((t) => isTrailingPart(t, text)),
+    );
   const fromHeading = ({ text, element }: (typeof headings)[number], confidence: number): Scored<string> => ({
     value: text,
     confidence,
@@ -43,8 +50,13 @@ function reconciled(page: StructuredData): Scored<string> | undefined {
   // The page's one <h1> is what its readers see as the heading, even where the title words it for search engines.
   const only = page.h1s.length === 1 ? headings[0] : undefined;
   if (only?.text.includes(" ")) return fromHeading(only, 0.75);
-  if (og) return { ...withoutSiteName(og, siteNames, 0.75), origin: { source: "meta", text: og, element: page.metaElements.get(ogName) } };
-  // Unconfirmed, one <h1> among several or the bare title is a guess (a logo, "Menu", a title worded for search engines).
+  if (og)
+    return {
+      ...withoutSiteName(og, siteNames, 0.75),
+      origin: { source: "meta", text: og, element: page.metaElements.get(ogName) },
+    };
+  // Unconfirmed, one <h1> among several or the bare title is a guess (a logo, "Menu", a title worded for search
+  // engines).
   const first = headings[0];
   if (first) return fromHeading(first, 0.5);
   return title ? { ...withoutSiteName(title, siteNames, 0.5), origin: { source: "meta", text: title } } : undefined;
@@ -52,27 +64,35 @@ function reconciled(page: StructuredData): Scored<string> | undefined {
 
 /** The names the page gives its site (og:site_name, application-name). */
 export function siteNamesOf(page: StructuredData): string[] {
-  return [page.meta.get("og:site_name"), page.meta.get("application-name")].map(decodedText).filter((n) => n !== undefined);
+  return [page.meta.get("og:site_name"), page.meta.get("application-name")]
+    .map(decodedText)
+    .filter((n) => n !== undefined);
 }
 
 /** A title without the site's name before or after a separator ("Article - Site" → "Article"). */
 function withoutSiteName(text: string, siteNames: string[], confidence: number): Scored<string> {
   const parts = text.split(SEPARATOR);
   if (parts.length < 2) return { value: text, confidence };
-  const named = parts.filter((part) => !looksLikeDomain(part) && !siteNames.some((site) => comparable(site) === comparable(part)));
+  const named = parts.filter(
+    (part) => !looksLikeDomain(part) && !siteNames.some((site) => comparable(site) === comparable(part)),
+  );
   if (named.length < parts.length && named.length > 0) return { value: named.join(" - "), confidence };
   // No known site name: the short last part is the usual place for one.
   const last = parts.at(-1)!;
   const rest = parts.slice(0, -1).join(" - ");
-  return last.split(" ").length <= 4 && last.length < rest.length ? { value: rest, confidence: confidence - 0.05 } : { value: text, confidence: confidence - 0.2 };
+  return last.split(" ").length <= 4 && last.length < rest.length
+    ? { value: rest, confidence: confidence - 0.05 }
+    : { value: text, confidence: confidence - 0.2 };
 }
 
 /** Whether `part` is a later part of a separated title ("Article - Site" and "Site"). */
 function isTrailingPart(title: string, part: string): boolean {
-  return title.split(SEPARATOR).slice(1).some((segment) => comparable(segment) === comparable(part));
+  return title
+    .split(SEPARATOR)
+    .slice(1)
+    .some((segment) => comparable(segment) === comparable(part));
 }
 
 function looksLikeDomain(text: string): boolean {
   return /^(https?:\/\/)?(www\.)?[\w-]+(\.[\w-]+)+\/?$/i.test(text.trim());
 }
-

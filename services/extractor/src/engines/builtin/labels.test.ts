@@ -1,10 +1,11 @@
 import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
-import { nameHints } from "../../field-names.js";
+import { nameHints } from "../../schema/field-names.js";
 import { readLabels } from "./labels.js";
 import { labelsExactly, matchLabel, withoutOwnLabel } from "./match.js";
 
-const labels = (html: string) => readLabels(load(html)).map(({ label, value, items }) => ({ label, value, ...(items.length > 0 ? { items } : {}) }));
+const labels = (html: string) =>
+  readLabels(load(html)).map(({ label, value, items }) => ({ label, value, ...(items.length > 0 ? { items } : {}) }));
 
 describe("readLabels", () => {
   it("reads two-column rows, definition lists and label elements with their values", () => {
@@ -52,7 +53,11 @@ describe("readLabels", () => {
     const html = `<div class="popover" style="display:none"><ul><li><b>Publisher:</b> Knopf</li></ul></div>
       <ul><li><b>Publisher:</b> Vintage (June 23, 2009)</li></ul><p hidden>Edition: Audio</p>`;
     const found = readLabels(load(html));
-    expect(found.map(({ label, hidden }) => [label, hidden])).toEqual([["Publisher", true], ["Publisher", false], ["Edition", true]]);
+    expect(found.map(({ label, hidden }) => [label, hidden])).toEqual([
+      ["Publisher", true],
+      ["Publisher", false],
+      ["Edition", true],
+    ]);
     expect(matchLabel(nameHints("publisher"), found)).toEqual({ value: found[1], confidence: 0.8 });
     expect(matchLabel(nameHints("edition"), found)?.value.value).toBe("Audio");
   });
@@ -60,7 +65,9 @@ describe("readLabels", () => {
 
 describe("product labels", () => {
   it("matches a SKU by the words shops label it with, and tells a label said exactly from a plural heading", () => {
-    const found = readLabels(load(`<table><tr><th>Artikelnummer</th><td>AB-123</td></tr></table><dl><dt>ASIN</dt><dd>B000TEST01</dd></dl>`));
+    const found = readLabels(
+      load(`<table><tr><th>Artikelnummer</th><td>AB-123</td></tr></table><dl><dt>ASIN</dt><dd>B000TEST01</dd></dl>`),
+    );
     expect(matchLabel(nameHints("sku"), found)?.value.value).toBe("AB-123");
     expect(labelsExactly(nameHints("sku"), "Article no.")).toBe(true);
     expect(labelsExactly(nameHints("brand"), "Brand")).toBe(true);

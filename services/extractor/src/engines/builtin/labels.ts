@@ -6,8 +6,7 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
-import { collapsed, ownText } from "./text.js";
-import { isHiddenWithin } from "./visibility.js";
+import { collapsed, isHiddenWithin, ownText } from "../../page/elements.js";
 
 export interface Labelled {
   label: string;
@@ -27,23 +26,44 @@ const MAX_LABELS = 2000;
 const LINES = "li, p, div, span, td, dd, h2, h3, h4, h5, h6";
 const BLOCKS = "div, p, li, ul, ol, table, tr, dl, section, article, h1, h2, h3, h4, h5, h6";
 const LABEL_ELEMENTS = "b, strong, th, label, dt, h3, h4, h5, em, span";
-/** Label elements that need no colon: a heading or <label> followed by text in the same block (table headers are read with their rows). */
+/**
+ * Label elements that need no colon: a heading or <label> followed by text in the same block (table headers are read
+ * with their rows).
+ */
 const LABEL_HEADINGS = new Set(["h3", "h4", "h5", "label"]);
 const MAX_ROW_CELLS = 3;
 const INLINE = new Set(["span", "a", "b", "strong", "em", "i", "font", "label", "small"]);
 const COLON_LINE = /^([^:\n]{1,40}?)\s*[:：]\s+(\S.*)$/s;
-/** How a label element ends: a colon, or a spaced dash some pages use instead ("<strong>Product Code - </strong>39139301"). */
+/**
+ * How a label element ends: a colon, or a spaced dash some pages use instead ("<strong>Product Code -
+ * </strong>39139301").
+ */
 const LABEL_END = /(?:[:：]|\s[-–])\s*$/;
 
 export function readLabels($: CheerioAPI): Labelled[] {
   const found: Labelled[] = [];
   const add = (at: Element, label: string, valueNode: Cheerio<AnyNode> | undefined, valueText: string) => {
-    const cleanLabel = collapsed(label).replace(/(?:[:：]|\s[-–])$/, "").trim();
+    const cleanLabel = collapsed(label)
+      .replace(/(?:[:：]|\s[-–])$/, "")
+      .trim();
     const value = collapsed(valueText);
-    if (!cleanLabel || cleanLabel.length > MAX_LABEL_CHARS || !value || value.length > MAX_VALUE_CHARS || found.length >= MAX_LABELS) return;
+    if (
+      !cleanLabel ||
+      cleanLabel.length > MAX_LABEL_CHARS ||
+      !value ||
+      value.length > MAX_VALUE_CHARS ||
+      found.length >= MAX_LABELS
+    )
+      return;
     const shown = valueNode?.get(0);
     const element = shown?.type === "tag" ? (shown as Element) : at;
-    found.push({ label: cleanLabel, value, items: valueNode ? itemsOf($, valueNode) : [], hidden: isHiddenWithin(at), element });
+    found.push({
+      label: cleanLabel,
+      value,
+      items: valueNode ? itemsOf($, valueNode) : [],
+      hidden: isHiddenWithin(at),
+      element,
+    });
   };
 
   $("tr").each((_, row) => {
@@ -55,27 +75,31 @@ export function readLabels($: CheerioAPI): Labelled[] {
     if (definition.length > 0) add(term, $(term).text(), definition, definition.text());
   });
   // Pre-filtered on the element's own text: reading the text of every <span> of a large page is what costs.
-  $(LABEL_ELEMENTS).filter((_, element) => LABEL_END.test(ownText(element)) || LABEL_HEADINGS.has(element.tagName)).each((_, element) => {
-    const label = $(element);
-    const text = collapsed(label.text());
-    if (text.length > MAX_LABEL_CHARS + 1 || label.is("dt")) return;
-    // Without a colon, only a heading or a label element followed by text in the same block reads as a label.
-    if (!LABEL_END.test(text) && !LABEL_HEADINGS.has(element.tagName)) return;
-    // The value is what follows the label within its parent, else the next element that has text.
-    const rest = followingText($, label);
-    if (rest) add(element, text, label.parent(), rest);
-    else {
-      const next = nextWithText($, label, text);
-      if (next) add(element, text, next, next.text());
-    }
-  });
-  $(LINES).filter((_, element) => ownText(element).includes(":") || ownText(element).includes("：")).each((_, element) => {
-    const line = $(element);
-    if (line.find(BLOCKS).length > 0) return;
-    const match = COLON_LINE.exec(collapsed(line.text()));
-    // Labels found above via their label element are not read twice.
-    if (match && line.children(LABEL_ELEMENTS).length === 0) add(element, match[1]!, undefined, match[2]!);
-  });
+  $(LABEL_ELEMENTS)
+    .filter((_, element) => LABEL_END.test(ownText(element)) || LABEL_HEADINGS.has(element.tagName))
+    .each((_, element) => {
+      const label = $(element);
+      const text = collapsed(label.text());
+      if (text.length > MAX_LABEL_CHARS + 1 || label.is("dt")) return;
+      // Without a colon, only a heading or a label element followed by text in the same block reads as a label.
+      if (!LABEL_END.test(text) && !LABEL_HEADINGS.has(element.tagName)) return;
+      // The value is what follows the label within its parent, else the next element that has text.
+      const rest = followingText($, label);
+      if (rest) add(element, text, label.parent(), rest);
+      else {
+        const next = nextWithText($, label, text);
+        if (next) add(element, text, next, next.text());
+      }
+    });
+  $(LINES)
+    .filter((_, element) => ownText(element).includes(":") || ownText(element).includes("："))
+    .each((_, element) => {
+      const line = $(element);
+      if (line.find(BLOCKS).length > 0) return;
+      const match = COLON_LINE.exec(collapsed(line.text()));
+      // Labels found above via their label element are not read twice.
+      if (match && line.children(LABEL_ELEMENTS).length === 0) add(element, match[1]!, undefined, match[2]!);
+    });
   return found;
 }
 
@@ -102,19 +126,29 @@ function followingText($: CheerioAPI, label: Cheerio<Element>): string {
 function nextWithText($: CheerioAPI, label: Cheerio<Element>, text: string): Cheerio<Element> | undefined {
   let current = label;
   for (let level = 0; level < 3 && current.length > 0; level += 1) {
-    const next = current.nextAll().filter((_, sibling) => collapsed($(sibling).text()) !== "").first();
+    const next = current
+      .nextAll()
+      .filter((_, sibling) => collapsed($(sibling).text()) !== "")
+      .first();
     if (next.length > 0) return next;
     const parent = current.parent();
     if (collapsed(parent.text()) !== text) return undefined;
     const row = parent.parent();
-    if (!INLINE.has(parent.prop("tagName")?.toLowerCase() ?? "") && (row.is("body") || row.children().length > MAX_ROW_CELLS)) return undefined;
+    if (
+      !INLINE.has(parent.prop("tagName")?.toLowerCase() ?? "") &&
+      (row.is("body") || row.children().length > MAX_ROW_CELLS)
+    )
+      return undefined;
     current = parent;
   }
   return undefined;
 }
 
 function itemsOf($: CheerioAPI, node: Cheerio<AnyNode>): string[] {
-  const parts = node.find("a, li").toArray().map((element: Element) => collapsed($(element).text())).filter((text) => text && !text.endsWith(":"));
+  const parts = node
+    .find("a, li")
+    .toArray()
+    .map((element: Element) => collapsed($(element).text()))
+    .filter((text) => text && !text.endsWith(":"));
   return parts.length >= 2 ? parts : [];
 }
-

@@ -4,8 +4,8 @@
  * confident match; a label that says a little more than the field is a
  * weaker one. Confidence is what the engine weighs, never position alone.
  */
-import type { Origin } from "../../evidence.js";
-import type { NameHints } from "../../field-names.js";
+import type { Origin } from "../../schema/evidence.js";
+import type { NameHints } from "../../schema/field-names.js";
 import { LABEL_SYNONYMS } from "./concepts.js";
 import type { Labelled } from "./labels.js";
 
@@ -32,9 +32,21 @@ export function words(text: string): string[] {
     .map(singular);
 }
 
-/** The best label for a field: earliest in the page among the most confident; hidden labels only when no visible one matches. */
+/**
+ * The best label for a field: earliest in the page among the most confident; hidden labels only when no visible one
+ * matches.
+ */
 export function matchLabel(hints: NameHints, labels: Labelled[]): Scored<Labelled> | undefined {
-  return bestLabel(hints, labels.filter((label) => !label.hidden)) ?? bestLabel(hints, labels.filter((label) => label.hidden));
+  return (
+    bestLabel(
+      hints,
+      labels.filter((label) => !label.hidden),
+    ) ??
+    bestLabel(
+      hints,
+      labels.filter((label) => label.hidden),
+    )
+  );
 }
 
 /**
@@ -43,7 +55,10 @@ export function matchLabel(hints: NameHints, labels: Labelled[]): Scored<Labelle
  */
 export function labelsExactly(hints: NameHints, label: string): boolean {
   const key = hints.subject.join(" ");
-  const written = label.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  const written = label
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
   return written === key || (LABEL_SYNONYMS.get(key) ?? []).includes(written);
 }
 
@@ -73,8 +88,14 @@ function bestLabel(hints: NameHints, labels: Labelled[]): Scored<Labelled> | und
     let confidence = 0;
     if (phrase === key || sameSet(labelWords, subject)) confidence = 0.8;
     else if (synonyms.includes(phrase)) confidence = 0.75;
-    else if (subject.every((w) => labelWords.includes(w)) && labelWords.length - subject.length === 1) confidence = 0.65;
-    else if (subject.length > 1 && subject.every((w) => labelWords.includes(w)) && labelWords.length - subject.length === 2) confidence = 0.6;
+    else if (subject.every((w) => labelWords.includes(w)) && labelWords.length - subject.length === 1)
+      confidence = 0.65;
+    else if (
+      subject.length > 1 &&
+      subject.every((w) => labelWords.includes(w)) &&
+      labelWords.length - subject.length === 2
+    )
+      confidence = 0.6;
     if (confidence === 0) continue;
     if (confidence > (best?.confidence ?? 0)) {
       best = { value: label, confidence };
@@ -98,5 +119,7 @@ function sameSet(a: string[], b: string[]): boolean {
 
 export function singular(word: string): string {
   if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
-  return word.length > 3 && word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us") ? word.slice(0, -1) : word;
+  return word.length > 3 && word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us")
+    ? word.slice(0, -1)
+    : word;
 }

@@ -19,7 +19,12 @@ describe("readItems", () => {
         "@type": "https://schema.org/Product",
         name: "Desk Lamp",
         image: "/lamp.jpg",
-        offers: { "@type": "https://schema.org/Offer", priceCurrency: "USD", price: "19.99", availability: "https://schema.org/InStock" },
+        offers: {
+          "@type": "https://schema.org/Offer",
+          priceCurrency: "USD",
+          price: "19.99",
+          availability: "https://schema.org/InStock",
+        },
         releaseDate: "2024-01-02",
         color: ["black", "white"],
       },

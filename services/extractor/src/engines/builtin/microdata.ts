@@ -7,8 +7,8 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
-import { markEntity, type Entity } from "./graph.js";
-import { collapsed } from "./text.js";
+import { collapsed } from "../../page/elements.js";
+import { type Entity, markEntity } from "./graph.js";
 
 interface Syntax {
   scope: string;
@@ -63,7 +63,9 @@ function propertyValue(node: Cheerio<Element>): string {
     node.attr("content") ??
     (tag === "time" ? node.attr("datetime") : undefined) ??
     (tag === "a" || tag === "link" || tag === "area" ? node.attr("href") : undefined) ??
-    (tag === "img" || tag === "source" || tag === "audio" || tag === "video" || tag === "embed" ? node.attr("src") : undefined) ??
+    (tag === "img" || tag === "source" || tag === "audio" || tag === "video" || tag === "embed"
+      ? node.attr("src")
+      : undefined) ??
     (tag === "meta" ? "" : undefined) ??
     (tag === "data" || tag === "meter" ? node.attr("value") : undefined);
   return collapsed(attribute ?? node.text()).slice(0, MAX_TEXT);

@@ -16,13 +16,19 @@ describe("readCards", () => {
         telephone: "(800) 460-6228",
         email: "info@admissions.acu.edu",
         url: "http://www.acu.edu",
-        address: { "@type": "PostalAddress", streetAddress: "ACU Box 29100", addressLocality: "Abilene", addressRegion: "TX" },
+        address: {
+          "@type": "PostalAddress",
+          streetAddress: "ACU Box 29100",
+          addressLocality: "Abilene",
+          addressRegion: "TX",
+        },
       },
     ]);
   });
 
   it("reads a byline's card as a person, microformats2 too, and skips empty cards", () => {
-    const $ = load(`<span class="author vcard"><a class="url fn n" href="https://blog.example/author/kim/">Kim Lee</a></span>
+    const $ =
+      load(`<span class="author vcard"><a class="url fn n" href="https://blog.example/author/kim/">Kim Lee</a></span>
       <div class="h-card"><span class="p-name">Ana</span><span class="p-tel">+41 44 000 00 00</span></div><div class="vcard"></div>`);
     expect(readCards($)).toEqual([
       { "@type": "Person", name: "Kim Lee", url: "https://blog.example/author/kim/" },

@@ -6,8 +6,8 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
-import { markEntity, type Entity } from "./graph.js";
-import { collapsed } from "./text.js";
+import { collapsed } from "../../page/elements.js";
+import { type Entity, markEntity } from "./graph.js";
 
 /** Bounds the work on pages that mark every commenter with a card. */
 const MAX_CARDS = 20;
@@ -24,11 +24,11 @@ export function readCards($: CheerioAPI): Entity[] {
   return $(".vcard, .h-card")
     .slice(0, MAX_CARDS)
     .toArray()
-    .map((card) => readCard($, $(card)))
+    .map((card) => readCard($(card)))
     .filter((entity) => Object.keys(entity).length > 1);
 }
 
-function readCard($: CheerioAPI, card: Cheerio<Element>): Entity {
+function readCard(card: Cheerio<Element>): Entity {
   const part = (name: string) => text(card.find(`.${name}, .p-${name}`).first());
   const name = part("fn") || part("name");
   const org = part("org");
@@ -43,7 +43,9 @@ function readCard($: CheerioAPI, card: Cheerio<Element>): Entity {
   const link = card.find(".url, .u-url").first();
   const url = link.attr("href") ?? /(https?:\/\/|www\.)\S+/i.exec(text(link))?.[0];
   if (url) entity.url = url;
-  const address = Object.fromEntries(ADDRESS_PARTS.map(([cls, key]) => [key, part(cls)] as const).filter(([, value]) => value));
+  const address = Object.fromEntries(
+    ADDRESS_PARTS.map(([cls, key]) => [key, part(cls)] as const).filter(([, value]) => value),
+  );
   if (Object.keys(address).length > 0) entity.address = { "@type": "PostalAddress", ...address };
   // The card holds every value read from it; its parts are not told apart here.
   markEntity(entity, { item: card[0]!, properties: new Map() });

@@ -5,11 +5,12 @@
  * the value is sure; where they differ, the engine says so with a confidence
  * too low to answer rather than pick one blindly.
  */
-import { firstNumber, parseBoolean, parseNumber, readPrice } from "../../normalize.js";
-import type { StructuredData } from "../../page.js";
+
+import type { StructuredData } from "../../page/page.js";
+import type { Origin } from "../../schema/evidence.js";
+import { firstNumber, parseBoolean, parseNumber, readPrice } from "../../schema/normalize.js";
 import type { BuyBox } from "./buy-box.js";
-import type { Origin } from "../../evidence.js";
-import { asEntity, asList, ownValue, statedOrigin, typesOf, type Entity, type Graph } from "./graph.js";
+import { asEntity, asList, type Entity, type Graph, ownValue, statedOrigin, typesOf } from "./graph.js";
 import type { Scored } from "./match.js";
 
 export interface Offer {
@@ -39,9 +40,18 @@ const ON_OFFER = 0.65;
 const META_PRICES = ["product:price:amount", "og:price:amount", "price", "og:price"];
 const META_AVAILABILITY = ["product:availability", "og:availability", "availability"];
 
-export function readOffer(primary: Entity | undefined, graph: Graph, data: Pick<StructuredData, "meta" | "metaElements">, box: BuyBox): Offer {
+export function readOffer(
+  primary: Entity | undefined,
+  graph: Graph,
+  data: Pick<StructuredData, "meta" | "metaElements">,
+  box: BuyBox,
+): Offer {
   const offers = productsOf(primary, graph).flatMap((product) => offersOf(product, graph));
-  const inMeta = (name: string): Origin => ({ source: "meta", text: data.meta.get(name), element: data.metaElements.get(name) });
+  const inMeta = (name: string): Origin => ({
+    source: "meta",
+    text: data.meta.get(name),
+    element: data.metaElements.get(name),
+  });
   const prices = [
     ...offers.flatMap((offer) => pricesOf(offer, graph)),
     ...META_PRICES.flatMap((name) => amount(data.meta.get(name)).map((value) => ({ value, origin: inMeta(name) }))),
@@ -49,10 +59,14 @@ export function readOffer(primary: Entity | undefined, graph: Graph, data: Pick<
   // The same amount stated twice is one price, stated where it is first.
   const stated = prices.filter((found, index) => prices.findIndex((other) => other.value === found.value) === index);
   const availability = [
-    ...offers.map((offer) => ({ value: ownValue(offer, "availability"), origin: statedOrigin(offer, "availability", ownValue(offer, "availability")) })),
+    ...offers.map((offer) => ({
+      value: ownValue(offer, "availability"),
+      origin: statedOrigin(offer, "availability", ownValue(offer, "availability")),
+    })),
     ...META_AVAILABILITY.map((name) => ({ value: data.meta.get(name), origin: inMeta(name) })),
   ];
-  const shownCurrency = box.price?.currency === undefined ? undefined : { value: box.price.currency, origin: box.price.origin };
+  const shownCurrency =
+    box.price?.currency === undefined ? undefined : { value: box.price.currency, origin: box.price.origin };
   return { price: price(stated, box.price), shownCurrency, inStock: inStock(availability, box.inStock, box.price) };
 }
 
@@ -80,14 +94,19 @@ function price(stated: Stated<number>[], shown: BuyBox["price"]): Scored<number>
  * while one size is), out of stock when the offers say so; the buy box
  * confirms or disputes it, or answers alone.
  */
-function inStock(availability: Stated<unknown>[], shown: Scored<boolean> | undefined, price: BuyBox["price"]): Scored<boolean> | undefined {
+function inStock(
+  availability: Stated<unknown>[],
+  shown: Scored<boolean> | undefined,
+  price: BuyBox["price"],
+): Scored<boolean> | undefined {
   const said = availability.flatMap(({ value, origin }) => {
     const read = typeof value === "string" ? parseBoolean(value) : undefined;
     return read === undefined ? [] : [{ value: read, origin }];
   });
   const stated = said.find(({ value }) => value) ?? said[0];
   // A shop says "sold out" where it cannot sell: a price marked up as one, with no such word around it, is on offer.
-  if (stated === undefined) return shown ?? (price?.named ? { value: true, confidence: ON_OFFER, origin: price.origin } : undefined);
+  if (stated === undefined)
+    return shown ?? (price?.named ? { value: true, confidence: ON_OFFER, origin: price.origin } : undefined);
   if (!shown) return { ...stated, confidence: STATED };
   return shown.value === stated.value ? { ...shown, confidence: AGREED } : { ...stated, confidence: DISPUTED };
 }
@@ -97,7 +116,10 @@ function productsOf(primary: Entity | undefined, graph: Graph): Entity[] {
   if (!primary) return [];
   const name = ownValue(primary, "name");
   const types = typesOf(primary);
-  const variants = graph.entities.filter((e) => e !== primary && name !== undefined && ownValue(e, "name") === name && typesOf(e).some((t) => types.includes(t)));
+  const variants = graph.entities.filter(
+    (e) =>
+      e !== primary && name !== undefined && ownValue(e, "name") === name && typesOf(e).some((t) => types.includes(t)),
+  );
   return [primary, ...variants];
 }
 
@@ -112,9 +134,15 @@ function offersOf(entity: Entity, graph: Graph): Entity[] {
 }
 
 function pricesOf(offer: Entity, graph: Graph): Stated<number>[] {
-  const specifications = asList(ownValue(offer, "priceSpecification")).map((item) => asEntity(item, graph)).filter((e) => e !== undefined);
+  const specifications = asList(ownValue(offer, "priceSpecification"))
+    .map((item) => asEntity(item, graph))
+    .filter((e) => e !== undefined);
   return [offer, ...specifications].flatMap((entity) =>
-    ["price", "lowPrice"].flatMap((key) => asList(ownValue(entity, key)).flatMap((written) => amount(written).map((value) => ({ value, origin: statedOrigin(entity, key, written) })))),
+    ["price", "lowPrice"].flatMap((key) =>
+      asList(ownValue(entity, key)).flatMap((written) =>
+        amount(written).map((value) => ({ value, origin: statedOrigin(entity, key, written) })),
+      ),
+    ),
   );
 }
 
@@ -124,6 +152,11 @@ function pricesOf(offer: Entity, graph: Graph): Stated<number>[] {
  * templates write for "no price".
  */
 function amount(value: unknown): number[] {
-  const number = typeof value === "number" ? value : typeof value === "string" ? (parseNumber(value) ?? readPrice(value)?.amount ?? firstNumber(value)) : undefined;
+  const number =
+    typeof value === "number"
+      ? value
+      : typeof value === "string"
+        ? (parseNumber(value) ?? readPrice(value)?.amount ?? firstNumber(value))
+        : undefined;
   return number !== undefined && number > 0 ? [number] : [];
 }

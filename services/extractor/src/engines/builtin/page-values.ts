@@ -6,17 +6,17 @@
  */
 import type { CheerioAPI } from "cheerio";
 import { decodeHTML } from "entities";
-import type { Origin } from "../../evidence.js";
-import type { Page, StructuredData } from "../../page.js";
+import { squashed } from "../../page/elements.js";
+import type { Page, StructuredData } from "../../page/page.js";
+import type { Origin } from "../../schema/evidence.js";
 import { idInAddress } from "./address-id.js";
 import { readBuyBox } from "./buy-box.js";
-import { readByline, type Byline } from "./byline.js";
-import { ownValue, type Entity, type Graph } from "./graph.js";
+import { type Byline, readByline } from "./byline.js";
+import { type Entity, type Graph, ownValue } from "./graph.js";
 import { pageHeadline, siteNamesOf } from "./headline.js";
-import { readLabels, type Labelled } from "./labels.js";
+import { type Labelled, readLabels } from "./labels.js";
 import type { Scored } from "./match.js";
-import { readOffer, type Offer } from "./offer.js";
-import { squashed } from "./text.js";
+import { type Offer, readOffer } from "./offer.js";
 
 export interface PageValues {
   data: StructuredData;
@@ -32,7 +32,10 @@ export interface PageValues {
   addressId: () => { value: string; origin: Origin } | undefined;
   /** The product's price and availability, structured data weighed against the buy box; read only when a field asks. */
   offer: () => Offer;
-  /** The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is "theplanetarypress". */
+  /**
+   * The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is
+   * "theplanetarypress".
+   */
   siteNames: string[];
   /** The meta and OpenGraph descriptions both exist and say different things. */
   descriptionsDisagree: boolean;
@@ -42,7 +45,12 @@ export interface PageValues {
   subject: Entity | undefined;
 }
 
-export function readPageValues(page: Page, aboutWords: string[], primary: Entity | undefined, graph: Graph): PageValues {
+export function readPageValues(
+  page: Page,
+  aboutWords: string[],
+  primary: Entity | undefined,
+  graph: Graph,
+): PageValues {
   const { structured } = page;
   const sites = siteNames(page);
   const headline = pageHeadline(structured);
@@ -50,7 +58,10 @@ export function readPageValues(page: Page, aboutWords: string[], primary: Entity
   let byline: Byline | undefined;
   let addressId: { found: ReturnType<typeof idInAddress> } | undefined;
   let offer: Offer | undefined;
-  const named = headline !== undefined && primary !== undefined && squashed(String(ownValue(primary, "name") ?? "")) === squashed(headline.value);
+  const named =
+    headline !== undefined &&
+    primary !== undefined &&
+    squashed(String(ownValue(primary, "name") ?? "")) === squashed(headline.value);
   return {
     data: structured,
     document: page.$,
@@ -58,7 +69,10 @@ export function readPageValues(page: Page, aboutWords: string[], primary: Entity
     headline,
     labels: readLabels(page.$),
     byline: () => (byline ??= readByline(page.$, headline?.value)),
-    addressId: () => (addressId ??= { found: idInAddress(page.$, structured.meta.get("og:url"), page.baseUrl) }).found,
+    addressId: () => {
+      addressId ??= { found: idInAddress(page.$, structured.meta.get("og:url"), page.baseUrl) };
+      return addressId.found;
+    },
     offer: () => (offer ??= readOffer(primary, graph, structured, readBuyBox(page.$, headline?.value))),
     siteNames: sites,
     descriptionsDisagree: disagree(structured.meta.get("description"), structured.meta.get("og:description")),
@@ -71,7 +85,10 @@ export function readPageValues(page: Page, aboutWords: string[], primary: Entity
 function siteNames(page: Page): string[] {
   const host = page.baseUrl?.hostname.replace(/^www\./, "");
   const names = [...siteNamesOf(page.structured), host, host?.split(".").slice(0, -1).join(".")];
-  return names.filter((name) => name !== undefined).map(squashed).filter((name) => name.length > 0);
+  return names
+    .filter((name) => name !== undefined)
+    .map(squashed)
+    .filter((name) => name.length > 0);
 }
 
 function disagree(a: string | undefined, b: string | undefined): boolean {

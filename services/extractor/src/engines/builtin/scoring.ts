@@ -4,19 +4,45 @@
  * field's name they answer and how plausible their text is; the first
  * confident one is the field's value.
  */
-import type { NameHints } from "../../field-names.js";
-import { candidateAt, type Candidate, type Source } from "./candidates.js";
+import type { ObjectNode } from "@winnow/platform";
+import { squashed } from "../../page/elements.js";
+import { type NameHints, nameHints } from "../../schema/field-names.js";
+import { type Candidate, candidateAt, nested, type Source } from "./candidates.js";
 import { CONCEPTS, entity } from "./concepts.js";
 import { texts } from "./flatten.js";
-import { MIN_CONFIDENCE, singular, type Scored } from "./match.js";
+import { type Entity, type Graph, isSupporting } from "./graph.js";
+import { MIN_CONFIDENCE, type Scored, singular } from "./match.js";
 import type { PageValues } from "./page-values.js";
-import { squashed } from "./text.js";
 
-/** How sure a match is by where it was found: the page's main entity, a property of the field's own name, a meta tag. */
+/**
+ * How sure a match is by where it was found: the page's main entity, a property of the field's own name, a meta tag.
+ */
 const CONFIDENCE = { concept: 0.9, sameName: 0.85, meta: 0.8 };
 
-/** Words that name a form of a value rather than another thing: `brand_name` is the brand, `published_at` the publication. */
-const ATTRIBUTE_WORDS = new Set(["name", "names", "text", "value", "title", "label", "url", "urls", "link", "links", "list", "date", "time", "at", "full", "average", "avg", "overall"]);
+/**
+ * Words that name a form of a value rather than another thing: `brand_name` is the brand, `published_at` the
+ * publication.
+ */
+const ATTRIBUTE_WORDS = new Set([
+  "name",
+  "names",
+  "text",
+  "value",
+  "title",
+  "label",
+  "url",
+  "urls",
+  "link",
+  "links",
+  "list",
+  "date",
+  "time",
+  "at",
+  "full",
+  "average",
+  "avg",
+  "overall",
+]);
 
 /** Bounds on the phrases tried per field, so the work stays small whatever the name's length. */
 const MAX_TOKENS = 12;
@@ -46,15 +72,32 @@ function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean)
   const subject = hints.subject.slice(0, MAX_TOKENS);
   for (const phrase of phrases(subject)) {
     const words = phrase.split(" ");
-    const leftOut = subject.filter((word) => !words.includes(word) && !ATTRIBUTE_WORDS.has(word) && !source.page?.aboutWords.some((type) => type.includes(word))).length;
+    const leftOut = subject.filter(
+      (word) =>
+        !words.includes(word) &&
+        !ATTRIBUTE_WORDS.has(word) &&
+        !source.page?.aboutWords.some((type) => type.includes(word)),
+    ).length;
     const camel = phrase.replace(/ (\w)/g, (_, c: string) => c.toUpperCase());
     const concepts = CONCEPTS.get(phrase) ?? [];
     const places = [...concepts, entity(camel), entity(singular(camel))];
     for (const [index, place] of places.entries()) {
       const found = candidateAt(place, source);
-      // A link where a text field wants a name (an author given as a profile URL) is no value: later sources may have one.
-      if (found === undefined || (wantsText && typeof found.value === "string" && texts(found.value, hints).length === 0)) continue;
-      const base = found.kind === "page" ? 1 : found.kind === "meta" ? CONFIDENCE.meta : index < concepts.length ? CONFIDENCE.concept : CONFIDENCE.sameName;
+      // A link where a text field wants a name (an author given as a profile URL) is no value: later sources may have
+      // one.
+      if (
+        found === undefined ||
+        (wantsText && typeof found.value === "string" && texts(found.value, hints).length === 0)
+      )
+        continue;
+      const base =
+        found.kind === "page"
+          ? 1
+          : found.kind === "meta"
+            ? CONFIDENCE.meta
+            : index < concepts.length
+              ? CONFIDENCE.concept
+              : CONFIDENCE.sameName;
       const doubt = source.page ? plausibility(found.value, hints, source.page) : 1;
       yield { ...found, confidence: base * found.confidence * doubt * 0.5 ** leftOut };
     }
@@ -65,7 +108,8 @@ function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean)
 function phrases(subject: string[]): string[] {
   const result: string[] = [];
   for (let size = Math.min(subject.length, MAX_PHRASE_TOKENS); size > 0; size -= 1) {
-    for (let start = 0; start + size <= subject.length; start += 1) result.push(subject.slice(start, start + size).join(" "));
+    for (let start = 0; start + size <= subject.length; start += 1)
+      result.push(subject.slice(start, start + size).join(" "));
   }
   return result;
 }
@@ -82,7 +126,8 @@ function phrases(subject: string[]): string[] {
 function plausibility(value: unknown, hints: NameHints, page: PageValues): number {
   const text = texts(value, hints).join(" ");
   if (/(\.\.\.|…|\[…\]|\[\.\.\.\])$/.test(text)) return 0.5;
-  if (hints.subject.some((word) => ["description", "summary"].includes(word))) return page.descriptionsDisagree ? 0.6 : 1;
+  if (hints.subject.some((word) => ["description", "summary"].includes(word)))
+    return page.descriptionsDisagree ? 0.6 : 1;
   if (isMaker(hints)) return isTitle(text, page) || page.siteNames.includes(squashed(text)) ? 0.5 : 1;
   if (!isAuthor(hints)) return 1;
   if (/^(no author|unknown|admin|anonymous)$/i.test(text.trim())) return 0;
@@ -96,9 +141,33 @@ function isMaker(hints: NameHints): boolean {
 
 /** A page title rather than a name: the site's name set off by a separator ("Theatre Show | Deals Site"). */
 function isTitle(text: string, page: PageValues): boolean {
-  return text.split(/\s[|–—·]\s/).slice(1).some((part) => page.siteNames.some((site) => squashed(part).startsWith(site)));
+  return text
+    .split(/\s[|–—·]\s/)
+    .slice(1)
+    .some((part) => page.siteNames.some((site) => squashed(part).startsWith(site)));
 }
 
 export function isAuthor(hints: NameHints): boolean {
   return hints.subject.some((word) => ["author", "byline", "writer", "creator"].includes(word));
+}
+
+/** Listing pages can declare hundreds of entities; the one a page is about comes early. */
+const MAX_CANDIDATES = 50;
+
+/**
+ * The entity the schema is about: of the content entities (an @graph often
+ * holds an Article and a Recipe side by side), the one that has values for
+ * the most top-level fields; the first one on a tie. Only when there is no
+ * content entity does a supporting one (an Organization) stand in.
+ */
+export function primaryEntity(tree: ObjectNode, graph: Graph): Entity | undefined {
+  const content = graph.entities.filter((e) => !isSupporting(e));
+  let best: Entity | undefined;
+  let bestScore = -1;
+  for (const entity of (content.length > 0 ? content : graph.entities).slice(0, MAX_CANDIDATES)) {
+    const source = nested(entity, graph);
+    const score = tree.fields.filter((field) => find(nameHints(field.name), source) !== undefined).length;
+    if (score > bestScore) [best, bestScore] = [entity, score];
+  }
+  return best;
 }

@@ -1,12 +1,15 @@
-import { parseSchema, type ObjectNode } from "@winnow/platform";
+import { type ObjectNode, parseSchema } from "@winnow/platform";
 import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
-import { nameHints } from "../../../field-names.js";
-import { loadPage } from "../../../page.js";
+import { loadPage } from "../../../page/page.js";
+import { nameHints } from "../../../schema/field-names.js";
 import { extractBuiltin } from "../index.js";
 import { readBlocks } from "./index.js";
 
-/** The blocks for one array-of-objects field of the schema; `known` gives the texts structured data states per item field. */
+/**
+ * The blocks for one array-of-objects field of the schema; `known` gives the texts structured data states per item
+ * field.
+ */
 function blocks(html: string, schema: Record<string, unknown>, known: Record<string, string[]> = {}) {
   const [field] = parseSchema(schema).fields;
   const items = (field!.node as { items: ObjectNode }).items;
@@ -69,7 +72,8 @@ describe("readBlocks", () => {
   });
 
   it("stays bounded on a page of many repeated blocks", () => {
-    const row = (i: number) => `<div class="review"><span class="review-author">User ${i}</span><p class="review-text">Text ${i}</p></div>`;
+    const row = (i: number) =>
+      `<div class="review"><span class="review-author">User ${i}</span><p class="review-text">Text ${i}</p></div>`;
     const html = `<div class="reviews">${Array.from({ length: 20_000 }, (_, i) => row(i)).join("")}</div>`;
     const started = Date.now();
     const reviews = blocks(html, { reviews: [{ author: "string", text: "string" }] });
@@ -79,9 +83,15 @@ describe("readBlocks", () => {
   });
 
   it("is the engine's source for an array only when structured data has no items, and takes known values from it", () => {
-    const recipe = { "@context": "https://schema.org", "@type": "Recipe", name: "Rolls", recipeIngredient: ["2 cups flour", "1 tsp salt", "2 cups milk"] };
+    const recipe = {
+      "@context": "https://schema.org",
+      "@type": "Recipe",
+      name: "Rolls",
+      recipeIngredient: ["2 cups flour", "1 tsp salt", "2 cups milk"],
+    };
     const lists = `<div><h3>Dough</h3><ul><li>2 cups flour</li><li>1 tsp salt</li></ul><h3>Sauce</h3><ul><li>2 cups milk</li></ul></div>`;
-    const page = (data: object) => loadPage(`<script type="application/ld+json">${JSON.stringify(data)}</script>${lists}`, "https://site.example/");
+    const page = (data: object) =>
+      loadPage(`<script type="application/ld+json">${JSON.stringify(data)}</script>${lists}`, "https://site.example/");
     const schema = { ...GROUPS, reviews: [{ author: "string" }] };
     expect(extractBuiltin(parseSchema(schema), page(recipe))).toEqual({
       ingredient_groups: [

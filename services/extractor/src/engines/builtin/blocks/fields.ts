@@ -5,15 +5,18 @@
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Element } from "domhandler";
-import { nameHints, nameTokens } from "../../../field-names.js";
-import { firstNumber, parseNumber } from "../../../normalize.js";
+import { textOf } from "../../../page/elements.js";
+import { nameHints, nameTokens } from "../../../schema/field-names.js";
+import { firstNumber, parseNumber } from "../../../schema/normalize.js";
 import { LABEL_SYNONYMS } from "../concepts.js";
-import { singular, words, type Scored } from "../match.js";
-import { textOf } from "../text.js";
+import { type Scored, singular, words } from "../match.js";
 
 export type Item = Record<string, unknown>;
 
-/** Bounds that keep a page of any size cheap: candidates filled, blocks read, elements searched per block, a heading's length. */
+/**
+ * Bounds that keep a page of any size cheap: candidates filled, blocks read, elements searched per block, a heading's
+ * length.
+ */
 export const MAX_CANDIDATES = 20;
 export const MAX_BLOCKS = 100;
 export const MAX_BLOCK_ELEMENTS = 300;
@@ -21,17 +24,24 @@ export const MAX_HEADING_CHARS = 80;
 
 const HEADING_TAGS = new Set(["h1", "h2", "h3", "h4", "h5", "h6"]);
 
-/** Markup words of a heading ("…-group-name", "ingHeading"), and the words of a field that a block's heading can fill. */
+/**
+ * Markup words of a heading ("…-group-name", "ingHeading"), and the words of a field that a block's heading can fill.
+ */
 const HEADING_WORDS = new Set(["heading", "header", "title", "subtitle", "subheading"]);
 const NAME_WORDS = new Set(["name", "title", "heading", "header", "label", "caption"]);
 
-/** How sure a candidate is by its evidence: the array's own name in the markup, known values, column headers naming every field. */
+/**
+ * How sure a candidate is by its evidence: the array's own name in the markup, known values, column headers naming
+ * every field.
+ */
 export const EVIDENCE = { arrayName: 0.85, knownValues: 0.85, fieldNames: 0.75 };
 
 export interface Field {
   name: string;
   node: SchemaNode;
-  /** The field's words and its synonyms', each a list of singular words that an element's markup words must all contain. */
+  /**
+   * The field's words and its synonyms', each a list of singular words that an element's markup words must all contain.
+   */
   names: string[][];
   /** A list of texts (`ingredients: ["string"]`), read from the block's list items. */
   isList: boolean;
@@ -81,10 +91,20 @@ export function scored(blocks: Map<string, Found>[], fields: Field[], arrayNamed
     const count = blocks.filter((block) => block.has(field.name)).length;
     return field.isHeading ? count > 0 : most(count);
   });
-  const solid = fields.filter((field) => most(blocks.filter((block) => block.get(field.name)?.fromHeading === false).length)).length;
-  const evidence = arrayNamed ? (solid > 0 ? EVIDENCE.arrayName : 0) : solid >= 2 && solid === fields.length ? EVIDENCE.fieldNames : 0;
+  const solid = fields.filter((field) =>
+    most(blocks.filter((block) => block.get(field.name)?.fromHeading === false).length),
+  ).length;
+  const evidence = arrayNamed
+    ? solid > 0
+      ? EVIDENCE.arrayName
+      : 0
+    : solid >= 2 && solid === fields.length
+      ? EVIDENCE.fieldNames
+      : 0;
   const found = blocks.filter((block) => block.size > 0);
-  const items = found.map((block) => Object.fromEntries(fields.map((field) => [field.name, block.get(field.name)?.value ?? null])));
+  const items = found.map((block) =>
+    Object.fromEntries(fields.map((field) => [field.name, block.get(field.name)?.value ?? null])),
+  );
   return { value: items, confidence: evidence * (0.5 + (0.5 * held.length) / Math.max(fields.length, 1)), found };
 }
 
@@ -98,19 +118,36 @@ export function readValue(element: Element, field: Field): unknown {
   const text = textOf(element);
   if (field.node.type !== "number" && field.node.type !== "integer") return text || undefined;
   const { attribs } = element;
-  const data = Object.entries(attribs).filter(([key]) => key.startsWith("data-") && names(new Set(nameTokens(key).map(singular)), field));
-  for (const written of [attribs.content, text, attribs["aria-label"], attribs.title, ...data.map(([, value]) => value)]) {
-    const number = written ? (parseNumber(written) ?? (written.length <= 30 ? firstNumber(written) : undefined)) : undefined;
+  const data = Object.entries(attribs).filter(
+    ([key]) => key.startsWith("data-") && names(new Set(nameTokens(key).map(singular)), field),
+  );
+  for (const written of [
+    attribs.content,
+    text,
+    attribs["aria-label"],
+    attribs.title,
+    ...data.map(([, value]) => value),
+  ]) {
+    const number = written
+      ? (parseNumber(written) ?? (written.length <= 30 ? firstNumber(written) : undefined))
+      : undefined;
     if (number !== undefined) return number;
   }
   return undefined;
 }
 
-/** The words an element's markup names it by: class, id, itemprop and the names of data attributes, split like field names, singular. */
+/**
+ * The words an element's markup names it by: class, id, itemprop and the names of data attributes, split like field
+ * names, singular.
+ */
 export function markupWords(element: Element): Set<string> {
   const { attribs } = element;
-  const dataNames = Object.keys(attribs).filter((key) => key.startsWith("data-")).map((key) => key.slice(5));
-  return new Set(nameTokens([attribs.class, attribs.id, attribs.itemprop, ...dataNames].filter(Boolean).join(" ")).map(singular));
+  const dataNames = Object.keys(attribs)
+    .filter((key) => key.startsWith("data-"))
+    .map((key) => key.slice(5));
+  return new Set(
+    nameTokens([attribs.class, attribs.id, attribs.itemprop, ...dataNames].filter(Boolean).join(" ")).map(singular),
+  );
 }
 
 export function names(markup: Set<string>, field: Field): boolean {

@@ -4,12 +4,10 @@
  * the headings between them).
  */
 import type { CheerioAPI } from "cheerio";
-import { isTag, type Element } from "domhandler";
-import { ancestorsUpTo, contains, elementsUnder, regionOf } from "../dom.js";
+import { type Element, isTag } from "domhandler";
+import { ancestorsUpTo, contains, elementsUnder, NOT_TEXT, regionOf, textOf } from "../../../page/elements.js";
 import { words } from "../match.js";
-import { textOf } from "../text.js";
-import { NOT_TEXT } from "../visibility.js";
-import { EVIDENCE, isHeading, MAX_HEADING_CHARS, type Blocks, type Field, type Found } from "./fields.js";
+import { type Blocks, EVIDENCE, type Field, type Found, isHeading, MAX_HEADING_CHARS } from "./fields.js";
 
 /** Elements that hold items, never a heading. */
 const LIST_TAGS = new Set(["ul", "ol", "li", "table"]);
@@ -24,9 +22,19 @@ const MIN_LIKENESS = 0.6;
  * the page's lists whose items it names, grouped by the headings before and
  * among them.
  */
-export function groupedLists($: CheerioAPI, elements: Element[], fields: Field[], arrayWords: string[], known: (field: string) => string[]): Blocks[] {
+export function groupedLists(
+  $: CheerioAPI,
+  elements: Element[],
+  fields: Field[],
+  arrayWords: string[],
+  known: (field: string) => string[],
+): Blocks[] {
   const listField = fields.find((field) => field.isList && field.names[0]!.every((word) => arrayWords.includes(word)));
-  const values = listField ? known(listField.name).map(words).filter((v) => v.length > 0) : [];
+  const values = listField
+    ? known(listField.name)
+        .map(words)
+        .filter((v) => v.length > 0)
+    : [];
   if (!listField || values.length === 0) return [];
   // The known value most like the text ("2 cups milk" is a little like "2 cups flour"), or -1.
   const knownIndex = (text: string) => {
@@ -38,18 +46,40 @@ export function groupedLists($: CheerioAPI, elements: Element[], fields: Field[]
   // Lists most of whose items are known values, with the values each holds.
   const lists = new Map<Element, Set<number>>();
   for (const list of elements.filter((e) => e.tagName === "ul" || e.tagName === "ol")) {
-    const indexes = $(list).children("li").toArray().map((li) => knownIndex(textOf(li)));
+    const indexes = $(list)
+      .children("li")
+      .toArray()
+      .map((li) => knownIndex(textOf(li)));
     const matched = indexes.filter((i) => i >= 0);
     if (matched.length > 0 && matched.length * 2 >= indexes.length) lists.set(list, new Set(matched));
   }
-  const region = regionOf([...lists.keys()], (inside) => new Set(inside.flatMap((list) => [...lists.get(list)!])).size >= MIN_COVERAGE * values.length);
+  const region = regionOf(
+    [...lists.keys()],
+    (inside) => new Set(inside.flatMap((list) => [...lists.get(list)!])).size >= MIN_COVERAGE * values.length,
+  );
   if (!region) return [];
-  const groups = headedGroups($, region, new Set(lists.keys()), (li, text) => knownIndex(text) < 0 && isHeadingItem(li), listField.names[0]!);
+  const groups = headedGroups(
+    $,
+    region,
+    new Set(lists.keys()),
+    (li, text) => knownIndex(text) < 0 && isHeadingItem(li),
+    listField.names[0]!,
+  );
   const headingField = fields.find((field) => field.isHeading);
-  const items = groups.map((group) => Object.fromEntries(fields.map((field) => [field.name, field === listField ? group.items : field === headingField ? (group.heading?.text ?? null) : null])));
+  const items = groups.map((group) =>
+    Object.fromEntries(
+      fields.map((field) => [
+        field.name,
+        field === listField ? group.items : field === headingField ? (group.heading?.text ?? null) : null,
+      ]),
+    ),
+  );
   const found = groups.map((group) => {
-    const read = new Map<string, Found>([[listField.name, { value: group.items, fromHeading: false, element: region, items: group.elements }]]);
-    if (headingField && group.heading) read.set(headingField.name, { value: group.heading.text, fromHeading: true, element: group.heading.element });
+    const read = new Map<string, Found>([
+      [listField.name, { value: group.items, fromHeading: false, element: region, items: group.elements }],
+    ]);
+    if (headingField && group.heading)
+      read.set(headingField.name, { value: group.heading.text, fromHeading: true, element: group.heading.element });
     return read;
   });
   return [{ value: items, confidence: EVIDENCE.knownValues, found }];
@@ -62,8 +92,16 @@ export function groupedLists($: CheerioAPI, elements: Element[], fields: Field[]
  * section's title, not a group's name); longer text between a heading and
  * the items parts them.
  */
-function headedGroups($: CheerioAPI, region: Element, lists: Set<Element>, headsItems: (li: Element, text: string) => boolean, listWords: string[]): Group[] {
-  const onPath = new Set([...lists].filter((list) => contains(region, list)).flatMap((list) => ancestorsUpTo(list, region)));
+function headedGroups(
+  $: CheerioAPI,
+  region: Element,
+  lists: Set<Element>,
+  headsItems: (li: Element, text: string) => boolean,
+  listWords: string[],
+): Group[] {
+  const onPath = new Set(
+    [...lists].filter((list) => contains(region, list)).flatMap((list) => ancestorsUpTo(list, region)),
+  );
   const groups: Group[] = [];
   let heading: Group["heading"];
   let startsGroup = true;
@@ -87,7 +125,13 @@ function headedGroups($: CheerioAPI, region: Element, lists: Set<Element>, heads
     } else if (onPath.has(element)) element.children.filter(isTag).forEach(visit);
     else if (!NOT_TEXT.has(element.tagName)) {
       const text = textOf(element);
-      if (text && text.length <= MAX_HEADING_CHARS && !LIST_TAGS.has(element.tagName) && $(element).find("li").length === 0) setHeading(text, element);
+      if (
+        text &&
+        text.length <= MAX_HEADING_CHARS &&
+        !LIST_TAGS.has(element.tagName) &&
+        $(element).find("li").length === 0
+      )
+        setHeading(text, element);
       else if (text) heading = undefined;
     }
   };

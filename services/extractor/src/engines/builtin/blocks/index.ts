@@ -12,12 +12,11 @@
  */
 import type { ObjectNode } from "@winnow/platform";
 import type { CheerioAPI } from "cheerio";
-import type { NameHints } from "../../../field-names.js";
-import { elementsUnder } from "../dom.js";
-import { childPointer, type EvidenceTrail } from "../../../evidence.js";
+import { elementsUnder, textOf } from "../../../page/elements.js";
+import { childPointer, type EvidenceTrail } from "../../../schema/evidence.js";
+import type { NameHints } from "../../../schema/field-names.js";
 import { MIN_CONFIDENCE, singular } from "../match.js";
-import { textOf } from "../text.js";
-import { fieldsOf, type Blocks, type Item } from "./fields.js";
+import { type Blocks, fieldsOf, type Item } from "./fields.js";
 import { groupedLists } from "./headed-lists.js";
 import { siblingBlocks } from "./siblings.js";
 import { tableRows } from "./tables.js";
@@ -25,15 +24,34 @@ import { tableRows } from "./tables.js";
 /** Bounds the elements walked, so that a page of any size stays cheap. */
 const MAX_ELEMENTS = 10_000;
 
-/** The items of the array, or undefined when no candidate reaches MIN_CONFIDENCE. `known` gives the texts structured data states for a field. */
-export function readBlocks($: CheerioAPI, item: ObjectNode, hints: NameHints, known: (field: string) => string[], trail?: EvidenceTrail, pointer = ""): Item[] | undefined {
+/**
+ * The items of the array, or undefined when no candidate reaches MIN_CONFIDENCE. `known` gives the texts structured
+ * data states for a field.
+ */
+export function readBlocks(
+  $: CheerioAPI,
+  item: ObjectNode,
+  hints: NameHints,
+  known: (field: string) => string[],
+  trail?: EvidenceTrail,
+  pointer = "",
+): Item[] | undefined {
   const fields = fieldsOf(item);
   const arrayWords = hints.subject.map(singular);
   const elements = elementsUnder($.root()[0]!, MAX_ELEMENTS);
-  const candidates = [...siblingBlocks(elements, fields, arrayWords), ...tableRows($, elements, fields, arrayWords), ...groupedLists($, elements, fields, arrayWords, known)];
+  const candidates = [
+    ...siblingBlocks(elements, fields, arrayWords),
+    ...tableRows($, elements, fields, arrayWords),
+    ...groupedLists($, elements, fields, arrayWords, known),
+  ];
   let best: Blocks | undefined;
   for (const candidate of candidates) {
-    if (!best || candidate.confidence > best.confidence || (candidate.confidence === best.confidence && filled(candidate.value) > filled(best.value))) best = candidate;
+    if (
+      !best ||
+      candidate.confidence > best.confidence ||
+      (candidate.confidence === best.confidence && filled(candidate.value) > filled(best.value))
+    )
+      best = candidate;
   }
   if (!best || best.confidence < MIN_CONFIDENCE) return undefined;
   if (trail) noteBlocks(best, trail, pointer);
@@ -45,8 +63,12 @@ function noteBlocks(blocks: Blocks, trail: EvidenceTrail, pointer: string): void
   blocks.found.forEach((fields, index) => {
     for (const [name, found] of fields) {
       const at = childPointer(childPointer(pointer, index), name);
-      if (found.items) found.items.forEach((element, item) => trail.note(childPointer(at, item), { source: "layout", text: textOf(element), element }, blocks.confidence));
-      else if (found.element) trail.note(at, { source: "layout", text: textOf(found.element), element: found.element }, blocks.confidence);
+      if (found.items)
+        found.items.forEach((element, item) =>
+          trail.note(childPointer(at, item), { source: "layout", text: textOf(element), element }, blocks.confidence),
+        );
+      else if (found.element)
+        trail.note(at, { source: "layout", text: textOf(found.element), element: found.element }, blocks.confidence);
     }
   });
 }

@@ -2,10 +2,23 @@
  * Repeated sibling blocks: children of one parent with the same tag and
  * classes, each an item (a review list, ingredient groups).
  */
-import { isTag, type Element, type ParentNode } from "domhandler";
-import { elementsUnder } from "../dom.js";
-import { textOf } from "../text.js";
-import { isHeading, markupWords, MAX_BLOCK_ELEMENTS, MAX_BLOCKS, MAX_CANDIDATES, MAX_HEADING_CHARS, names, namesArray, readValue, scored, type Blocks, type Field, type Found } from "./fields.js";
+import { type Element, isTag, type ParentNode } from "domhandler";
+import { elementsUnder, textOf } from "../../../page/elements.js";
+import {
+  type Blocks,
+  type Field,
+  type Found,
+  isHeading,
+  MAX_BLOCK_ELEMENTS,
+  MAX_BLOCKS,
+  MAX_CANDIDATES,
+  MAX_HEADING_CHARS,
+  markupWords,
+  names,
+  namesArray,
+  readValue,
+  scored,
+} from "./fields.js";
 
 /**
  * Children of one parent with the same tag and classes, each a block, where
@@ -28,9 +41,20 @@ export function siblingBlocks(elements: Element[], fields: Field[], arrayWords: 
   const candidates: Blocks[] = [];
   for (const [parent, bySignature] of groups) {
     for (const blocks of bySignature.values()) {
-      if (blocks.length < 2 || candidates.length >= MAX_CANDIDATES || !namesArray(blockWords(parent, blocks), arrayWords)) continue;
+      if (
+        blocks.length < 2 ||
+        candidates.length >= MAX_CANDIDATES ||
+        !namesArray(blockWords(parent, blocks), arrayWords)
+      )
+        continue;
       if (elementsUnder(blocks[0]!, MAX_BLOCK_ELEMENTS + 1).length > MAX_BLOCK_ELEMENTS) continue;
-      candidates.push(scored(blocks.map((block) => fillBlock(block, fields)), fields, true));
+      candidates.push(
+        scored(
+          blocks.map((block) => fillBlock(block, fields)),
+          fields,
+          true,
+        ),
+      );
     }
   }
   return candidates;
@@ -38,11 +62,17 @@ export function siblingBlocks(elements: Element[], fields: Field[], arrayWords: 
 
 /** The words of the blocks' parent and those all the blocks share. */
 function blockWords(parent: ParentNode, blocks: Element[]): Set<string> {
-  const shared = blocks.map(markupWords).reduce((common, markup) => new Set([...common].filter((word) => markup.has(word))));
+  const shared = blocks
+    .map(markupWords)
+    // biome-ignore lint/performance/noAccumulatingSpread: a set intersection; each step only shrinks the set.
+    .reduce((common, markup) => new Set([...common].filter((word) => markup.has(word))));
   return new Set([...(isTag(parent) ? markupWords(parent) : []), ...shared]);
 }
 
-/** Tag and classes; classes with digits are left out, as they number the blocks ("review-3") rather than say what they are. */
+/**
+ * Tag and classes; classes with digits are left out, as they number the blocks ("review-3") rather than say what they
+ * are.
+ */
 function signatureOf(element: Element): string {
   const classes = (element.attribs.class ?? "").split(/\s+/).filter((c) => c.length > 0 && !/\d/.test(c));
   return [element.tagName, ...classes.sort()].join(" ");
@@ -54,22 +84,29 @@ function fillBlock(block: Element, fields: Field[]): Map<string, Found> {
   for (const field of fields) {
     if (field.isList) {
       const items = inside.filter((e) => e.tagName === "li" && textOf(e).length > 0);
-      if (items.length > 0) found.set(field.name, { value: items.map(textOf), fromHeading: false, element: block, items });
+      if (items.length > 0)
+        found.set(field.name, { value: items.map(textOf), fromHeading: false, element: block, items });
       continue;
     }
     const element = namedElement(inside, field);
     const value = element ? readValue(element, field) : undefined;
     if (value !== undefined) found.set(field.name, { value, fromHeading: false, element });
     else if (field.isHeading) {
-      const heading = inside.find((e) => isHeading(e) || (e.parent === block && (e.tagName === "strong" || e.tagName === "b")));
+      const heading = inside.find(
+        (e) => isHeading(e) || (e.parent === block && (e.tagName === "strong" || e.tagName === "b")),
+      );
       const text = heading ? textOf(heading) : "";
-      if (text && text.length <= MAX_HEADING_CHARS) found.set(field.name, { value: text, fromHeading: true, element: heading });
+      if (text && text.length <= MAX_HEADING_CHARS)
+        found.set(field.name, { value: text, fromHeading: true, element: heading });
     }
   }
   return found;
 }
 
-/** The element named for the field with the fewest other words ("review-author" before "review-author-avatar"), first on a tie. */
+/**
+ * The element named for the field with the fewest other words ("review-author" before "review-author-avatar"), first on
+ * a tie.
+ */
 function namedElement(elements: Element[], field: Field): Element | undefined {
   let best: Element | undefined;
   let fewest = Infinity;

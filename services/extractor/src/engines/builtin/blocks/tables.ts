@@ -1,9 +1,20 @@
 /** Table rows under a header row that names the fields. */
 import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
+import { textOf } from "../../../page/elements.js";
 import { words } from "../match.js";
-import { textOf } from "../text.js";
-import { markupWords, MAX_BLOCKS, MAX_CANDIDATES, names, namesArray, readValue, scored, type Blocks, type Field, type Found } from "./fields.js";
+import {
+  type Blocks,
+  type Field,
+  type Found,
+  MAX_BLOCKS,
+  MAX_CANDIDATES,
+  markupWords,
+  names,
+  namesArray,
+  readValue,
+  scored,
+} from "./fields.js";
 
 /** Rows of a table whose header row (th cells, or a thead row) names the fields' columns. */
 export function tableRows($: CheerioAPI, elements: Element[], fields: Field[], arrayWords: string[]): Blocks[] {
@@ -11,12 +22,19 @@ export function tableRows($: CheerioAPI, elements: Element[], fields: Field[], a
     .filter((e) => e.tagName === "table")
     .slice(0, MAX_CANDIDATES)
     .flatMap((table) => {
-      const [first, ...rows] = $(table).find("tr").toArray().slice(0, MAX_BLOCKS + 1);
+      const [first, ...rows] = $(table)
+        .find("tr")
+        .toArray()
+        .slice(0, MAX_BLOCKS + 1);
       const header = first ? $(first).children("th, td") : undefined;
-      const isHeader = header !== undefined && header.length >= 2 && (header.is("th") || $(first!).closest("thead").length > 0);
+      const isHeader =
+        header !== undefined && header.length >= 2 && (header.is("th") || $(first!).closest("thead").length > 0);
       if (!isHeader || rows.length === 0) return [];
       const columns = header.toArray().map((cell) => new Set(words(textOf(cell))));
-      const caption = $(table).children("caption").toArray().flatMap((element) => words(textOf(element)));
+      const caption = $(table)
+        .children("caption")
+        .toArray()
+        .flatMap((element) => words(textOf(element)));
       const blocks = rows.map((row) => {
         const cells = $(row).children("th, td").toArray();
         const found = new Map<string, Found>();
@@ -33,7 +51,11 @@ export function tableRows($: CheerioAPI, elements: Element[], fields: Field[], a
 
 /** The texts of a cell's list items or links, else its text. */
 function listOf($: CheerioAPI, cell: Element): string[] | undefined {
-  const parts = $(cell).find("li, a").toArray().map(textOf).filter((text) => text.length > 0);
+  const parts = $(cell)
+    .find("li, a")
+    .toArray()
+    .map(textOf)
+    .filter((text) => text.length > 0);
   const text = textOf(cell);
   return parts.length > 0 ? parts : text ? [text] : undefined;
 }

@@ -6,8 +6,8 @@
  * has several elements at the same path, which of them it is. A column holds
  * each record's element at its place, or nothing where the record lacks it.
  */
-import { isTag, type Element } from "domhandler";
-import { NOT_TEXT } from "../visibility.js";
+import { type Element, isTag } from "domhandler";
+import { NOT_TEXT } from "../../../page/elements.js";
 import { isUnseen } from "./hidden.js";
 import { classesOf } from "./memo.js";
 
@@ -62,13 +62,24 @@ export function readColumns(records: Element[][]): Columns {
       const step = depth === 0 ? `${parentPath}:${element.tagName}` : stepOf(element, shared);
       const long = `${parentPath}/${step}`;
       let path = paths.get(long);
-      if (path === undefined) paths.set(long, (path = String(paths.size)));
+      if (path === undefined) {
+        path = String(paths.size);
+        paths.set(long, path);
+      }
       const occurrence = seen.get(path) ?? 0;
       seen.set(path, occurrence + 1);
       const key = `${path}#${occurrence}`;
       let column = byKey.get(key);
       if (!column) {
-        column = { key, step: `${step}#${occurrence}`, path, depth, cells: new Array<Element | undefined>(records.length), count: 0, parent };
+        column = {
+          key,
+          step: `${step}#${occurrence}`,
+          path,
+          depth,
+          cells: new Array<Element | undefined>(records.length),
+          count: 0,
+          parent,
+        };
         byKey.set(key, column);
         columns.push(column);
       }
@@ -78,24 +89,24 @@ export function readColumns(records: Element[][]): Columns {
       }
       placeOf.set(element, column);
       let list = lists.get(path);
-      if (!list) lists.set(path, (list = new Array<Element[] | undefined>(records.length)));
-      (list[index] ??= []).push(element);
+      if (!list) {
+        list = new Array<Element[] | undefined>(records.length);
+        lists.set(path, list);
+      }
+      const inRecord = list[index];
+      if (inRecord) inRecord.push(element);
+      else list[index] = [element];
       for (const child of element.children) {
         if (!isTag(child) || !isRead(child)) continue;
         if (!heads.has(child)) visit(child, path, column, depth + 1);
-        else for (let holder: Column | undefined = column; holder && !holder.holdsRecords; holder = holder.parent) holder.holdsRecords = true;
+        else
+          for (let holder: Column | undefined = column; holder && !holder.holdsRecords; holder = holder.parent)
+            holder.holdsRecords = true;
       }
     };
     record.forEach((element, part) => visit(element, String(part), undefined, 0));
   });
   return { columns: mergeAlternatives(columns, placeOf), lists, placeOf };
-}
-
-/** A place's steps from the record's root, for reading a column's place ("0:li/div.meta/span.score#0"). */
-export function describePlace(column: Column): string {
-  const steps: string[] = [];
-  for (let node: Column | undefined = column; node; node = node.parent) steps.unshift(node === column ? node.step : node.step.replace(/#\d+$/, ""));
-  return steps.join("/");
 }
 
 /**
@@ -118,7 +129,9 @@ function mergeAlternatives(columns: Column[], placeOf: Map<Element, Column>): Co
     if (group.length < 2) continue;
     const kept: Column[] = [];
     for (const column of [...group].sort((a, b) => b.count - a.count)) {
-      const into = kept.find((other) => column.cells.every((cell, index) => cell === undefined || other.cells[index] === undefined));
+      const into = kept.find((other) =>
+        column.cells.every((cell, index) => cell === undefined || other.cells[index] === undefined),
+      );
       if (!into) {
         kept.push(column);
         continue;

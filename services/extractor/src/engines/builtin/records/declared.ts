@@ -6,9 +6,9 @@
  * schema's ingredient groups) does not.
  */
 import type { ObjectNode } from "@winnow/platform";
-import { nameHints } from "../../../field-names.js";
+import { nameHints } from "../../../schema/field-names.js";
 import { nested } from "../candidates.js";
-import { asEntity, asList, ownValue, typesOf, type Entity, type Graph } from "../graph.js";
+import { asEntity, asList, type Entity, type Graph, ownValue, typesOf } from "../graph.js";
 import { MIN_CONFIDENCE } from "../match.js";
 import { find } from "../scoring.js";
 
@@ -29,7 +29,11 @@ export function declaredItems(item: ObjectNode, graph: Graph): Entity[] | undefi
     if (items.length === 0) continue;
     const sample = items.slice(0, SAMPLE);
     const answered = sample.reduce(
-      (sum, entity) => sum + item.fields.filter((field) => (find(nameHints(field.name), nested(entity, graph))?.confidence ?? 0) >= MIN_CONFIDENCE).length,
+      (sum, entity) =>
+        sum +
+        item.fields.filter(
+          (field) => (find(nameHints(field.name), nested(entity, graph))?.confidence ?? 0) >= MIN_CONFIDENCE,
+        ).length,
       0,
     );
     const fill = answered / (sample.length * Math.max(item.fields.length, 1));
@@ -43,7 +47,10 @@ function itemLists(graph: Graph): Entity[] {
   const found: Entity[] = [];
   const visit = (value: unknown, depth: number): void => {
     if (depth > 4 || found.length > 20) return;
-    if (Array.isArray(value)) return value.forEach((v) => visit(v, depth));
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item, depth);
+      return;
+    }
     const entity = asEntity(value, graph);
     if (!entity) return;
     if (typesOf(entity).includes("itemlist")) {

@@ -11,19 +11,31 @@
  * column answers one field; a record without an element there answers null.
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
-import { isTag, isText, type ChildNode, type Element } from "domhandler";
-import { nameHints, nameTokens, type NameHints } from "../../../field-names.js";
-import { datesIn, firstNumber, isoDate, parseBoolean, parseNumber } from "../../../normalize.js";
-import { absoluteUrl } from "../../../page.js";
+import { type Element, isTag, isText } from "domhandler";
+import { collapsed, NOT_TEXT } from "../../../page/elements.js";
+import { absoluteUrl } from "../../../page/page.js";
+import { type NameHints, nameHints, nameTokens } from "../../../schema/field-names.js";
+import { datesIn, firstNumber, isoDate, parseBoolean, parseNumber } from "../../../schema/normalize.js";
 import { LABEL_SYNONYMS } from "../concepts.js";
 import { singular } from "../match.js";
-import { collapsed } from "../text.js";
-import { NOT_TEXT } from "../visibility.js";
-import { isUnseen } from "./hidden.js";
 import type { Column, Columns } from "./columns.js";
-import { currencyOf, valueText, wordsOf as markupWords } from "./memo.js";
+import { isUnseen } from "./hidden.js";
+import { currencyOf, wordsOf as markupWords, valueText } from "./memo.js";
 
-export type Kind = "title" | "text" | "url" | "price" | "rating" | "count" | "rank" | "number" | "date" | "ad" | "boolean" | "list" | "string";
+type Kind =
+  | "title"
+  | "text"
+  | "url"
+  | "price"
+  | "rating"
+  | "count"
+  | "rank"
+  | "number"
+  | "date"
+  | "ad"
+  | "boolean"
+  | "list"
+  | "string";
 
 export interface ItemField {
   name: string;
@@ -38,9 +50,37 @@ export interface ItemField {
 
 /** Words of a field's subject and the kind of value they ask for. */
 const TITLE_WORDS = new Set(["title", "name", "headline", "heading"]);
-const TEXT_WORDS = new Set(["description", "snippet", "summary", "text", "body", "content", "excerpt", "abstract", "quote", "teaser", "blurb", "review", "comment", "message", "lede", "caption", "subtitle"]);
+const TEXT_WORDS = new Set([
+  "description",
+  "snippet",
+  "summary",
+  "text",
+  "body",
+  "content",
+  "excerpt",
+  "abstract",
+  "quote",
+  "teaser",
+  "blurb",
+  "review",
+  "comment",
+  "message",
+  "lede",
+  "caption",
+  "subtitle",
+]);
 const URL_WORDS = new Set(["url", "link", "href", "permalink"]);
-const DATE_WORDS = new Set(["date", "time", "released", "published", "posted", "updated", "created", "year", "iso8601"]);
+const DATE_WORDS = new Set([
+  "date",
+  "time",
+  "released",
+  "published",
+  "posted",
+  "updated",
+  "created",
+  "year",
+  "iso8601",
+]);
 const AD_WORDS = new Set(["sponsored", "ad", "ads", "advert", "advertisement", "promoted", "promotion", "paid"]);
 const PRICE_WORDS = new Set(["price", "cost", "fee", "amount"]);
 const RATING_WORDS = new Set(["rating", "score", "stars", "star"]);
@@ -50,49 +90,67 @@ const COUNT_WORDS = new Set(["count", "number", "num", "total", "votes", "views"
 const GENERIC_HEADS = new Set(["count", "number", "num", "total", "value", "id", "type", "date", "time"]);
 
 /** Other words pages use for a list field's concept, beside the engine's label synonyms. */
-const LIST_SYNONYMS = new Map<string, string[]>(Object.entries({
-  title: ["name", "headline", "heading"],
-  name: ["title"],
-  price: ["cost", "amount"],
-  rating: ["star", "rate", "score"],
-  point: ["score", "vote", "upvote", "karma"],
-  comment: ["reply", "discussion"],
-  "review count": ["review", "rating", "ratings count", "review number"],
-  "rating count": ["rating", "review"],
-  author: ["user", "username", "poster", "submitter", "byline", "creator", "owner"],
-  instructor: ["teacher", "tutor", "lecturer", "author"],
-  language: ["lang"],
-  description: ["desc", "summary", "snippet", "abstract", "excerpt", "teaser", "caption"],
-  snippet: ["description", "summary", "excerpt", "abstract", "caption", "desc"],
-  summary: ["description", "snippet", "excerpt", "abstract"],
-  shipping: ["ship", "delivery"],
-  date: ["time", "posted", "published"],
-  posted: ["date", "time", "published", "age"],
-  published: ["date", "time", "posted"],
-  "date posted": ["posted", "date", "time", "age"],
-  "published date": ["published", "date", "time"],
-  "release date": ["released", "release"],
-  url: ["link", "href"],
-  link: ["url", "href"],
-  tag: ["label", "category", "keyword", "topic"],
-  lecture: ["lesson", "video"],
-  star: ["stargazer"],
-  location: ["place", "city", "address"],
-  company: ["employer", "organization", "org"],
-}));
+const LIST_SYNONYMS = new Map<string, string[]>(
+  Object.entries({
+    title: ["name", "headline", "heading"],
+    name: ["title"],
+    price: ["cost", "amount"],
+    rating: ["star", "rate", "score"],
+    point: ["score", "vote", "upvote", "karma"],
+    comment: ["reply", "discussion"],
+    "review count": ["review", "rating", "ratings count", "review number"],
+    "rating count": ["rating", "review"],
+    author: ["user", "username", "poster", "submitter", "byline", "creator", "owner"],
+    instructor: ["teacher", "tutor", "lecturer", "author"],
+    language: ["lang"],
+    description: ["desc", "summary", "snippet", "abstract", "excerpt", "teaser", "caption"],
+    snippet: ["description", "summary", "excerpt", "abstract", "caption", "desc"],
+    summary: ["description", "snippet", "excerpt", "abstract"],
+    shipping: ["ship", "delivery"],
+    date: ["time", "posted", "published"],
+    posted: ["date", "time", "published", "age"],
+    published: ["date", "time", "posted"],
+    "date posted": ["posted", "date", "time", "age"],
+    "published date": ["published", "date", "time"],
+    "release date": ["released", "release"],
+    url: ["link", "href"],
+    link: ["url", "href"],
+    tag: ["label", "category", "keyword", "topic"],
+    lecture: ["lesson", "video"],
+    star: ["stargazer"],
+    location: ["place", "city", "address"],
+    company: ["employer", "organization", "org"],
+  }),
+);
 
 /** A part set apart from the one before it: after a bullet, a bar, a dash, or in brackets. */
-const ASIDE = /^[•·|–—(\[-]/;
+const ASIDE = /^[•·|–—([-]/;
 /** A name's leading by-word ("by Ann Lee"); only unambiguous ones, as a name may begin with "Di" or "Van". */
 const BY_WORD = /^(by|von|par|por)\s+(?=\S)/i;
 /** Words of an old price beside the current one ("was $18.99", a struck-through list price). */
-const OLD_PRICE_WORDS = new Set(["was", "old", "strike", "strikethrough", "before", "regular", "list", "original", "rrp", "msrp", "previous", "compare", "crossed", "del"]);
+const OLD_PRICE_WORDS = new Set([
+  "was",
+  "old",
+  "strike",
+  "strikethrough",
+  "before",
+  "regular",
+  "list",
+  "original",
+  "rrp",
+  "msrp",
+  "previous",
+  "compare",
+  "crossed",
+  "del",
+]);
 /** A quick look for the words of AD_MARKUP in a class or id, before they are split into words. */
 const AD_HINT = /ad|sponsor|promot|advert/i;
 /** Words of markup that mark an ad ("AdHolder", "sponsored-result"; singular). */
 const AD_MARKUP = new Set(["sponsored", "ad", "advert", "advertisement", "promoted"]);
 /** Texts that mark a record as an ad, in the languages shops commonly use. */
-const AD_TEXT = /^(sponsored|sponsorisé|gesponsert|patrocinado|sponsorizzato|gesponsord|ad|ads|advertisement|anzeige|annonce|promoted|publicidad|pubblicità)( (result|results|listing|listings|post|product|products|ad|link|links|by .*))?\s*[·•:|-]?$/i;
+const AD_TEXT =
+  /^(sponsored|sponsorisé|gesponsert|patrocinado|sponsorizzato|gesponsord|ad|ads|advertisement|anzeige|annonce|promoted|publicidad|pubblicità)( (result|results|listing|listings|post|product|products|ad|link|links|by .*))?\s*[·•:|-]?$/i;
 
 /** How strongly each kind of evidence says that a column answers a field. */
 const EVIDENCE = {
@@ -132,10 +190,22 @@ export function describeFields(item: ObjectNode, arrayHints: NameHints): ItemFie
     const hints = nameHints(name);
     const subject = hints.subject.map(singular);
     const key = subject.join(" ");
-    const synonyms = [...(LABEL_SYNONYMS.get(key) ?? []), ...(LIST_SYNONYMS.get(key) ?? [])].map((s) => nameTokens(s).map(singular));
+    const synonyms = [...(LABEL_SYNONYMS.get(key) ?? []), ...(LIST_SYNONYMS.get(key) ?? [])].map((s) =>
+      nameTokens(s).map(singular),
+    );
     const head = subject.at(-1);
-    const heads = subject.length > 1 && head && !GENERIC_HEADS.has(head) ? [[head], ...(LIST_SYNONYMS.get(head) ?? []).map((s) => nameTokens(s).map(singular))] : [];
-    return { name, node, hints, kind: kindOf(node, hints, arrayWord), names: [subject, ...synonyms].filter((n) => n.length > 0), heads };
+    const heads =
+      subject.length > 1 && head && !GENERIC_HEADS.has(head)
+        ? [[head], ...(LIST_SYNONYMS.get(head) ?? []).map((s) => nameTokens(s).map(singular))]
+        : [];
+    return {
+      name,
+      node,
+      hints,
+      kind: kindOf(node, hints, arrayWord),
+      names: [subject, ...synonyms].filter((n) => n.length > 0),
+      heads,
+    };
   });
 }
 
@@ -199,18 +269,24 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
       // The words of the places above it inside the record, up to the record's root and not including it: the root's name the record.
       const parent = column.parent && column.parent.depth > 0 ? column.parent : undefined;
       const above = parent ? wordsOf(parent) : undefined;
-      words.set(column, (found = readWords(column, above ? new Set([...above.markup, ...above.ancestors]) : new Set())));
+      found = readWords(column, above ? new Set([...above.markup, ...above.ancestors]) : new Set());
+      words.set(column, found);
     }
     return found;
   };
   const texts = new Map<Column, (string | undefined)[]>();
   const textsOf = (column: Column) => {
     let found = texts.get(column);
-    if (!found) texts.set(column, (found = column.cells.map((cell) => (cell ? valueText(cell) : undefined))));
+    if (!found) {
+      found = column.cells.map((cell) => (cell ? valueText(cell) : undefined));
+      texts.set(column, found);
+    }
     return found;
   };
   const mainLinks = mainLinkColumn(records, columns);
-  const headings = columns.columns.filter((column) => column.cells.some((cell) => cell && /^h[1-6]$/.test(cell.tagName)));
+  const headings = columns.columns.filter((column) =>
+    column.cells.some((cell) => cell && /^h[1-6]$/.test(cell.tagName)),
+  );
 
   type Choice = { field: ItemField; column: Column; score: number; list?: string };
   const choices: Choice[] = [];
@@ -223,7 +299,8 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
     }
     const scored: Choice[] = [];
     for (const column of columns.columns) {
-      if (column.count === 0 || (column.holdsRecords && field.kind !== "url") || !hasContent(column, field, textsOf)) continue;
+      if (column.count === 0 || (column.holdsRecords && field.kind !== "url") || !hasContent(column, field, textsOf))
+        continue;
       const evidence = evidenceFor(field, column, wordsOf, textsOf, { mainLinks, headings, columns, n });
       if (evidence <= 0) continue;
       const fit = fitOf(field, column, textsOf(column), context);
@@ -244,7 +321,8 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
   choices.sort((a, b) => b.score - a.score);
   const chosen = new Map<string, Chosen>();
   const used: Column[] = [];
-  const free = (column: Column) => !used.some((other) => other === column || isWithin(other, column) || isWithin(column, other));
+  const free = (column: Column) =>
+    !used.some((other) => other === column || isWithin(other, column) || isWithin(column, other));
   const sharesNumbers = (field: ItemField, column: Column): boolean => {
     if (!NUMBER_KINDS.has(field.kind)) return false;
     const sharing = [...chosen].filter(([, other]) => other.column === column);
@@ -255,7 +333,10 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
       let both = 0;
       let differ = 0;
       for (let i = 0; i < n; i += 1) {
-        const [a, b] = [readField(field, i, { column }, context, textsOf), readField(other, i, { column }, context, textsOf)];
+        const [a, b] = [
+          readField(field, i, { column }, context, textsOf),
+          readField(other, i, { column }, context, textsOf),
+        ];
         if (a === undefined || b === undefined) continue;
         both += 1;
         if (a !== b) differ += 1;
@@ -268,8 +349,18 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
     if (primary) {
       // The same field named in another place on the records that lack the first one (a price inside an "offers" line).
       const places = [primary.column, ...primary.alternates];
-      if (choice.field.kind === "list" || choice.field.kind === "url" || !isNamed(choice.field, choice.column, wordsOf, textsOf)) continue;
-      if (choice.score < ALTERNATE * primary.score || !places.every((place) => disjoint(place, choice.column)) || !free(choice.column)) continue;
+      if (
+        choice.field.kind === "list" ||
+        choice.field.kind === "url" ||
+        !isNamed(choice.field, choice.column, wordsOf, textsOf)
+      )
+        continue;
+      if (
+        choice.score < ALTERNATE * primary.score ||
+        !places.every((place) => disjoint(place, choice.column)) ||
+        !free(choice.column)
+      )
+        continue;
       primary.alternates.push(choice.column);
       used.push(choice.column);
       continue;
@@ -304,7 +395,12 @@ function hasContent(column: Column, field: ItemField, textsOf: (column: Column) 
   const digits = NUMBER_KINDS.has(field.kind);
   if (textsOf(column).some((text) => text !== undefined && text !== "" && (!digits || /\d/.test(text)))) return true;
   if (field.kind === "url") return column.cells.some((cell) => cell?.tagName === "a");
-  if (field.kind === "rating" || field.kind === "number") return column.cells.some((cell) => cell !== undefined && Object.keys(cell.attribs).some((name) => name === "aria-label" || name === "title" || name.startsWith("data-")));
+  if (field.kind === "rating" || field.kind === "number")
+    return column.cells.some(
+      (cell) =>
+        cell !== undefined &&
+        Object.keys(cell.attribs).some((name) => name === "aria-label" || name === "title" || name.startsWith("data-")),
+    );
   return false;
 }
 
@@ -315,7 +411,11 @@ function hasContent(column: Column, field: ItemField, textsOf: (column: Column) 
  * heading's link and a "translate" link) gives its strength to the record's
  * main link inside it.
  */
-function preferInner<T extends { column: Column; score: number }>(scored: T[], field: ItemField, mainLinks: Column | undefined): T[] {
+function preferInner<T extends { column: Column; score: number }>(
+  scored: T[],
+  field: ItemField,
+  mainLinks: Column | undefined,
+): T[] {
   return scored.map((choice) => {
     if (field.kind === "title" && mainLinks && choice.column !== mainLinks && isWithin(mainLinks, choice.column)) {
       const main = scored.find((other) => other.column === mainLinks);
@@ -324,9 +424,13 @@ function preferInner<T extends { column: Column; score: number }>(scored: T[], f
     let best = choice;
     for (;;) {
       const outer = best;
-      const inner = scored.filter((other) => other !== outer && isWithin(other.column, outer.column) && other.score >= INNER * outer.score);
+      const inner = scored.filter(
+        (other) => other !== outer && isWithin(other.column, outer.column) && other.score >= INNER * outer.score,
+      );
       if (inner.length === 0) break;
-      best = inner.reduce((a, b) => (b.score > a.score || (b.score === a.score && b.column.depth > a.column.depth) ? b : a));
+      best = inner.reduce((a, b) =>
+        b.score > a.score || (b.score === a.score && b.column.depth > a.column.depth) ? b : a,
+      );
     }
     return best;
   });
@@ -354,7 +458,12 @@ function isWithin(inner: Column, outer: Column): boolean {
 }
 
 function contains(outer: Element, inner: Element): boolean {
-  for (let node: Element | null = inner.parent as Element | null; node && isTag(node); node = node.parent as Element | null) if (node === outer) return true;
+  for (
+    let node: Element | null = inner.parent as Element | null;
+    node && isTag(node);
+    node = node.parent as Element | null
+  )
+    if (node === outer) return true;
   return false;
 }
 
@@ -399,7 +508,13 @@ function readWords(column: Column, ancestors: Set<string>): ColumnWords {
 function labelWords(element: Element): string[] {
   const { "aria-label": label, title } = element.attribs;
   if (!label && !title) return [];
-  return [label, title].flatMap((text) => (text && !/^https?:/.test(text) ? cachedTokens(text).filter((t) => !/\d/.test(t)).map(singular) : []));
+  return [label, title].flatMap((text) =>
+    text && !/^https?:/.test(text)
+      ? cachedTokens(text)
+          .filter((t) => !/\d/.test(t))
+          .map(singular)
+      : [],
+  );
 }
 
 /** The words of the header cell above a table cell: the header row's cell at the same position. */
@@ -423,7 +538,8 @@ function headerRow(table: Element): Element | undefined {
   for (const child of table.children) {
     if (!isTag(child)) continue;
     if (child.tagName === "tr") rows.push(child);
-    else if (/^(thead|tbody)$/.test(child.tagName)) for (const row of child.children) if (isTag(row) && row.tagName === "tr") rows.push(row);
+    else if (/^(thead|tbody)$/.test(child.tagName))
+      for (const row of child.children) if (isTag(row) && row.tagName === "tr") rows.push(row);
     if (rows.length > 0) break;
   }
   const first = rows[0];
@@ -433,12 +549,16 @@ function headerRow(table: Element): Element | undefined {
 }
 
 function cellsOf(row: Element): Element[] {
-  return row.children.filter((child): child is Element => isTag(child) && (child.tagName === "td" || child.tagName === "th"));
+  return row.children.filter(
+    (child): child is Element => isTag(child) && (child.tagName === "td" || child.tagName === "th"),
+  );
 }
 
 function hrefWords(href: string): string[] {
   const path = href.replace(/^[a-z]+:\/\/[^/]+/i, "").split(/[?#]/)[0] ?? "";
-  return cachedTokens(path).filter((t) => !/\d/.test(t) && t.length > 2).map(singular);
+  return cachedTokens(path)
+    .filter((t) => !/\d/.test(t) && t.length > 2)
+    .map(singular);
 }
 
 const tokens = new Map<string, string[]>();
@@ -448,7 +568,8 @@ function cachedTokens(text: string): string[] {
   let found = tokens.get(text);
   if (!found) {
     if (tokens.size >= 5000) tokens.clear();
-    tokens.set(text, (found = nameTokens(text)));
+    found = nameTokens(text);
+    tokens.set(text, found);
   }
   return found;
 }
@@ -503,18 +624,24 @@ function evidenceFor(
       break;
     case "rating":
       if (share(texts, (text) => OUT_OF.test(text)) >= MIN_FIT) best = Math.max(best, EVIDENCE.typeOnly + 0.1);
-      if (share(texts, (text) => text.length <= 60 && unitNames(text, [...field.names, ...field.heads], true)) >= MIN_FIT) best = Math.max(best, EVIDENCE.valueWord);
+      if (
+        share(texts, (text) => text.length <= 60 && unitNames(text, [...field.names, ...field.heads], true)) >= MIN_FIT
+      )
+        best = Math.max(best, EVIDENCE.valueWord);
       break;
     case "date":
       // A column of dates (or <time> elements) answers a date field that nothing names.
-      if (best === 0 && share(texts, (text) => DATE_LIKE.test(text) || datesIn(text).length > 0) >= MIN_FIT) best = EVIDENCE.typeOnly;
-      if (best === 0 && column.cells.every((cell) => cell === undefined || cell.tagName === "time")) best = EVIDENCE.typeOnly;
+      if (best === 0 && share(texts, (text) => DATE_LIKE.test(text) || datesIn(text).length > 0) >= MIN_FIT)
+        best = EVIDENCE.typeOnly;
+      if (best === 0 && column.cells.every((cell) => cell === undefined || cell.tagName === "time"))
+        best = EVIDENCE.typeOnly;
       break;
     case "price":
       if (best === 0 && share(texts, (text) => currencyOf(text) !== undefined) >= MIN_FIT) best = EVIDENCE.typeOnly;
       break;
     case "string":
-      if (share(texts, (text) => text.length <= 60 && unitNames(text, field.names, true)) >= MIN_FIT) best = Math.max(best, EVIDENCE.valueWord);
+      if (share(texts, (text) => text.length <= 60 && unitNames(text, field.names, true)) >= MIN_FIT)
+        best = Math.max(best, EVIDENCE.valueWord);
       break;
     default:
       break;
@@ -565,7 +692,8 @@ function unitNumber(text: string, names: string[][]): number | undefined {
   if (!/\d/.test(text)) return undefined;
   for (const match of text.matchAll(UNIT)) {
     const word = singular(match[3]!.toLowerCase());
-    if (names.some((name) => name.length === 1 && (word === name[0] || prefixes(word, name[0]!)))) return readCount(`${match[1]}${match[2] ?? ""}`);
+    if (names.some((name) => name.length === 1 && (word === name[0] || prefixes(word, name[0]!))))
+      return readCount(`${match[1]}${match[2] ?? ""}`);
   }
   return undefined;
 }
@@ -583,7 +711,8 @@ function share(texts: (string | undefined)[], test: (text: string) => boolean): 
 function isSequence(texts: (string | undefined)[]): boolean {
   const numbers = texts.map((text) => (text ? firstNumber(text) : undefined));
   let steps = 0;
-  for (let i = 1; i < numbers.length; i += 1) if (numbers[i] !== undefined && numbers[i] === numbers[i - 1]! + 1) steps += 1;
+  for (let i = 1; i < numbers.length; i += 1)
+    if (numbers[i] !== undefined && numbers[i] === numbers[i - 1]! + 1) steps += 1;
   return numbers.length >= 2 && steps >= 0.8 * (numbers.length - 1);
 }
 
@@ -618,7 +747,10 @@ function core(column: Column, columns: Columns, textsOf: (column: Column) => (st
   for (;;) {
     const outer = best;
     const length = averageLength(textsOf(outer));
-    const inner = columns.columns.find((other) => other.parent === outer && other.count * 2 >= outer.count && averageLength(textsOf(other)) >= 0.7 * length);
+    const inner = columns.columns.find(
+      (other) =>
+        other.parent === outer && other.count * 2 >= outer.count && averageLength(textsOf(other)) >= 0.7 * length,
+    );
     if (!inner) return best;
     best = inner;
   }
@@ -647,7 +779,8 @@ function mainLink(record: Element[]): Element | undefined {
   const recordText = record.reduce((sum, element) => sum + valueText(element).length, 0);
   let read = 0;
   const visit = (element: Element, inHeading: boolean) => {
-    if ((read += 1) > MAX_LINK_SEARCH) return;
+    read += 1;
+    if (read > MAX_LINK_SEARCH) return;
     const heading = inHeading || /^h[1-6]$/.test(element.tagName);
     if (element.tagName === "a" && isNavigable(element.attribs.href)) {
       const text = valueText(element);
@@ -656,14 +789,19 @@ function mainLink(record: Element[]): Element | undefined {
       const score = letters === 0 ? 0 : Math.min(letters, 150) + (heading ? 100 : 0) - (whole ? 1000 : 0);
       if (score > bestScore) [best, bestScore] = [element, score];
     }
-    for (const child of element.children) if (isTag(child) && !NOT_TEXT.has(child.tagName) && !isUnseen(child)) visit(child, heading);
+    for (const child of element.children)
+      if (isTag(child) && !NOT_TEXT.has(child.tagName) && !isUnseen(child)) visit(child, heading);
   };
   record.forEach((element) => visit(element, false));
   return best ?? record.find((element) => element.tagName === "a" && isNavigable(element.attribs.href));
 }
 
 function hasSeveralTexts(element: Element): boolean {
-  return element.children.filter((child) => (isTag(child) && valueText(child) !== "") || (isText(child) && child.data.trim() !== "")).length >= 2;
+  return (
+    element.children.filter(
+      (child) => (isTag(child) && valueText(child) !== "") || (isText(child) && child.data.trim() !== ""),
+    ).length >= 2
+  );
 }
 
 function isNavigable(href: string | undefined): boolean {
@@ -671,7 +809,11 @@ function isNavigable(href: string | undefined): boolean {
 }
 
 /** A list field's path: the elements its markup names, several in a record where they are. */
-function listColumn(field: ItemField, columns: Columns, wordsOf: (column: Column) => ColumnWords): { column: Column; score: number; list: string } | undefined {
+function listColumn(
+  field: ItemField,
+  columns: Columns,
+  wordsOf: (column: Column) => ColumnWords,
+): { column: Column; score: number; list: string } | undefined {
   let best: { column: Column; score: number; list: string } | undefined;
   for (const column of columns.columns) {
     if (!column.key.endsWith("#0") || column.count === 0) continue;
@@ -706,7 +848,7 @@ function fitOf(field: ItemField, column: Column, texts: (string | undefined)[], 
     const text = texts[index] ?? "";
     if (text === "" && field.kind !== "url" && !(field.kind === "rating" || field.kind === "number")) return;
     present += 1;
-    if (readCell(field, cell, text, index, context) !== undefined) fitting += 1;
+    if (readCell(field, cell, text, context) !== undefined) fitting += 1;
   });
   return present === 0 ? 0 : fitting / present;
 }
@@ -729,9 +871,16 @@ export function readField(
   const cell = column?.cells[index];
   if (!column || !cell) return undefined;
   const text = textsOf ? (textsOf(column)[index] ?? "") : valueText(cell);
-  const value = readCell(field, cell, text, index, context);
+  const value = readCell(field, cell, text, context);
   // A date as the page writes it, where the column is one of dates: "Just posted" beside "Posted 3 days ago".
-  if (value === undefined && field.kind === "date" && field.hints.format !== "iso8601" && text.length > 0 && text.length <= MAX_DATE_CHARS) return text;
+  if (
+    value === undefined &&
+    field.kind === "date" &&
+    field.hints.format !== "iso8601" &&
+    text.length > 0 &&
+    text.length <= MAX_DATE_CHARS
+  )
+    return text;
   return value;
 }
 
@@ -746,13 +895,26 @@ function disjoint(a: Column, b: Column): boolean {
 }
 
 /** Whether the page names the field at the place (its markup, an icon, a unit), rather than the place's role alone. */
-function isNamed(field: ItemField, column: Column, wordsOf: (column: Column) => ColumnWords, textsOf: (column: Column) => (string | undefined)[]): boolean {
+function isNamed(
+  field: ItemField,
+  column: Column,
+  wordsOf: (column: Column) => ColumnWords,
+  textsOf: (column: Column) => (string | undefined)[],
+): boolean {
   const words = wordsOf(column);
-  if (named(field.names, words.own) > 0 || named(field.names, words.ancestors) > 0 || named(field.names, words.icon) > 0) return true;
-  return (field.kind === "count" || field.kind === "number") && share(textsOf(column), (text) => unitNames(text, field.names)) >= MIN_FIT;
+  if (
+    named(field.names, words.own) > 0 ||
+    named(field.names, words.ancestors) > 0 ||
+    named(field.names, words.icon) > 0
+  )
+    return true;
+  return (
+    (field.kind === "count" || field.kind === "number") &&
+    share(textsOf(column), (text) => unitNames(text, field.names)) >= MIN_FIT
+  );
 }
 
-function readCell(field: ItemField, cell: Element, text: string, index: number, context: Context): unknown {
+function readCell(field: ItemField, cell: Element, text: string, context: Context): unknown {
   switch (field.kind) {
     case "url": {
       const link = cell.tagName === "a" ? cell : (closestLink(cell) ?? firstLink(cell));
@@ -803,11 +965,13 @@ function pathName(text: string): string {
 function firstPart(cell: Element): string | undefined {
   let node = cell;
   for (let depth = 0; depth < 4; depth += 1) {
-    if (node.children.some((child) => isText(child) && child.data.trim() !== "")) return depth === 0 ? undefined : valueText(node);
+    if (node.children.some((child) => isText(child) && child.data.trim() !== ""))
+      return depth === 0 ? undefined : valueText(node);
     const parts = node.children.filter((child): child is Element => isTag(child) && valueText(child) !== "");
     if (parts.length === 0) return undefined;
     // A name and what is said of it ("Jed Guinto", "• Aerospace Engineer"); parts that only follow on (a street, a city) are one value.
-    if (parts.length >= 2) return parts.slice(1).some((part) => ASIDE.test(valueText(part))) ? valueText(parts[0]!) : undefined;
+    if (parts.length >= 2)
+      return parts.slice(1).some((part) => ASIDE.test(valueText(part))) ? valueText(parts[0]!) : undefined;
     node = parts[0]!;
   }
   return undefined;
@@ -825,7 +989,8 @@ export function readPrice(text: string, hints: NameHints): number | undefined {
   return digits ? parseNumber(digits.trim()) : undefined;
 }
 
-const PRICE = /(?:[A-Z]{1,3}\s?)?(?:\p{Sc}|\b[A-Z]{3}\b)\s?\d[\d.,\s\u00a0]*\d?|\d[\d.,\s\u00a0]*\d?\s?(?:\p{Sc}|\b[A-Z]{3}\b)/u;
+const PRICE =
+  /(?:[A-Z]{1,3}\s?)?(?:\p{Sc}|\b[A-Z]{3}\b)\s?\d[\d.,\s\u00a0]*\d?|\d[\d.,\s\u00a0]*\d?\s?(?:\p{Sc}|\b[A-Z]{3}\b)/u;
 
 /**
  * A count as written: "1,145 points", "(299 ratings)", "1.2k", "92.284" (a
@@ -849,7 +1014,9 @@ export function readCount(text: string): number | undefined {
 function readRating(cell: Element, text: string, hints: NameHints): number | undefined {
   const top = hints.scale?.[1] ?? 10;
   const { attribs } = cell;
-  const data = Object.entries(attribs).filter(([key]) => key.startsWith("data-") && /rat|star|score/.test(key)).map(([, value]) => value);
+  const data = Object.entries(attribs)
+    .filter(([key]) => key.startsWith("data-") && /rat|star|score/.test(key))
+    .map(([, value]) => value);
   for (const written of [text, attribs["aria-label"], attribs.title, ...data]) {
     if (!written) continue;
     const number = written.length <= 40 ? firstNumber(written) : undefined;
@@ -887,7 +1054,8 @@ function firstLink(element: Element): Element | undefined {
 export function isAd(record: Element[]): boolean {
   let read = 0;
   const visit = (element: Element, depth: number): boolean => {
-    if ((read += 1) > MAX_LINK_SEARCH) return false;
+    read += 1;
+    if (read > MAX_LINK_SEARCH) return false;
     const named = `${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`;
     if (AD_HINT.test(named)) for (const word of markupWords(element)) if (AD_MARKUP.has(word)) return true;
     const label = element.attribs["aria-label"];
@@ -897,7 +1065,10 @@ export function isAd(record: Element[]): boolean {
       const own = collapsed(child.data);
       if (own && own.length <= 30 && AD_TEXT.test(own)) return true;
     }
-    return depth < 40 && element.children.some((child) => isTag(child) && !NOT_TEXT.has(child.tagName) && visit(child, depth + 1));
+    return (
+      depth < 40 &&
+      element.children.some((child) => isTag(child) && !NOT_TEXT.has(child.tagName) && visit(child, depth + 1))
+    );
   };
   return record.some((element) => visit(element, 0));
 }

@@ -12,12 +12,12 @@
 import type { ObjectNode } from "@winnow/platform";
 import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
-import { childPointer, type EvidenceTrail } from "../../../evidence.js";
-import type { NameHints } from "../../../field-names.js";
-import { readColumns, type Columns } from "./columns.js";
-import { assignColumns, cellOf, describeFields, isAd, readField, type Assignment, type ItemField } from "./fields.js";
+import { childPointer, type EvidenceTrail } from "../../../schema/evidence.js";
+import { type NameHints, nameHints } from "../../../schema/field-names.js";
+import { type Columns, readColumns } from "./columns.js";
+import { type Assignment, assignColumns, cellOf, describeFields, type ItemField, isAd, readField } from "./fields.js";
 import { valueText } from "./memo.js";
-import { segmentRecords, withNested, type RecordList } from "./segment.js";
+import { type RecordList, segmentRecords, withNested } from "./segment.js";
 
 export type Item = Record<string, unknown>;
 
@@ -38,7 +38,7 @@ const NESTED_FILL = 0.9;
 /** The evidence of a value read from a column, at most. */
 const MAX_CONFIDENCE = 0.9;
 
-export interface ReadList {
+interface ReadList {
   list: RecordList;
   columns: Columns;
   assignment: Assignment;
@@ -46,12 +46,19 @@ export interface ReadList {
 }
 
 /**
- * The records of the page's main list for an array of objects, or
- * undefined when no list fills the item's fields well enough. `trail`
+ * The records of the page's main list for the array of objects `name`,
+ * or undefined when no list fills the item's fields well enough. `trail`
  * collects each value's evidence under `pointer`.
  */
-export function extractRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, hints: NameHints, trail?: EvidenceTrail, pointer = ""): Item[] | undefined {
-  const read = readRecords($, baseUrl, item, hints);
+export function extractRecords(
+  $: CheerioAPI,
+  baseUrl: URL | undefined,
+  name: string,
+  item: ObjectNode,
+  trail?: EvidenceTrail,
+  pointer = "",
+): Item[] | undefined {
+  const read = readRecords($, baseUrl, item, nameHints(name));
   if (read && trail) read.note(trail, pointer);
   return read?.items;
 }
@@ -75,7 +82,11 @@ export function layoutList(
 ): Item[] | undefined {
   const named = blocks();
   const read = readRecords($, baseUrl, item, hints);
-  const better = read && named && read.strong && (read.items.length > named.length || (read.items.length === named.length && filled(read.items) > filled(named)));
+  const better =
+    read &&
+    named &&
+    read.strong &&
+    (read.items.length > named.length || (read.items.length === named.length && filled(read.items) > filled(named)));
   if (read && (!named || better)) {
     if (trail) read.note(trail, pointer);
     return read.items;
@@ -85,7 +96,10 @@ export function layoutList(
 
 /** How many values the items hold. */
 function filled(items: Item[]): number {
-  return items.reduce((sum, item) => sum + Object.values(item).filter((value) => value !== null && value !== false).length, 0);
+  return items.reduce(
+    (sum, item) => sum + Object.values(item).filter((value) => value !== null && value !== false).length,
+    0,
+  );
 }
 
 /** A list stands on its own beside named blocks with at least this many records, this full. */
@@ -120,7 +134,10 @@ function readRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, 
   return {
     items,
     strong: items.length >= STRONG_RECORDS && assignment.fill >= STRONG_FILL,
-    note: (trail, pointer) => read.forEach(({ record, index, values }, i) => noteRecord(trail, childPointer(pointer, i), fields, record, assignment, index, values)),
+    note: (trail, pointer) =>
+      read.forEach(({ record, index, values }, i) =>
+        noteRecord(trail, childPointer(pointer, i), fields, record, assignment, index, values),
+      ),
   };
 }
 
@@ -130,7 +147,7 @@ function readRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, 
  * if its records filled every field is not read, unless it lies inside the
  * best one's records (an inner list may still be the one).
  */
-export function rankLists(lists: RecordList[], fields: ItemField[], baseUrl: URL | undefined): ReadList[] {
+function rankLists(lists: RecordList[], fields: ItemField[], baseUrl: URL | undefined): ReadList[] {
   const heaviest = lists
     .map((list) => ({ list, weight: weightOf(list) }))
     .filter(({ weight }) => weight > 0)
@@ -158,7 +175,9 @@ export function rankLists(lists: RecordList[], fields: ItemField[], baseUrl: URL
 function mainList(lists: RecordList[], fields: ItemField[], baseUrl: URL | undefined): ReadList | undefined {
   const ranked = rankLists(lists, fields, baseUrl);
   // A list of one record answers only where no list of several fills the fields well enough.
-  const several = ranked.filter((read) => read.list.records.length >= 2 && read.assignment.fill >= MIN_FILL && read.assignment.enough);
+  const several = ranked.filter(
+    (read) => read.list.records.length >= 2 && read.assignment.fill >= MIN_FILL && read.assignment.enough,
+  );
   let best = several[0] ?? ranked[0];
   if (!best) return undefined;
   // A list whose records each hold several records of another list that fills the fields nearly as well (or
@@ -166,9 +185,15 @@ function mainList(lists: RecordList[], fields: ItemField[], baseUrl: URL | undef
   // another's (rows in pairs that are each a record): the other one.
   const inner = ranked.filter((other) => {
     if (other === best) return false;
-    const [n, outer, fill, outerFill] = [other.list.records.length, best!.list.records.length, other.assignment.fill, best!.assignment.fill];
+    const [n, outer, fill, outerFill] = [
+      other.list.records.length,
+      best!.list.records.length,
+      other.assignment.fill,
+      best!.assignment.fill,
+    ];
     const smaller = (n >= 2 * outer && fill >= INNER_FILL * outerFill) || (n >= outer && fill > outerFill);
-    if (smaller && (insideRecords(other.list, best!.list) || other.list.container === best!.list.container)) return true;
+    if (smaller && (insideRecords(other.list, best!.list) || other.list.container === best!.list.container))
+      return true;
     // The same records and the ones nested in them (replies in comments), nearly as full.
     return n > outer && fill >= NESTED_FILL * outerFill && holdsRecords(other.list, best!.list);
   });
@@ -181,7 +206,11 @@ function mainList(lists: RecordList[], fields: ItemField[], baseUrl: URL | undef
 /** A list's weight before its fields are read: its text that is not link text, less for boilerplate and for one record. */
 function weightOf(list: RecordList): number {
   const linkShare = list.text > 0 ? list.linkText / list.text : 1;
-  const weight = list.text * (1 - LINK_WEIGHT * linkShare) * (list.boilerplate ? BOILERPLATE : 1) * (list.records.length === 1 ? ALONE : 1);
+  const weight =
+    list.text *
+    (1 - LINK_WEIGHT * linkShare) *
+    (list.boilerplate ? BOILERPLATE : 1) *
+    (list.records.length === 1 ? ALONE : 1);
   return list.text >= 3 * list.records.length ? weight : 0;
 }
 
@@ -190,7 +219,8 @@ function insideRecords(inner: RecordList, outer: RecordList): boolean {
   const elements = new Set(outer.records.flat());
   const { records } = inner;
   return [records[0], records[records.length >> 1], records.at(-1)].every((record) => {
-    for (let node: Element | null = record?.[0]?.parent as Element | null; node; node = node.parent as Element | null) if (elements.has(node)) return true;
+    for (let node: Element | null = record?.[0]?.parent as Element | null; node; node = node.parent as Element | null)
+      if (elements.has(node)) return true;
     return false;
   });
 }
@@ -201,7 +231,15 @@ function holdsRecords(outer: RecordList, inner: RecordList): boolean {
   return inner.records.every(([head]) => heads.has(head));
 }
 
-function noteRecord(trail: EvidenceTrail, at: string, fields: ItemField[], record: Element[], assignment: Assignment, index: number, values: unknown[]): void {
+function noteRecord(
+  trail: EvidenceTrail,
+  at: string,
+  fields: ItemField[],
+  record: Element[],
+  assignment: Assignment,
+  index: number,
+  values: unknown[],
+): void {
   fields.forEach((field, i) => {
     if (values[i] === null) return;
     const choice = assignment.columns.get(field.name);

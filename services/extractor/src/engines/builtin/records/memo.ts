@@ -4,16 +4,38 @@
  * names it by, and the currency a text names. Kept by element (weakly, so
  * a page's entries go with its document).
  */
-import { isTag, isText, type Element } from "domhandler";
-import { currencyCode } from "../../../normalize.js";
+import { type Element, isTag, isText } from "domhandler";
+import { NOT_TEXT } from "../../../page/elements.js";
+import { currencyCode } from "../../../schema/normalize.js";
 import { markupWords } from "../blocks/fields.js";
-import { NOT_TEXT } from "../visibility.js";
 import { isUnseen } from "./hidden.js";
 
 /** Struck-through text is an old value (a price before the discount). */
 const STRUCK = new Set(["s", "strike", "del"]);
 /** Elements whose text stands apart from their neighbours' even without spaces between them in the markup. */
-const BLOCKS = new Set(["br", "p", "div", "li", "tr", "td", "th", "dd", "dt", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "section", "article", "header", "footer"]);
+const BLOCKS = new Set([
+  "br",
+  "p",
+  "div",
+  "li",
+  "tr",
+  "td",
+  "th",
+  "dd",
+  "dt",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "ol",
+  "section",
+  "article",
+  "header",
+  "footer",
+]);
 
 const spaced = new WeakMap<Element, string>();
 
@@ -48,7 +70,10 @@ const classes = new WeakMap<Element, Set<string>>();
 /** The element's classes, without those that number it ("review-3"). */
 export function classesOf(element: Element): Set<string> {
   let found = classes.get(element);
-  if (!found) classes.set(element, (found = new Set((element.attribs.class ?? "").split(/\s+/).filter((c) => c.length > 0 && !/\d/.test(c)))));
+  if (!found) {
+    found = new Set((element.attribs.class ?? "").split(/\s+/).filter((c) => c.length > 0 && !/\d/.test(c)));
+    classes.set(element, found);
+  }
   return found;
 }
 
@@ -57,7 +82,10 @@ const words = new WeakMap<Element, Set<string>>();
 /** The words an element's markup names it by (class, id, itemprop, data attribute names; singular). */
 export function wordsOf(element: Element): Set<string> {
   let found = words.get(element);
-  if (!found) words.set(element, (found = markupWords(element)));
+  if (!found) {
+    found = markupWords(element);
+    words.set(element, found);
+  }
   return found;
 }
 

@@ -1,7 +1,7 @@
 import { parseSchema } from "@winnow/platform";
 import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
-import { loadPage } from "../../../page.js";
+import { loadPage } from "../../../page/page.js";
 import { extractBuiltin } from "../index.js";
 import { readCount, readPrice } from "./fields.js";
 import { segmentRecords } from "./segment.js";
@@ -21,9 +21,14 @@ describe("records of a listing page", () => {
       `<div class="card"><a class="thumb" href="/p/${i}"><img src="/i/${i}.jpg" alt=""></a>
         <h3 class="card-title"><a href="/p/${i}">Desk lamp model ${i}</a></h3>
         <div class="card-price"><span class="was">$${i + 20}.00</span> <span class="now">$${i}.99</span></div></div>`;
-    const rows = [0, 1, 2, 3].map((row) => `<div class="row">${[1, 2, 3].map((col) => card(row * 3 + col)).join("")}</div>`).join("");
+    const rows = [0, 1, 2, 3]
+      .map((row) => `<div class="row">${[1, 2, 3].map((col) => card(row * 3 + col)).join("")}</div>`)
+      .join("");
     const html = `${nav}<main><h1>Lamps</h1><div class="grid">${rows}</div></main>${footer}`;
-    const items = records(html, { products: [{ title: "string", price_usd: "number", url: "string" }] }) as Record<string, unknown>[];
+    const items = records(html, { products: [{ title: "string", price_usd: "number", url: "string" }] }) as Record<
+      string,
+      unknown
+    >[];
     expect(items).toHaveLength(12);
     expect(items[0]).toEqual({ title: "Desk lamp model 1", price_usd: 1.99, url: "https://shop.example/p/1" });
     expect(items[11]).toEqual({ title: "Desk lamp model 12", price_usd: 12.99, url: "https://shop.example/p/12" });
@@ -51,7 +56,9 @@ describe("records of a listing page", () => {
     const html = `<table><tr><td><a href="/">News</a> | <a href="/new">new</a> | <a href="/ask">ask</a></td></tr></table>
       <table class="stories"><tbody>${story(1, "A faster way to parse HTML", 120, "kim", 45)}${story(2, "Notes on list segmentation", 98, "lee", 12)}
       ${story(3, "Why tables still matter", 77, "ana", 3)}${story(4, "The quiet web", 5, "bo", 0)}<tr><td></td><td><a href="/news?p=2">More</a></td></tr></tbody></table>`;
-    const schema = { stories: [{ title: "string", url: "string", points: "integer", user: "string", comments: "integer" }] };
+    const schema = {
+      stories: [{ title: "string", url: "string", points: "integer", user: "string", comments: "integer" }],
+    };
     expect(records(html, schema, "https://news.example/")).toEqual([
       { title: "A faster way to parse HTML", url: "https://news1.example/a", points: 120, user: "kim", comments: 45 },
       { title: "Notes on list segmentation", url: "https://news2.example/a", points: 98, user: "lee", comments: 12 },
@@ -64,7 +71,8 @@ describe("records of a listing page", () => {
     const book = (title: string, author: string, tags: string[]) =>
       `<article class="book"><h2><a href="/b/${title.length}">${title}</a></h2><p class="byline">by <span class="author">${author}</span></p>
         <ul class="tags">${tags.map((tag) => `<li><a href="/t/${tag}">${tag}</a></li>`).join("")}</ul></article>`;
-    const section = (name: string, books: string) => `<section class="shelf"><h2 class="shelf-name">${name}</h2><div class="books">${books}</div></section>`;
+    const section = (name: string, books: string) =>
+      `<section class="shelf"><h2 class="shelf-name">${name}</h2><div class="books">${books}</div></section>`;
     const html = `${nav}<div id="content">${section("Fiction", book("The Long Road", "Ann Lee", ["travel", "family"]) + book("Salt and Stone", "Bo Kim", ["sea"]))}
       ${section("History", book("Rivers of Empire", "Cy Park", ["rivers", "trade", "maps"]) + book("The First Cities", "Di Moss", ["cities"]))}</div>${footer}`;
     expect(records(html, { books: [{ title: "string", author: "string", tags: ["string"] }] })).toEqual([
@@ -81,7 +89,9 @@ describe("records of a listing page", () => {
         <p class="snippet">A page about lamps and how to choose one, number ${i} of the results shown here.</p></li>`;
     const banner = `<li class="promo-banner"><img src="/b.png" alt="Big sale"><div><b>Big sale</b> on everything this week</div></li>`;
     const html = `${nav}<ol id="results">${result(1, `<span class="label">Sponsored</span>`)}${result(2)}${banner}${result(3)}${result(4, "<span>Ad</span>")}${result(5)}</ol>${footer}`;
-    const items = records(html, { results: [{ title: "string", url: "string", snippet: "string", is_ad: "boolean" }] }) as Record<string, unknown>[];
+    const items = records(html, {
+      results: [{ title: "string", url: "string", snippet: "string", is_ad: "boolean" }],
+    }) as Record<string, unknown>[];
     expect(items.map((item) => [item.title, item.is_ad])).toEqual([
       ["Result number 1 about lamps", true],
       ["Result number 2 about lamps", false],
@@ -89,25 +99,38 @@ describe("records of a listing page", () => {
       ["Result number 4 about lamps", true],
       ["Result number 5 about lamps", false],
     ]);
-    expect(items[1]).toMatchObject({ url: "https://site2.example/", snippet: "A page about lamps and how to choose one, number 2 of the results shown here." });
+    expect(items[1]).toMatchObject({
+      url: "https://site2.example/",
+      snippet: "A page about lamps and how to choose one, number 2 of the results shown here.",
+    });
   });
 
   it("chooses the main list over navigation, a related box and a pager", () => {
     const job = (i: number) =>
       `<div class="job"><h2 class="job-title"><a href="/jobs/${i}">Engineer, team ${i}</a></h2><div class="company">Acme ${i} Ltd</div>
         <div class="location">Springfield</div><div class="posted">Posted 2024-03-0${i}</div></div>`;
-    const related = (i: number) => `<li class="rel"><a href="/jobs/r${i}">Related role ${i}</a> <span class="company">Other ${i}</span></li>`;
+    const related = (i: number) =>
+      `<li class="rel"><a href="/jobs/r${i}">Related role ${i}</a> <span class="company">Other ${i}</span></li>`;
     const html = `${nav}<div class="layout"><div class="main">${[1, 2, 3, 4, 5, 6].map(job).join("")}
       <div class="pagination"><a href="?p=1">1</a><a href="?p=2">2</a><a href="?p=3">3</a><a href="?p=4">4</a></div></div>
       <aside><h3>Related jobs</h3><ul>${[1, 2, 3].map(related).join("")}</ul></aside></div>${footer}`;
-    const items = records(html, { jobs: [{ job_title: "string", company: "string", location: "string", date_posted: "string" }] }) as Record<string, unknown>[];
+    const items = records(html, {
+      jobs: [{ job_title: "string", company: "string", location: "string", date_posted: "string" }],
+    }) as Record<string, unknown>[];
     expect(items).toHaveLength(6);
-    expect(items[5]).toEqual({ job_title: "Engineer, team 6", company: "Acme 6 Ltd", location: "Springfield", date_posted: "Posted 2024-03-06" });
+    expect(items[5]).toEqual({
+      job_title: "Engineer, team 6",
+      company: "Acme 6 Ltd",
+      location: "Springfield",
+      date_posted: "Posted 2024-03-06",
+    });
   });
 
   it("of two lists on one page, answers the one whose records hold the item's fields", () => {
-    const product = (i: number) => `<li class="item"><a href="/p/${i}">Garden chair ${i}</a><span class="price">€${i}9,00</span><span class="rating" aria-label="${i % 5}.5 out of 5 stars"></span></li>`;
-    const article = (i: number) => `<li class="post"><a href="/blog/${i}">How to care for garden furniture, part ${i}</a><p>Oil it twice a year and keep it dry in winter; part ${i} of our series.</p></li>`;
+    const product = (i: number) =>
+      `<li class="item"><a href="/p/${i}">Garden chair ${i}</a><span class="price">€${i}9,00</span><span class="rating" aria-label="${i % 5}.5 out of 5 stars"></span></li>`;
+    const article = (i: number) =>
+      `<li class="post"><a href="/blog/${i}">How to care for garden furniture, part ${i}</a><p>Oil it twice a year and keep it dry in winter; part ${i} of our series.</p></li>`;
     const html = `${nav}<section><h2>Posts</h2><ul>${[1, 2, 3, 4].map(article).join("")}</ul></section>
       <section><h2>Shop</h2><ul>${[1, 2, 3].map(product).join("")}</ul></section>${footer}`;
     expect(records(html, { products: [{ name: "string", price_eur: "number", rating: "number" }] })).toEqual([
@@ -121,14 +144,22 @@ describe("records of a listing page", () => {
     const html = `${nav}<h1>Results for "lamp"</h1><ol class="results"><li><h3><a href="/p/9">Brass reading lamp</a></h3><span class="price">$49.00</span>
       <p class="description">A heavy brass lamp for reading, with a warm bulb and a long cord.</p></li></ol>${footer}`;
     expect(records(html, { results: [{ title: "string", price_usd: "number", description: "string" }] })).toEqual([
-      { title: "Brass reading lamp", price_usd: 49, description: "A heavy brass lamp for reading, with a warm bulb and a long cord." },
+      {
+        title: "Brass reading lamp",
+        price_usd: 49,
+        description: "A heavy brass lamp for reading, with a warm bulb and a long cord.",
+      },
     ]);
   });
 
   it("reads every record of a list of 500", () => {
-    const row = (i: number) => `<div class="listing"><a class="name" href="/l/${i}">Flat ${i} near the park</a><span class="price">$${1000 + i}</span><span class="beds">${(i % 4) + 1} beds</span></div>`;
+    const row = (i: number) =>
+      `<div class="listing"><a class="name" href="/l/${i}">Flat ${i} near the park</a><span class="price">$${1000 + i}</span><span class="beds">${(i % 4) + 1} beds</span></div>`;
     const html = `${nav}<div class="listings">${Array.from({ length: 500 }, (_, i) => row(i + 1)).join("")}</div>${footer}`;
-    const items = records(html, { listings: [{ name: "string", price_usd: "number", beds: "integer" }] }) as Record<string, unknown>[];
+    const items = records(html, { listings: [{ name: "string", price_usd: "number", beds: "integer" }] }) as Record<
+      string,
+      unknown
+    >[];
     expect(items).toHaveLength(500);
     expect(items[0]).toEqual({ name: "Flat 1 near the park", price_usd: 1001, beds: 2 });
     expect(items[499]).toEqual({ name: "Flat 500 near the park", price_usd: 1500, beds: 1 });
@@ -146,7 +177,15 @@ describe("records of a listing page", () => {
   });
 
   it("leaves the field to structured data where it holds the list", () => {
-    const data = { "@context": "https://schema.org", "@type": "ItemList", itemListElement: [1, 2].map((i) => ({ "@type": "ListItem", position: i, item: { "@type": "Product", name: `Declared ${i}` } })) };
+    const data = {
+      "@context": "https://schema.org",
+      "@type": "ItemList",
+      itemListElement: [1, 2].map((i) => ({
+        "@type": "ListItem",
+        position: i,
+        item: { "@type": "Product", name: `Declared ${i}` },
+      })),
+    };
     const html = `<script type="application/ld+json">${JSON.stringify(data)}</script><ul class="products">${[1, 2, 3].map((i) => `<li><a href="/p/${i}">Shown ${i}</a></li>`).join("")}</ul>`;
     expect(records(html, { products: [{ name: "string" }] })).toEqual([{ name: "Declared 1" }, { name: "Declared 2" }]);
   });
@@ -156,10 +195,16 @@ describe("records of a listing page", () => {
       `<div class="comment"><div class="meta"><a class="author" href="/u/${user}">${user}</a> <span class="score">${id * 3} points</span> <time>${id} hours ago</time></div>
         <div class="body"><p>${text}</p></div><a href="#reply">reply</a>${replies ? `<div class="children">${replies}</div>` : ""}</div>`;
     const thread =
-      comment(1, "alice", "The first comment on the story, at the top.", comment(2, "bob", "A reply to alice, one level down.", comment(3, "carol", "A reply to bob, two levels down."))) +
-      comment(4, "dan", "A second comment at the top, without replies.");
+      comment(
+        1,
+        "alice",
+        "The first comment on the story, at the top.",
+        comment(2, "bob", "A reply to alice, one level down.", comment(3, "carol", "A reply to bob, two levels down.")),
+      ) + comment(4, "dan", "A second comment at the top, without replies.");
     const html = `${nav}<article><h1>Story</h1><p>The story itself, long enough to be read as its body.</p></article><section class="comments">${thread}</section>${footer}`;
-    expect(records(html, { comments: [{ author: "string", text: "string", points: "integer", posted: "string" }] })).toEqual([
+    expect(
+      records(html, { comments: [{ author: "string", text: "string", points: "integer", posted: "string" }] }),
+    ).toEqual([
       { author: "alice", text: "The first comment on the story, at the top.", points: 3, posted: "1 hours ago" },
       { author: "bob", text: "A reply to alice, one level down.", points: 6, posted: "2 hours ago" },
       { author: "carol", text: "A reply to bob, two levels down.", points: 9, posted: "3 hours ago" },
@@ -172,7 +217,11 @@ describe("records of a listing page", () => {
       `<tr><td>${i}</td><td><a class="bookTitle" href="/b/${i}">${title}</a> <span class="by">by</span> <a class="authorName" href="/a/${i}">${author}</a>
         <div><span class="minirating">${rating} avg rating — ${ratings} ratings</span></div></td><td>${1990 + i}</td></tr>`;
     const html = `${nav}<table><thead><tr><th>#</th><th>Book</th><th>Year</th></tr></thead><tbody>${row(1, "The Long Road", "Ann Lee", "4.34", "7,891,234")}${row(2, "Salt and Stone", "Bo Kim", "3.66", "612")}${row(3, "Rivers", "Cy Park", "4.01", "45,001")}</tbody></table>${footer}`;
-    expect(records(html, { books: [{ title: "string", author: "string", avg_rating: "number", ratings_count: "integer", year: "integer" }] })).toEqual([
+    expect(
+      records(html, {
+        books: [{ title: "string", author: "string", avg_rating: "number", ratings_count: "integer", year: "integer" }],
+      }),
+    ).toEqual([
       { title: "The Long Road", author: "Ann Lee", avg_rating: 4.34, ratings_count: 7891234, year: 1991 },
       { title: "Salt and Stone", author: "Bo Kim", avg_rating: 3.66, ratings_count: 612, year: 1992 },
       { title: "Rivers", author: "Cy Park", avg_rating: 4.01, ratings_count: 45001, year: 1993 },
@@ -197,7 +246,9 @@ describe("records of a listing page", () => {
 
 describe("segmentRecords", () => {
   it("groups alike siblings, with the rows that follow each one as parts of its record", () => {
-    const $ = load(`<table><tbody>${[1, 2, 3].map((i) => `<tr class="head"><td><a href="/${i}">Title ${i}</a></td></tr><tr><td>${i} points by x</td></tr>`).join("")}</tbody></table>`);
+    const $ = load(
+      `<table><tbody>${[1, 2, 3].map((i) => `<tr class="head"><td><a href="/${i}">Title ${i}</a></td></tr><tr><td>${i} points by x</td></tr>`).join("")}</tbody></table>`,
+    );
     const lists = segmentRecords($.root()[0]!);
     const rows = lists.find((list) => list.container.tagName === "tbody")!;
     expect(rows.records.map((record) => record.map((element) => $(element).text()))).toEqual([
@@ -208,13 +259,24 @@ describe("segmentRecords", () => {
   });
 
   it("merges the rows of a grid into one list in page order", () => {
-    const $ = load(`<div class="grid">${[0, 1].map((r) => `<div class="row">${[1, 2, 3].map((c) => `<div class="cell"><a href="#">Item ${r * 3 + c}</a> <b>$${c}</b></div>`).join("")}</div>`).join("")}</div>`);
+    const $ = load(
+      `<div class="grid">${[0, 1].map((r) => `<div class="row">${[1, 2, 3].map((c) => `<div class="cell"><a href="#">Item ${r * 3 + c}</a> <b>$${c}</b></div>`).join("")}</div>`).join("")}</div>`,
+    );
     const grid = segmentRecords($.root()[0]!).find((list) => list.records.length === 6)!;
-    expect(grid.records.map(([cell]) => $(cell!).find("a").text())).toEqual(["Item 1", "Item 2", "Item 3", "Item 4", "Item 5", "Item 6"]);
+    expect(grid.records.map(([cell]) => $(cell!).find("a").text())).toEqual([
+      "Item 1",
+      "Item 2",
+      "Item 3",
+      "Item 4",
+      "Item 5",
+      "Item 6",
+    ]);
   });
 
   it("marks lists in navigation and footers as boilerplate", () => {
-    const $ = load(`${nav}<div class="results">${[1, 2].map((i) => `<div class="r"><a href="/${i}">Result ${i}</a></div>`).join("")}</div>${footer}`);
+    const $ = load(
+      `${nav}<div class="results">${[1, 2].map((i) => `<div class="r"><a href="/${i}">Result ${i}</a></div>`).join("")}</div>${footer}`,
+    );
     const lists = segmentRecords($.root()[0]!);
     expect(lists.filter((list) => list.boilerplate).length).toBeGreaterThanOrEqual(2);
     expect(lists.find((list) => list.container.attribs.class === "results")?.boilerplate).toBe(false);

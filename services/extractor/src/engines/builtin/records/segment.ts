@@ -13,9 +13,9 @@
  * siblings, and its structure is read once to a bounded depth and breadth,
  * so a page costs time in proportion to its size.
  */
-import { isTag, type Element, type ParentNode } from "domhandler";
-import { nameTokens } from "../../../field-names.js";
-import { NOT_TEXT } from "../visibility.js";
+import { type Element, isTag, type ParentNode } from "domhandler";
+import { NOT_TEXT } from "../../../page/elements.js";
+import { nameTokens } from "../../../schema/field-names.js";
 import { isUnseen } from "./hidden.js";
 import { classesOf } from "./memo.js";
 
@@ -53,11 +53,47 @@ const LIST_WORDS = new Set(["list", "listing", "listings", "results", "items", "
 /** Ancestors whose names are read for boilerplate words: a page frame "with_header" says nothing of a list deep inside it. */
 const NAMED_ANCESTORS = 4;
 const BOILERPLATE_TAGS = new Set(["nav", "header", "footer", "aside"]);
-const BOILERPLATE_ROLES = new Set(["navigation", "banner", "contentinfo", "complementary", "menu", "menubar", "tablist"]);
+const BOILERPLATE_ROLES = new Set([
+  "navigation",
+  "banner",
+  "contentinfo",
+  "complementary",
+  "menu",
+  "menubar",
+  "tablist",
+]);
 const BOILERPLATE_WORDS = new Set([
-  "nav", "navbar", "navigation", "menu", "menubar", "footer", "header", "masthead", "breadcrumb", "breadcrumbs", "sidebar",
-  "aside", "pagination", "pager", "paging", "related", "similar", "recommended", "recommendations", "carousel", "facet",
-  "facets", "filter", "filters", "refinement", "refinements", "toolbar", "topbar", "tabs", "share", "social",
+  "nav",
+  "navbar",
+  "navigation",
+  "menu",
+  "menubar",
+  "footer",
+  "header",
+  "masthead",
+  "breadcrumb",
+  "breadcrumbs",
+  "sidebar",
+  "aside",
+  "pagination",
+  "pager",
+  "paging",
+  "related",
+  "similar",
+  "recommended",
+  "recommendations",
+  "carousel",
+  "facet",
+  "facets",
+  "filter",
+  "filters",
+  "refinement",
+  "refinements",
+  "toolbar",
+  "topbar",
+  "tabs",
+  "share",
+  "social",
 ]);
 
 interface Facts {
@@ -77,7 +113,10 @@ export function segmentRecords(root: ParentNode): RecordList[] {
   const shapes = new Map<Element, Set<string>>();
   const shapeOf = (element: Element) => {
     let shape = shapes.get(element);
-    if (!shape) shapes.set(element, (shape = readShape(element)));
+    if (!shape) {
+      shape = readShape(element);
+      shapes.set(element, shape);
+    }
     return shape;
   };
   const alike = (a: Element, b: Element) => a.tagName === b.tagName && likeness(a, b, shapeOf) >= ALIKE;
@@ -111,7 +150,8 @@ export function segmentRecords(root: ParentNode): RecordList[] {
       const alone = children.length === 1 && isListContainer(parent);
       if (!repeated && !alone) return;
       const records = withCompanions(children, labels, label, cluster.members);
-      const shows = (list: Element[][]) => list.some((record) => record.some((element) => facts.get(element)!.text > 0));
+      const shows = (list: Element[][]) =>
+        list.some((record) => record.some((element) => facts.get(element)!.text > 0));
       if (shows(records)) found.push({ parent, group: base + label, records, alone: !repeated });
       // Rows alike in shape but not in classes, in turn (a title row, then its details row): each turn may be one record.
       const split = inTurns(children, labels, label, cluster.members);
@@ -158,7 +198,9 @@ export function withNested(list: RecordList): RecordList | undefined {
   let searched = 0;
   const search = (element: Element): void => {
     for (const child of element.children) {
-      if (!isTag(child) || NOT_TEXT.has(child.tagName) || isUnseen(child) || (searched += 1) > MAX_NESTED_SEARCH) continue;
+      if (!isTag(child) || NOT_TEXT.has(child.tagName) || isUnseen(child)) continue;
+      searched += 1;
+      if (searched > MAX_NESTED_SEARCH) return;
       if (child.tagName === head.tagName && !heads.has(child) && classKey(child) === key) {
         all.push(child);
         nested += 1;
@@ -256,7 +298,6 @@ function likeness(a: Element, b: Element, shapeOf: (element: Element) => Set<str
   return CLASS_WEIGHT * classes + (1 - CLASS_WEIGHT) * structure;
 }
 
-
 function jaccard(a: Set<string>, b: Set<string>): number {
   if (a.size === 0 && b.size === 0) return 1;
   let common = 0;
@@ -284,10 +325,16 @@ function withCompanions(children: Element[], labels: number[], label: number, me
     if (best === undefined || best === label || count < COMPANION_SHARE * members.length) break;
     companions.push(best);
   }
-  if (companions.length > 0 && companions.some((companion) => labels.indexOf(companion) < members[0]!)) return members.map((index) => [children[index]!]);
+  if (companions.length > 0 && companions.some((companion) => labels.indexOf(companion) < members[0]!))
+    return members.map((index) => [children[index]!]);
   return gaps.map(({ from, to }, i) => {
     const record = [children[members[i]!]!];
-    for (let offset = 0; offset < companions.length && from + offset < to && labels[from + offset] === companions[offset]; offset += 1) record.push(children[from + offset]!);
+    for (
+      let offset = 0;
+      offset < companions.length && from + offset < to && labels[from + offset] === companions[offset];
+      offset += 1
+    )
+      record.push(children[from + offset]!);
     return record;
   });
 }
@@ -322,8 +369,14 @@ function inTurns(children: Element[], labels: number[], label: number, members: 
 
 function isListContainer(parent: Element): boolean {
   const role = parent.attribs.role;
-  if (parent.tagName === "body" || parent.tagName === "html" || parent.tagName === "main" || parent.tagName === "form") return false;
-  return LIST_TAGS.has(parent.tagName) || role === "list" || role === "feed" || markupTokens(parent).some((word) => LIST_WORDS.has(word));
+  if (parent.tagName === "body" || parent.tagName === "html" || parent.tagName === "main" || parent.tagName === "form")
+    return false;
+  return (
+    LIST_TAGS.has(parent.tagName) ||
+    role === "list" ||
+    role === "feed" ||
+    markupTokens(parent).some((word) => LIST_WORDS.has(word))
+  );
 }
 
 /**
@@ -344,7 +397,12 @@ function mergeGrids(
     // A lone child in each of a list's records is a wrapper of its record, not a row of a grid.
     const place = alone ? undefined : repeatedPlace(parent, groupOf);
     const lists = place ? (byPlace.get(place.key) ?? []) : undefined;
-    const same = lists?.find((list) => !list.parents.has(parent) && !list.repeated.includes(place!.ancestor) && alike(list.records[0]![0]!, records[0]![0]!));
+    const same = lists?.find(
+      (list) =>
+        !list.parents.has(parent) &&
+        !list.repeated.includes(place!.ancestor) &&
+        alike(list.records[0]![0]!, records[0]![0]!),
+    );
     if (same) {
       same.container = commonAncestor(same.container, parent);
       same.records.push(...records);
@@ -352,7 +410,12 @@ function mergeGrids(
       same.repeated.push(place!.ancestor);
       continue;
     }
-    const list: Merged = { container: parent, records: [...records], parents: new Set([parent]), repeated: place ? [place.ancestor] : [] };
+    const list: Merged = {
+      container: parent,
+      records: [...records],
+      parents: new Set([parent]),
+      repeated: place ? [place.ancestor] : [],
+    };
     merged.push(list);
     if (place) byPlace.set(place.key, [...(lists ?? []), list]);
   }
@@ -372,7 +435,8 @@ function repeatedPlace(parent: Element, groupOf: Map<Element, number>): { key: s
   let node: Element = parent;
   for (let level = 0; level < MAX_MERGE_LEVELS; level += 1) {
     const group = groupOf.get(node);
-    if (group !== undefined && node.parent && isTag(node.parent) && hasSiblingsIn(node, group, groupOf)) return { key: `${group} ${steps.join("/")}`, ancestor: node };
+    if (group !== undefined && node.parent && isTag(node.parent) && hasSiblingsIn(node, group, groupOf))
+      return { key: `${group} ${steps.join("/")}`, ancestor: node };
     steps.unshift(`${node.tagName}.${[...classesOf(node)].sort().join(".")}`);
     if (!node.parent || !isTag(node.parent)) return undefined;
     node = node.parent;
@@ -381,14 +445,16 @@ function repeatedPlace(parent: Element, groupOf: Map<Element, number>): { key: s
 }
 
 function hasSiblingsIn(node: Element, group: number, groupOf: Map<Element, number>): boolean {
-  for (const sibling of node.parent?.children ?? []) if (sibling !== node && isTag(sibling) && groupOf.get(sibling) === group) return true;
+  for (const sibling of node.parent?.children ?? [])
+    if (sibling !== node && isTag(sibling) && groupOf.get(sibling) === group) return true;
   return false;
 }
 
 function commonAncestor(a: Element, b: Element): Element {
   const above = new Set<Element>();
   for (let node: Element | null = a; node && isTag(node); node = node.parent as Element | null) above.add(node);
-  for (let node: Element | null = b; node && isTag(node); node = node.parent as Element | null) if (above.has(node)) return node;
+  for (let node: Element | null = b; node && isTag(node); node = node.parent as Element | null)
+    if (above.has(node)) return node;
   return a;
 }
 
@@ -405,8 +471,11 @@ function inBoilerplate(container: Element): boolean {
 /** The words of an element's class and id, split as field names are ("search-results" → search, results). */
 const tokens = new WeakMap<Element, string[]>();
 
-export function markupTokens(element: Element): string[] {
+function markupTokens(element: Element): string[] {
   let found = tokens.get(element);
-  if (!found) tokens.set(element, (found = nameTokens(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`)));
+  if (!found) {
+    found = nameTokens(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`);
+    tokens.set(element, found);
+  }
   return found;
 }

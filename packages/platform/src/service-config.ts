@@ -1,0 +1,16 @@
+import { env } from "./config.js";
+import { metricsConfig } from "./metrics.js";
+
+/**
+ * What every gRPC service's configuration starts with: where it listens, where
+ * its metrics are served, how long a shutdown waits for calls in flight, how
+ * much it logs. Each service spreads it first into its own shape, with its ports:
+ * `{ ...grpcServiceConfig({ grpcPort: 50051, metricsPort: 9465 }), ...its own }`.
+ */
+export const grpcServiceConfig = ({ grpcPort, metricsPort }: { grpcPort: number; metricsPort: number }) => ({
+  GRPC_HOST: env.host("127.0.0.1"),
+  GRPC_PORT: env.port(grpcPort),
+  ...metricsConfig(metricsPort),
+  SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+  LOG_LEVEL: env.logLevel(),
+});

@@ -1,0 +1,203 @@
+/**
+ * Grounding: are the model's values on the page? Every string and number of
+ * a plain-extraction field is looked up in the text the model read
+ * (normalised; numbers in their common written forms). Values that are not
+ * found are reported as "ungrounded" warnings, or nulled in strict mode.
+ *
+ * Not checked, because the model is asked to produce rather than copy them:
+ * - fields the task description names (a word of the field name, four
+ *   letters or more, appears in it): summaries, sentiment, translations;
+ * - fields whose name asks for a conversion: a duration unit, a scale or a
+ *   format (`total_time_minutes`, `rating_1_to_5`, `date_iso8601`);
+ * - booleans and free-form objects.
+ */
+import type { ObjectNode, SchemaNode } from "@winnow/platform";
+import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { normalizeText, numbersIn, withoutUrls } from "../../page/text-match.js";
+import { childPointer, type EvidenceMap, MAX_TEXT } from "../../schema/evidence.js";
+import { nameHints, nameTokens } from "../../schema/field-names.js";
+
+export type GroundingMode = "off" | "warn" | "strict";
+
+/** Long strings (a step of a recipe) may be reflowed by the model: most of their words on the page is enough. */
+const LONG_STRING_WORDS = 6;
+const LONG_STRING_COVERAGE = 0.9;
+
+/**
+ * How sure a model's value is, for its evidence: the model states no
+ * confidence of its own, so it is how far the page supports the value. A
+ * value found on the page, one produced rather than copied (derived, a
+ * boolean, a free-form object), one not found.
+ */
+const MODEL_CONFIDENCE = { grounded: 0.8, derived: 0.5, ungrounded: 0.3 };
+
+export interface Grounded {
+  data: Record<string, unknown>;
+  warnings: Warning[];
+  /** Each value's evidence, source "model": the page text it was found in, or grounded false. */
+  evidence: EvidenceMap;
+  /** Top-level fields holding a value not found on the page (warned of, or nulled in strict mode; none when off). */
+  ungrounded: Set<string>;
+}
+
+export function groundAnswer(
+  tree: ObjectNode,
+  data: Record<string, unknown>,
+  pageText: string,
+  taskDescription: string,
+  mode: GroundingMode,
+): Grounded {
+  const page = new PageText(pageText);
+  const warnings: Warning[] = [];
+  const evidence: EvidenceMap = new Map();
+  const task = new Set(nameTokens(taskDescription));
+  const ungrounded = new Set<string>();
+  // `top`: the top-level field the value is under.
+  const walk = (node: SchemaNode, value: unknown, path: string, derived: boolean, top: string): unknown => {
+    if (value === null || value === undefined) return value;
+    switch (node.kind) {
+      case "object": {
+        const object = value as Record<string, unknown>;
+        return Object.fromEntries(
+          node.fields.map((field) => {
+            const fieldValue = Object.hasOwn(object, field.name) ? object[field.name] : null;
+            return [
+              field.name,
+              walk(
+                field.node,
+                fieldValue,
+                childPointer(path, field.name),
+                derived || isDerived(field.name, task),
+                path === "" ? field.name : top,
+              ),
+            ];
+          }),
+        );
+      }
+      case "array":
+        return (value as unknown[])
+          .map((item, i) => walk(node.items, item, childPointer(path, i), derived, top))
+          .filter((item) => item !== null);
+      case "scalar": {
+        if (derived || typeof value === "boolean") {
+          evidence.set(path, { source: "model", confidence: MODEL_CONFIDENCE.derived, grounded: false });
+          return value;
+        }
+        const text = page.excerpt(value);
+        if (text !== undefined || page.supports(value)) {
+          evidence.set(path, {
+            source: "model",
+            ...(text ? { text } : {}),
+            confidence: MODEL_CONFIDENCE.grounded,
+            grounded: true,
+          });
+          return value;
+        }
+        evidence.set(path, { source: "model", confidence: MODEL_CONFIDENCE.ungrounded, grounded: false });
+        if (mode === "off") return value;
+        ungrounded.add(top);
+        warnings.push({
+          code: "ungrounded",
+          message: `${JSON.stringify(value)} was not found on the page${mode === "strict" ? "; it was set to null" : ""}`,
+          path,
+        });
+        return mode === "strict" ? null : value;
+      }
+      default:
+        evidence.set(path, { source: "model", confidence: MODEL_CONFIDENCE.derived, grounded: false });
+        return value;
+    }
+  };
+  const grounded = walk(tree, data, "", false, "") as Record<string, unknown>;
+  // Off, the answer is the model's as it is; the evidence still says what the page supports.
+  return { data: mode === "off" ? data : grounded, warnings, evidence, ungrounded };
+}
+
+function isDerived(name: string, task: Set<string>): boolean {
+  const hints = nameHints(name);
+  if (hints.durationUnit || hints.scale || hints.format) return true;
+  return nameTokens(name).some((token) => token.length >= 4 && task.has(token));
+}
+
+class PageText {
+  private readonly raw: string;
+  private readonly text: string;
+  private readonly words: Set<string>;
+  private numbers: Set<number> | undefined;
+
+  constructor(text: string) {
+    this.raw = text;
+    // Both forms: a value may run across a link ("½ tablespoon [olive oil](...)") or be the link's URL.
+    this.text = `${normalizeText(text)}\n${normalizeText(withoutUrls(text))}`;
+    this.words = new Set(this.text.split(/[^\p{L}\p{N}]+/u));
+  }
+
+  supports(value: unknown): boolean {
+    if (typeof value === "number") {
+      this.numbers ??= numbersIn(this.text);
+      return this.numbers.has(value) || this.numbers.has(Math.abs(value));
+    }
+    if (typeof value !== "string") return true;
+    const wanted = normalizeText(value);
+    if (wanted === "" || this.text.includes(wanted)) return true;
+    const words = wanted.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== "");
+    return (
+      words.length >= LONG_STRING_WORDS &&
+      words.filter((word) => this.words.has(word)).length / words.length >= LONG_STRING_COVERAGE
+    );
+  }
+
+  /**
+   * The line of the page text that writes the value as it is (any case and spacing; a number in a common written form),
+   * at most MAX_TEXT characters around it.
+   */
+  excerpt(value: unknown): string | undefined {
+    if (typeof value === "number") return this.lineOf((match) => numbersIn(match).has(Math.abs(value)), NUMBER);
+    if (typeof value !== "string" || value.trim() === "") return undefined;
+    const words = value
+      .trim()
+      .split(/\s+/)
+      .map((word) => [...word].map(written).join(""));
+    return this.lineOf(() => true, new RegExp(words.join("\\s+"), "giu"));
+  }
+
+  private lineOf(accept: (match: string) => boolean, pattern: RegExp): string | undefined {
+    for (const match of this.raw.matchAll(pattern)) {
+      if (!accept(match[0])) continue;
+      const start = this.raw.lastIndexOf("\n", match.index) + 1;
+      const end = this.raw.indexOf("\n", match.index + match[0].length);
+      const line = this.raw.slice(start, end < 0 ? undefined : end);
+      const at = match.index - start;
+      // A long line is cut around the value, which stays whole when it fits.
+      const from = Math.max(0, Math.min(at - (MAX_TEXT - match[0].length) / 2, line.length - MAX_TEXT));
+      return asRead(line.slice(Math.floor(from), Math.floor(from) + MAX_TEXT));
+    }
+    return undefined;
+  }
+}
+
+/**
+ * A line of the model's input as the page shows it: without the markup of
+ * its rendering (heading and list marks, emphasis, link targets) and the
+ * labels of its header lines (page-content.ts: "Title: ", "URL: ").
+ */
+function asRead(line: string): string {
+  return withoutUrls(line)
+    .replace(/^\s*(#{1,6}|[-*+>]|\d+\.|Title:|URL:)\s+/, "")
+    .replace(/\*\*|__/g, "")
+    .trim();
+}
+
+/**
+ * A character of a value as the page may write it: quotes and dashes in any of their forms (as normalizeText folds
+ * them).
+ */
+function written(char: string): string {
+  if (/["\u201c\u201d\u201e\u2033]/.test(char)) return '["\u201c\u201d\u201e\u2033]';
+  if (/['\u2018\u2019\u201a\u2032]/.test(char)) return "['\u2018\u2019\u201a\u2032]";
+  if (/[-\u2010-\u2015\u2212]/.test(char)) return "[-\u2010-\u2015\u2212]";
+  return char.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
+/** A written number: digits with their grouping and decimal marks. */
+const NUMBER = /\d[\d.,\u00a0\u202f ]*\d|\d/g;

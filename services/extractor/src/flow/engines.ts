@@ -1,0 +1,124 @@
+/**
+ * The engines' stage of an extraction: the builtin engine alone, or hybrid
+ * extraction with a model. In hybrid extraction the builtin engine answers
+ * first; the fields it answered from sources proven on the corpus
+ * (prefill-calibration.ts) stand, and a page it answers whole that way costs
+ * no model call at all. Otherwise the model reads the page for the whole
+ * schema, with the builtin engine's answers beside it as suggestions to
+ * confirm or correct; its answer is final for every field not proven.
+ */
+import { isDeepStrictEqual } from "node:util";
+import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { extractBuiltin } from "../engines/builtin/index.js";
+import { extractWithModel, modelInputsFor, type PromptSettings } from "../engines/model/extract.js";
+import { EvidenceTrail, evidenceMessages, isUnder, presentIn, underFields } from "../schema/evidence.js";
+import type { SchemaCache } from "../schema/schema-cache.js";
+import { isComplete, shape } from "../schema/shape.js";
+import type { EngineAnswer, ExtractionJob } from "./job.js";
+import { prefill, prefillWarning, suggestionsOf } from "./prefill.js";
+
+/** See EXTRACT_HYBRID in config.ts. */
+type HybridMode = "proven" | "confident" | "off";
+
+export interface EngineSettings {
+  schemas: SchemaCache;
+  /** How a page is put to the model; also used without one, for include_model_input. */
+  prompts: PromptSettings;
+  /** With a model, which of the builtin engine's answers stand without it (EXTRACT_HYBRID). */
+  hybrid: HybridMode;
+}
+
+/** Extracts with the builtin engine alone, or with the model after the builtin engine's pre-fill. */
+export async function answerByEngines(job: ExtractionJob, settings: EngineSettings): Promise<EngineAnswer> {
+  const { schema, page, llm } = job;
+  if (!llm) {
+    const trail = job.evidence ? new EvidenceTrail() : undefined;
+    const shaped = shape(schema.tree, extractBuiltin(schema.tree, page, trail));
+    const response = {
+      dataJson: JSON.stringify(shaped.data),
+      engine: Engine.ENGINE_BUILTIN,
+      model: "",
+      warnings: shaped.warnings,
+      modelInputs: job.includeModelInput
+        ? modelInputsFor({ schema, page, taskDescription: job.taskDescription, suggestions: [] }, settings.prompts)
+        : [],
+      evidence: trail ? evidenceMessages(presentIn(trail.evidence, shaped.data)) : [],
+    };
+    return { response, prefilled: undefined, prefilledFields: [], model: undefined };
+  }
+  // Not with a task description: it may want fields derived otherwise than as the page states them.
+  const pre =
+    settings.hybrid !== "off" && !job.taskDescription.trim() ? prefill(schema.tree, page, settings.hybrid) : undefined;
+  if (pre && pre.remaining.length === 0) {
+    const evidence = job.evidence ? evidenceMessages(underFields(pre.evidence, pre.trusted)) : [];
+    const response = {
+      dataJson: JSON.stringify(pre.data),
+      engine: Engine.ENGINE_BUILTIN,
+      model: "",
+      warnings: [prefillWarning(pre)],
+      modelInputs: [],
+      evidence,
+    };
+    return { response, prefilled: pre.trusted.length, prefilledFields: pre.trusted, model: undefined };
+  }
+  // The model is asked the whole schema even where the builtin engine's proven values will stand: the
+  // fields together say what the page is read for (which of its products, which of its articles).
+  const question = { schema, page, taskDescription: job.taskDescription, suggestions: pre ? suggestionsOf(pre) : [] };
+  const { response: answer, facts } = await extractWithModel(
+    llm,
+    settings.prompts,
+    question,
+    job.includeModelInput,
+    job.bounds,
+  );
+  if (!pre)
+    return {
+      response: { ...answer, evidence: job.evidence ? answer.evidence : [] },
+      prefilled: undefined,
+      prefilledFields: [],
+      model: facts,
+    };
+  const model = JSON.parse(answer.dataJson) as Record<string, unknown>;
+  const data = Object.fromEntries(
+    schema.tree.fields.map(({ name }) => [name, pre.trusted.includes(name) ? pre.data[name] : (model[name] ?? null)]),
+  );
+  // The model was asked the trusted fields too, but its answers there do not stand; where it confirmed a suggestion,
+  // the
+  // builtin engine's evidence says where on the page the value is (its element, not just a line of text).
+  const confirmed = pre.remaining.filter(
+    (name) => isComplete(model[name]) && isDeepStrictEqual(model[name], pre.data[name]),
+  );
+  const fromBuiltin = [...pre.trusted, ...confirmed];
+  const evidence = job.evidence
+    ? [
+        ...evidenceMessages(underFields(pre.evidence, fromBuiltin)),
+        ...answer.evidence.filter((e) => !isUnder(e.pointer, fromBuiltin)),
+      ]
+    : [];
+  const warnings = pre.trusted.length > 0 ? [prefillWarning(pre), ...answer.warnings] : answer.warnings;
+  return {
+    response: { ...answer, dataJson: JSON.stringify(data), warnings, evidence },
+    prefilled: pre.trusted.length,
+    prefilledFields: pre.trusted,
+    model: facts,
+  };
+}
+
+/** The engines' answer for the fields a template left (none: nothing to ask). */
+export async function answerRemaining(
+  job: ExtractionJob,
+  settings: EngineSettings,
+  remaining: string[],
+): Promise<EngineAnswer> {
+  if (remaining.length > 0)
+    return answerByEngines({ ...job, schema: settings.schemas.narrowed(job.schemaJson, remaining) }, settings);
+  const response = {
+    dataJson: "{}",
+    engine: Engine.ENGINE_BUILTIN,
+    model: "",
+    warnings: [],
+    modelInputs: [],
+    evidence: [],
+  };
+  return { response, prefilled: undefined, prefilledFields: [], model: undefined };
+}

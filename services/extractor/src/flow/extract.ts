@@ -1,0 +1,50 @@
+/**
+ * An extraction from request to answer, as stages that hand typed facts on:
+ * the page's learned template answers what its trusted locators find
+ * (template-answer.ts); the engines answer the rest, the builtin engine
+ * alone or its pre-fill and the model with grounding (engines.ts); then,
+ * off the caller's path, the page teaches its template (learning.ts).
+ */
+import type { Logger } from "@winnow/platform";
+import type { TemplateFieldAnswer, TemplateLearner } from "../templates/learner.js";
+import { answerByEngines, answerRemaining, type EngineSettings } from "./engines.js";
+import type { EngineAnswer, ExtractionJob } from "./job.js";
+import { learnFromPage } from "./learning.js";
+import { answerByTemplate, withTemplateAnswers } from "./template-answer.js";
+
+export interface FlowSettings extends EngineSettings {
+  /** Undefined when template learning is off. */
+  templates: TemplateLearner | undefined;
+  logger: Logger;
+}
+
+export interface Extraction extends EngineAnswer {
+  /** The fields the template answered, with what showed them. */
+  templated: Map<string, TemplateFieldAnswer>;
+  /** Learning from this page; settles after the answer and never rejects (a failure is logged). */
+  learning: Promise<void>;
+}
+
+export async function runExtraction(job: ExtractionJob, settings: FlowSettings): Promise<Extraction> {
+  const { templates } = settings;
+  const template = await answerByTemplate(job, templates);
+  if (!templates || !template)
+    return { ...(await answerByEngines(job, settings)), templated: new Map(), learning: Promise.resolve() };
+  const { tree } = job.schema;
+  const { answers } = template;
+  const remaining = tree.fields.map((field) => field.name).filter((name) => !answers.has(name));
+  // When the model reads the page, it is asked every field the template leaves (engines.ts), so the template learns the
+  // model's reading of the fields the builtin engine answers too.
+  const rest =
+    answers.size === 0 ? await answerByEngines(job, settings) : await answerRemaining(job, settings, remaining);
+  const learning = learnFromPage(templates, template, tree, job.page, rest, remaining).catch((error: unknown) => {
+    settings.logger.warn({ err: error, host: template.key.host }, "template learning failed");
+  });
+  if (answers.size === 0) return { ...rest, templated: answers, learning };
+  return {
+    ...rest,
+    response: withTemplateAnswers(tree, answers, rest.response, remaining, job.evidence),
+    templated: answers,
+    learning,
+  };
+}

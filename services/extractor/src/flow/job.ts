@@ -1,0 +1,31 @@
+/** What an extraction is asked, and the typed facts its stages hand on. */
+import type { ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import type { ModelFacts } from "../engines/model/extract.js";
+import type { CallBounds, LlmEngine } from "../engines/model/llm.js";
+import type { Page } from "../page/page.js";
+import type { CompiledSchema } from "../schema/schema-cache.js";
+
+export interface ExtractionJob {
+  /** The schema as the caller sent it (narrowed schemas are cached by it) and compiled. */
+  schemaJson: string;
+  schema: CompiledSchema;
+  page: Page;
+  taskDescription: string;
+  includeModelInput: boolean;
+  /** Return each value's evidence (ExtractResponse.evidence). */
+  evidence: boolean;
+  /** The model, or undefined for the builtin engine alone. */
+  llm: LlmEngine | undefined;
+  bounds: CallBounds;
+}
+
+/** The engines' answer (builtin alone, or pre-fill and model) with what it knows of itself. */
+export interface EngineAnswer {
+  response: ExtractResponse;
+  /** How many fields the builtin engine answered before the model (hybrid extraction only). */
+  prefilled: number | undefined;
+  /** Which fields those were: their answers stood without the model. */
+  prefilledFields: string[];
+  /** Set when the model read the page: which values it found on the page, and whether it read the whole page. */
+  model: ModelFacts | undefined;
+}

@@ -1,0 +1,129 @@
+/**
+ * The parsed page's elements as readers meet them, shared by every engine:
+ * which elements are seen (text hidden by an attribute, an inline style or a
+ * class that says so is metadata or another view), walks in document order
+ * (ancestors up to a bound, the region that holds a set of elements), and
+ * the text forms, one of each: page text as a reader sees it (whitespace
+ * collapsed), text for comparing names written differently, and the text an
+ * element shows.
+ */
+import { type ChildNode, type Element, isTag, isText, type ParentNode, type Text } from "domhandler";
+import { decodeHTML } from "entities";
+
+/** Elements whose content is not the page's text. */
+export const NOT_TEXT = new Set([
+  "head",
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "svg",
+  "iframe",
+  "select",
+  "button",
+]);
+
+const HIDDEN_CLASS = /(^|[-_])(hidden|sr-only|visually-hidden)$/;
+
+export function isHidden(element: Element): boolean {
+  const { hidden, style = "", class: classes = "" } = element.attribs;
+  return (
+    hidden !== undefined ||
+    element.attribs["aria-hidden"] === "true" ||
+    /display:\s*none/.test(style) ||
+    classes.split(/\s+/).some((token) => HIDDEN_CLASS.test(token))
+  );
+}
+
+/** The element or one of its ancestors is hidden. */
+export function isHiddenWithin(element: Element): boolean {
+  for (let node: Element | null = element; node?.type === "tag"; node = node.parent as Element | null)
+    if (isHidden(node)) return true;
+  return false;
+}
+
+/** Elements under a node in document order, up to `limit`, without those that hold no page text. */
+export function elementsUnder(root: ParentNode, limit: number): Element[] {
+  const found: Element[] = [];
+  const stack = root.children.filter(isTag).reverse();
+  while (stack.length > 0 && found.length < limit) {
+    const element = stack.pop()!;
+    if (NOT_TEXT.has(element.tagName)) continue;
+    found.push(element);
+    stack.push(...element.children.filter(isTag).reverse());
+  }
+  return found;
+}
+
+/** The smallest ancestor of the first element whose elements inside are `enough`. */
+export function regionOf(elements: Element[], enough: (inside: Element[]) => boolean): Element | undefined {
+  for (let node: ParentNode | null = elements[0] ?? null; node && isTag(node); node = node.parent) {
+    const ancestor = node;
+    if (enough(elements.filter((e) => contains(ancestor, e)))) return ancestor;
+  }
+  return undefined;
+}
+
+export function contains(ancestor: Element, element: Element): boolean {
+  for (let node: ParentNode | null = element; node; node = node.parent) if (node === ancestor) return true;
+  return false;
+}
+
+export function ancestorsUpTo(element: Element, region: Element): Element[] {
+  const path: Element[] = [];
+  for (let node: ParentNode | null = element.parent; node && isTag(node) && node !== region; node = node.parent)
+    path.push(node);
+  return [...path, region];
+}
+
+/** The element and its ancestors below `stop` (all of them when `stop` is not one). */
+export function* upTo(element: Element, stop: Element): Generator<Element> {
+  for (let node: Element | null = element; node && node !== stop; node = node.parent as Element | null) yield node;
+}
+
+/** Whitespace runs as one space, trimmed. */
+export function collapsed(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** Text from markup attributes and meta tags: entities decoded, whitespace collapsed; undefined when empty. */
+export function decodedText(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : collapsed(decodeHTML(text)) || undefined;
+}
+
+/** Lower-case words separated by single spaces, punctuation dropped: "Site – News" and "site news" compare equal. */
+export function comparable(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+}
+
+/** Text reduced to its letters and digits, for comparing names written differently. */
+export function squashed(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+}
+
+/** The element's own text nodes, without its descendants'. */
+export function ownText(element: Element): string {
+  let text = "";
+  for (const child of element.children) if (child.type === "text") text += (child as Text).data;
+  return text;
+}
+
+/**
+ * An element's text without that of elements holding no page text (an image
+ * in <noscript>) or hidden from assistive technology as a visual duplicate
+ * ("$2195" for "$21.95"), whitespace collapsed, and leading marks such as a
+ * checkbox glyph ("▢ 2 cups flour") dropped.
+ */
+export function textOf(element: Element): string {
+  let text = "";
+  const add = (node: ChildNode): void => {
+    if (isText(node)) text += node.data;
+    else if (isTag(node) && !NOT_TEXT.has(node.tagName) && node.attribs["aria-hidden"] !== "true")
+      node.children.forEach(add);
+  };
+  element.children.forEach(add);
+  return collapsed(text).replace(/^[\p{So}\s]+/u, "");
+}

@@ -1,0 +1,112 @@
+/**
+ * One parse of the page's HTML, shared by the engines: the cheerio document,
+ * the base URL for relative links, and the structured data the page declares
+ * about itself (read before anything is removed from the document).
+ */
+
+import { type CheerioAPI, load } from "cheerio";
+import type { Element } from "domhandler";
+import { jsonrepair } from "jsonrepair";
+
+export interface Page {
+  $: CheerioAPI;
+  /** The address the page was requested from; undefined when unknown. Names its site, whatever the page declares. */
+  url: URL | undefined;
+  /** Base for relative links (the page URL, or its <base href>); undefined when the URL is unknown. */
+  baseUrl: URL | undefined;
+  structured: StructuredData;
+}
+
+export interface StructuredData {
+  /** Parsed JSON-LD blocks in page order; blocks that are not valid JSON are skipped. */
+  jsonLd: unknown[];
+  /** <meta> name or property (lower case) to content, first occurrence winning: og:*, twitter:*, description, ... */
+  meta: Map<string, string>;
+  /** The <meta> element of each entry of `meta`, for evidence. */
+  metaElements: Map<string, Element>;
+  title: string | undefined;
+  /** The texts of the first few <h1> elements: pages use one for the logo or the menu as often as for the heading. */
+  h1s: string[];
+  /** The elements of `h1s`, in the same order. */
+  h1Elements: Element[];
+}
+
+export function loadPage(html: string, url: string): Page {
+  const $ = load(html);
+  const pageUrl = URL.canParse(url) ? new URL(url) : undefined;
+  return { $, url: pageUrl, baseUrl: baseUrlOf($, pageUrl), structured: readStructuredData($) };
+}
+
+/** An absolute http(s) URL for a link or image reference, or undefined when there is none. */
+export function absoluteUrl(reference: string | undefined, base: URL | undefined): string | undefined {
+  const trimmed = reference?.trim();
+  if (!trimmed) return undefined;
+  const parsed = URL.canParse(trimmed, base?.href) ? new URL(trimmed, base) : undefined;
+  return parsed && (parsed.protocol === "http:" || parsed.protocol === "https:") ? parsed.href : undefined;
+}
+
+function baseUrlOf($: CheerioAPI, pageUrl: URL | undefined): URL | undefined {
+  const declared = absoluteUrl($("base[href]").first().attr("href"), pageUrl);
+  return declared ? new URL(declared) : pageUrl;
+}
+
+function readStructuredData($: CheerioAPI): StructuredData {
+  const jsonLd: unknown[] = [];
+  $('script[type="application/ld+json" i]').each((_, script) => {
+    // Some sites wrap the JSON in comments or CDATA markers, or end it with a semicolon as if it were a script.
+    const text = $(script)
+      .text()
+      .trim()
+      .replace(/^(<!--|\/\*<!\[CDATA\[\*\/|<!\[CDATA\[)/, "")
+      .replace(/(-->|\/\*\]\]>\*\/|\]\]>)$/, "")
+      .replace(/;\s*$/, "");
+    const data = parseJson(text) ?? parseJson(repaired(text));
+    // Invalid JSON-LD that no repair makes sense of is common too; the rest of the page still counts.
+    if (data !== undefined) jsonLd.push(data);
+  });
+  const meta = new Map<string, string>();
+  const metaElements = new Map<string, Element>();
+  $("meta[content]").each((_, element) => {
+    const name = ($(element).attr("property") ?? $(element).attr("name") ?? $(element).attr("itemprop"))
+      ?.trim()
+      .toLowerCase();
+    const content = $(element).attr("content")?.trim();
+    if (name && content && !meta.has(name)) {
+      meta.set(name, content);
+      metaElements.set(name, element);
+    }
+  });
+  const h1Elements = $("h1")
+    .slice(0, MAX_H1S)
+    .toArray()
+    .filter((h1) => textOf($(h1).text()) !== undefined);
+  const h1s = h1Elements.map((h1) => textOf($(h1).text())!);
+  return { jsonLd, meta, metaElements, title: textOf($("title").first().text()), h1s, h1Elements };
+}
+
+const MAX_H1S = 5;
+
+function textOf(text: string): string | undefined {
+  return text.replace(/\s+/g, " ").trim() || undefined;
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Hand-written JSON-LD often has what JSON forbids: trailing commas, comments, raw line breaks in strings, single
+ * quotes.
+ */
+function repaired(text: string): string | undefined {
+  try {
+    return jsonrepair(text);
+  } catch {
+    return undefined;
+  }
+}

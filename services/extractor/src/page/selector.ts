@@ -1,0 +1,82 @@
+/**
+ * A short CSS selector for one element of a parsed page, so that a caller
+ * can find in a browser the element a value was read from. The element's
+ * own id, itemprop, class or tag when no other element has it, else a path of
+ * child steps from the nearest ancestor that has one (or from <html>).
+ * Unique-selector packages (@medv/finder, css-selector-generator) need a
+ * browser DOM; this works on the parsed page the engines read (domhandler).
+ */
+import cssesc from "cssesc";
+import { type Document, type Element, isTag } from "domhandler";
+
+/**
+ * Names that templates generate per build or per item (CSS-module hashes,
+ * numbered ids) change between pages and loads: a selector built on them
+ * would not find the element again.
+ */
+const UNSTABLE =
+  /\d{3,}|^[a-z]{1,3}-[a-zA-Z0-9]{5,}$|[A-Z0-9]{6,}|^(active|selected|open|hover|focus|visible|hidden|is-|js-)/;
+
+/** How often each id, itemprop and tag.class occurs in a document, counted once per document. */
+type Counts = Map<string, number>;
+const countsByDocument = new WeakMap<Document, Counts>();
+
+export function selectorOf(element: Element): string {
+  const counts = countsFor(element);
+  const steps: string[] = [];
+  for (let node: Element | undefined = element; node; node = parentElement(node)) {
+    const own = uniqueName(node, counts);
+    if (own) return [own, ...steps].join(" > ");
+    steps.unshift(childStep(node));
+  }
+  return steps.join(" > ");
+}
+
+/** A selector only this element matches in its document: its id, its itemprop, or one of its stable classes. */
+function uniqueName(element: Element, counts: Counts): string | undefined {
+  return namesOf(element).find((name) => counts.get(name) === 1);
+}
+
+function namesOf(element: Element): string[] {
+  const { id, itemprop, class: classes } = element.attribs;
+  const tag = element.tagName;
+  const names: string[] = [];
+  if (id && !UNSTABLE.test(id)) names.push(`#${cssesc(id, { isIdentifier: true })}`);
+  if (itemprop) names.push(`${tag}[itemprop=${cssesc(itemprop, { quotes: "double", wrap: true })}]`);
+  for (const name of (classes ?? "").split(/\s+/)) {
+    if (name && !UNSTABLE.test(name)) names.push(`${tag}.${cssesc(name, { isIdentifier: true })}`);
+  }
+  // Last, the tag alone: the page's one <table> or <h1>.
+  names.push(tag);
+  return names;
+}
+
+/** The element among its parent's children: its tag, numbered among siblings of the same tag when it has any. */
+function childStep(element: Element): string {
+  const parent = element.parent;
+  if (!parent) return element.tagName;
+  const same = parent.children.filter((child) => isTag(child) && child.tagName === element.tagName);
+  return same.length === 1 ? element.tagName : `${element.tagName}:nth-of-type(${same.indexOf(element) + 1})`;
+}
+
+function parentElement(element: Element): Element | undefined {
+  return element.parent && isTag(element.parent) ? element.parent : undefined;
+}
+
+function countsFor(element: Element): Counts {
+  let root: Element | Document = element;
+  while (root.parent) root = root.parent as Element | Document;
+  const document = root as Document;
+  let counts = countsByDocument.get(document);
+  if (!counts) {
+    counts = new Map();
+    const stack = [...document.children];
+    for (let node = stack.pop(); node; node = stack.pop()) {
+      if (!isTag(node)) continue;
+      for (const name of namesOf(node)) counts.set(name, (counts.get(name) ?? 0) + 1);
+      stack.push(...node.children);
+    }
+    countsByDocument.set(document, counts);
+  }
+  return counts;
+}

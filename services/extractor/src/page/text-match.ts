@@ -1,0 +1,41 @@
+/**
+ * Comparing values with page text: one normalisation for merging parts
+ * (deduplication, conflicts) and for grounding (is this value on the page?).
+ */
+
+/** Unicode compatibility forms, case, quotes, dashes and whitespace folded. */
+export function normalizeText(text: string): string {
+  return text
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u201a\u2032]/g, "'")
+    .replace(/[\u201c\u201d\u201e\u2033]/g, '"')
+    .replace(/[\u2010-\u2015\u2212]/g, "-")
+    .replace(/\\(["|/])/g, "$1")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Markdown links and images reduced to their text: "[olive oil](https://...)" reads "olive oil". */
+export function withoutUrls(text: string): string {
+  return text.replace(/!?\[([^\]]*)\]\([^)\s]*\)/g, "$1");
+}
+
+/** A key under which equal-after-normalisation values collide (strings inside arrays and objects too). */
+export function valueKey(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === "string" ? normalizeText(v) : v));
+}
+
+// Digits grouped by commas with a decimal point, or by dots, spaces or thin spaces with a decimal comma.
+const POINT_DECIMAL = /\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?/g;
+const COMMA_DECIMAL = /\d{1,3}(?:[. \u00a0\u202f]\d{3})+(?:,\d+)?|\d+(?:,\d+)?/g;
+
+/** Every number the text writes, read as 1,234.5 and as 1.234,5 (both readings kept: the page's locale is unknown). */
+export function numbersIn(text: string): Set<number> {
+  const numbers = new Set<number>();
+  for (const match of text.matchAll(POINT_DECIMAL)) numbers.add(Number(match[0].replaceAll(",", "")));
+  for (const match of text.matchAll(COMMA_DECIMAL))
+    numbers.add(Number(match[0].replace(/[. \u00a0\u202f]/g, "").replace(",", ".")));
+  numbers.delete(Number.NaN);
+  return numbers;
+}

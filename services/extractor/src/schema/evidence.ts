@@ -1,0 +1,126 @@
+/**
+ * Evidence: why a value is what it is. Each value of an answer (a field, or
+ * an item of an array) may have one, keyed by its JSON pointer (RFC 6901):
+ * where it was read (the source), the page text it was read from, the
+ * element it came from as a CSS selector, how sure the engine is, and
+ * whether the value is on the page. Engines note an Origin where they read a
+ * value; the EvidenceTrail turns it into Evidence at the value's pointer.
+ */
+import type { Evidence as EvidenceMessage } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import type { Element } from "domhandler";
+import { selectorOf } from "../page/selector.js";
+
+type EvidenceSource =
+  | "json-ld"
+  | "microdata"
+  | "meta"
+  | "heading"
+  | "byline"
+  | "label"
+  | "layout"
+  | "template"
+  | "model";
+
+/** Where an engine read a value, as it knows it when it reads it. */
+export interface Origin {
+  source: EvidenceSource;
+  /** The page text the value was read from; for structured data, the value as the data states it. */
+  text?: string;
+  /** The element it was read from, when it came from the page's markup. */
+  element?: Element;
+  /** For a list read from several elements, each item's element in order. */
+  items?: Element[];
+}
+
+interface Evidence {
+  source: EvidenceSource;
+  /** At most MAX_TEXT characters; absent where the value was not read from the page (a model's derived value). */
+  text?: string;
+  /** A CSS selector of the element, when the value came from the markup. */
+  selector?: string;
+  /** 0 to 1. */
+  confidence: number;
+  /** Whether the value is on the page. */
+  grounded: boolean;
+}
+
+/** Evidence by JSON pointer ("/price", "/ingredients/0", "/author/name"). */
+export type EvidenceMap = Map<string, Evidence>;
+
+export const MAX_TEXT = 300;
+
+/** Collects evidence while an engine fills a schema. */
+export class EvidenceTrail {
+  readonly evidence: EvidenceMap = new Map();
+
+  note(pointer: string, origin: Origin | undefined, confidence: number): void {
+    if (!origin) return;
+    const text = origin.text === undefined ? undefined : clipped(origin.text);
+    this.evidence.set(pointer, {
+      source: origin.source,
+      ...(text ? { text } : {}),
+      ...(origin.element ? { selector: selectorOf(origin.element) } : {}),
+      confidence: Math.round(confidence * 1000) / 1000,
+      grounded: true,
+    });
+  }
+}
+
+/** A pointer one level down: RFC 6901 escapes "~" and "/" in a key. */
+export function childPointer(pointer: string, key: string | number): string {
+  return `${pointer}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+}
+
+/**
+ * Only the evidence of values the answer holds: what shaping turned to null
+ * or left out has none, and an object or array holds no evidence of its
+ * own unless an engine gave it one.
+ */
+export function presentIn(evidence: EvidenceMap, data: unknown): EvidenceMap {
+  return new Map([...evidence].filter(([pointer]) => isPresent(valueAt(data, pointer))));
+}
+
+/** Only the evidence of the answer's top-level fields named. */
+export function underFields(evidence: EvidenceMap, fields: string[]): EvidenceMap {
+  return new Map([...evidence].filter(([pointer]) => isUnder(pointer, fields)));
+}
+
+/** Whether a pointer is at or inside one of the top-level fields named. */
+export function isUnder(pointer: string, fields: string[]): boolean {
+  return fields.some((name) => {
+    const field = childPointer("", name);
+    return pointer === field || pointer.startsWith(`${field}/`);
+  });
+}
+
+/** As ExtractResponse carries it. */
+export function evidenceMessages(evidence: EvidenceMap): EvidenceMessage[] {
+  return [...evidence].map(([pointer, { source, text, selector, confidence, grounded }]) => ({
+    pointer,
+    source,
+    text: text ?? "",
+    selector: selector ?? "",
+    confidence,
+    grounded,
+  }));
+}
+
+function valueAt(data: unknown, pointer: string): unknown {
+  let value = data;
+  for (const token of pointer.split("/").slice(1)) {
+    const key = token.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+function isPresent(value: unknown): boolean {
+  return value !== null && value !== undefined;
+}
+
+/** Whitespace collapsed, cut at MAX_TEXT characters. */
+function clipped(text: string): string {
+  const collapsed = text.replace(/\s+/g, " ").trim();
+  return collapsed.slice(0, MAX_TEXT);
+}

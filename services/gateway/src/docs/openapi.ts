@@ -1,0 +1,311 @@
+/**
+ * The OpenAPI 3.1 document, built from the code that enforces the contract:
+ * the request JSON Schema the gateway validates with, and the problem
+ * catalogue every service uses. /openapi.json, /docs and docs/api.md's tables
+ * all come from here, so they cannot drift from behaviour.
+ */
+import { PROBLEM_TYPES, type ProblemSlug, problemTypeUri } from "@winnow/platform";
+import { scrapeRequestSchema } from "../scrape/scrape-request.js";
+
+export interface ResponseHeader {
+  name: string;
+  description: string;
+}
+
+/** Headers on a successful scrape. */
+export const SUCCESS_HEADERS: ResponseHeader[] = [
+  {
+    name: "x-request-id",
+    description: "The request's id (the caller's own when it sent a valid one); also in logs and traces.",
+  },
+  {
+    name: "Server-Timing",
+    description:
+      "Time spent in `auth`, `render` and `extract`, in ms, and the renderer's own split of `render`: `render-queue` (waiting for a browser page), `render-navigation` (loading) and `render-settle` (letting the page settle), and `screenshot` when one was asked for; `auth` says `desc=\"cached\"` when the key was checked from the gateway's memory.",
+  },
+  {
+    name: "x-winnow-engine",
+    description:
+      "Which engine filled the schema: `llm`, `builtin`, or `template` (every field answered by the site's learned template).",
+  },
+  { name: "x-winnow-render-path", description: "How the page was loaded: `static` or `browser`." },
+  { name: "x-winnow-tokens-in", description: "Model tokens sent (LLM engine only)." },
+  { name: "x-winnow-tokens-out", description: "Model tokens received (LLM engine only)." },
+  {
+    name: "RateLimit-Limit",
+    description: "The key's requests per minute (also `RateLimit-Remaining`, and `RateLimit-Reset` in seconds).",
+  },
+];
+
+const problemSchema = {
+  title: "Problem",
+  type: "object",
+  description: "An RFC 9457 problem document; every failure has one.",
+  required: ["type", "title", "status", "detail", "request_id", "retryable"],
+  properties: {
+    type: { type: "string", format: "uri", description: "Stable problem type; see the table of types." },
+    title: { type: "string" },
+    status: { type: "integer" },
+    detail: { type: "string", description: "What went wrong, for a human." },
+    request_id: { type: "string" },
+    retryable: { type: "boolean", description: "Whether the same request may succeed later." },
+    errors: {
+      type: "array",
+      description: "For invalid requests: each problem and where.",
+      items: {
+        type: "object",
+        required: ["path", "description"],
+        properties: { path: { type: "string" }, description: { type: "string" } },
+      },
+    },
+    target_status: { type: "integer", description: "For target-http-error: the target site's HTTP status." },
+  },
+};
+
+const EXAMPLE_REQUEST = {
+  url: "https://shop.example/products/ridgeline",
+  schema: {
+    product_name: "string",
+    price_usd: "number",
+    in_stock: "boolean",
+    reviews: [{ author: "string", rating_1_to_5: "integer" }],
+  },
+  task_description: "Prices in US dollars.",
+};
+
+const EXAMPLE_RESPONSE = {
+  product_name: "Ridgeline Trail Shoe",
+  price_usd: 129.99,
+  in_stock: true,
+  reviews: [{ author: "Ada Brook", rating_1_to_5: 5 }],
+};
+
+/** Sources a value's evidence names: where the engine read it. */
+const EVIDENCE_SOURCES = ["json-ld", "microdata", "meta", "heading", "byline", "label", "layout", "template", "model"];
+
+const evidenceSchema = {
+  title: "Evidence",
+  type: "object",
+  description: "Why a value is what it is.",
+  required: ["source", "confidence", "grounded"],
+  properties: {
+    source: {
+      enum: EVIDENCE_SOURCES,
+      description:
+        "Where the value was read: structured data (`json-ld`, `microdata`), a meta tag or the title (`meta`), the page's heading, its byline, a labelled value (`label`: a table row, \"Label: value\"), the page's layout (`layout`: repeated blocks, the buy box), a learned template of the site (`template`), or the AI model (`model`).",
+    },
+    text: {
+      type: "string",
+      maxLength: 300,
+      description:
+        "The page text the value was read from (for structured data, the value as the data states it). Absent where the value was not read from the page: a value the model derived (from `task_description`, a conversion, a yes/no) is given no made-up text.",
+    },
+    selector: {
+      type: "string",
+      description:
+        "A CSS selector of the element the value was read from; absent when it did not come from the page's markup (JSON-LD, the model).",
+    },
+    confidence: {
+      type: "number",
+      minimum: 0,
+      maximum: 1,
+      description:
+        "How sure the engine is. The builtin engine answers at 0.6 or more; a model's value found on the page is 0.8, a derived one 0.5, one not found 0.3.",
+    },
+    grounded: {
+      type: "boolean",
+      description:
+        "Whether the value is on the page; `false` for a model's value grounding did not find, and for derived values.",
+    },
+  },
+};
+
+const evidenceResponseSchema = {
+  title: "EvidenceResponse",
+  type: "object",
+  description: "The answer with `options.evidence`: the data unchanged, and the evidence of its values.",
+  required: ["data", "evidence"],
+  properties: {
+    data: { type: "object", description: "Exactly the answer without `options.evidence`: the schema's shape." },
+    evidence: {
+      type: "object",
+      description:
+        "By JSON pointer (RFC 6901) of a field or an array item (`/price`, `/ingredients/0`, `/author/name`): each non-null value that has evidence.",
+      additionalProperties: { $ref: "#/components/schemas/Evidence" },
+    },
+    screenshot: {
+      type: "string",
+      description:
+        "With `options.screenshot`: a JPEG of the page's top with the evidence's elements outlined, as a `data:image/jpeg;base64,` URL.",
+    },
+  },
+};
+
+const EXAMPLE_EVIDENCE_RESPONSE = {
+  data: EXAMPLE_RESPONSE,
+  evidence: {
+    "/product_name": { source: "json-ld", text: "Ridgeline Trail Shoe", confidence: 0.9, grounded: true },
+    "/price_usd": {
+      source: "layout",
+      text: "$129.99",
+      selector: "#buy-box > span.price",
+      confidence: 0.95,
+      grounded: true,
+    },
+    "/in_stock": {
+      source: "layout",
+      text: "Add to cart",
+      selector: "button.add-to-cart",
+      confidence: 0.7,
+      grounded: true,
+    },
+    "/reviews/0/author": {
+      source: "layout",
+      text: "Ada Brook",
+      selector: "div.reviews > div:nth-of-type(1) > span.review-author",
+      confidence: 0.85,
+      grounded: true,
+    },
+    "/reviews/0/rating_1_to_5": { source: "model", confidence: 0.5, grounded: false },
+  },
+};
+
+/** Problem types grouped by HTTP status, lowest status first, catalogue order within one. */
+export function problemsByStatus(): Map<number, ProblemSlug[]> {
+  const byStatus = new Map<number, ProblemSlug[]>();
+  for (const slug of Object.keys(PROBLEM_TYPES) as ProblemSlug[]) {
+    const { status } = PROBLEM_TYPES[slug];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), slug]);
+  }
+  return new Map([...byStatus].sort(([a], [b]) => a - b));
+}
+
+export function openApiDocument(): Record<string, unknown> {
+  const problemResponses = Object.fromEntries(
+    [...problemsByStatus()].map(([status, slugs]) => [
+      String(status),
+      {
+        description: slugs.map((slug) => `\`${slug}\`: ${PROBLEM_TYPES[slug].when}`).join("\n\n"),
+        headers:
+          status === 429 || status === 503
+            ? { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait before retrying." } }
+            : undefined,
+        content: {
+          "application/problem+json": {
+            schema: { $ref: "#/components/schemas/Problem" },
+            examples: Object.fromEntries(
+              slugs.map((slug) => [
+                slug,
+                {
+                  value: {
+                    type: problemTypeUri(slug),
+                    title: PROBLEM_TYPES[slug].title,
+                    status,
+                    retryable: PROBLEM_TYPES[slug].retryable,
+                  },
+                },
+              ]),
+            ),
+          },
+        },
+      },
+    ]),
+  );
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Winnow API",
+      version: "1.0.0",
+      description:
+        "Send a page URL and a schema of field names and types; get JSON in exactly the schema's shape, `null` for what the page does not say.",
+    },
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    security: [{ apiKey: [] }],
+    paths: {
+      "/scrape": {
+        post: {
+          operationId: "scrape",
+          summary: "Extract data from a web page in the shape of a schema",
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { schema: { $ref: "#/components/schemas/ScrapeRequest" }, example: EXAMPLE_REQUEST },
+            },
+          },
+          responses: {
+            "200": {
+              description:
+                "The extracted data: every field of the schema present, `null` where the page does not have it. With `options.evidence`, the same data under `data`, beside `evidence`.",
+              headers: Object.fromEntries(
+                SUCCESS_HEADERS.map((h) => [h.name, { description: h.description, schema: { type: "string" } }]),
+              ),
+              content: {
+                "application/json": {
+                  schema: {
+                    oneOf: [
+                      { type: "object", title: "Data", description: "Without `options.evidence`: the schema's shape." },
+                      { $ref: "#/components/schemas/EvidenceResponse" },
+                    ],
+                  },
+                  examples: {
+                    data: { summary: "The schema's shape", value: EXAMPLE_RESPONSE },
+                    evidence: { summary: "With options.evidence", value: EXAMPLE_EVIDENCE_RESPONSE },
+                  },
+                },
+              },
+            },
+            ...problemResponses,
+          },
+        },
+      },
+      "/account": {
+        get: {
+          operationId: "account",
+          summary: "The key's account and plan limits; checks the key and nothing else",
+          responses: {
+            "200": {
+              description: "The account the key belongs to.",
+              content: {
+                "application/json": {
+                  example: {
+                    account_id: "0b6c…",
+                    key_id: "1Ls1U9bZMB2",
+                    limits: { plan: "default", requests_per_minute: 60, max_concurrent_scrapes: 4 },
+                  },
+                },
+              },
+            },
+            "401": problemResponses["401"],
+            "429": problemResponses["429"],
+            "503": problemResponses["503"],
+          },
+        },
+      },
+      "/healthz": {
+        get: {
+          operationId: "healthz",
+          summary: "Liveness: the process is up",
+          security: [],
+          responses: { "200": { description: "Up" } },
+        },
+      },
+      "/readyz": {
+        get: {
+          operationId: "readyz",
+          summary: "Readiness: every backend reports SERVING",
+          security: [],
+          responses: { "200": { description: "Ready" }, "503": { description: "Some backend is not ready" } },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } },
+      schemas: {
+        ScrapeRequest: scrapeRequestSchema,
+        Problem: problemSchema,
+        EvidenceResponse: evidenceResponseSchema,
+        Evidence: evidenceSchema,
+      },
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import type { Logger } from "@winnow/platform";
+import type { RequestHandler } from "express";
+
+/** One line per request once it is answered: method, path, status, duration and request id; never bodies or keys. */
+export function accessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    res.on("finish", () => {
+      const entry = {
+        request_id: res.locals.requestId,
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        ms: Math.round(performance.now() - started),
+      };
+      const message = `${req.method} ${req.path} ${res.statusCode}`;
+      if (res.statusCode >= 500) logger.warn(entry, message);
+      else logger.info(entry, message);
+    });
+    next();
+  };
+}

@@ -1,0 +1,121 @@
+import { WinnowError } from "@winnow/platform";
+import { RenderMode } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { describe, expect, it } from "vitest";
+import { parseScrapeRequest } from "./scrape-request.js";
+
+function failure(body: unknown): WinnowError {
+  try {
+    parseScrapeRequest(body);
+  } catch (error) {
+    if (error instanceof WinnowError) return error;
+    throw error;
+  }
+  throw new Error("expected a WinnowError");
+}
+
+describe("parseScrapeRequest", () => {
+  it("accepts the spec's request and drops the URL fragment", () => {
+    const request = parseScrapeRequest({
+      url: " https://shop.example/item?id=1#reviews ",
+      schema: { name: "string" },
+      task_description: "Translate to French.",
+    });
+    expect(request).toMatchObject({
+      url: "https://shop.example/item?id=1",
+      taskDescription: "Translate to French.",
+      schemaJson: '{"name":"string"}',
+    });
+  });
+
+  it("passes render options through, and defaults them when absent", () => {
+    const request = parseScrapeRequest({
+      url: "https://shop.example/",
+      schema: { a: "string" },
+      options: { render: "browser", timeout_ms: 5000, wait_for: "#price" },
+    });
+    expect(request.renderOptions).toEqual({
+      mode: RenderMode.RENDER_MODE_BROWSER,
+      timeoutMs: 5000,
+      waitFor: "#price",
+      screenshot: false,
+      outline: [],
+    });
+    expect(
+      parseScrapeRequest({ url: "https://shop.example/", schema: { a: "string" }, options: { render: "static" } })
+        .renderOptions,
+    ).toEqual({
+      mode: RenderMode.RENDER_MODE_STATIC,
+      timeoutMs: 0,
+      waitFor: "",
+      screenshot: false,
+      outline: [],
+    });
+    expect(parseScrapeRequest({ url: "https://shop.example/", schema: { a: "string" } }).renderOptions.mode).toBe(
+      RenderMode.RENDER_MODE_UNSPECIFIED,
+    );
+  });
+
+  it.each([
+    [{ proxy: "x" }, "/options/proxy", "is not a known field"],
+    [{ render: "fast" }, "/options/render", "must be equal to one of the allowed values"],
+    [{ timeout_ms: 0 }, "/options/timeout_ms", "must be >= 1"],
+    [{ timeout_ms: 1.5 }, "/options/timeout_ms", "must be integer"],
+    [{ wait_for: "" }, "/options/wait_for", "must NOT have fewer than 1 characters"],
+    ["browser", "/options", "must be object"],
+  ])("refuses options %j at %s", (options, path, description) => {
+    expect(failure({ url: "https://shop.example/", schema: { a: "string" }, options }).violations).toEqual([
+      { path, description },
+    ]);
+  });
+
+  it("converts an internationalized host to punycode", () => {
+    expect(parseScrapeRequest({ url: "https://bücher.example/", schema: { a: "string" } }).url).toBe(
+      "https://xn--bcher-kva.example/",
+    );
+  });
+
+  it("lists every envelope problem with its path", () => {
+    expect(failure({ schema: "string", extra: true, task_description: 5 })).toMatchObject({
+      type: "invalid-request",
+      violations: expect.arrayContaining([
+        { path: "/url", description: "is required" },
+        { path: "/extra", description: "is not a known field" },
+        { path: "/schema", description: "must be an object mapping field names to types" },
+        { path: "/task_description", description: "must be string" },
+      ]),
+    });
+    expect(failure(null).type).toBe("invalid-request");
+    expect(failure([1, 2]).type).toBe("invalid-request");
+  });
+
+  it("reports schema errors as invalid-schema with paths", () => {
+    expect(failure({ url: "https://a.example", schema: { items: [{ price: "cash" }] } })).toMatchObject({
+      type: "invalid-schema",
+      violations: [{ path: "/schema/items/0/price", description: expect.stringContaining("unknown type") }],
+    });
+  });
+
+  it("refuses URLs that can never be fetched", () => {
+    expect(failure({ url: "not a url", schema: { a: "string" } }).type).toBe("invalid-request");
+    expect(failure({ url: "/relative/path", schema: { a: "string" } }).type).toBe("invalid-request");
+    expect(failure({ url: "ftp://files.example/x", schema: { a: "string" } }).type).toBe("url-not-allowed");
+    expect(failure({ url: "javascript:alert(1)", schema: { a: "string" } }).type).toBe("url-not-allowed");
+    expect(failure({ url: "https://user:pw@site.example/", schema: { a: "string" } }).type).toBe("url-not-allowed");
+  });
+});
+
+describe("parseScrapeRequest on hostile nesting", () => {
+  it("refuses a schema thousands of levels deep without overflowing the stack", () => {
+    let schema: unknown = "string";
+    for (let i = 0; i < 5000; i++) schema = { nested: schema };
+    expect(failure({ url: "https://a.example", schema })).toMatchObject({
+      type: "invalid-schema",
+      violations: [{ path: expect.stringMatching(/^\/schema(\/nested)+$/) }],
+    });
+    let list: unknown = [];
+    for (let i = 0; i < 5000; i++) list = [list];
+    expect(failure({ url: "https://a.example", schema: { a: "string" }, task_description: list }).type).toBe(
+      "invalid-request",
+    );
+  });
+});

@@ -1,0 +1,237 @@
+import {
+  MAX_URL_LENGTH,
+  type ObjectNode,
+  parseSchema,
+  parseTargetUrl,
+  SCHEMA_LIMITS,
+  SchemaError,
+  type Violation,
+  WinnowError,
+} from "@winnow/platform";
+import { RenderMode, type RenderOptions } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+
+const TYPE_NAMES = ["string", "number", "integer", "boolean", "array", "object"];
+
+/**
+ * The request body's JSON Schema (2020-12), published as is in the OpenAPI
+ * document and used to validate every request. It states the schema
+ * language's structure; its limits (depth, field count) and precise per-path
+ * messages come from parseSchema, which runs on whatever passes.
+ */
+export const scrapeRequestSchema = {
+  $id: "https://winnow.dev/schemas/scrape-request.json",
+  title: "ScrapeRequest",
+  type: "object",
+  required: ["url", "schema"],
+  additionalProperties: false,
+  properties: {
+    url: {
+      type: "string",
+      minLength: 1,
+      maxLength: MAX_URL_LENGTH,
+      description:
+        "The absolute http(s) URL of the page to scrape. The fragment is dropped; IDN hosts become punycode; credentials are refused.",
+    },
+    schema: { $ref: "#/$defs/Schema" },
+    task_description: {
+      type: "string",
+      maxLength: 20_000,
+      description: "Extra instructions for the AI model: summaries, classification, translation, formats.",
+    },
+    options: {
+      type: "object",
+      additionalProperties: false,
+      description: "How the page is rendered and what the answer holds; every field is optional.",
+      properties: {
+        render: {
+          enum: ["auto", "static", "browser"],
+          description: "auto: fetch statically, use the browser only when the page needs it.",
+        },
+        timeout_ms: {
+          type: "integer",
+          minimum: 1,
+          maximum: 120_000,
+          description: "Upper bound for rendering the page.",
+        },
+        wait_for: {
+          type: "string",
+          minLength: 1,
+          maxLength: 1024,
+          description: "CSS selector to wait for (needs the browser).",
+        },
+        screenshot: {
+          type: "boolean",
+          description:
+            "With `evidence`: also a JPEG screenshot of the page's top, loaded in the browser, with the elements the evidence names outlined (`screenshot` in the answer, as a data: URL). Needs the browser; costs a second page load.",
+        },
+        evidence: {
+          type: "boolean",
+          description:
+            'Answer `{ "data": <the schema-shaped object>, "evidence": {...} }`: for each value (by JSON pointer), where it was read, the page text, the element\'s CSS selector, a confidence and whether it is on the page.',
+        },
+      },
+    },
+  },
+  $defs: {
+    Schema: {
+      type: "object",
+      description: `Field names mapped to types. At most ${SCHEMA_LIMITS.maxDepth} levels of nesting and ${SCHEMA_LIMITS.maxFields} fields in all; names of 1-${SCHEMA_LIMITS.maxNameLength} characters.`,
+      minProperties: 1,
+      propertyNames: {
+        minLength: 1,
+        maxLength: SCHEMA_LIMITS.maxNameLength,
+        not: { enum: ["__proto__", "constructor", "prototype"] },
+      },
+      additionalProperties: { $ref: "#/$defs/FieldType" },
+    },
+    FieldType: {
+      description: "A type name, a nested object schema, or a one-item array of either (an array of those).",
+      oneOf: [
+        { enum: TYPE_NAMES },
+        { $ref: "#/$defs/Schema" },
+        {
+          type: "array",
+          minItems: 1,
+          maxItems: 1,
+          items: { oneOf: [{ enum: TYPE_NAMES }, { $ref: "#/$defs/Schema" }] },
+        },
+      ],
+    },
+  },
+};
+
+const RENDER_MODES = {
+  auto: RenderMode.RENDER_MODE_AUTO,
+  static: RenderMode.RENDER_MODE_STATIC,
+  browser: RenderMode.RENDER_MODE_BROWSER,
+};
+
+interface ScrapeOptions {
+  render?: keyof typeof RENDER_MODES;
+  timeout_ms?: number;
+  wait_for?: string;
+  evidence?: boolean;
+  screenshot?: boolean;
+}
+
+export interface ScrapeRequest {
+  url: string;
+  /** The schema as sent (checked here, parsed by the extractor), re-serialized for it. */
+  schemaJson: string;
+  taskDescription: string;
+  /** What the renderer is asked for; zero values mean "the renderer's default". */
+  renderOptions: RenderOptions;
+  /** Answer `{ data, evidence }` rather than the data alone. */
+  evidence: boolean;
+  /** With evidence: a screenshot with the evidence's elements outlined. */
+  screenshot: boolean;
+}
+
+const validateBody = new Ajv2020({ allErrors: true }).compile(scrapeRequestSchema);
+
+/**
+ * Validates a parsed body; throws a WinnowError that says what is wrong and
+ * where: "invalid-request" when anything outside the schema is wrong (listing
+ * the schema's problems too), else "invalid-schema".
+ */
+export function parseScrapeRequest(body: unknown): ScrapeRequest {
+  rejectDeepNesting(body);
+  const errors = validateBody(body) ? [] : (validateBody.errors ?? []);
+  const inSchema = (e: ErrorObject) => isUnder(e.instancePath, "/schema") && e.keyword !== "required";
+  const envelope = errors.filter((e) => !inSchema(e)).map(describeAjvError);
+  const fields = isObject(body) ? body : {};
+  let tree: ObjectNode | undefined;
+  let schemaViolations: Violation[] = [];
+  if ("schema" in fields) {
+    try {
+      tree = parseSchema(fields.schema);
+    } catch (error) {
+      if (!(error instanceof SchemaError)) throw error;
+      schemaViolations = error.violations;
+    }
+  }
+  // parseSchema names each bad node better than oneOf can; Ajv's word stands only if the two disagree.
+  if (schemaViolations.length === 0) schemaViolations = errors.filter(inSchema).map(describeAjvError);
+  if (envelope.length > 0) throw invalid("invalid-request", [...envelope, ...schemaViolations]);
+  if (schemaViolations.length > 0 || !tree) throw invalid("invalid-schema", schemaViolations);
+  const {
+    url,
+    schema,
+    task_description,
+    options = {},
+  } = body as {
+    url: string;
+    schema: unknown;
+    task_description?: string;
+    options?: ScrapeOptions;
+  };
+  if (options.screenshot && !options.evidence) {
+    throw new WinnowError(
+      "evidence-unavailable",
+      "options.screenshot needs options.evidence: only the evidence envelope has room for the image",
+      {
+        violations: [{ path: "/options/screenshot", description: "needs options.evidence" }],
+      },
+    );
+  }
+  return {
+    // Refused here what is never fetchable, before any backend is asked; the renderer checks again.
+    url: parseTargetUrl(url).href,
+    schemaJson: JSON.stringify(schema),
+    taskDescription: task_description ?? "",
+    renderOptions: {
+      mode: options.render ? RENDER_MODES[options.render] : RenderMode.RENDER_MODE_UNSPECIFIED,
+      timeoutMs: options.timeout_ms ?? 0,
+      waitFor: options.wait_for ?? "",
+      screenshot: false,
+      outline: [],
+    },
+    evidence: options.evidence ?? false,
+    screenshot: options.screenshot ?? false,
+  };
+}
+
+/** Far deeper than any valid request; validators recurse, so deeper input must stop here, not overflow the stack. */
+const MAX_BODY_DEPTH = 32;
+
+/** Walks the body without recursion and refuses it at the first node nested deeper than MAX_BODY_DEPTH. */
+function rejectDeepNesting(body: unknown): void {
+  const pending: { value: unknown; path: string; depth: number }[] = [{ value: body, path: "", depth: 0 }];
+  for (let item = pending.pop(); item; item = pending.pop()) {
+    if (typeof item.value !== "object" || item.value === null) continue;
+    if (item.depth > MAX_BODY_DEPTH) {
+      const type = isUnder(item.path, "/schema") ? "invalid-schema" : "invalid-request";
+      throw invalid(type, [
+        { path: item.path, description: `nested too deeply: at most ${SCHEMA_LIMITS.maxDepth} levels in a schema` },
+      ]);
+    }
+    for (const [key, value] of Object.entries(item.value))
+      pending.push({ value, path: `${item.path}/${key}`, depth: item.depth + 1 });
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function invalid(type: "invalid-request" | "invalid-schema", violations: Violation[]): WinnowError {
+  return new WinnowError(type, violations.map((v) => `${v.path}: ${v.description}`).join("; "), { violations });
+}
+
+function isUnder(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}
+
+function describeAjvError(error: ErrorObject): Violation {
+  if (error.keyword === "required") {
+    return { path: `${error.instancePath}/${String(error.params.missingProperty)}`, description: "is required" };
+  }
+  if (error.keyword === "additionalProperties") {
+    return {
+      path: `${error.instancePath}/${String(error.params.additionalProperty)}`,
+      description: "is not a known field",
+    };
+  }
+  return { path: error.instancePath || "/", description: error.message ?? "is invalid" };
+}

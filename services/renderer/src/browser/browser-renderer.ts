@@ -1,0 +1,372 @@
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { deadlineSignal, WinnowError } from "@winnow/platform";
+import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import {
+  type BrowserContext,
+  type BrowserContextOptions,
+  errors,
+  type Page,
+  type Request,
+  type Response,
+} from "playwright-core";
+import { pageContent } from "../content-type.js";
+import { type EgressGuard, memoizedRefusal } from "../egress/egress.js";
+import { REFUSED_HEADER } from "../egress/egress-proxy.js";
+import type { RenderJob } from "../render-request.js";
+import { abortable } from "../static/static-fetch.js";
+import type { BrowserHost } from "./browser.js";
+import {
+  noteScrollListeners,
+  outlineElements,
+  readDocument,
+  SCROLL_FIRST,
+  SCROLL_LISTENER_MARK,
+  scrollOneScreen,
+  selectorParses,
+  selectorPresent,
+} from "./in-page.js";
+import type { PageSlots } from "./page-slots.js";
+import { toRenderError } from "./render-errors.js";
+
+export interface BrowserRendererOptions {
+  browser: BrowserHost;
+  guard: EgressGuard;
+  slots: PageSlots;
+  maxHtmlBytes: number;
+}
+
+/** How long a render waits for its context to close before it gives the page slot back regardless. */
+const CLOSE_GRACE_MS = 2000;
+/** Longest wait for the network to go quiet after DOM ready; pages that poll forever never do. */
+const SETTLE_CAP_MS = 1500;
+/** How long no request may be in flight for the network to count as quiet. */
+const QUIET_MS = 50;
+/** Client-side navigations followed before a page counts as never settling. */
+const MAX_CLIENT_NAVIGATIONS = 3;
+/** Lazy content: at most this many screens scrolled, pausing this long after each. */
+const MAX_SCROLL_SCREENS = 10;
+const SCROLL_PAUSE_MS = 100;
+/** Not needed for the DOM, and the bulk of the bytes. */
+const SKIPPED_RESOURCE_TYPES = new Set(["image", "font", "media"]);
+
+const CONTEXT_OPTIONS: BrowserContextOptions = {
+  serviceWorkers: "block",
+  acceptDownloads: false,
+};
+
+/** Renders pages in the shared browser, one fresh context per render. */
+export class BrowserRenderer {
+  constructor(private readonly options: BrowserRendererOptions) {}
+
+  async render(job: RenderJob): Promise<RenderResponse> {
+    const started = performance.now();
+    const elapsed = () => performance.now() - started;
+    const remaining = () => Math.max(1, job.timeoutMs - elapsed());
+    const deadline = deadlineSignal({ signal: job.signal, ms: job.timeoutMs });
+    try {
+      return await this.#render(job, deadline.signal, elapsed, remaining);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  async #render(
+    job: RenderJob,
+    signal: AbortSignal,
+    elapsed: () => number,
+    remaining: () => number,
+  ): Promise<RenderResponse> {
+    const refusal = memoizedRefusal(this.options.guard);
+
+    // Refuse early, before a page slot is spent; the route handler asks again (from the memo).
+    const refused = await abortable(refusal(job.url.href), signal);
+    if (refused) throw refused;
+    const release = await this.options.slots.acquire(signal);
+    const queueMs = elapsed();
+    try {
+      const context = await this.options.browser.newContext(CONTEXT_OPTIONS);
+      // Closing the context is what interrupts whatever Playwright call is pending, but a close that races a page being
+      // opened can hang in Playwright: the render answers at its deadline whatever Playwright does, and waits for the
+      // close only so long.
+      const closing = once(() => context.close().catch(() => undefined));
+      const closeContext = () => Promise.race([closing(), sleep(CLOSE_GRACE_MS, undefined, { ref: false })]);
+      // The deadline may have passed while the context was being created: an abort listener added now would never fire.
+      if (signal.aborted) void closing();
+      else signal.addEventListener("abort", closing, { once: true });
+      try {
+        const timings = { queueMs, navigationMs: 0, settleMs: 0, totalMs: 0 };
+        const result = await abortable(
+          this.#open(context, refusal).then((opened) => this.#load(opened, job, remaining, timings)),
+          signal,
+        );
+        return { ...result, path: RenderPath.RENDER_PATH_BROWSER, timings: { ...timings, totalMs: elapsed() } };
+      } catch (error) {
+        throw toRenderError(error, {
+          aborted: signal.aborted,
+          browserConnected: this.options.browser.connected,
+          timeoutMs: job.timeoutMs,
+        });
+      } finally {
+        signal.removeEventListener("abort", closing);
+        await closeContext();
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * A page in a context that skips heavy resources, closes popups and
+   * dismisses dialogs. The egress proxy guards every request; redirect hops
+   * are also checked here, so a refused hop gets a clear error.
+   */
+  async #open(
+    context: BrowserContext,
+    refusal: (url: string) => Promise<WinnowError | undefined>,
+  ): Promise<GuardedPage> {
+    await context.addInitScript(noteScrollListeners);
+    await context.route("**/*", async (route) => {
+      const skip = SKIPPED_RESOURCE_TYPES.has(route.request().resourceType());
+      // Fails only when the context is already closing; the request no longer matters then.
+      await (skip ? route.abort("blockedbyclient") : route.continue()).catch(() => undefined);
+    });
+    const hops: Promise<WinnowError | undefined>[] = [];
+    const inFlight = new InFlightRequests();
+    context.on("request", (request) => {
+      inFlight.started();
+      // Only the page's own navigations (redirect hops, and where its scripts send it): a sub-resource's refused hop
+      // just fails that sub-resource.
+      if (isMainFrameNavigation(request)) hops.push(refusal(request.url()));
+    });
+    context.on("requestfinished", () => inFlight.ended());
+    context.on("requestfailed", () => inFlight.ended());
+    const page = await context.newPage();
+    context.on("page", (popup) => void popup.close().catch(() => undefined));
+    page.on("dialog", (dialog) => void dialog.dismiss().catch(() => undefined));
+    return {
+      page,
+      inFlight,
+      async assertRedirectsAllowed() {
+        const refused = (await Promise.all(hops)).find((verdict) => verdict !== undefined);
+        if (refused)
+          throw new WinnowError("url-not-allowed", `the page redirected to a refused URL: ${refused.message}`);
+      },
+    };
+  }
+
+  async #load(
+    { page, inFlight, assertRedirectsAllowed }: GuardedPage,
+    job: RenderJob,
+    remaining: () => number,
+    timings: { navigationMs: number; settleMs: number },
+  ): Promise<Omit<RenderResponse, "path" | "timings">> {
+    if (job.waitFor) await assertValidSelector(page, job.waitFor);
+
+    let mark = performance.now();
+    const response = await page
+      .goto(job.url.href, { waitUntil: "domcontentloaded", timeout: remaining() })
+      .finally(assertRedirectsAllowed); // a refused hop outranks whatever the navigation ran into
+    timings.navigationMs = performance.now() - mark;
+    if (!response) throw new WinnowError("target-unreachable", "the navigation produced no response");
+    assertRenderable(response);
+    const contentType = response.headers()["content-type"] ?? "";
+    const passedThrough = pageContent(contentType, () => "");
+    if (!passedThrough.isHtml) {
+      return {
+        finalUrl: page.url(),
+        status: response.status(),
+        contentType,
+        html: await response.text(),
+        title: "",
+        screenshot: Buffer.alloc(0),
+      };
+    }
+
+    mark = performance.now();
+    await inFlight.quiet(QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
+    if (job.waitFor) {
+      await page
+        .waitForFunction(selectorPresent, job.waitFor, {
+          timeout: remaining(),
+          polling: 100,
+        })
+        .catch((error: unknown) => {
+          if (!(error instanceof errors.TimeoutError)) throw error;
+          throw new WinnowError("target-timeout", `"${job.waitFor}" did not appear on the page in time`);
+        });
+    }
+    const maxChars = this.options.maxHtmlBytes;
+    const { html, title } = await this.#despiteNavigations(page, inFlight, remaining, async () => {
+      timings.settleMs = performance.now() - mark;
+      const read = await readPage(page, maxChars, true);
+      if (read !== SCROLL_FIRST) return read;
+      await this.#scrollForLazyContent(page, inFlight, remaining);
+      timings.settleMs = performance.now() - mark;
+      return readPage(page, maxChars, false);
+    });
+    await assertRedirectsAllowed();
+    // A navigation the page started that failed leaves the browser's own error page, which is not the page.
+    if (!/^https?:/.test(page.url()))
+      throw new WinnowError("target-unreachable", "the page navigated to an address that did not load");
+    const screenshot = job.screenshot ? await screenshotOf(page, job.outline ?? [], remaining()) : Buffer.alloc(0);
+    return { finalUrl: page.url(), status: response.status(), contentType, html, title, screenshot };
+  }
+
+  /**
+   * Reads the page, again after each navigation its own scripts start
+   * (a client-side redirect, a reload with other parameters): the document
+   * it ends on is the page. Every request of the new document passes the
+   * egress guard like the first; a page that keeps navigating is an error.
+   */
+  async #despiteNavigations<T>(
+    page: Page,
+    inFlight: InFlightRequests,
+    remaining: () => number,
+    read: () => Promise<T>,
+  ): Promise<T> {
+    for (let navigations = 0; ; navigations++) {
+      try {
+        return await read();
+      } catch (error) {
+        if (!isNavigationError(error)) throw error;
+        if (navigations >= MAX_CLIENT_NAVIGATIONS)
+          throw new WinnowError("target-unreachable", "the page kept navigating away from itself");
+        await page.waitForLoadState("domcontentloaded", { timeout: remaining() });
+        await inFlight.quiet(QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
+      }
+    }
+  }
+
+  /** Scrolls a bounded number of screens so content loaded on scroll appears. */
+  async #scrollForLazyContent(page: Page, inFlight: InFlightRequests, remaining: () => number): Promise<void> {
+    for (let screen = 0; screen < MAX_SCROLL_SCREENS && remaining() > SCROLL_PAUSE_MS * 2; screen++) {
+      const moved = await page.evaluate(scrollOneScreen);
+      if (!moved) return;
+      await inFlight.quiet(SCROLL_PAUSE_MS, Math.min(SETTLE_CAP_MS, remaining() / 2));
+    }
+  }
+}
+
+/** Tallest screenshot taken, in CSS pixels: the page's top, where a page's main content and its values are. */
+const MAX_SCREENSHOT_HEIGHT = 4000;
+
+/** A JPEG of the page's top with the elements the selectors name outlined. */
+async function screenshotOf(page: Page, outline: string[], timeout: number): Promise<Buffer> {
+  const height = await page.evaluate(outlineElements, outline);
+  const width = page.viewportSize()?.width ?? 1280;
+  return page.screenshot({
+    type: "jpeg",
+    quality: 70,
+    fullPage: true,
+    clip: { x: 0, y: 0, width, height: Math.min(height, MAX_SCREENSHOT_HEIGHT) },
+    timeout,
+  });
+}
+
+/**
+ * The page's HTML and title in one round trip (see readDocument); with
+ * `scrollFirst`, SCROLL_FIRST instead when scrolling may still add content.
+ * Refused when larger than the cap, measured in the page so a huge DOM never crosses over.
+ */
+async function readPage(page: Page, maxChars: number, scrollFirst: true): Promise<PageRead | typeof SCROLL_FIRST>;
+async function readPage(page: Page, maxChars: number, scrollFirst: false): Promise<PageRead>;
+async function readPage(page: Page, maxChars: number, scrollFirst: boolean): Promise<PageRead | typeof SCROLL_FIRST> {
+  const read = await page.evaluate(readDocument, { maxChars, scrollFirst, mark: SCROLL_LISTENER_MARK });
+  if (read === SCROLL_FIRST) return read;
+  // A UTF-8 byte count is never smaller than the UTF-16 length.
+  if (read.html === null || Buffer.byteLength(read.html) > maxChars) {
+    throw new WinnowError("page-too-large", `the page is larger than ${maxChars} bytes`);
+  }
+  return { html: read.html, title: read.title };
+}
+
+interface PageRead {
+  html: string;
+  title: string;
+}
+
+/** Counts the context's requests in flight, to wait until the network is quiet. */
+class InFlightRequests {
+  #count = 0;
+  #lastChange = performance.now();
+  #waiters: (() => void)[] = [];
+
+  started(): void {
+    this.#count++;
+    this.#lastChange = performance.now();
+  }
+
+  ended(): void {
+    this.#count = Math.max(0, this.#count - 1);
+    this.#lastChange = performance.now();
+    for (const wake of this.#waiters.splice(0)) wake();
+  }
+
+  /** Resolves once nothing has been in flight for quietMs, or after capMs regardless. */
+  async quiet(quietMs: number, capMs: number): Promise<void> {
+    const giveUp = performance.now() + capMs;
+    for (;;) {
+      const now = performance.now();
+      if (now >= giveUp) return;
+      const quietFor = now - this.#lastChange;
+      if (this.#count === 0 && quietFor >= quietMs) return;
+      const wait = this.#count === 0 ? quietMs - quietFor : giveUp - now;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(wait, giveUp - now));
+        this.#waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+}
+
+interface GuardedPage {
+  page: Page;
+  inFlight: InFlightRequests;
+  /** Throws "url-not-allowed" when any redirect seen so far led somewhere the guard refuses. */
+  assertRedirectsAllowed(): Promise<void>;
+}
+
+function isMainFrameNavigation(request: Request): boolean {
+  try {
+    return request.isNavigationRequest() && request.frame().parentFrame() === null;
+  } catch {
+    return false; // service worker requests have no frame
+  }
+}
+
+/** Checked on the blank page before navigating, so a bad selector costs no page load. */
+async function assertValidSelector(page: Page, selector: string): Promise<void> {
+  const valid = await page.evaluate(selectorParses, selector);
+  if (!valid) throw new WinnowError("invalid-request", `wait_for is not a valid CSS selector: ${selector}`);
+}
+
+/** Refusals by the egress proxy (which answers in the target's place) and error statuses. */
+function assertRenderable(response: Response): void {
+  const status = response.status();
+  const refused = response.headers()[REFUSED_HEADER];
+  if (refused !== undefined) {
+    const reason = decodeURIComponent(refused);
+    throw status === 403 ? new WinnowError("url-not-allowed", reason) : new WinnowError("target-unreachable", reason);
+  }
+  if (status >= 400) {
+    throw new WinnowError("target-http-error", `the target answered HTTP ${status}`, { targetStatus: status });
+  }
+}
+
+/** Playwright's errors for a document replaced under a call: the page navigated itself. */
+function isNavigationError(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    /Execution context was destroyed|because the page is navigating|frame was detached/i.test(error.message)
+  );
+}
+
+/** The first call's promise, for every call. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+}
