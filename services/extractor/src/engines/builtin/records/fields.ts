@@ -484,7 +484,7 @@ function readWords(column: Column, ancestors: Set<string>): ColumnWords {
   const own = new Set<string>();
   const markup = new Set<string>();
   const icon = new Set<string>();
-  const href = new Set<string>();
+  const sampledCells: Element[] = [];
   let sampled = 0;
   for (const cell of column.cells) {
     if (!cell || sampled >= SAMPLE) continue;
@@ -498,10 +498,26 @@ function readWords(column: Column, ancestors: Set<string>): ColumnWords {
     for (const word of headerWords(cell)) icon.add(word);
     const before = previousElement(cell);
     if (before && valueText(before) === "") for (const word of markupWords(before)) icon.add(word);
-    const link = closestLink(cell);
-    if (link) for (const word of hrefWords(link.attribs.href ?? "")) href.add(word);
+    sampledCells.push(cell);
   }
-  return { own, markup, ancestors, icon, href };
+  let href: Set<string> | undefined;
+  return {
+    own,
+    markup,
+    ancestors,
+    icon,
+    // Read only when asked: few fields look at the addresses of links.
+    get href() {
+      if (!href) {
+        href = new Set<string>();
+        for (const cell of sampledCells) {
+          const link = closestLink(cell);
+          if (link) for (const word of hrefWords(link.attribs.href ?? "")) href.add(word);
+        }
+      }
+      return href;
+    },
+  };
 }
 
 /** Words of an element's aria-label and title, numbers left out ("4.6 out of 5 stars" → out, star). */
@@ -758,42 +774,38 @@ function core(column: Column, columns: Columns, textsOf: (column: Column) => (st
 
 /** The place of each record's main link (its title's link), where most records have it. */
 function mainLinkColumn(records: Element[][], columns: Columns): Column | undefined {
+  // The places of links, each with whether it is in a heading (its own or a place above it is one).
+  const links = columns.columns
+    .filter((column) => column.cells.some((cell) => cell?.tagName === "a"))
+    .map((column) => ({ column, heading: inHeading(column) }));
   const counts = new Map<Column, number>();
-  for (const record of records) {
-    const link = mainLink(record);
-    const column = link && columns.placeOf.get(link);
-    if (column) counts.set(column, (counts.get(column) ?? 0) + 1);
-  }
+  records.forEach((record, index) => {
+    const recordText = record.reduce((sum, element) => sum + valueText(element).length, 0);
+    let best: Column | undefined;
+    let bestScore = 0;
+    for (const { column, heading } of links) {
+      const link = column.cells[index];
+      if (!link || link.tagName !== "a" || !isNavigable(link.attribs.href)) continue;
+      const text = valueText(link);
+      const letters = text.replace(/[^\p{L}]/gu, "").length;
+      // A link around the whole record (a card that is one link) only where there is no other.
+      const whole = recordText > 0 && text.length > 0.8 * recordText && record.length === 1 && hasSeveralTexts(link);
+      const score = letters === 0 ? 0 : Math.min(letters, 150) + (heading ? 100 : 0) - (whole ? 1000 : 0) + 2000;
+      if (score > bestScore) [best, bestScore] = [column, score];
+    }
+    if (best) counts.set(best, (counts.get(best) ?? 0) + 1);
+  });
   const [best, count] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [undefined, 0];
   return best && count * 2 >= records.length ? best : undefined;
 }
 
-/**
- * A record's main link: a link with text, in a heading if one is, the
- * longest otherwise; a link around the whole record (a card that is one
- * link) only when there is no other.
- */
-function mainLink(record: Element[]): Element | undefined {
-  let best: Element | undefined;
-  let bestScore = 0;
-  const recordText = record.reduce((sum, element) => sum + valueText(element).length, 0);
-  let read = 0;
-  const visit = (element: Element, inHeading: boolean) => {
-    read += 1;
-    if (read > MAX_LINK_SEARCH) return;
-    const heading = inHeading || /^h[1-6]$/.test(element.tagName);
-    if (element.tagName === "a" && isNavigable(element.attribs.href)) {
-      const text = valueText(element);
-      const letters = text.replace(/[^\p{L}]/gu, "").length;
-      const whole = recordText > 0 && text.length > 0.8 * recordText && record.length === 1 && hasSeveralTexts(element);
-      const score = letters === 0 ? 0 : Math.min(letters, 150) + (heading ? 100 : 0) - (whole ? 1000 : 0);
-      if (score > bestScore) [best, bestScore] = [element, score];
-    }
-    for (const child of element.children)
-      if (isTag(child) && !NOT_TEXT.has(child.tagName) && !isUnseen(child)) visit(child, heading);
-  };
-  record.forEach((element) => visit(element, false));
-  return best ?? record.find((element) => element.tagName === "a" && isNavigable(element.attribs.href));
+/** Whether a place is a heading or inside one, in the record where it first is. */
+function inHeading(column: Column): boolean {
+  for (let node: Column | undefined = column; node; node = node.parent) {
+    const cell = node.cells.find((c) => c !== undefined);
+    if (cell && /^h[1-6]$/.test(cell.tagName)) return true;
+  }
+  return false;
 }
 
 function hasSeveralTexts(element: Element): boolean {

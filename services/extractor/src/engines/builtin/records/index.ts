@@ -162,7 +162,9 @@ function rankLists(lists: RecordList[], fields: ItemField[], baseUrl: URL | unde
   let best: ReadList | undefined;
   for (const { list, weight } of weighed) {
     const settled = best && best.list.records.length >= 2 && best.assignment.fill >= MIN_FILL && best.assignment.enough;
-    if (settled && Math.sqrt(weight) < best!.score && !insideRecords(list, best!.list)) continue;
+    // Only a list with as many records as the best one's, inside them, may still be the one (the cells of its rows).
+    const inner = best !== undefined && list.records.length >= best.list.records.length && insideRecords(list, best.list);
+    if (settled && Math.sqrt(weight) < best!.score && !inner) continue;
     const columns = readColumns(list.records);
     const assignment = assignColumns(fields, { records: list.records, columns, baseUrl });
     const scored = { list, columns, assignment, score: assignment.fill * assignment.fill * Math.sqrt(weight) };
