@@ -17,7 +17,7 @@ import { absoluteUrl } from "../../../page/page.js";
 import { type NameHints, nameHints, nameTokens } from "../../../schema/field-names.js";
 import { datesIn, firstNumber, isoDate, parseBoolean, parseNumber } from "../../../schema/normalize.js";
 import { LABEL_SYNONYMS } from "../concepts.js";
-import { singular } from "../match.js";
+import { singular, withoutOwnLabel } from "../match.js";
 import type { Column, Columns } from "./columns.js";
 import { isUnseen } from "./hidden.js";
 import { currencyOf, wordsOf as markupWords, valueText } from "./memo.js";
@@ -956,7 +956,8 @@ function readCell(field: ItemField, cell: Element, text: string, context: Contex
     case "string": {
       const value = firstPart(cell) ?? text;
       if (!value) return undefined;
-      return pathName(value.replace(BY_WORD, ""));
+      // "Company: Acme" where the column is the company's: the label goes.
+      return pathName(withoutOwnLabel(value, field.hints).replace(BY_WORD, "")) || undefined;
     }
     default:
       return undefined;

@@ -68,8 +68,9 @@ export function extractRecords(
  * names for it (builtin/blocks, `blocks`: called with the trail to note its
  * evidence) or the page's main list. The blocks answer first, as they are
  * named for the array; the main list answers where they do not, or where it
- * is a strong list (several records, most fields filled) that finds more
- * items than they do (one section's blocks of a list of several sections).
+ * is a strong list (several records, most fields filled) that answers at
+ * least as many values (one section's blocks of a list of several
+ * sections; blocks that cannot read an item's price or its link).
  */
 export function layoutList(
   $: CheerioAPI,
@@ -82,11 +83,7 @@ export function layoutList(
 ): Item[] | undefined {
   const named = blocks();
   const read = readRecords($, baseUrl, item, hints);
-  const better =
-    read &&
-    named &&
-    read.strong &&
-    (read.items.length > named.length || (read.items.length === named.length && filled(read.items) > filled(named)));
+  const better = read && named && read.strong && filled(read.items) >= filled(named);
   if (read && (!named || better)) {
     if (trail) read.note(trail, pointer);
     return read.items;
@@ -100,6 +97,14 @@ function filled(items: Item[]): number {
     (sum, item) => sum + Object.values(item).filter((value) => value !== null && value !== false).length,
     0,
   );
+}
+
+/** A record answering less than this share of the fields a typical record of its list answers is left out. */
+const SPARSE = 0.4;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
 /** A list stands on its own beside named blocks with at least this many records, this full. */
@@ -119,17 +124,19 @@ function readRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, 
   const { list, assignment, columns } = chosen;
   const context = { records: list.records, columns, baseUrl };
   const ads = fields.some((field) => field.kind === "ad") ? list.records.map(isAd) : [];
-  const items: Item[] = [];
-  const read: { record: Element[]; index: number; values: unknown[] }[] = [];
-  list.records.forEach((record, index) => {
-    const values = fields.map((field) => {
+  const rows = list.records.map((record, index) => ({
+    record,
+    index,
+    values: fields.map((field) => {
       if (field.kind === "ad") return ads[index] ?? false;
       return readField(field, index, assignment.columns.get(field.name), context) ?? null;
-    });
-    if (values.every((value, i) => value === null || fields[i]!.kind === "ad")) return;
-    items.push(Object.fromEntries(fields.map((field, i) => [field.name, values[i]])));
-    read.push({ record, index, values });
-  });
+    }),
+  }));
+  // A record that answers far fewer fields than the list's records do (a pager, a banner among them) is not one.
+  const answered = (values: unknown[]) => values.filter((value, i) => value !== null && fields[i]!.kind !== "ad").length;
+  const typical = median(rows.map(({ values }) => answered(values)));
+  const read = rows.filter(({ values }) => answered(values) > 0 && answered(values) >= SPARSE * typical);
+  const items: Item[] = read.map(({ values }) => Object.fromEntries(fields.map((field, i) => [field.name, values[i]])));
   if (items.length === 0) return undefined;
   return {
     items,

@@ -238,6 +238,16 @@ describe("records of a listing page", () => {
     expect(records(html, { related: [{ name: "string", price_usd: "number", rating: "number" }] })).toHaveLength(4);
   });
 
+  it("leaves out a row of the list that is no record (a 'load more' link) and a value's own label", () => {
+    const item = (i: number) =>
+      `<li class="item"><h3><a href="/jobs/${i}">Welder, shift ${i}</a></h3><div class="company">Company: Forge ${i} Ltd</div><div class="salary">£${i}0,000 a year</div><p>Posted ${i} days ago</p></li>`;
+    const more = `<li class="item"><h3><a href="/jobs?page=2">Load more jobs</a></h3></li>`;
+    const html = `${nav}<ul class="jobs">${[1, 2, 3, 4].map(item).join("")}${more}</ul>${footer}`;
+    const items = records(html, { jobs: [{ title: "string", company: "string", salary: "string", posted: "string" }] }) as Record<string, unknown>[];
+    expect(items).toHaveLength(4);
+    expect(items[3]).toEqual({ title: "Welder, shift 4", company: "Forge 4 Ltd", salary: "£40,000 a year", posted: "Posted 4 days ago" });
+  });
+
   it("answers null rather than a list that does not hold the item's fields", () => {
     const html = `${nav}<article><h1>About our shop</h1><p>We sell lamps.</p><p>Since 1990.</p></article>${footer}`;
     expect(records(html, { products: [{ title: "string", price_usd: "number", rating: "number" }] })).toBeNull();
