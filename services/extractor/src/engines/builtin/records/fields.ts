@@ -19,7 +19,6 @@ import { datesIn, firstNumber, isoDate, parseBoolean, parseNumber } from "../../
 import { LABEL_SYNONYMS } from "../concepts.js";
 import { singular, withoutOwnLabel } from "../match.js";
 import type { Column, Columns } from "./columns.js";
-import { isUnseen } from "./hidden.js";
 import { currencyOf, wordsOf as markupWords, valueText } from "./memo.js";
 
 type Kind =
@@ -785,7 +784,7 @@ function mainLinkColumn(records: Element[][], columns: Columns): Column | undefi
     let bestScore = 0;
     for (const { column, heading } of links) {
       const link = column.cells[index];
-      if (!link || link.tagName !== "a" || !isNavigable(link.attribs.href)) continue;
+      if (link?.tagName !== "a" || !isNavigable(link.attribs.href)) continue;
       const text = valueText(link);
       const letters = text.replace(/[^\p{L}]/gu, "").length;
       // A link around the whole record (a card that is one link) only where there is no other.

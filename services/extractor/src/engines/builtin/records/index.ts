@@ -133,7 +133,8 @@ function readRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, 
     }),
   }));
   // A record that answers far fewer fields than the list's records do (a pager, a banner among them) is not one.
-  const answered = (values: unknown[]) => values.filter((value, i) => value !== null && fields[i]!.kind !== "ad").length;
+  const answered = (values: unknown[]) =>
+    values.filter((value, i) => value !== null && fields[i]!.kind !== "ad").length;
   const typical = median(rows.map(({ values }) => answered(values)));
   const read = rows.filter(({ values }) => answered(values) > 0 && answered(values) >= SPARSE * typical);
   const items: Item[] = read.map(({ values }) => Object.fromEntries(fields.map((field, i) => [field.name, values[i]])));
@@ -170,7 +171,8 @@ function rankLists(lists: RecordList[], fields: ItemField[], baseUrl: URL | unde
   for (const { list, weight } of weighed) {
     const settled = best && best.list.records.length >= 2 && best.assignment.fill >= MIN_FILL && best.assignment.enough;
     // Only a list with as many records as the best one's, inside them, may still be the one (the cells of its rows).
-    const inner = best !== undefined && list.records.length >= best.list.records.length && insideRecords(list, best.list);
+    const inner =
+      best !== undefined && list.records.length >= best.list.records.length && insideRecords(list, best.list);
     if (settled && Math.sqrt(weight) < best!.score && !inner) continue;
     const columns = readColumns(list.records);
     const assignment = assignColumns(fields, { records: list.records, columns, baseUrl });

@@ -243,9 +243,16 @@ describe("records of a listing page", () => {
       `<li class="item"><h3><a href="/jobs/${i}">Welder, shift ${i}</a></h3><div class="company">Company: Forge ${i} Ltd</div><div class="salary">£${i}0,000 a year</div><p>Posted ${i} days ago</p></li>`;
     const more = `<li class="item"><h3><a href="/jobs?page=2">Load more jobs</a></h3></li>`;
     const html = `${nav}<ul class="jobs">${[1, 2, 3, 4].map(item).join("")}${more}</ul>${footer}`;
-    const items = records(html, { jobs: [{ title: "string", company: "string", salary: "string", posted: "string" }] }) as Record<string, unknown>[];
+    const items = records(html, {
+      jobs: [{ title: "string", company: "string", salary: "string", posted: "string" }],
+    }) as Record<string, unknown>[];
     expect(items).toHaveLength(4);
-    expect(items[3]).toEqual({ title: "Welder, shift 4", company: "Forge 4 Ltd", salary: "£40,000 a year", posted: "Posted 4 days ago" });
+    expect(items[3]).toEqual({
+      title: "Welder, shift 4",
+      company: "Forge 4 Ltd",
+      salary: "£40,000 a year",
+      posted: "Posted 4 days ago",
+    });
   });
 
   it("answers null rather than a list that does not hold the item's fields", () => {
