@@ -658,7 +658,8 @@ function evidenceFor(
       if (share(texts, (text) => text.length <= 60 && unitNames(text, field.names, true)) >= MIN_FIT)
         best = Math.max(best, EVIDENCE.valueWord);
       // A link's address names what it links to ("/user?id=kim" for an author, "/company/acme" for a company).
-      if (best === 0 && column.cells.some((cell) => cell?.tagName === "a")) best = named(field.names, words.href) * EVIDENCE.href;
+      if (best === 0 && column.cells.some((cell) => cell?.tagName === "a"))
+        best = named(field.names, words.href) * EVIDENCE.href;
       break;
     default:
       break;
