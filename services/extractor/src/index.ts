@@ -1,6 +1,7 @@
 /** What other packages (benchmarks, scripts, tests) may use of the extractor. */
 export { configShape } from "./config.js";
 export { extractBuiltin } from "./engines/builtin/index.js";
+export { extractRecords } from "./engines/builtin/records/index.js";
 export { urlsWanted, writeModelContent } from "./engines/model/content.js";
 export { LlmEngine } from "./engines/model/llm.js";
 export { countTokens, pageTokenBudget } from "./engines/model/tokens.js";

@@ -26,6 +26,8 @@ import { listTexts, texts, toQuantity } from "./flatten.js";
 import { asEntity, asList, first, typesOf } from "./graph.js";
 import type { Labelled } from "./labels.js";
 import { labelsExactly, MIN_CONFIDENCE, matchLabel, type Scored, singular, withoutOwnLabel } from "./match.js";
+import { declaredItems } from "./records/declared.js";
+import { layoutList } from "./records/index.js";
 import { find, isAuthor } from "./scoring.js";
 
 /** `trail`, when given, collects the evidence of each value at its JSON pointer under `pointer`. */
@@ -144,7 +146,9 @@ function fillArray(
       found !== undefined
         ? asList(found.value)
         : graph.entities.filter((e) => typesOf(e).includes(singular(hints.subject.join(""))));
-    const entities = list.map((item) => asEntity(item, graph)).filter((e) => e !== undefined);
+    const typed = list.map((item) => asEntity(item, graph)).filter((e) => e !== undefined);
+    // Or the items of a list the page declares (an ItemList), where they hold the item's fields.
+    const entities = typed.length > 0 || found !== undefined ? typed : (declaredItems(items, graph) ?? []);
     if (entities.length > 0)
       return entities.map((entity, index) =>
         fillObject(items, nested(entity, graph), at.trail, childPointer(at.pointer, index)),
@@ -155,7 +159,20 @@ function fillArray(
       const stated = find(nameHints(name), source);
       return stated && stated.confidence >= MIN_CONFIDENCE ? listTexts(stated.value, nameHints(name)) : [];
     };
-    return source.page && readBlocks(source.page.document, items, hints, known, at.trail, at.pointer);
+    // Or the page's main list of records, found by its layout alone (records/index.ts weighs the two).
+    const { page } = source;
+    return (
+      page &&
+      layoutList(
+        page.document,
+        page.baseUrl,
+        items,
+        hints,
+        (trail) => readBlocks(page.document, items, hints, known, trail, at.pointer),
+        at.trail,
+        at.pointer,
+      )
+    );
   }
   if (found === undefined) return undefined;
   const values =

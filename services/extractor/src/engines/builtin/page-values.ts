@@ -22,6 +22,8 @@ export interface PageValues {
   data: StructuredData;
   /** The parsed page, for values read from its layout (repeated blocks). */
   document: CheerioAPI;
+  /** Base for the page's relative links. */
+  baseUrl: URL | undefined;
   headline: Scored<string> | undefined;
   labels: Labelled[];
   /** Read only when a field asks for it: it walks the document's text. */
@@ -63,6 +65,7 @@ export function readPageValues(
   return {
     data: structured,
     document: page.$,
+    baseUrl: page.baseUrl,
     headline,
     labels: readLabels(page.$),
     byline: () => (byline ??= readByline(page.$, headline?.value)),

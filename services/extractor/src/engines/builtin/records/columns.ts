@@ -1,0 +1,176 @@
+/**
+ * The columns of a list: the same relative place in every record. An
+ * element's place is its path from the record's root (each step its tag and
+ * the classes most records share there, so that a class only some records
+ * have, "discounted", does not make a place of its own) and, where a record
+ * has several elements at the same path, which of them it is. A column holds
+ * each record's element at its place, or nothing where the record lacks it.
+ */
+import { type Element, isTag } from "domhandler";
+import { NOT_TEXT } from "../../../page/elements.js";
+import { isUnseen } from "./hidden.js";
+import { classesOf } from "./memo.js";
+
+/** Elements read per record: a record larger than this is read in part. */
+const MAX_RECORD_ELEMENTS = 400;
+/** A class names a place when at least this share of the records have it somewhere. */
+const SHARED_CLASS = 0.5;
+
+export interface Column {
+  /** The place: its path and occurrence, as a short id unique in the list. */
+  key: string;
+  /** Its last step with the occurrence ("span.score#0"), for reading and for finding one place written two ways. */
+  step: string;
+  /** The path without the occurrence: every element there forms a list column. */
+  path: string;
+  /** Steps below the record's root (0 for a root element). */
+  depth: number;
+  /** Each record's element at this place, by record index. */
+  cells: (Element | undefined)[];
+  /** How many records have an element here. */
+  count: number;
+  /** The column of the parent place, undefined for the roots. */
+  parent: Column | undefined;
+  /** Whether the place holds records nested in the record (the replies of a comment): its text is not the record's. */
+  holdsRecords?: boolean;
+}
+
+export interface Columns {
+  columns: Column[];
+  /** Every record's elements at a path (without occurrence): list fields read all of them. */
+  lists: Map<string, (Element[] | undefined)[]>;
+  /** Each record's columns by element, to find an element's place. */
+  placeOf: Map<Element, Column>;
+}
+
+export function readColumns(records: Element[][]): Columns {
+  const shared = sharedClasses(records);
+  const paths = new Map<string, string>();
+  const byKey = new Map<string, Column>();
+  const columns: Column[] = [];
+  const lists = new Map<string, (Element[] | undefined)[]>();
+  const placeOf = new Map<Element, Column>();
+  // A record nested in another (a reply in a comment) is its own record, not a part of the other.
+  const heads = new Set(records.map((record) => record[0]));
+  records.forEach((record, index) => {
+    const seen = new Map<string, number>();
+    let read = 0;
+    const visit = (element: Element, parentPath: string, parent: Column | undefined, depth: number) => {
+      if (read >= MAX_RECORD_ELEMENTS) return;
+      read += 1;
+      // The roots are alike by segmentation; a class on some of them (an ad's) must not move every place below.
+      const step = depth === 0 ? `${parentPath}:${element.tagName}` : stepOf(element, shared);
+      const long = `${parentPath}/${step}`;
+      let path = paths.get(long);
+      if (path === undefined) {
+        path = String(paths.size);
+        paths.set(long, path);
+      }
+      const occurrence = seen.get(path) ?? 0;
+      seen.set(path, occurrence + 1);
+      const key = `${path}#${occurrence}`;
+      let column = byKey.get(key);
+      if (!column) {
+        column = {
+          key,
+          step: `${step}#${occurrence}`,
+          path,
+          depth,
+          cells: new Array<Element | undefined>(records.length),
+          count: 0,
+          parent,
+        };
+        byKey.set(key, column);
+        columns.push(column);
+      }
+      if (column.cells[index] === undefined) {
+        column.cells[index] = element;
+        column.count += 1;
+      }
+      placeOf.set(element, column);
+      let list = lists.get(path);
+      if (!list) {
+        list = new Array<Element[] | undefined>(records.length);
+        lists.set(path, list);
+      }
+      const inRecord = list[index];
+      if (inRecord) inRecord.push(element);
+      else list[index] = [element];
+      for (const child of element.children) {
+        if (!isTag(child) || !isRead(child)) continue;
+        if (!heads.has(child)) visit(child, path, column, depth + 1);
+        else
+          for (let holder: Column | undefined = column; holder && !holder.holdsRecords; holder = holder.parent)
+            holder.holdsRecords = true;
+      }
+    };
+    record.forEach((element, part) => visit(element, String(part), undefined, 0));
+  });
+  return { columns: mergeAlternatives(columns, placeOf), lists, placeOf };
+}
+
+/**
+ * Places that are one place written two ways: the same last two steps
+ * ("h2/a") under different wrappers, never both in one record (a title in
+ * an extra wrapper on some records). The rarer one's cells join the more
+ * common one's.
+ */
+function mergeAlternatives(columns: Column[], placeOf: Map<Element, Column>): Column[] {
+  const groups = new Map<string, Column[]>();
+  for (const column of columns) {
+    if (column.depth === 0) continue;
+    const signature = `${column.parent!.step.replace(/#\d+$/, "")}/${column.step}`;
+    const group = groups.get(signature) ?? [];
+    groups.set(signature, group);
+    group.push(column);
+  }
+  const merged = new Set<Column>();
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    const kept: Column[] = [];
+    for (const column of [...group].sort((a, b) => b.count - a.count)) {
+      const into = kept.find((other) =>
+        column.cells.every((cell, index) => cell === undefined || other.cells[index] === undefined),
+      );
+      if (!into) {
+        kept.push(column);
+        continue;
+      }
+      column.cells.forEach((cell, index) => {
+        if (cell === undefined) return;
+        into.cells[index] = cell;
+        into.count += 1;
+        placeOf.set(cell, into);
+      });
+      merged.add(column);
+    }
+  }
+  return merged.size === 0 ? columns : columns.filter((column) => !merged.has(column));
+}
+
+function isRead(element: Element): boolean {
+  return !NOT_TEXT.has(element.tagName) && !isUnseen(element);
+}
+
+/** Classes found in at least half of the records: those name places; the others tell records apart. */
+function sharedClasses(records: Element[][]): Set<string> {
+  const counts = new Map<string, number>();
+  for (const record of records) {
+    const inRecord = new Set<string>();
+    const stack = [...record];
+    let read = 0;
+    while (stack.length > 0 && read < MAX_RECORD_ELEMENTS) {
+      const element = stack.pop()!;
+      read += 1;
+      for (const name of classesOf(element)) inRecord.add(name);
+      for (const child of element.children) if (isTag(child) && isRead(child)) stack.push(child);
+    }
+    for (const name of inRecord) counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return new Set([...counts].filter(([, count]) => count >= SHARED_CLASS * records.length).map(([name]) => name));
+}
+
+function stepOf(element: Element, shared: Set<string>): string {
+  const classes = [...classesOf(element)].filter((name) => shared.has(name)).sort();
+  return classes.length > 0 ? `${element.tagName}.${classes.join(".")}` : element.tagName;
+}

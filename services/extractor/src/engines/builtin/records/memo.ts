@@ -1,0 +1,102 @@
+/**
+ * What reading records asks of an element again and again, read once per
+ * element: the text it shows as a value, its classes, the words its markup
+ * names it by, and the currency a text names. Kept by element (weakly, so
+ * a page's entries go with its document).
+ */
+import { type Element, isTag, isText } from "domhandler";
+import { NOT_TEXT } from "../../../page/elements.js";
+import { currencyCode } from "../../../schema/normalize.js";
+import { markupWords } from "../blocks/fields.js";
+import { isUnseen } from "./hidden.js";
+
+/** Struck-through text is an old value (a price before the discount). */
+const STRUCK = new Set(["s", "strike", "del"]);
+/** Elements whose text stands apart from their neighbours' even without spaces between them in the markup. */
+const BLOCKS = new Set([
+  "br",
+  "p",
+  "div",
+  "li",
+  "tr",
+  "td",
+  "th",
+  "dd",
+  "dt",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "ul",
+  "ol",
+  "section",
+  "article",
+  "header",
+  "footer",
+]);
+
+const spaced = new WeakMap<Element, string>();
+
+/**
+ * The text an element shows as a value: hidden parts, parts that are not
+ * page text and struck-through parts left out, whitespace collapsed.
+ */
+export function valueText(element: Element): string {
+  return spacedText(element).trim();
+}
+
+/** The text with whitespace runs as one space, its edges kept: an inline element's neighbours are joined as written. */
+function spacedText(element: Element): string {
+  let text = spaced.get(element);
+  if (text !== undefined) return text;
+  let raw = "";
+  for (const node of element.children) {
+    if (isText(node)) raw += node.data;
+    else if (isTag(node) && shows(node)) raw += BLOCKS.has(node.tagName) ? ` ${spacedText(node)} ` : spacedText(node);
+  }
+  text = raw.replace(/\s+/g, " ");
+  spaced.set(element, text);
+  return text;
+}
+
+function shows(element: Element): boolean {
+  return !NOT_TEXT.has(element.tagName) && !STRUCK.has(element.tagName) && !isUnseen(element);
+}
+
+const classes = new WeakMap<Element, Set<string>>();
+
+/** The element's classes, without those that number it ("review-3"). */
+export function classesOf(element: Element): Set<string> {
+  let found = classes.get(element);
+  if (!found) {
+    found = new Set((element.attribs.class ?? "").split(/\s+/).filter((c) => c.length > 0 && !/\d/.test(c)));
+    classes.set(element, found);
+  }
+  return found;
+}
+
+const words = new WeakMap<Element, Set<string>>();
+
+/** The words an element's markup names it by (class, id, itemprop, data attribute names; singular). */
+export function wordsOf(element: Element): Set<string> {
+  let found = words.get(element);
+  if (!found) {
+    found = markupWords(element);
+    words.set(element, found);
+  }
+  return found;
+}
+
+const currencies = new Map<string, string | undefined>();
+const MAX_CURRENCIES = 5000;
+
+/** The currency a text names (normalize.ts's reading), remembered by text: lists repeat the same few. */
+export function currencyOf(text: string): string | undefined {
+  if (currencies.has(text)) return currencies.get(text);
+  if (currencies.size >= MAX_CURRENCIES) currencies.clear();
+  const code = currencyCode(text);
+  currencies.set(text, code);
+  return code;
+}

@@ -1,0 +1,481 @@
+/**
+ * Record segmentation: a listing page's repeated records, found without a
+ * model. The children of one parent that look alike (the same tag, similar
+ * classes, and a similar structure below them: the tag paths of their first
+ * levels) are a candidate list when they repeat. A record is one such
+ * element, or one with the siblings that follow it every time (a title row
+ * and a details row in a table). Rows of a grid, whose parents themselves
+ * look alike, make one list. Each candidate carries what choosing the main
+ * list needs: how much text its records hold, how much of it is link text,
+ * and whether it sits in the page's navigation, header, footer or a side box.
+ *
+ * Every element is compared with the first member of a few groups of its
+ * siblings, and its structure is read once to a bounded depth and breadth,
+ * so a page costs time in proportion to its size.
+ */
+import { type Element, isTag, type ParentNode } from "domhandler";
+import { NOT_TEXT } from "../../../page/elements.js";
+import { nameTokens } from "../../../schema/field-names.js";
+import { isUnseen } from "./hidden.js";
+import { classesOf } from "./memo.js";
+
+export interface RecordList {
+  /** The element the records are children of; for a grid, the parent of its rows. */
+  container: Element;
+  /** Each record: its head element and the siblings that follow it as parts of the same record, in page order. */
+  records: Element[][];
+  /** Visible characters in the records, and how many of them are link text. */
+  text: number;
+  linkText: number;
+  /** Whether the list sits in the page's navigation, header, footer, a side box or a pager. */
+  boilerplate: boolean;
+}
+
+/** Bounds: elements walked on a page, sibling groups compared per element, the breadth and depth of a structure read. */
+const MAX_ELEMENTS = 60_000;
+const MAX_GROUPS = 12;
+const SHAPE_DEPTH = 4;
+const SHAPE_PATHS = 48;
+/** How alike two siblings must be, their classes weighed against their structure. */
+const ALIKE = 0.55;
+const CLASS_WEIGHT = 0.35;
+/** Siblings with the same classes need only this much of their structure in common. */
+const SAME_CLASSES_STRUCTURE = 0.15;
+/** A list whose records have more elements than this (the median) is a part of the page's layout. */
+const MAX_RECORD_SIZE = 1000;
+/** Siblings that follow a record's head in this share of the gaps between heads are parts of the record; at most this many. */
+const COMPANION_SHARE = 0.6;
+const MAX_COMPANIONS = 3;
+
+/** Containers whose only child may be a list of one record. */
+const LIST_TAGS = new Set(["ul", "ol", "tbody", "table", "dl"]);
+const LIST_WORDS = new Set(["list", "listing", "listings", "results", "items", "feed", "grid"]);
+/** Ancestors whose names are read for boilerplate words: a page frame "with_header" says nothing of a list deep inside it. */
+const NAMED_ANCESTORS = 4;
+const BOILERPLATE_TAGS = new Set(["nav", "header", "footer", "aside"]);
+const BOILERPLATE_ROLES = new Set([
+  "navigation",
+  "banner",
+  "contentinfo",
+  "complementary",
+  "menu",
+  "menubar",
+  "tablist",
+]);
+const BOILERPLATE_WORDS = new Set([
+  "nav",
+  "navbar",
+  "navigation",
+  "menu",
+  "menubar",
+  "footer",
+  "header",
+  "masthead",
+  "breadcrumb",
+  "breadcrumbs",
+  "sidebar",
+  "aside",
+  "pagination",
+  "pager",
+  "paging",
+  "related",
+  "similar",
+  "recommended",
+  "recommendations",
+  "carousel",
+  "facet",
+  "facets",
+  "filter",
+  "filters",
+  "refinement",
+  "refinements",
+  "toolbar",
+  "topbar",
+  "tabs",
+  "share",
+  "social",
+]);
+
+interface Facts {
+  /** Visible characters (whitespace not counted) in the element, and in links within it. */
+  text: number;
+  linkText: number;
+  /** Elements in it, itself included. */
+  size: number;
+  /** Its place in page order. */
+  at: number;
+}
+
+/** Every candidate list of the page, each record's elements in page order. */
+export function segmentRecords(root: ParentNode): RecordList[] {
+  const facts = new Map<Element, Facts>();
+  const parents = readFacts(root, facts);
+  const shapes = new Map<Element, Set<string>>();
+  const shapeOf = (element: Element) => {
+    let shape = shapes.get(element);
+    if (!shape) {
+      shape = readShape(element);
+      shapes.set(element, shape);
+    }
+    return shape;
+  };
+  const alike = (a: Element, b: Element) => a.tagName === b.tagName && likeness(a, b, shapeOf) >= ALIKE;
+
+  /** Each element's group among its siblings, for grids: rows alike are one group. */
+  const groupOf = new Map<Element, number>();
+  let groups = 0;
+  const found: { parent: Element; group: number; records: Element[][]; alone: boolean }[] = [];
+  for (const parent of parents) {
+    const children = visibleChildren(parent, facts);
+    const clusters: { head: Element; members: number[] }[] = [];
+    const labels = children.map((child, index) => {
+      let cluster = -1;
+      for (let i = clusters.length - 1, tried = 0; i >= 0 && tried < MAX_GROUPS && cluster < 0; i -= 1) {
+        if (clusters[i]!.head.tagName !== child.tagName) continue;
+        tried += 1;
+        if (alike(clusters[i]!.head, child)) cluster = i;
+      }
+      if (cluster < 0) {
+        cluster = clusters.length;
+        clusters.push({ head: child, members: [] });
+      }
+      clusters[cluster]!.members.push(index);
+      return cluster;
+    });
+    const base = groups;
+    groups += clusters.length;
+    children.forEach((child, index) => groupOf.set(child, base + labels[index]!));
+    clusters.forEach((cluster, label) => {
+      const repeated = cluster.members.length >= 2;
+      const alone = children.length === 1 && isListContainer(parent);
+      if (!repeated && !alone) return;
+      const records = withCompanions(children, labels, label, cluster.members);
+      const shows = (list: Element[][]) =>
+        list.some((record) => record.some((element) => facts.get(element)!.text > 0));
+      if (shows(records)) found.push({ parent, group: base + label, records, alone: !repeated });
+      // Rows alike in shape but not in classes, in turn (a title row, then its details row): each turn may be one record.
+      const split = inTurns(children, labels, label, cluster.members);
+      if (split && shows(split)) found.push({ parent, group: base + label, records: split, alone: false });
+    });
+  }
+  return mergeGrids(found, groupOf, alike).flatMap(({ container, records }) => {
+    let text = 0;
+    let linkText = 0;
+    const sizes: number[] = [];
+    for (const record of records) {
+      let size = 0;
+      for (const element of record) {
+        const { text: inText, linkText: inLinks, size: elements } = facts.get(element)!;
+        text += inText;
+        linkText += inLinks;
+        size += elements;
+      }
+      sizes.push(size);
+    }
+    // Records this large are parts of the page's layout (its columns, its halves), not items.
+    if (median(sizes) > MAX_RECORD_SIZE) return [];
+    return [{ container, records, text, linkText, boilerplate: inBoilerplate(container) }];
+  });
+}
+
+/** Elements searched per list for records nested in its records. */
+const MAX_NESTED_SEARCH = 5000;
+
+/**
+ * A list whose records hold records of the same kind (the replies inside
+ * a comment, at any depth): the list of all of them in page order, or
+ * undefined when none is nested. Nested records have the head's tag and
+ * classes.
+ */
+export function withNested(list: RecordList): RecordList | undefined {
+  const head = list.records[0]?.[0];
+  if (!head || list.records.some((record) => record.length > 1)) return undefined;
+  const key = classKey(head);
+  if (key === "") return undefined;
+  const heads = new Set(list.records.map(([element]) => element!));
+  const all: Element[] = [];
+  let nested = 0;
+  let searched = 0;
+  const search = (element: Element): void => {
+    for (const child of element.children) {
+      if (!isTag(child) || NOT_TEXT.has(child.tagName) || isUnseen(child)) continue;
+      searched += 1;
+      if (searched > MAX_NESTED_SEARCH) return;
+      if (child.tagName === head.tagName && !heads.has(child) && classKey(child) === key) {
+        all.push(child);
+        nested += 1;
+      }
+      search(child);
+    }
+  };
+  // Heads are siblings in page order; what each holds follows it.
+  for (const element of heads) {
+    all.push(element);
+    search(element);
+  }
+  return nested === 0 ? undefined : { ...list, records: all.map((element) => [element]) };
+}
+
+function classKey(element: Element): string {
+  return [...classesOf(element)].sort().join(" ");
+}
+
+/** Elements in document order bottom-up facts, and the elements that have element children (the possible list parents), in document order. */
+function readFacts(root: ParentNode, facts: Map<Element, Facts>): Element[] {
+  const order: Element[] = [];
+  const stack: Element[] = root.children.filter(isTag).reverse();
+  while (stack.length > 0 && order.length < MAX_ELEMENTS) {
+    const element = stack.pop()!;
+    if (NOT_TEXT.has(element.tagName) || isUnseen(element)) continue;
+    order.push(element);
+    for (let i = element.children.length - 1; i >= 0; i -= 1) {
+      const child = element.children[i]!;
+      if (isTag(child)) stack.push(child);
+    }
+  }
+  for (let i = order.length - 1; i >= 0; i -= 1) {
+    const element = order[i]!;
+    let text = 0;
+    let linkText = 0;
+    let size = 1;
+    for (const child of element.children) {
+      if (child.type === "text") text += visibleLength(child.data);
+      else if (isTag(child)) {
+        const inner = facts.get(child);
+        if (inner) {
+          text += inner.text;
+          linkText += inner.linkText;
+          size += inner.size;
+        }
+      }
+    }
+    facts.set(element, { text, linkText: element.tagName === "a" ? text : linkText, size, at: i });
+  }
+  return order.filter((element) => element.children.some((child) => isTag(child) && facts.has(child)));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+/** How much text a text node shows: its length without the whitespace around it (the indentation of the markup). */
+function visibleLength(text: string): number {
+  return text.trim().length;
+}
+
+function visibleChildren(parent: Element, facts: Map<Element, Facts>): Element[] {
+  return parent.children.filter((child): child is Element => isTag(child) && facts.has(child));
+}
+
+/** Tag paths below an element, a few levels deep and a bounded number of them: its structure, for comparing siblings. */
+function readShape(element: Element): Set<string> {
+  const shape = new Set<string>();
+  let level: { node: Element; path: string }[] = [{ node: element, path: "" }];
+  for (let depth = 0; depth < SHAPE_DEPTH && level.length > 0 && shape.size < SHAPE_PATHS; depth += 1) {
+    const next: { node: Element; path: string }[] = [];
+    for (const { node, path } of level) {
+      for (const child of node.children) {
+        if (!isTag(child) || NOT_TEXT.has(child.tagName)) continue;
+        const childPath = `${path}/${child.tagName}`;
+        shape.add(childPath);
+        if (shape.size >= SHAPE_PATHS) return shape;
+        next.push({ node: child, path: childPath });
+      }
+    }
+    level = next;
+  }
+  return shape;
+}
+
+/** How alike two elements of the same tag are: their classes (those that do not number them) and their structure. */
+function likeness(a: Element, b: Element, shapeOf: (element: Element) => Set<string>): number {
+  const [classesA, classesB] = [classesOf(a), classesOf(b)];
+  const classes = jaccard(classesA, classesB);
+  const structure = jaccard(shapeOf(a), shapeOf(b));
+  // The same classes, named by the page, say the same kind of record even where the contents differ (a result with sitelinks).
+  if (classes === 1 && classesA.size > 0) return structure >= SAME_CLASSES_STRUCTURE ? 1 : 0;
+  return CLASS_WEIGHT * classes + (1 - CLASS_WEIGHT) * structure;
+}
+
+function jaccard(a: Set<string>, b: Set<string>): number {
+  if (a.size === 0 && b.size === 0) return 1;
+  let common = 0;
+  for (const item of a) if (b.has(item)) common += 1;
+  return common / (a.size + b.size - common);
+}
+
+/**
+ * The records of a group of siblings: each member, with the siblings that
+ * follow it as regularly as it repeats (a title row followed by its details
+ * row and a spacer: the record is the three). A group whose regular
+ * followers include one that comes before its first member is not the head
+ * of the record: it is itself a follower.
+ */
+function withCompanions(children: Element[], labels: number[], label: number, members: number[]): Element[][] {
+  if (members.length < 2) return members.map((index) => [children[index]!]);
+  const gaps = members.map((index, i) => ({ from: index + 1, to: members[i + 1] ?? children.length }));
+  const companions: number[] = [];
+  for (let offset = 0; offset < MAX_COMPANIONS; offset += 1) {
+    const counts = new Map<number, number>();
+    for (const { from, to } of gaps) {
+      if (from + offset < to) counts.set(labels[from + offset]!, (counts.get(labels[from + offset]!) ?? 0) + 1);
+    }
+    const [best, count] = [...counts].sort((x, y) => y[1] - x[1])[0] ?? [undefined, 0];
+    if (best === undefined || best === label || count < COMPANION_SHARE * members.length) break;
+    companions.push(best);
+  }
+  if (companions.length > 0 && companions.some((companion) => labels.indexOf(companion) < members[0]!))
+    return members.map((index) => [children[index]!]);
+  return gaps.map(({ from, to }, i) => {
+    const record = [children[members[i]!]!];
+    for (
+      let offset = 0;
+      offset < companions.length && from + offset < to && labels[from + offset] === companions[offset];
+      offset += 1
+    )
+      record.push(children[from + offset]!);
+    return record;
+  });
+}
+
+/**
+ * A group whose members take turns by their classes ("story", none,
+ * "story", none): the records may be one turn each, the member with the
+ * first classes and those that follow it. Undefined when the classes do not
+ * take regular turns. The records that fill the item's fields better win.
+ */
+function inTurns(children: Element[], labels: number[], label: number, members: number[]): Element[][] | undefined {
+  if (members.length < 4) return undefined;
+  const keys = members.map((index) => [...classesOf(children[index]!)].sort().join(" "));
+  const distinct = new Set(keys);
+  if (distinct.size < 2 || distinct.size > MAX_COMPANIONS + 1) return undefined;
+  const period = distinct.size;
+  let regular = 0;
+  for (let i = period; i < keys.length; i += 1) if (keys[i] === keys[i - period]) regular += 1;
+  if (regular < COMPANION_SHARE * (keys.length - period)) return undefined;
+  // Each turn's member keeps its own label; the first member's classes head the record.
+  const ids = new Map<string, number>();
+  const turnLabels = labels.map((own, index) => {
+    const key = own === label ? `${own} ${[...classesOf(children[index]!)].sort().join(" ")}` : String(own);
+    if (!ids.has(key)) ids.set(key, ids.size);
+    return ids.get(key)!;
+  });
+  const head = turnLabels[members[0]!]!;
+  const heads = members.filter((index) => turnLabels[index] === head);
+  const records = withCompanions(children, turnLabels, head, heads);
+  return records.some((record) => record.length > 1) ? records : undefined;
+}
+
+function isListContainer(parent: Element): boolean {
+  const role = parent.attribs.role;
+  if (parent.tagName === "body" || parent.tagName === "html" || parent.tagName === "main" || parent.tagName === "form")
+    return false;
+  return (
+    LIST_TAGS.has(parent.tagName) ||
+    role === "list" ||
+    role === "feed" ||
+    markupTokens(parent).some((word) => LIST_WORDS.has(word))
+  );
+}
+
+/**
+ * Lists in places that repeat are one list, their records in page order:
+ * the rows of a grid (parents that are alike siblings, each holding a few
+ * cells), and the sections of a page that each hold a part of it (a shelf
+ * per category, results under each day), up to a few levels apart.
+ */
+function mergeGrids(
+  found: { parent: Element; group: number; records: Element[][]; alone: boolean }[],
+  groupOf: Map<Element, number>,
+  alike: (a: Element, b: Element) => boolean,
+): { container: Element; records: Element[][] }[] {
+  type Merged = { container: Element; records: Element[][]; parents: Set<Element>; repeated: Element[] };
+  const merged: Merged[] = [];
+  const byPlace = new Map<string, Merged[]>();
+  for (const { parent, records, alone } of found) {
+    // A lone child in each of a list's records is a wrapper of its record, not a row of a grid.
+    const place = alone ? undefined : repeatedPlace(parent, groupOf);
+    const lists = place ? (byPlace.get(place.key) ?? []) : undefined;
+    const same = lists?.find(
+      (list) =>
+        !list.parents.has(parent) &&
+        !list.repeated.includes(place!.ancestor) &&
+        alike(list.records[0]![0]!, records[0]![0]!),
+    );
+    if (same) {
+      same.container = commonAncestor(same.container, parent);
+      same.records.push(...records);
+      same.parents.add(parent);
+      same.repeated.push(place!.ancestor);
+      continue;
+    }
+    const list: Merged = {
+      container: parent,
+      records: [...records],
+      parents: new Set([parent]),
+      repeated: place ? [place.ancestor] : [],
+    };
+    merged.push(list);
+    if (place) byPlace.set(place.key, [...(lists ?? []), list]);
+  }
+  return merged;
+}
+
+/** Levels above a list's parent searched for a place that repeats. */
+const MAX_MERGE_LEVELS = 3;
+
+/**
+ * The nearest ancestor (the parent itself, or up to a few levels above it)
+ * that is one of a group of alike siblings, and the path from it down to
+ * the parent: lists at the same path under alike siblings are parts of one.
+ */
+function repeatedPlace(parent: Element, groupOf: Map<Element, number>): { key: string; ancestor: Element } | undefined {
+  const steps: string[] = [];
+  let node: Element = parent;
+  for (let level = 0; level < MAX_MERGE_LEVELS; level += 1) {
+    const group = groupOf.get(node);
+    if (group !== undefined && node.parent && isTag(node.parent) && hasSiblingsIn(node, group, groupOf))
+      return { key: `${group} ${steps.join("/")}`, ancestor: node };
+    steps.unshift(`${node.tagName}.${[...classesOf(node)].sort().join(".")}`);
+    if (!node.parent || !isTag(node.parent)) return undefined;
+    node = node.parent;
+  }
+  return undefined;
+}
+
+function hasSiblingsIn(node: Element, group: number, groupOf: Map<Element, number>): boolean {
+  for (const sibling of node.parent?.children ?? [])
+    if (sibling !== node && isTag(sibling) && groupOf.get(sibling) === group) return true;
+  return false;
+}
+
+function commonAncestor(a: Element, b: Element): Element {
+  const above = new Set<Element>();
+  for (let node: Element | null = a; node && isTag(node); node = node.parent as Element | null) above.add(node);
+  for (let node: Element | null = b; node && isTag(node); node = node.parent as Element | null)
+    if (above.has(node)) return node;
+  return a;
+}
+
+/** The list is in the page's navigation, header, footer or a side box, by the tags, roles and names of it and its ancestors. */
+function inBoilerplate(container: Element): boolean {
+  let level = 0;
+  for (let node: ParentNode | null = container; node && isTag(node); node = node.parent, level += 1) {
+    if (BOILERPLATE_TAGS.has(node.tagName) || BOILERPLATE_ROLES.has(node.attribs.role ?? "")) return true;
+    if (level < NAMED_ANCESTORS && markupTokens(node).some((word) => BOILERPLATE_WORDS.has(word))) return true;
+  }
+  return false;
+}
+
+/** The words of an element's class and id, split as field names are ("search-results" → search, results). */
+const tokens = new WeakMap<Element, string[]>();
+
+function markupTokens(element: Element): string[] {
+  let found = tokens.get(element);
+  if (!found) {
+    found = nameTokens(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`);
+    tokens.set(element, found);
+  }
+  return found;
+}
