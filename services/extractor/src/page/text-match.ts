@@ -39,3 +39,38 @@ export function numbersIn(text: string): Set<number> {
   numbers.delete(Number.NaN);
   return numbers;
 }
+
+/** A text as values are looked for in it: a string by its normalised form, a number by any written form of it. */
+export class ShownText {
+  private readonly text: string;
+  private numbers: Set<number> | undefined;
+
+  constructor(text: string) {
+    this.text = normalizeText(text);
+  }
+
+  /** Every string and number of the value (at any depth) is written in the text. */
+  shows(value: unknown): boolean {
+    if (typeof value === "string") return this.text.includes(normalizeText(value));
+    if (typeof value === "number") {
+      this.numbers ??= numbersIn(this.text);
+      return this.numbers.has(value);
+    }
+    if (Array.isArray(value)) return value.every((item) => this.shows(item));
+    if (typeof value === "object" && value !== null) return Object.values(value).every((item) => this.shows(item));
+    return true;
+  }
+
+  /** The value's longest string (at any depth; its most telling text, as a record's title) is written in the text. */
+  showsLongestText(value: unknown): boolean {
+    const longest = stringsOf(value).reduce((a, b) => (b.length > a.length ? b : a), "");
+    return longest !== "" && this.shows(longest);
+  }
+}
+
+function stringsOf(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsOf);
+  if (typeof value === "object" && value !== null) return Object.values(value).flatMap(stringsOf);
+  return [];
+}

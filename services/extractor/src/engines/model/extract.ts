@@ -14,9 +14,11 @@ import {
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import pLimit from "p-limit";
 import type { Page } from "../../page/page.js";
-import { evidenceMessages, presentIn } from "../../schema/evidence.js";
+import { ShownText } from "../../page/text-match.js";
+import { childPointer, evidenceMessages, presentIn } from "../../schema/evidence.js";
 import type { CompiledSchema } from "../../schema/schema-cache.js";
 import { shape } from "../../schema/shape.js";
+import { type ShownList, shownLists } from "../builtin/records/index.js";
 import { urlsWanted, writeModelContent } from "./content.js";
 import { type GroundingMode, groundAnswer } from "./grounding.js";
 import type { CallBounds, LlmAnswer, LlmEngine } from "./llm.js";
@@ -41,6 +43,8 @@ interface Prompts {
   warnings: Warning[];
   /** False when the page needed more parts than are read. */
   whole: boolean;
+  /** The lists the schema asks for as the page's layout shows them: what the answer's lists are held against. */
+  lists: ShownList[];
 }
 
 /** What the model is asked about a page. */
@@ -53,23 +57,29 @@ export interface ModelQuestion {
   suggestions: Suggestion[];
 }
 
-/** Renders the page (mutating its document) into one prompt per part. */
+/** Writes the page into one prompt per part, cut between the records of the lists the schema asks for. */
 function preparePrompts(
   { schema, page, taskDescription, suggestions }: ModelQuestion,
   settings: PromptSettings,
 ): Prompts {
-  const content = writeModelContent(page, urlsWanted(schema.tree));
+  const lists = shownLists(page.$, page.baseUrl, schema.tree);
+  const content = writeModelContent(
+    page,
+    urlsWanted(schema.tree),
+    lists.flatMap((list) => list.records),
+  );
   const { parts, warnings, whole } = splitContent(content, settings.pageTokens, settings.maxParts);
   return {
     requests: parts.map((part) => ({
       responseFormat: schema.responseFormat,
       content: part,
       taskDescription,
-      suggestions,
+      suggestions: parts.length === 1 ? suggestions : suggestionsFor(part, suggestions),
     })),
     text: parts.join("\n\n"),
     warnings,
     whole,
+    lists,
   };
 }
 
@@ -122,6 +132,7 @@ export async function extractWithModel(
       ...shaped.flatMap((s) => s.warnings),
       ...merged.warnings,
       ...grounded.warnings,
+      ...incompleteLists(prompts, grounded.data, prompts.whole && unread.length === 0),
     ],
     modelInputs: includeModelInput ? answers.map((answer) => answer.modelInput) : [],
     evidence: evidenceMessages(presentIn(grounded.evidence, grounded.data)),
@@ -177,6 +188,39 @@ async function readParts(
     texts: read.map((r) => r.text),
     unread: settled.flatMap((answer, index) => (answer === undefined ? [index + 1] : [])),
   };
+}
+
+/**
+ * The suggestions for one part of a long page: a list of records holds only the records that part shows (its longest
+ * text, as a title, is in it), so that each record is suggested where it is read and no part is told another's.
+ */
+function suggestionsFor(part: string, suggestions: Suggestion[]): Suggestion[] {
+  const shown = new ShownText(part);
+  return suggestions.flatMap((suggestion) => {
+    const { value } = suggestion;
+    if (!Array.isArray(value) || !value.some((item) => typeof item === "object" && item !== null)) return [suggestion];
+    const here = value.filter((record) => shown.showsLongestText(record));
+    return here.length > 0 ? [{ ...suggestion, value: here }] : [];
+  });
+}
+
+/**
+ * A list the answer returns fewer records of than the page's layout shows (a strong list: several records that fill
+ * most fields), so that a list cut by a part limit, the deadline or a model that stopped early is never cut silently.
+ */
+function incompleteLists(prompts: Prompts, data: Record<string, unknown>, wholePageRead: boolean): Warning[] {
+  return prompts.lists.flatMap(({ field, records, strong }) => {
+    const returned = Array.isArray(data[field]) ? data[field].length : 0;
+    if (!strong || returned >= records.length) return [];
+    const why = wholePageRead ? "the model returned fewer" : "the page was read only in part";
+    return [
+      {
+        code: "list-incomplete",
+        message: `the page shows ${records.length} records; ${returned} were returned (${why})`,
+        path: childPointer("", field),
+      },
+    ];
+  });
 }
 
 function unreadWarning(unread: number[], parts: number): Warning[] {

@@ -109,4 +109,23 @@ describe("mergeAnswers", () => {
       { name: "Chair", price: 45 },
     ]);
   });
+
+  it("drops a record another part shows in part (some of its values, fewer of them)", () => {
+    const list = parseSchema({ posts: [{ title: "string", points: "number", author: "string" }] });
+    const full = { title: "Hello", points: 12, author: "ann" };
+    const { data } = mergeAnswers(
+      list,
+      [
+        { posts: [full, { title: "Bye", points: null, author: "bob" }] },
+        {
+          posts: [
+            { title: null, points: 12, author: "ann" },
+            { title: "Bye", points: 3, author: "bob" },
+          ],
+        },
+      ],
+      ["--- page text ---\nHello 12 ann | Bye", "bob 3 | ann 12"],
+    );
+    expect(data.posts).toEqual([full, { title: "Bye", points: 3, author: "bob" }]);
+  });
 });

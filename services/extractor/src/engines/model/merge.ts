@@ -11,7 +11,7 @@
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { normalizeText, numbersIn, valueKey } from "../../page/text-match.js";
+import { ShownText, valueKey } from "../../page/text-match.js";
 import { PAGE_TEXT_MARK } from "./content.js";
 
 /** `answers` are already shaped to the tree (shape.ts), in page order; `texts[i]` is the text part i was read from. */
@@ -22,14 +22,19 @@ export function mergeAnswers(
 ): { data: Record<string, unknown>; warnings: Warning[] } {
   if (answers.length === 1) return { data: answers[0]!, warnings: [] };
   const warnings: Warning[] = [];
-  const parts = texts.map((text) => new PartText(text));
+  // The structured data block comes before the page text: parts before the one where the page text starts are all data.
+  const start = texts.findIndex((text) => text.includes(PAGE_TEXT_MARK));
+  const parts = texts.map((text, i) => {
+    const data = start < 0 || i < start ? text : i === start ? text.slice(0, text.indexOf(PAGE_TEXT_MARK)) : "";
+    return new ShownText(data);
+  });
   const data = mergeObject(tree, answers, "", { warnings, parts });
   return { data, warnings };
 }
 
 interface Merge {
   warnings: Warning[];
-  parts: PartText[];
+  parts: ShownText[];
 }
 
 /** `values[i]` is part i's value (null where it has none): parts stay aligned to their texts at every depth. */
@@ -87,47 +92,34 @@ function dedupe(items: unknown[]): unknown[] {
   });
 }
 
-/** Each part's records in page order; one equal to an earlier part's record that its structured data states is dropped. */
-function mergeRecords(values: unknown[], parts: PartText[]): unknown[] {
-  const merged: unknown[] = [];
-  const earlier = new Map<string, number[]>();
-  values.forEach((value, part) => {
-    if (!Array.isArray(value)) return;
-    const added = new Map<string, number[]>();
-    for (const record of value) {
-      const key = valueKey(record);
-      const seenIn = earlier.get(key) ?? [];
-      if (seenIn.some((before) => parts[before]?.shows(record) ?? false)) continue;
-      merged.push(record);
-      added.set(key, [...(added.get(key) ?? []), part]);
-    }
-    for (const [key, seen] of added) earlier.set(key, [...(earlier.get(key) ?? []), ...seen]);
-  });
-  return merged;
+/**
+ * Each part's records in page order. A record is the same record read twice, and dropped, when it equals an earlier
+ * part's record that that part's structured data states, or when it is part of another part's record: its values are
+ * some of that record's, fewer of them (a record a part boundary or a sidebar showed in part).
+ */
+function mergeRecords(values: unknown[], parts: ShownText[]): unknown[] {
+  const read = values.flatMap((value, part) =>
+    Array.isArray(value) ? value.map((record) => ({ record, part, key: valueKey(record) })) : [],
+  );
+  return read
+    .filter(({ record, part, key }, i) => {
+      const readTwice = read.some(
+        (other, j) => j < i && other.part < part && other.key === key && (parts[other.part]?.shows(record) ?? false),
+      );
+      return !readTwice && !read.some((other) => other.part !== part && isPartOf(record, other.record));
+    })
+    .map(({ record }) => record);
+}
+
+/** `part`'s non-null values are all `whole`'s, and `whole` has more of them. */
+function isPartOf(part: unknown, whole: unknown): boolean {
+  if (!isObject(part) || !isObject(whole)) return false;
+  const present = (record: Record<string, unknown>) =>
+    Object.entries(record).filter(([, value]) => value !== null && value !== false);
+  const own = present(part);
+  return own.length < present(whole).length && own.every(([name, value]) => valueKey(value) === valueKey(whole[name]));
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A part's structured data block as records are looked for in it: every string and number of a record stated there. */
-class PartText {
-  private readonly text: string;
-  private numbers: Set<number> | undefined;
-
-  constructor(part: string) {
-    const at = part.indexOf(PAGE_TEXT_MARK);
-    this.text = normalizeText(at < 0 ? part : part.slice(0, at));
-  }
-
-  shows(value: unknown): boolean {
-    if (typeof value === "string") return this.text.includes(normalizeText(value));
-    if (typeof value === "number") {
-      this.numbers ??= numbersIn(this.text);
-      return this.numbers.has(value);
-    }
-    if (Array.isArray(value)) return value.every((item) => this.shows(item));
-    if (isObject(value)) return Object.values(value).every((item) => this.shows(item));
-    return true;
-  }
 }

@@ -113,6 +113,8 @@ const STRONG_FILL = 0.75;
 
 interface Records {
   items: Item[];
+  /** Each item's record on the page: its elements, in page order. */
+  records: Element[][];
   strong: boolean;
   note(trail: EvidenceTrail, pointer: string): void;
 }
@@ -141,6 +143,7 @@ function readRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, 
   if (items.length === 0) return undefined;
   return {
     items,
+    records: read.map(({ record }) => record),
     strong: items.length >= STRONG_RECORDS && assignment.fill >= STRONG_FILL,
     note: (trail, pointer) =>
       read.forEach(({ record, index, values }, i) =>
@@ -257,5 +260,23 @@ function noteRecord(
     const element = (choice && cellOf(choice, index)) ?? record[0]!;
     const confidence = Math.min(MAX_CONFIDENCE, choice?.score ?? 0.7);
     trail.note(childPointer(at, field.name), { source: "layout", text: valueText(element), element }, confidence);
+  });
+}
+
+/** A list of records the schema asks for, as the page's layout shows it. */
+export interface ShownList {
+  /** The top-level field. */
+  field: string;
+  records: Element[][];
+  /** Several records that fill most of the item's fields: a count to hold an answer against. */
+  strong: boolean;
+}
+
+/** The main list of each top-level array-of-objects field the page's layout shows. */
+export function shownLists($: CheerioAPI, baseUrl: URL | undefined, tree: ObjectNode): ShownList[] {
+  return tree.fields.flatMap(({ name, node }) => {
+    if (node.kind !== "array" || node.items.kind !== "object") return [];
+    const read = readRecords($, baseUrl, node.items, nameHints(name));
+    return read ? [{ field: name, records: read.records, strong: read.strong }] : [];
   });
 }
