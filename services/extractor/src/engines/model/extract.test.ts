@@ -217,4 +217,37 @@ describe("extractWithModel", () => {
     expect(format.json_schema?.strict).toBe(false);
     expect(format.json_schema?.schema.required).toEqual(Object.keys(schema));
   });
+
+  it("says when the answer returns fewer records than the page's list shows, and cuts parts between records", async () => {
+    const products = Array.from(
+      { length: 30 },
+      (_, i) =>
+        `<div class="product"><h3><a href="/p/${i}">Lamp model ${i} with a long descriptive name</a></h3>` +
+        `<p class="desc">${"Bright and warm light for a desk. ".repeat(4)}</p><span class="price">$${10 + i}.99</span></div>`,
+    ).join("");
+    const html = `<html><body><h1>Lamps</h1><div class="results">${products}</div></body></html>`;
+    const parts: string[] = [];
+    const answer = await run(
+      html,
+      { products: [{ name: "string", price_usd: "number" }] },
+      (body) => {
+        const part = pagePart(body);
+        parts.push(part);
+        // A model that stops after the first two records of each part.
+        const names = [...part.matchAll(/Lamp model (\d+) with a long descriptive name/g)].slice(0, 2);
+        return { products: names.map((m) => ({ name: m[0], price_usd: 10 + Number(m[1]) + 0.99 })) };
+      },
+      { settings: { pageTokens: 600 } },
+    );
+    expect(parts.length).toBeGreaterThan(1);
+    // Every record is whole in exactly one part.
+    for (let i = 0; i < 30; i += 1) {
+      const record = new RegExp(`Lamp model ${i} with a long descriptive name[\\s\\S]*?\\$${10 + i}\\.99`);
+      expect(parts.filter((part) => record.test(part)).length, `record ${i}`).toBe(1);
+    }
+    expect(answer.codes).toContain("list-incomplete /products");
+    expect(answer.warnings.find((w) => w.code === "list-incomplete")?.message).toMatch(
+      /^the page shows 30 records; \d+ were returned/,
+    );
+  });
 });
