@@ -191,4 +191,56 @@ describe("writeModelContent", () => {
     expect(text).not.toContain("https://a.example/specs");
     expect(text).not.toContain("a.jpg");
   });
+
+  it("keeps the records of a list the schema asks for, even in a block named as boilerplate, each a section of its own", () => {
+    const html = `<body><main><h1>Post</h1><p>Body text.</p></main>
+      <div id="comments"><h2>Comments</h2>
+        <div class="c"><h3>ann</h3><p>First!</p><p>Long reply.</p></div>
+        <div class="c"><span>bob</span><h3>Re: first</h3><p>Second.</p></div>
+      </div></body>`;
+    const page = loadPage(html, "https://blog.example/post");
+    expect(writeModelContent(page, { links: false, images: false }).text).not.toContain("First!");
+    const records = page
+      .$(".c")
+      .toArray()
+      .map((element) => [element]);
+    const { sections, text } = writeModelContent(page, { links: false, images: false }, records);
+    expect(sections).toContain("### ann\n\nFirst!\n\nLong reply.");
+    // A heading inside a record does not cut it.
+    expect(sections).toContain("bob\n\n### Re: first\n\nSecond.");
+    expect([...text].filter((c) => c < " " && c !== "\n")).toEqual([]);
+  });
+
+  it("marks records of list items and table rows, and records of two sibling elements", () => {
+    const html = `<body><ul><li>One <b>1</b></li><li>Two <b>2</b></li></ul>
+      <table><tr><td>a</td><td>1</td></tr><tr><td>b</td><td>2</td></tr></table>
+      <div><p class="t">Title x</p><p class="m">meta x</p><p class="t">Title y</p><p class="m">meta y</p></div></body>`;
+    const page = loadPage(html, "https://a.example/");
+    const pairs = page
+      .$(".t")
+      .toArray()
+      .map((title) => [title, page.$(title).next().get(0)!]);
+    const records = [
+      ...page
+        .$("li")
+        .toArray()
+        .map((li) => [li]),
+      ...page
+        .$("tr")
+        .toArray()
+        .map((tr) => [tr]),
+      ...pairs,
+    ];
+    const { sections } = writeModelContent(page, { links: false, images: false }, records);
+    expect(sections).toEqual(
+      expect.arrayContaining([
+        "- One 1",
+        "- Two 2",
+        "| a | 1 |",
+        "| b | 2 |",
+        "Title x\n\nmeta x",
+        "Title y\n\nmeta y",
+      ]),
+    );
+  });
 });

@@ -20,7 +20,10 @@ export const PAGE_TEXT_MARK = "--- page text ---";
 export interface ModelContent {
   /** Title and URL: repeated at the top of every part of a long page. */
   header: string;
-  /** The structured-data block, then the page text cut at its headings: the units a long page is split on. */
+  /**
+   * The structured-data block, then the page text cut at its headings and at the boundaries of the records of its
+   * lists (a record is never cut at a heading inside it): the units a long page is split on.
+   */
   sections: string[];
   /** Everything, as one text: header and sections. */
   text: string;
@@ -119,15 +122,22 @@ export function urlsWanted(tree: ObjectNode): UrlOptions {
 /**
  * Writes the page for the model. Boilerplate is left out while writing,
  * not removed: the document stays whole for the engines and for template
- * learning, whatever order they read it in.
+ * learning, whatever order they read it in. `records` are the records of the
+ * lists the schema asks for (each one or more sibling elements): they are
+ * never left out as boilerplate (a comment thread is the content when
+ * comments are asked for), and each is a unit of its own.
  */
-export function writeModelContent(page: Page, urls: UrlOptions = { links: true, images: true }): ModelContent {
-  const body = writeBody(page.$, page.baseUrl, urls);
+export function writeModelContent(
+  page: Page,
+  urls: UrlOptions = { links: true, images: true },
+  records: Element[][] = [],
+): ModelContent {
+  const body = writeBody(page.$, page.baseUrl, urls, records);
   const header = [
     ...(page.structured.title ? [`Title: ${page.structured.title}`] : []),
     ...(page.baseUrl ? [`URL: ${page.baseUrl.href}`] : []),
   ].join("\n");
-  const bodySections = body ? splitAtHeadings(`${PAGE_TEXT_MARK}\n${body}`) : [];
+  const bodySections = body ? splitAtRecords(`${PAGE_TEXT_MARK}\n${body}`) : [];
   const sections = [structuredDataBlock(page.structured, { urls, inText: textIndex(body) }), ...bodySections].filter(
     (s) => s !== "",
   );
@@ -137,6 +147,33 @@ export function writeModelContent(page: Page, urls: UrlOptions = { links: true, 
 /** Sections start at markdown headings (the writer puts every heading on its own line). */
 function splitAtHeadings(text: string): string[] {
   return text.split(/\n\n(?=#{1,6} )/);
+}
+
+/** Marks where a record starts and ends while writing; the marks never reach the text. */
+const RECORD_START = "\u001e";
+const RECORD_END = "\u001f";
+
+/** The text between records cut at its headings, and each record a section of its own. */
+function splitAtRecords(text: string): string[] {
+  const sections: string[] = [];
+  const between = (part: string) => {
+    const trimmed = part.replaceAll(RECORD_END, "").trim();
+    if (trimmed) sections.push(...splitAtHeadings(trimmed));
+  };
+  let at = 0;
+  for (let start = text.indexOf(RECORD_START); start >= 0; start = text.indexOf(RECORD_START, at)) {
+    const end = text.indexOf(RECORD_END, start);
+    if (end < 0) break;
+    between(text.slice(at, start));
+    const record = text
+      .slice(start + 1, end)
+      .replaceAll(RECORD_START, "")
+      .trim();
+    if (record) sections.push(record);
+    at = end + 1;
+  }
+  between(text.slice(at));
+  return sections.map((section) => section.replaceAll(RECORD_START, "").replaceAll(RECORD_END, ""));
 }
 
 /** How the structured data block is cut down: URLs the schema does not want, long texts the page text shows anyway. */
@@ -258,9 +295,18 @@ function compactJsonLd(value: unknown, compaction: Compaction, key = ""): unknow
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-function writeBody($: CheerioAPI, baseUrl: URL | undefined, urls: UrlOptions): string {
+function writeBody($: CheerioAPI, baseUrl: URL | undefined, urls: UrlOptions, records: Element[][]): string {
   const root = $("body").get(0) ?? $.root().get(0);
-  const raw = root ? new MarkdownWriter($, baseUrl, urls, leftOut($)).children(root) : "";
+  const out = leftOut($);
+  // What holds a record is not boilerplate, whatever its class says; records inside a record are not marked.
+  for (const record of records) for (let at = record[0]?.parent ?? null; at; at = at.parent) out.delete(at);
+  const marked = new Map<AnyNode, string>();
+  for (const record of records) {
+    if (record.length === 0 || record.some((element) => isInside(element, marked))) continue;
+    marked.set(record[0]!, RECORD_START);
+    marked.set(record.at(-1)!, `${marked.get(record.at(-1)!) ?? ""}${RECORD_END}`);
+  }
+  const raw = root ? new MarkdownWriter($, baseUrl, urls, out, marked).children(root) : "";
   return raw
     .split("\n")
     .map((line) =>
@@ -291,6 +337,12 @@ function leftOut($: CheerioAPI): Set<AnyNode> {
       out.add(element);
   }
   return out;
+}
+
+/** Whether an ancestor of the node is a record's element already marked. */
+function isInside(node: AnyNode, marked: Map<AnyNode, string>): boolean {
+  for (let at = node.parent; at; at = at.parent) if (marked.has(at)) return true;
+  return false;
 }
 
 /** Whether a node or an ancestor of it (below `within`, when given) is left out. */
@@ -351,14 +403,34 @@ class MarkdownWriter {
     private readonly baseUrl: URL | undefined,
     private readonly urls: UrlOptions,
     private readonly left: Set<AnyNode>,
+    /** Record marks by element: RECORD_START before the first, RECORD_END after the last (both for a one-element record). */
+    private readonly marks: Map<AnyNode, string> = new Map(),
   ) {}
 
   children(parent: ParentNode): string {
-    return parent.children.map((child) => this.node(child)).join("");
+    return parent.children.map((child) => this.marked(child)).join("");
+  }
+
+  private marked(node: AnyNode): string {
+    return this.withMarks(node, this.node(node));
+  }
+
+  /** The node's text with the marks of a record it starts or ends. */
+  private withMarks(node: AnyNode, text: string): string {
+    const mark = this.marks.get(node);
+    if (mark === undefined) return text;
+    const start = mark.startsWith(RECORD_START) ? RECORD_START : "";
+    const end = mark.endsWith(RECORD_END) ? RECORD_END : "";
+    return `${start}${text}${end}`;
   }
 
   private node(node: AnyNode): string {
-    if (node.type === "text") return node.data.replace(/\s+/g, " ").replaceAll(INDENT, "");
+    if (node.type === "text")
+      return node.data
+        .replace(/\s+/g, " ")
+        .replaceAll(INDENT, "")
+        .replaceAll(RECORD_START, "")
+        .replaceAll(RECORD_END, "");
     if (node.type !== "tag" || this.left.has(node)) return "";
     const element = node;
     const name = element.name.toLowerCase();
@@ -437,7 +509,7 @@ class MarkdownWriter {
           .map((line) => line.trim())
           .filter((line) => line !== "");
         // Continuation lines (nested lists, later paragraphs) are indented under their item.
-        return lines.length > 0 ? `- ${lines.join(`\n${INDENT}`)}` : "";
+        return lines.length > 0 ? this.withMarks(item, `- ${lines.join(`\n${INDENT}`)}`) : "";
       })
       .filter((item) => item !== "")
       .join("\n");
@@ -448,20 +520,25 @@ class MarkdownWriter {
       .find("tr")
       .toArray()
       .filter((row) => !isLeftOut(row, this.left, table))
-      .map((row) =>
-        row.children
+      .map((row) => ({
+        row,
+        cells: row.children
           .filter(
             (cell): cell is Element =>
               cell.type === "tag" && (cell.name === "td" || cell.name === "th") && !this.left.has(cell),
           )
           .map((cell) => this.inline(cell).replace(/\|/g, "\\|")),
-      )
-      .filter((cells) => cells.some((cell) => cell !== ""));
-    const width = Math.max(0, ...rows.map((cells) => cells.length));
+      }))
+      .filter(({ cells }) => cells.some((cell) => cell !== ""));
+    const width = Math.max(0, ...rows.map(({ cells }) => cells.length));
     if (width === 0) return "";
     const line = (cells: string[]) => `| ${Array.from({ length: width }, (_, i) => cells[i] ?? "").join(" | ")} |`;
-    const [header = [], ...rest] = rows;
-    return [line(header), line(Array<string>(width).fill("---")), ...rest.map(line)].join("\n");
+    const [header, ...rest] = rows;
+    return [
+      this.withMarks(header?.row ?? table, line(header?.cells ?? [])),
+      line(Array<string>(width).fill("---")),
+      ...rest.map(({ row, cells }) => this.withMarks(row, line(cells))),
+    ].join("\n");
   }
 
   private link(element: Element): string {

@@ -44,4 +44,16 @@ describe("splitContent", () => {
     expect(parts).toHaveLength(2);
     expect(warnings).toEqual([expect.objectContaining({ code: "content-truncated" })]);
   });
+
+  it("never cuts a record that fits a part: parts end at record boundaries", () => {
+    const record = (n: number) =>
+      `### Item ${n}\n\n${Array.from({ length: 25 }, (_, i) => `w${n}x${i}`).join(" ")}\n\nprice ${n}`;
+    const records = Array.from({ length: 40 }, (_, n) => record(n));
+    const page = content(["intro text", ...records]);
+    const { parts } = splitContent(page, 400, 100);
+    expect(parts.length).toBeGreaterThan(3);
+    const body = parts.map((part) => part.slice(page.header.length + 2)).join("\n\n");
+    for (const r of records) expect(parts.filter((part) => part.includes(r)).length).toBe(1);
+    expect(body).toContain(records.at(-1));
+  });
 });
