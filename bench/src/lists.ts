@@ -243,7 +243,8 @@ await writeFile(
   output,
   `${JSON.stringify(
     {
-      corpus: corpusDir,
+      // Relative to the repository, as the corpus is named beside it.
+      corpus: path.relative(REPO_ROOT, corpusDir),
       cases: cases.length,
       builtin: summary(builtinScores),
       ...(modelScores ? { model: { reader: "oracle", ...summary(modelScores) } } : {}),

@@ -2,7 +2,7 @@
  * The columns of a list: the same relative place in every record. An
  * element's place is its path from the record's root (each step its tag and
  * the classes most records share there, so that a class only some records
- * have, "discounted", does not make a place of its own) and, where a record
+ * have, "on-sale", does not make a place of its own) and, where a record
  * has several elements at the same path, which of them it is. A column holds
  * each record's element at its place, or nothing where the record lacks it.
  */

@@ -105,7 +105,7 @@ const LIST_SYNONYMS = new Map<string, string[]>(
     description: ["desc", "summary", "snippet", "abstract", "excerpt", "teaser", "caption"],
     snippet: ["description", "summary", "excerpt", "abstract", "caption", "desc"],
     summary: ["description", "snippet", "excerpt", "abstract"],
-    shipping: ["ship", "delivery"],
+    shipping: ["delivery"],
     date: ["time", "posted", "published"],
     posted: ["date", "time", "published", "age"],
     published: ["date", "time", "posted"],
@@ -116,7 +116,6 @@ const LIST_SYNONYMS = new Map<string, string[]>(
     link: ["url", "href"],
     tag: ["label", "category", "keyword", "topic"],
     lecture: ["lesson", "video"],
-    star: ["stargazer"],
     location: ["place", "city", "address"],
     company: ["employer", "organization", "org"],
   }),
@@ -145,7 +144,7 @@ const OLD_PRICE_WORDS = new Set([
 ]);
 /** A quick look for the words of AD_MARKUP in a class or id, before they are split into words. */
 const AD_HINT = /ad|sponsor|promot|advert/i;
-/** Words of markup that mark an ad ("AdHolder", "sponsored-result"; singular). */
+/** Words of markup that mark an ad ("adSlot", "sponsored-result"; singular). */
 const AD_MARKUP = new Set(["sponsored", "ad", "advert", "advertisement", "promoted"]);
 /** Texts that mark a record as an ad, in the languages shops commonly use. */
 const AD_TEXT =
@@ -405,7 +404,7 @@ function hasContent(column: Column, field: ItemField, textsOf: (column: Column) 
 
 /**
  * Where a column and its inner columns both answer a field, the inner one
- * is more exact ("author" inside "search-author"); of those nearly as sure,
+ * is more exact ("author" inside "post-author"); of those nearly as sure,
  * the surest, then the deepest. A title's wrapper ("div.title" around the
  * heading's link and a "translate" link) gives its strength to the record's
  * main link inside it.
@@ -667,7 +666,7 @@ function evidenceFor(
   return best;
 }
 
-/** 1 when some name's words are all in the markup words, 0.85 when they are there as prefixes ("ship" for shipping, "stargazer" for star), else 0. */
+/** 1 when some name's words are all in the markup words, 0.85 when they are there as prefixes ("ship" for shipping, "ratings" for rating), else 0. */
 function named(names: string[][], words: Set<string>): number {
   if (words.size === 0) return 0;
   let best = 0;
@@ -966,7 +965,7 @@ function readCell(field: ItemField, cell: Element, text: string, context: Contex
   }
 }
 
-/** A link's text written as a path names its last part ("/r/politics" → "politics"). */
+/** A link's text written as a path names its last part ("/c/gardening" → "gardening"). */
 function pathName(text: string): string {
   const match = /^\/(?:[\p{L}\d_-]+\/)+([\p{L}\d_.-]+)\/?$/u.exec(text);
   return match ? match[1]! : text;
@@ -1065,7 +1064,7 @@ function firstLink(element: Element): Element | undefined {
   return undefined;
 }
 
-/** Whether a record is an ad: a short text that says so, or a class or id word that does ("AdHolder", "sponsored-result"). */
+/** Whether a record is an ad: a short text that says so, or a class or id word that does ("adSlot", "sponsored-result"). */
 export function isAd(record: Element[]): boolean {
   let read = 0;
   const visit = (element: Element, depth: number): boolean => {

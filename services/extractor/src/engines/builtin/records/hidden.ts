@@ -2,7 +2,7 @@
  * Whether readers see an element, for reading records: the engine's rule
  * (page/elements.ts: a hidden attribute, aria-hidden, display:none, a
  * class that says hidden), except that a class which only clips overflow
- * ("s-overflow-hidden", "overflow-x-hidden") hides nothing: the cards of
+ * ("overflow-hidden", "card-overflow-x-hidden") hides nothing: the cards of
  * product grids carry it around all their text.
  */
 import type { Element } from "domhandler";
