@@ -13,6 +13,7 @@ import {
   type Warning,
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import pLimit from "p-limit";
+import { textOf } from "../../page/elements.js";
 import type { Page } from "../../page/page.js";
 import { ShownText } from "../../page/text-match.js";
 import { childPointer, evidenceMessages, presentIn } from "../../schema/evidence.js";
@@ -22,7 +23,7 @@ import { type ShownList, shownLists } from "../builtin/records/index.js";
 import { urlsWanted, writeModelContent } from "./content.js";
 import { type GroundingMode, groundAnswer } from "./grounding.js";
 import type { CallBounds, LlmAnswer, LlmEngine } from "./llm.js";
-import { mergeAnswers } from "./merge.js";
+import { mergeAnswers, type ShownTimes } from "./merge.js";
 import { splitContent } from "./parts.js";
 import { buildModelCall, type PromptRequest, type Suggestion, toModelInput } from "./prompt.js";
 
@@ -118,6 +119,7 @@ export async function extractWithModel(
     schema.tree,
     shaped.map((s) => s.data as Record<string, unknown>),
     texts,
+    shownTimesIn(prompts.lists),
   );
   const grounded = groundAnswer(schema.tree, merged.data, prompts.text, taskDescription, settings.grounding);
   const response = {
@@ -188,6 +190,16 @@ async function readParts(
     texts: read.map((r) => r.text),
     unread: settled.flatMap((answer, index) => (answer === undefined ? [index + 1] : [])),
   };
+}
+
+/** How many records of a strong list on the page show every value of a record: the skeleton merging holds. */
+function shownTimesIn(lists: ShownList[]): ShownTimes {
+  const texts = new Map(
+    lists
+      .filter((list) => list.strong)
+      .map((list) => [list.field, list.records.map((record) => new ShownText(record.map(textOf).join(" ")))]),
+  );
+  return (field, record) => texts.get(field)?.filter((text) => text.shows(record)).length;
 }
 
 /**

@@ -128,4 +128,15 @@ describe("mergeAnswers", () => {
     );
     expect(data.posts).toEqual([full, { title: "Bye", points: 3, author: "bob" }]);
   });
+
+  it("keeps a record as many times as the page's list shows it: a copy from another part beyond that is dropped", () => {
+    const list = parseSchema({ products: [{ name: "string", price: "number" }] });
+    const lamp = { name: "Lamp", price: 10 };
+    const answers = [{ products: [lamp] }, { products: [lamp, { name: "Desk", price: 99 }] }];
+    const texts = ["--- page text ---\nLamp $10", "Lamp $10 (also bought) | Desk $99"];
+    const once = mergeAnswers(list, answers, texts, () => 1);
+    expect(once.data.products).toEqual([lamp, { name: "Desk", price: 99 }]);
+    const twice = mergeAnswers(list, answers, texts, () => 2);
+    expect(twice.data.products).toEqual([lamp, lamp, { name: "Desk", price: 99 }]);
+  });
 });

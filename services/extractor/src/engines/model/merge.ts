@@ -14,11 +14,20 @@ import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor
 import { ShownText, valueKey } from "../../page/text-match.js";
 import { PAGE_TEXT_MARK } from "./content.js";
 
-/** `answers` are already shaped to the tree (shape.ts), in page order; `texts[i]` is the text part i was read from. */
+/**
+ * How many records of the page's list of a top-level field show a record (undefined: no list to hold it against).
+ */
+export type ShownTimes = (field: string, record: unknown) => number | undefined;
+
+/**
+ * `answers` are already shaped to the tree (shape.ts), in page order; `texts[i]` is the text part i was read from;
+ * `shownTimes` holds records against the lists the page's layout shows.
+ */
 export function mergeAnswers(
   tree: ObjectNode,
   answers: Array<Record<string, unknown>>,
   texts: string[],
+  shownTimes: ShownTimes = () => undefined,
 ): { data: Record<string, unknown>; warnings: Warning[] } {
   if (answers.length === 1) return { data: answers[0]!, warnings: [] };
   const warnings: Warning[] = [];
@@ -28,13 +37,14 @@ export function mergeAnswers(
     const data = start < 0 || i < start ? text : i === start ? text.slice(0, text.indexOf(PAGE_TEXT_MARK)) : "";
     return new ShownText(data);
   });
-  const data = mergeObject(tree, answers, "", { warnings, parts });
+  const data = mergeObject(tree, answers, "", { warnings, parts, shownTimes });
   return { data, warnings };
 }
 
 interface Merge {
   warnings: Warning[];
   parts: ShownText[];
+  shownTimes: ShownTimes;
 }
 
 /** `values[i]` is part i's value (null where it has none): parts stay aligned to their texts at every depth. */
@@ -60,7 +70,8 @@ function mergeNode(node: SchemaNode, values: unknown[], path: string, merge: Mer
     case "object":
       return mergeObject(node, values, path, merge);
     case "array":
-      if (node.items.kind === "object") return mergeRecords(values, merge.parts);
+      if (node.items.kind === "object")
+        return mergeRecords(values, merge.parts, (record) => merge.shownTimes(path.slice(1), record));
       return dedupe((present as unknown[][]).flat());
     case "any-array":
       return dedupe((present as unknown[][]).flat());
@@ -94,21 +105,29 @@ function dedupe(items: unknown[]): unknown[] {
 
 /**
  * Each part's records in page order. A record is the same record read twice, and dropped, when it equals an earlier
- * part's record that that part's structured data states, or when it is part of another part's record: its values are
- * some of that record's, fewer of them (a record a part boundary or a sidebar showed in part).
+ * part's record that that part's structured data states; when it is part of another part's record: its values are
+ * some of that record's, fewer of them (a record a part boundary or a sidebar showed in part); or when earlier parts
+ * returned it as often as the page's list shows it (the list holds it once; a carousel elsewhere repeats it).
  */
-function mergeRecords(values: unknown[], parts: ShownText[]): unknown[] {
+function mergeRecords(
+  values: unknown[],
+  parts: ShownText[],
+  shownTimes: (record: unknown) => number | undefined,
+): unknown[] {
   const read = values.flatMap((value, part) =>
     Array.isArray(value) ? value.map((record) => ({ record, part, key: valueKey(record) })) : [],
   );
-  return read
-    .filter(({ record, part, key }, i) => {
-      const readTwice = read.some(
-        (other, j) => j < i && other.part < part && other.key === key && (parts[other.part]?.shows(record) ?? false),
-      );
-      return !readTwice && !read.some((other) => other.part !== part && isPartOf(record, other.record));
-    })
-    .map(({ record }) => record);
+  const kept: typeof read = [];
+  read.forEach(({ record, part, key }, i) => {
+    const readTwice = read.some(
+      (other, j) => j < i && other.part < part && other.key === key && (parts[other.part]?.shows(record) ?? false),
+    );
+    if (readTwice || read.some((other) => other.part !== part && isPartOf(record, other.record))) return;
+    const before = kept.filter((other) => other.part < part && other.key === key).length;
+    if (before > 0 && before >= Math.max(1, shownTimes(record) ?? Number.POSITIVE_INFINITY)) return;
+    kept.push(read[i]!);
+  });
+  return kept.map(({ record }) => record);
 }
 
 /** `part`'s non-null values are all `whole`'s, and `whole` has more of them. */
