@@ -26,13 +26,20 @@ export async function startTeacher(): Promise<Teacher> {
   return { ...llm, teach: (item) => (current = item) };
 }
 
-/** The labelled value reduced to what the text shows: an alternative it shows, the list items it shows, or null. */
+/**
+ * The labelled value reduced to what the text shows: an alternative it shows, the list items it shows, a record with
+ * the fields it shows (when it shows one that is not a boolean), or null.
+ */
 function shown(value: unknown, text: string): unknown {
   if (value && typeof value === "object" && "$any" in value)
     return (value.$any as unknown[]).map((alternative) => shown(alternative, text)).find((v) => v !== null) ?? null;
   if (Array.isArray(value)) {
     const items = value.map((item) => shown(item, text)).filter((item) => item !== null);
     return items.length > 0 ? items : null;
+  }
+  if (value && typeof value === "object") {
+    const record = Object.fromEntries(Object.entries(value).map(([name, field]) => [name, shown(field, text)]));
+    return Object.values(record).some((field) => field !== null && typeof field !== "boolean") ? record : null;
   }
   return isShown(value, text) ? value : null;
 }

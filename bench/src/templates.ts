@@ -1,6 +1,6 @@
 /**
  * `npm run bench:templates [corpus-dir] [--no-prefill]`: template learning on the corpus's
- * SWDE sites, page by page. Each site's pages go through the extractor's
+ * SWDE sites (or, given the listing corpus, its sites: lists scored record by record), page by page. Each site's pages go through the extractor's
  * flow in order (in process, so that each page's learning has settled before
  * the next page is asked), with the test suite's scripted model as the
  * teacher (bench/src/teacher.ts). Prints, per site and overall: model tokens
@@ -27,7 +27,8 @@ import {
 import { createLogger } from "@winnow/platform";
 import { REPO_ROOT } from "@winnow/scripts/stack";
 import { type Case, readCases } from "./corpus.js";
-import { addOutcome, type Counts, type Metrics, metrics, scoreField } from "./score.js";
+import { itemSchemaOf, scoreRecords, sumFields } from "./list-score.js";
+import { addOutcome, type Counts, type Metrics, metrics, type SchemaValue, scoreField } from "./score.js";
 import { startTeacher } from "./teacher.js";
 
 const { values, positionals } = parseArgs({
@@ -45,7 +46,7 @@ if (!existsSync(path.join(corpusDir, "cases.jsonl"))) {
   );
   process.exit(2);
 }
-const cases = (await readCases(corpusDir)).filter((item) => item.corpus === "swde");
+const cases = (await readCases(corpusDir)).filter((item) => item.corpus === "swde" || item.corpus === "lists");
 const sites = new Map<string, Case[]>();
 for (const item of cases) sites.set(item.site, [...(sites.get(item.site) ?? []), item]);
 /** Page counts after which the template's share is reported. */
@@ -112,7 +113,7 @@ async function extract(item: Case, model: LlmEngine | undefined, flow: FlowSetti
   const job = {
     schemaJson,
     schema: flow.schemas.get(schemaJson),
-    page: loadPage(html, item.url ?? ""),
+    page: loadPage(html, pageUrl(item)),
     taskDescription: "",
     includeModelInput: false,
     evidence: false,
@@ -124,11 +125,32 @@ async function extract(item: Case, model: LlmEngine | undefined, flow: FlowSetti
   return { extraction, data: JSON.parse(extraction.response.dataJson) as Record<string, unknown> };
 }
 
+/**
+ * The page's address: the listing corpus names only the host of most pages, and a template knows its pages by their
+ * address, so each page gets one of its own on its host.
+ */
+function pageUrl(item: Case): string {
+  const url = item.url ?? "";
+  return url === "" || URL.canParse(url) ? url : `https://${url}/${encodeURIComponent(item.id)}`;
+}
+
 function score(item: Case, data: Record<string, unknown>, counts: Counts): void {
-  for (const [field, schema] of Object.entries(item.schema)) {
-    const outcome = scoreField(field, schema, item.expected[field] ?? null, data[field] ?? null);
-    if (outcome) addOutcome(counts, outcome);
+  for (const [field, schema] of Object.entries(item.schema))
+    scoreOne(field, schema, item.expected[field] ?? null, data[field] ?? null, counts);
+}
+
+/** One field's counts: a list of records record by record (list-score.ts), any other field as one value. */
+function scoreOne(field: string, schema: SchemaValue, expected: unknown, predicted: unknown, counts: Counts): void {
+  const item = itemSchemaOf(schema);
+  if (item) {
+    const fields = sumFields(scoreRecords(item, expected, predicted));
+    counts.tp += fields.tp;
+    counts.fp += fields.fp;
+    counts.fn += fields.fn;
+    return;
   }
+  const outcome = scoreField(field, schema, expected, predicted);
+  if (outcome) addOutcome(counts, outcome);
 }
 
 async function runPage(item: Case, index: number): Promise<PageRun> {
@@ -139,12 +161,9 @@ async function runPage(item: Case, index: number): Promise<PageRun> {
   for (const [field, schema] of Object.entries(item.schema)) {
     const expected = item.expected[field] ?? null;
     const templated = extraction.templated.get(field);
-    const templateOutcome = templated
-      ? scoreField(field, schema, expected, templated.value)
-      : expected === null
-        ? undefined
-        : "fn";
-    if (templateOutcome) addOutcome(template, templateOutcome);
+    if (templated) scoreOne(field, schema, expected, templated.value, template);
+    else if (itemSchemaOf(schema)) scoreOne(field, schema, expected, null, template);
+    else if (expected !== null) addOutcome(template, "fn");
   }
   const fields = Object.keys(item.schema).length;
   const byModel =
@@ -204,7 +223,7 @@ const overall = summary(runs);
 const pct = (value: number) => `${(100 * value).toFixed(0)}%`.padStart(5);
 const num = (value: number) => value.toFixed(3).padStart(6);
 console.log(
-  `${cases.length} SWDE pages of ${sites.size} sites, page by page, builtin pre-fill ${prefill ? "on" : "off"}; teacher: scripted model answering labelled values it is shown\n`,
+  `${cases.length} pages of ${sites.size} sites, page by page, builtin pre-fill ${prefill ? "on" : "off"}; teacher: scripted model answering labelled values it is shown\n`,
 );
 console.log("Model tokens per page, by page index (mean over sites)");
 console.log(`${"".padEnd(20)} ${overall.tokensByIndex.map((_, i) => `#${i + 1}`.padStart(6)).join(" ")}`);
@@ -239,7 +258,9 @@ console.log(
 
 const resultsDir = path.join(REPO_ROOT, "bench/results");
 await mkdir(resultsDir, { recursive: true });
-const output = prefill ? "templates.json" : "templates-no-prefill.json";
+// The listing corpus (or another) writes beside the dev corpus's figures, not over them.
+const corpusTag = path.basename(corpusDir) === "dev" ? "" : `-${path.basename(corpusDir)}`;
+const output = `templates${corpusTag}${prefill ? "" : "-no-prefill"}.json`;
 await writeFile(
   path.join(resultsDir, output),
   `${JSON.stringify({ corpus: corpusDir, prefill, pages: cases.length, overall, sites: Object.fromEntries(perSite), builtinOnly: { withTemplate, without }, runs }, null, 2)}\n`,
