@@ -50,7 +50,9 @@ export function elementsUnder(root: ParentNode, limit: number): Element[] {
     const element = stack.pop()!;
     if (NOT_TEXT.has(element.tagName)) continue;
     found.push(element);
-    stack.push(...element.children.filter(isTag).reverse());
+    // One push per child: spreading an element's children as arguments overflows the stack past ~120k of them.
+    const { children } = element;
+    for (let i = children.length - 1; i >= 0; i -= 1) if (isTag(children[i]!)) stack.push(children[i] as Element);
   }
   return found;
 }

@@ -74,7 +74,8 @@ function countsFor(element: Element): Counts {
     for (let node = stack.pop(); node; node = stack.pop()) {
       if (!isTag(node)) continue;
       for (const name of namesOf(node)) counts.set(name, (counts.get(name) ?? 0) + 1);
-      stack.push(...node.children);
+      // One push per child: spreading an element's children as arguments overflows the stack past ~120k of them.
+      for (const child of node.children) stack.push(child);
     }
     countsByDocument.set(document, counts);
   }

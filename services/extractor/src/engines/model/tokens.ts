@@ -7,15 +7,33 @@
  */
 import { createRequire } from "node:module";
 
-type Counter = (text: string) => number;
+type Counter = (text: string, options: { disallowedSpecial: Set<string> }) => number;
 let counter: Counter | undefined;
 
+/** A run this long without a space is counted in pieces: BPE is quadratic in the length of one run of letters. */
+const LONG_RUN = /\S{256,}/g;
+const RUN_PIECE = 128;
+/** Special tokens a page writes ("<|endoftext|>") are its text, counted as such, never a reason to fail. */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+
+/**
+ * The text's tokens; a long run without spaces (80 KB of one letter, a data URI) is counted in pieces, which cuts at
+ * most a token or two per piece from what one count would merge, so the count errs on the safe side for budgets.
+ */
 export function countTokens(text: string): number {
   // Loaded on first use: the ranks are megabytes of JavaScript that slow every start-up, and the builtin engine never
   // needs them.
   counter ??= (createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as { countTokens: Counter })
     .countTokens;
-  return counter(text);
+  const count = counter;
+  let total = 0;
+  let at = 0;
+  for (const run of text.matchAll(LONG_RUN)) {
+    total += count(text.slice(at, run.index), AS_TEXT);
+    for (let i = 0; i < run[0].length; i += RUN_PIECE) total += count(run[0].slice(i, i + RUN_PIECE), AS_TEXT);
+    at = run.index + run[0].length;
+  }
+  return total + count(text.slice(at), AS_TEXT);
 }
 
 /** Context windows of common models, by name prefix (longest prefix wins). */
