@@ -5,7 +5,7 @@
  */
 
 import { type CheerioAPI, load } from "cheerio";
-import type { Element } from "domhandler";
+import { type AnyNode, type ChildNode, type Element, hasChildren, type ParentNode } from "domhandler";
 import { jsonrepair } from "jsonrepair";
 
 export interface Page {
@@ -33,8 +33,51 @@ export interface StructuredData {
 
 export function loadPage(html: string, url: string): Page {
   const $ = load(html);
+  flattenBelow($.root()[0]!, MAX_DEPTH);
   const pageUrl = URL.canParse(url) ? new URL(url) : undefined;
   return { $, url: pageUrl, baseUrl: baseUrlOf($, pageUrl), structured: readStructuredData($) };
+}
+
+/**
+ * Elements nest at most this deep; real pages stay under a hundred levels. A page nested deeper (tens of thousands
+ * of <span>s) would make every walk of the document quadratic in its depth (the DOM library's search keeps a stack
+ * of levels that it shifts), stalling the extractor for minutes.
+ */
+const MAX_DEPTH = 256;
+
+/**
+ * The nodes below the depth limit become children of their ancestor at the limit, in document order: their text
+ * reads the same, only the nesting past the limit is gone.
+ */
+function flattenBelow(root: AnyNode, maxDepth: number): void {
+  const stack: Array<{ node: AnyNode; depth: number }> = [{ node: root, depth: 0 }];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const { node, depth } = item;
+    if (!hasChildren(node)) continue;
+    if (depth >= maxDepth) {
+      const flat = descendantsOf(node);
+      for (const [i, child] of flat.entries()) {
+        if (hasChildren(child)) child.children = [];
+        child.parent = node;
+        child.prev = flat[i - 1] ?? null;
+        child.next = flat[i + 1] ?? null;
+      }
+      node.children = flat;
+      continue;
+    }
+    for (const child of node.children) stack.push({ node: child, depth: depth + 1 });
+  }
+}
+
+/** Every node under `node` in document order (iterative: the depth may be anything). */
+function descendantsOf(node: ParentNode): ChildNode[] {
+  const found: ChildNode[] = [];
+  const stack: ChildNode[] = [...node.children].reverse();
+  for (let at = stack.pop(); at; at = stack.pop()) {
+    found.push(at);
+    if (hasChildren(at)) for (let i = at.children.length - 1; i >= 0; i -= 1) stack.push(at.children[i]!);
+  }
+  return found;
 }
 
 /** An absolute http(s) URL for a link or image reference, or undefined when there is none. */
