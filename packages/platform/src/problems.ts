@@ -141,7 +141,7 @@ export const PROBLEM_TYPES = {
     title: "Target page too large",
     grpc: FAILED_PRECONDITION,
     retryable: false,
-    when: "The page exceeds the renderer's or the extractor's size limit.",
+    when: "The page exceeds the renderer's or the extractor's size limit, or takes so much memory that it crashes the browser tab.",
   },
   "model-failure": {
     status: 502,

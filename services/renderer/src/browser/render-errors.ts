@@ -29,6 +29,12 @@ export function toRenderError(error: unknown, state: RenderFailureState): unknow
     return new WinnowError("url-not-allowed", `the browser refused the URL (${netError})`, { cause: error });
   }
   if (netError) return new WinnowError("target-unreachable", `could not load the page (${netError})`, { cause: error });
+  // Chromium kills a tab whose page takes too much memory (or hits a browser bug); the browser itself lives on.
+  if (/\b(Page|Target) crashed\b/i.test(message)) {
+    return new WinnowError("page-too-large", "the page crashed the browser tab (it used too much memory)", {
+      cause: error,
+    });
+  }
   if (!state.browserConnected) {
     return overloaded("the browser stopped during the render", error);
   }
