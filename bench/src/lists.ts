@@ -24,6 +24,7 @@ import { parseSchema } from "@winnow/platform";
 import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { REPO_ROOT } from "@winnow/scripts/stack";
 import { type Case, readCases, servePages } from "./corpus.js";
+import { fmt, pct, percentile, round } from "./format.js";
 import { addScore, emptyScore, itemSchemaOf, type RecordScore, scoreRecords, sumFields } from "./list-score.js";
 import { startOracle } from "./oracle.js";
 import { type Extraction, type Runner, startExtractorRunner } from "./runners.js";
@@ -283,20 +284,4 @@ function figures(m: Metrics): string {
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
-function percentile(sorted: number[], q: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-}
-
-function pct(part: number, whole: number): string {
-  return `${((100 * part) / Math.max(1, whole)).toFixed(1)}%`;
-}
-
-function fmt(value: number): string {
-  return value.toFixed(3).padStart(6);
-}
-
-function round(value: number): number {
-  return Math.round(value * 10) / 10;
 }

@@ -19,6 +19,7 @@ import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { REPO_ROOT } from "@winnow/scripts/stack";
 import { type Case, readCases, servePages } from "./corpus.js";
 import { addEvidence, DOUBT_BELOW, emptyEvidenceCounts } from "./evidence-figures.js";
+import { fmt, pct, percentile, round } from "./format.js";
 import { labelsOnPage } from "./labels-on-page.js";
 import { classifyLosses, modelCallFigures, printLosses, READER_LIMITS, withoutReaderLimits } from "./losses.js";
 import { type Oracle, type OracleCall, startOracle } from "./oracle.js";
@@ -325,20 +326,4 @@ console.log(`\nWrote ${path.relative(REPO_ROOT, output)}`);
 
 function metricsOf(map: Map<string, Counts>): Record<string, Metrics> {
   return Object.fromEntries([...map].map(([k, c]) => [k, metrics(c)]));
-}
-
-function percentile(sorted: number[], q: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-}
-
-function pct(part: number, whole: number): string {
-  return `${((100 * part) / Math.max(1, whole)).toFixed(1)}%`;
-}
-
-function fmt(value: number): string {
-  return value.toFixed(3).padStart(6);
-}
-
-function round(value: number): number {
-  return Math.round(value * 10) / 10;
 }
