@@ -11,7 +11,7 @@ import path from "node:path";
 import { checkHealth, createClient, promiseClient } from "@winnow/platform";
 import { Engine, type Evidence, ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { freePorts } from "@winnow/scripts/ports";
-import { REPO_ROOT } from "@winnow/scripts/stack";
+import { serviceEntry } from "@winnow/scripts/stack";
 import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 
 export interface Extraction {
@@ -59,7 +59,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
   const address = `127.0.0.1:${port}`;
   // Its own data directory: templates learned by an earlier run must not answer this one.
   const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-bench-extractor-"));
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "services/extractor/dist/main.js")], {
+  const child = spawn(process.execPath, [serviceEntry("extractor")], {
     env: {
       ...process.env,
       ...llmEnv(model),

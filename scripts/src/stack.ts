@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -14,6 +15,11 @@ import { checkHealth } from "@winnow/platform";
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 export type ServiceName = "auth" | "renderer" | "extractor" | "gateway";
+
+/** The file that starts a service: its package's `./main` export, wherever the package builds it. */
+export function serviceEntry(service: ServiceName): string {
+  return createRequire(import.meta.url).resolve(`@winnow/${service}/main`);
+}
 const BACKENDS = ["auth", "renderer", "extractor"] as const;
 
 export interface StackOptions {
@@ -155,7 +161,7 @@ class Supervisor {
   ) {}
 
   start(): void {
-    const entry = path.join(REPO_ROOT, "services", this.service, "dist", "main.js");
+    const entry = serviceEntry(this.service);
     const startedAt = Date.now();
     const nodeArgs = this.options.nodeArgs?.[this.service] ?? [];
     const child = spawn(process.execPath, [...nodeArgs, "--import", "@winnow/platform/telemetry", entry], {

@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PROTO_ROOT } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
+import { serviceEntry } from "../../scripts/src/stack.js";
 import { COMPONENTS, loadServiceConfig, unknownVariables } from "./service-config.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -180,7 +181,9 @@ describe("Dockerfile", () => {
     const platform = JSON.parse(readFileSync(path.join(ROOT, "packages/platform/package.json"), "utf8"));
     for (const component of COMPONENTS) {
       const cmd = JSON.parse(all(component, "CMD").at(-1)!.args) as string[];
-      expect(cmd).toEqual(["node", "--import", "@winnow/platform/telemetry", `services/${component}/dist/main.js`]);
+      // What the service's package names as its entry, relative to the repository (the image keeps its layout).
+      const entry = path.relative(ROOT, serviceEntry(component)).split(path.sep).join("/");
+      expect(cmd).toEqual(["node", "--import", "@winnow/platform/telemetry", entry]);
       expect(existsSync(path.join(ROOT, `services/${component}/src/main.ts`))).toBe(true);
       const app = workdir(component);
       const destinations = copies(component).map((c) => c.destination);

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
 import { checkHealth } from "@winnow/platform";
-import { REPO_ROOT, type ServiceName } from "../../scripts/src/stack.js";
+import { REPO_ROOT, type ServiceName, serviceEntry } from "../../scripts/src/stack.js";
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -20,7 +19,7 @@ export async function startService(
   env: NodeJS.ProcessEnv,
   readyAt: string,
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "services", service, "dist", "main.js")], {
+  const child = spawn(process.execPath, [serviceEntry(service)], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
