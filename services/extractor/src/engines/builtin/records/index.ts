@@ -119,9 +119,25 @@ interface Records {
   note(trail: EvidenceTrail, pointer: string): void;
 }
 
+/**
+ * The page's candidate lists, segmented once per parsed page: each array field, the model's pre-fill and its content
+ * (which marks the records) read the same lists. Segmentation only reads the document.
+ */
+const segmented = new WeakMap<object, RecordList[]>();
+
+function candidateLists($: CheerioAPI): RecordList[] {
+  const root = $.root()[0]!;
+  let lists = segmented.get(root);
+  if (!lists) {
+    lists = segmentRecords(root);
+    segmented.set(root, lists);
+  }
+  return lists;
+}
+
 function readRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, hints: NameHints): Records | undefined {
   const fields = describeFields(item, hints);
-  const chosen = mainList(segmentRecords($.root()[0]!), fields, baseUrl);
+  const chosen = mainList(candidateLists($), fields, baseUrl);
   if (!chosen) return undefined;
   const { list, assignment, columns } = chosen;
   const context = { records: list.records, columns, baseUrl };
