@@ -114,6 +114,7 @@ export async function extractWithModel(
   const { schema, taskDescription } = question;
   const prompts = preparePrompts(question, settings);
   const { answers, texts, unread } = await readParts(llm, prompts.requests, settings.maxParallel, bounds);
+  const wholePageRead = prompts.whole && unread.length === 0;
   const shaped = answers.map((answer) => shape(schema.tree, answer.value));
   const merged = mergeAnswers(
     schema.tree,
@@ -134,12 +135,12 @@ export async function extractWithModel(
       ...shaped.flatMap((s) => s.warnings),
       ...merged.warnings,
       ...grounded.warnings,
-      ...incompleteLists(prompts, grounded.data, prompts.whole && unread.length === 0),
+      ...incompleteLists(prompts, grounded.data, wholePageRead),
     ],
     modelInputs: includeModelInput ? answers.map((answer) => answer.modelInput) : [],
     evidence: evidenceMessages(presentIn(grounded.evidence, grounded.data)),
   };
-  return { response, facts: { ungrounded: grounded.ungrounded, wholePageRead: prompts.whole && unread.length === 0 } };
+  return { response, facts: { ungrounded: grounded.ungrounded, wholePageRead } };
 }
 
 /**
