@@ -40,6 +40,11 @@ export function numbersIn(text: string): Set<number> {
   return numbers;
 }
 
+/** A JSON object (an item of a list of records), not an array or null. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /** A text as values are looked for in it: a string by its normalised form, a number by any written form of it. */
 export class ShownText {
   private readonly text: string;
@@ -57,7 +62,7 @@ export class ShownText {
       return this.numbers.has(value);
     }
     if (Array.isArray(value)) return value.every((item) => this.shows(item));
-    if (typeof value === "object" && value !== null) return Object.values(value).every((item) => this.shows(item));
+    if (isRecord(value)) return Object.values(value).every((item) => this.shows(item));
     return true;
   }
 
@@ -71,6 +76,6 @@ export class ShownText {
 function stringsOf(value: unknown): string[] {
   if (typeof value === "string") return [value];
   if (Array.isArray(value)) return value.flatMap(stringsOf);
-  if (typeof value === "object" && value !== null) return Object.values(value).flatMap(stringsOf);
+  if (isRecord(value)) return Object.values(value).flatMap(stringsOf);
   return [];
 }

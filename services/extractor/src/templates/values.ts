@@ -5,7 +5,7 @@
  * cent, lists item by item).
  */
 import type { Field } from "@winnow/platform";
-import { normalizeText } from "../page/text-match.js";
+import { isRecord, normalizeText } from "../page/text-match.js";
 import { nameHints } from "../schema/field-names.js";
 import { shape } from "../schema/shape.js";
 
@@ -57,8 +57,4 @@ export function isPresentValue(value: unknown): boolean {
     !Array.isArray(value) ||
     (value.length > 0 && value.every((item) => (typeof item === "string" ? item.trim() !== "" : isRecord(item))))
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

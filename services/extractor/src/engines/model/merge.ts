@@ -11,7 +11,7 @@
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { ShownText, valueKey } from "../../page/text-match.js";
+import { isRecord, ShownText, valueKey } from "../../page/text-match.js";
 import { PAGE_TEXT_MARK } from "./content.js";
 
 /**
@@ -55,7 +55,7 @@ function mergeObject(node: ObjectNode, values: unknown[], path: string, merge: M
       field.name,
       mergeNode(
         field.node,
-        values.map((value) => (isObject(value) && Object.hasOwn(value, field.name) ? value[field.name] : null)),
+        values.map((value) => (isRecord(value) && Object.hasOwn(value, field.name) ? value[field.name] : null)),
         `${path}/${field.name}`,
         merge,
       ),
@@ -132,13 +132,9 @@ function mergeRecords(
 
 /** `part`'s non-null values are all `whole`'s, and `whole` has more of them. */
 function isPartOf(part: unknown, whole: unknown): boolean {
-  if (!isObject(part) || !isObject(whole)) return false;
+  if (!isRecord(part) || !isRecord(whole)) return false;
   const present = (record: Record<string, unknown>) =>
     Object.entries(record).filter(([, value]) => value !== null && value !== false);
   const own = present(part);
   return own.length < present(whole).length && own.every(([name, value]) => valueKey(value) === valueKey(whole[name]));
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
