@@ -104,21 +104,7 @@ for (const testCase of cases) {
   const content = writeModelContent(loadPage(html, testCase.url), urlsWanted(parseSchema(testCase.schema))).text;
   const full = new Haystack(visibleText(html));
   const ours = new Haystack(content);
-  const row = rows.get(testCase.corpus) ?? {
-    corpus: testCase.corpus,
-    pages: 0,
-    rawTokens: 0,
-    markdownTokens: 0,
-    contentTokens: 0,
-    values: 0,
-    inFullText: 0,
-    inContent: 0,
-    inContentOfFullText: 0,
-    mustInclude: 0,
-    included: 0,
-    mustExclude: 0,
-    excluded: 0,
-  };
+  const row = rows.get(testCase.corpus) ?? emptyRow(testCase.corpus);
   rows.set(testCase.corpus, row);
   const tokens = {
     raw: countTokens(html),
@@ -155,29 +141,12 @@ for (const testCase of cases) {
 }
 
 const all = [...rows.values()];
-const total = all.reduce<Row>(
-  (sum, row) => {
-    // The initial value is a fresh object, so adding into it in place changes nothing else.
-    for (const key of Object.keys(row) as Array<keyof Row>)
-      if (key !== "corpus") (sum[key] as number) += row[key] as number;
-    return sum;
-  },
-  {
-    corpus: "all",
-    pages: 0,
-    rawTokens: 0,
-    markdownTokens: 0,
-    contentTokens: 0,
-    values: 0,
-    inFullText: 0,
-    inContent: 0,
-    inContentOfFullText: 0,
-    mustInclude: 0,
-    included: 0,
-    mustExclude: 0,
-    excluded: 0,
-  },
-);
+const total = all.reduce<Row>((sum, row) => {
+  // The initial value is a fresh object, so adding into it in place changes nothing else.
+  for (const key of Object.keys(row) as Array<keyof Row>)
+    if (key !== "corpus") (sum[key] as number) += row[key] as number;
+  return sum;
+}, emptyRow("all"));
 const pct = (part: number, whole: number) => (whole === 0 ? null : Math.round((1000 * part) / whole) / 10);
 const summary = [...all, total].map((row) => ({
   corpus: row.corpus,
@@ -219,3 +188,22 @@ writeFileSync(
   `${JSON.stringify({ corpus: corpusDir, cases: cases.length, seconds: Math.round((Date.now() - started) / 1000), summary, perPage }, null, 2)}\n`,
 );
 console.log(`${cases.length} pages in ${Math.round((Date.now() - started) / 1000)} s; details in ${out}`);
+
+/** A corpus's row before its first page: every count zero. */
+function emptyRow(corpus: string): Row {
+  return {
+    corpus,
+    pages: 0,
+    rawTokens: 0,
+    markdownTokens: 0,
+    contentTokens: 0,
+    values: 0,
+    inFullText: 0,
+    inContent: 0,
+    inContentOfFullText: 0,
+    mustInclude: 0,
+    included: 0,
+    mustExclude: 0,
+    excluded: 0,
+  };
+}
