@@ -5,17 +5,15 @@
  * as the value, so it is right here; whether it holds on the template's
  * other pages is what learning counts.
  */
-import type { Field, ObjectNode } from "@winnow/platform";
+import type { Field } from "@winnow/platform";
 import type { Element } from "domhandler";
 import { isLabelText, labelKey, type PageIndex } from "../page/page-index.js";
-import { nameHints } from "../schema/field-names.js";
-import { datesIn, parseBoolean, parseNumber } from "../schema/normalize.js";
-import { applyLocator, type ItemField, type Locator, locateElement, matches } from "./locator.js";
-import { stableClasses, stableId, stableItemprop } from "./names.js";
-import { isPresentValue, readAs, sameValue } from "./values.js";
+import { applyLocator, type Locator, locateElement, matches } from "./locator.js";
+import { stableId } from "./names.js";
+import { MAX_AROUND, relativeStep, selectorStep, spanOf, tagOf, VALUE_ATTRIBUTES, withoutEmpty } from "./places.js";
+import { recordReadings } from "./records.js";
+import { agrees, readAs, sameValue } from "./values.js";
 
-/** Text around a value that a locator may cut off: more than this, and the value sits in running text, not a slot. */
-const MAX_AROUND = 60;
 /** Elements tried per value and locators kept per field and page: enough alternatives for learning to choose from. */
 const MAX_TARGETS = 4;
 const MAX_LOCATORS = 6;
@@ -25,7 +23,6 @@ const MAX_INDEX = 5;
 /** Elements looked at before a value for its label, nearest first. */
 const LABEL_WINDOW = 30;
 const MAX_ANCHORS = 3;
-const ATTRIBUTES = ["href", "src", "content", "datetime", "title"] as const;
 
 type ElementLocator = Pick<Locator, "path" | "label" | "up" | "index">;
 type Reading = Pick<Locator, "attr" | "own" | "prefix" | "suffix" | "items" | "fields">;
@@ -37,21 +34,17 @@ export function deriveLocators(index: PageIndex, field: Field, value: unknown): 
       if (found.length >= MAX_LOCATORS) return;
       const locator = { ...where, ...withoutEmpty(reading) };
       const located = applyLocator(index, locator);
-      if (located && sameValue(readAs(field, located.raw), value)) found.push(locator);
+      if (located && agrees(readAs(field, located.raw), value)) found.push(locator);
     }
   };
   const itemNode = field.node.kind === "array" ? field.node.items : undefined;
   if (itemNode?.kind === "object")
-    for (const { container, reading } of recordTargets(index, itemNode, value as Record<string, unknown>[]))
+    for (const { container, reading } of recordReadings(index, itemNode, value as Record<string, unknown>[]))
       keep(container, reading);
   else if (Array.isArray(value))
     for (const { container, items } of listTargets(index, field, value as string[])) keep(container, { items });
   else for (const { element, reading } of scalarTargets(index, field, value)) keep(element, reading);
   return found;
-}
-
-function withoutEmpty(reading: Reading): Reading {
-  return Object.fromEntries(Object.entries(reading).filter(([, v]) => v !== undefined && v !== "")) as Reading;
 }
 
 /** The innermost elements whose text shows the value, with the text around it; then attributes that hold it. */
@@ -61,7 +54,7 @@ function scalarTargets(index: PageIndex, field: Field, value: unknown): { elemen
   for (const element of index.elements) {
     const text = index.text(element);
     if (text.length > MAX_AROUND + String(value).length + 30) continue;
-    const span = spanOf(text, value, field);
+    const span = spanOf(text, value, field.name);
     if (span) shows.set(element, span);
   }
   for (const [element, [start, end]] of shows) {
@@ -71,14 +64,18 @@ function scalarTargets(index: PageIndex, field: Field, value: unknown): { elemen
     // Text around the value that child elements add ("[Paperback]", "(1994)") may differ between pages; the element's
     // own text does not hold it.
     const own = index.ownText(element);
-    if ((start > 0 || end < text.length) && own.length < text.length && isEqualSpan(spanOf(own, value, field), own))
+    if (
+      (start > 0 || end < text.length) &&
+      own.length < text.length &&
+      isEqualSpan(spanOf(own, value, field.name), own)
+    )
       targets.push({ element, reading: { own: true } });
     targets.push({ element, reading: { prefix: text.slice(0, start), suffix: text.slice(end) } });
   }
   if (typeof value !== "string") return targets;
   for (const element of index.elements) {
     if (targets.length >= 2 * MAX_TARGETS) break;
-    const attr = ATTRIBUTES.find((name) => {
+    const attr = VALUE_ATTRIBUTES.find((name) => {
       const written = element.attribs[name]?.trim();
       return (
         written !== undefined &&
@@ -92,28 +89,6 @@ function scalarTargets(index: PageIndex, field: Field, value: unknown): { elemen
 
 function isEqualSpan(span: [number, number] | undefined, text: string): boolean {
   return span !== undefined && span[0] === 0 && span[1] === text.length;
-}
-
-/** Where in an element's text the value is written, in any form shape.ts reads back as the value. */
-function spanOf(text: string, value: unknown, field: Field): [number, number] | undefined {
-  if (typeof value === "number") {
-    for (const match of text.matchAll(/\d[\d.,\u00a0\u202f']*\d|\d/g)) {
-      const number = parseNumber(match[0]);
-      if (number !== undefined && Math.abs(number - value) < 0.005) return [match.index, match.index + match[0].length];
-    }
-    return undefined;
-  }
-  if (typeof value === "boolean") return parseBoolean(text) === value ? [0, text.length] : undefined;
-  if (typeof value !== "string" || value.trim() === "") return undefined;
-  if (nameHints(field.name).format === "iso8601") {
-    // A date is read from where the page writes it to the end of the text (shape.ts reads the first date).
-    const mention = datesIn(text).find((m) => m.date === value.slice(0, 10));
-    if (mention) return [mention.index, text.length];
-  }
-  const wanted = value.replace(/\s+/g, " ").trim().toLowerCase();
-  const lower = text.toLowerCase();
-  const at = lower.length === text.length ? lower.indexOf(wanted) : -1;
-  return at >= 0 && text.length - wanted.length <= MAX_AROUND ? [at, at + wanted.length] : undefined;
 }
 
 /**
@@ -141,58 +116,6 @@ function listTargets(index: PageIndex, field: Field, value: string[]): { contain
     }
   }
   return found;
-}
-
-/**
- * For a list of objects: the element of the first item (the smallest
- * ancestor of one of its values that shows every value it has), how each
- * field is read inside it, and the item's step under its parent, which
- * holds the list.
- */
-function recordTargets(
-  index: PageIndex,
-  item: ObjectNode,
-  value: Record<string, unknown>[],
-): { container: Element; reading: Reading }[] {
-  const first = value[0];
-  const fields = item.fields.filter((f) => f.node.kind === "scalar" && first && isPresentValue(first[f.name]));
-  if (!first || fields.length === 0) return [];
-  const targets = fields.map((f) => scalarTargets(index, f, first[f.name]));
-  const found: { container: Element; reading: Reading }[] = [];
-  for (const { element: start } of targets[0]!) {
-    let candidate: Element | null = start;
-    for (
-      let level = 0;
-      level <= MAX_LEVELS && candidate?.type === "tag" && candidate.tagName !== "body";
-      level += 1, candidate = candidate.parent as Element | null
-    ) {
-      const within = candidate;
-      const readings = fields.map((f, i) => fieldWithin(index, within, f.name, targets[i]!));
-      if (readings.some((r) => r === undefined) || within.parent?.type !== "tag") continue;
-      found.push({
-        container: within.parent as Element,
-        reading: { items: relativeStep(within), fields: readings as ItemField[] },
-      });
-      break;
-    }
-  }
-  return found.slice(0, MAX_TARGETS);
-}
-
-/** How a field of an item is read inside the item's element: from the first of its targets there. */
-function fieldWithin(
-  index: PageIndex,
-  item: Element,
-  name: string,
-  targets: { element: Element; reading: Reading }[],
-): ItemField | undefined {
-  for (const { element, reading } of targets.filter((t) => index.contains(item, t.element))) {
-    if (element === item) return { name, index: 0, ...withoutEmpty(reading) };
-    const path = relativeStep(element);
-    const position = index.select(item, path).indexOf(element);
-    if (position >= 0 && position <= MAX_INDEX) return { name, path, index: position, ...withoutEmpty(reading) };
-  }
-  return undefined;
 }
 
 /** Ways to find the element again, each checked to find it on this page: by path, and from labels near it. */
@@ -271,26 +194,4 @@ function anchorsNear(index: PageIndex, element: Element): Element[] {
     if (isAnchor(index.elements[i]!)) before.push(index.elements[i]!);
   }
   return [...inside, ...before].slice(0, MAX_ANCHORS);
-}
-
-/** One step of a path: the tag with its stable id, classes and itemprop. */
-function selectorStep(element: Element): string {
-  const id = stableId(element);
-  const itemprop = stableItemprop(element);
-  return `${tagOf(element)}${id ? `#${id}` : ""}${stableClasses(element)
-    .map((c) => `.${c}`)
-    .join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
-}
-
-/** A step for an element found relative to something else: without its id, which would name it alone. */
-function relativeStep(element: Element): string {
-  const itemprop = stableItemprop(element);
-  return `${tagOf(element)}${stableClasses(element)
-    .map((c) => `.${c}`)
-    .join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
-}
-
-/** The tag as a selector can name it; "*" for a name CSS cannot write ("fb:like"). */
-function tagOf(element: Element): string {
-  return /^[a-z][a-z0-9-]*$/i.test(element.tagName) ? element.tagName : "*";
 }

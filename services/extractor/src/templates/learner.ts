@@ -24,7 +24,7 @@ import {
 } from "./locator.js";
 import { type PageLayout, type PageTemplate, type TemplateKey, templateId, templateOf } from "./signature.js";
 import { isTrusted, type LocatorRecord, type LocatorUpdate, rank, type TemplateStore } from "./store.js";
-import { isLearnable, isPresentValue, readAs, sameValue } from "./values.js";
+import { agrees, isLearnable, isPresentValue, readAs, sameValue } from "./values.js";
 
 /** Every this many pages of a template, fields it holds absent are asked again: an optional part may show after all. */
 const ABSENCE_RECHECK = 5;
@@ -186,13 +186,15 @@ export class TemplateLearner {
         known.add(locatorKey(record.locator));
         const located = applyLocator(index, record.locator);
         const read = located ? readAs(field, located.raw) : null;
-        if (isPresentValue(read))
+        if (isPresentValue(read)) {
+          const agreed = agrees(read, value);
           updates.push({
             field: record.field,
             locator: record.locator,
-            agree: Number(sameValue(read, value)),
-            disagree: Number(!sameValue(read, value)),
+            agree: Number(agreed),
+            disagree: Number(!agreed),
           });
+        }
       }
       const unshown = `${templateId(key)}\u0000${fieldKey(field)}`;
       const misses = this.unshown.get(unshown) ?? 0;

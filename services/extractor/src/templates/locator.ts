@@ -12,6 +12,7 @@
 import type { Element } from "domhandler";
 import { z } from "zod";
 import type { PageIndex } from "../page/page-index.js";
+import { firstNumberIn, swapSeparators } from "./places.js";
 
 /**
  * How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and
@@ -22,19 +23,30 @@ const readingShape = {
   attr: z.enum(["href", "src", "content", "datetime", "title"]).optional(),
   /** Read the element's own text, without its child elements' ("<h1>Title <small>[Paperback]</small></h1>"). */
   own: z.literal(true).optional(),
+  /** The page writes numbers with a decimal comma: the text is read with "." and "," swapped. */
+  decimalComma: z.literal(true).optional(),
+  /** Read the first number the text writes: the words around it vary ("$14.98 (2 offers)", "$4.48"). */
+  firstNumber: z.literal(true).optional(),
   /** Text before and after the value, cut off. */
   prefix: z.string().max(80).optional(),
   suffix: z.string().max(80).optional(),
 };
 
 /**
- * A field of a list's item: read from the item itself, or from the index-th element inside it that a selector finds.
+ * A field of a list's item: read from the item itself, or from the index-th element inside it that a selector finds;
+ * inside the item or one of the siblings that follow it as parts of the same record (a table's details row).
  */
 const itemFieldSchema = z.strictObject({
   name: z.string().min(1).max(128),
-  path: z.string().min(1).max(300).optional(),
+  /** Which part of the record: 0 the item, n its n-th following sibling. */
+  part: z.number().int().min(1).max(3).optional(),
+  path: z.string().min(1).max(600).optional(),
   index: z.number().int().min(0).max(50),
   ...readingShape,
+  /** A list field of the item: every element the path finds, each read by its text. */
+  all: z.literal(true).optional(),
+  /** A boolean field of the item: whether the path finds an element (an ad's marker). */
+  exists: z.literal(true).optional(),
 });
 
 export const locatorSchema = z.strictObject({
@@ -48,11 +60,11 @@ export const locatorSchema = z.strictObject({
   index: z.number().int().min(0).max(50),
   ...readingShape,
   /** For a list: the items inside the element, each read by its text, or by `fields` for a list of objects. */
-  items: z.string().min(1).max(300).optional(),
+  items: z.string().min(1).max(600).optional(),
   fields: z.array(itemFieldSchema).min(1).max(50).optional(),
 });
 
-type Reading = Pick<Locator, "attr" | "own" | "prefix" | "suffix">;
+type Reading = Pick<Locator, "attr" | "own" | "decimalComma" | "firstNumber" | "prefix" | "suffix">;
 export type ItemField = z.infer<typeof itemFieldSchema>;
 export type Locator = z.infer<typeof locatorSchema>;
 
@@ -74,7 +86,7 @@ export function isAbsence(locator: Locator | Absence): locator is Absence {
  * text, as evidence.
  */
 export interface Located {
-  raw: string | string[] | Record<string, string | null>[];
+  raw: string | string[] | Record<string, string | string[] | null>[];
   element: Element;
   /** The element's text (or the attribute read). */
   text: string;
@@ -88,8 +100,24 @@ export interface Located {
 export function locatorKey(locator: Locator | Absence): string {
   if (isAbsence(locator)) return JSON.stringify(["absent"]);
   const around = (text: string | undefined) => (text ?? "").replace(/\d+/g, "0");
-  const reading = (r: Reading) => [r.attr ?? null, r.own ?? false, around(r.prefix), around(r.suffix)];
-  const fields = locator.fields?.map((f) => [f.name, f.path ?? null, f.index, ...reading(f)]) ?? null;
+  const reading = (r: Reading) => [
+    r.attr ?? null,
+    r.own ?? false,
+    around(r.prefix),
+    around(r.suffix),
+    ...(r.decimalComma ? [true] : []),
+    ...(r.firstNumber ? ["first number"] : []),
+  ];
+  const fields =
+    locator.fields?.map((f) => [
+      f.name,
+      f.part ?? 0,
+      f.path ?? null,
+      f.index,
+      ...reading(f),
+      f.all ?? false,
+      f.exists ?? false,
+    ]) ?? null;
   return JSON.stringify([
     locator.path,
     locator.label ?? null,
@@ -145,15 +173,39 @@ export function applyLocator(index: PageIndex, locator: Locator): Located | unde
   const items = index.select(element, locator.items);
   const { fields } = locator;
   const raw = fields
-    ? items.map((item) => Object.fromEntries(fields.map((f) => [f.name, readItemField(index, item, f) ?? null])))
+    ? items
+        .map((item) => readItem(index, item, fields))
+        // An item that shows none of the fields (a pager or a banner the selector also finds) is no record.
+        .filter((record) => fields.some((f) => !f.exists && record[f.name] !== null))
     : items.map((item) => index.text(item)).filter((text) => text !== "");
   return raw.length > 0 ? { raw, element, text: index.text(element) } : undefined;
 }
 
+/** An item's fields: each from the first of its columns that shows it (a field may be read in several places). */
+function readItem(index: PageIndex, item: Element, fields: ItemField[]): Record<string, string | string[] | null> {
+  const record: Record<string, string | string[] | null> = {};
+  for (const field of fields) record[field.name] ??= readItemField(index, item, field) ?? null;
+  return record;
+}
+
 /** A field of one item of a list, or undefined when the item does not show it. */
-function readItemField(index: PageIndex, item: Element, field: ItemField): string | undefined {
-  const element = field.path === undefined ? item : index.select(item, field.path)[field.index];
+export function readItemField(index: PageIndex, item: Element, field: ItemField): string | string[] | undefined {
+  let root: Element | undefined = item;
+  for (let part = 0; part < (field.part ?? 0) && root; part += 1) root = nextElement(root);
+  if (!root) return undefined;
+  const found = field.path === undefined ? [root] : index.select(root, field.path);
+  if (field.exists) return String(found.length > 0);
+  if (field.all) {
+    const texts = found.map((element) => index.text(element)).filter((text) => text !== "");
+    return texts.length > 0 ? texts : undefined;
+  }
+  const element = found[field.index];
   return element && readElement(index, element, field)?.raw;
+}
+
+function nextElement(element: Element): Element | undefined {
+  for (let node = element.next; node; node = node.next) if (node.type === "tag") return node as Element;
+  return undefined;
 }
 
 /** An element's value as the reading says: an attribute (links made absolute), or its text cut. */
@@ -165,7 +217,8 @@ function readElement(index: PageIndex, element: Element, reading: Reading): { ra
     return raw === undefined ? undefined : { raw, text: value };
   }
   const text = reading.own ? index.ownText(element) : index.text(element);
-  const raw = cut(text, reading.prefix ?? "", reading.suffix ?? "");
+  const written = reading.decimalComma ? swapSeparators(text) : text;
+  const raw = reading.firstNumber ? firstNumberIn(written) : cut(written, reading.prefix ?? "", reading.suffix ?? "");
   return raw === undefined || raw === "" ? undefined : { raw, text };
 }
 

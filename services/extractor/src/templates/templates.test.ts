@@ -136,10 +136,10 @@ describe("locator derivation", () => {
     ]);
     expect(locators[0]).toMatchObject({
       path: "ul.results",
-      items: "li.product",
+      items: ":scope > li.product",
       fields: [
-        { name: "name", path: "a.title", index: 0 },
-        { name: "price_usd", path: "span.price", index: 0, prefix: "Now $" },
+        { name: "name", path: ":scope > a.title", index: 0 },
+        { name: "price_usd", path: ":scope > span.price", index: 0, prefix: "Now $" },
       ],
     });
     const next = listing([

@@ -35,6 +35,42 @@ export function sameValue(a: unknown, b: unknown): boolean {
   return a === b && a !== null && a !== undefined;
 }
 
+/** Records of a long list a reading may miss or add and still agree with another: a model skips one, a page adds one. */
+const LIST_SLACK = 0.1;
+
+/**
+ * Whether a template's reading agrees with a value known with confidence:
+ * the same value, or for a list of records nearly the same records (all
+ * but one in ten found among the reading's, and about as many).
+ */
+export function agrees(read: unknown, value: unknown): boolean {
+  if (!isRecordList(read) || !isRecordList(value)) return sameValue(read, value);
+  const slack = Math.max(1, Math.floor(LIST_SLACK * value.length));
+  if (Math.abs(read.length - value.length) > slack) return false;
+  const unmatched = [...read];
+  let missed = 0;
+  for (const record of value) {
+    const at = unmatched.findIndex((other) => sameRecord(other, record));
+    if (at >= 0) unmatched.splice(at, 1);
+    else missed += 1;
+  }
+  return missed <= slack;
+}
+
+/**
+ * Two records alike: every field the same, where a false is alike to no value (a record without an ad's marker:
+ * a template that never saw an ad reads no marker at all).
+ */
+function sameRecord(read: Record<string, unknown>, value: Record<string, unknown>): boolean {
+  const unmarked = (record: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(record).map(([key, v]) => [key, v === false ? null : v]));
+  return sameValue(unmarked(read), unmarked(value));
+}
+
+function isRecordList(value: unknown): value is Record<string, unknown>[] {
+  return Array.isArray(value) && value.length > 0 && value.every(isRecord);
+}
+
 /**
  * What a locator can answer: a scalar, a list of strings, or a list of objects with scalar fields (read from each
  * item).
@@ -46,7 +82,7 @@ export function isLearnable(field: Field): boolean {
   const { items } = node;
   return (
     (items.kind === "scalar" && items.type === "string") ||
-    (items.kind === "object" && items.fields.some((f) => f.node.kind === "scalar"))
+    (items.kind === "object" && items.fields.some((f) => f.node.kind !== "object"))
   );
 }
 

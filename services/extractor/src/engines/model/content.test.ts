@@ -59,6 +59,16 @@ describe("writeModelContent", () => {
     expect(text).toContain("Colour: Black");
   });
 
+  it("writes a list's items that a framework wraps in elements of its own", () => {
+    const { text } = render(`<body><ul class="cards">
+      <course-card><li><h3>Excel Basics</h3><p>Kim Lee</p></li></course-card>
+      <course-card><li><h3>R for Data Science</h3><p>Ana Ruiz</p></li></course-card>
+    </ul></body>`);
+    expect(text).toContain("Excel Basics");
+    expect(text).toContain("R for Data Science");
+    expect(text).toContain("Ana Ruiz");
+  });
+
   it("keeps the machine-readable values a page states beside or instead of its text", () => {
     const { text } = render(`<body><article>
       <p>Posted <time datetime="2021-11-12T08:00:00+01:00">12. Nov. 2021</time> by <span itemprop="author">Kim</span></p>

@@ -499,10 +499,9 @@ class MarkdownWriter {
   }
 
   private listItems(list: Element): string {
+    // Every element child is an item: frameworks wrap items in their own elements ("<ul><app-card><li>…").
     return list.children
-      .filter(
-        (child): child is Element => child.type === "tag" && child.name.toLowerCase() === "li" && !this.left.has(child),
-      )
+      .filter((child): child is Element => child.type === "tag" && !this.left.has(child))
       .map((item) => {
         const lines = this.children(item)
           .split("\n")

@@ -120,12 +120,12 @@ interface Records {
 }
 
 /**
- * The page's candidate lists, segmented once per parsed page: each array field, the model's pre-fill and its content
- * (which marks the records) read the same lists. Segmentation only reads the document.
+ * The page's candidate lists, segmented once per parsed page: each array field, the model's pre-fill, its content
+ * (which marks the records) and template learning read the same lists. Segmentation only reads the document.
  */
 const segmented = new WeakMap<object, RecordList[]>();
 
-function candidateLists($: CheerioAPI): RecordList[] {
+export function pageLists($: CheerioAPI): RecordList[] {
   const root = $.root()[0]!;
   let lists = segmented.get(root);
   if (!lists) {
@@ -137,7 +137,7 @@ function candidateLists($: CheerioAPI): RecordList[] {
 
 function readRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, hints: NameHints): Records | undefined {
   const fields = describeFields(item, hints);
-  const chosen = mainList(candidateLists($), fields, baseUrl);
+  const chosen = mainList(pageLists($), fields, baseUrl);
   if (!chosen) return undefined;
   const { list, assignment, columns } = chosen;
   const context = { records: list.records, columns, baseUrl };

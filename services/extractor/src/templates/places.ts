@@ -1,0 +1,79 @@
+/**
+ * Where a value sits on a page, as locators write it: the span of an
+ * element's text that holds the value (in any form shape.ts reads back as
+ * the value), and the CSS steps that name an element by its tag and stable
+ * names.
+ */
+import type { Element } from "domhandler";
+import { nameHints } from "../schema/field-names.js";
+import { datesIn, parseBoolean, parseNumber } from "../schema/normalize.js";
+import { stableClasses, stableId, stableItemprop } from "./names.js";
+
+/** Text around a value that a locator may cut off: more than this, and the value sits in running text, not a slot. */
+export const MAX_AROUND = 60;
+
+/** A number as a page writes it, with its separators. */
+const WRITTEN_NUMBER = /\d[\d.,\u00a0\u202f']*\d|\d/g;
+
+/** Attributes that hold a value a locator may read. */
+export const VALUE_ATTRIBUTES = ["href", "src", "content", "datetime", "title"] as const;
+
+/** Where in an element's text the value is written, read for the field `name`. */
+export function spanOf(text: string, value: unknown, name: string): [number, number] | undefined {
+  if (typeof value === "number") {
+    for (const match of text.matchAll(WRITTEN_NUMBER)) {
+      const number = parseNumber(match[0]);
+      if (number !== undefined && Math.abs(number - value) < 0.005) return [match.index, match.index + match[0].length];
+    }
+    return undefined;
+  }
+  if (typeof value === "boolean") return parseBoolean(text) === value ? [0, text.length] : undefined;
+  if (typeof value !== "string" || value.trim() === "") return undefined;
+  if (nameHints(name).format === "iso8601") {
+    // A date is read from where the page writes it to the end of the text (shape.ts reads the first date).
+    const mention = datesIn(text).find((m) => m.date === value.slice(0, 10));
+    if (mention) return [mention.index, text.length];
+  }
+  const wanted = value.replace(/\s+/g, " ").trim().toLowerCase();
+  const lower = text.toLowerCase();
+  const at = lower.length === text.length ? lower.indexOf(wanted) : -1;
+  return at >= 0 && text.length - wanted.length <= MAX_AROUND ? [at, at + wanted.length] : undefined;
+}
+
+/** One step of a path: the tag with its stable id, classes and itemprop. */
+export function selectorStep(element: Element): string {
+  const id = stableId(element);
+  return `${tagOf(element)}${id ? `#${id}` : ""}${namesOf(element)}`;
+}
+
+/** A step for an element found relative to something else: without its id, which would name it alone. */
+export function relativeStep(element: Element): string {
+  return `${tagOf(element)}${namesOf(element)}`;
+}
+
+function namesOf(element: Element): string {
+  const itemprop = stableItemprop(element);
+  return `${stableClasses(element)
+    .map((c) => `.${c}`)
+    .join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
+}
+
+/** The tag as a selector can name it; "*" for a name CSS cannot write ("fb:like"). */
+export function tagOf(element: Element): string {
+  return /^[a-z][a-z0-9-]*$/i.test(element.tagName) ? element.tagName : "*";
+}
+
+/** A reading without the parts it leaves empty, so that equal readings are written alike. */
+export function withoutEmpty<T extends object>(reading: T): T {
+  return Object.fromEntries(Object.entries(reading).filter(([, v]) => v !== undefined && v !== "")) as T;
+}
+
+/** A number's text with its decimal and thousands separators swapped: "92.284" reads 92284, "24,99" reads 24.99. */
+export function swapSeparators(text: string): string {
+  return text.replace(/[.,]/g, (mark) => (mark === "." ? "," : "."));
+}
+
+/** The first number a text writes, as written ("$14.98 (2 offers)" → "14.98"). */
+export function firstNumberIn(text: string): string | undefined {
+  return text.match(WRITTEN_NUMBER)?.[0];
+}
