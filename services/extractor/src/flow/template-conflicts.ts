@@ -1,0 +1,46 @@
+/**
+ * A learned template against the page's own statements. A locator learned
+ * from other pages can read the wrong element of this one (a site's block
+ * that moved, or pages made to teach it wrong); what the page states about
+ * itself, in its structured data (JSON-LD, microdata, RDFa) or as the
+ * visible label of a value, is read here by the builtin engine, and a
+ * template answer that differs yields to the engines. The page then
+ * teaches, as any page the engines answer (learning.ts): the stated value
+ * disagrees with the locator, which no longer answers.
+ */
+import type { ObjectNode } from "@winnow/platform";
+import { extractBuiltin } from "../engines/builtin/index.js";
+import type { Page } from "../page/page.js";
+import { EvidenceTrail, presentIn, underFields } from "../schema/evidence.js";
+import { isComplete, shape } from "../schema/shape.js";
+import type { TemplateFieldAnswer } from "../templates/learner.js";
+import { sameValue } from "../templates/values.js";
+
+/** Where the page states a value about itself: its structured data, or a label it shows beside the value. */
+const STATED_SOURCES: ReadonlySet<string> = new Set(["json-ld", "microdata", "label"]);
+
+/** The fields whose template answer (a value, or absent) differs from what the page states for them. */
+export function conflictsWithPage(
+  tree: ObjectNode,
+  page: Page,
+  answers: ReadonlyMap<string, TemplateFieldAnswer>,
+): string[] {
+  const fields = tree.fields.filter((field) => answers.has(field.name));
+  if (fields.length === 0) return [];
+  const answered: ObjectNode = { ...tree, fields };
+  const trail = new EvidenceTrail();
+  const { data } = shape(answered, extractBuiltin(answered, page, trail));
+  const evidence = presentIn(trail.evidence, data);
+  return fields
+    .map(({ name }) => name)
+    .filter((name) => {
+      const stated = data[name];
+      const sources = [...underFields(evidence, [name]).values()];
+      return (
+        isComplete(stated) &&
+        sources.length > 0 &&
+        sources.every((e) => STATED_SOURCES.has(e.source)) &&
+        !sameValue(stated, answers.get(name)!.value)
+      );
+    });
+}
