@@ -7,7 +7,12 @@
  */
 import { parseArgs } from "node:util";
 
-import { configShape as extractorConfig, openTemplateDatabase, SHARED_TENANT, SqlTemplateStore } from "@winnow/extractor";
+import {
+  configShape as extractorConfig,
+  openTemplateDatabase,
+  SHARED_TENANT,
+  SqlTemplateStore,
+} from "@winnow/extractor";
 import { createLogger, loadConfig } from "@winnow/platform";
 import { UsageError } from "./admin-commands.js";
 

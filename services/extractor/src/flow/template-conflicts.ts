@@ -3,8 +3,10 @@
  * from other pages can read the wrong element of this one (a site's block
  * that moved, or pages made to teach it wrong); what the page states about
  * itself, in its structured data (JSON-LD, microdata, RDFa) or as the
- * visible label of a value, is read here by the builtin engine, and a
- * template answer that differs yields to the engines. The page then
+ * visible label of a value (where labels proved right on the corpus for
+ * that kind of value: prefill-calibration.ts; a label's price can be a
+ * list price), is read here by the builtin engine, and a template answer
+ * that differs yields to the engines. The page then
  * teaches, as any page the engines answer (learning.ts): the stated value
  * disagrees with the locator, which no longer answers.
  */
@@ -12,12 +14,14 @@ import type { ObjectNode } from "@winnow/platform";
 import { extractBuiltin } from "../engines/builtin/index.js";
 import type { Page } from "../page/page.js";
 import { EvidenceTrail, presentIn, underFields } from "../schema/evidence.js";
+import { nameHints } from "../schema/field-names.js";
 import { isComplete, shape } from "../schema/shape.js";
 import type { TemplateFieldAnswer } from "../templates/learner.js";
 import { sameValue } from "../templates/values.js";
+import { isProven, valueKind } from "./prefill-calibration.js";
 
-/** Where the page states a value about itself: its structured data, or a label it shows beside the value. */
-const STATED_SOURCES: ReadonlySet<string> = new Set(["json-ld", "microdata", "label"]);
+/** Where the page states a value about itself in its structured data (RDFa is read as microdata). */
+const STRUCTURED: ReadonlySet<string> = new Set(["json-ld", "microdata"]);
 
 /** The fields whose template answer (a value, or absent) differs from what the page states for them. */
 export function conflictsWithPage(
@@ -32,15 +36,13 @@ export function conflictsWithPage(
   const { data } = shape(answered, extractBuiltin(answered, page, trail));
   const evidence = presentIn(trail.evidence, data);
   return fields
-    .map(({ name }) => name)
-    .filter((name) => {
+    .filter(({ name, node }) => {
       const stated = data[name];
       const sources = [...underFields(evidence, [name]).values()];
-      return (
-        isComplete(stated) &&
-        sources.length > 0 &&
-        sources.every((e) => STATED_SOURCES.has(e.source)) &&
-        !sameValue(stated, answers.get(name)!.value)
-      );
-    });
+      const byPage =
+        sources.every((e) => STRUCTURED.has(e.source)) ||
+        (sources.every((e) => e.source === "label") && isProven(evidence, name, valueKind(node, nameHints(name))));
+      return isComplete(stated) && sources.length > 0 && byPage && !sameValue(stated, answers.get(name)!.value);
+    })
+    .map(({ name }) => name);
 }

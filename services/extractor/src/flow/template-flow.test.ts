@@ -80,7 +80,12 @@ describe("a template answer against the page's own statements", () => {
 
   it("yields to the page's JSON-LD and demotes the locator, which then answers no page", async () => {
     const { extract, sku } = await poisoned();
-    const page = productPage({ name: "Stock Jar", shipping: "Free over $50", jsonLdSku: "SJ-1001", labelSku: "SJ-1001" });
+    const page = productPage({
+      name: "Stock Jar",
+      shipping: "Free over $50",
+      jsonLdSku: "SJ-1001",
+      labelSku: "SJ-1001",
+    });
     const answer = await extract(page, "https://shop.example/p/1001", TEACH);
     expect(answer.data).toEqual({ name: "Stock Jar", sku: "SJ-1001" });
     expect(answer.templated.has("sku")).toBe(false);
@@ -91,7 +96,11 @@ describe("a template answer against the page's own statements", () => {
     for (const record of taught) expect(record.disagree).toBe(1);
     expect((await sku()).filter(isTrusted)).toEqual([]);
     // Demoted: on a page that states no SKU, the template no longer answers one.
-    const plain = await extract(productPage({ name: "Mug", shipping: "Free over $50" }), "https://shop.example/p/2", TEACH);
+    const plain = await extract(
+      productPage({ name: "Mug", shipping: "Free over $50" }),
+      "https://shop.example/p/2",
+      TEACH,
+    );
     expect(plain.templated.has("sku")).toBe(false);
     expect(plain.data.sku).toBeNull();
   });
@@ -132,9 +141,9 @@ describe("template scope", () => {
     const [, , third] = pages;
     expect((await extract(third!.html, third!.url, { tenant: "acct-b", learn: false })).templated.size).toBe(0);
     expect((await extract(third!.html, third!.url, undefined)).templated.size).toBe(0);
-    expect((await extract(third!.html, third!.url, { tenant: TENANT, learn: false })).templated.get("name")?.value).toBe(
-      "Mug",
-    );
+    expect(
+      (await extract(third!.html, third!.url, { tenant: TENANT, learn: false })).templated.get("name")?.value,
+    ).toBe("Mug");
   });
 
   it("is the request's tenant, or the shared one when templates are shared", () => {

@@ -81,10 +81,10 @@ async function extract(
 
 /** Learning settles after the answer; the next page waits until the store has counted this one. */
 async function learned(host: string, pages: number, tenant = GATEWAY.tenant, from = store) {
-  await vi.waitFor(
-    async () => expect((await from.list(host)).find((t) => t.tenant === tenant)?.pages).toBe(pages),
-    { timeout: 5_000, interval: 10 },
-  );
+  await vi.waitFor(async () => expect((await from.list(host)).find((t) => t.tenant === tenant)?.pages).toBe(pages), {
+    timeout: 5_000,
+    interval: 10,
+  });
 }
 
 it("answers a template's third page from what the first two taught, with no model call, and says so", async () => {
@@ -168,7 +168,11 @@ it("refuses a malformed tenant, and learning without one, as invalid-request (IN
       () => undefined,
       (e: unknown) => e,
     );
-    expect(error).toMatchObject({ name: "WinnowError", type: "invalid-request", message: expect.stringMatching(message) });
+    expect(error).toMatchObject({
+      name: "WinnowError",
+      type: "invalid-request",
+      message: expect.stringMatching(message),
+    });
   }
 });
 

@@ -101,7 +101,10 @@ describe.each(["memory", "pglite", "postgres"] as const)("template store on %s",
 
     for (const [i, host] of ["a.example", "a.example", "a.example"].entries())
       await store.record({ tenant: TENANT, host, signature: `s${i}` }, [`p${i}`], []);
-    expect((await store.templates({ tenant: TENANT, host: "a.example" })).map((t) => t.signature).sort()).toEqual(["s1", "s2"]);
+    expect((await store.templates({ tenant: TENANT, host: "a.example" })).map((t) => t.signature).sort()).toEqual([
+      "s1",
+      "s2",
+    ]);
     // Three templates in all: a fourth pushes out shop.example's, the least recently used.
     await store.record({ tenant: TENANT, host: "b.example", signature: "s3" }, ["p3"], []);
     expect(await store.templates({ tenant: TENANT, host: "shop.example" })).toEqual([]);
@@ -149,7 +152,6 @@ describe.each(["pglite", "postgres"] as const)("template database on %s", (backe
       ["acct-a", 1],
     ]);
   });
-
 
   it("ignores rows it cannot read as locators", async () => {
     const { store, db } = await openStore(backend);

@@ -190,7 +190,9 @@ export class MemoryTemplateStore implements TemplateStore {
 
   private evict(site: Site): void {
     const byAge = (templates: MemoryTemplate[]) => templates.sort((a, b) => b.lastUsed - a.lastUsed);
-    for (const t of byAge(this.ofSite(site)).slice(this.bounds.templatesPerHost)) this.entries.delete(templateId(t.key));
-    for (const t of byAge([...this.entries.values()]).slice(this.bounds.templates)) this.entries.delete(templateId(t.key));
+    for (const t of byAge(this.ofSite(site)).slice(this.bounds.templatesPerHost))
+      this.entries.delete(templateId(t.key));
+    for (const t of byAge([...this.entries.values()]).slice(this.bounds.templates))
+      this.entries.delete(templateId(t.key));
   }
 }

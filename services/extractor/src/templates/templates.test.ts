@@ -360,7 +360,9 @@ describe("learning", () => {
     expect(third.get("pages")?.value).toBe(320);
     const failing: TemplateStore = { ...corrupted, templates: () => Promise.reject(new Error("down")) };
     const page = loadPage(productPage(PAGES[2]!), "https://shop.example/p/3");
-    expect(await new TemplateLearner(failing, logger).templateFor(pageLayout(page.$, page.url, TENANT)!)).toBeUndefined();
+    expect(
+      await new TemplateLearner(failing, logger).templateFor(pageLayout(page.$, page.url, TENANT)!),
+    ).toBeUndefined();
   });
 
   it("keeps the store bounded: templates per host, least recently used first out", async () => {
