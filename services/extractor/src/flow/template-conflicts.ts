@@ -1,14 +1,14 @@
 /**
  * A learned template against the page's own statements. A locator learned
  * from other pages can read the wrong element of this one (a site's block
- * that moved, or pages made to teach it wrong); what the page states about
- * itself, in its structured data (JSON-LD, microdata, RDFa) or as the
- * visible label of a value (where labels proved right on the corpus for
- * that kind of value: prefill-calibration.ts; a label's price can be a
- * list price), is read here by the builtin engine, and a template answer
- * that differs yields to the engines. The page then
- * teaches, as any page the engines answer (learning.ts): the stated value
- * disagrees with the locator, which no longer answers.
+ * that moved, or pages made to teach it wrong). What the page states about
+ * itself, in its structured data (JSON-LD, microdata, RDFa) or as a value's
+ * visible label where labels proved right on the corpus for that kind of
+ * value (prefill-calibration.ts: texts, not prices, where a label can name
+ * a list price), is read here by the builtin engine, and a template answer
+ * that differs yields to the engines. The page then teaches like any page
+ * the engines answer (learning.ts): the stated value disagrees with the
+ * locator, which no longer answers.
  */
 import type { ObjectNode } from "@winnow/platform";
 import { extractBuiltin } from "../engines/builtin/index.js";

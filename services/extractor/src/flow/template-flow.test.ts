@@ -35,11 +35,12 @@ function flow() {
     logger,
   };
   /** One page through the flow with the builtin engine, its learning settled. */
-  const extract = async (html: string, url: string, scope: TemplateScope | undefined) => {
+  const extract = async (html: string, url: string, scope: TemplateScope | undefined, schema?: object) => {
+    const schemaJson = schema ? JSON.stringify(schema) : SCHEMA;
     const extraction = await runExtraction(
       {
-        schemaJson: SCHEMA,
-        schema: settings.schemas.get(SCHEMA),
+        schemaJson,
+        schema: settings.schemas.get(schemaJson),
         page: loadPage(html, url),
         taskDescription: "",
         includeModelInput: false,
@@ -111,6 +112,21 @@ describe("a template answer against the page's own statements", () => {
     const answer = await extract(page, "https://shop.example/p/1001", { tenant: TENANT, learn: false });
     expect(answer.data.sku).toBe("SJ-1001");
     expect(answer.templated.has("sku")).toBe(false);
+  });
+
+  it("stands against a label not proven for its kind of value: a labelled price can be a list price", async () => {
+    const { extract } = flow();
+    const schema = { name: "string", price_usd: "number" };
+    const shop = (name: string, price: string, labelled = "") =>
+      `<html><head>${labelled ? "" : `<script type="application/ld+json">${JSON.stringify({ "@type": "Product", name, offers: { price } })}</script>`}</head><body>
+        <div id="header"><a href="/">Shop</a></div>
+        <div class="product"><h1 class="title">${name}</h1><span class="sale">$${price}</span>${labelled}</div>
+      </body></html>`;
+    for (const [i, name] of ["Teapot", "Kettle"].entries())
+      await extract(shop(name, `${10 + i}.50`), `https://shop.example/p/${i}`, TEACH, schema);
+    const listed = shop("Mug", "8.00", `<table class="offers"><tr><th>Price</th><td>$9.99</td></tr></table>`);
+    const answer = await extract(listed, "https://shop.example/p/9", TEACH, schema);
+    expect(answer.templated.get("price_usd")?.value).toBe(8);
   });
 
   it("stands where the page states the same", async () => {
