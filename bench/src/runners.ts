@@ -83,7 +83,8 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
       const html = await (await fetch(url)).text();
       const started = performance.now();
       try {
-        // As an internal caller would, the extractor is told the page's own address (its host names the site).
+        // As the gateway would, the extractor is told the page's own address (its host names the site), and the page,
+        // which the bench fetched itself, teaches the bench's templates.
         const response = await promiseClient(client).extract(
           {
             url: originalUrl,
@@ -91,6 +92,8 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
             schemaJson: JSON.stringify(schema),
             taskDescription: "",
             options: { engine, includeModelInput: false, evidence: true },
+            tenant: "bench",
+            learn: true,
           },
           { deadline: new Date(Date.now() + REQUEST_TIMEOUT_MS) },
         );

@@ -119,6 +119,7 @@ async function extract(item: Case, model: LlmEngine | undefined, flow: FlowSetti
     evidence: false,
     llm: model,
     bounds,
+    templateScope: { tenant: "bench", learn: true },
   };
   const extraction = await runExtraction(job, flow);
   await extraction.learning;

@@ -14,8 +14,11 @@ Commands:
   list-accounts                     every account with its key id and usage totals
   usage <account id | email> [--days N]
                                     usage per key and UTC day over the last N days (default 30)
-  templates list <host>             the extractor's learned templates of a host: pages, locators, trusted fields
-  templates forget <host>           forget every template learned for a host
+  templates list <host>             the extractor's learned templates of a host, every account's: pages, locators,
+                                    trusted fields
+  templates forget <host> [--tenant <account id> | --shared]
+                                    forget the templates learned for a host: every account's, one account's, or the
+                                    shared ones
 
 Environment: AUTH_ADDR (default 127.0.0.1:50051), the auth service's gRPC address; for templates, the
 extractor's DATABASE_URL or WINNOW_DATA_DIR (its PGlite database opens in one process only: stop the extractor first).`;

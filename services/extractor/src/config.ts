@@ -43,7 +43,12 @@ export const configShape = {
    * Learn each site's templates: locators found from confident answers answer the fields of the template's next pages.
    */
   EXTRACT_TEMPLATES: env.boolean(true),
-  /** Templates kept per host and in all; the least recently used go first. */
+  /**
+   * Every account reads and teaches one set of templates, as before templates were kept per account. Off by default: a
+   * template one account's pages taught could answer another account's pages wrongly.
+   */
+  EXTRACT_TEMPLATES_SHARED: env.boolean(false),
+  /** Templates kept per host (and account) and in all; the least recently used go first. */
   EXTRACT_TEMPLATES_PER_HOST: env.positiveInt(20, 10_000),
   EXTRACT_TEMPLATES_MAX: env.positiveInt(50_000, 10_000_000),
   /** Where the embedded template database lives (in its own folder, extractor-db) when DATABASE_URL is unset. */

@@ -16,6 +16,7 @@ import {
 import type { LlmEngine } from "./engines/model/llm.js";
 import { countExtraction } from "./extract-metrics.js";
 import { type FlowSettings, runExtraction } from "./flow/extract.js";
+import { templateScope } from "./flow/template-scope.js";
 import { loadPage } from "./page/page.js";
 
 export interface ExtractorDependencies extends FlowSettings {
@@ -23,6 +24,8 @@ export interface ExtractorDependencies extends FlowSettings {
   /** Undefined when no LLM is configured; the builtin engine then answers. */
   llm: LlmEngine | undefined;
   maxHtmlBytes: number;
+  /** Every account reads and teaches one set of templates (EXTRACT_TEMPLATES_SHARED); else each its own. */
+  sharedTemplates: boolean;
 }
 
 /** The service as a gRPC server registers it. */
@@ -59,6 +62,7 @@ async function extract(
     );
   }
   const llm = chooseLlm(request.options?.engine ?? Engine.ENGINE_UNSPECIFIED, deps.llm);
+  const scope = templateScope(request, deps.sharedTemplates);
   // Learning goes on after the answer; it logs its own failures.
   const { response, prefilled, templated } = await runExtraction(
     {
@@ -70,6 +74,7 @@ async function extract(
       evidence: request.options?.evidence ?? false,
       llm,
       bounds: ctx,
+      templateScope: scope,
     },
     deps,
   );

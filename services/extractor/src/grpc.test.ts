@@ -39,6 +39,7 @@ async function startExtractor(llm: LlmEngine | undefined) {
         prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
         hybrid: "proven",
         templates: undefined,
+        sharedTemplates: false,
       }),
     ],
   });
@@ -55,6 +56,8 @@ function extractWith(client: ExtractorServiceClient, request: Partial<ExtractReq
       schemaJson: SCHEMA,
       taskDescription: "",
       options: undefined,
+      tenant: "",
+      learn: false,
       ...request,
     },
     { deadline: new Date(Date.now() + deadlineMs) },

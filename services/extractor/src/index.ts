@@ -13,5 +13,6 @@ export { datesIn, isoDate } from "./schema/normalize.js";
 export { SchemaCache } from "./schema/schema-cache.js";
 export { isComplete, shape } from "./schema/shape.js";
 export { TemplateLearner } from "./templates/learner.js";
+export { SHARED_TENANT } from "./templates/signature.js";
 export { openTemplateDatabase, SqlTemplateStore } from "./templates/sql-store.js";
 export { MemoryTemplateStore } from "./templates/store.js";

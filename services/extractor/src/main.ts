@@ -59,6 +59,7 @@ const server = await startGrpcServer({
       prompts: promptSettings(config),
       hybrid: config.EXTRACT_HYBRID,
       templates: templateStore && new TemplateLearner(templateStore, logger),
+      sharedTemplates: config.EXTRACT_TEMPLATES_SHARED,
     }),
   ],
 });

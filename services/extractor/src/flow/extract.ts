@@ -3,7 +3,8 @@
  * the page's learned template answers what its trusted locators find
  * (template-answer.ts); the engines answer the rest, the builtin engine
  * alone or its pre-fill and the model with grounding (engines.ts); then,
- * off the caller's path, the page teaches its template (learning.ts).
+ * off the caller's path, the page teaches its template (learning.ts) when
+ * the request lets it (template-scope.ts).
  */
 import type { Logger } from "@winnow/platform";
 import type { TemplateFieldAnswer, TemplateLearner } from "../templates/learner.js";
@@ -37,9 +38,11 @@ export async function runExtraction(job: ExtractionJob, settings: FlowSettings):
   // model's reading of the fields the builtin engine answers too.
   const rest =
     answers.size === 0 ? await answerByEngines(job, settings) : await answerRemaining(job, settings, remaining);
-  const learning = learnFromPage(templates, template, tree, job.page, rest, remaining).catch((error: unknown) => {
-    settings.logger.warn({ err: error, host: template.key.host }, "template learning failed");
-  });
+  const learning = job.templateScope?.learn
+    ? learnFromPage(templates, template, tree, job.page, rest, remaining).catch((error: unknown) => {
+        settings.logger.warn({ err: error, host: template.key.host }, "template learning failed");
+      })
+    : Promise.resolve();
   if (answers.size === 0) return { ...rest, templated: answers, learning };
   return {
     ...rest,

@@ -4,6 +4,7 @@ import type { ModelFacts } from "../engines/model/extract.js";
 import type { CallBounds, LlmEngine } from "../engines/model/llm.js";
 import type { Page } from "../page/page.js";
 import type { CompiledSchema } from "../schema/schema-cache.js";
+import type { TemplateScope } from "./template-scope.js";
 
 export interface ExtractionJob {
   /** The schema as the caller sent it (narrowed schemas are cached by it) and compiled. */
@@ -17,6 +18,8 @@ export interface ExtractionJob {
   /** The model, or undefined for the builtin engine alone. */
   llm: LlmEngine | undefined;
   bounds: CallBounds;
+  /** Whose learned templates answer and whether the page teaches them; undefined: none (template-scope.ts). */
+  templateScope: TemplateScope | undefined;
 }
 
 /** The engines' answer (builtin alone, or pre-fill and model) with what it knows of itself. */

@@ -1,7 +1,8 @@
 /**
  * The template's stage of an extraction: the page's learned template
- * answers the fields its trusted locators find, and a "template" warning
- * says which, so callers see what the engines did not.
+ * answers the fields its trusted locators find, unless the page states
+ * otherwise (template-conflicts.ts), and a "template" warning says which,
+ * so callers see what the engines did not.
  */
 import type { ObjectNode } from "@winnow/platform";
 import {
@@ -16,6 +17,7 @@ import { isComplete, shape } from "../schema/shape.js";
 import type { TemplateFieldAnswer, TemplateLearner } from "../templates/learner.js";
 import { type PageLayout, type PageTemplate, pageLayout } from "../templates/signature.js";
 import type { ExtractionJob } from "./job.js";
+import { conflictsWithPage } from "./template-conflicts.js";
 
 /** The page's template and what it answered; undefined when templates are off or do not apply. */
 export interface TemplateAnswer {
@@ -31,12 +33,16 @@ export async function answerByTemplate(
   job: ExtractionJob,
   templates: TemplateLearner | undefined,
 ): Promise<TemplateAnswer | undefined> {
+  const scope = job.templateScope;
   // With a task description the fields may be derived rather than shown, as for the builtin pre-fill.
-  const layout = templates && !job.taskDescription.trim() ? pageLayout(job.page.$, job.page.url) : undefined;
+  const layout =
+    templates && scope && !job.taskDescription.trim() ? pageLayout(job.page.$, job.page.url, scope.tenant) : undefined;
   const key = layout && (await templates?.templateFor(layout));
   if (!templates || !layout || !key) return undefined;
   const index = new PageIndex(job.page.$, job.page.baseUrl);
-  return { key, layout, index, answers: await templates.answer(key, job.schema.tree, index, job.llm !== undefined) };
+  const answers = await templates.answer(key, job.schema.tree, index, job.llm !== undefined);
+  for (const name of conflictsWithPage(job.schema.tree, job.page, answers)) answers.delete(name);
+  return { key, layout, index, answers };
 }
 
 /** The template's answers with the engines' answer for the rest, shaped for the schema. */

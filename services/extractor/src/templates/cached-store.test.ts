@@ -3,7 +3,7 @@ import { CachedTemplateStore } from "./cached-store.js";
 import { ABSENCE } from "./locator.js";
 import { MemoryTemplateStore } from "./store.js";
 
-const KEY = { host: "shop.example", signature: "abc" };
+const KEY = { tenant: "acct-a", host: "shop.example", signature: "abc" };
 const UPDATE = { field: "price:number", locator: ABSENCE, agree: 1, disagree: 0 };
 
 function stores(ttlMs = 60_000) {
@@ -21,13 +21,16 @@ describe("CachedTemplateStore", () => {
     const { cached, spies } = stores();
     await cached.record(KEY, ["a"], [UPDATE]);
     for (let i = 0; i < 5; i += 1) {
-      expect(await cached.templates(KEY.host)).toHaveLength(1);
+      expect(await cached.templates(KEY)).toHaveLength(1);
       expect(await cached.locators(KEY)).toHaveLength(1);
     }
     expect(spies.templates).toHaveBeenCalledTimes(1);
     expect(spies.locators).toHaveBeenCalledTimes(1);
     expect([await cached.use(KEY), await cached.use(KEY)]).toEqual([1, 2]);
     expect(spies.use).not.toHaveBeenCalled();
+    // Another account's templates of the host are another read, and it has none.
+    expect(await cached.templates({ ...KEY, tenant: "acct-b" })).toEqual([]);
+    expect(await cached.locators({ ...KEY, tenant: "acct-b" })).toEqual([]);
   });
 
   it("reads again after this replica records, and after the interval", async () => {
@@ -44,8 +47,8 @@ describe("CachedTemplateStore", () => {
   it("does not keep a failed read", async () => {
     const { cached, memory } = stores();
     vi.spyOn(memory, "templates").mockRejectedValueOnce(new Error("database down"));
-    await expect(cached.templates(KEY.host)).rejects.toThrow("database down");
-    expect(await cached.templates(KEY.host)).toEqual([]);
+    await expect(cached.templates(KEY)).rejects.toThrow("database down");
+    expect(await cached.templates(KEY)).toEqual([]);
   });
 
   it("forgets a host in the cache too", async () => {

@@ -1,5 +1,5 @@
 /**
- * The template store as the hot path reads it: a host's templates and a
+ * The template store as the hot path reads it: a site's templates and a
  * template's locators are read from the database at most once per
  * `ttlMs` per replica (and again after this replica records), and the
  * pages a template serves are counted in memory. Without it every scrape
@@ -10,7 +10,7 @@
  * replica.
  */
 import { LRUCache } from "lru-cache";
-import { type KnownTemplate, type TemplateKey, templateId } from "./signature.js";
+import { type KnownTemplate, type Site, siteId, type TemplateKey, templateId } from "./signature.js";
 import type { LocatorRecord, LocatorUpdate, TemplateStore, TemplateSummary } from "./store.js";
 
 /** How long a replica answers from the templates it read before reading them again. */
@@ -21,7 +21,7 @@ const MAX_ENTRIES = 10_000;
 
 export class CachedTemplateStore implements TemplateStore {
   /** Reads younger than ttlMs answer again; the least recently used go first past MAX_ENTRIES (they are only a cache). */
-  private readonly hosts: LRUCache<string, Promise<KnownTemplate[]>>;
+  private readonly sites: LRUCache<string, Promise<KnownTemplate[]>>;
   private readonly locatorsByTemplate: LRUCache<string, Promise<LocatorRecord[]>>;
   private readonly seen = new LRUCache<string, number>({ max: MAX_ENTRIES });
 
@@ -29,12 +29,12 @@ export class CachedTemplateStore implements TemplateStore {
     private readonly store: TemplateStore,
     ttlMs: number,
   ) {
-    this.hosts = new LRUCache({ max: MAX_ENTRIES, ttl: ttlMs });
+    this.sites = new LRUCache({ max: MAX_ENTRIES, ttl: ttlMs });
     this.locatorsByTemplate = new LRUCache({ max: MAX_ENTRIES, ttl: ttlMs });
   }
 
-  templates(host: string): Promise<KnownTemplate[]> {
-    return this.read(this.hosts, host, () => this.store.templates(host));
+  templates(site: Site): Promise<KnownTemplate[]> {
+    return this.read(this.sites, siteId(site), () => this.store.templates(site));
   }
 
   async use(template: TemplateKey): Promise<number> {
@@ -52,7 +52,7 @@ export class CachedTemplateStore implements TemplateStore {
     try {
       await this.store.record(template, paths, updates);
     } finally {
-      this.hosts.delete(template.host);
+      this.sites.delete(siteId(template));
       this.locatorsByTemplate.delete(templateId(template));
     }
   }
@@ -61,10 +61,11 @@ export class CachedTemplateStore implements TemplateStore {
     return this.store.list(host);
   }
 
-  async forget(host: string): Promise<number> {
-    this.hosts.delete(host);
-    for (const id of this.locatorsByTemplate.keys()) if (id.startsWith(`${host} `)) this.locatorsByTemplate.delete(id);
-    return this.store.forget(host);
+  /** Forgetting is an operator's rare act: the caches start over. */
+  async forget(host: string, tenant?: string): Promise<number> {
+    this.sites.clear();
+    this.locatorsByTemplate.clear();
+    return this.store.forget(host, tenant);
   }
 
   close(): Promise<void> {

@@ -7,6 +7,7 @@ import { LlmEngine } from "../engines/model/llm.js";
 import { extractorServiceBinding } from "../extractor-service.js";
 import { SchemaCache } from "../schema/schema-cache.js";
 import { TemplateLearner } from "./learner.js";
+import { SHARED_TENANT } from "./signature.js";
 import { MemoryTemplateStore } from "./store.js";
 
 const logger = createLogger("extractor-test", "silent");
@@ -25,46 +26,62 @@ const fake = await startFakeLlm((body) => {
   const page = PAGES.find((p) => text.includes(p.model))!;
   return { model: page.model, price_usd: Number(page.price.replace(/[$,]/g, "")) };
 });
-const store = new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 });
-const server = await startGrpcServer({
-  host: "127.0.0.1",
-  port: 0,
-  logger,
-  services: [
-    extractorServiceBinding({
-      logger,
-      schemas: new SchemaCache(),
-      llm: new LlmEngine(
-        { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 },
+/** An extractor over real gRPC with its own template store; `shared`: EXTRACT_TEMPLATES_SHARED. */
+async function startExtractor(shared: boolean) {
+  const store = new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 });
+  const server = await startGrpcServer({
+    host: "127.0.0.1",
+    port: 0,
+    logger,
+    services: [
+      extractorServiceBinding({
         logger,
-      ),
-      maxHtmlBytes: 64 * 1024,
-      prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
-      hybrid: "proven",
-      templates: new TemplateLearner(store, logger),
-    }),
-  ],
-});
-server.setReady(true);
-const client = createClient(ExtractorServiceClient, `127.0.0.1:${server.port}`);
+        schemas: new SchemaCache(),
+        llm: new LlmEngine(
+          { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 },
+          logger,
+        ),
+        maxHtmlBytes: 64 * 1024,
+        prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
+        hybrid: "proven",
+        templates: new TemplateLearner(store, logger),
+        sharedTemplates: shared,
+      }),
+    ],
+  });
+  server.setReady(true);
+  const client = createClient(ExtractorServiceClient, `127.0.0.1:${server.port}`);
+  return { store, server, client };
+}
+
+const own = await startExtractor(false);
+const { store, client } = own;
 
 afterAll(async () => {
   client.close();
-  await server.shutdown(1_000);
+  await own.server.shutdown(1_000);
   await fake.close();
 });
 
-async function extract(page: { model: string; price: string }, url: string) {
+/** As the gateway sends a page its renderer fetched: the account's, and it may teach. */
+const GATEWAY = { tenant: "acct-a", learn: true };
+
+async function extract(
+  page: { model: string; price: string },
+  url: string,
+  scope: { tenant: string; learn: boolean } = GATEWAY,
+  to = client,
+) {
   const options = { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: true };
-  return promiseClient(client).extract(
-    { url, html: html(page), schemaJson: SCHEMA, taskDescription: "", options },
+  return promiseClient(to).extract(
+    { url, html: html(page), schemaJson: SCHEMA, taskDescription: "", options, ...scope },
     { deadline: new Date(Date.now() + 10_000) },
   );
 }
 
 /** Learning settles after the answer; the next page waits until the store has counted this one. */
-async function learned(host: string, pages: number) {
-  await vi.waitFor(async () => expect((await store.list(host))[0]?.pages).toBe(pages), {
+async function learned(host: string, pages: number, tenant = GATEWAY.tenant, from = store) {
+  await vi.waitFor(async () => expect((await from.list(host)).find((t) => t.tenant === tenant)?.pages).toBe(pages), {
     timeout: 5_000,
     interval: 10,
   });
@@ -107,4 +124,71 @@ it("answers a template's third page from what the first two taught, with no mode
   const elsewhere = await extract(PAGES[2]!, "https://mirror.example/p/2");
   expect(elsewhere.engine).toBe(Engine.ENGINE_LLM);
   expect(fake.requests.length).toBe(calls + 1);
+});
+
+it("answers one account's pages from its own templates only, and an internal caller's from none", async () => {
+  for (const [i, page] of PAGES.slice(0, 2).entries()) {
+    await extract(page, `https://tenants.example/p/${i}`);
+    await learned("tenants.example", i + 1);
+  }
+  const calls = fake.requests.length;
+  const other = await extract(PAGES[2]!, "https://tenants.example/p/2", { tenant: "acct-b", learn: false });
+  expect(other.engine).toBe(Engine.ENGINE_LLM);
+  expect(other.warnings.map((w) => w.code)).not.toContain("template");
+  const internal = await extract(PAGES[2]!, "https://tenants.example/p/2", { tenant: "", learn: false });
+  expect(internal.engine).toBe(Engine.ENGINE_LLM);
+  expect(fake.requests.length).toBe(calls + 2);
+  // The account that taught it is answered by the template; the other account's page taught nothing.
+  expect((await extract(PAGES[2]!, "https://tenants.example/p/2", { ...GATEWAY, learn: false })).engine).toBe(
+    Engine.ENGINE_TEMPLATE,
+  );
+  expect((await store.list("tenants.example")).map((t) => t.tenant)).toEqual(["acct-a"]);
+});
+
+it("never learns from HTML a caller supplied without the learn flag", async () => {
+  const supplied = { tenant: "acct-a", learn: false };
+  for (const [i, page] of PAGES.slice(0, 2).entries()) await extract(page, `https://supplied.example/p/${i}`, supplied);
+  // The same two pages as the gateway sends them, for another account: once they have taught it, the pages above
+  // would have taught too, had they been allowed to (learning goes in the order pages came).
+  for (const [i, page] of PAGES.slice(0, 2).entries()) {
+    await extract(page, `https://supplied.example/p/${i}`, { tenant: "acct-control", learn: true });
+    await learned("supplied.example", i + 1, "acct-control");
+  }
+  const later = await extract(PAGES[2]!, "https://supplied.example/p/2", supplied);
+  expect(later.engine).toBe(Engine.ENGINE_LLM);
+  expect((await store.list("supplied.example")).map((t) => t.tenant)).toEqual(["acct-control"]);
+});
+
+it("refuses a malformed tenant, and learning without one, as invalid-request (INVALID_ARGUMENT)", async () => {
+  for (const [scope, message] of [
+    [{ tenant: "acct a", learn: false }, /^tenant must be/],
+    [{ tenant: "", learn: true }, /^learn needs a tenant/],
+  ] as const) {
+    const error = await extract(PAGES[0]!, "https://cameras.example/p/0", scope).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({
+      name: "WinnowError",
+      type: "invalid-request",
+      message: expect.stringMatching(message),
+    });
+  }
+});
+
+it("shares templates across accounts when the operator says so", async () => {
+  const shared = await startExtractor(true);
+  try {
+    for (const [i, page] of PAGES.slice(0, 2).entries()) {
+      await extract(page, `https://cameras.example/p/${i}`, { tenant: "acct-a", learn: true }, shared.client);
+      await learned("cameras.example", i + 1, SHARED_TENANT, shared.store);
+    }
+    for (const tenant of ["acct-b", ""]) {
+      const answer = await extract(PAGES[2]!, "https://cameras.example/p/2", { tenant, learn: false }, shared.client);
+      expect(answer.engine).toBe(Engine.ENGINE_TEMPLATE);
+    }
+  } finally {
+    shared.client.close();
+    await shared.server.shutdown(1_000);
+  }
 });

@@ -91,7 +91,7 @@ export class TemplateLearner {
    */
   async templateFor(layout: PageLayout): Promise<PageTemplate | undefined> {
     try {
-      return templateOf(layout, await this.store.templates(layout.host));
+      return templateOf(layout, await this.store.templates(layout));
     } catch (error) {
       this.logger.warn({ err: error, host: layout.host }, "template store unavailable; extracting without templates");
       return undefined;

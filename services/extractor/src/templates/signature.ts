@@ -1,5 +1,6 @@
 /**
- * A page's template: its host and its layout. Pages built from one template
+ * A page's template: its host and its layout, among the templates of one
+ * tenant (the account that taught them, or the shared ones). Pages built from one template
  * share their skeleton (the tags, ids and stable classes of the outer levels
  * of the body) whatever their content. The skeleton is kept as the set of
  * its paths (hashed), and a page belongs to the known template of its host
@@ -14,20 +15,37 @@ import { type Element, isTag } from "domhandler";
 import { NOT_TEXT } from "../page/elements.js";
 import { stableClasses, stableId } from "./names.js";
 
-export interface TemplateKey {
+/** A host as one tenant's templates know it: each account learns its own templates of a site. */
+export interface Site {
+  /**
+   * The account whose templates these are, SHARED_TENANT for templates every account shares (flow/template-scope.ts);
+   * never contains a space.
+   */
+  tenant: string;
   /** The host the page was requested from (never one the page declares): a site's templates stay its own. */
   host: string;
+}
+
+/** The tenant of templates shared by every account (EXTRACT_TEMPLATES_SHARED, and templates learned before tenants). */
+export const SHARED_TENANT = "";
+
+export interface TemplateKey extends Site {
   /** Names the template: a hash of the skeleton of the page it was first learned from. */
   signature: string;
 }
 
-/** A template's key as one string ("host signature"), for maps and caches. */
-export function templateId(key: TemplateKey): string {
-  return `${key.host} ${key.signature}`;
+/** A site as one string ("tenant host"), for maps and caches. */
+export function siteId(site: Site): string {
+  return `${site.tenant} ${site.host}`;
 }
 
-export interface PageLayout {
-  host: string;
+/** A template's key as one string ("tenant host signature"), for maps and caches. */
+export function templateId(key: TemplateKey): string {
+  return `${siteId(key)} ${key.signature}`;
+}
+
+/** A page's layout, matched against the templates of its site (its host, for one tenant). */
+export interface PageLayout extends Site {
   /** The skeleton's paths, each hashed to 8 hex digits, sorted and unique. */
   paths: string[];
 }
@@ -54,7 +72,7 @@ const MAX_PATHS = 1_000;
  */
 const SAME_LAYOUT = 0.6;
 
-export function pageLayout($: CheerioAPI, url: URL | undefined): PageLayout | undefined {
+export function pageLayout($: CheerioAPI, url: URL | undefined, tenant: string): PageLayout | undefined {
   const host = url?.hostname.toLowerCase();
   const body = $("body").get(0);
   if (!host || !body) return undefined;
@@ -68,7 +86,7 @@ export function pageLayout($: CheerioAPI, url: URL | undefined): PageLayout | un
     }
   };
   walk(body, "body", 1);
-  return paths.size === 0 ? undefined : { host, paths: [...new Set([...paths].map(hash8))].sort() };
+  return paths.size === 0 ? undefined : { tenant, host, paths: [...new Set([...paths].map(hash8))].sort() };
 }
 
 /** The known template the page shares its layout with, most similar first; or a new one named after the page. */
@@ -79,9 +97,10 @@ export function templateOf(layout: PageLayout, known: KnownTemplate[]): PageTemp
     const similarity = jaccard(layout.paths, template.paths);
     if (similarity >= bestSimilarity) [best, bestSimilarity] = [template, similarity];
   }
+  const site = { tenant: layout.tenant, host: layout.host };
   return best
-    ? { host: layout.host, signature: best.signature, pages: best.pages }
-    : { host: layout.host, signature: hash16(layout.paths.join(" ")), pages: 0 };
+    ? { ...site, signature: best.signature, pages: best.pages }
+    : { ...site, signature: hash16(layout.paths.join(" ")), pages: 0 };
 }
 
 function jaccard(a: string[], b: string[]): number {

@@ -4,12 +4,13 @@
  * The extractor's own tables and migration record (extractor_migrations),
  * so they sit beside auth's in one database. Counts are added in the
  * database (INSERT ... ON CONFLICT), so replicas learning at once add up.
+ * Templates are keyed by tenant, host and signature (store.ts).
  */
 import path from "node:path";
 import type { Logger } from "@winnow/platform";
 import { type Migration, migrate, openPglite, openPostgres, type SqlDatabase } from "@winnow/platform/sql";
 import { locatorKey } from "./locator.js";
-import type { KnownTemplate, TemplateKey } from "./signature.js";
+import type { KnownTemplate, Site, TemplateKey } from "./signature.js";
 import {
   type LocatorRecord,
   type LocatorUpdate,
@@ -22,7 +23,7 @@ import {
 } from "./store.js";
 
 /** Applied in order, each once; never edit one that has shipped, append a new one. */
-const MIGRATIONS: readonly Migration[] = [
+export const TEMPLATE_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: "templates and locators",
@@ -49,7 +50,22 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "templates per tenant",
+    // Templates learned before tenants were learned from every account's pages: they become the shared templates
+    // (tenant ''), which answer only when an operator shares templates, where they are what shared mode always had.
+    // No default after that: a template is never written without saying whose it is.
+    sql: `
+      ALTER TABLE extractor_templates ADD COLUMN tenant text NOT NULL DEFAULT '';
+      ALTER TABLE extractor_templates ALTER COLUMN tenant DROP DEFAULT;
+      ALTER TABLE extractor_templates DROP CONSTRAINT extractor_templates_host_signature_key;
+      ALTER TABLE extractor_templates ADD CONSTRAINT extractor_templates_site_signature_key UNIQUE (tenant, host, signature);
+    `,
+  },
 ];
+
+export const MIGRATIONS_TABLE = "extractor_migrations";
 
 export interface TemplateDatabaseOptions {
   databaseUrl: string | undefined;
@@ -62,7 +78,7 @@ export async function openTemplateDatabase(options: TemplateDatabaseOptions): Pr
   const db = options.databaseUrl
     ? openPostgres(options.databaseUrl, options.logger, "the template database")
     : await openPglite(path.join(options.dataDir, "extractor-db"));
-  await migrate(db, "extractor_migrations", MIGRATIONS);
+  await migrate(db, MIGRATIONS_TABLE, TEMPLATE_MIGRATIONS);
   return db;
 }
 
@@ -96,35 +112,35 @@ export class SqlTemplateStore implements TemplateStore {
     return this.opening;
   }
 
-  async templates(host: string): Promise<KnownTemplate[]> {
+  async templates(site: Site): Promise<KnownTemplate[]> {
     return (await this.database()).query<KnownTemplate>(
-      "SELECT signature, paths, pages FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC",
-      [host],
+      "SELECT signature, paths, pages FROM extractor_templates WHERE tenant = $1 AND host = $2 ORDER BY last_used DESC",
+      [site.tenant, site.host],
     );
   }
 
   async use(template: TemplateKey): Promise<number> {
     const rows = await (await this.database()).query<{ seen: number }>(
-      "UPDATE extractor_templates SET last_used = now(), seen = seen + 1 WHERE host = $1 AND signature = $2 RETURNING seen",
-      [template.host, template.signature],
+      "UPDATE extractor_templates SET last_used = now(), seen = seen + 1 WHERE tenant = $1 AND host = $2 AND signature = $3 RETURNING seen",
+      [template.tenant, template.host, template.signature],
     );
     return rows[0]?.seen ?? 0;
   }
 
   async locators(template: TemplateKey): Promise<LocatorRecord[]> {
     return (await this.database()).query<LocatorRecord>(
-      "SELECT l.field, l.locator, l.agree, l.disagree FROM extractor_locators l JOIN extractor_templates t ON t.id = l.template_id WHERE t.host = $1 AND t.signature = $2",
-      [template.host, template.signature],
+      "SELECT l.field, l.locator, l.agree, l.disagree FROM extractor_locators l JOIN extractor_templates t ON t.id = l.template_id WHERE t.tenant = $1 AND t.host = $2 AND t.signature = $3",
+      [template.tenant, template.host, template.signature],
     );
   }
 
   async record(template: TemplateKey, paths: string[], updates: LocatorUpdate[]): Promise<void> {
     await (await this.database()).transaction(async (tx) => {
       const [{ id }] = (await tx.query<{ id: string }>(
-        `INSERT INTO extractor_templates (host, signature, paths, pages) VALUES ($1, $2, $3, 1)
-         ON CONFLICT (host, signature) DO UPDATE SET pages = extractor_templates.pages + 1, last_used = now()
+        `INSERT INTO extractor_templates (tenant, host, signature, paths, pages) VALUES ($1, $2, $3, $4, 1)
+         ON CONFLICT (tenant, host, signature) DO UPDATE SET pages = extractor_templates.pages + 1, last_used = now()
          RETURNING id`,
-        [template.host, template.signature, paths],
+        [template.tenant, template.host, template.signature, paths],
       )) as [{ id: string }];
       for (const update of updates) {
         await tx.query(
@@ -145,8 +161,8 @@ export class SqlTemplateStore implements TemplateStore {
         [id, TRUST_AGREEMENTS, MAX_LOCATORS_PER_FIELD],
       );
       await tx.query(
-        "DELETE FROM extractor_templates WHERE id IN (SELECT id FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC, id DESC OFFSET $2)",
-        [template.host, this.bounds.templatesPerHost],
+        "DELETE FROM extractor_templates WHERE id IN (SELECT id FROM extractor_templates WHERE tenant = $1 AND host = $2 ORDER BY last_used DESC, id DESC OFFSET $3)",
+        [template.tenant, template.host, this.bounds.templatesPerHost],
       );
       await tx.query(
         "DELETE FROM extractor_templates WHERE id IN (SELECT id FROM extractor_templates ORDER BY last_used DESC, id DESC OFFSET $1)",
@@ -157,8 +173,8 @@ export class SqlTemplateStore implements TemplateStore {
 
   async list(host: string): Promise<TemplateSummary[]> {
     const db = await this.database();
-    const rows = await db.query<{ id: string; signature: string; pages: number; last_used: Date }>(
-      "SELECT id, signature, pages, last_used FROM extractor_templates WHERE host = $1 ORDER BY last_used DESC",
+    const rows = await db.query<{ id: string; tenant: string; signature: string; pages: number; last_used: Date }>(
+      "SELECT id, tenant, signature, pages, last_used FROM extractor_templates WHERE host = $1 ORDER BY tenant, last_used DESC",
       [host],
     );
     const summaries: TemplateSummary[] = [];
@@ -168,6 +184,7 @@ export class SqlTemplateStore implements TemplateStore {
         [row.id],
       );
       summaries.push({
+        tenant: row.tenant,
         signature: row.signature,
         pages: row.pages,
         lastUsed: new Date(row.last_used),
@@ -178,9 +195,12 @@ export class SqlTemplateStore implements TemplateStore {
     return summaries;
   }
 
-  async forget(host: string): Promise<number> {
-    return (await (await this.database()).query("DELETE FROM extractor_templates WHERE host = $1 RETURNING id", [host]))
-      .length;
+  async forget(host: string, tenant?: string): Promise<number> {
+    const rows = await (await this.database()).query(
+      "DELETE FROM extractor_templates WHERE host = $1 AND ($2::text IS NULL OR tenant = $2) RETURNING id",
+      [host, tenant ?? null],
+    );
+    return rows.length;
   }
 
   async close(): Promise<void> {

@@ -2,11 +2,14 @@
  * What is learned per template: for each field, the locators found so far
  * with how many pages they agreed and disagreed on. Updates are counts to
  * add, so replicas that learn from pages of one template at once add up
- * rather than overwrite each other. Stores are bounded: templates per host
- * and in all, least recently used first out, and locators per field.
+ * rather than overwrite each other. Templates are kept per tenant (the
+ * account that taught them): one account's templates never answer
+ * another's pages. Stores are bounded: templates per site (tenant and host),
+ * so one account's learning cannot push out another's, and in all, least
+ * recently used first out, and locators per field.
  */
 import { type Absence, isAbsence, type Locator, locatorKey } from "./locator.js";
-import { type KnownTemplate, type TemplateKey, templateId } from "./signature.js";
+import { type KnownTemplate, type Site, siteId, type TemplateKey, templateId } from "./signature.js";
 
 export interface LocatorRecord {
   /** The field's name and type ("price_usd:number"): a field of another type is another field. */
@@ -20,6 +23,8 @@ export interface LocatorRecord {
 export type LocatorUpdate = LocatorRecord;
 
 export interface TemplateSummary {
+  /** Whose template it is (SHARED_TENANT: every account's). */
+  tenant: string;
   signature: string;
   /** Pages learned from. */
   pages: number;
@@ -30,8 +35,8 @@ export interface TemplateSummary {
 }
 
 export interface TemplateStore {
-  /** The host's templates with their skeletons, to match a page's layout against. */
-  templates(host: string): Promise<KnownTemplate[]>;
+  /** The site's templates with their skeletons, to match a page's layout against. */
+  templates(site: Site): Promise<KnownTemplate[]>;
   /**
    * Marks the template used by one more page; returns the pages that used it, this one included (0 for an unknown
    * template).
@@ -44,13 +49,15 @@ export interface TemplateStore {
    * the bounds.
    */
   record(template: TemplateKey, paths: string[], updates: LocatorUpdate[]): Promise<void>;
+  /** The host's templates of every tenant (for operators). */
   list(host: string): Promise<TemplateSummary[]>;
-  /** Forgets every template of the host; returns how many there were. */
-  forget(host: string): Promise<number>;
+  /** Forgets the host's templates, of one tenant or of all; returns how many there were. */
+  forget(host: string, tenant?: string): Promise<number>;
   close(): Promise<void>;
 }
 
 export interface StoreBounds {
+  /** Per tenant and host. */
   templatesPerHost: number;
   templates: number;
 }
@@ -85,6 +92,7 @@ export function rank(
 }
 
 interface MemoryTemplate {
+  key: TemplateKey;
   paths: string[];
   pages: number;
   seen: number;
@@ -96,15 +104,14 @@ interface MemoryTemplate {
 
 /** A store in the process's memory: for tests and benchmarks, and when learning is not to outlive the process. */
 export class MemoryTemplateStore implements TemplateStore {
+  /** By templateId. */
   private readonly entries = new Map<string, MemoryTemplate>();
   private clock = 0;
 
   constructor(private readonly bounds: StoreBounds) {}
 
-  async templates(host: string): Promise<KnownTemplate[]> {
-    return [...this.entries]
-      .filter(([key]) => hostOf(key) === host)
-      .map(([key, t]) => ({ signature: key.slice(host.length + 1), paths: t.paths, pages: t.pages }));
+  async templates(site: Site): Promise<KnownTemplate[]> {
+    return this.ofSite(site).map((t) => ({ signature: t.key.signature, paths: t.paths, pages: t.pages }));
   }
 
   async use(template: TemplateKey): Promise<number> {
@@ -120,8 +127,9 @@ export class MemoryTemplateStore implements TemplateStore {
   }
 
   async record(template: TemplateKey, paths: string[], updates: LocatorUpdate[]): Promise<void> {
-    const key = templateId(template);
-    const found = this.entries.get(key) ?? {
+    const id = templateId(template);
+    const found = this.entries.get(id) ?? {
+      key: { tenant: template.tenant, host: template.host, signature: template.signature },
       paths,
       pages: 0,
       seen: 1,
@@ -129,7 +137,7 @@ export class MemoryTemplateStore implements TemplateStore {
       usedAt: new Date(),
       records: new Map(),
     };
-    this.entries.set(key, found);
+    this.entries.set(id, found);
     found.pages += 1;
     found.lastUsed = ++this.clock;
     found.usedAt = new Date();
@@ -149,14 +157,15 @@ export class MemoryTemplateStore implements TemplateStore {
         .sort(([, a], [, b]) => rank(a, b));
       for (const [recordKey] of entries.slice(MAX_LOCATORS_PER_FIELD)) found.records.delete(recordKey);
     }
-    this.evict(template.host);
+    this.evict(template);
   }
 
   async list(host: string): Promise<TemplateSummary[]> {
-    return [...this.entries]
-      .filter(([key]) => hostOf(key) === host)
-      .map(([key, t]) => ({
-        signature: key.slice(host.length + 1),
+    return [...this.entries.values()]
+      .filter((t) => t.key.host === host)
+      .map((t) => ({
+        tenant: t.key.tenant,
+        signature: t.key.signature,
         pages: t.pages,
         lastUsed: t.usedAt,
         locators: t.records.size,
@@ -164,25 +173,26 @@ export class MemoryTemplateStore implements TemplateStore {
       }));
   }
 
-  async forget(host: string): Promise<number> {
-    const keys = [...this.entries.keys()].filter((key) => hostOf(key) === host);
-    for (const key of keys) this.entries.delete(key);
-    return keys.length;
+  async forget(host: string, tenant?: string): Promise<number> {
+    const forgotten = [...this.entries.values()].filter(
+      (t) => t.key.host === host && (tenant === undefined || t.key.tenant === tenant),
+    );
+    for (const t of forgotten) this.entries.delete(templateId(t.key));
+    return forgotten.length;
   }
 
   async close(): Promise<void> {}
 
-  private evict(host: string): void {
-    const byAge = (keys: string[]) =>
-      keys.sort((a, b) => this.entries.get(b)!.lastUsed - this.entries.get(a)!.lastUsed);
-    for (const key of byAge([...this.entries.keys()].filter((k) => hostOf(k) === host)).slice(
-      this.bounds.templatesPerHost,
-    ))
-      this.entries.delete(key);
-    for (const key of byAge([...this.entries.keys()]).slice(this.bounds.templates)) this.entries.delete(key);
+  private ofSite(site: Site): MemoryTemplate[] {
+    const id = siteId(site);
+    return [...this.entries.values()].filter((t) => siteId(t.key) === id);
   }
-}
 
-function hostOf(key: string): string {
-  return key.slice(0, key.indexOf(" "));
+  private evict(site: Site): void {
+    const byAge = (templates: MemoryTemplate[]) => templates.sort((a, b) => b.lastUsed - a.lastUsed);
+    for (const t of byAge(this.ofSite(site)).slice(this.bounds.templatesPerHost))
+      this.entries.delete(templateId(t.key));
+    for (const t of byAge([...this.entries.values()]).slice(this.bounds.templates))
+      this.entries.delete(templateId(t.key));
+  }
 }

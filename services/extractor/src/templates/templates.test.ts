@@ -10,6 +10,7 @@ import { type LocatorRecord, MemoryTemplateStore, type TemplateStore } from "./s
 import { readAs } from "./values.js";
 
 const logger = createLogger("test", "silent");
+const TENANT = "acct-a";
 
 /** A product page of one shop's layout; the content varies, the frame does not. */
 function productPage(product: {
@@ -180,7 +181,7 @@ describe("locator derivation", () => {
 });
 
 describe("template keys", () => {
-  const layoutOf = (html: string, url: string) => pageLayout(loadPage(html, url).$, new URL(url))!;
+  const layoutOf = (html: string, url: string) => pageLayout(loadPage(html, url).$, new URL(url), TENANT)!;
 
   it("are the same for pages of one layout and differ across layouts and hosts", () => {
     const first = layoutOf(productPage(PAGES[0]!), "https://shop.example/p/1");
@@ -211,9 +212,15 @@ describe("learning", () => {
     pages: 320,
   }));
 
-  async function teach(learner: TemplateLearner, html: string, url: string, values: Record<string, unknown>) {
+  async function teach(
+    learner: TemplateLearner,
+    html: string,
+    url: string,
+    values: Record<string, unknown>,
+    tenant = TENANT,
+  ) {
     const page = loadPage(html, url);
-    const layout = pageLayout(page.$, page.url)!;
+    const layout = pageLayout(page.$, page.url, tenant)!;
     const key = (await learner.templateFor(layout))!;
     const answers = await learner.answer(key, TREE, new PageIndex(page.$, page.baseUrl), true);
     await learner.learn(key, layout, TREE, new PageIndex(page.$, page.baseUrl), values, url);
@@ -247,7 +254,7 @@ describe("learning", () => {
     const shown = productPage({ ...PAGES[0]!, isbn });
     const isbnLocators = async () => {
       const page = loadPage(shown, "https://shop.example/p/0");
-      const key = (await learner.templateFor(pageLayout(page.$, page.url)!))!;
+      const key = (await learner.templateFor(pageLayout(page.$, page.url, TENANT)!))!;
       return (await store.locators(key)).filter((record) => record.field === "isbn_13:string");
     };
     for (let page = 3; page < 10; page += 1)
@@ -302,6 +309,14 @@ describe("learning", () => {
     expect((await teach(learner, productPage(PAGES[2]!), "https://copycat.example/p/3", {})).size).toBe(0);
   });
 
+  it("never applies one account's locators to another account's pages of the same layout", async () => {
+    const learner = new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger);
+    await teach(learner, productPage(PAGES[0]!), "https://shop.example/p/1", truths[0]!);
+    await teach(learner, productPage(PAGES[1]!), "https://shop.example/p/2", truths[1]!);
+    expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p/3", {}, "acct-b")).size).toBe(0);
+    expect((await teach(learner, productPage(PAGES[2]!), "https://shop.example/p/3", {})).size).toBeGreaterThan(0);
+  });
+
   it("demotes a locator that disagrees, and one bad page cannot make a wrong locator trusted", async () => {
     const store = new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 });
     const learner = new TemplateLearner(store, logger);
@@ -323,7 +338,7 @@ describe("learning", () => {
     await teach(learner, productPage(PAGES[0]!), "https://shop.example/p/1", truths[0]!);
     await teach(learner, productPage(PAGES[1]!), "https://shop.example/p/2", truths[1]!);
     const corrupted: TemplateStore = {
-      templates: (host) => good.templates(host),
+      templates: (site) => good.templates(site),
       use: (key) => good.use(key),
       locators: async (key) => [
         ...(await good.locators(key)),
@@ -345,18 +360,33 @@ describe("learning", () => {
     expect(third.get("pages")?.value).toBe(320);
     const failing: TemplateStore = { ...corrupted, templates: () => Promise.reject(new Error("down")) };
     const page = loadPage(productPage(PAGES[2]!), "https://shop.example/p/3");
-    expect(await new TemplateLearner(failing, logger).templateFor(pageLayout(page.$, page.url)!)).toBeUndefined();
+    expect(
+      await new TemplateLearner(failing, logger).templateFor(pageLayout(page.$, page.url, TENANT)!),
+    ).toBeUndefined();
   });
 
   it("keeps the store bounded: templates per host, least recently used first out", async () => {
     const store = new MemoryTemplateStore({ templatesPerHost: 2, templates: 3 });
     for (const [i, host] of ["a.example", "a.example", "a.example", "b.example", "c.example"].entries()) {
-      await store.record({ host, signature: `s${i}` }, [`p${i}`], []);
+      await store.record({ tenant: TENANT, host, signature: `s${i}` }, [`p${i}`], []);
     }
     // a.example kept its two newest; the fifth template overflowed the store and took the oldest of all.
     expect((await store.list("a.example")).map((t) => t.signature)).toEqual(["s2"]);
-    expect((await store.templates("b.example")).map((t) => t.signature)).toEqual(["s3"]);
+    expect((await store.templates({ tenant: TENANT, host: "b.example" })).map((t) => t.signature)).toEqual(["s3"]);
     expect(await store.forget("c.example")).toBe(1);
-    expect(await store.templates("c.example")).toEqual([]);
+    expect(await store.templates({ tenant: TENANT, host: "c.example" })).toEqual([]);
+  });
+
+  it("bounds templates per account and host: one account's learning does not push out another's", async () => {
+    const store = new MemoryTemplateStore({ templatesPerHost: 2, templates: 50 });
+    await store.record({ tenant: "acct-b", host: "a.example", signature: "b0" }, ["p"], []);
+    for (const i of [0, 1, 2]) await store.record({ tenant: TENANT, host: "a.example", signature: `s${i}` }, ["p"], []);
+    expect((await store.templates({ tenant: "acct-b", host: "a.example" })).map((t) => t.signature)).toEqual(["b0"]);
+    expect((await store.templates({ tenant: TENANT, host: "a.example" })).map((t) => t.signature).sort()).toEqual([
+      "s1",
+      "s2",
+    ]);
+    expect(await store.forget("a.example", "acct-b")).toBe(1);
+    expect((await store.list("a.example")).map((t) => t.tenant)).toEqual([TENANT, TENANT]);
   });
 });

@@ -39,6 +39,9 @@ export function scrapeHandler(backends: Backends): RequestHandler {
         schemaJson: request.schemaJson,
         taskDescription: request.taskDescription,
         options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: request.evidence },
+        // The key's account owns what its pages teach; the page is the renderer's, so it may teach.
+        tenant: res.locals.accountId!,
+        learn: true,
       },
       hop,
     );

@@ -91,7 +91,27 @@ export interface ExtractRequest {
   schemaJson: string;
   /** Free-text instructions for the model (summaries, formats, ...). */
   taskDescription: string;
-  options?: ExtractOptions | undefined;
+  options?:
+    | ExtractOptions
+    | undefined;
+  /**
+   * The account the page is extracted for (the gateway sends the API key's
+   * account id): learned templates belong to the account that taught them and
+   * answer only its pages. Letters, digits and . _ : - (at most 128). Empty for
+   * an internal caller: its request reads no templates and teaches none, unless
+   * the operator shares templates across accounts (EXTRACT_TEMPLATES_SHARED),
+   * when every request reads the shared ones.
+   */
+  tenant: string;
+  /**
+   * Let this page teach the tenant's templates: set by the gateway only, for a
+   * page its renderer fetched. HTML a caller supplies never teaches, or it could
+   * plant locators that answer the site's real pages wrongly. Needs a tenant.
+   * Trusted as sent because only internal services reach the extractor; once
+   * internal gRPC carries a per-role credential, it is honoured from the
+   * gateway's role only.
+   */
+  learn: boolean;
 }
 
 export interface TokenUsage {
@@ -275,7 +295,7 @@ export const ExtractOptions: MessageFns<ExtractOptions> = {
 };
 
 function createBaseExtractRequest(): ExtractRequest {
-  return { url: "", html: "", schemaJson: "", taskDescription: "", options: undefined };
+  return { url: "", html: "", schemaJson: "", taskDescription: "", options: undefined, tenant: "", learn: false };
 }
 
 export const ExtractRequest: MessageFns<ExtractRequest> = {
@@ -294,6 +314,12 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     }
     if (message.options !== undefined) {
       ExtractOptions.encode(message.options, writer.uint32(42).fork()).join();
+    }
+    if (message.tenant !== "") {
+      writer.uint32(50).string(message.tenant);
+    }
+    if (message.learn !== false) {
+      writer.uint32(56).bool(message.learn);
     }
     return writer;
   },
@@ -351,6 +377,22 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
             message.options = ExtractOptions.decode(reader, reader.uint32());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.tenant = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.learn = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -378,6 +420,8 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
         ? globalThis.String(object.task_description)
         : "",
       options: isSet(object.options) ? ExtractOptions.fromJSON(object.options) : undefined,
+      tenant: isSet(object.tenant) ? globalThis.String(object.tenant) : "",
+      learn: isSet(object.learn) ? globalThis.Boolean(object.learn) : false,
     };
   },
 
@@ -398,6 +442,12 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     if (message.options !== undefined) {
       obj.options = ExtractOptions.toJSON(message.options);
     }
+    if (message.tenant !== "") {
+      obj.tenant = message.tenant;
+    }
+    if (message.learn !== false) {
+      obj.learn = message.learn;
+    }
     return obj;
   },
 
@@ -413,6 +463,8 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     message.options = (object.options !== undefined && object.options !== null)
       ? ExtractOptions.fromPartial(object.options)
       : undefined;
+    message.tenant = object.tenant ?? "";
+    message.learn = object.learn ?? false;
     return message;
   },
 };
