@@ -126,6 +126,9 @@ export async function startFakeLlm(
       sendJson(res, 500, { error: { message: String(error), type: "server_error" } }),
     );
   });
+  // Idle connections outlive the client's reuse of them (undici keeps one 4 s): a busy machine's late timers would
+  // otherwise let the server close a connection the client is sending on (ECONNRESET). close() ends them all.
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 
