@@ -3,8 +3,8 @@ import { brotliCompressSync, gzipSync } from "node:zlib";
 import { RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import iconv from "iconv-lite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserMemoryBytes } from "./browser/process-memory.js";
 import { proxyArg } from "./browser/browser.js";
+import { browserMemoryBytes } from "./browser/process-memory.js";
 import type { RenderChoice } from "./render-request.js";
 import { closeServer, listen, renderFailure, renderWith, startRendering } from "./renderer.test-helpers.js";
 import type { Rendering } from "./rendering.js";
@@ -17,7 +17,10 @@ const BOMB_DECODED_BYTES = 100 * 1024 * 1024;
 /** 100 MiB of HTML gzipped to a couple of hundred KiB. */
 const BOMB = gzipSync(Buffer.alloc(BOMB_DECODED_BYTES, `<div>${TEXT}</div>`), { level: 9 });
 /** The first bytes of a gzip stream, then garbage. */
-const CORRUPT_GZIP = Buffer.concat([gzipSync(`<!doctype html><body>${TEXT}</body>`).subarray(0, 12), Buffer.alloc(64, 7)]);
+const CORRUPT_GZIP = Buffer.concat([
+  gzipSync(`<!doctype html><body>${TEXT}</body>`).subarray(0, 12),
+  Buffer.alloc(64, 7),
+]);
 const POPUPS = 500;
 const popupsOpened: string[] = [];
 /** What a page the browser cannot finish within the deadline may end with: either is clear and in time. */
