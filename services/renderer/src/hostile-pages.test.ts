@@ -327,8 +327,9 @@ describe("hostile pages, browser only", () => {
     } finally {
       clearInterval(sampler);
     }
-    // A fresh tab costs some memory of its own; the bomb inflated would cost its whole decoded size.
-    expect(peak - before).toBeLessThan(BOMB_DECODED_BYTES);
+    // Let into the browser, the bomb's 100 MiB of HTML took about 1.5 GiB more as a DOM; refused at the proxy, what
+    // remains is a fresh tab's own memory (about 200 MiB, with the noise of other tests' browsers).
+    expect(peak - before).toBeLessThan(5 * BOMB_DECODED_BYTES);
   });
 
   it("reports the path taken in auto mode", async () => {
