@@ -48,7 +48,7 @@ const SETTLE_CAP_MS = 1500;
 const QUIET_MS = 50;
 /** Client-side navigations followed before a page counts as never settling. */
 const MAX_CLIENT_NAVIGATIONS = 3;
-/** Plain HTTP responses are decoded by the egress proxy; CONNECT tunnels are never bypassed for loopback either. */
+/** Chromium would go around a proxy for loopback; the egress guard must see those requests too. */
 const PROXY_BYPASS = "<-loopback>";
 /** Lazy content: at most this many screens scrolled, pausing this long after each. */
 const MAX_SCROLL_SCREENS = 10;
@@ -90,8 +90,9 @@ export class BrowserRenderer {
     if (refused) throw refused;
     const release = await this.options.slots.acquire(signal);
     const queueMs = elapsed();
-    const session = await this.options.egress.openSession();
+    let session: EgressSession | undefined;
     try {
+      session = await this.options.egress.openSession();
       const context = await this.options.browser.newContext({
         ...CONTEXT_OPTIONS,
         proxy: { server: session.url, bypass: PROXY_BYPASS },
@@ -125,7 +126,7 @@ export class BrowserRenderer {
         await closeContext();
       }
     } finally {
-      await session.close();
+      await session?.close();
       release();
     }
   }
