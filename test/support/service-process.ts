@@ -12,14 +12,16 @@ export interface ServiceProcess {
 /**
  * One service as its own process outside a stack (a second gateway replica,
  * or auth alone), started from its build and awaited until it answers: the
- * gateway on /healthz, a backend on gRPC health.
+ * gateway on /healthz, a backend on gRPC health. `nodeArgs` go before the
+ * entry (`["--import", "@winnow/platform/telemetry"]` to trace it).
  */
 export async function startService(
   service: ServiceName,
   env: NodeJS.ProcessEnv,
   readyAt: string,
+  nodeArgs: string[] = [],
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [serviceEntry(service)], {
+  const child = spawn(process.execPath, [...nodeArgs, serviceEntry(service)], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -45,3 +45,4 @@ export {
 } from "./schema-language.js";
 export { grpcServiceConfig } from "./service-config.js";
 export { checkTargetUrl, MAX_URL_LENGTH, parseTargetUrl } from "./target-url.js";
+export { untraced } from "./untraced.js";

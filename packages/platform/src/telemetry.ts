@@ -13,9 +13,9 @@ import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
 import { ExpressInstrumentation } from "@opentelemetry/instrumentation-express";
 import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
-import { AggregationType } from "@opentelemetry/sdk-metrics";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { AlwaysOffSampler, ParentBasedSampler } from "@opentelemetry/sdk-trace-base";
+import { isUntraced } from "./untraced.js";
 
 // ESM modules are only patched through import-in-the-middle's loader hook.
 register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
@@ -41,12 +41,17 @@ const sdk = new NodeSDK({
   // processor costs a quarter of a scrape's CPU); a caller's sampled trace stays sampled.
   ...(exporting ? {} : { spanProcessors: [], sampler: new ParentBasedSampler({ root: new AlwaysOffSampler() }) }),
   ...(prometheus ? { metricReaders: [prometheus] } : {}),
-  // Outgoing HTTP is only the renderer's egress proxy fetching pages: a series per site's address and port, unbounded.
-  views: [{ instrumentName: "http.client.request.duration", aggregation: { type: AggregationType.DROP } }],
   instrumentations: [
     new HttpInstrumentation({
-      // Health probes and metrics scrapes would drown the traces and request metrics that matter.
-      ignoreIncomingRequestHook: (req) => req.url === "/healthz" || req.url === "/readyz" || req.url === "/metrics",
+      // Health probes and metrics scrapes would drown the traces and request metrics that matter; the egress
+      // proxy's requests are the scraped sites' (untraced.ts).
+      ignoreIncomingRequestHook: (req) =>
+        isUntraced(req) || req.url === "/healthz" || req.url === "/readyz" || req.url === "/metrics",
+      // Outgoing HTTP is only ever to third parties (the egress proxy's targets): they get no trace context, and
+      // no span records the URLs scraped.
+      disableOutgoingRequestInstrumentation: true,
+      // A query string may hold what no span should (tokens, a search); spans keep the path.
+      startIncomingSpanHook: () => ({ "url.query": undefined }),
     }),
     new ExpressInstrumentation(),
     new GrpcInstrumentation({ ignoreGrpcMethods: ["Check", "Watch"] }),

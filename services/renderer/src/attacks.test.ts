@@ -2,7 +2,6 @@ import dgram from "node:dgram";
 import type http from "node:http";
 import net from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { REFUSED_HEADER } from "./egress/egress-proxy.js";
 import type { RenderChoice } from "./render-request.js";
 import {
   closeServer,
@@ -281,9 +280,7 @@ describe("the egress proxy itself", () => {
       "GET http://metadata.test/latest HTTP/1.1\r\nHost: metadata.test\r\n\r\n",
     ],
   ])("refuses %s with 403", async (_name, raw) => {
-    const answer = await ask(raw.replaceAll("%P", String(P)));
-    expect(answer).toMatch(/^HTTP\/1\.1 403 /);
-    expect(answer.toLowerCase()).toContain(REFUSED_HEADER);
+    expect(await ask(raw.replaceAll("%P", String(P)))).toMatch(/^HTTP\/1\.1 403 /);
   });
 
   it.each([

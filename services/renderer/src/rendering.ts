@@ -10,7 +10,7 @@ import { PageRenderer } from "./page-renderer.js";
 import { observeBrowserPool } from "./render-metrics.js";
 import { StaticFetcher } from "./static/static-fetch.js";
 
-const PROXY_BYTES_PER_HTML_BYTE = 4;
+const TUNNEL_BYTES_PER_HTML_BYTE = 4;
 
 /** The renderer's working parts, built from its configuration; the browser is started separately. */
 export interface Rendering {
@@ -27,9 +27,12 @@ export interface Rendering {
 export async function createRendering(config: RendererConfig, logger: Logger, lookup?: Lookup): Promise<Rendering> {
   const guard = new EgressGuard(config.WINNOW_EGRESS_ALLOW, lookup);
   const maxBytes = config.RENDER_MAX_HTML_BYTES;
-  // On the wire the browser may take a few times the HTML cap (sub-resources, markup that shrinks
-  // once parsed); the serialized DOM is held to the cap itself, which gives the clear error.
-  const proxy = await EgressProxy.start(guard, logger, maxBytes * PROXY_BYTES_PER_HTML_BYTE);
+  // Each plain-HTTP response is held to the page cap, as sent and decoded, like the static path's body. A tunnel
+  // (HTTPS: one connection, many responses, encrypted) may bring in a few times that.
+  const proxy = await EgressProxy.start(guard, logger, {
+    maxResponseBytes: maxBytes,
+    maxTunnelBytes: maxBytes * TUNNEL_BYTES_PER_HTML_BYTE,
+  });
   const executablePath = findChromium(config, logger);
   const host =
     executablePath === undefined
@@ -46,7 +49,16 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
   const staticFetcher = new StaticFetcher({ guard, maxBytes, maxRedirects: config.RENDER_MAX_REDIRECTS });
   const renderer = new PageRenderer(
     staticFetcher,
-    host ? new BrowserRenderer({ browser: host, guard, slots, maxHtmlBytes: maxBytes }) : NO_BROWSER,
+    host
+      ? new BrowserRenderer({
+          browser: host,
+          guard,
+          egress: proxy,
+          slots,
+          maxHtmlBytes: maxBytes,
+          maxRedirects: config.RENDER_MAX_REDIRECTS,
+        })
+      : NO_BROWSER,
   );
   return {
     renderer,

@@ -12,7 +12,7 @@ import {
 } from "playwright-core";
 import { pageContent } from "../content-type.js";
 import { type EgressGuard, memoizedRefusal } from "../egress/egress.js";
-import { REFUSED_HEADER } from "../egress/egress-proxy.js";
+import { type EgressProxy, type EgressSession, withoutFragment } from "../egress/egress-proxy.js";
 import type { RenderJob } from "../render-request.js";
 import { abortable } from "../static/static-fetch.js";
 import type { BrowserHost } from "./browser.js";
@@ -32,8 +32,12 @@ import { toRenderError } from "./render-errors.js";
 export interface BrowserRendererOptions {
   browser: BrowserHost;
   guard: EgressGuard;
+  /** Each render's context goes out through a session of its own. */
+  egress: EgressProxy;
   slots: PageSlots;
   maxHtmlBytes: number;
+  /** The static path's redirect limit; the browser's navigations are bounded by it too. */
+  maxRedirects: number;
 }
 
 /** How long a render waits for its context to close before it gives the page slot back regardless. */
@@ -44,6 +48,8 @@ const SETTLE_CAP_MS = 1500;
 const QUIET_MS = 50;
 /** Client-side navigations followed before a page counts as never settling. */
 const MAX_CLIENT_NAVIGATIONS = 3;
+/** Chromium would go around a proxy for loopback; the egress guard must see those requests too. */
+const PROXY_BYPASS = "<-loopback>";
 /** Lazy content: at most this many screens scrolled, pausing this long after each. */
 const MAX_SCROLL_SCREENS = 10;
 const SCROLL_PAUSE_MS = 100;
@@ -84,8 +90,13 @@ export class BrowserRenderer {
     if (refused) throw refused;
     const release = await this.options.slots.acquire(signal);
     const queueMs = elapsed();
+    let session: EgressSession | undefined;
     try {
-      const context = await this.options.browser.newContext(CONTEXT_OPTIONS);
+      session = await this.options.egress.openSession();
+      const context = await this.options.browser.newContext({
+        ...CONTEXT_OPTIONS,
+        proxy: { server: session.url, bypass: PROXY_BYPASS },
+      });
       // Closing the context is what interrupts whatever Playwright call is pending, but a close that races a page being
       // opened can hang in Playwright: the render answers at its deadline whatever Playwright does, and waits for the
       // close only so long.
@@ -97,7 +108,10 @@ export class BrowserRenderer {
       try {
         const timings = { queueMs, navigationMs: 0, settleMs: 0, totalMs: 0 };
         const result = await abortable(
-          this.#open(context, refusal).then((opened) => this.#load(opened, job, remaining, timings)),
+          this.#open(context, session, refusal).then((opened) =>
+            // Whatever Playwright is waiting for, a tripped render ends now.
+            Promise.race([this.#load(opened, job, remaining, timings), opened.tripped]),
+          ),
           signal,
         );
         return { ...result, path: RenderPath.RENDER_PATH_BROWSER, timings: { ...timings, totalMs: elapsed() } };
@@ -112,6 +126,7 @@ export class BrowserRenderer {
         await closeContext();
       }
     } finally {
+      await session?.close();
       release();
     }
   }
@@ -119,10 +134,13 @@ export class BrowserRenderer {
   /**
    * A page in a context that skips heavy resources, closes popups and
    * dismisses dialogs. The egress proxy guards every request; redirect hops
-   * are also checked here, so a refused hop gets a clear error.
+   * are also checked here, so a refused hop gets a clear error. The render
+   * trips (GuardedPage.tripped) when the proxy refuses or cuts off one of the
+   * page's own documents, or when the page navigates more than a render allows.
    */
   async #open(
     context: BrowserContext,
+    session: EgressSession,
     refusal: (url: string) => Promise<WinnowError | undefined>,
   ): Promise<GuardedPage> {
     await context.addInitScript(noteScrollListeners);
@@ -133,11 +151,31 @@ export class BrowserRenderer {
     });
     const hops: Promise<WinnowError | undefined>[] = [];
     const inFlight = new InFlightRequests();
+    let trip!: (error: WinnowError) => void;
+    const tripped = new Promise<never>((_, reject) => {
+      trip = reject;
+    });
+    tripped.catch(() => undefined); // it may trip before anyone waits on it
+    // The page's own documents, as the proxy names them; their problems end the render, a sub-resource's do not.
+    const documents = new Set<string>();
+    session.onProblem((url, problem) => {
+      if (documents.has(url)) trip(problem);
+    });
+    // Each redirect hop is a navigation request too.
+    const maxNavigations = (this.options.maxRedirects + 1) * (MAX_CLIENT_NAVIGATIONS + 1);
+    let navigations = 0;
     context.on("request", (request) => {
       inFlight.started();
       // Only the page's own navigations (redirect hops, and where its scripts send it): a sub-resource's refused hop
       // just fails that sub-resource.
-      if (isMainFrameNavigation(request)) hops.push(refusal(request.url()));
+      if (!isMainFrameNavigation(request)) return;
+      hops.push(refusal(request.url()));
+      const url = withoutFragment(request.url());
+      documents.add(url);
+      const problem = session.problemWith(url);
+      if (problem) trip(problem);
+      if (++navigations > maxNavigations)
+        trip(new WinnowError("target-unreachable", "the page kept navigating away from itself"));
     });
     context.on("requestfinished", () => inFlight.ended());
     context.on("requestfailed", () => inFlight.ended());
@@ -147,6 +185,8 @@ export class BrowserRenderer {
     return {
       page,
       inFlight,
+      session,
+      tripped,
       async assertRedirectsAllowed() {
         const refused = (await Promise.all(hops)).find((verdict) => verdict !== undefined);
         if (refused)
@@ -156,7 +196,7 @@ export class BrowserRenderer {
   }
 
   async #load(
-    { page, inFlight, assertRedirectsAllowed }: GuardedPage,
+    { page, inFlight, session, assertRedirectsAllowed }: GuardedPage,
     job: RenderJob,
     remaining: () => number,
     timings: { navigationMs: number; settleMs: number },
@@ -169,7 +209,7 @@ export class BrowserRenderer {
       .finally(assertRedirectsAllowed); // a refused hop outranks whatever the navigation ran into
     timings.navigationMs = performance.now() - mark;
     if (!response) throw new WinnowError("target-unreachable", "the navigation produced no response");
-    assertRenderable(response);
+    assertRenderable(response, session);
     const contentType = response.headers()["content-type"] ?? "";
     const passedThrough = pageContent(contentType, () => "");
     if (!passedThrough.isHtml) {
@@ -326,6 +366,9 @@ class InFlightRequests {
 interface GuardedPage {
   page: Page;
   inFlight: InFlightRequests;
+  session: EgressSession;
+  /** Rejects with the problem that ends the render at once. */
+  tripped: Promise<never>;
   /** Throws "url-not-allowed" when any redirect seen so far led somewhere the guard refuses. */
   assertRedirectsAllowed(): Promise<void>;
 }
@@ -344,14 +387,11 @@ async function assertValidSelector(page: Page, selector: string): Promise<void> 
   if (!valid) throw new WinnowError("invalid-request", `wait_for is not a valid CSS selector: ${selector}`);
 }
 
-/** Refusals by the egress proxy (which answers in the target's place) and error statuses. */
-function assertRenderable(response: Response): void {
+/** Refusals by the egress proxy (which answers in the target's place, and tells the session why) and error statuses. */
+function assertRenderable(response: Response, session: EgressSession): void {
+  const refused = session.problemWith(response.url());
+  if (refused) throw refused;
   const status = response.status();
-  const refused = response.headers()[REFUSED_HEADER];
-  if (refused !== undefined) {
-    const reason = decodeURIComponent(refused);
-    throw status === 403 ? new WinnowError("url-not-allowed", reason) : new WinnowError("target-unreachable", reason);
-  }
   if (status >= 400) {
     throw new WinnowError("target-http-error", `the target answered HTTP ${status}`, { targetStatus: status });
   }

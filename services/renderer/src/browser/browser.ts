@@ -31,6 +31,13 @@ export const LAUNCH_ARGS = [
   "--disable-dev-shm-usage",
 ];
 
+/**
+ * Playwright turns Chromium's popup blocker off; kept on, a popup no user
+ * gesture asked for (window.open, a scripted target=_blank click) never
+ * opens, so a page that asks for hundreds cannot hold the render.
+ */
+const DROPPED_DEFAULT_ARGS = ["--disable-popup-blocking"];
+
 const RELAUNCH_BACKOFF_MS = [250, 1000, 5000, 15_000];
 
 export interface BrowserHostOptions {
@@ -143,6 +150,7 @@ export class BrowserHost {
       executablePath: this.options.executablePath,
       headless: true,
       args: [...LAUNCH_ARGS, ...egressArgs(this.options.proxyUrl)],
+      ignoreDefaultArgs: DROPPED_DEFAULT_ARGS,
       // Shutdown is ours: in-flight renders finish before the browser closes.
       handleSIGINT: false,
       handleSIGTERM: false,

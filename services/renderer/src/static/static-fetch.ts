@@ -1,10 +1,11 @@
 import type { LookupFunction } from "node:net";
-import type { Readable, Transform } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { type Readable, Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { WinnowError } from "@winnow/platform";
 import { decodeBuffer } from "encoding-sniffer";
 import { LRUCache } from "lru-cache";
 import { Pool, request } from "undici";
+import { ACCEPT_ENCODING, byteCap, codeOf, decoderFor, decodingProblem } from "../content-encoding.js";
 import { type PageContent, pageContent } from "../content-type.js";
 import type { EgressGuard, PinnedTarget } from "../egress/egress.js";
 
@@ -16,16 +17,10 @@ export interface StaticFetchOptions {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const DECODERS: Record<string, () => Transform> = {
-  gzip: createGunzip,
-  "x-gzip": createGunzip,
-  deflate: createInflate,
-  br: createBrotliDecompress,
-};
 const REQUEST_HEADERS = {
   "user-agent": "Mozilla/5.0 (compatible; Winnow/0.1; +https://winnow.dev/bot)",
   accept: "text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.1",
-  "accept-encoding": "gzip, deflate, br",
+  "accept-encoding": ACCEPT_ENCODING,
 };
 
 /** What the static path fetched: the final URL and status and the decoded body. */
@@ -119,39 +114,32 @@ export class StaticFetcher {
 
   /** Reads the body, decompressing it, and stops as soon as either size passes the cap. */
   async #readBody(raw: Readable, encoding: string, signal: AbortSignal): Promise<Buffer> {
-    const codings = encoding
-      .toLowerCase()
-      .split(",")
-      .map((c) => c.trim())
-      .filter((c) => c && c !== "identity");
-    if (codings.length > 1 || (codings[0] && !DECODERS[codings[0]])) {
-      raw.destroy();
-      throw new WinnowError("unsupported-content", `the target used an unsupported content encoding (${encoding})`);
-    }
-    const tooLarge = () => new WinnowError("page-too-large", `the page is larger than ${this.options.maxBytes} bytes`);
-    let sent = 0;
-    raw.on("data", (chunk: Buffer) => {
-      sent += chunk.length;
-      if (sent > this.options.maxBytes) raw.destroy(tooLarge());
-    });
-    const stream: Readable = codings[0] ? raw.pipe(DECODERS[codings[0]]!()) : raw;
-    if (stream !== raw) raw.on("error", (error) => stream.destroy(error));
-    const chunks: Buffer[] = [];
-    let size = 0;
+    let decoder: ReturnType<typeof decoderFor>;
     try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        // A small compressed body can inflate without bound (a "bomb"): the decoded size is capped too.
-        if (size > this.options.maxBytes) throw tooLarge();
-        chunks.push(chunk);
-      }
+      decoder = decoderFor(encoding);
     } catch (error) {
       raw.destroy();
-      stream.destroy();
+      throw error;
+    }
+    const { maxBytes } = this.options;
+    const chunks: Buffer[] = [];
+    try {
+      const stages: Readable[] = [raw, byteCap(maxBytes), ...(decoder ? [decoder, byteCap(maxBytes)] : [])];
+      await pipeline([
+        ...stages,
+        new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            chunks.push(chunk);
+            done();
+          },
+        }),
+      ]);
+    } catch (error) {
       if (error instanceof WinnowError || signal.aborted) throw error;
-      throw new WinnowError("target-unreachable", `the page body could not be read (${codeOf(error)})`, {
-        cause: error,
-      });
+      throw (
+        decodingProblem(error, encoding) ??
+        new WinnowError("target-unreachable", `the page body could not be read (${codeOf(error)})`, { cause: error })
+      );
     }
     return Buffer.concat(chunks);
   }
@@ -180,11 +168,6 @@ function nextHop(from: URL, location: string): URL {
 
 function header(value: string | string[] | undefined): string {
   return (Array.isArray(value) ? value[0] : value) ?? "";
-}
-
-function codeOf(error: unknown): string {
-  const code = (error as { code?: unknown })?.code;
-  return typeof code === "string" ? code : "network error";
 }
 
 /** DNS lookups cannot be cancelled, but the render need not wait for one past its time budget. */
