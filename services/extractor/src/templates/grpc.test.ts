@@ -6,7 +6,7 @@ import { startFakeLlm } from "../../../../test/support/fake-llm.js";
 import { LlmEngine } from "../engines/model/llm.js";
 import { extractorServiceBinding } from "../extractor-service.js";
 import { SchemaCache } from "../schema/schema-cache.js";
-import { TemplateLearner } from "./learner.js";
+import { ExtractionPool } from "../workers/extraction-pool.js";
 import { MemoryTemplateStore } from "./store.js";
 
 const logger = createLogger("extractor-test", "silent");
@@ -26,6 +26,26 @@ const fake = await startFakeLlm((body) => {
   return { model: page.model, price_usd: Number(page.price.replace(/[$,]/g, "")) };
 });
 const store = new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 });
+const llm = new LlmEngine(
+  { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 },
+  logger,
+);
+// The template store stays on this thread; the workers learn into it over their ports.
+const extractions = new ExtractionPool(
+  {
+    workers: 2,
+    maxQueue: 16,
+    worker: {
+      prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
+      hybrid: "proven",
+      templates: true,
+      schemaCacheSize: 64,
+      logLevel: "silent",
+    },
+  },
+  llm,
+  store,
+);
 const server = await startGrpcServer({
   host: "127.0.0.1",
   port: 0,
@@ -34,14 +54,9 @@ const server = await startGrpcServer({
     extractorServiceBinding({
       logger,
       schemas: new SchemaCache(),
-      llm: new LlmEngine(
-        { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 },
-        logger,
-      ),
+      llm,
       maxHtmlBytes: 64 * 1024,
-      prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
-      hybrid: "proven",
-      templates: new TemplateLearner(store, logger),
+      extractions,
     }),
   ],
 });
@@ -51,6 +66,7 @@ const client = createClient(ExtractorServiceClient, `127.0.0.1:${server.port}`);
 afterAll(async () => {
   client.close();
   await server.shutdown(1_000);
+  await extractions.close();
   await fake.close();
 });
 
