@@ -1,12 +1,4 @@
-import {
-  checkHealth,
-  createClient,
-  createLogger,
-  promiseClient,
-  type RunningGrpcServer,
-  startGrpcServer,
-  WinnowError,
-} from "@winnow/platform";
+import { checkHealth, createClient, createLogger, promiseClient, startGrpcServer, WinnowError } from "@winnow/platform";
 import {
   Engine,
   ExtractorServiceClient,

@@ -56,6 +56,8 @@ export class ExtractionPool {
       filename: workerModule().href,
       minThreads: Math.min(settings.workers, 2),
       maxThreads: settings.workers,
+      // A new thread loads the extractor's modules first (a few hundred ms): threads beyond two stay a while when idle.
+      idleTimeout: 60_000,
       concurrentTasksPerWorker: 1,
       maxQueue: settings.maxQueue,
       workerData: settings.worker,

@@ -15,8 +15,8 @@ import { SchemaCache } from "../schema/schema-cache.js";
 import { TemplateLearner } from "../templates/learner.js";
 import type { TemplateStore } from "../templates/store.js";
 import {
-  errorOf,
   type ExtractionInput,
+  errorOf,
   type MainMessage,
   problemOf,
   type WorkerMessage,
@@ -90,8 +90,7 @@ export default async function extract({ input, port }: { input: ExtractionInput;
     deadline: input.deadline === undefined ? undefined : new Date(input.deadline),
   };
   const model: ModelReader = {
-    extract: (request, partBounds) =>
-      main.call({ kind: "model", request, deadline: partBounds.deadline?.getTime() }),
+    extract: (request, partBounds) => main.call({ kind: "model", request, deadline: partBounds.deadline?.getTime() }),
   };
   try {
     const extraction = await runExtraction(

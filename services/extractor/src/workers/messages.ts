@@ -63,7 +63,9 @@ export type WorkerMessage =
   | { kind: "failure"; problem: Problem | undefined; message: string };
 
 /** Main thread to worker: the result of a call. */
-export type MainMessage = { id: number; value: unknown } | { id: number; problem: Problem | undefined; message: string };
+export type MainMessage =
+  | { id: number; value: unknown }
+  | { id: number; problem: Problem | undefined; message: string };
 
 export function problemOf(error: unknown): Problem | undefined {
   if (!(error instanceof WinnowError)) return undefined;
