@@ -7,7 +7,8 @@
  * `<|endoftext|>`, 100,000 nested <div>s, 200,000 siblings and a 2 MB page.
  * It prints the normal scrapes' p50/p95 in both runs and the p95 ratio (the
  * aim: within 2×), and how the hostile scrapes ended; JSON in
- * bench/results/hostile.json. The gateway's deadline is REQUEST_TIMEOUT_MS
+ * bench/results/hostile.json; HOSTILE_PAGES names the pages to send (all by
+ * default). The gateway's deadline is REQUEST_TIMEOUT_MS
  * (default here 10 s), which bounds what one hostile page can cost.
  */
 import { mkdir, writeFile } from "node:fs/promises";
@@ -47,7 +48,9 @@ const HOSTILE: Record<string, string> = {
     ).join(""),
   ),
 };
-const HOSTILE_NAMES = Object.keys(HOSTILE);
+/** HOSTILE_PAGES (comma-separated names) sends only those. */
+const HOSTILE_NAMES = process.env.HOSTILE_PAGES?.split(",") ?? Object.keys(HOSTILE);
+for (const name of HOSTILE_NAMES) if (!(name in HOSTILE)) throw new Error(`HOSTILE_PAGES: no page ${name}`);
 
 const site = createServer((req, res) => {
   const [, kind, n] = /^\/(normal|hostile)\/([\w-]+)/.exec(req.url ?? "") ?? [];
