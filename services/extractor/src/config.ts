@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { env, grpcServiceConfig } from "@winnow/platform";
 import { z } from "zod";
 import type { PromptSettings } from "./engines/model/extract.js";
@@ -28,6 +29,13 @@ export const configShape = {
     .optional(),
   LLM_MAX_PARALLEL: env.positiveInt(4, 32),
   EXTRACT_MAX_HTML_BYTES: env.positiveInt(10 * 1024 * 1024),
+  /**
+   * Extractions at once, each in a worker thread that is ended at its request's deadline (a worker waiting for the
+   * model is held too; it costs memory then, not CPU).
+   */
+  EXTRACT_WORKERS: env.positiveInt(Math.max(4, 2 * availableParallelism()), 256),
+  /** Extractions waiting for a worker; more are refused as overloaded (503, retryable). */
+  EXTRACT_MAX_QUEUE: env.nonNegativeInt(256),
   EXTRACT_MAX_PARTS: env.positiveInt(8, 100),
   EXTRACT_GROUNDING: z.enum(["off", "warn", "strict"], { message: "must be off, warn or strict" }).default("warn"),
   SCHEMA_CACHE_SIZE: env.positiveInt(256),

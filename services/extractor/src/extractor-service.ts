@@ -15,17 +15,21 @@ import {
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { LlmEngine } from "./engines/model/llm.js";
 import { countExtraction } from "./extract-metrics.js";
-import { type FlowSettings, runExtraction } from "./flow/extract.js";
 import { templateScope } from "./flow/template-scope.js";
-import { loadPage } from "./page/page.js";
+import type { SchemaCache } from "./schema/schema-cache.js";
+import type { ExtractionPool } from "./workers/extraction-pool.js";
 
-export interface ExtractorDependencies extends FlowSettings {
+export interface ExtractorDependencies {
   logger: Logger;
+  /** Compiles and checks the schema before a worker is asked. */
+  schemas: SchemaCache;
   /** Undefined when no LLM is configured; the builtin engine then answers. */
   llm: LlmEngine | undefined;
   maxHtmlBytes: number;
   /** Every account reads and teaches one set of templates (EXTRACT_TEMPLATES_SHARED); else each its own. */
   sharedTemplates: boolean;
+  /** Where extractions run (flow/extract.ts in worker threads). */
+  extractions: ExtractionPool;
 }
 
 /** The service as a gRPC server registers it. */
@@ -51,7 +55,7 @@ async function extract(
   ctx: CallContext,
 ): Promise<ExtractResponse> {
   const started = Date.now();
-  const schema = deps.schemas.get(request.schemaJson);
+  deps.schemas.get(request.schemaJson);
   // Optional: without it, relative links are left out of the model's input.
   if (request.url !== "") parseTargetUrl(request.url);
   const htmlBytes = Buffer.byteLength(request.html, "utf8");
@@ -63,20 +67,20 @@ async function extract(
   }
   const llm = chooseLlm(request.options?.engine ?? Engine.ENGINE_UNSPECIFIED, deps.llm);
   const scope = templateScope(request, deps.sharedTemplates);
-  // Learning goes on after the answer; it logs its own failures.
-  const { response, prefilled, templated } = await runExtraction(
+  // The worker answers, then learns from the page; it logs its own failures.
+  const { response, prefilled, templated } = await deps.extractions.run(
     {
+      html: request.html,
+      url: request.url,
       schemaJson: request.schemaJson,
-      schema,
-      page: loadPage(request.html, request.url),
       taskDescription: request.taskDescription,
       includeModelInput: request.options?.includeModelInput ?? false,
       evidence: request.options?.evidence ?? false,
-      llm,
-      bounds: ctx,
+      model: llm !== undefined,
+      deadline: ctx.deadline?.getTime(),
       templateScope: scope,
     },
-    deps,
+    ctx,
   );
   deps.logger.info(
     {
@@ -84,13 +88,13 @@ async function extract(
       model: response.model || undefined,
       tokens: response.usage?.totalTokens,
       prefilled,
-      templated: templated.size,
+      templated,
       warnings: response.warnings.length,
       ms: Date.now() - started,
     },
     "extracted",
   );
-  countExtraction(response, templated.size);
+  countExtraction(response, templated);
   return response;
 }
 

@@ -1,12 +1,4 @@
-import {
-  checkHealth,
-  createClient,
-  createLogger,
-  promiseClient,
-  type RunningGrpcServer,
-  startGrpcServer,
-  WinnowError,
-} from "@winnow/platform";
+import { checkHealth, createClient, createLogger, promiseClient, startGrpcServer, WinnowError } from "@winnow/platform";
 import {
   Engine,
   ExtractorServiceClient,
@@ -17,6 +9,7 @@ import { type FakeAnswer, type FakeLlm, reply, startFakeLlm } from "../../../tes
 import { LlmEngine } from "./engines/model/llm.js";
 import { extractorServiceBinding } from "./extractor-service.js";
 import { SchemaCache } from "./schema/schema-cache.js";
+import { ExtractionPool } from "./workers/extraction-pool.js";
 
 const logger = createLogger("extractor-test", "silent");
 
@@ -26,6 +19,21 @@ const HTML = `<html><head><title>Desk Lamp | Shop</title>
 const SCHEMA = JSON.stringify({ title: "string", price_usd: "number", colours: ["string"] });
 
 async function startExtractor(llm: LlmEngine | undefined) {
+  const extractions = new ExtractionPool(
+    {
+      workers: 2,
+      maxQueue: 16,
+      worker: {
+        prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
+        hybrid: "proven",
+        templates: false,
+        schemaCacheSize: 64,
+        logLevel: "silent",
+      },
+    },
+    llm,
+    undefined,
+  );
   const server = await startGrpcServer({
     host: "127.0.0.1",
     port: 0,
@@ -36,16 +44,14 @@ async function startExtractor(llm: LlmEngine | undefined) {
         schemas: new SchemaCache(),
         llm,
         maxHtmlBytes: 64 * 1024,
-        prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
-        hybrid: "proven",
-        templates: undefined,
         sharedTemplates: false,
+        extractions,
       }),
     ],
   });
   server.setReady(true);
   const client = createClient(ExtractorServiceClient, `127.0.0.1:${server.port}`);
-  return { server, client };
+  return { server, client, extractions };
 }
 
 function extractWith(client: ExtractorServiceClient, request: Partial<ExtractRequest>, deadlineMs = 10_000) {
@@ -75,8 +81,8 @@ async function failure(promise: Promise<unknown>): Promise<WinnowError> {
 
 let fake: FakeLlm;
 let modelAnswer: () => FakeAnswer;
-let withLlm: { server: RunningGrpcServer; client: ExtractorServiceClient };
-let builtinOnly: { server: RunningGrpcServer; client: ExtractorServiceClient };
+let withLlm: Awaited<ReturnType<typeof startExtractor>>;
+let builtinOnly: Awaited<ReturnType<typeof startExtractor>>;
 
 beforeAll(async () => {
   fake = await startFakeLlm(() => modelAnswer());
@@ -93,6 +99,7 @@ afterAll(async () => {
   for (const running of [withLlm, builtinOnly]) {
     running?.client.close();
     await running?.server.shutdown(1000);
+    await running?.extractions.close();
   }
   await fake?.close();
 });

@@ -11,8 +11,8 @@ import { LlmEngine } from "./engines/model/llm.js";
 import { extractorServiceBinding } from "./extractor-service.js";
 import { SchemaCache } from "./schema/schema-cache.js";
 import { CachedTemplateStore, TEMPLATE_CACHE_MS } from "./templates/cached-store.js";
-import { TemplateLearner } from "./templates/learner.js";
 import { openTemplateDatabase, SqlTemplateStore } from "./templates/sql-store.js";
+import { ExtractionPool } from "./workers/extraction-pool.js";
 
 const config = loadConfigOrExit(configShape);
 
@@ -45,6 +45,21 @@ await database
 // Scrapes read templates from memory; the database is read again at most every few seconds, and written when a page
 // teaches something.
 const templateStore = database && new CachedTemplateStore(database, TEMPLATE_CACHE_MS);
+const extractions = new ExtractionPool(
+  {
+    workers: config.EXTRACT_WORKERS,
+    maxQueue: config.EXTRACT_MAX_QUEUE,
+    worker: {
+      prompts: promptSettings(config),
+      hybrid: config.EXTRACT_HYBRID,
+      templates: templateStore !== undefined,
+      schemaCacheSize: config.SCHEMA_CACHE_SIZE,
+      logLevel: config.LOG_LEVEL,
+    },
+  },
+  llm,
+  templateStore,
+);
 
 const server = await startGrpcServer({
   host: config.GRPC_HOST,
@@ -56,10 +71,8 @@ const server = await startGrpcServer({
       schemas: new SchemaCache(config.SCHEMA_CACHE_SIZE),
       llm,
       maxHtmlBytes: config.EXTRACT_MAX_HTML_BYTES,
-      prompts: promptSettings(config),
-      hybrid: config.EXTRACT_HYBRID,
-      templates: templateStore && new TemplateLearner(templateStore, logger),
       sharedTemplates: config.EXTRACT_TEMPLATES_SHARED,
+      extractions,
     }),
   ],
 });
@@ -69,5 +82,6 @@ server.setReady(true);
 
 onShutdownSignal(logger, async () => {
   await server.shutdown(config.SHUTDOWN_GRACE_MS);
+  await extractions.close();
   await templateStore?.close();
 });

@@ -1,7 +1,7 @@
 /** What an extraction is asked, and the typed facts its stages hand on. */
 import type { ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { ModelFacts } from "../engines/model/extract.js";
-import type { CallBounds, LlmEngine } from "../engines/model/llm.js";
+import type { CallBounds, ModelReader } from "../engines/model/llm.js";
 import type { Page } from "../page/page.js";
 import type { CompiledSchema } from "../schema/schema-cache.js";
 import type { TemplateScope } from "./template-scope.js";
@@ -16,7 +16,7 @@ export interface ExtractionJob {
   /** Return each value's evidence (ExtractResponse.evidence). */
   evidence: boolean;
   /** The model, or undefined for the builtin engine alone. */
-  llm: LlmEngine | undefined;
+  llm: ModelReader | undefined;
   bounds: CallBounds;
   /** Whose learned templates answer and whether the page teaches them; undefined: none (template-scope.ts). */
   templateScope: TemplateScope | undefined;

@@ -25,12 +25,24 @@ export const NOT_TEXT = new Set([
 
 const HIDDEN_CLASS = /(^|[-_])(hidden|sr-only|visually-hidden)$/;
 
+/** A declaration of an inline style that hides the element's text: no box, an invisible one, or a zero font size. */
+const HIDING_STYLE =
+  /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|font-size\s*:\s*(?:0+(?:\.0*)?|\.0+)[a-z%]*)\s*(?:!important\s*)?(?:;|$)/i;
+
+/**
+ * Hidden by the markup itself, whatever the stylesheets say: the hidden attribute or an inline style. Such text is
+ * never shown to a reader, so it is no one's content (and the usual place for text meant only for a model).
+ */
+export function isInlineHidden(element: Element): boolean {
+  const { hidden, style } = element.attribs;
+  return hidden !== undefined || (style !== undefined && HIDING_STYLE.test(style));
+}
+
 export function isHidden(element: Element): boolean {
-  const { hidden, style = "", class: classes = "" } = element.attribs;
+  const { class: classes = "" } = element.attribs;
   return (
-    hidden !== undefined ||
+    isInlineHidden(element) ||
     element.attribs["aria-hidden"] === "true" ||
-    /display:\s*none/.test(style) ||
     classes.split(/\s+/).some((token) => HIDDEN_CLASS.test(token))
   );
 }

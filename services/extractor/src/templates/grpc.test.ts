@@ -6,7 +6,7 @@ import { startFakeLlm } from "../../../../test/support/fake-llm.js";
 import { LlmEngine } from "../engines/model/llm.js";
 import { extractorServiceBinding } from "../extractor-service.js";
 import { SchemaCache } from "../schema/schema-cache.js";
-import { TemplateLearner } from "./learner.js";
+import { ExtractionPool } from "../workers/extraction-pool.js";
 import { SHARED_TENANT } from "./signature.js";
 import { MemoryTemplateStore } from "./store.js";
 
@@ -29,6 +29,26 @@ const fake = await startFakeLlm((body) => {
 /** An extractor over real gRPC with its own template store; `shared`: EXTRACT_TEMPLATES_SHARED. */
 async function startExtractor(shared: boolean) {
   const store = new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 });
+  const llm = new LlmEngine(
+    { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 },
+    logger,
+  );
+  // The template store stays on this thread; the workers learn into it over their ports.
+  const extractions = new ExtractionPool(
+    {
+      workers: 2,
+      maxQueue: 16,
+      worker: {
+        prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
+        hybrid: "proven",
+        templates: true,
+        schemaCacheSize: 64,
+        logLevel: "silent",
+      },
+    },
+    llm,
+    store,
+  );
   const server = await startGrpcServer({
     host: "127.0.0.1",
     port: 0,
@@ -37,21 +57,16 @@ async function startExtractor(shared: boolean) {
       extractorServiceBinding({
         logger,
         schemas: new SchemaCache(),
-        llm: new LlmEngine(
-          { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 },
-          logger,
-        ),
+        llm,
         maxHtmlBytes: 64 * 1024,
-        prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
-        hybrid: "proven",
-        templates: new TemplateLearner(store, logger),
         sharedTemplates: shared,
+        extractions,
       }),
     ],
   });
   server.setReady(true);
   const client = createClient(ExtractorServiceClient, `127.0.0.1:${server.port}`);
-  return { store, server, client };
+  return { store, server, client, extractions };
 }
 
 const own = await startExtractor(false);
@@ -60,6 +75,7 @@ const { store, client } = own;
 afterAll(async () => {
   client.close();
   await own.server.shutdown(1_000);
+  await own.extractions.close();
   await fake.close();
 });
 
@@ -190,5 +206,6 @@ it("shares templates across accounts when the operator says so", async () => {
   } finally {
     shared.client.close();
     await shared.server.shutdown(1_000);
+    await shared.extractions.close();
   }
 });

@@ -10,7 +10,7 @@ import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element, ParentNode } from "domhandler";
 import { decodeHTML } from "entities";
-import { collapsed } from "../../page/elements.js";
+import { collapsed, isInlineHidden } from "../../page/elements.js";
 import { absoluteUrl, type Page, type StructuredData } from "../../page/page.js";
 import { nameTokens } from "../../schema/field-names.js";
 
@@ -31,7 +31,7 @@ export interface ModelContent {
 
 /** Never content: code, styling, embedded documents and form controls. */
 const NEVER_CONTENT =
-  "script, style, noscript, svg, template, iframe, object, embed, canvas, button, input, select, textarea, [hidden]";
+  "script, style, noscript, svg, template, iframe, object, embed, canvas, button, input, select, textarea";
 /** Site navigation, wherever it is. */
 const NAVIGATION = 'nav, [role="navigation"], form[role="search"]';
 /** Page furniture; kept when inside an article or main, where it often holds the byline or date. */
@@ -300,6 +300,9 @@ function writeBody($: CheerioAPI, baseUrl: URL | undefined, urls: UrlOptions, re
   const out = leftOut($);
   // What holds a record is not boilerplate, whatever its class says; records inside a record are not marked.
   for (const record of records) for (let at = record[0]?.parent ?? null; at; at = at.parent) out.delete(at);
+  // Text the markup hides is never shown, not even inside a record: it is no reader's content, and what grounding
+  // checks the model's values against (aria-hidden text stays: a sighted reader sees it).
+  for (const element of $("[hidden], [style]")) if (isInlineHidden(element)) out.add(element);
   const marked = new Map<AnyNode, string>();
   for (const record of records) {
     if (record.length === 0 || record.some((element) => isInside(element, marked))) continue;

@@ -22,7 +22,7 @@ import { shape } from "../../schema/shape.js";
 import { type ShownList, shownLists } from "../builtin/records/index.js";
 import { urlsWanted, writeModelContent } from "./content.js";
 import { type GroundingMode, groundAnswer } from "./grounding.js";
-import type { CallBounds, LlmAnswer, LlmEngine } from "./llm.js";
+import type { CallBounds, LlmAnswer, ModelReader } from "./llm.js";
 import { mergeAnswers, type ShownTimes } from "./merge.js";
 import { splitContent } from "./parts.js";
 import { buildModelCall, type PromptRequest, type Suggestion, toModelInput } from "./prompt.js";
@@ -105,7 +105,7 @@ export interface ModelAnswer {
 }
 
 export async function extractWithModel(
-  llm: LlmEngine,
+  llm: ModelReader,
   settings: PromptSettings,
   question: ModelQuestion,
   includeModelInput: boolean,
@@ -159,7 +159,7 @@ function reserveMs(deadline: Date): number {
  * fails the extraction and the parts still queued are not sent.
  */
 async function readParts(
-  llm: LlmEngine,
+  llm: ModelReader,
   requests: PromptRequest[],
   maxParallel: number,
   bounds: CallBounds,

@@ -50,6 +50,9 @@ export interface LlmAnswer {
   warnings: Warning[];
 }
 
+/** What an extraction needs of a model: LlmEngine, or from a worker thread the main thread's one (workers/). */
+export type ModelReader = Pick<LlmEngine, "extract">;
+
 export interface CallBounds {
   signal: AbortSignal;
   deadline: Date | undefined;

@@ -1,0 +1,141 @@
+/**
+ * Extractions run in a pool of worker threads (piscina), one at a time per
+ * thread, so that no page can hold the main thread: a page whose parse or
+ * walks cost seconds of CPU (100,000 nested elements cost the HTML parser a
+ * minute) holds one worker, and at the request's deadline (or when the
+ * caller cancels) that worker is ended and replaced. Other requests go on in
+ * the other workers meanwhile, and the main thread keeps answering gRPC,
+ * health checks and the workers' calls: the model call and the template
+ * store stay here, so the model's concurrency limit and the store's cache
+ * are one per process.
+ */
+import { MessageChannel, type MessagePort, receiveMessageOnPort } from "node:worker_threads";
+import { type CallContext, deadlineSignal, WinnowError } from "@winnow/platform";
+import { Piscina } from "piscina";
+import type { LlmEngine } from "../engines/model/llm.js";
+import type { TemplateStore } from "../templates/store.js";
+import {
+  type Answered,
+  type ExtractionInput,
+  errorOf,
+  type MainMessage,
+  problemOf,
+  STORE_METHODS,
+  type WorkerMessage,
+  type WorkerSettings,
+} from "./messages.js";
+
+export interface PoolSettings {
+  /** Extractions at once (EXTRACT_WORKERS); a worker waiting for the model is held too. */
+  workers: number;
+  /** Extractions waiting for a worker before new ones are refused as overloaded (EXTRACT_MAX_QUEUE). */
+  maxQueue: number;
+  worker: WorkerSettings;
+}
+
+/**
+ * The worker's module: beside this one in the build. Threads run JavaScript, so where the sources run (under vitest)
+ * it is the build's.
+ */
+function workerModule(): URL {
+  const here = import.meta.url;
+  return here.endsWith(".ts")
+    ? new URL(here.replace(/\/src\/workers\/extraction-pool\.ts$/, "/dist/workers/extraction-worker.js"))
+    : new URL("./extraction-worker.js", here);
+}
+
+export class ExtractionPool {
+  private readonly pool: Piscina;
+
+  constructor(
+    settings: PoolSettings,
+    private readonly llm: LlmEngine | undefined,
+    private readonly store: TemplateStore | undefined,
+  ) {
+    this.pool = new Piscina({
+      filename: workerModule().href,
+      minThreads: Math.min(settings.workers, 2),
+      maxThreads: settings.workers,
+      // A new thread loads the extractor's modules first (a few hundred ms): threads beyond two stay a while when idle.
+      idleTimeout: 60_000,
+      concurrentTasksPerWorker: 1,
+      maxQueue: settings.maxQueue,
+      workerData: settings.worker,
+      // Not the process's preloads (the telemetry SDK would start a second metrics exporter in every thread).
+      execArgv: [],
+    });
+  }
+
+  /** Runs one extraction in a worker; ends that worker when the deadline passes or the caller cancels first. */
+  run(input: ExtractionInput, ctx: CallContext): Promise<Answered> {
+    const { port1: port, port2 } = new MessageChannel();
+    const deadline = deadlineSignal({ signal: ctx.signal, deadline: ctx.deadline });
+    return new Promise<Answered>((resolve, reject) => {
+      const receive = (message: WorkerMessage) => {
+        switch (message.kind) {
+          case "answer":
+            return resolve(message.answer);
+          case "failure":
+            return reject(errorOf(message.problem, message.message));
+          case "model":
+            return this.answer(port, message.id, () => this.callModel(message, ctx));
+          case "store":
+            return this.answer(port, message.id, () => this.callStore(message));
+        }
+      };
+      port.on("message", receive);
+      this.pool
+        .run({ input, port: port2 }, { transferList: [port2], signal: deadline.signal })
+        .then(
+          () => {
+            // The task's end may arrive before its port's last messages (two channels): read them first.
+            for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port))
+              receive(next.message as WorkerMessage);
+            // Settled by now when the worker answered.
+            reject(new Error("the extraction worker ended without an answer"));
+          },
+          (error: unknown) => reject(this.failure(error, ctx)),
+        )
+        .finally(() => {
+          deadline.dispose();
+          port.close();
+        });
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close({ force: true });
+  }
+
+  private answer(port: MessagePort, id: number, call: () => Promise<unknown>): void {
+    call().then(
+      (value) => port.postMessage({ id, value } satisfies MainMessage),
+      (error: unknown) =>
+        port.postMessage({ id, problem: problemOf(error), message: (error as Error).message } satisfies MainMessage),
+    );
+  }
+
+  private callModel(message: Extract<WorkerMessage, { kind: "model" }>, ctx: CallContext): Promise<unknown> {
+    if (!this.llm) return Promise.reject(new Error("no model is configured"));
+    const deadline = message.deadline === undefined ? undefined : new Date(message.deadline);
+    return this.llm.extract(message.request, { signal: ctx.signal, deadline });
+  }
+
+  private callStore({ method, args }: Extract<WorkerMessage, { kind: "store" }>): Promise<unknown> {
+    if (!this.store || !STORE_METHODS.includes(method)) return Promise.reject(new Error(`no store method ${method}`));
+    return (this.store[method] as (...a: unknown[]) => Promise<unknown>).apply(this.store, args);
+  }
+
+  /** Why a task ended without an answer, as the caller should hear it. */
+  private failure(error: unknown, ctx: CallContext): Error {
+    const message = (error as Error).message;
+    if ((error as Error).name === "AbortError") {
+      return ctx.deadline && Date.now() >= ctx.deadline.getTime()
+        ? new WinnowError("deadline-exceeded", "the extraction did not finish before the deadline")
+        : new WinnowError("deadline-exceeded", "the caller cancelled the extraction");
+    }
+    if (message === "Task queue is at limit")
+      return new WinnowError("overloaded", "every extraction worker is busy and the queue is full");
+    return new Error(`extraction worker failed: ${message}`);
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * What the extractor's main thread and its extraction workers say to each
+ * other. A task carries the request and a port of its own; on that port the
+ * worker asks the main thread for what stays there (the model call, the
+ * template store) and sends its answer, before it goes on learning from the
+ * page. Errors cross as problems, since a thread boundary keeps only an
+ * Error's message.
+ */
+import { type ProblemSlug, WinnowError } from "@winnow/platform";
+import type { ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import type { PromptSettings } from "../engines/model/extract.js";
+import type { PromptRequest } from "../engines/model/prompt.js";
+import type { EngineSettings } from "../flow/engines.js";
+import type { TemplateScope } from "../flow/template-scope.js";
+import type { TemplateStore } from "../templates/store.js";
+
+/** Fixed for the worker's life (workerData). */
+export interface WorkerSettings {
+  prompts: PromptSettings;
+  hybrid: EngineSettings["hybrid"];
+  /** Whether templates are learned and used (the store itself stays on the main thread). */
+  templates: boolean;
+  schemaCacheSize: number;
+  logLevel: string;
+}
+
+/** One extraction, as the gRPC request gave it. */
+export interface ExtractionInput {
+  html: string;
+  url: string;
+  schemaJson: string;
+  taskDescription: string;
+  includeModelInput: boolean;
+  evidence: boolean;
+  /** Whether the model reads the page (chosen by the main thread, which holds the model). */
+  model: boolean;
+  /** The request's deadline, ms since the epoch. */
+  deadline: number | undefined;
+  /** Whose templates the page reads and teaches; none for an internal caller's page. */
+  templateScope: TemplateScope | undefined;
+}
+
+export interface Answered {
+  response: ExtractResponse;
+  prefilled: number | undefined;
+  templated: number;
+}
+
+/** The template store's methods a worker may call. */
+export const STORE_METHODS = ["templates", "use", "locators", "record"] as const satisfies (keyof TemplateStore)[];
+type StoreMethod = (typeof STORE_METHODS)[number];
+
+export interface Problem {
+  type: ProblemSlug;
+  message: string;
+  retryable: boolean;
+  retryAfterMs: number;
+  targetStatus: number;
+}
+
+/** Worker to main thread. */
+export type WorkerMessage =
+  | { kind: "model"; id: number; request: PromptRequest; deadline: number | undefined }
+  | { kind: "store"; id: number; method: StoreMethod; args: unknown[] }
+  | { kind: "answer"; answer: Answered }
+  | { kind: "failure"; problem: Problem | undefined; message: string };
+
+/** Main thread to worker: the result of a call. */
+export type MainMessage =
+  | { id: number; value: unknown }
+  | { id: number; problem: Problem | undefined; message: string };
+
+export function problemOf(error: unknown): Problem | undefined {
+  if (!(error instanceof WinnowError)) return undefined;
+  const { type, message, retryable, retryAfterMs, targetStatus } = error;
+  return { type, message, retryable, retryAfterMs, targetStatus };
+}
+
+/** The error a problem (or an unexpected error's message) was. */
+export function errorOf(problem: Problem | undefined, message: string): Error {
+  if (!problem) return new Error(message);
+  const { type, retryable, retryAfterMs, targetStatus } = problem;
+  return new WinnowError(type, problem.message, { retryable, retryAfterMs, targetStatus });
+}
