@@ -3,9 +3,9 @@
  * template store (admin-templates.ts).
  */
 import path from "node:path";
+import { configShape as extractorConfig } from "@winnow/extractor";
 import { createClient, env, loadConfigOrExit, promiseClient, readSecretFile, WinnowError } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
-import { configShape as extractorConfig } from "@winnow/extractor";
 import { runAdmin, USAGE, UsageError } from "./admin-commands.js";
 import { runTemplatesAdmin } from "./admin-templates.js";
 import { tokenFile } from "./caller-tokens.js";

@@ -304,7 +304,9 @@ describe("rendered objects", () => {
     const { WINNOW_SERVICE_TOKEN: _dropped, ...withoutToken } = processEnv("renderer");
     expect(() => loadServiceConfig("renderer", withoutToken)).toThrow(/WINNOW_SERVICE_TOKEN: is required/);
     // The operator CLI's token, as the notes tell the operator to fetch it.
-    expect(renderNotes()).toContain("WINNOW_ADMIN_TOKEN=\"$(kubectl -n winnow get secret winnow -o jsonpath='{.data.admin-token}'");
+    expect(renderNotes()).toContain(
+      "WINNOW_ADMIN_TOKEN=\"$(kubectl -n winnow get secret winnow -o jsonpath='{.data.admin-token}'",
+    );
   });
 
   it("probes the backends with grpc.health.v1 and the gateway over HTTP", () => {

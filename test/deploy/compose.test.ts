@@ -206,11 +206,15 @@ describe("compose", () => {
     });
 
     it("lets the renderer reach only the gateway and the collector, and the internet", () => {
-      expect(names().filter((name) => name !== "renderer" && reach("renderer", name)).sort()).toEqual([
-        "gateway",
-        "otel-collector",
-      ]);
-      expect(networksOf("renderer").some((n) => !isInternal(n)), "a way out to the pages").toBe(true);
+      expect(
+        names()
+          .filter((name) => name !== "renderer" && reach("renderer", name))
+          .sort(),
+      ).toEqual(["gateway", "otel-collector"]);
+      expect(
+        networksOf("renderer").some((n) => !isInternal(n)),
+        "a way out to the pages",
+      ).toBe(true);
     });
 
     it("keeps Postgres, Redis and auth on the internal backend network, reached by the services that use them", () => {

@@ -222,7 +222,10 @@ describe("Dockerfile", () => {
         component,
       ).toEqual([]);
       // Caller tokens come from the deployment (compose, the chart), never baked into an image.
-      expect(Object.keys(env).filter((name) => name.endsWith("_TOKEN")), component).toEqual([]);
+      expect(
+        Object.keys(env).filter((name) => name.endsWith("_TOKEN")),
+        component,
+      ).toEqual([]);
       const config = loadServiceConfig(component, { ...TEST_TOKEN_ENV, ...env });
       expect(config[component === "gateway" ? "HOST" : "GRPC_HOST"]).toBe("0.0.0.0");
       expect(config.METRICS_HOST, "metrics, too, reached from outside the container").toBe("0.0.0.0");

@@ -70,7 +70,8 @@ describe("internal gRPC credentials, on the stack's own processes", () => {
   });
 
   it("keeps health checks open for the probes", async () => {
-    for (const service of ["auth", "renderer", "extractor"] as const) expect(await checkHealth(at(service))).toBe("SERVING");
+    for (const service of ["auth", "renderer", "extractor"] as const)
+      expect(await checkHealth(at(service))).toBe("SERVING");
   });
 
   it("serves the renderer and the extractor with the service token, and nothing of auth", async () => {

@@ -180,7 +180,8 @@ describe("caller credentials", () => {
     expect((await statusOf(gateway, "validateKey")).code).toBe(grpc.status.OK);
     expect(await statusOf(gateway, "rotateKey")).toEqual({
       code: grpc.status.PERMISSION_DENIED,
-      details: "the gateway credential may not call /winnow.auth.v1.AuthService/RotateKey (it needs WINNOW_ADMIN_TOKEN)",
+      details:
+        "the gateway credential may not call /winnow.auth.v1.AuthService/RotateKey (it needs WINNOW_ADMIN_TOKEN)",
     });
     // The admin's call reaches the handler (which answers not-found).
     expect((await statusOf(admin, "rotateKey")).code).toBe(grpc.status.NOT_FOUND);
@@ -196,7 +197,9 @@ describe("caller credentials", () => {
     const error = (await client.validateKey({ apiKey: "k" }).catch((e: unknown) => e)) as WinnowError;
     client.grpc.close();
     expect(error.type).toBe("internal");
-    expect(error.message).toMatch(/^a backend service refused the call: the credential is not one this service accepts/);
+    expect(error.message).toMatch(
+      /^a backend service refused the call: the credential is not one this service accepts/,
+    );
   });
 
   it("refuses to start when two roles share a token", async () => {

@@ -16,7 +16,9 @@ describe("auth configuration", () => {
     } catch (error) {
       message = (error as ConfigError).message;
     }
-    expect(message).toContain('WINNOW_ADMIN_TOKEN: must be at least 32 characters (e.g. openssl rand -base64 32) (got "<redacted>")');
+    expect(message).toContain(
+      'WINNOW_ADMIN_TOKEN: must be at least 32 characters (e.g. openssl rand -base64 32) (got "<redacted>")',
+    );
     expect(message).not.toContain("short-secret");
   });
 
@@ -40,7 +42,9 @@ describe("auth configuration", () => {
 
   it("takes a well-formed WINNOW_DEV_API_KEY as a parsed key", () => {
     const key = generateApiKey();
-    expect(loadConfig(authConfigShape, { ...TOKENS, WINNOW_DEV_API_KEY: key.plaintext }).WINNOW_DEV_API_KEY).toEqual(key);
+    expect(loadConfig(authConfigShape, { ...TOKENS, WINNOW_DEV_API_KEY: key.plaintext }).WINNOW_DEV_API_KEY).toEqual(
+      key,
+    );
   });
 
   it("refuses a malformed WINNOW_DEV_API_KEY, suggesting a usable key and not echoing the bad one", () => {
@@ -60,9 +64,9 @@ describe("auth configuration", () => {
 
   it("takes WINNOW_ENCRYPTION_KEY as 32 bytes and refuses anything else without echoing it", () => {
     const key = Buffer.alloc(32, 7);
-    expect(loadConfig(authConfigShape, { ...TOKENS, WINNOW_ENCRYPTION_KEY: key.toString("hex") }).WINNOW_ENCRYPTION_KEY).toEqual(
-      key,
-    );
+    expect(
+      loadConfig(authConfigShape, { ...TOKENS, WINNOW_ENCRYPTION_KEY: key.toString("hex") }).WINNOW_ENCRYPTION_KEY,
+    ).toEqual(key);
     let message = "";
     try {
       loadConfig(authConfigShape, { ...TOKENS, WINNOW_ENCRYPTION_KEY: "hunter2-secret" });

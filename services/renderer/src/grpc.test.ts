@@ -1,6 +1,6 @@
 import http from "node:http";
-import * as grpc from "@grpc/grpc-js";
 import type { AddressInfo } from "node:net";
+import * as grpc from "@grpc/grpc-js";
 import {
   checkHealth,
   createClient,
