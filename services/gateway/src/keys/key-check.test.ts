@@ -29,6 +29,8 @@ import { RevocationFeed } from "../../../auth/src/revocation-feed.js";
 import { KeyCheck } from "./key-check.js";
 
 const LEASE_MS = 300;
+/** Auth's callers: the key check runs with the gateway's token, the test's own calls (rotations) with the admin's. */
+const AUTH_CALLERS = { gateway: TEST_TOKENS.gateway, admin: TEST_TOKENS.admin };
 
 /** An auth service (one replica) on the test's database, with its own revocation feed. */
 function authBinding(db: TestDatabase, leaseMs: number) {
