@@ -116,10 +116,12 @@ async function benchBackend(backend: Backend) {
   const key = generateApiKey();
   await store.createAccount("bench@bench.example", "default", key);
 
+  const tokens = { gateway: randomBytes(32).toString("base64url"), service: randomBytes(32).toString("base64url") };
   const server = await startGrpcServer({
     host: "127.0.0.1",
     port: 0,
     logger,
+    callers: { gateway: tokens.gateway },
     services: [
       authServiceBinding({
         store,
@@ -131,16 +133,16 @@ async function benchBackend(backend: Backend) {
     ],
   });
   server.setReady(true);
-  const client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`));
+  // As the gateway calls it, with its caller token (every call checked, as deployed).
+  const client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`, tokens.gateway));
   const validate = (apiKey: string) => () => client.validateKey({ apiKey });
   const malformed = await latency(validate("wnw_not-a-key"));
   const valid = await latency(validate(key.plaintext));
 
-  const backends = connectBackends({
-    auth: `127.0.0.1:${server.port}`,
-    renderer: "127.0.0.1:9",
-    extractor: "127.0.0.1:9",
-  });
+  const backends = connectBackends(
+    { auth: `127.0.0.1:${server.port}`, renderer: "127.0.0.1:9", extractor: "127.0.0.1:9" },
+    tokens,
+  );
   const limiters = createLimiterFactory({ redisUrl: undefined, keyPrefix: "bench:", logger });
   // The gateway as deployed (validated keys cached, usage batched), and with its key cache off.
   const startGateway = async (keyCacheSize: number) => {

@@ -24,6 +24,7 @@
  * that service's whole run to bench/results/profiles/<service>/ (open it in
  * Chrome DevTools or speedscope). Prints a table and writes bench/results/load.json.
  */
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -174,7 +175,8 @@ await stack.stop();
 const config = loadConfig(rendererConfigShape, {
   LOG_LEVEL: "warn",
   WINNOW_EGRESS_ALLOW: origin.replace("http://", ""),
-  RENDER_MAX_QUEUE: "256",
+  RENDER_MAX_QUEUE: "256", // No gRPC server here, but the renderer's configuration includes its caller token.
+  WINNOW_SERVICE_TOKEN: randomBytes(32).toString("base64url"),
 });
 const rendering = await createRendering(config, createLogger("bench", "warn"));
 if (!rendering.browser) throw new Error("this benchmark needs a Chromium");

@@ -8,6 +8,7 @@
  *   npm run bench:render                      # soak of 200 browser renders
  *   SOAK_RENDERS=1000 npm run bench:render    # the 1,000-render soak (slow: minutes)
  */
+import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -106,7 +107,8 @@ const config = loadConfig(rendererConfigShape, {
   WINNOW_EGRESS_ALLOW: base.replace("http://", ""),
   // As many pages as the highest level, so our path queues no more than the bare script does.
   RENDER_MAX_PAGES: String(Math.max(...CONCURRENCIES)),
-  RENDER_MAX_QUEUE: "64",
+  RENDER_MAX_QUEUE: "64", // No gRPC server here, but the renderer's configuration includes its caller token.
+  WINNOW_SERVICE_TOKEN: randomBytes(32).toString("base64url"),
 });
 const rendering = await createRendering(config, createLogger("bench", config.LOG_LEVEL));
 if (!rendering.browser) throw new Error("this benchmark needs a Chromium");

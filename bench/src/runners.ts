@@ -5,6 +5,7 @@
  * in Chromium, as a customer's request would).
  */
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -38,6 +39,8 @@ export interface Runner {
 
 /** The gateway's default deadline for a whole scrape. */
 const REQUEST_TIMEOUT_MS = 60_000;
+/** The extractor's caller token for this run. */
+const SERVICE_TOKEN = randomBytes(32).toString("base64url");
 /** No model unless one is given: the harness measures the builtin engine. */
 const WITHOUT_LLM = { LLM_BASE_URL: "", LLM_API_KEY: "", OPENAI_API_KEY: "", LOG_LEVEL: "warn" };
 
@@ -66,6 +69,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
       GRPC_HOST: "127.0.0.1",
       GRPC_PORT: String(port),
       WINNOW_DATA_DIR: dataDir,
+      WINNOW_SERVICE_TOKEN: SERVICE_TOKEN,
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -77,7 +81,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const client = createClient(ExtractorServiceClient, address);
+  const client = createClient(ExtractorServiceClient, address, SERVICE_TOKEN);
   return {
     async run(url, schema, originalUrl, engine = Engine.ENGINE_BUILTIN) {
       const html = await (await fetch(url)).text();

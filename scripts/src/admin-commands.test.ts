@@ -4,6 +4,7 @@ import path from "node:path";
 import { type AuthClient, createClient, promiseClient, WinnowError } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_TOKENS } from "../../test/support/caller-tokens.js";
 import { freePorts } from "../../test/support/ports.js";
 import { type ServiceProcess, startService } from "../../test/support/service-process.js";
 import { runAdmin, UsageError } from "./admin-commands.js";
@@ -17,7 +18,7 @@ describe("npm run admin, against a real auth process", () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "winnow-admin-"));
     const [port] = (await freePorts(1)) as [number];
     auth = await startService("auth", { GRPC_PORT: String(port), WINNOW_DATA_DIR: dataDir }, `127.0.0.1:${port}`);
-    client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${port}`));
+    client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${port}`, TEST_TOKENS.admin));
   });
   afterAll(async () => {
     client?.grpc.close();

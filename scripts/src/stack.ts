@@ -10,7 +10,8 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { checkHealth } from "@winnow/platform";
+import { checkHealth, TOKEN_VARIABLES } from "@winnow/platform";
+import { type CallerTokenSet, loadOrCreateCallerTokens, tokenEnv } from "./caller-tokens.js";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -42,6 +43,8 @@ export interface Stack {
   gatewayUrl: string;
   /** The dev account's API key (WINNOW_DEV_API_KEY, or the one auth generated and kept). */
   apiKey: string;
+  /** The internal gRPC caller tokens the services were given (from the environment, or kept in the data directory). */
+  callerTokens: CallerTokenSet;
   /** The process of a service as it runs now (it changes after a restart). */
   process(service: ServiceName): ChildProcess;
   /** Resolves once every service is ready (again). */
@@ -58,15 +61,20 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const base = options.inheritEnv === false ? {} : process.env;
   const env: NodeJS.ProcessEnv = { ...base, ...options.env };
   const addr = (service: ServiceName) => `127.0.0.1:${options.ports[service]}`;
+  const dataDir = path.resolve(REPO_ROOT, env.WINNOW_DATA_DIR || ".data");
+  const tokens = await loadOrCreateCallerTokens(dataDir, env);
+  for (const variable of Object.values(TOKEN_VARIABLES)) delete env[variable];
+  // Each service gets only the tokens its role needs: the renderer and the extractor never hold auth's.
   const serviceEnv: Record<ServiceName, NodeJS.ProcessEnv> = {
-    auth: { GRPC_PORT: String(options.ports.auth) },
-    renderer: { GRPC_PORT: String(options.ports.renderer) },
-    extractor: { GRPC_PORT: String(options.ports.extractor) },
+    auth: { GRPC_PORT: String(options.ports.auth), ...tokenEnv(tokens, ["gateway", "admin"]) },
+    renderer: { GRPC_PORT: String(options.ports.renderer), ...tokenEnv(tokens, ["service"]) },
+    extractor: { GRPC_PORT: String(options.ports.extractor), ...tokenEnv(tokens, ["service"]) },
     gateway: {
       PORT: String(options.ports.gateway),
       AUTH_ADDR: addr("auth"),
       RENDERER_ADDR: addr("renderer"),
       EXTRACTOR_ADDR: addr("extractor"),
+      ...tokenEnv(tokens, ["gateway", "service"]),
     },
   };
 
@@ -116,7 +124,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const supervisor of supervisors.values()) supervisor.restartOnExit = true;
     return {
       gatewayUrl,
-      apiKey: env.WINNOW_DEV_API_KEY || (await readDevKey(env.WINNOW_DATA_DIR)),
+      apiKey: env.WINNOW_DEV_API_KEY || (await readFile(path.join(dataDir, "dev-api-key"), "utf8")).trim(),
+      callerTokens: tokens,
       process: (service) => supervisors.get(service)!.child!,
       waitUntilReady,
       stop: stopAll,
@@ -125,10 +134,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await stopAll();
     throw error;
   }
-}
-
-async function readDevKey(dataDir = ".data"): Promise<string> {
-  return (await readFile(path.resolve(REPO_ROOT, dataDir, "dev-api-key"), "utf8")).trim();
 }
 
 async function isReady(url: string): Promise<boolean> {

@@ -51,12 +51,24 @@ interface EnvVar {
   valueFrom?: { secretKeyRef?: { name: string; key: string }; fieldRef?: { fieldPath: string } };
 }
 const envOf = (component: Component): EnvVar[] => container(component).env;
-/** The plain (not secret, not downward API) variables, as the process sees them. */
-const plainEnv = (component: Component) =>
+
+/** existingSecret as the comment in values.yaml has operators create it. */
+const SECRET: Record<string, string> = {
+  "database-url": "postgres://winnow:secret@postgres:5432/winnow",
+  "encryption-key": Buffer.alloc(32, 7).toString("base64"),
+  "llm-api-key": "sk-test",
+  "redis-url": "redis://redis:6379",
+  "gateway-token": "gateway-token-from-the-secret-0123456789",
+  "admin-token": "admin-token-from-the-secret-0123456789ab",
+  "service-token": "service-token-from-the-secret-0123456789",
+};
+/** The variables as the process sees them: plain values, and secrets from SECRET (downward API ones left out). */
+const processEnv = (component: Component) =>
   Object.fromEntries(
-    envOf(component)
-      .filter((v) => v.value !== undefined)
-      .map((v) => [v.name, v.value!]),
+    envOf(component).flatMap((v) => {
+      const value = v.value ?? (v.valueFrom?.secretKeyRef && SECRET[v.valueFrom.secretKeyRef.key]);
+      return value === undefined ? [] : [[v.name, value]];
+    }),
   );
 
 describe("YAML files", () => {
@@ -208,12 +220,12 @@ describe("rendered objects", () => {
   });
 
   it("gives the gRPC backends headless Services and points the gateway at them", () => {
-    const gatewayConfig = loadServiceConfig("gateway", plainEnv("gateway"));
+    const gatewayConfig = loadServiceConfig("gateway", processEnv("gateway"));
     for (const backend of BACKENDS) {
       const service = named("Service", `prod-winnow-${backend}`);
       expect(service.spec.clusterIP).toBe("None");
       const port = service.spec.ports[0];
-      const config = loadServiceConfig(backend, plainEnv(backend));
+      const config = loadServiceConfig(backend, processEnv(backend));
       expect(port.port).toBe(config.GRPC_PORT);
       expect(container(backend).ports).toContainEqual(
         expect.objectContaining({ name: port.targetPort, containerPort: config.GRPC_PORT }),
@@ -233,7 +245,7 @@ describe("rendered objects", () => {
       expect(unknownVariables(component, names), component).toEqual([]);
       expect(new Set(names).size, `${component}: a variable set twice`).toBe(names.length);
       for (const required of requiredVariables(component)) expect(names, component).toContain(required);
-      const config = loadServiceConfig(component, plainEnv(component));
+      const config = loadServiceConfig(component, processEnv(component));
       expect(config[component === "gateway" ? "HOST" : "GRPC_HOST"], `${component} listens on every interface`).toBe(
         "0.0.0.0",
       );
@@ -250,22 +262,56 @@ describe("rendered objects", () => {
     expect(secretRefs("auth")).toEqual({
       DATABASE_URL: { name: "winnow", key: "database-url" },
       WINNOW_ENCRYPTION_KEY: { name: "winnow", key: "encryption-key" },
+      WINNOW_GATEWAY_TOKEN: { name: "winnow", key: "gateway-token" },
+      WINNOW_ADMIN_TOKEN: { name: "winnow", key: "admin-token" },
     });
-    expect(secretRefs("gateway")).toEqual({ REDIS_URL: { name: "winnow", key: "redis-url", optional: true } });
+    expect(secretRefs("gateway")).toEqual({
+      REDIS_URL: { name: "winnow", key: "redis-url", optional: true },
+      WINNOW_GATEWAY_TOKEN: { name: "winnow", key: "gateway-token" },
+      WINNOW_SERVICE_TOKEN: { name: "winnow", key: "service-token" },
+    });
     expect(secretRefs("extractor")).toEqual({
       LLM_API_KEY: { name: "winnow", key: "llm-api-key", optional: true },
+      WINNOW_SERVICE_TOKEN: { name: "winnow", key: "service-token" },
       // Learned templates, in the same database as auth's (tables of its own).
       DATABASE_URL: { name: "winnow", key: "database-url" },
     });
+    expect(secretRefs("renderer")).toEqual({ WINNOW_SERVICE_TOKEN: { name: "winnow", key: "service-token" } });
     expect(
       objects.filter((o) => o.kind === "Secret"),
       "the chart creates no Secret",
     ).toEqual([]);
   });
 
+  it("gives the gateway the tokens each backend accepts, and the renderer and the extractor none that opens auth", () => {
+    const config = (component: Component) => loadServiceConfig(component, processEnv(component));
+    const gateway = config("gateway");
+    const auth = config("auth");
+    // What the gateway sends to auth is auth's gateway role; what it sends to the others is their service token.
+    expect(gateway.WINNOW_GATEWAY_TOKEN).toBe(auth.WINNOW_GATEWAY_TOKEN);
+    expect(gateway.WINNOW_GATEWAY_TOKEN).not.toBe(auth.WINNOW_ADMIN_TOKEN);
+    for (const backend of ["renderer", "extractor"] as const) {
+      expect(config(backend).WINNOW_SERVICE_TOKEN, backend).toBe(gateway.WINNOW_SERVICE_TOKEN);
+      const tokens = envOf(backend)
+        .map((v) => v.name)
+        .filter((name) => name.endsWith("_TOKEN"));
+      expect(tokens, backend).toEqual(["WINNOW_SERVICE_TOKEN"]);
+    }
+    // Not even auth holds the service token, nor the gateway the admin's.
+    expect(envOf("auth").map((v) => v.name)).not.toContain("WINNOW_SERVICE_TOKEN");
+    expect(envOf("gateway").map((v) => v.name)).not.toContain("WINNOW_ADMIN_TOKEN");
+    // A pod without its token stops at start-up, naming the variable.
+    const { WINNOW_SERVICE_TOKEN: _dropped, ...withoutToken } = processEnv("renderer");
+    expect(() => loadServiceConfig("renderer", withoutToken)).toThrow(/WINNOW_SERVICE_TOKEN: is required/);
+    // The operator CLI's token, as the notes tell the operator to fetch it.
+    expect(renderNotes()).toContain(
+      "WINNOW_ADMIN_TOKEN=\"$(kubectl -n winnow get secret winnow -o jsonpath='{.data.admin-token}'",
+    );
+  });
+
   it("probes the backends with grpc.health.v1 and the gateway over HTTP", () => {
     for (const backend of BACKENDS) {
-      const port = loadServiceConfig(backend, plainEnv(backend)).GRPC_PORT;
+      const port = loadServiceConfig(backend, processEnv(backend)).GRPC_PORT;
       for (const probe of ["startupProbe", "livenessProbe", "readinessProbe"]) {
         // No `service` field: the empty service name, which the servers set from their readiness.
         expect(container(backend)[probe], `${backend} ${probe}`).toMatchObject({ grpc: { port } });
@@ -296,17 +342,17 @@ describe("rendered objects", () => {
     const shm = container("renderer").volumeMounts.find((m: { mountPath: string }) => m.mountPath === "/dev/shm");
     expect(renderer.volumes.find((v: { name: string }) => v.name === shm.name).emptyDir.medium).toBe("Memory");
     // auth writes its dev key file under WINNOW_DATA_DIR: it must be on a writable mount.
-    const dataDir = String(loadServiceConfig("auth", plainEnv("auth")).WINNOW_DATA_DIR);
+    const dataDir = String(loadServiceConfig("auth", processEnv("auth")).WINNOW_DATA_DIR);
     expect(
       container("auth").volumeMounts.some((m: { mountPath: string }) => dataDir.startsWith(`${m.mountPath}/`)),
     ).toBe(true);
   });
 
   it("lets in-flight calls finish: grace > preStop + drain, drain >= the longest call", () => {
-    const requestTimeoutMs = Number(loadServiceConfig("gateway", plainEnv("gateway")).REQUEST_TIMEOUT_MS);
+    const requestTimeoutMs = Number(loadServiceConfig("gateway", processEnv("gateway")).REQUEST_TIMEOUT_MS);
     for (const component of COMPONENTS) {
       const pod = deployment(component).spec.template.spec;
-      const drainMs = Number(loadServiceConfig(component, plainEnv(component)).SHUTDOWN_GRACE_MS);
+      const drainMs = Number(loadServiceConfig(component, processEnv(component)).SHUTDOWN_GRACE_MS);
       const [command, seconds] = container(component).lifecycle.preStop.exec.command;
       expect(command).toBe("sleep");
       expect(drainMs).toBeGreaterThanOrEqual(requestTimeoutMs);
@@ -334,7 +380,7 @@ describe("rendered objects", () => {
   it("serves each service's metrics on the metrics port, announced to Prometheus by pod annotations", () => {
     const { port } = defaultValues().metrics;
     for (const component of COMPONENTS) {
-      const config = loadServiceConfig(component, plainEnv(component));
+      const config = loadServiceConfig(component, processEnv(component));
       expect({ host: config.METRICS_HOST, port: config.METRICS_PORT }, component).toEqual({ host: "0.0.0.0", port });
       expect(container(component).ports).toContainEqual({ name: "metrics", containerPort: port, protocol: "TCP" });
       expect(deployment(component).spec.template.metadata.annotations).toEqual({

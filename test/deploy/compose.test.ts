@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { TEST_TOKEN_ENV } from "../support/caller-tokens.js";
 import { COMPONENTS, loadServiceConfig, requiredVariables, unknownVariables } from "./service-config.js";
 
 const DEPLOY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../deploy");
@@ -37,10 +38,14 @@ function interpolate(text: string, env: Map<string, string>): string {
 type ComposeService = {
   environment?: Record<string, string | number | null>;
   build?: { context: string; target: string };
+  networks?: string[];
   [key: string]: any;
 };
-const compose = parse(interpolate(composeSource, envFile), { merge: true }) as {
+/** The env file as an operator fills it in: the caller tokens generated (the example leaves them empty). */
+const filledIn = new Map([...envFile, ...Object.entries(TEST_TOKEN_ENV)]);
+const compose = parse(interpolate(composeSource, filledIn), { merge: true }) as {
   services: Record<string, ComposeService>;
+  networks: Record<string, { internal?: boolean } | null>;
 };
 /** A service's environment; `KEY:` with nothing after it is null, which compose leaves unset. */
 const environment = (name: string) =>
@@ -64,9 +69,16 @@ describe("compose", () => {
     expect([...referenced].filter((name) => !envFile.has(name))).toEqual([]);
     expect([...envFile.keys()].filter((name) => !referenced.has(name))).toEqual([]);
     // A required one left empty stops compose with its message.
-    expect(() => interpolate(composeSource, new Map([...envFile, ["POSTGRES_PASSWORD", ""]]))).toThrow(
+    expect(() => interpolate(composeSource, new Map([...filledIn, ["POSTGRES_PASSWORD", ""]]))).toThrow(
       /POSTGRES_PASSWORD/,
     );
+    // The example as copied, tokens not generated yet, is refused: no stack runs with known or missing tokens.
+    for (const token of Object.keys(TEST_TOKEN_ENV)) {
+      expect(envFile.get(token), token).toBe("");
+      expect(() => interpolate(composeSource, new Map([...filledIn, [token, ""]]))).toThrow(
+        `\${${token}}: set ${token} in deploy/.env (openssl rand -base64 32)`,
+      );
+    }
   });
 
   it("sets for each service only variables it validates, every required one, and a configuration it accepts", () => {
@@ -163,5 +175,74 @@ describe("compose", () => {
         if (source.startsWith(".")) expect(existsSync(path.join(DEPLOY, source)), source).toBe(true);
       }
     }
+  });
+
+  it("gives each service only the caller tokens its role needs, matching what the gateway sends", () => {
+    const tokens = (name: string) =>
+      Object.keys(environment(name))
+        .filter((variable) => variable.endsWith("_TOKEN"))
+        .sort();
+    expect(tokens("gateway")).toEqual(["WINNOW_GATEWAY_TOKEN", "WINNOW_SERVICE_TOKEN"]);
+    expect(tokens("auth")).toEqual(["WINNOW_ADMIN_TOKEN", "WINNOW_GATEWAY_TOKEN"]);
+    expect(tokens("renderer")).toEqual(["WINNOW_SERVICE_TOKEN"]);
+    expect(tokens("extractor")).toEqual(["WINNOW_SERVICE_TOKEN"]);
+    const gateway = loadServiceConfig("gateway", environment("gateway"));
+    expect(loadServiceConfig("auth", environment("auth")).WINNOW_GATEWAY_TOKEN).toBe(gateway.WINNOW_GATEWAY_TOKEN);
+    for (const backend of ["renderer", "extractor"] as const) {
+      expect(loadServiceConfig(backend, environment(backend)).WINNOW_SERVICE_TOKEN).toBe(gateway.WINNOW_SERVICE_TOKEN);
+    }
+  });
+
+  describe("networks", () => {
+    const networksOf = (name: string) => compose.services[name]!.networks ?? ["default"];
+    /** Compose lets two containers talk when they share a network. */
+    const reach = (a: string, b: string) => networksOf(a).some((n) => networksOf(b).includes(n));
+    const isInternal = (network: string) => compose.networks[network]?.internal === true;
+    const names = () => Object.keys(compose.services);
+
+    it("puts every service on declared networks only, and uses every network", () => {
+      const used = new Set(names().flatMap(networksOf));
+      expect([...used].sort()).toEqual(Object.keys(compose.networks).sort());
+    });
+
+    it("lets the renderer reach only the gateway and the collector, and the internet", () => {
+      expect(
+        names()
+          .filter((name) => name !== "renderer" && reach("renderer", name))
+          .sort(),
+      ).toEqual(["gateway", "otel-collector"]);
+      expect(
+        networksOf("renderer").some((n) => !isInternal(n)),
+        "a way out to the pages",
+      ).toBe(true);
+    });
+
+    it("keeps Postgres, Redis and auth on the internal backend network, reached by the services that use them", () => {
+      for (const name of ["postgres", "redis", "auth"]) {
+        expect(networksOf(name).every(isInternal), name).toBe(true);
+        expect(reach("renderer", name), name).toBe(false);
+      }
+      for (const [caller, callee] of [
+        ["gateway", "auth"],
+        ["gateway", "redis"],
+        ["gateway", "extractor"],
+        ["auth", "postgres"],
+        ["extractor", "postgres"],
+      ]) {
+        expect(reach(caller!, callee!), `${caller} -> ${callee}`).toBe(true);
+      }
+    });
+
+    it("lets the collector reach every service it scrapes and receives from, and Jaeger", () => {
+      for (const name of [...COMPONENTS, "jaeger"]) expect(reach("otel-collector", name), name).toBe(true);
+    });
+
+    it("gives the extractor a way out to its model endpoint that nothing else shares", () => {
+      const outward = networksOf("extractor").filter((n) => !isInternal(n));
+      expect(outward.length).toBeGreaterThan(0);
+      for (const network of outward) {
+        expect(names().filter((name) => networksOf(name).includes(network))).toEqual(["extractor"]);
+      }
+    });
   });
 });

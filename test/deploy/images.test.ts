@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { PROTO_ROOT } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { serviceEntry } from "../../scripts/src/stack.js";
+import { TEST_TOKEN_ENV } from "../support/caller-tokens.js";
 import { COMPONENTS, loadServiceConfig, unknownVariables } from "./service-config.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -220,7 +221,12 @@ describe("Dockerfile", () => {
         ),
         component,
       ).toEqual([]);
-      const config = loadServiceConfig(component, env);
+      // Caller tokens come from the deployment (compose, the chart), never baked into an image.
+      expect(
+        Object.keys(env).filter((name) => name.endsWith("_TOKEN")),
+        component,
+      ).toEqual([]);
+      const config = loadServiceConfig(component, { ...TEST_TOKEN_ENV, ...env });
       expect(config[component === "gateway" ? "HOST" : "GRPC_HOST"]).toBe("0.0.0.0");
       expect(config.METRICS_HOST, "metrics, too, reached from outside the container").toBe("0.0.0.0");
       const port = component === "gateway" ? config.PORT : config.GRPC_PORT;

@@ -13,6 +13,7 @@ import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { LAUNCH_ARGS } from "@winnow/renderer";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tokenEnv } from "../../scripts/src/caller-tokens.js";
 import { REPO_ROOT, type Stack, startStack } from "../../scripts/src/stack.js";
 import { type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
 import { type FixtureSite, startFixtureSite } from "../support/fixture-site.js";
@@ -87,10 +88,13 @@ beforeAll(async () => {
       USAGE_FLUSH_MS: "600000",
       RENDERER_ADDR: `127.0.0.1:${renderer}`,
       EXTRACTOR_ADDR: `127.0.0.1:${extractor}`,
+      // The tokens the stack generated in its data directory, as a replica of the same deployment has them.
+      ...tokenEnv(stack.callerTokens, ["gateway", "service"]),
     },
     secondGatewayUrl,
   );
-  auth = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${authPort}`));
+  // The operator's credential: the tests rotate keys by account id.
+  auth = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${authPort}`, stack.callerTokens.admin));
 });
 
 afterAll(async () => {

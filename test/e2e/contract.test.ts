@@ -63,11 +63,10 @@ afterAll(async () => {
 async function inProcessGateway(options: { requestTimeoutMs?: number; deadBackends?: boolean } = {}) {
   const [deadPort] = await freePorts(1);
   const at = (port: number) => `127.0.0.1:${options.deadBackends ? deadPort : port}`;
-  const backends = connectBackends({
-    auth: at(run.ports.auth),
-    renderer: at(run.ports.renderer),
-    extractor: at(run.ports.extractor),
-  });
+  const backends = connectBackends(
+    { auth: at(run.ports.auth), renderer: at(run.ports.renderer), extractor: at(run.ports.extractor) },
+    run.stack.callerTokens,
+  );
   const logger = createLogger("gateway-under-test", "silent");
   const gateway = createGateway({
     backends,

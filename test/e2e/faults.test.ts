@@ -89,7 +89,9 @@ describe("process faults", () => {
 
   it("auth down: 503, never 401; service again once it is back", async () => {
     // A key the gateway has never checked, so it cannot come from the gateway's cache.
-    const auth = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`));
+    const auth = promiseClient(
+      createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`, run.stack.callerTokens.gateway),
+    );
     const { apiKey } = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
     auth.grpc.close();
     run.stack.process("auth").kill("SIGKILL");

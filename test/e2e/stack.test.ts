@@ -239,7 +239,9 @@ describe("the stack on the LLM engine, traced", () => {
 
   it("records one trace across the four services, with render, extract and model-call spans, and no secrets or page data", async () => {
     // A key the gateway has not seen, so this scrape checks it with auth.
-    const auth = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`));
+    const auth = promiseClient(
+      createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`, run.stack.callerTokens.gateway),
+    );
     const { apiKey } = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
     auth.grpc.close();
     const res = await run.scrape(

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { checkHealth } from "@winnow/platform";
 import { REPO_ROOT, type ServiceName, serviceEntry } from "../../scripts/src/stack.js";
+import { TEST_TOKEN_ENV } from "./caller-tokens.js";
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -12,8 +13,9 @@ export interface ServiceProcess {
 /**
  * One service as its own process outside a stack (a second gateway replica,
  * or auth alone), started from its build and awaited until it answers: the
- * gateway on /healthz, a backend on gRPC health. `nodeArgs` go before the
- * entry (`["--import", "@winnow/platform/telemetry"]` to trace it).
+ * gateway on /healthz, a backend on gRPC health. Its caller tokens are
+ * TEST_TOKENS unless env says otherwise. `nodeArgs` go before the entry
+ * (`["--import", "@winnow/platform/telemetry"]` to trace it).
  */
 export async function startService(
   service: ServiceName,
@@ -23,7 +25,7 @@ export async function startService(
 ): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...nodeArgs, serviceEntry(service)], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", ...TEST_TOKEN_ENV, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];

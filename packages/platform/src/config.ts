@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MIN_TOKEN_LENGTH } from "./caller-credentials.js";
 
 /** Thrown when the environment does not hold a valid configuration; the message names every bad variable. */
 export class ConfigError extends Error {
@@ -65,6 +66,17 @@ export const env = {
   url: () => z.url({ message: "must be an absolute URL", protocol: /^https?$/ }),
   /** A Postgres server's address, DATABASE_URL-style. */
   postgresUrl: () => z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// or postgresql:// URL" }),
+  /** A caller token of internal gRPC (caller-credentials.ts); required: a service never runs open. */
+  callerToken: () =>
+    z
+      .string({
+        error: (issue) =>
+          issue.input === undefined
+            ? `is required: the shared secret of internal gRPC calls, at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -base64 32; npm start generates it)`
+            : "must be text",
+      })
+      .trim()
+      .min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -base64 32)`),
   boolean: (fallback: boolean) =>
     z
       .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })

@@ -6,6 +6,8 @@ import { type RunningGrpcServer, startGrpcServer } from "./grpc-server.js";
 import { createLogger } from "./logger.js";
 import { WinnowError } from "./problems.js";
 
+const TOKEN = "service-token-for-the-grpc-client-tests";
+
 it("turns host:port into a dns:/// target and leaves full targets alone", () => {
   expect(grpcTarget("auth:50051")).toBe("dns:///auth:50051");
   expect(grpcTarget("127.0.0.1:50051")).toBe("dns:///127.0.0.1:50051");
@@ -41,6 +43,7 @@ describe("promiseClient", () => {
       host: "127.0.0.1",
       port: 0,
       logger: createLogger("test", "silent"),
+      callers: { service: TOKEN },
       services: [
         {
           name: "winnow.auth.v1.AuthService",
@@ -50,7 +53,7 @@ describe("promiseClient", () => {
         },
       ],
     });
-    client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`));
+    client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`, TOKEN));
   });
   afterAll(async () => {
     client?.grpc.close();

@@ -1,5 +1,6 @@
 import * as grpc from "@grpc/grpc-js";
 import { service as healthService } from "grpc-health-check";
+import { bearerToken } from "./caller-credentials.js";
 import type { AuthServiceClient } from "./gen/winnow/auth/v1/auth.js";
 import type { ExtractorServiceClient } from "./gen/winnow/extractor/v1/extractor.js";
 import type { RendererServiceClient } from "./gen/winnow/renderer/v1/renderer.js";
@@ -30,8 +31,12 @@ type ClientConstructor<C> = new (
   options?: Partial<grpc.ClientOptions>,
 ) => C;
 
-export function createClient<C>(Client: ClientConstructor<C>, address: string): C {
-  return new Client(grpcTarget(address), grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+/** A client whose every call carries this caller token (the role's WINNOW_*_TOKEN). */
+export function createClient<C>(Client: ClientConstructor<C>, address: string, token: string): C {
+  return new Client(grpcTarget(address), grpc.credentials.createInsecure(), {
+    ...CHANNEL_OPTIONS,
+    interceptors: [bearerToken(token)],
+  });
 }
 
 type UnaryMethod<Req, Res> = (
@@ -151,7 +156,7 @@ export function checkHealth(target: string | grpc.Client, service = "", timeoutM
   });
 }
 
-/** The backends' promise clients: promiseClient(createClient(AuthServiceClient, address)) and so on. */
+/** The backends' promise clients: promiseClient(createClient(AuthServiceClient, address, token)) and so on. */
 export type AuthClient = PromiseClient<AuthServiceClient>;
 export type RendererClient = PromiseClient<RendererServiceClient>;
 export type ExtractorClient = PromiseClient<ExtractorServiceClient>;

@@ -52,6 +52,10 @@ export function fromGrpcError(error: ServiceError): WinnowError {
     case GrpcStatus.UNAVAILABLE:
     case GrpcStatus.CANCELLED:
       return new WinnowError("backend-unavailable", "a backend service is unavailable", { cause: error });
+    // The backend refused this service's own caller token (a deployment mistake), never the end user's key.
+    case GrpcStatus.UNAUTHENTICATED:
+    case GrpcStatus.PERMISSION_DENIED:
+      return new WinnowError("internal", `a backend service refused the call: ${error.details}`, { cause: error });
     default:
       return new WinnowError("internal", "a backend service failed", { cause: error });
   }

@@ -3,6 +3,7 @@ import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { afterEach, describe, expect, it } from "vitest";
+import { bearerToken } from "./caller-credentials.js";
 import { AuthServiceClient, type AuthServiceServer, AuthServiceService } from "./gen/winnow/auth/v1/auth.js";
 import { checkHealth, createClient, promiseClient } from "./grpc-client.js";
 import { type RunningGrpcServer, startGrpcServer, unary } from "./grpc-server.js";
@@ -10,6 +11,7 @@ import { createLogger } from "./logger.js";
 import { WinnowError } from "./problems.js";
 
 const logger = createLogger("test", "silent");
+const TOKENS = { gateway: "gateway-token-for-the-grpc-server-tests", admin: "admin-token-for-the-grpc-server-tests" };
 const servers: RunningGrpcServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.shutdown(100)));
@@ -35,17 +37,19 @@ async function serve(validateKey: (apiKey: string, signal: AbortSignal) => Promi
     host: "127.0.0.1",
     port: 0,
     logger,
+    callers: TOKENS,
     services: [
       {
         name: "winnow.auth.v1.AuthService",
         definition: AuthServiceService,
         implementation,
         protoFile: "winnow/auth/v1/auth.proto",
+        callers: { rotateKey: ["admin"] },
       },
     ],
   });
   servers.push(server);
-  const client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`));
+  const client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`, TOKENS.admin));
   return { server, client, address: `127.0.0.1:${server.port}` };
 }
 
@@ -126,7 +130,9 @@ describe("startGrpcServer", () => {
     const pkg = grpc.loadPackageDefinition(loadSync(reflectionProto, { keepCase: true })) as unknown as {
       grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } };
     };
-    const client = new pkg.grpc.reflection.v1.ServerReflection(address, grpc.credentials.createInsecure());
+    const client = new pkg.grpc.reflection.v1.ServerReflection(address, grpc.credentials.createInsecure(), {
+      interceptors: [bearerToken(TOKENS.gateway)],
+    });
     const names = await new Promise<string[]>((resolve, reject) => {
       const stream = client.ServerReflectionInfo();
       stream.on("data", (msg: { list_services_response?: { service: { name: string }[] } }) => {
@@ -138,5 +144,73 @@ describe("startGrpcServer", () => {
     });
     client.close();
     expect(names).toEqual(expect.arrayContaining(["winnow.auth.v1.AuthService", "grpc.health.v1.Health"]));
+  });
+});
+
+describe("caller credentials", () => {
+  /** The gRPC status a raw call ends with (no client-side interpretation). */
+  const statusOf = (client: AuthServiceClient, call: "validateKey" | "rotateKey") =>
+    new Promise<{ code: grpc.status; details: string }>((resolve) => {
+      const done = (error: grpc.ServiceError | null) =>
+        resolve({ code: error?.code ?? grpc.status.OK, details: error?.details ?? "" });
+      if (call === "validateKey") client.validateKey({ apiKey: "k" }, done);
+      else client.rotateKey({ accountId: "x" }, done);
+    });
+  const rawClient = (address: string, token?: string) =>
+    token === undefined
+      ? new AuthServiceClient(address, grpc.credentials.createInsecure())
+      : createClient(AuthServiceClient, address, token);
+
+  it("refuses a call without a credential, or with a token it does not know, as UNAUTHENTICATED", async () => {
+    const { address } = await serve(async () => undefined);
+    for (const token of [undefined, "not-the-token-of-any-role-at-all-xxxxxx", `${TOKENS.gateway}x`, ""]) {
+      const client = rawClient(address, token);
+      const status = await statusOf(client, "validateKey");
+      client.close();
+      expect(status.code, String(token)).toBe(grpc.status.UNAUTHENTICATED);
+      expect(status.details).toMatch(/WINNOW_GATEWAY_TOKEN or WINNOW_ADMIN_TOKEN/);
+    }
+  });
+
+  it("lets a role call only the methods its service allows it, and leaves health checks open", async () => {
+    const { address, server } = await serve(async () => undefined);
+    server.setReady(true);
+    const gateway = rawClient(address, TOKENS.gateway);
+    const admin = rawClient(address, TOKENS.admin);
+    expect((await statusOf(gateway, "validateKey")).code).toBe(grpc.status.OK);
+    expect(await statusOf(gateway, "rotateKey")).toEqual({
+      code: grpc.status.PERMISSION_DENIED,
+      details:
+        "the gateway credential may not call /winnow.auth.v1.AuthService/RotateKey (it needs WINNOW_ADMIN_TOKEN)",
+    });
+    // The admin's call reaches the handler (which answers not-found).
+    expect((await statusOf(admin, "rotateKey")).code).toBe(grpc.status.NOT_FOUND);
+    gateway.close();
+    admin.close();
+    // Kubernetes' gRPC probes send no metadata.
+    expect(await checkHealth(address)).toBe("SERVING");
+  });
+
+  it("turns a refusal into an internal failure at the caller, never the end user's unauthorized", async () => {
+    const { address } = await serve(async () => undefined);
+    const client = promiseClient(createClient(AuthServiceClient, address, "a-token-the-server-does-not-know-xxxxxxx"));
+    const error = (await client.validateKey({ apiKey: "k" }).catch((e: unknown) => e)) as WinnowError;
+    client.grpc.close();
+    expect(error.type).toBe("internal");
+    expect(error.message).toMatch(
+      /^a backend service refused the call: the credential is not one this service accepts/,
+    );
+  });
+
+  it("refuses to start when two roles share a token", async () => {
+    await expect(
+      startGrpcServer({
+        host: "127.0.0.1",
+        port: 0,
+        logger,
+        callers: { gateway: TOKENS.gateway, admin: TOKENS.gateway },
+        services: [],
+      }),
+    ).rejects.toThrow("WINNOW_GATEWAY_TOKEN and WINNOW_ADMIN_TOKEN hold the same token; each role needs its own");
   });
 });

@@ -5,6 +5,7 @@ import { loadSync } from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
 import { HealthImplementation, protoPath as healthProtoPath } from "grpc-health-check";
 import type { Logger } from "pino";
+import { type CallerRole, type CallerTokens, callerCheck } from "./caller-credentials.js";
 import { toGrpcStatus } from "./grpc-errors.js";
 import { meter, SECONDS_BUCKETS } from "./metrics.js";
 import { WinnowError } from "./problems.js";
@@ -25,12 +26,16 @@ export interface ServiceBinding {
   implementation: grpc.UntypedServiceImplementation;
   /** The .proto file that declares it, relative to PROTO_ROOT. */
   protoFile: string;
+  /** Who may call each method (by its key in definition); unlisted methods: every role the server accepts. */
+  callers?: Readonly<Record<string, readonly CallerRole[]>>;
 }
 
 export interface GrpcServerOptions {
   host: string;
   port: number;
   services: ServiceBinding[];
+  /** The tokens a call must carry one of (every method but health checks), by the role each proves. */
+  callers: CallerTokens;
   logger: Logger;
   /** Connections are closed after this age so clients re-resolve DNS and spread over new replicas. */
   maxConnectionAgeMs?: number;
@@ -47,12 +52,27 @@ export interface RunningGrpcServer {
 /**
  * Starts a gRPC server with health checking and reflection. Health starts as
  * NOT_SERVING; the service calls setReady(true) once its dependencies work.
+ * Every call but a health check must carry a caller token (caller-credentials.ts).
  */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<RunningGrpcServer> {
+  const everyRole = Object.keys(options.callers) as CallerRole[];
+  const rolesByPath = new Map(
+    options.services.flatMap((service) =>
+      Object.entries(service.definition).map(([method, { path }]) => [path, service.callers?.[method] ?? everyRole]),
+    ),
+  );
   const server = new grpc.Server({
     "grpc.max_connection_age_ms": options.maxConnectionAgeMs ?? 5 * 60_000,
     "grpc.max_connection_age_grace_ms": 30_000,
     "grpc.max_receive_message_length": 64 * 1024 * 1024,
+    interceptors: [
+      callerCheck({
+        tokens: options.callers,
+        rolesFor: (path) => rolesByPath.get(path) ?? everyRole,
+        onRefused: (refusal) =>
+          options.logger.warn({ ...refusal, code: grpc.status[refusal.code] }, "internal call refused"),
+      }),
+    ],
   });
   const names = ["", ...options.services.map((s) => s.name)];
   const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, "NOT_SERVING" as const])));

@@ -1,3 +1,8 @@
+export {
+  type CallerRole,
+  type CallerTokens,
+  TOKEN_VARIABLES,
+} from "./caller-credentials.js";
 export { ConfigError, env, loadConfig, loadConfigOrExit } from "./config.js";
 export { type Deadline, type DeadlineBounds, deadlineSignal } from "./deadline.js";
 export {
@@ -43,6 +48,7 @@ export {
   SchemaError,
   type SchemaNode,
 } from "./schema-language.js";
+export { readSecretFile, writeSecretFile } from "./secret-file.js";
 export { grpcServiceConfig } from "./service-config.js";
 export { checkTargetUrl, MAX_URL_LENGTH, parseTargetUrl } from "./target-url.js";
 export { untraced } from "./untraced.js";

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { type Logger, type ServiceBinding, unary, WinnowError } from "@winnow/platform";
+import { type CallerRole, type Logger, type ServiceBinding, unary, WinnowError } from "@winnow/platform";
 import {
   type Account,
   type AuthServiceServer,
@@ -48,6 +48,29 @@ const keyIdSchema = z.string().regex(/^[0-9A-Za-z]{11}$/, "must be a key id (11 
 
 const daySchema = z.iso.date("must be a day as YYYY-MM-DD");
 
+const GATEWAY_OR_ADMIN: readonly CallerRole[] = ["gateway", "admin"];
+const ADMIN: readonly CallerRole[] = ["admin"];
+
+/**
+ * Who may call each RPC: the gateway what the dashboard and scrapes use, the operator CLI
+ * everything. Listing every account and rotating any account's key by id are the operator's
+ * alone, so a leaked gateway token cannot enumerate accounts or take over their keys.
+ */
+const CALLERS: Record<keyof AuthServiceServer, readonly CallerRole[]> = {
+  validateKey: GATEWAY_OR_ADMIN,
+  createAccount: GATEWAY_OR_ADMIN,
+  rotateKey: ADMIN,
+  logIn: GATEWAY_OR_ADMIN,
+  logOut: GATEWAY_OR_ADMIN,
+  getAccount: GATEWAY_OR_ADMIN,
+  rotateSessionKey: GATEWAY_OR_ADMIN,
+  recordUsage: GATEWAY_OR_ADMIN,
+  recordUsageBatch: GATEWAY_OR_ADMIN,
+  watchRevocations: GATEWAY_OR_ADMIN,
+  getUsage: GATEWAY_OR_ADMIN,
+  listAccounts: ADMIN,
+};
+
 /** The service as a gRPC server registers it. */
 export function authServiceBinding(dependencies: AuthServiceDependencies): ServiceBinding {
   return {
@@ -55,6 +78,7 @@ export function authServiceBinding(dependencies: AuthServiceDependencies): Servi
     definition: AuthServiceService,
     implementation: createAuthService(dependencies),
     protoFile: "winnow/auth/v1/auth.proto",
+    callers: CALLERS,
   };
 }
 

@@ -3,9 +3,28 @@ import { describe, expect, it } from "vitest";
 import { generateApiKey, parseApiKey } from "./api-key.js";
 import { authConfigShape } from "./config.js";
 
+const TOKENS = { WINNOW_GATEWAY_TOKEN: "g".repeat(32), WINNOW_ADMIN_TOKEN: "a".repeat(32) };
+
 describe("auth configuration", () => {
-  it("has defaults for everything", () => {
-    expect(loadConfig(authConfigShape, {})).toEqual({
+  it("refuses to start without its callers' tokens, or with a short one, naming the variables and not echoing them", () => {
+    expect(() => loadConfig(authConfigShape, {})).toThrow(
+      /WINNOW_GATEWAY_TOKEN: is required: the shared secret of internal gRPC calls, at least 32 characters.*\(unset\)\n {2}WINNOW_ADMIN_TOKEN: is required/,
+    );
+    let message = "";
+    try {
+      loadConfig(authConfigShape, { ...TOKENS, WINNOW_ADMIN_TOKEN: "short-secret" });
+    } catch (error) {
+      message = (error as ConfigError).message;
+    }
+    expect(message).toContain(
+      'WINNOW_ADMIN_TOKEN: must be at least 32 characters (e.g. openssl rand -base64 32) (got "<redacted>")',
+    );
+    expect(message).not.toContain("short-secret");
+  });
+
+  it("has defaults for everything else", () => {
+    expect(loadConfig(authConfigShape, TOKENS)).toEqual({
+      ...TOKENS,
       GRPC_HOST: "127.0.0.1",
       GRPC_PORT: 50051,
       METRICS_HOST: "127.0.0.1",
@@ -23,13 +42,15 @@ describe("auth configuration", () => {
 
   it("takes a well-formed WINNOW_DEV_API_KEY as a parsed key", () => {
     const key = generateApiKey();
-    expect(loadConfig(authConfigShape, { WINNOW_DEV_API_KEY: key.plaintext }).WINNOW_DEV_API_KEY).toEqual(key);
+    expect(loadConfig(authConfigShape, { ...TOKENS, WINNOW_DEV_API_KEY: key.plaintext }).WINNOW_DEV_API_KEY).toEqual(
+      key,
+    );
   });
 
   it("refuses a malformed WINNOW_DEV_API_KEY, suggesting a usable key and not echoing the bad one", () => {
     let error: unknown;
     try {
-      loadConfig(authConfigShape, { WINNOW_DEV_API_KEY: "wnw_my-secret-dev-key" });
+      loadConfig(authConfigShape, { ...TOKENS, WINNOW_DEV_API_KEY: "wnw_my-secret-dev-key" });
     } catch (caught) {
       error = caught;
     }
@@ -43,12 +64,12 @@ describe("auth configuration", () => {
 
   it("takes WINNOW_ENCRYPTION_KEY as 32 bytes and refuses anything else without echoing it", () => {
     const key = Buffer.alloc(32, 7);
-    expect(loadConfig(authConfigShape, { WINNOW_ENCRYPTION_KEY: key.toString("hex") }).WINNOW_ENCRYPTION_KEY).toEqual(
-      key,
-    );
+    expect(
+      loadConfig(authConfigShape, { ...TOKENS, WINNOW_ENCRYPTION_KEY: key.toString("hex") }).WINNOW_ENCRYPTION_KEY,
+    ).toEqual(key);
     let message = "";
     try {
-      loadConfig(authConfigShape, { WINNOW_ENCRYPTION_KEY: "hunter2-secret" });
+      loadConfig(authConfigShape, { ...TOKENS, WINNOW_ENCRYPTION_KEY: "hunter2-secret" });
     } catch (caught) {
       message = (caught as ConfigError).message;
     }
@@ -57,7 +78,7 @@ describe("auth configuration", () => {
   });
 
   it("refuses a DATABASE_URL that is not a Postgres URL", () => {
-    expect(() => loadConfig(authConfigShape, { DATABASE_URL: "mysql://localhost/db" })).toThrow(
+    expect(() => loadConfig(authConfigShape, { ...TOKENS, DATABASE_URL: "mysql://localhost/db" })).toThrow(
       /DATABASE_URL: must be a postgres/,
     );
   });

@@ -5,6 +5,10 @@ import { decodeEncryptionKey } from "./key-cipher.js";
 
 export const authConfigShape = {
   ...grpcServiceConfig({ grpcPort: 50051, metricsPort: 9465 }),
+  /** The gateway's credential: what the dashboard and scrapes need, no account administration. */
+  WINNOW_GATEWAY_TOKEN: env.callerToken(),
+  /** The operator CLI's credential: every RPC, listing accounts and rotating any account's key included. */
+  WINNOW_ADMIN_TOKEN: env.callerToken(),
   /** Where the embedded database, the dev key file and the generated encryption key live. */
   WINNOW_DATA_DIR: z.string().min(1).default(".data"),
   /** A Postgres server to use instead of the embedded PGlite database. */

@@ -1,11 +1,10 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import type { Logger } from "@winnow/platform";
+import { type Logger, readSecretFile, writeSecretFile } from "@winnow/platform";
 import { type ApiKey, generateApiKey, parseApiKey } from "./api-key.js";
 import type { AuthStore } from "./auth-store.js";
 import { DEFAULT_PLAN } from "./plans.js";
 import type { RevocationFeed } from "./revocation-feed.js";
-import { readSecretFile, writeSecretFile } from "./secret-file.js";
 
 export const DEV_ACCOUNT_EMAIL = "dev@localhost";
 /** The file under the data directory holding the dev key; the launcher prints it. */

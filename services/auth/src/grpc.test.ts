@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type * as grpc from "@grpc/grpc-js";
+import * as grpc from "@grpc/grpc-js";
 import {
   type AuthClient,
   checkHealth,
@@ -12,6 +12,7 @@ import {
 } from "@winnow/platform";
 import { AuthServiceClient, InvalidKeyReason } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_TOKENS } from "../../../test/support/caller-tokens.js";
 import { authServiceBinding } from "./auth-service.js";
 import { AuthStore } from "./auth-store.js";
 import { BACKENDS, openTestDatabase, silentLogger, type TestDatabase, testCipher } from "./databases.test-helpers.js";
@@ -33,6 +34,7 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       host: "127.0.0.1",
       port: 0,
       logger: silentLogger,
+      callers: { gateway: TEST_TOKENS.gateway, admin: TEST_TOKENS.admin },
       services: [
         authServiceBinding({
           store,
@@ -44,7 +46,8 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       ],
     });
     server.setReady(true);
-    client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`));
+    // The operator's credential: these tests call every RPC.
+    client = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`, TEST_TOKENS.admin));
   });
   afterAll(async () => {
     client?.grpc.close();
@@ -63,6 +66,31 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
     expect(error).toBeInstanceOf(WinnowError);
     return error as WinnowError;
   };
+
+  it("lets the gateway's credential do what the dashboard and scrapes need, never list accounts or rotate any key", async () => {
+    const { account } = await createAccount(`${randomUUID()}@example.com`);
+    const as = (token: string) => promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`, token));
+    const gateway = as(TEST_TOKENS.gateway);
+    const service = as(TEST_TOKENS.service);
+    const code = async (call: Promise<unknown>) => ((await failure(call)).cause as grpc.ServiceError).code;
+    try {
+      expect(await gateway.validateKey({ apiKey: "wnw_x" })).toMatchObject({ valid: false });
+      expect(await gateway.createAccount({ email: `${randomUUID()}@example.com`, password: "" })).toHaveProperty(
+        "apiKey",
+      );
+      expect(await code(gateway.listAccounts({}))).toBe(grpc.status.PERMISSION_DENIED);
+      expect(await code(gateway.rotateKey({ accountId: account!.id }))).toBe(grpc.status.PERMISSION_DENIED);
+      // The renderer's and the extractor's credential is not one auth knows: nothing at all.
+      for (const call of [service.listAccounts({}), service.rotateKey({ accountId: account!.id })]) {
+        expect(await code(call)).toBe(grpc.status.UNAUTHENTICATED);
+      }
+      expect(await code(service.validateKey({ apiKey: "wnw_x" }))).toBe(grpc.status.UNAUTHENTICATED);
+      expect(await code(service.recordUsageBatch({ usage: [] }))).toBe(grpc.status.UNAUTHENTICATED);
+    } finally {
+      gateway.grpc.close();
+      service.grpc.close();
+    }
+  });
 
   it("reports SERVING", async () => {
     expect(await checkHealth(`127.0.0.1:${server.port}`, "winnow.auth.v1.AuthService")).toBe("SERVING");

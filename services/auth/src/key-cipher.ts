@@ -1,7 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import path from "node:path";
-import type { Logger } from "@winnow/platform";
-import { readSecretFile, writeSecretFile } from "./secret-file.js";
+import { type Logger, readSecretFile, writeSecretFile } from "@winnow/platform";
 
 /** The file under the data directory holding the generated encryption key (embedded default). */
 export const ENCRYPTION_KEY_FILE = "encryption-key";

@@ -39,6 +39,7 @@ const server = await startGrpcServer({
   host: config.GRPC_HOST,
   port: config.GRPC_PORT,
   logger,
+  callers: { gateway: config.WINNOW_GATEWAY_TOKEN, admin: config.WINNOW_ADMIN_TOKEN },
   services: [
     authServiceBinding({
       store,

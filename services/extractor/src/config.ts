@@ -8,6 +8,8 @@ import { pageTokenBudget } from "./engines/model/tokens.js";
 /** The extractor's environment variables; see docs/configuration.md. */
 export const configShape = {
   ...grpcServiceConfig({ grpcPort: 50053, metricsPort: 9467 }),
+  /** What every caller (the gateway, other internal services) must present; the only token this process holds. */
+  WINNOW_SERVICE_TOKEN: env.callerToken(),
   /** An OpenAI-compatible endpoint (vLLM, Ollama, Azure, ...); the OpenAI API when unset. */
   LLM_BASE_URL: env.url().optional(),
   LLM_API_KEY: z.string().optional(),

@@ -1,10 +1,20 @@
-import { checkHealth, createClient, createLogger, promiseClient, startGrpcServer, WinnowError } from "@winnow/platform";
+import * as grpc from "@grpc/grpc-js";
+import {
+  checkHealth,
+  createClient,
+  createLogger,
+  promiseClient,
+  type RunningGrpcServer,
+  startGrpcServer,
+  WinnowError,
+} from "@winnow/platform";
 import {
   Engine,
   ExtractorServiceClient,
   type ExtractRequest,
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callStatus, TEST_TOKENS } from "../../../test/support/caller-tokens.js";
 import { type FakeAnswer, type FakeLlm, reply, startFakeLlm } from "../../../test/support/fake-llm.js";
 import { LlmEngine } from "./engines/model/llm.js";
 import { extractorServiceBinding } from "./extractor-service.js";
@@ -38,6 +48,7 @@ async function startExtractor(llm: LlmEngine | undefined) {
     host: "127.0.0.1",
     port: 0,
     logger,
+    callers: { service: TEST_TOKENS.service },
     services: [
       extractorServiceBinding({
         logger,
@@ -50,7 +61,7 @@ async function startExtractor(llm: LlmEngine | undefined) {
     ],
   });
   server.setReady(true);
-  const client = createClient(ExtractorServiceClient, `127.0.0.1:${server.port}`);
+  const client = createClient(ExtractorServiceClient, `127.0.0.1:${server.port}`, TEST_TOKENS.service);
   return { server, client, extractions };
 }
 
@@ -105,6 +116,29 @@ afterAll(async () => {
 });
 
 describe("ExtractorService over gRPC", () => {
+  it("refuses a call without the service token, or with another role's, before the model is asked", async () => {
+    const before = fake.requests.length;
+    const address = `127.0.0.1:${withLlm.server.port}`;
+    const request = {
+      url: "https://shop.example/lamp",
+      html: HTML,
+      schemaJson: SCHEMA,
+      taskDescription: "",
+      options: { engine: Engine.ENGINE_LLM, includeModelInput: false, evidence: false },
+    };
+    for (const token of [undefined, TEST_TOKENS.gateway, TEST_TOKENS.admin, "x".repeat(40)]) {
+      const status = await callStatus(ExtractorServiceClient, address, token, (client, done) =>
+        client.extract(request, done),
+      );
+      expect(status.code, String(token)).toBe(grpc.status.UNAUTHENTICATED);
+    }
+    expect(fake.requests.length).toBe(before);
+    // The same request with the service token reaches the model.
+    modelAnswer = () => ({ title: "Desk Lamp", price_usd: 19.99, colours: [] });
+    expect((await extractWith(withLlm.client, request)).engine).toBe(Engine.ENGINE_LLM);
+    expect(fake.requests.length).toBeGreaterThan(before);
+  });
+
   it("is SERVING as soon as it starts", async () => {
     expect(await checkHealth(`127.0.0.1:${builtinOnly.server.port}`, "winnow.extractor.v1.ExtractorService")).toBe(
       "SERVING",

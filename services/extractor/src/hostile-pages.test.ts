@@ -7,6 +7,7 @@
 import { createClient, promiseClient, WinnowError } from "@winnow/platform";
 import { ExtractorServiceClient, type ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_TOKENS } from "../../../test/support/caller-tokens.js";
 import { freePorts } from "../../../test/support/ports.js";
 import { type ServiceProcess, startService } from "../../../test/support/service-process.js";
 
@@ -32,7 +33,7 @@ beforeAll(async () => {
     },
     address,
   );
-  client = createClient(ExtractorServiceClient, address);
+  client = createClient(ExtractorServiceClient, address, TEST_TOKENS.service);
 }, 120_000);
 
 afterAll(async () => {

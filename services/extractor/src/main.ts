@@ -65,6 +65,7 @@ const server = await startGrpcServer({
   host: config.GRPC_HOST,
   port: config.GRPC_PORT,
   logger,
+  callers: { service: config.WINNOW_SERVICE_TOKEN },
   services: [
     extractorServiceBinding({
       logger,

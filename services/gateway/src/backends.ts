@@ -20,10 +20,14 @@ export interface Backends {
   close(): void;
 }
 
-export function connectBackends(addresses: { auth: string; renderer: string; extractor: string }): Backends {
-  const auth = promiseClient(createClient(AuthServiceClient, addresses.auth));
-  const renderer = promiseClient(createClient(RendererServiceClient, addresses.renderer));
-  const extractor = promiseClient(createClient(ExtractorServiceClient, addresses.extractor));
+/** tokens: the gateway's own for auth; the service token for the renderer and the extractor. */
+export function connectBackends(
+  addresses: { auth: string; renderer: string; extractor: string },
+  tokens: { gateway: string; service: string },
+): Backends {
+  const auth = promiseClient(createClient(AuthServiceClient, addresses.auth, tokens.gateway));
+  const renderer = promiseClient(createClient(RendererServiceClient, addresses.renderer, tokens.service));
+  const extractor = promiseClient(createClient(ExtractorServiceClient, addresses.extractor, tokens.service));
   return {
     auth,
     renderer,

@@ -9,6 +9,10 @@ export const configShape = {
   AUTH_ADDR: env.grpcTarget("127.0.0.1:50051"),
   RENDERER_ADDR: env.grpcTarget("127.0.0.1:50052"),
   EXTRACTOR_ADDR: env.grpcTarget("127.0.0.1:50053"),
+  /** Sent to auth: the gateway's role there. */
+  WINNOW_GATEWAY_TOKEN: env.callerToken(),
+  /** Sent to the renderer and the extractor, which never see the gateway's token. */
+  WINNOW_SERVICE_TOKEN: env.callerToken(),
   /** One deadline for a whole scrape, passed down every hop. */
   REQUEST_TIMEOUT_MS: env.positiveInt(60_000, 600_000),
   MAX_BODY_BYTES: env.positiveInt(1024 * 1024, 16 * 1024 * 1024),

@@ -4,6 +4,8 @@ import { parseEgressAllowlist } from "./egress/egress.js";
 
 export const rendererConfigShape = {
   ...grpcServiceConfig({ grpcPort: 50052, metricsPort: 9466 }),
+  /** What every caller (the gateway, other internal services) must present; the only token this process holds. */
+  WINNOW_SERVICE_TOKEN: env.callerToken(),
   /** Searched first; where it names no executable, the search goes on (browser-discovery.ts). */
   CHROMIUM_PATH: z.string().min(1).optional(),
   RENDER_MAX_PAGES: env.positiveInt(4, 64),

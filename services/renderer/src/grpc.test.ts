@@ -1,5 +1,6 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import * as grpc from "@grpc/grpc-js";
 import {
   checkHealth,
   createClient,
@@ -19,6 +20,7 @@ import {
   type RenderResponse,
 } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { callStatus, TEST_TOKENS } from "../../../test/support/caller-tokens.js";
 import type { BrowserHost } from "./browser/browser.js";
 import type { PageSlots } from "./browser/page-slots.js";
 import { rendererConfigShape } from "./config.js";
@@ -103,6 +105,7 @@ beforeAll(async () => {
     WINNOW_EGRESS_ALLOW: "127.0.0.1/32",
     RENDER_MAX_HTML_BYTES: String(MAX_HTML_BYTES),
     LOG_LEVEL: "silent",
+    WINNOW_SERVICE_TOKEN: TEST_TOKENS.service,
   });
   const logger = createLogger("renderer-test", config.LOG_LEVEL);
   rendering = await createRendering(config, logger);
@@ -113,10 +116,11 @@ beforeAll(async () => {
     host: "127.0.0.1",
     port: 0,
     logger,
+    callers: { service: TEST_TOKENS.service },
     services: [rendererServiceBinding({ logger, renderer, renderTimeoutMs: config.RENDER_TIMEOUT_MS })],
   });
   address = `127.0.0.1:${server.port}`;
-  client = promiseClient(createClient(RendererServiceClient, address));
+  client = promiseClient(createClient(RendererServiceClient, address, TEST_TOKENS.service));
   browser.onReadyChange((ready) => server.setReady(ready));
   healthBeforeBrowser = await checkHealth(address, RENDERER_SERVICE_NAME);
   await browser.start();
@@ -166,6 +170,19 @@ describe("health", () => {
     expect(healthBeforeBrowser).toBe("NOT_SERVING");
     expect(await checkHealth(address, RENDERER_SERVICE_NAME)).toBe("SERVING");
     expect(await checkHealth(address)).toBe("SERVING");
+  });
+});
+
+describe("caller credentials", () => {
+  it("refuses a render without the service token, or with another role's, as UNAUTHENTICATED", async () => {
+    const request: RenderRequest = { url: `${base}/static` };
+    for (const token of [undefined, TEST_TOKENS.gateway, TEST_TOKENS.admin, "x".repeat(40)]) {
+      const status = await callStatus(RendererServiceClient, address, token, (client, done) =>
+        client.render(request, done),
+      );
+      expect(status.code, String(token)).toBe(grpc.status.UNAUTHENTICATED);
+      expect(status.details).toMatch(/WINNOW_SERVICE_TOKEN/);
+    }
   });
 });
 

@@ -22,6 +22,7 @@ const server = await startGrpcServer({
   host: config.GRPC_HOST,
   port: config.GRPC_PORT,
   logger,
+  callers: { service: config.WINNOW_SERVICE_TOKEN },
   services: [rendererServiceBinding({ logger, renderer, renderTimeoutMs: config.RENDER_TIMEOUT_MS })],
 });
 onShutdownSignal(logger, async () => {

@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createLogger, loadConfig } from "@winnow/platform";
 import type { RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { TEST_TOKENS } from "../../../test/support/caller-tokens.js";
 import type { BrowserHost } from "./browser/browser.js";
 import { rendererConfigShape } from "./config.js";
 import type { Lookup } from "./egress/egress.js";
@@ -40,7 +41,11 @@ export type RenderingWithBrowser = Rendering & { browser: BrowserHost };
 
 /** The whole renderer (egress proxy, static fetcher, started browser) with test settings. */
 export async function startRendering(env: Record<string, string>, lookup?: Lookup): Promise<RenderingWithBrowser> {
-  const config = loadConfig(rendererConfigShape, { LOG_LEVEL: "silent", ...env });
+  const config = loadConfig(rendererConfigShape, {
+    LOG_LEVEL: "silent",
+    WINNOW_SERVICE_TOKEN: TEST_TOKENS.service,
+    ...env,
+  });
   const rendering = await createRendering(config, createLogger("renderer-test", config.LOG_LEVEL), lookup);
   if (!rendering.browser)
     throw new Error("these tests need a Chromium (CHROMIUM_PATH, Playwright's, or chromium on PATH)");

@@ -2,6 +2,7 @@ import { createClient, createLogger, promiseClient, startGrpcServer } from "@win
 import { Engine, ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { load } from "cheerio";
 import { afterAll, expect, it, vi } from "vitest";
+import { TEST_TOKENS } from "../../../../test/support/caller-tokens.js";
 import { startFakeLlm } from "../../../../test/support/fake-llm.js";
 import { LlmEngine } from "../engines/model/llm.js";
 import { extractorServiceBinding } from "../extractor-service.js";
@@ -53,6 +54,7 @@ async function startExtractor(shared: boolean) {
     host: "127.0.0.1",
     port: 0,
     logger,
+    callers: { service: TEST_TOKENS.service },
     services: [
       extractorServiceBinding({
         logger,
@@ -65,7 +67,7 @@ async function startExtractor(shared: boolean) {
     ],
   });
   server.setReady(true);
-  const client = createClient(ExtractorServiceClient, `127.0.0.1:${server.port}`);
+  const client = createClient(ExtractorServiceClient, `127.0.0.1:${server.port}`, TEST_TOKENS.service);
   return { store, server, client, extractions };
 }
 

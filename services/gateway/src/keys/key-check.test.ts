@@ -14,6 +14,7 @@ import {
 } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { TEST_TOKENS } from "../../../../test/support/caller-tokens.js";
 import { startTcpProxy, type TcpProxy } from "../../../../test/support/tcp-proxy.js";
 import { authServiceBinding } from "../../../auth/src/auth-service.js";
 import { AuthStore } from "../../../auth/src/auth-store.js";
@@ -28,6 +29,8 @@ import { RevocationFeed } from "../../../auth/src/revocation-feed.js";
 import { KeyCheck } from "./key-check.js";
 
 const LEASE_MS = 300;
+/** Auth's callers: the key check runs with the gateway's token, the test's own calls (rotations) with the admin's. */
+const AUTH_CALLERS = { gateway: TEST_TOKENS.gateway, admin: TEST_TOKENS.admin };
 
 /** An auth service (one replica) on the test's database, with its own revocation feed. */
 function authBinding(db: TestDatabase, leaseMs: number) {
@@ -61,11 +64,17 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
       validations++;
       validateKey(call, callback);
     };
-    server = await startGrpcServer({ host: "127.0.0.1", port: 0, logger: silentLogger, services: [binding] });
+    server = await startGrpcServer({
+      host: "127.0.0.1",
+      port: 0,
+      logger: silentLogger,
+      callers: AUTH_CALLERS,
+      services: [binding],
+    });
     server.setReady(true);
     link = await startTcpProxy(server.port);
-    admin = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`));
-    gatewaySide = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${link.port}`));
+    admin = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${server.port}`, TEST_TOKENS.admin));
+    gatewaySide = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${link.port}`, TEST_TOKENS.gateway));
     keys = new KeyCheck(gatewaySide, { size: 100, maxAgeMs: 60_000, logger: silentLogger });
   });
   afterAll(async () => {
@@ -176,13 +185,14 @@ describe("KeyCheck with two auth replicas on one Postgres", () => {
         host: "127.0.0.1",
         port: 0,
         logger: silentLogger,
+        callers: AUTH_CALLERS,
         services: [authBinding(db, LEASE_MS)],
       });
       server.setReady(true);
       servers.push(server);
     }
-    replicaA = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${servers[0]!.port}`));
-    replicaB = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${servers[1]!.port}`));
+    replicaA = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${servers[0]!.port}`, TEST_TOKENS.admin));
+    replicaB = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${servers[1]!.port}`, TEST_TOKENS.gateway));
     keys = new KeyCheck(replicaB, { size: 100, maxAgeMs: 60_000, logger: silentLogger });
   });
   afterAll(async () => {
