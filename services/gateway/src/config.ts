@@ -25,7 +25,7 @@ export const configShape = {
   /** Prefix of the gateway's Redis keys, so deployments sharing a Redis do not share counts. */
   REDIS_KEY_PREFIX: z.string().min(1).max(100).default("winnow:"),
   /**
-   * Consecutive failed log-ins per email before it is blocked (15 minutes, doubling with each block in a day);
+   * Consecutive failed log-ins per email (within a day) before it is blocked (15 minutes, doubling with each block);
    * ten times that is the log-in and sign-up attempts per client address in 15 minutes.
    */
   LOGIN_ATTEMPTS_PER_15_MIN: env.positiveInt(10, 10_000),

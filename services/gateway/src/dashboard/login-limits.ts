@@ -2,11 +2,17 @@ import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import { type LimiterFactory, takePoint } from "../http/rate-limits.js";
 
 const WINDOW_SECONDS = 15 * 60;
-/** How long an email's blocks are remembered for the doubling. */
-const BLOCK_MEMORY_SECONDS = 24 * 60 * 60;
+/**
+ * How long an email's failures and blocks are remembered: a day, so that
+ * spacing guesses out (a few every 15 minutes) does not avoid the block.
+ */
+const MEMORY_SECONDS = 24 * 60 * 60;
 
 export interface LoginLimitsOptions {
-  /** Consecutive failures per email before it is blocked; ten times that is the attempts per address in 15 minutes. */
+  /**
+   * Consecutive failures per email (within a day) before it is blocked; ten times that is the attempts per
+   * address in 15 minutes.
+   */
   failures: number;
   /** The first block of an email; each further block within a day doubles it, up to maxBlockSeconds. */
   firstBlockSeconds?: number;
@@ -24,7 +30,7 @@ export interface LoginRefusal {
  *
  * - per account (the normalised email), whatever address the attempt comes
  *   from, so rotating addresses (or spoofing X-Forwarded-For) gains nothing:
- *   `failures` consecutive failures block the email for 15 minutes, each
+ *   `failures` consecutive failures (within a day) block the email for 15 minutes, each
  *   further block within a day twice as long (up to 4 hours); a success
  *   clears both counts.
  * - per client address, every attempt, ten times `failures` per 15 minutes.
@@ -45,8 +51,8 @@ export class LoginLimits {
   ) {
     this.firstBlockSeconds = firstBlockSeconds;
     this.maxBlockSeconds = maxBlockSeconds;
-    this.failures = factory.create({ name: "login-fails:", points: failures, durationSeconds: WINDOW_SECONDS });
-    this.blocks = factory.create({ name: "login-blocks:", points: 1, durationSeconds: BLOCK_MEMORY_SECONDS });
+    this.failures = factory.create({ name: "login-fails:", points: failures, durationSeconds: MEMORY_SECONDS });
+    this.blocks = factory.create({ name: "login-blocks:", points: 1, durationSeconds: MEMORY_SECONDS });
     this.perAddress = factory.create({ name: "login-ip:", points: failures * 10, durationSeconds: WINDOW_SECONDS });
   }
 
