@@ -60,8 +60,9 @@ beforeAll(async () => {
     EXTRACT_HYBRID: "off",
     EXTRACT_TEMPLATES: "false",
     LOG_LEVEL: "warn",
-    // High enough that the rotation flood is never rate-limited.
+    // High enough that the rotation flood is never rate-limited (its old key fails by the thousand, from one address).
     PLAN_REQUESTS_PER_MINUTE: "1000000",
+    KEY_FAILURES_PER_MINUTE: "1000000",
     PLAN_MAX_CONCURRENT_SCRAPES: "64",
     LOGIN_ATTEMPTS_PER_15_MIN: String(LOGIN_ATTEMPTS),
     // Any free port for each service's /metrics, so parallel stacks never collide.
