@@ -4,9 +4,10 @@
 #   docker build --target auth     -t winnow-auth     .
 #   docker build --target renderer -t winnow-renderer .
 #   docker build --target extractor -t winnow-extractor .
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node.js 22 LTS (20 reaches its end of life on 2026-04-30); the code also runs on 20.19+.
+ARG NODE_IMAGE=node:22-bookworm-slim
 
-# --- manifests: the lockfile and every workspace's package.json, what npm install needs.
+# --- manifests: the lockfile and every workspace's package.json, what npm ci needs.
 FROM ${NODE_IMAGE} AS manifests
 WORKDIR /src
 COPY package.json package-lock.json ./
@@ -21,8 +22,9 @@ COPY test/support/package.json test/support/
 
 # --- build: every dependency (TypeScript included), then tsc -b of the four services.
 FROM manifests AS build
-# npm install, not npm ci: see .ci/run (the lockfile lacks other platforms' optional binaries).
-RUN npm install --no-audit --no-fund
+# npm ci: exactly the lockfile. It lacks other platforms' optional binaries (see .ci/run), which
+# Linux images never need: the Linux x64 and arm64 ones are recorded.
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.base.json ./
 COPY packages/platform packages/platform
 COPY services services
@@ -30,7 +32,7 @@ RUN npx tsc -b services/auth services/renderer services/extractor services/gatew
 
 # --- prod-deps: the same lockfile without devDependencies (no TypeScript, Vitest, buf, ts-proto).
 FROM manifests AS prod-deps
-RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # --- runtime: what every service shares. Services run from /app, the repository layout,
 # because the telemetry preload and the .proto files for reflection are found from there.

@@ -3,11 +3,13 @@
  * the gateway URL, a working API key and a curl example once all four
  * services are ready; Ctrl-C stops everything.
  */
-import { env, loadConfigOrExit } from "@winnow/platform";
+import { env, keepFilesPrivate, loadConfigOrExit } from "@winnow/platform";
 import { formatLogLine } from "./log-format.js";
 import { startSampleSite } from "./sample-site.js";
 import { type ServiceName, type Stack, startStack } from "./stack.js";
 
+// Every service inherits it: .data/ (the databases, the dev key, the encryption key) is this user's alone.
+keepFilesPrivate();
 const config = loadConfigOrExit({
   PORT: env.port(8080),
   AUTH_GRPC_PORT: env.port(50051),

@@ -360,6 +360,10 @@ describe("rendered objects", () => {
     }
   });
 
+  it("believes X-Forwarded-For from the one proxy hop in front (the Ingress controller), not from any client", () => {
+    expect(loadServiceConfig("gateway", plainEnv("gateway")).TRUST_PROXY).toBe(1);
+  });
+
   it("names each service's traces from its pod's component label", () => {
     for (const component of COMPONENTS) {
       const serviceName = envOf(component).find((v) => v.name === "OTEL_SERVICE_NAME")!;

@@ -120,6 +120,16 @@ describe("Dockerfile", () => {
     for (const component of COMPONENTS) expect(stages.map((s) => s.name)).toContain(component);
   });
 
+  it("runs on Node.js 22 LTS, which package.json's engines allows beside 20.19", () => {
+    const source = readFileSync(path.join(ROOT, "Dockerfile"), "utf8");
+    expect(/^ARG NODE_IMAGE=(\S+)$/m.exec(source)?.[1]).toBe("node:22-bookworm-slim");
+    // Every stage starts from it or from another stage.
+    for (const s of stages.filter((s) => !stages.some((other) => other.name === s.from))) {
+      expect(s.from, s.name).toMatch(/^\$\{NODE_IMAGE\}$/);
+    }
+    expect(JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).engines).toEqual({ node: ">=20.19" });
+  });
+
   it("copies from the context only paths that exist and that .dockerignore lets through", () => {
     for (const s of stages) {
       for (const copy of copies(s.name).filter((c) => !c.from && c.stage === s.name)) {
@@ -147,7 +157,9 @@ describe("Dockerfile", () => {
       all("prod-deps", "RUN")
         .map((i) => i.args)
         .join(" "),
-    ).toMatch(/npm install --omit=dev/);
+    ).toMatch(/npm ci --omit=dev/);
+    // Exactly the lockfile, in both stages.
+    expect(all("build", "RUN").map((i) => i.args)).toContainEqual(expect.stringMatching(/^npm ci /));
     const fromProdDeps = copies("runtime").find((c) => c.from === "prod-deps")!;
     expect(fromProdDeps.source).toBe(`${workdir("prod-deps")}/node_modules`);
     expect(

@@ -78,6 +78,7 @@ async function inProcessGateway(options: { requestTimeoutMs?: number; deadBacken
     maxBodyBytes: 65_536,
     limiters: createLimiterFactory({ redisUrl: undefined, keyPrefix: "contract:", logger }),
     loginAttemptsPer15Min: 10,
+    keyFailuresPerMinute: 1000,
     trustProxy: false,
   });
   const server = await startHttpServer(gateway.app, "127.0.0.1", 0);

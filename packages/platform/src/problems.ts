@@ -57,7 +57,7 @@ export const PROBLEM_TYPES = {
     title: "Forbidden",
     grpc: PERMISSION_DENIED,
     retryable: false,
-    when: "A dashboard form came from another site (its `Origin` or CSRF token does not match).",
+    when: "A dashboard form came from another site, or does not say where from (its `Origin`, else `Referer`, is missing or foreign), or its CSRF token is not its session's.",
   },
   "not-found": {
     status: 404,
@@ -72,6 +72,13 @@ export const PROBLEM_TYPES = {
     grpc: UNIMPLEMENTED,
     retryable: false,
     when: "The route exists but not for this method (`Allow` says which).",
+  },
+  "request-timeout": {
+    status: 408,
+    title: "Request timeout",
+    grpc: DEADLINE_EXCEEDED,
+    retryable: true,
+    when: "The request's headers or body did not arrive in time (answered by the HTTP server before any route).",
   },
   "already-exists": {
     status: 409,
@@ -106,7 +113,14 @@ export const PROBLEM_TYPES = {
     title: "Rate limit exceeded",
     grpc: RESOURCE_EXHAUSTED,
     retryable: true,
-    when: "Too many requests per minute, or too many scrapes in flight, for this key; `Retry-After` and `RateLimit-*` say when to try again.",
+    when: "Too many requests per minute, or too many scrapes in flight, for this key, or too many invalid keys from one address; `Retry-After` and `RateLimit-*` say when to try again.",
+  },
+  "headers-too-large": {
+    status: 431,
+    title: "Request headers too large",
+    grpc: INVALID_ARGUMENT,
+    retryable: false,
+    when: "The request's headers exceed the HTTP server's limit (Node.js `--max-http-header-size`, 16 KiB by default).",
   },
   "url-not-allowed": {
     status: 422,

@@ -2,9 +2,12 @@ import { randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 
-/** Written whole and owner-only: the file is created 0600 and renamed into place, so no reader sees half a secret. */
+/**
+ * Written whole and owner-only: the file is created 0600 (in a 0700 directory when it makes one) and renamed
+ * into place, so no reader sees half a secret.
+ */
 export async function writeSecretFile(file: string, content: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.${randomUUID()}.tmp`;
   await writeFile(temporary, content, { mode: 0o600, flag: "wx" });
   await rename(temporary, file);

@@ -4,11 +4,10 @@
  * (DATABASE_URL), and a migration runner whose record table each service
  * names, so services sharing one Postgres database keep their own lists.
  */
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import pg from "pg";
 import type { Logger } from "./logger.js";
+import { ownerOnlyDirectory, removeGroupAndOtherAccess } from "./private-files.js";
 import { WinnowError } from "./problems.js";
 
 export interface SqlExecutor {
@@ -23,10 +22,16 @@ export interface SqlDatabase extends SqlExecutor {
   close(): Promise<void>;
 }
 
-/** PGlite (Postgres compiled to WASM) on disk; one process at a time may open a directory. */
+/**
+ * PGlite (Postgres compiled to WASM) on disk; one process at a time may open
+ * a directory. The directory is its user's alone: PGlite writes its files
+ * 0666 whatever the umask, so their modes are corrected after it opens (and
+ * those of a database made by an older version).
+ */
 export async function openPglite(directory: string): Promise<SqlDatabase> {
-  await mkdir(path.dirname(directory), { recursive: true });
+  await ownerOnlyDirectory(directory);
   const db = await PGlite.create(directory);
+  await removeGroupAndOtherAccess(directory);
   const executor = (target: PGlite | Transaction): SqlExecutor => ({
     async query<Row>(sql: string, params?: unknown[]) {
       return (await target.query<Row>(sql, params)).rows;

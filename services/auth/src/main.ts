@@ -1,5 +1,6 @@
 import {
   createLogger,
+  keepFilesPrivate,
   loadConfigOrExit,
   logFatalErrors,
   onShutdownSignal,
@@ -16,6 +17,8 @@ import { migrate } from "./migrations.js";
 import { planLookup } from "./plans.js";
 import { RevocationFeed } from "./revocation-feed.js";
 
+// The embedded database, the dev key and the generated encryption key are for this user's eyes only.
+keepFilesPrivate();
 const config = loadConfigOrExit(authConfigShape);
 
 const logger = createLogger("auth", config.LOG_LEVEL);

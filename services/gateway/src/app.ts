@@ -12,6 +12,7 @@ import type { LimiterFactory } from "./http/rate-limits.js";
 import { requestContext } from "./http/request-context.js";
 import { requireApiKey } from "./keys/api-key.js";
 import { KeyCheck } from "./keys/key-check.js";
+import { KeyFailureLimit } from "./keys/key-failures.js";
 import { KeyLimits } from "./keys/key-limits.js";
 import { UsageCounter } from "./keys/usage.js";
 import { scrapeHandler } from "./scrape/scrape.js";
@@ -28,6 +29,8 @@ export interface AppOptions {
   maxBodyBytes: number;
   limiters: LimiterFactory;
   loginAttemptsPer15Min: number;
+  /** Failed API-key checks per client address and minute before it gets 429 without auth being asked. */
+  keyFailuresPerMinute: number;
   /** Express's "trust proxy": which proxies' X-Forwarded-* to believe (client address, TLS). */
   trustProxy: boolean | number | string;
 }
@@ -50,6 +53,12 @@ export function createGateway(options: AppOptions): Gateway {
   const openApiJson = JSON.stringify(openApiDocument());
   const docsHtml = renderDocsPage();
   app.set("trust proxy", options.trustProxy);
+  if (options.trustProxy === true) {
+    logger.warn(
+      "TRUST_PROXY=true believes every X-Forwarded-For, so any client can choose its own address (and escape " +
+        "per-address limits); set the proxies' hop count or addresses instead",
+    );
+  }
   // Helmet's defaults, except: no upgrade-insecure-requests, which on a plain-http
   // deployment would send the dashboard's forms to an https:// that is not there;
   // and Referrer-Policy same-origin, as no-referrer makes browsers send
@@ -61,6 +70,7 @@ export function createGateway(options: AppOptions): Gateway {
     }),
   );
   const keyLimits = new KeyLimits(options.limiters, Math.ceil((2 * requestTimeoutMs) / 1000), logger);
+  const apiKey = requireApiKey(keys, new KeyFailureLimit(options.limiters, options.keyFailuresPerMinute));
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -98,7 +108,7 @@ export function createGateway(options: AppOptions): Gateway {
   );
 
   // Checks the key and nothing else: for clients testing their key, and the benchmark's authorized no-op path.
-  app.get("/account", requireApiKey(keys), keyLimits.requests(), (_req, res) => {
+  app.get("/account", apiKey, keyLimits.requests(), (_req, res) => {
     const { accountId, keyId, limits } = res.locals;
     res.json({
       account_id: accountId,
@@ -113,7 +123,7 @@ export function createGateway(options: AppOptions): Gateway {
 
   app.post(
     "/scrape",
-    requireApiKey(keys),
+    apiKey,
     keyLimits.requests(),
     keyLimits.scrapeSlot(),
     usage.middleware(),

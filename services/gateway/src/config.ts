@@ -28,12 +28,18 @@ export const configShape = {
   REDIS_URL: z.url({ protocol: /^rediss?$/, message: "must be a redis:// or rediss:// URL" }).optional(),
   /** Prefix of the gateway's Redis keys, so deployments sharing a Redis do not share counts. */
   REDIS_KEY_PREFIX: z.string().min(1).max(100).default("winnow:"),
-  /** Log-in and sign-up attempts per client address and email per 15 minutes (ten times that per address). */
-  LOGIN_ATTEMPTS_PER_15_MIN: env.positiveInt(10, 10_000),
   /**
-   * Express's "trust proxy": false (default, direct connections), true, a hop
-   * count, or addresses/subnets. Behind a TLS-terminating proxy, it makes the
-   * client address and Secure cookies right.
+   * Consecutive failed log-ins per email (within a day) before it is blocked (15 minutes, doubling with each block);
+   * ten times that is the log-in and sign-up attempts per client address in 15 minutes.
+   */
+  LOGIN_ATTEMPTS_PER_15_MIN: env.positiveInt(10, 10_000),
+  /** Failed API-key checks per client address and minute; past them, 429 without asking auth. */
+  KEY_FAILURES_PER_MINUTE: env.positiveInt(60, 1_000_000),
+  /**
+   * Express's "trust proxy": false (default, direct connections), a hop count
+   * or the proxies' addresses/subnets (recommended behind a proxy), or true
+   * (any X-Forwarded-For: spoofable). Behind a TLS-terminating proxy, it makes
+   * the client address (per-address limits) and Secure cookies right.
    */
   TRUST_PROXY: z
     .string()

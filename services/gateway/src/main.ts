@@ -28,6 +28,7 @@ const gateway = createGateway({
   maxBodyBytes: config.MAX_BODY_BYTES,
   limiters,
   loginAttemptsPer15Min: config.LOGIN_ATTEMPTS_PER_15_MIN,
+  keyFailuresPerMinute: config.KEY_FAILURES_PER_MINUTE,
   trustProxy: config.TRUST_PROXY,
 });
 const server = await startHttpServer(gateway.app, config.HOST, config.PORT);

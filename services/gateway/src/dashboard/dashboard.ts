@@ -3,21 +3,19 @@ import { type AuthClient, type Logger, PROBLEM_TYPES, WinnowError } from "@winno
 import type { GetAccountResponse } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
 import { countRateLimited } from "../http/gateway-metrics.js";
-import { type LimiterFactory, takePoint } from "../http/rate-limits.js";
+import type { LimiterFactory } from "../http/rate-limits.js";
 import { accountPage, errorPage, logInPage, playgroundPage, refreshPage, signUpPage } from "./dashboard-pages.js";
-import { clearSessionCookie, cookies, csrfProtection, SESSION_COOKIE, setSessionCookie } from "./dashboard-session.js";
+import { clearSessionCookie, csrfProtection, sessionToken, setSessionCookie } from "./dashboard-session.js";
+import { LoginLimits } from "./login-limits.js";
 
 /** Mirrors the auth service's rule, so the form can say it up front. */
 const MIN_PASSWORD_LENGTH = 10;
 const ASSETS = fileURLToPath(new URL("../../assets/", import.meta.url));
-const LOGIN_WINDOW_SECONDS = 15 * 60;
 
 export interface DashboardOptions {
   auth: AuthClient;
   limiters: LimiterFactory;
-  /**
-   * Log-in and sign-up attempts allowed per client address and email in 15 minutes (ten times that per address alone).
-   */
+  /** Consecutive failed log-ins per email before it is blocked (ten times that: attempts per address in 15 minutes). */
   loginAttemptsPer15Min: number;
   logger: Logger;
 }
@@ -30,16 +28,7 @@ export interface DashboardOptions {
  */
 export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger }: DashboardOptions): Router {
   const router = express.Router();
-  const perAddressAndEmail = limiters.create({
-    name: "login:",
-    points: loginAttemptsPer15Min,
-    durationSeconds: LOGIN_WINDOW_SECONDS,
-  });
-  const perAddress = limiters.create({
-    name: "login-ip:",
-    points: loginAttemptsPer15Min * 10,
-    durationSeconds: LOGIN_WINDOW_SECONDS,
-  });
+  const loginLimits = new LoginLimits(limiters, { failures: loginAttemptsPer15Min });
 
   router.use("/assets", express.static(ASSETS, { index: false, maxAge: "1h" }));
   router.use((_req, res, next) => {
@@ -56,7 +45,7 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
     req: Request,
     res: Response,
   ): Promise<{ token: string; account: GetAccountResponse } | undefined> => {
-    const token = cookies(req)[SESSION_COOKIE];
+    const token = sessionToken(req);
     if (token) {
       try {
         return { token, account: await auth.getAccount({ sessionToken: token }, hop(res)) };
@@ -69,23 +58,20 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
     return undefined;
   };
 
-  /** Counts an attempt from this address (and for this email); false, with a 429 page sent, when over the limit. */
+  /** Counts an attempt from this address for this email; false, with a 429 page sent, when over a limit. */
   const attemptAllowed = async (req: Request, res: Response, email: string): Promise<boolean> => {
     const address = req.ip ?? "unknown";
-    const states = await Promise.all([
-      takePoint(perAddress, address),
-      takePoint(perAddressAndEmail, `${address}|${email}`),
-    ]);
-    const refused = states.find((state) => !state.allowed);
+    const refused = await loginLimits.attempt(address, email);
     if (!refused) return true;
-    logger.warn({ address }, "dashboard log-in attempts rate-limited");
+    logger.warn({ address, by: refused.by }, "dashboard log-in attempts rate-limited");
     countRateLimited("dashboard_login");
-    res.setHeader("Retry-After", String(refused.resetSeconds));
+    res.setHeader("Retry-After", String(refused.retryAfterSeconds));
+    const from = refused.by === "account" ? "for this email address" : "from here";
     res.status(429).send(
       errorPage({
         status: 429,
         title: "Too many attempts",
-        message: `Too many attempts from here. Try again in ${Math.ceil(refused.resetSeconds / 60)} minutes.`,
+        message: `Too many attempts ${from}. Try again in ${Math.ceil(refused.retryAfterSeconds / 60)} minutes.`,
       }),
     );
     return false;
@@ -93,6 +79,7 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
 
   const startSession = async (req: Request, res: Response, email: string, password: string) => {
     const { session } = await auth.logIn({ email, password }, hop(res));
+    await loginLimits.succeeded(email);
     setSessionCookie(req, res, session!.token, session!.expiresAt!);
     res.redirect(303, "/dashboard");
   };
@@ -126,9 +113,9 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
     if (!(await attemptAllowed(req, res, email))) return;
     try {
       await startSession(req, res, email, password);
-      await perAddressAndEmail.delete(`${req.ip ?? "unknown"}|${email}`);
     } catch (error) {
       if (!(error instanceof WinnowError && error.type === "unauthorized")) throw error;
+      await loginLimits.failed(email);
       res
         .status(401)
         .send(logInPage({ csrf: res.locals.csrfToken!, email, message: "The email or password is incorrect." }));
@@ -151,16 +138,18 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
     } catch (error) {
       if (!(error instanceof WinnowError)) throw error;
       if (error.type === "invalid-request") return page(400, capitalise(error.message));
-      // Neither confirms nor denies that the address has an account.
-      if (error.type === "already-exists")
+      // Neither confirms nor denies that the address has an account; counts as a failure for it, as a log-in would.
+      if (error.type === "already-exists") {
+        await loginLimits.failed(email);
         return page(409, "We could not create an account with these details. If you already have one, log in.");
+      }
       throw error;
     }
     await startSession(req, res, email, password);
   });
 
   router.post("/logout", async (req, res) => {
-    const token = cookies(req)[SESSION_COOKIE];
+    const token = sessionToken(req);
     if (token) await auth.logOut({ sessionToken: token }, hop(res));
     clearSessionCookie(req, res);
     res.redirect(303, "/dashboard/login");

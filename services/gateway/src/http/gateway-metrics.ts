@@ -8,10 +8,11 @@ const problems = meter.createCounter("winnow.problems", {
   description: "Problem documents the gateway answered, by problem type",
 });
 const rateLimited = meter.createCounter("winnow.rate_limit.rejections", {
-  description: "Requests refused by a rate limit: requests_per_minute, concurrent_scrapes or dashboard_login",
+  description:
+    "Requests refused by a rate limit: requests_per_minute, concurrent_scrapes, dashboard_login or failed_key_checks",
 });
 
-export type RateLimit = "requests_per_minute" | "concurrent_scrapes" | "dashboard_login";
+export type RateLimit = "requests_per_minute" | "concurrent_scrapes" | "dashboard_login" | "failed_key_checks";
 
 export function countProblem(type: ProblemSlug): void {
   problems.add(1, { "winnow.problem.type": type });

@@ -2,11 +2,8 @@ import { PROBLEM_TYPES, problemTypeUri, type WinnowError } from "@winnow/platfor
 import type { Response } from "express";
 import { countProblem } from "./gateway-metrics.js";
 
-/**
- * Writes an RFC 9457 problem document. Every failure the gateway answers goes
- * through here, so the shape is the same for all of them.
- */
-export function sendProblem(res: Response, error: WinnowError): void {
+/** An RFC 9457 problem document for `error`, as every failure the gateway answers has it. */
+export function problemBody(error: WinnowError, requestId: string): string {
   const kind = PROBLEM_TYPES[error.type];
   countProblem(error.type);
   const body: Record<string, unknown> = {
@@ -14,13 +11,19 @@ export function sendProblem(res: Response, error: WinnowError): void {
     title: kind.title,
     status: kind.status,
     detail: error.type === "internal" ? "An unexpected error occurred; it has been logged." : error.message,
-    request_id: res.locals.requestId,
+    request_id: requestId,
     retryable: error.retryable,
   };
   if (error.targetStatus) body.target_status = error.targetStatus;
   if (error.violations.length > 0) body.errors = error.violations;
+  return JSON.stringify(body);
+}
+
+/** Writes the problem document for `error`. Every failure an Express route answers goes through here. */
+export function sendProblem(res: Response, error: WinnowError): void {
+  const kind = PROBLEM_TYPES[error.type];
   if (error.retryable && (kind.status >= 500 || error.type === "rate-limited")) {
     res.setHeader("Retry-After", String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
   }
-  res.status(kind.status).type("application/problem+json").send(JSON.stringify(body));
+  res.status(kind.status).type("application/problem+json").send(problemBody(error, res.locals.requestId));
 }

@@ -70,11 +70,12 @@ export class KeyCheck {
     if (this.keys) this.connect();
   }
 
-  /** The key's grant, from the cache when it can be trusted, else from auth. */
-  async check(apiKey: string, hop: CallOptions): Promise<KeyCheckResult> {
+  /** The key's grant, from the cache when it can be trusted, else from auth (after `beforeAuth`, which may throw). */
+  async check(apiKey: string, hop: CallOptions, beforeAuth?: () => Promise<void>): Promise<KeyCheckResult> {
     const hash = this.keys && createHash("sha256").update(apiKey).digest("base64");
     const cached = hash && this.trusted() ? this.keys!.get(hash) : undefined;
     if (cached) return { key: cached, cached: true };
+    await beforeAuth?.();
     const epoch = this.epoch;
     const trustedBefore = this.trusted();
     const result = await this.auth.validateKey({ apiKey }, hop);
