@@ -4,7 +4,6 @@ import {
   createClient,
   createLogger,
   promiseClient,
-  type RunningGrpcServer,
   startGrpcServer,
   WinnowError,
 } from "@winnow/platform";
