@@ -1,12 +1,5 @@
 import * as grpc from "@grpc/grpc-js";
-import {
-  checkHealth,
-  createClient,
-  createLogger,
-  promiseClient,
-  startGrpcServer,
-  WinnowError,
-} from "@winnow/platform";
+import { checkHealth, createClient, createLogger, promiseClient, startGrpcServer, WinnowError } from "@winnow/platform";
 import {
   Engine,
   ExtractorServiceClient,
