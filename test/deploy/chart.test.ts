@@ -361,7 +361,7 @@ describe("rendered objects", () => {
   });
 
   it("believes X-Forwarded-For from the one proxy hop in front (the Ingress controller), not from any client", () => {
-    expect(loadServiceConfig("gateway", plainEnv("gateway")).TRUST_PROXY).toBe(1);
+    expect(loadServiceConfig("gateway", processEnv("gateway")).TRUST_PROXY).toBe(1);
   });
 
   it("names each service's traces from its pod's component label", () => {

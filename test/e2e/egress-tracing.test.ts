@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { createClient, promiseClient, type RendererClient } from "@winnow/platform";
 import { RendererServiceClient, RenderMode } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_TOKENS } from "../support/caller-tokens.js";
 import { startOtlpReceiver } from "../support/otlp-receiver.js";
 import { freePorts } from "../support/ports.js";
 import { type ServiceProcess, startService } from "../support/service-process.js";
@@ -55,7 +56,7 @@ beforeAll(async () => {
     `127.0.0.1:${grpcPort}`,
     ["--import", "@winnow/platform/telemetry"],
   );
-  client = promiseClient(createClient(RendererServiceClient, `127.0.0.1:${grpcPort}`));
+  client = promiseClient(createClient(RendererServiceClient, `127.0.0.1:${grpcPort}`, TEST_TOKENS.service));
 });
 
 afterAll(async () => {

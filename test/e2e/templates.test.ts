@@ -36,7 +36,9 @@ let otherKey: string;
 beforeAll(async () => {
   // No model: the builtin engine answers, and the values the page states in its JSON-LD teach.
   run = await launchStack(PAGES);
-  const auth = promiseClient(createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`));
+  const auth = promiseClient(
+    createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`, run.stack.callerTokens.gateway),
+  );
   try {
     otherKey = (await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" })).apiKey;
   } finally {

@@ -8,6 +8,7 @@ import type * as grpc from "@grpc/grpc-js";
 import { type AuthClient, createClient, createLogger, promiseClient, startGrpcServer } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { Redis } from "ioredis";
+import { TEST_TOKENS } from "../../../test/support/caller-tokens.js";
 import { authServiceBinding } from "../../auth/src/auth-service.js";
 import { AuthStore } from "../../auth/src/auth-store.js";
 import { openTestDatabase, testCipher } from "../../auth/src/databases.test-helpers.js";
@@ -51,11 +52,20 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
     validations++;
     validateKey(call, callback);
   };
-  const authServer = await startGrpcServer({ host: "127.0.0.1", port: 0, logger, services: [binding] });
+  const authServer = await startGrpcServer({
+    host: "127.0.0.1",
+    port: 0,
+    logger,
+    callers: { gateway: TEST_TOKENS.gateway, admin: TEST_TOKENS.admin },
+    services: [binding],
+  });
   authServer.setReady(true);
   const authAddr = `127.0.0.1:${authServer.port}`;
   // Renderer and extractor are never called by these tests.
-  const backends = connectBackends({ auth: authAddr, renderer: "127.0.0.1:9", extractor: "127.0.0.1:9" });
+  const backends = connectBackends(
+    { auth: authAddr, renderer: "127.0.0.1:9", extractor: "127.0.0.1:9" },
+    { gateway: TEST_TOKENS.gateway, service: TEST_TOKENS.service },
+  );
   const keyPrefix = `winnow-test-${randomBytes(6).toString("hex")}:`;
   const limiters = createLimiterFactory({ redisUrl: options.redisUrl, keyPrefix, logger });
   const gateway = createGateway({
@@ -72,7 +82,7 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
     trustProxy: options.trustProxy ?? false,
   });
   const http = await startHttpServer(gateway.app, "127.0.0.1", 0);
-  const auth = promiseClient(createClient(AuthServiceClient, authAddr));
+  const auth = promiseClient(createClient(AuthServiceClient, authAddr, TEST_TOKENS.admin));
   return {
     url: `http://127.0.0.1:${http.port}`,
     auth,
