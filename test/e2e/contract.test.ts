@@ -4,6 +4,7 @@
  * problem body, no prototype pollution), and draining on SIGTERM.
  */
 import { request as httpRequest } from "node:http";
+import { gzipSync } from "node:zlib";
 import { connectBackends, createGateway, createLimiterFactory, Drain, startHttpServer } from "@winnow/gateway";
 import { createLogger, PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform";
 import fc from "fast-check";
@@ -160,6 +161,16 @@ describe("every row of the error table", () => {
       }),
       "unsupported-media-type",
     );
+    // A body whose Content-Encoding does not decode is the client's error, not the gateway's.
+    const corrupt = await fetch(`${run.stack.gatewayUrl}/scrape`, {
+      method: "POST",
+      headers: { "x-api-key": run.stack.apiKey, "content-type": "application/json", "content-encoding": "gzip" },
+      body: Buffer.concat([
+        gzipSync(JSON.stringify({ url: url("/ok"), schema: { a: "string" } })).subarray(0, 20),
+        Buffer.alloc(40, 7),
+      ]),
+    });
+    expect((await expectProblem(corrupt, "invalid-request")).detail).toMatch(/Content-Encoding/);
   });
 
   it("url-not-allowed: schemes, credentials, private and metadata addresses", async () => {

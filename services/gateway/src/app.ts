@@ -185,6 +185,10 @@ function toWinnowError(error: unknown, logger: Logger): WinnowError {
     case "request.aborted":
       return new WinnowError("invalid-request", "The request body was not received completely.");
   }
+  // zlib's own errors (body-parser passes them on with no type): a body that its Content-Encoding does not decode.
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === "string" && code.startsWith("Z_"))
+    return new WinnowError("invalid-request", "The request body could not be decoded as its Content-Encoding says.");
   logger.error({ err: error }, "unexpected error");
   return new WinnowError("internal", "unexpected error", { cause: error });
 }
