@@ -40,3 +40,26 @@ describe("inspectStaticPage", () => {
     ).toBe("Fish & Chips");
   });
 });
+
+describe("inspectStaticPage on deep markup", () => {
+  // 100,000 nested elements took minutes when every tag walked its ancestors (and the parser's own work grows with
+  // depth), blocking every other render meanwhile: inspection stops where browsers stop nesting.
+  const deep = (inner: string, depth = 100_000) => `${"<div>".repeat(depth)}${inner}${"</div>".repeat(depth)}`;
+
+  it("judges a page nested deeper than browsers nest by what it showed before", () => {
+    const shown = `<html><head><title>Deep</title></head><body>${ARTICLE}${deep("<p>more</p>")}</body></html>`;
+    expect(inspectStaticPage(shown)).toEqual({ needsBrowser: false, title: "Deep" });
+    // Nothing shown before the nesting: the browser, which stops nesting at 512 levels, reads it.
+    expect(inspectStaticPage(`<html><body>${deep(ARTICLE)}</body></html>`).needsBrowser).toBe(true);
+    const unclosed = `<html><body>${ARTICLE}${"<span>".repeat(100_000)}${"</b>".repeat(100_000)}</body></html>`;
+    expect(inspectStaticPage(unclosed).needsBrowser).toBe(false);
+  });
+
+  it("still reads an empty mount point and content within browsers' nesting", () => {
+    expect(inspectStaticPage(`<html><body>${ARTICLE}${deep(`<div id="root"></div>`, 400)}</body></html>`)).toEqual({
+      needsBrowser: true,
+      title: "",
+    });
+    expect(inspectStaticPage(`<html><body>${deep(ARTICLE, 400)}</body></html>`).needsBrowser).toBe(false);
+  });
+});

@@ -6,6 +6,13 @@ const NEAR_EMPTY_TEXT_CHARS = 64;
 const MOUNT_POINT_IDS = new Set(["root", "app", "__next", "__nuxt", "___gatsby", "svelte", "q-app"]);
 const NOSCRIPT = new Set(["noscript"]);
 const INVISIBLE = new Set(["script", "style", "noscript", "template", "head", "title"]);
+/**
+ * Nesting deeper than browsers build (Blink's parser stops nesting at 512) is a hostile page: its inspection stops
+ * there and the page is judged by what came before, since the parser's own work grows with depth. Checked between
+ * chunks of the page.
+ */
+const MAX_DEPTH = 512;
+const CHUNK_CHARS = 16_384;
 
 export interface StaticPageShape {
   /**
@@ -25,10 +32,16 @@ export function inspectStaticPage(html: string): StaticPageShape {
   let visibleText = 0;
   let noscriptAsksForJs = false;
   let emptyMountPoint = false;
-  const stack: { name: string; mountPoint: boolean; hasContent: boolean }[] = [];
-  const inside = (names: Set<string>) => stack.some((entry) => names.has(entry.name));
+  let tooDeep = false;
+  // Each open element costs O(1) whatever the depth (100k nested elements are a page, not a hang): what holds
+  // content is the bottom `marked` entries of the stack (marking an element marks all that hold it), and the
+  // elements open by name are counted.
+  const stack: { name: string; mountPoint: boolean }[] = [];
+  let marked = 0;
+  const open = new Map<string, number>();
+  const inside = (names: Set<string>) => [...names].some((name) => (open.get(name) ?? 0) > 0);
   const markContent = () => {
-    for (const entry of stack) entry.hasContent = true;
+    marked = stack.length;
   };
 
   const parser = new Parser(
@@ -36,11 +49,9 @@ export function inspectStaticPage(html: string): StaticPageShape {
       onopentag(name, attributes) {
         if (name === "script" && isExecutable(attributes.type)) scripts++;
         markContent();
-        stack.push({
-          name,
-          mountPoint: MOUNT_POINT_IDS.has(attributes.id ?? "") || name === "app-root",
-          hasContent: false,
-        });
+        if (stack.length >= MAX_DEPTH) tooDeep = true;
+        stack.push({ name, mountPoint: MOUNT_POINT_IDS.has(attributes.id ?? "") || name === "app-root" });
+        open.set(name, (open.get(name) ?? 0) + 1);
       },
       ontext(text) {
         // The parser may hand over one text in pieces (around entities, for one).
@@ -56,17 +67,21 @@ export function inspectStaticPage(html: string): StaticPageShape {
         markContent();
       },
       onclosetag(name) {
+        if (!open.get(name)) return;
         let index = stack.length - 1;
-        while (index >= 0 && stack[index]!.name !== name) index--;
-        if (index < 0) return;
-        const [entry] = stack.splice(index);
-        if (entry?.name === "title") titleDone = true;
-        if (entry?.mountPoint && !entry.hasContent) emptyMountPoint = true;
+        while (stack[index]!.name !== name) index--;
+        const closed = stack.splice(index);
+        for (const entry of closed) open.set(entry.name, open.get(entry.name)! - 1);
+        const entry = closed[0]!;
+        if (entry.name === "title") titleDone = true;
+        if (entry.mountPoint && index >= marked) emptyMountPoint = true;
+        marked = Math.min(marked, index);
       },
     },
     { decodeEntities: true },
   );
-  parser.end(html);
+  for (let at = 0; at < html.length && !tooDeep; at += CHUNK_CHARS) parser.write(html.slice(at, at + CHUNK_CHARS));
+  parser.end();
   const needsBrowser =
     noscriptAsksForJs || emptyMountPoint || visibleText === 0 || (scripts > 0 && visibleText < NEAR_EMPTY_TEXT_CHARS);
   return { needsBrowser, title: title.trim().replace(/\s+/g, " ") };
