@@ -2,7 +2,8 @@
  * `npm run bench:quality [corpus-dir] [--stack] [--llm]`: runs every case of
  * an extraction corpus through Winnow, scores the answers by the corpus
  * README's rules, prints precision, recall and F1 per corpus, per field and
- * overall with extraction times, and writes bench/results/quality.json.
+ * overall with extraction times, and writes bench/results/quality.json
+ * (quality-<corpus>.json for a corpus other than dev).
  *
  * `--llm` measures the model path's ceiling: the corpus's perfect reader
  * (`--oracle`, by default ../shared/tools/oracle_llm.py) stands in for the
@@ -297,7 +298,12 @@ if (oracle) {
 
 const resultsDir = path.join(REPO_ROOT, "bench/results");
 await mkdir(resultsDir, { recursive: true });
-const output = path.join(resultsDir, `quality${model ? "-llm" : ""}${mode === "stack" ? "-stack" : ""}.json`);
+// Another corpus than dev gets its own file (quality-lists.json): one run does not overwrite another corpus's figures.
+const corpusName = path.basename(corpusDir) === "dev" ? "" : `-${path.basename(corpusDir)}`;
+const output = path.join(
+  resultsDir,
+  `quality${corpusName}${model ? "-llm" : ""}${mode === "stack" ? "-stack" : ""}.json`,
+);
 await writeFile(
   output,
   `${JSON.stringify(
