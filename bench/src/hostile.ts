@@ -19,21 +19,13 @@ import path from "node:path";
 import { REPO_ROOT } from "@winnow/scripts/stack";
 import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 import { percentile } from "./format.js";
+import { PRODUCT_SCHEMA, productPage } from "./product-page.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const HOSTILE_CONCURRENCY = Number(process.env.HOSTILE_CONCURRENCY ?? 1);
 const REQUEST_TIMEOUT_MS = process.env.REQUEST_TIMEOUT_MS ?? "10000";
-const SCHEMA = { product_name: "string", brand: "string", price_usd: "number" };
-
-const product = (i: number) => `<!doctype html><html><head><title>Trail Shoe ${i} | Northpeak</title>
-<script type="application/ld+json">${JSON.stringify({
-  "@context": "https://schema.org",
-  "@type": "Product",
-  name: `Trail Shoe ${i}`,
-  brand: { "@type": "Brand", name: "Northpeak" },
-  offers: { "@type": "Offer", price: String(100 + (i % 50)), priceCurrency: "USD" },
-})}</script></head><body><h1>Trail Shoe ${i}</h1>${"<p>A light trail shoe with a rock plate and a 6 mm drop.</p>".repeat(40)}</body></html>`;
+const SCHEMA = PRODUCT_SCHEMA;
 
 const page = (body: string) => `<!doctype html><html><head><title>Hostile</title></head><body>${body}</body></html>`;
 const HOSTILE: Record<string, string> = {
@@ -54,7 +46,7 @@ for (const name of HOSTILE_NAMES) if (!(name in HOSTILE)) throw new Error(`HOSTI
 
 const site = createServer((req, res) => {
   const [, kind, n] = /^\/(normal|hostile)\/([\w-]+)/.exec(req.url ?? "") ?? [];
-  const body = kind === "normal" ? product(Number(n)) : kind === "hostile" ? HOSTILE[n!] : undefined;
+  const body = kind === "normal" ? productPage(Number(n)) : kind === "hostile" ? HOSTILE[n!] : undefined;
   if (body === undefined) return void res.writeHead(404).end();
   res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body);
 });

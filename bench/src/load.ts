@@ -37,6 +37,7 @@ import { createRendering, rendererConfigShape } from "@winnow/renderer";
 import { REPO_ROOT, type ServiceName } from "@winnow/scripts/stack";
 import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 import { measureHopFloor } from "./hop-floor.js";
+import { PRODUCT_SCHEMA, productPage } from "./product-page.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
@@ -44,17 +45,8 @@ const SERVICES: ServiceName[] = ["gateway", "auth", "renderer", "extractor"];
 const PROFILE = process.env.BENCH_PROFILE as ServiceName | undefined;
 if (PROFILE && !SERVICES.includes(PROFILE)) throw new Error(`BENCH_PROFILE must be one of ${SERVICES.join(", ")}`);
 const PROFILE_DIR = path.join(REPO_ROOT, "bench/results/profiles");
-const SCHEMA = { product_name: "string", brand: "string", price_usd: "number", rating_out_of_5: "number" };
+const SCHEMA = { ...PRODUCT_SCHEMA, rating_out_of_5: "number" };
 
-const product = (i: number) => `<!doctype html><html><head><title>Trail Shoe ${i} | Northpeak</title>
-<script type="application/ld+json">${JSON.stringify({
-  "@context": "https://schema.org",
-  "@type": "Product",
-  name: `Trail Shoe ${i}`,
-  brand: { "@type": "Brand", name: "Northpeak" },
-  offers: { "@type": "Offer", price: String(100 + (i % 50)), priceCurrency: "USD" },
-  aggregateRating: { "@type": "AggregateRating", ratingValue: "4.5", reviewCount: "12" },
-})}</script></head><body><h1>Trail Shoe ${i}</h1>${"<p>A light trail shoe with a rock plate and a 6 mm drop.</p>".repeat(40)}</body></html>`;
 // Nothing but a script until JavaScript runs: the renderer's auto mode sends it to the browser.
 const shell = (i: number) => `<!doctype html><html><head><title>Loading</title></head><body><div id="root"></div>
 <script>document.title = "Trail Shoe ${i}"; document.getElementById("root").innerHTML = "<h1>Trail Shoe ${i}</h1><p>Price: $120.00</p>";</script></body></html>`;
@@ -64,7 +56,7 @@ const site = createServer((req, res) => {
   if (!kind) return void res.writeHead(404).end();
   res
     .writeHead(200, { "content-type": "text/html; charset=utf-8" })
-    .end(kind === "static" ? product(Number(n)) : shell(Number(n)));
+    .end(kind === "static" ? productPage(Number(n)) : shell(Number(n)));
 });
 await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
@@ -199,7 +191,7 @@ for (const [pages, concurrency] of LEVELS) {
 }
 await rendering.close();
 site.close();
-const hops = await measureHopFloor(product(0));
+const hops = await measureHopFloor(productPage(0));
 
 const rows = LEVELS.map(([pages, concurrency]) => {
   const s = results.find((r) => r.target === "stack" && r.pages === pages && r.concurrency === concurrency)!;

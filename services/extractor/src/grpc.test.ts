@@ -1,5 +1,5 @@
 import * as grpc from "@grpc/grpc-js";
-import { checkHealth, createClient, createLogger, promiseClient, startGrpcServer, WinnowError } from "@winnow/platform";
+import { checkHealth, createLogger, promiseClient, WinnowError } from "@winnow/platform";
 import {
   Engine,
   ExtractorServiceClient,
@@ -9,9 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callStatus, TEST_TOKENS } from "../../../test/support/caller-tokens.js";
 import { type FakeAnswer, type FakeLlm, reply, startFakeLlm } from "../../../test/support/fake-llm.js";
 import { LlmEngine } from "./engines/model/llm.js";
-import { extractorServiceBinding } from "./extractor-service.js";
-import { SchemaCache } from "./schema/schema-cache.js";
-import { ExtractionPool } from "./workers/extraction-pool.js";
+import { startTestExtractor } from "./extractor.test-helpers.js";
 
 const logger = createLogger("extractor-test", "silent");
 
@@ -19,43 +17,6 @@ const HTML = `<html><head><title>Desk Lamp | Shop</title>
   <script type="application/ld+json">{"@type":"Product","name":"Desk Lamp","offers":{"price":"19.99","priceCurrency":"USD"}}</script>
 </head><body><h1>Desk Lamp</h1><p>Only <a href="/deals">$19.99</a> today.</p></body></html>`;
 const SCHEMA = JSON.stringify({ title: "string", price_usd: "number", colours: ["string"] });
-
-async function startExtractor(llm: LlmEngine | undefined) {
-  const extractions = new ExtractionPool(
-    {
-      workers: 2,
-      maxQueue: 16,
-      worker: {
-        prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
-        hybrid: "proven",
-        templates: false,
-        schemaCacheSize: 64,
-        logLevel: "silent",
-      },
-    },
-    llm,
-    undefined,
-  );
-  const server = await startGrpcServer({
-    host: "127.0.0.1",
-    port: 0,
-    logger,
-    callers: { service: TEST_TOKENS.service },
-    services: [
-      extractorServiceBinding({
-        logger,
-        schemas: new SchemaCache(),
-        llm,
-        maxHtmlBytes: 64 * 1024,
-        sharedTemplates: false,
-        extractions,
-      }),
-    ],
-  });
-  server.setReady(true);
-  const client = createClient(ExtractorServiceClient, `127.0.0.1:${server.port}`, TEST_TOKENS.service);
-  return { server, client, extractions };
-}
 
 function extractWith(client: ExtractorServiceClient, request: Partial<ExtractRequest>, deadlineMs = 10_000) {
   return promiseClient(client).extract(
@@ -84,25 +45,23 @@ async function failure(promise: Promise<unknown>): Promise<WinnowError> {
 
 let fake: FakeLlm;
 let modelAnswer: () => FakeAnswer;
-let withLlm: Awaited<ReturnType<typeof startExtractor>>;
-let builtinOnly: Awaited<ReturnType<typeof startExtractor>>;
+let withLlm: Awaited<ReturnType<typeof startTestExtractor>>;
+let builtinOnly: Awaited<ReturnType<typeof startTestExtractor>>;
 
 beforeAll(async () => {
   fake = await startFakeLlm(() => modelAnswer());
-  withLlm = await startExtractor(
+  withLlm = await startTestExtractor(
     new LlmEngine(
       { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 },
       logger,
     ),
   );
-  builtinOnly = await startExtractor(undefined);
+  builtinOnly = await startTestExtractor(undefined);
 });
 
 afterAll(async () => {
   for (const running of [withLlm, builtinOnly]) {
-    running?.client.close();
-    await running?.server.shutdown(1000);
-    await running?.extractions.close();
+    await running?.close();
   }
   await fake?.close();
 });

@@ -1,13 +1,10 @@
-import { createClient, createLogger, promiseClient, startGrpcServer } from "@winnow/platform";
-import { Engine, ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { createLogger, promiseClient } from "@winnow/platform";
+import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { load } from "cheerio";
 import { afterAll, expect, it, vi } from "vitest";
-import { TEST_TOKENS } from "../../../../test/support/caller-tokens.js";
 import { startFakeLlm } from "../../../../test/support/fake-llm.js";
 import { LlmEngine } from "../engines/model/llm.js";
-import { extractorServiceBinding } from "../extractor-service.js";
-import { SchemaCache } from "../schema/schema-cache.js";
-import { ExtractionPool } from "../workers/extraction-pool.js";
+import { startTestExtractor } from "../extractor.test-helpers.js";
 import { SHARED_TENANT } from "./signature.js";
 import { MemoryTemplateStore } from "./store.js";
 
@@ -34,50 +31,14 @@ async function startExtractor(shared: boolean) {
     { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 },
     logger,
   );
-  // The template store stays on this thread; the workers learn into it over their ports.
-  const extractions = new ExtractionPool(
-    {
-      workers: 2,
-      maxQueue: 16,
-      worker: {
-        prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
-        hybrid: "proven",
-        templates: true,
-        schemaCacheSize: 64,
-        logLevel: "silent",
-      },
-    },
-    llm,
-    store,
-  );
-  const server = await startGrpcServer({
-    host: "127.0.0.1",
-    port: 0,
-    logger,
-    callers: { service: TEST_TOKENS.service },
-    services: [
-      extractorServiceBinding({
-        logger,
-        schemas: new SchemaCache(),
-        llm,
-        maxHtmlBytes: 64 * 1024,
-        sharedTemplates: shared,
-        extractions,
-      }),
-    ],
-  });
-  server.setReady(true);
-  const client = createClient(ExtractorServiceClient, `127.0.0.1:${server.port}`, TEST_TOKENS.service);
-  return { store, server, client, extractions };
+  return { store, ...(await startTestExtractor(llm, { templates: store, sharedTemplates: shared })) };
 }
 
 const own = await startExtractor(false);
 const { store, client } = own;
 
 afterAll(async () => {
-  client.close();
-  await own.server.shutdown(1_000);
-  await own.extractions.close();
+  await own.close();
   await fake.close();
 });
 
@@ -206,8 +167,6 @@ it("shares templates across accounts when the operator says so", async () => {
       expect(answer.engine).toBe(Engine.ENGINE_TEMPLATE);
     }
   } finally {
-    shared.client.close();
-    await shared.server.shutdown(1_000);
-    await shared.extractions.close();
+    await shared.close();
   }
 });
