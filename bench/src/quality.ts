@@ -5,6 +5,10 @@
  * overall with extraction times, and writes bench/results/quality.json
  * (quality-<corpus>.json for a corpus other than dev).
  *
+ * `--write-calibration` writes the leave-one-site-out reliability of each
+ * evidence source and kind of value where the extractor states it
+ * (services/extractor/src/flow/source-reliability.ts; rebuild to apply).
+ *
  * `--llm` measures the model path's ceiling: the corpus's perfect reader
  * (`--oracle`, by default ../shared/tools/oracle_llm.py) stands in for the
  * model, the figures are printed beside the builtin engine's, every loss is
@@ -15,7 +19,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { isComplete } from "@winnow/extractor";
+import { fieldKind, isComplete } from "@winnow/extractor";
+import { parseSchema } from "@winnow/platform";
 import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { REPO_ROOT } from "@winnow/scripts/stack";
 import { type Case, readCases, servePages } from "./corpus.js";
@@ -24,7 +29,7 @@ import { fmt, pct, percentile, round } from "./format.js";
 import { labelsOnPage } from "./labels-on-page.js";
 import { classifyLosses, modelCallFigures, printLosses, READER_LIMITS, withoutReaderLimits } from "./losses.js";
 import { type Oracle, type OracleCall, startOracle } from "./oracle.js";
-import { calibrate, printCalibration } from "./reliability.js";
+import { printReliability, reliability, writeReliabilityTable } from "./reliability.js";
 import { type Extraction, type Runner, startExtractorRunner, startStackRunner } from "./runners.js";
 import { addOutcome, type Counts, labelsComplete, type Metrics, metrics, type Outcome, scoreField } from "./score.js";
 
@@ -35,6 +40,7 @@ const { values, positionals } = parseArgs({
     llm: { type: "boolean", default: false },
     oracle: { type: "string", default: path.join(REPO_ROOT, "../shared/tools/oracle_llm.py") },
     concurrency: { type: "string", default: "2" },
+    "write-calibration": { type: "boolean", default: false },
   },
 });
 const corpusDir = path.resolve(positionals[0] ?? path.join(REPO_ROOT, "../shared/corpus/dev"));
@@ -236,14 +242,25 @@ if (errors.length > 0) {
   for (const e of errors.slice(0, 20)) console.log(`  ${e.id}: ${e.error}`);
 }
 
-// The builtin engine's reliability: what hybrid pre-fill may trust (services/extractor/src/prefill-calibration.ts).
+// The builtin engine's reliability per source and kind, leave one site out: what the extractor states and what hybrid
+// pre-fill lets stand (services/extractor/src/flow/prefill-calibration.ts).
 const builtinScored = (builtin ?? (model ? [] : results)).map((result, i) => ({
+  site: result.item.site,
+  corpus: result.item.corpus,
+  kinds: Object.fromEntries(
+    parseSchema(result.item.schema).fields.map(({ name, node }) => [name, fieldKind(name, node)]),
+  ),
   evidence: result.extraction.evidence,
   outcomes: (before ?? scores).perCase[i]!.outcomes,
 }));
-const PREFILL_PRECISION = 0.98;
-const calibration = builtinScored.length > 0 ? calibrate(builtinScored, PREFILL_PRECISION) : undefined;
-if (calibration) printCalibration(calibration, PREFILL_PRECISION);
+const calibration = mode === "extractor" && builtinScored.length > 0 ? reliability(builtinScored) : undefined;
+if (calibration) printReliability(calibration);
+if (values["write-calibration"]) {
+  if (!calibration) throw new Error("--write-calibration needs the builtin engine's evidence (gRPC mode)");
+  const table = path.join(REPO_ROOT, "services/extractor/src/flow/source-reliability.ts");
+  await writeReliabilityTable(table, calibration, path.relative(REPO_ROOT, corpusDir));
+  console.log(`Wrote ${path.relative(REPO_ROOT, table)}`);
+}
 
 // How well evidence explains the builtin engine's answers (gRPC mode: the stack runner asks for the data alone).
 const evidenceCounts = emptyEvidenceCounts();

@@ -6,6 +6,13 @@ export { urlsWanted, writeModelContent } from "./engines/model/content.js";
 export { LlmEngine } from "./engines/model/llm.js";
 export { countTokens, pageTokenBudget } from "./engines/model/tokens.js";
 export { type FlowSettings, runExtraction } from "./flow/extract.js";
+export {
+  fieldKind,
+  PROVEN_RELIABILITY,
+  reliabilityOf,
+  SURE_FROM,
+  type ValueKind,
+} from "./flow/prefill-calibration.js";
 export { loadPage } from "./page/page.js";
 export { normalizeText, numbersIn, withoutUrls } from "./page/text-match.js";
 export { MAX_TEXT } from "./schema/evidence.js";

@@ -1,8 +1,8 @@
 /**
  * The engines' stage of an extraction: the builtin engine alone, or hybrid
  * extraction with a model. In hybrid extraction the builtin engine answers
- * first; the fields it answered from sources proven on the corpus
- * (prefill-calibration.ts) stand, and a page it answers whole that way costs
+ * first; the fields it answered from sources proven across the corpus's
+ * sites (prefill-calibration.ts) stand, and a page it answers whole that way costs
  * no model call at all. Otherwise the model reads the page for the whole
  * schema, with the builtin engine's answers beside it as suggestions to
  * confirm or correct; its answer is final for every field not proven.
@@ -16,6 +16,7 @@ import type { SchemaCache } from "../schema/schema-cache.js";
 import { isComplete, shape } from "../schema/shape.js";
 import type { EngineAnswer, ExtractionJob } from "./job.js";
 import { prefill, prefillWarning, suggestionsOf } from "./prefill.js";
+import { calibrated, fieldKinds } from "./prefill-calibration.js";
 
 /** See EXTRACT_HYBRID in config.ts. */
 type HybridMode = "proven" | "confident" | "off";
@@ -34,6 +35,7 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
   if (!llm) {
     const trail = job.evidence ? new EvidenceTrail() : undefined;
     const shaped = shape(schema.tree, extractBuiltin(schema.tree, page, trail));
+    const evidence = trail ? calibrated(presentIn(trail.evidence, shaped.data), fieldKinds(schema.tree)) : undefined;
     const response = {
       dataJson: JSON.stringify(shaped.data),
       engine: Engine.ENGINE_BUILTIN,
@@ -42,7 +44,7 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
       modelInputs: job.includeModelInput
         ? modelInputsFor({ schema, page, taskDescription: job.taskDescription, suggestions: [] }, settings.prompts)
         : [],
-      evidence: trail ? evidenceMessages(presentIn(trail.evidence, shaped.data)) : [],
+      evidence: evidence ? evidenceMessages(evidence) : [],
     };
     return { response, prefilled: undefined, prefilledFields: [], model: undefined };
   }

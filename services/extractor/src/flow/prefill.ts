@@ -8,18 +8,17 @@ import { extractBuiltin } from "../engines/builtin/index.js";
 import type { Suggestion } from "../engines/model/prompt.js";
 import type { Page } from "../page/page.js";
 import { type EvidenceMap, EvidenceTrail, presentIn, underFields } from "../schema/evidence.js";
-import { nameHints } from "../schema/field-names.js";
 import { isComplete, shape } from "../schema/shape.js";
-import { isProven, valueKind } from "./prefill-calibration.js";
+import { calibrated, fieldKinds, isProven } from "./prefill-calibration.js";
 
 export interface Prefill {
   /** The builtin engine's answer, in the schema's shape. */
   data: Record<string, unknown>;
-  /** Where its values were read, by JSON pointer. */
+  /** Where its values were read, by JSON pointer, with stated confidences (prefill-calibration.ts). */
   evidence: EvidenceMap;
   /**
-   * Top-level fields whose answers stand without the model (complete, and in "proven" mode from a source proven on the
-   * corpus: prefill-calibration.ts), in schema order.
+   * Top-level fields whose answers stand without the model (complete, and in "proven" mode from a source proven across
+   * the corpus's sites: prefill-calibration.ts), in schema order.
    */
   trusted: string[];
   /** Top-level fields asked of the model, in schema order (empty when none). */
@@ -31,15 +30,15 @@ export function prefill(tree: ObjectNode, page: Page, mode: "proven" | "confiden
   const trail = new EvidenceTrail();
   const { data } = shape(tree, extractBuiltin(tree, page, trail));
   const evidence = presentIn(trail.evidence, data);
+  const kinds = fieldKinds(tree);
   const trusted = tree.fields
     .filter(
-      ({ name, node }) =>
-        isComplete(data[name]) && (mode === "confident" || isProven(evidence, name, valueKind(node, nameHints(name)))),
+      ({ name }) => isComplete(data[name]) && (mode === "confident" || isProven(evidence, name, kinds.get(name)!)),
     )
     .map(({ name }) => name);
   return {
     data,
-    evidence,
+    evidence: calibrated(evidence, kinds),
     trusted,
     remaining: tree.fields.map(({ name }) => name).filter((name) => !trusted.includes(name)),
   };

@@ -3,9 +3,9 @@
  * from other pages can read the wrong element of this one (a site's block
  * that moved, or pages made to teach it wrong). What the page states about
  * itself, in its structured data (JSON-LD, microdata, RDFa) or as a value's
- * visible label where labels proved right on the corpus for that kind of
- * value (prefill-calibration.ts: texts, not prices, where a label can name
- * a list price), is read here by the builtin engine, and a template answer
+ * visible label where labels of that kind of value proved more reliable
+ * across the corpus's sites than templates (prefill-calibration.ts: texts,
+ * not prices, where a label can name a list price), is read here by the builtin engine, and a template answer
  * that differs yields to the engines. The page then teaches like any page
  * the engines answer (learning.ts): the stated value disagrees with the
  * locator, which no longer answers.
@@ -14,11 +14,10 @@ import type { ObjectNode } from "@winnow/platform";
 import { extractBuiltin } from "../engines/builtin/index.js";
 import type { Page } from "../page/page.js";
 import { EvidenceTrail, presentIn, underFields } from "../schema/evidence.js";
-import { nameHints } from "../schema/field-names.js";
 import { isComplete, shape } from "../schema/shape.js";
 import type { TemplateFieldAnswer } from "../templates/learner.js";
 import { sameValue } from "../templates/values.js";
-import { isProven, valueKind } from "./prefill-calibration.js";
+import { fieldKind, outranks } from "./prefill-calibration.js";
 
 /** Where the page states a value about itself in its structured data (RDFa is read as microdata). */
 const STRUCTURED: ReadonlySet<string> = new Set(["json-ld", "microdata"]);
@@ -41,7 +40,7 @@ export function conflictsWithPage(
       const sources = [...underFields(evidence, [name]).values()];
       const byPage =
         sources.every((e) => STRUCTURED.has(e.source)) ||
-        (sources.every((e) => e.source === "label") && isProven(evidence, name, valueKind(node, nameHints(name))));
+        (sources.every((e) => e.source === "label") && outranks(evidence, name, fieldKind(name, node), "template"));
       return isComplete(stated) && sources.length > 0 && byPage && !sameValue(stated, answers.get(name)!.value);
     })
     .map(({ name }) => name);
