@@ -210,7 +210,7 @@ describe("ExtractorService over gRPC", () => {
     </head><body><h1>Desk Lamp</h1><table><tr><th>Colour</th><td>Black</td></tr></table><p>Only $19.99 today.</p></body></html>`;
 
   it("keeps the builtin engine's proven values and has the model read the page with its other values to confirm or correct", async () => {
-    modelAnswer = () => ({ title: "Desk Lamp", price_usd: 19.99, material: null });
+    modelAnswer = () => ({ title: "Desk Lamp", price_usd: 19.99, colour: "Black", material: null });
     const schemaJson = JSON.stringify({
       title: "string",
       price_usd: "number",
@@ -233,14 +233,15 @@ describe("ExtractorService over gRPC", () => {
     });
     expect(response.warnings[0]).toMatchObject({
       code: "prefilled",
-      message: expect.stringMatching(/^2 of 5 fields .*\(review_count, colour\)/),
+      message: expect.stringMatching(/^1 of 5 fields .*\(review_count\)/),
     });
     const request = fake.requests.at(-1)!;
     const asked = request.response_format?.json_schema?.schema as { properties: Record<string, unknown> };
     // The whole schema: together the fields say what the page is read for.
     expect(Object.keys(asked.properties)).toEqual(["title", "price_usd", "review_count", "colour", "material"]);
     expect(request.messages[1]?.content).toContain(
-      '<suggested_values>\n- title: "Desk Lamp" (read from json-ld)\n- price_usd: 19.99 (read from json-ld)\n</suggested_values>',
+      // A labelled text holds on too few of the corpus's sites to stand without the model (prefill-calibration.ts).
+      '<suggested_values>\n- title: "Desk Lamp" (read from json-ld)\n- price_usd: 19.99 (read from json-ld)\n- colour: "Black" (read from label)\n</suggested_values>',
     );
     // Each value's evidence comes from where the value came from.
     const sources = response.evidence.map((e) => `${e.pointer} ${e.source}`);
@@ -254,10 +255,10 @@ describe("ExtractorService over gRPC", () => {
     const before = fake.requests.length;
     const response = await extractWith(withLlm.client, {
       html: HYBRID_HTML,
-      schemaJson: JSON.stringify({ review_count: "integer", colour: "string" }),
+      schemaJson: JSON.stringify({ review_count: "integer" }),
     });
     expect(response.engine).toBe(Engine.ENGINE_BUILTIN);
-    expect(JSON.parse(response.dataJson)).toEqual({ review_count: 42, colour: "Black" });
+    expect(JSON.parse(response.dataJson)).toEqual({ review_count: 42 });
     expect(response.warnings.map((w) => w.code)).toEqual(["prefilled"]);
     expect(fake.requests.length).toBe(before);
   });
