@@ -2,9 +2,10 @@ import { parseSchema } from "@winnow/platform";
 import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
 import { loadPage } from "../../page/page.js";
+import { nameHints } from "../../schema/field-names.js";
 import { shape } from "../../schema/shape.js";
 import { extractBuiltin } from "./index.js";
-import { isInterfaceText, isLinkList, withoutInterfaceTail } from "./interface-text.js";
+import { failsName, isInterfaceText, isLinkList, withoutInterfaceTail } from "./interface-text.js";
 
 describe("interface text", () => {
   it("tells controls, placeholders and pagination from content", () => {
@@ -51,6 +52,16 @@ describe("interface text", () => {
       <div id="one">Miami <a href="/dolphins">Dolphins</a></div>`);
     expect(isLinkList($("#menu").get(0)!)).toBe(true);
     expect(isLinkList($("#one").get(0)!)).toBe(false);
+  });
+});
+
+describe("failsName", () => {
+  it("refuses a number-named text without a number and a person written as an address slug", () => {
+    expect(failsName("Call for details", nameHints("fuel_economy"), undefined)).toBe(true);
+    expect(failsName("24 city / 32 hwy", nameHints("fuel_economy"), undefined)).toBe(false);
+    expect(failsName("sarah-indra", nameHints("author"), undefined)).toBe(true);
+    expect(failsName("Sarah Indra", nameHints("author"), undefined)).toBe(false);
+    expect(failsName("pg-13", nameHints("mpaa_rating"), undefined)).toBe(false);
   });
 });
 

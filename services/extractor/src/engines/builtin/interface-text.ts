@@ -117,6 +117,21 @@ const NUMBER_WORDS = new Set([
   "temperature",
 ]);
 
+/** Words of names whose values are people. */
+const PERSON_WORDS = new Set([
+  "author",
+  "authors",
+  "writer",
+  "creator",
+  "byline",
+  "editor",
+  "director",
+  "player",
+  "artist",
+]);
+/** How an address writes a name ("sarah-indra"): lower case joined by dashes, never how a page shows a person. */
+const SLUG = /^[a-z0-9]+(?:[-_][a-z0-9]+)+$/;
+
 /** The field's name asks for one thing (`team`, `author`), not several (`genres`, `tags`). */
 function namesOne(hints: NameHints): boolean {
   const last = hints.subject.at(-1);
@@ -124,11 +139,12 @@ function namesOne(hints: NameHints): boolean {
 }
 
 /**
- * A page text fails the field's name: interface text, a number-named field's text with no digit in it, or one
- * thing's field answered by a list of links. `element` is where the text was read, when known.
+ * A page text fails the field's name: interface text, a number-named field's text with no digit in it, a
+ * person-named field's text written as an address slug, or one thing's field answered by a list of links. `element` is where the text was read, when known.
  */
 export function failsName(text: string, hints: NameHints, element: Element | undefined): boolean {
   if (isInterfaceText(text)) return true;
   if (hints.subject.some((word) => NUMBER_WORDS.has(word)) && !/\d/.test(text)) return true;
+  if (hints.subject.some((word) => PERSON_WORDS.has(word)) && SLUG.test(text.trim())) return true;
   return element !== undefined && namesOne(hints) && isLinkList(element);
 }
