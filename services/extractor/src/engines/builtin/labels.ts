@@ -84,7 +84,7 @@ export function readLabels($: CheerioAPI): Labelled[] {
       // Without a colon, only a heading or a label element followed by text in the same block reads as a label.
       if (!LABEL_END.test(text) && !LABEL_HEADINGS.has(element.tagName)) return;
       // The value is what follows the label within its parent, else the next element that has text.
-      const rest = followingText($, label);
+      const rest = followingText(label);
       if (rest) add(element, text, label.parent(), rest);
       else {
         const next = nextWithText($, label, text);
@@ -104,7 +104,7 @@ export function readLabels($: CheerioAPI): Labelled[] {
 }
 
 /** The text after a label element inside its parent ("<li><b>ISBN-13:</b> 978-...</li>" → "978-..."). */
-function followingText($: CheerioAPI, label: Cheerio<Element>): string {
+function followingText(label: Cheerio<Element>): string {
   const parent = label.parent();
   if (parent.length === 0 || parent.find(BLOCKS).not(label).length > 0) return "";
   let after = false;
