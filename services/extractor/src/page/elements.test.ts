@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { elementsUnder } from "./elements.js";
+import { elementsUnder, textOf } from "./elements.js";
 import { loadPage } from "./page.js";
 import { selectorOf } from "./selector.js";
 
@@ -26,5 +26,25 @@ describe("page walks on hostile markup", () => {
     for (let node = deepest.parent; node; node = node.parent) levels += 1;
     expect(levels).toBeLessThanOrEqual(258);
     expect(elementsUnder(page.$("body").get(0)!, 100_000).length).toBeGreaterThan(depth);
+  });
+});
+
+describe("textOf reads text as a browser lays it out", () => {
+  const text = (html: string) =>
+    textOf(loadPage(`<body><div id="v">${html}</div></body>`, "https://a.example/").$("#v").get(0)!);
+
+  it("never glues the text of blocks, cells, list items, line breaks or boxed inline elements", () => {
+    expect(text("<h1>2010 Audi A6 Avant</h1><div>Specs and Features</div>")).toBe(
+      "2010 Audi A6 Avant Specs and Features",
+    );
+    expect(text("3506B001<br><a href='/canon'>View other products</a>")).toBe("3506B001 View other products");
+    expect(text("<ul><li>News</li><li>Team Report</li></ul><p>Blogs</p>")).toBe("News Team Report Blogs");
+    expect(text("<table><tr><td>Weight</td><td>205 lbs</td></tr></table>")).toBe("Weight 205 lbs");
+    expect(text("<span style='display: block'>Miami</span><span style='display:flex'>FL</span>")).toBe("Miami FL");
+  });
+
+  it("joins inline elements as written: one price stays one value", () => {
+    expect(text("$<strong>399</strong><sup>.99</sup>")).toBe("$399.99");
+    expect(text("<span>Pre</span><em>heat</em> <b>oven</b>")).toBe("Preheat oven");
   });
 });

@@ -7,7 +7,7 @@
  * collapsed), text for comparing names written differently, and the text an
  * element shows.
  */
-import { type ChildNode, type Element, isTag, isText, type ParentNode, type Text } from "domhandler";
+import { type AnyNode, type Element, isTag, isText, type ParentNode, type Text } from "domhandler";
 import { decodeHTML } from "entities";
 
 /** Elements whose content is not the page's text. */
@@ -126,18 +126,95 @@ export function ownText(element: Element): string {
 }
 
 /**
- * An element's text without that of elements holding no page text (an image
- * in <noscript>) or hidden from assistive technology as a visual duplicate
- * ("$2195" for "$21.95"), whitespace collapsed, and leading marks such as a
- * checkbox glyph ("▢ 2 cups flour") dropped.
+ * Elements a browser lays out apart from their neighbours, whatever the markup's spacing: blocks, list items, table
+ * cells and rows, line breaks. Inline elements (a price's "<strong>399</strong><sup>.99</sup>") join as written.
+ */
+const APART = new Set([
+  "address",
+  "article",
+  "aside",
+  "blockquote",
+  "body",
+  "br",
+  "caption",
+  "center",
+  "dd",
+  "details",
+  "dialog",
+  "dir",
+  "div",
+  "dl",
+  "dt",
+  "fieldset",
+  "figcaption",
+  "figure",
+  "footer",
+  "form",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "header",
+  "hgroup",
+  "hr",
+  "html",
+  "legend",
+  "li",
+  "main",
+  "menu",
+  "nav",
+  "ol",
+  "option",
+  "p",
+  "pre",
+  "section",
+  "summary",
+  "table",
+  "tbody",
+  "td",
+  "tfoot",
+  "th",
+  "thead",
+  "tr",
+  "ul",
+]);
+
+/** An inline style that makes an element a box of its own (a <span> shown as a block). */
+const BOX_STYLE = /(?:^|;)\s*display\s*:\s*(?:block|flex|grid|table[a-z-]*|list-item)\b/i;
+
+/** The element's text is laid out apart from its neighbours': they are never read as one word. */
+export function laidOutApart(element: Element): boolean {
+  if (APART.has(element.tagName)) return true;
+  const { style } = element.attribs;
+  return style !== undefined && BOX_STYLE.test(style);
+}
+
+/**
+ * A node's text as a browser lays it out, not collapsed: a space wherever an element stands apart (a block, a cell,
+ * a line break), inline elements joined as written; elements `shows` rejects left out.
+ */
+export function laidOutText(node: AnyNode, shows: (element: Element) => boolean = () => true): string {
+  if (isText(node)) return node.data;
+  if (!isTag(node) || !shows(node)) return "";
+  let text = "";
+  for (const child of node.children) text += laidOutText(child, shows);
+  return laidOutApart(node) ? ` ${text} ` : text;
+}
+
+const showsPageText = (element: Element): boolean =>
+  !NOT_TEXT.has(element.tagName) && element.attribs["aria-hidden"] !== "true";
+
+/**
+ * An element's text as laid out (see laidOutText) without that of elements
+ * holding no page text (an image in <noscript>) or hidden from assistive
+ * technology as a visual duplicate ("$2195" for "$21.95"), whitespace
+ * collapsed, and leading marks such as a checkbox glyph ("▢ 2 cups flour")
+ * dropped.
  */
 export function textOf(element: Element): string {
   let text = "";
-  const add = (node: ChildNode): void => {
-    if (isText(node)) text += node.data;
-    else if (isTag(node) && !NOT_TEXT.has(node.tagName) && node.attribs["aria-hidden"] !== "true")
-      node.children.forEach(add);
-  };
-  element.children.forEach(add);
+  for (const child of element.children) text += laidOutText(child, showsPageText);
   return collapsed(text).replace(/^[\p{So}\s]+/u, "");
 }

@@ -15,6 +15,12 @@ describe("field names", () => {
     expect(nameHints("published_date_iso8601")).toMatchObject({ format: "iso8601", subject: ["published", "date"] });
     expect(nameHints("currency_iso4217")).toEqual({ subject: ["currency"] });
     expect(nameHints("image_url")).toEqual({ format: "url", subject: ["image", "url"] });
+    expect(nameHints("weight_grams")).toEqual({ measureUnit: "grams", subject: ["weight"] });
+    expect(nameHints("temperature_rating_celsius")).toEqual({
+      measureUnit: "celsius",
+      subject: ["temperature", "rating"],
+    });
+    expect(nameHints("g_force")).toEqual({ subject: ["g", "force"] });
   });
 
   it("describes only names that state something", () => {

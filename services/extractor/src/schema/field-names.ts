@@ -19,10 +19,30 @@ export function nameTokens(name: string): string[] {
 
 export type DurationUnit = "seconds" | "minutes" | "hours" | "days";
 
+/** A unit of mass, length, volume or temperature a field's name can state (`weight_grams`); normalize.ts converts. */
+export type MeasureUnit =
+  | "milligrams"
+  | "grams"
+  | "kilograms"
+  | "ounces"
+  | "pounds"
+  | "millimeters"
+  | "centimeters"
+  | "meters"
+  | "kilometers"
+  | "inches"
+  | "feet"
+  | "milliliters"
+  | "liters"
+  | "celsius"
+  | "fahrenheit";
+
 export interface NameHints {
   /** ISO 4217 code named in the field, e.g. "USD" for `price_usd`. */
   currency?: string;
   durationUnit?: DurationUnit;
+  /** Unit of a measure named in the field, e.g. "grams" for `weight_grams`. */
+  measureUnit?: MeasureUnit;
   /** Scale named in the field, e.g. [1, 5] for `rating_1_to_5`. */
   scale?: [number, number];
   format?: "iso8601" | "url" | "percent";
@@ -62,6 +82,45 @@ const DURATION_UNITS = new Map<string, DurationUnit>([
   ["hours", "hours"],
   ["days", "days"],
 ]);
+/** The spellings of measure units in field names; ambiguous ones ("m", "in", "l", "c", "f") are left out. */
+const MEASURE_UNITS = new Map<string, MeasureUnit>([
+  ["mg", "milligrams"],
+  ["milligrams", "milligrams"],
+  ["g", "grams"],
+  ["gr", "grams"],
+  ["grams", "grams"],
+  ["kg", "kilograms"],
+  ["kilograms", "kilograms"],
+  ["kilos", "kilograms"],
+  ["oz", "ounces"],
+  ["ounces", "ounces"],
+  ["lb", "pounds"],
+  ["lbs", "pounds"],
+  ["pounds", "pounds"],
+  ["mm", "millimeters"],
+  ["millimeters", "millimeters"],
+  ["millimetres", "millimeters"],
+  ["cm", "centimeters"],
+  ["centimeters", "centimeters"],
+  ["centimetres", "centimeters"],
+  ["meters", "meters"],
+  ["metres", "meters"],
+  ["km", "kilometers"],
+  ["kilometers", "kilometers"],
+  ["kilometres", "kilometers"],
+  ["inches", "inches"],
+  ["inch", "inches"],
+  ["ft", "feet"],
+  ["feet", "feet"],
+  ["ml", "milliliters"],
+  ["milliliters", "milliliters"],
+  ["millilitres", "milliliters"],
+  ["liters", "liters"],
+  ["litres", "liters"],
+  ["celsius", "celsius"],
+  ["centigrade", "celsius"],
+  ["fahrenheit", "fahrenheit"],
+]);
 const FORMATS = new Map<string, NonNullable<NameHints["format"]>>([
   ["iso", "iso8601"],
   ["url", "url"],
@@ -92,6 +151,8 @@ export function nameHints(name: string): NameHints {
       i += 1;
     } else if (CURRENCIES.has(token)) hints.currency = token.toUpperCase();
     else if (DURATION_UNITS.has(token)) hints.durationUnit = DURATION_UNITS.get(token);
+    // A unit is the name's last word (`weight_g`); elsewhere (`g_force`) it is part of what the field names.
+    else if (MEASURE_UNITS.has(token) && i > 0 && i === tokens.length - 1) hints.measureUnit = MEASURE_UNITS.get(token);
     else if (FORMATS.has(token)) {
       hints.format = FORMATS.get(token);
       // "iso8601" arrives as two tokens.
@@ -109,6 +170,7 @@ export function describeName(name: string): string | undefined {
   const parts: string[] = [];
   if (hints.currency) parts.push(`amount in ${hints.currency}, as a plain number`);
   if (hints.durationUnit) parts.push(`duration in ${hints.durationUnit}`);
+  if (hints.measureUnit) parts.push(`in ${hints.measureUnit}, as a plain number`);
   if (hints.scale) parts.push(`on a scale from ${hints.scale[0]} to ${hints.scale[1]}`);
   if (hints.format === "iso8601") parts.push("ISO 8601 date or date-time");
   if (hints.format === "url") parts.push("absolute URL");

@@ -6,6 +6,7 @@ import {
   durationSeconds,
   firstNumber,
   isoDate,
+  measureIn,
   parseBoolean,
   parseNumber,
   phoneNumbers,
@@ -139,6 +140,26 @@ describe("currencies and scales", () => {
     expect(rescale(8, 10, [1, 5])).toBe(4);
     expect(rescale(4.93, 5, [1, 5])).toBe(4.93);
     expect(rescale(11, 10, [1, 5])).toBeUndefined();
+  });
+});
+
+describe("measureIn", () => {
+  it("converts a measure of the same kind to the unit the name states", () => {
+    expect(measureIn("640 g", "grams")).toBe(640);
+    expect(measureIn("1.2 kg", "grams")).toBe(1200);
+    expect(measureIn("Weight: 1,2 kg (2.6 lbs)", "kilograms")).toBe(1.2);
+    expect(measureIn("2.6 lbs.", "kilograms")).toBe(1.18);
+    expect(measureIn("-5 °C", "celsius")).toBe(-5);
+    expect(measureIn("23°F / -5°C", "celsius")).toBe(-5);
+    expect(measureIn("Comfort: 23 degrees F", "celsius")).toBe(-5);
+    expect(measureIn("14.5 in.", "centimeters")).toBe(36.83);
+    expect(measureIn("750 ml", "liters")).toBe(0.75);
+  });
+
+  it("answers nothing where the text states no measure of that kind", () => {
+    expect(measureIn("640", "grams")).toBeUndefined();
+    expect(measureIn("12 cm", "grams")).toBeUndefined();
+    expect(measureIn("Ships in 3 days", "centimeters")).toBeUndefined();
   });
 });
 

@@ -5,7 +5,7 @@
  * answer and to the builtin engine's candidates alike). Each reader returns
  * undefined rather than guess when the text does not say one thing.
  */
-import type { DurationUnit } from "./field-names.js";
+import type { DurationUnit, MeasureUnit, NameHints } from "./field-names.js";
 
 /** Currency symbols and the ISO 4217 codes they stand for; "$" alone is read as USD, as most pages mean. */
 const CURRENCY_SYMBOLS = new Map([
@@ -269,6 +269,86 @@ export function durationSeconds(text: string): number | undefined {
 export function durationIn(text: string, unit: DurationUnit): number | undefined {
   const seconds = durationSeconds(text);
   return seconds === undefined ? undefined : Math.round((seconds / UNIT_SECONDS[unit]) * 100) / 100;
+}
+
+/**
+ * Measures: each unit's dimension and its size in the dimension's base unit (gram, millimetre, millilitre); degrees
+ * are converted by their own rule. A small table: pages spell units their own ways ("lbs.", "°C", "kilos"), which is
+ * what needs writing down; unit libraries convert but do not read those.
+ */
+const MEASURES: Record<MeasureUnit, { dimension: string; size: number }> = {
+  milligrams: { dimension: "mass", size: 0.001 },
+  grams: { dimension: "mass", size: 1 },
+  kilograms: { dimension: "mass", size: 1000 },
+  ounces: { dimension: "mass", size: 28.349523125 },
+  pounds: { dimension: "mass", size: 453.59237 },
+  millimeters: { dimension: "length", size: 1 },
+  centimeters: { dimension: "length", size: 10 },
+  meters: { dimension: "length", size: 1000 },
+  kilometers: { dimension: "length", size: 1_000_000 },
+  inches: { dimension: "length", size: 25.4 },
+  feet: { dimension: "length", size: 304.8 },
+  milliliters: { dimension: "volume", size: 1 },
+  liters: { dimension: "volume", size: 1000 },
+  // Degrees do not scale from a zero: toDegrees and fromDegrees convert them.
+  celsius: { dimension: "temperature", size: 1 },
+  fahrenheit: { dimension: "temperature", size: 1 },
+};
+/** Units as pages write them after a number, lower-cased. */
+const WRITTEN_MEASURES: [RegExp, MeasureUnit][] = [
+  [/^(?:mg|milligrams?)$/, "milligrams"],
+  [/^(?:g|gr|grams?|grammes?)$/, "grams"],
+  [/^(?:kg|kgs|kilos?|kilograms?|kilogrammes?)$/, "kilograms"],
+  [/^(?:oz|ounces?)$/, "ounces"],
+  [/^(?:lbs?|pounds?)$/, "pounds"],
+  [/^(?:mm|millimet(?:er|re)s?)$/, "millimeters"],
+  [/^(?:cm|centimet(?:er|re)s?)$/, "centimeters"],
+  [/^(?:m|met(?:er|re)s?)$/, "meters"],
+  [/^(?:km|kilomet(?:er|re)s?)$/, "kilometers"],
+  [/^(?:in|inch(?:es)?|"|″)$/, "inches"],
+  [/^(?:ft|feet|foot|'|′)$/, "feet"],
+  [/^(?:ml|millilit(?:er|re)s?)$/, "milliliters"],
+  [/^(?:l|lit(?:er|re)s?)$/, "liters"],
+  [/^(?:°\s*c|℃|degrees? c(?:elsius)?|celsius)$/, "celsius"],
+  [/^(?:°\s*f|℉|degrees? f(?:ahrenheit)?|fahrenheit)$/, "fahrenheit"],
+];
+/** A number and the unit after it: "640 g", "1.2kg", "-5 °C", "5'", "14.5 in.". */
+const MEASURE = /([+\-−]?\d[\d.,]*)\s*(°\s*[cf]\b|℃|℉|degrees? (?:c(?:elsius)?|f(?:ahrenheit)?)\b|["″'′]|[a-z]+\b)/gi;
+
+/**
+ * The first measure in the text of `unit`'s dimension, converted to it ("1.2 kg" → 1200 for grams, "23 °F" → -5 for
+ * celsius), rounded to two decimals; undefined when the text states none (a bare number's unit would be a guess).
+ */
+export function measureIn(text: string, unit: MeasureUnit): number | undefined {
+  const wanted = MEASURES[unit];
+  for (const [, amount, written] of text.matchAll(MEASURE)) {
+    const spelled = written!.toLowerCase().replace(/\s+/g, " ");
+    const from = WRITTEN_MEASURES.find(([pattern]) => pattern.test(spelled))?.[1];
+    const number = parseNumber(amount!.replace("−", "-").replace(/[.,]$/, ""));
+    if (from === undefined || number === undefined || MEASURES[from].dimension !== wanted.dimension) continue;
+    const converted =
+      wanted.dimension === "temperature"
+        ? toDegrees(fromDegrees(number, from), unit)
+        : (number * MEASURES[from].size) / wanted.size;
+    return Math.round(converted * 100) / 100;
+  }
+  return undefined;
+}
+
+/** The duration or measure a text states in the unit the field's name states; undefined when it names none. */
+export function inNamedUnit(text: string, hints: NameHints): number | undefined {
+  if (hints.durationUnit) return durationIn(text, hints.durationUnit);
+  return hints.measureUnit ? measureIn(text, hints.measureUnit) : undefined;
+}
+
+/** Degrees in `unit` as Celsius. */
+function fromDegrees(degrees: number, unit: MeasureUnit): number {
+  return unit === "fahrenheit" ? ((degrees - 32) * 5) / 9 : degrees;
+}
+
+/** Celsius as degrees in `unit`. */
+function toDegrees(celsius: number, unit: MeasureUnit): number {
+  return unit === "fahrenheit" ? (celsius * 9) / 5 + 32 : celsius;
 }
 
 const MONTHS = new Map<string, number>();

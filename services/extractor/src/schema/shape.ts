@@ -10,7 +10,7 @@
 import type { ObjectNode, ScalarType, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { type NameHints, nameHints } from "./field-names.js";
-import { durationIn, isoDate, parseBoolean, parseNumber } from "./normalize.js";
+import { inNamedUnit, isoDate, parseBoolean, parseNumber } from "./normalize.js";
 
 export interface Shaped {
   data: Record<string, unknown>;
@@ -114,9 +114,9 @@ function shapeScalar(type: ScalarType, value: unknown, path: string, warnings: W
   }
 }
 
-/** A number written as text, or a duration in the unit the field's name states. */
+/** A number written as text, or a duration or measure in the unit the field's name states. */
 function readQuantity(text: string, hints: NameHints): number | undefined {
-  return parseNumber(text) ?? (hints.durationUnit ? durationIn(text, hints.durationUnit) : undefined);
+  return parseNumber(text) ?? inNamedUnit(text, hints);
 }
 
 /** Dates already in ISO 8601 are kept as written (with their time); other written dates become YYYY-MM-DD. */

@@ -375,6 +375,37 @@ describe("extractBuiltin", () => {
     ).toEqual({ author: "Ben Popper" });
   });
 
+  it("takes no site's tagline for the page's description", () => {
+    const html = (description: string) =>
+      `<html><head><meta property="og:site_name" content="Acme News"><meta name="description" content="${description}"></head><body><h1>Storm ahead</h1></body></html>`;
+    expect(run(html("Acme News - the news portal"), { description: "string" }).data).toEqual({ description: null });
+    expect(run(html("A storm reaches the coast tonight."), { description: "string" }).data).toEqual({
+      description: "A storm reaches the coast tonight.",
+    });
+  });
+
+  it("answers unit-suffixed names in their unit from what the page states, and null where it states no such measure", () => {
+    const html = `<html><body><h1>Down Bag</h1><table>
+      <tr><th>Weight</th><td>1.2 kg</td></tr>
+      <tr><th>Temperature rating</th><td>23 °F</td></tr>
+      <tr><th>Length</th><td>Regular</td></tr>
+    </table></body></html>`;
+    const schema = {
+      weight: "string",
+      weight_grams: "number",
+      weight_kg: "number",
+      temperature_rating_celsius: "number",
+      length_cm: "number",
+    };
+    expect(run(html, schema).data).toEqual({
+      weight: "1.2 kg",
+      weight_grams: 1200,
+      weight_kg: 1.2,
+      temperature_rating_celsius: -5,
+      length_cm: null,
+    });
+  });
+
   describe("product pages", () => {
     const SHOP = {
       product_name: "string",

@@ -5,13 +5,14 @@
  * the page labels where no source answers.
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
+import type { Element } from "domhandler";
 import { squashed } from "../../page/elements.js";
-import { childPointer, type EvidenceTrail } from "../../schema/evidence.js";
+import { childPointer, type EvidenceTrail, type Origin } from "../../schema/evidence.js";
 import { type NameHints, nameHints } from "../../schema/field-names.js";
 import {
   currencyCode,
-  durationIn,
   firstNumber,
+  inNamedUnit,
   isoDate,
   parseBoolean,
   parseNumber,
@@ -24,6 +25,7 @@ import { candidateAt, nested, type Source } from "./candidates.js";
 import { entity as at, SHOWN_FIRST } from "./concepts.js";
 import { listTexts, texts, toQuantity } from "./flatten.js";
 import { asEntity, asList, first, typesOf } from "./graph.js";
+import { failsName, withoutInterfaceTail } from "./interface-text.js";
 import type { Labelled } from "./labels.js";
 import { labelsExactly, MIN_CONFIDENCE, matchLabel, type Scored, singular, withoutOwnLabel } from "./match.js";
 import { declaredItems } from "./records/declared.js";
@@ -60,10 +62,13 @@ function fill(node: SchemaNode, hints: NameHints, source: Source, at: At): unkno
   };
   switch (node.kind) {
     case "scalar": {
-      const value =
+      const value = meant(
         confident === undefined
           ? undefined
-          : inFieldUnits(scalar(node.type, peopleOnly(confident.value, hints, source), hints), hints, source);
+          : inFieldUnits(scalar(node.type, peopleOnly(confident.value, hints, source), hints), hints, source),
+        hints,
+        confident,
+      );
       if (typeof value === "string" && isAuthor(hints)) return noted(withoutByWord(value), confident);
       // `brand_name` is the brand: the label and the value's own label are looked for under the concept's word.
       const shown = hints.subject.find((word) => SHOWN_FIRST.has(word));
@@ -90,6 +95,17 @@ function fill(node: SchemaNode, hints: NameHints, source: Source, at: At): unkno
     case "any-object":
       return (confident !== undefined && noted(asEntity(first(confident.value), source.graph), confident)) || null;
   }
+}
+
+/**
+ * A text value as the field's name means it: without an interface phrase after it, and no value at all when what is
+ * left is interface text or fails the name (interface-text.ts). `at` is where it was read.
+ */
+function meant(value: unknown, hints: NameHints, at: { element?: Element; origin?: Origin } | undefined): unknown {
+  if (typeof value !== "string") return value;
+  const element = at?.element ?? at?.origin?.element;
+  const text = withoutInterfaceTail(value, element);
+  return failsName(text, hints, element) ? undefined : text;
 }
 
 /** An author list without the site itself, which pages add beside the people ("Kim Lee, Site Example"). */
@@ -221,7 +237,7 @@ function fromLabel(node: SchemaNode, hints: NameHints, source: Source, exactly =
   const match = matchLabel(hints, source.page.labels);
   if (!match || match.confidence < MIN_CONFIDENCE || (exactly && !labelsExactly(hints, match.value.label)))
     return undefined;
-  const value = labelValue(node, hints, match.value);
+  const value = meant(labelValue(node, hints, match.value), hints, match.value);
   return value === undefined
     ? undefined
     : {
@@ -245,11 +261,12 @@ function labelValue(node: SchemaNode, hints: NameHints, { value, items }: Labell
     default: {
       const stated = currencyCode(value);
       if (hints.currency && stated && stated !== hints.currency) return undefined;
-      // "$9,970", "205 lbs." (a short value with a number and a unit), "1 hr 30 mins".
+      // "$9,970", "1 hr 30 mins", "1.2 kg" for grams; "205 lbs." (a short value with a number and a unit) unless the
+      // name states a measure's unit, which a number without one may not be in.
       return (
         parseNumber(value) ??
-        (hints.durationUnit ? durationIn(value, hints.durationUnit) : undefined) ??
-        (value.length <= 30 ? firstNumber(value) : undefined)
+        inNamedUnit(value, hints) ??
+        (value.length <= 30 && !hints.measureUnit ? firstNumber(value) : undefined)
       );
     }
   }

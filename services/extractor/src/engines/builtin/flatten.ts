@@ -6,7 +6,7 @@
 import { decodeHTML } from "entities";
 import { collapsed } from "../../page/elements.js";
 import type { NameHints } from "../../schema/field-names.js";
-import { durationIn } from "../../schema/normalize.js";
+import { inNamedUnit } from "../../schema/normalize.js";
 import { URL_VALUED } from "./concepts.js";
 import { asList, type Entity, ownValue } from "./graph.js";
 
@@ -55,5 +55,5 @@ export function toQuantity(value: unknown, hints: NameHints): unknown {
   if (typeof value === "object" && value !== null) return texts(value, hints)[0];
   if (typeof value !== "string") return value;
   // Without a unit in the name, converting would be a guess; shape.ts then refuses the text.
-  return (hints.durationUnit ? durationIn(value, hints.durationUnit) : undefined) ?? value;
+  return inNamedUnit(value, hints) ?? value;
 }

@@ -23,6 +23,15 @@ describe("readLabels", () => {
     ]);
   });
 
+  it("reads a value laid out in lines as separate words, not glued to its neighbour", () => {
+    const html = `<table><tr><th>Part number</th><td>3506B001<br><a href="/b/canon">View other products from Canon</a></td></tr></table>
+      <dl><dt>Model</dt><dd><div>A6 Avant</div><div>Specs and Features</div></dd></dl>`;
+    expect(labels(html).map(({ value }) => value)).toEqual([
+      "3506B001 View other products from Canon",
+      "A6 Avant Specs and Features",
+    ]);
+  });
+
   it("reads a label element that ends in a spaced dash as it reads one with a colon", () => {
     const html = `<ul><li><strong>Product Code - </strong>39139301</li><li><b>Well-known</b> text</li></ul>`;
     expect(labels(html)).toEqual([{ label: "Product Code", value: "39139301" }]);

@@ -6,7 +6,7 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
-import { collapsed, isHiddenWithin, ownText } from "../../page/elements.js";
+import { collapsed, isHiddenWithin, laidOutText, ownText } from "../../page/elements.js";
 
 export interface Labelled {
   label: string;
@@ -68,11 +68,11 @@ export function readLabels($: CheerioAPI): Labelled[] {
 
   $("tr").each((_, row) => {
     const cells = $(row).children("th, td");
-    if (cells.length === 2) add(row, cells.eq(0).text(), cells.eq(1), cells.eq(1).text());
+    if (cells.length === 2) add(row, cells.eq(0).text(), cells.eq(1), laidOutText(cells.get(1)!));
   });
   $("dt").each((_, term) => {
     const definition = $(term).next("dd");
-    if (definition.length > 0) add(term, $(term).text(), definition, definition.text());
+    if (definition.length > 0) add(term, $(term).text(), definition, laidOutText(definition.get(0)!));
   });
   // Pre-filtered on the element's own text: reading the text of every <span> of a large page is what costs.
   $(LABEL_ELEMENTS)
@@ -84,11 +84,11 @@ export function readLabels($: CheerioAPI): Labelled[] {
       // Without a colon, only a heading or a label element followed by text in the same block reads as a label.
       if (!LABEL_END.test(text) && !LABEL_HEADINGS.has(element.tagName)) return;
       // The value is what follows the label within its parent, else the next element that has text.
-      const rest = followingText($, label);
+      const rest = followingText(label);
       if (rest) add(element, text, label.parent(), rest);
       else {
         const next = nextWithText($, label, text);
-        if (next) add(element, text, next, next.text());
+        if (next) add(element, text, next, laidOutText(next.get(0)!));
       }
     });
   $(LINES)
@@ -96,7 +96,7 @@ export function readLabels($: CheerioAPI): Labelled[] {
     .each((_, element) => {
       const line = $(element);
       if (line.find(BLOCKS).length > 0) return;
-      const match = COLON_LINE.exec(collapsed(line.text()));
+      const match = COLON_LINE.exec(collapsed(laidOutText(element)));
       // Labels found above via their label element are not read twice.
       if (match && line.children(LABEL_ELEMENTS).length === 0) add(element, match[1]!, undefined, match[2]!);
     });
@@ -104,14 +104,14 @@ export function readLabels($: CheerioAPI): Labelled[] {
 }
 
 /** The text after a label element inside its parent ("<li><b>ISBN-13:</b> 978-...</li>" → "978-..."). */
-function followingText($: CheerioAPI, label: Cheerio<Element>): string {
+function followingText(label: Cheerio<Element>): string {
   const parent = label.parent();
   if (parent.length === 0 || parent.find(BLOCKS).not(label).length > 0) return "";
   let after = false;
   let text = "";
   parent.contents().each((_, node) => {
     if (node === label[0]) after = true;
-    else if (after) text += $(node).text();
+    else if (after) text += laidOutText(node);
   });
   return collapsed(text);
 }

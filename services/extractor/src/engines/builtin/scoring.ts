@@ -121,18 +121,30 @@ function phrases(subject: string[]): string[] {
  * byline names, a brand that reads as a page title is no brand, a brand
  * that is the shop's own name may be the platform's default (a store's name
  * as every product's vendor) unless a label shows it, and a page whose meta
- * and OpenGraph descriptions differ describes itself in more than one way.
+ * and OpenGraph descriptions differ describes itself in more than one way, and a short description that starts
+ * with the site's name is the site's tagline.
  */
 function plausibility(value: unknown, hints: NameHints, page: PageValues): number {
   const text = texts(value, hints).join(" ");
   if (/(\.\.\.|…|\[…\]|\[\.\.\.\])$/.test(text)) return 0.5;
   if (hints.subject.some((word) => ["description", "summary"].includes(word)))
-    return page.descriptionsDisagree ? 0.6 : 1;
+    return page.descriptionsDisagree || namesSite(text, page) ? 0.6 : 1;
   if (isMaker(hints)) return isTitle(text, page) || page.siteNames.includes(squashed(text)) ? 0.5 : 1;
   if (!isAuthor(hints)) return 1;
   if (/^(no author|unknown|admin|anonymous)$/i.test(text.trim())) return 0;
   const byline = page.byline().author?.value;
   return byline && page.siteNames.includes(squashed(text)) && !page.siteNames.includes(squashed(byline)) ? 0.6 : 1;
+}
+
+/** How much of a short text may follow the site's name for it to be the site's tagline ("Site - the news portal"). */
+const MAX_TAGLINE_CHARS = 60;
+
+/** A short text that starts with the site's name describes the site (its tagline), not the page. */
+function namesSite(text: string, page: PageValues): boolean {
+  const squashedText = squashed(text);
+  return (
+    text.length <= MAX_TAGLINE_CHARS && page.siteNames.some((site) => site.length >= 3 && squashedText.startsWith(site))
+  );
 }
 
 function isMaker(hints: NameHints): boolean {

@@ -5,37 +5,13 @@
  * a page's entries go with its document).
  */
 import { type Element, isTag, isText } from "domhandler";
-import { NOT_TEXT } from "../../../page/elements.js";
+import { laidOutApart, NOT_TEXT } from "../../../page/elements.js";
 import { currencyCode } from "../../../schema/normalize.js";
 import { markupWords } from "../blocks/fields.js";
 import { isUnseen } from "./hidden.js";
 
 /** Struck-through text is an old value (a price before the discount). */
 const STRUCK = new Set(["s", "strike", "del"]);
-/** Elements whose text stands apart from their neighbours' even without spaces between them in the markup. */
-const BLOCKS = new Set([
-  "br",
-  "p",
-  "div",
-  "li",
-  "tr",
-  "td",
-  "th",
-  "dd",
-  "dt",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "ul",
-  "ol",
-  "section",
-  "article",
-  "header",
-  "footer",
-]);
 
 const spaced = new WeakMap<Element, string>();
 
@@ -54,7 +30,7 @@ function spacedText(element: Element): string {
   let raw = "";
   for (const node of element.children) {
     if (isText(node)) raw += node.data;
-    else if (isTag(node) && shows(node)) raw += BLOCKS.has(node.tagName) ? ` ${spacedText(node)} ` : spacedText(node);
+    else if (isTag(node) && shows(node)) raw += laidOutApart(node) ? ` ${spacedText(node)} ` : spacedText(node);
   }
   text = raw.replace(/\s+/g, " ");
   spaced.set(element, text);
