@@ -231,7 +231,10 @@ export class BrowserRenderer {
     if (!response) throw new WinnowError("target-unreachable", "the navigation produced no response");
     assertRenderable(response, session);
     const contentType = response.headers()["content-type"] ?? "";
-    Object.assign(inHand, { page, response, contentType });
+    // Read now: Chromium keeps a document's body only until it navigates or its buffer fills with sub-resources.
+    const sent = response.text();
+    sent.catch(() => undefined); // read only when the page runs out of time
+    Object.assign(inHand, { page, response, contentType, sent });
     await page.waitForLoadState("domcontentloaded", { timeout: remaining() });
     timings.navigationMs = performance.now() - mark;
     const passedThrough = pageContent(contentType, () => "");
@@ -240,7 +243,7 @@ export class BrowserRenderer {
         finalUrl: page.url(),
         status: response.status(),
         contentType,
-        html: await response.text(),
+        html: await sent,
         title: "",
         screenshot: Buffer.alloc(0),
         incomplete: false,
@@ -397,6 +400,8 @@ interface InHand {
   page?: Page;
   response?: Response;
   contentType?: string;
+  /** The document as the target sent it. */
+  sent?: Promise<string>;
 }
 
 /**
@@ -404,7 +409,7 @@ interface InHand {
  * the document as the target sent it (complete once it has arrived, whatever its scripts and sub-resources do).
  */
 async function readInHand(
-  { page, response, contentType }: Required<InHand>,
+  { page, response, contentType, sent }: Required<InHand>,
   maxChars: number,
 ): Promise<Omit<RenderResponse, "path" | "timings">> {
   const answer = { status: response.status(), contentType, screenshot: Buffer.alloc(0), incomplete: true };
@@ -415,7 +420,11 @@ async function readInHand(
   if (dom && dom !== STILL_PARSING && dom !== SCROLL_FIRST && /^https?:/.test(page.url())) {
     return { ...answer, finalUrl: page.url(), ...sizeChecked(dom, maxChars) };
   }
-  const html = await response.text();
+  const html = await sent.catch((error: unknown) => {
+    throw new WinnowError("target-timeout", "the page did not settle in time, and its HTML could not be read", {
+      cause: error,
+    });
+  });
   const title = pageContent(contentType, () => "").isHtml ? inspectStaticPage(html).title : "";
   return { ...answer, finalUrl: response.url(), ...sizeChecked({ html, title }, maxChars) };
 }
