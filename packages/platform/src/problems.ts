@@ -211,7 +211,7 @@ export const PROBLEM_TYPES = {
     title: "Target site timed out",
     grpc: DEADLINE_EXCEEDED,
     retryable: true,
-    when: "The page did not finish loading (or `wait_for` did not appear) in time.",
+    when: "The page's HTML did not arrive in time (a page whose HTML arrived is answered from it, marked `render-incomplete`).",
   },
   "deadline-exceeded": {
     status: 504,

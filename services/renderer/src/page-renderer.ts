@@ -41,6 +41,7 @@ export class PageRenderer {
       title: shape.title,
       path: RenderPath.RENDER_PATH_STATIC,
       screenshot: Buffer.alloc(0),
+      incomplete: false,
       timings: { queueMs: 0, navigationMs: staticMs, settleMs: 0, totalMs: staticMs },
     };
   }

@@ -29,6 +29,11 @@ export const SUCCESS_HEADERS: ResponseHeader[] = [
       "Which engine filled the schema: `llm`, `builtin`, or `template` (every field answered by the site's learned template).",
   },
   { name: "x-winnow-render-path", description: "How the page was loaded: `static` or `browser`." },
+  {
+    name: "Winnow-Warnings",
+    description:
+      "What the caller should know about the answer, a comma-separated list; `render-incomplete`: the page's time ran out after its HTML arrived, and the data was read from the page as it was then (the document as the site sent it, or the browser's DOM so far).",
+  },
   { name: "x-winnow-tokens-in", description: "Model tokens sent (LLM engine only)." },
   { name: "x-winnow-tokens-out", description: "Model tokens received (LLM engine only)." },
   {

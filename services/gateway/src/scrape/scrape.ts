@@ -7,6 +7,7 @@ import {
 } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { RequestHandler } from "express";
 import type { Backends } from "../backends.js";
+import { appendRenderWarnings } from "./render-warnings.js";
 import { parseScrapeRequest } from "./scrape-request.js";
 
 /**
@@ -57,6 +58,7 @@ export function scrapeHandler(backends: Backends): RequestHandler {
     res.setHeader("Server-Timing", serverTiming(res.locals.timings, res.locals.keyFromCache));
     res.setHeader("x-winnow-engine", engineName(result.engine));
     res.setHeader("x-winnow-render-path", renderPathName(page.path));
+    appendRenderWarnings(res, page);
     if (result.usage) {
       res.setHeader("x-winnow-tokens-in", String(result.usage.promptTokens));
       res.setHeader("x-winnow-tokens-out", String(result.usage.completionTokens));

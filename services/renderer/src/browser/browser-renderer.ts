@@ -15,6 +15,7 @@ import { type EgressGuard, memoizedRefusal } from "../egress/egress.js";
 import { type EgressProxy, type EgressSession, withoutFragment } from "../egress/egress-proxy.js";
 import type { RenderJob } from "../render-request.js";
 import { abortable } from "../static/static-fetch.js";
+import { inspectStaticPage } from "../static/static-page.js";
 import type { BrowserHost } from "./browser.js";
 import {
   noteScrollListeners,
@@ -22,6 +23,7 @@ import {
   readDocument,
   SCROLL_FIRST,
   SCROLL_LISTENER_MARK,
+  STILL_PARSING,
   scrollOneScreen,
   selectorParses,
   selectorPresent,
@@ -53,6 +55,13 @@ const PROXY_BYPASS = "<-loopback>";
 /** Lazy content: at most this many screens scrolled, pausing this long after each. */
 const MAX_SCROLL_SCREENS = 10;
 const SCROLL_PAUSE_MS = 100;
+/**
+ * Kept at the end of a render's time to answer with what is in hand when the page has not settled by then (at most a
+ * quarter of the render's time).
+ */
+const IN_HAND_RESERVE_MS = 1500;
+/** How long the DOM so far may take to read before the document as first received answers instead. */
+const IN_HAND_DOM_READ_MS = 500;
 /** Not needed for the DOM, and the bulk of the bytes. */
 const SKIPPED_RESOURCE_TYPES = new Set(["image", "font", "media"]);
 
@@ -105,15 +114,23 @@ export class BrowserRenderer {
       // The deadline may have passed while the context was being created: an abort listener added now would never fire.
       if (signal.aborted) void closing();
       else signal.addEventListener("abort", closing, { once: true });
+      const timings = { queueMs, navigationMs: 0, settleMs: 0, totalMs: 0 };
+      const inHand: InHand = {};
+      // The page has until shortly before the deadline to settle; what it sent is answered then, marked incomplete.
+      const settleBy = deadlineSignal({
+        signal,
+        ms: remaining() - Math.min(IN_HAND_RESERVE_MS, job.timeoutMs / 4),
+      });
       try {
-        const timings = { queueMs, navigationMs: 0, settleMs: 0, totalMs: 0 };
-        const result = await abortable(
-          this.#open(context, session, refusal).then((opened) =>
-            // Whatever Playwright is waiting for, a tripped render ends now.
-            Promise.race([this.#load(opened, job, remaining, timings), opened.tripped]),
-          ),
-          signal,
+        const loading = this.#open(context, session, refusal).then((opened) =>
+          // Whatever Playwright is waiting for, a tripped render ends now.
+          Promise.race([this.#load(opened, job, remaining, timings, inHand), opened.tripped]),
         );
+        loading.catch(() => undefined); // it may fail after the render has answered with what was in hand
+        const result = await abortable(loading, settleBy.signal).catch(async (error: unknown) => {
+          if (signal.aborted || !settleBy.signal.aborted || !inHand.response || job.screenshot) throw error;
+          return abortable(readInHand(inHand as Required<InHand>, this.options.maxHtmlBytes), signal);
+        });
         return { ...result, path: RenderPath.RENDER_PATH_BROWSER, timings: { ...timings, totalMs: elapsed() } };
       } catch (error) {
         throw toRenderError(error, {
@@ -122,6 +139,7 @@ export class BrowserRenderer {
           timeoutMs: job.timeoutMs,
         });
       } finally {
+        settleBy.dispose();
         signal.removeEventListener("abort", closing);
         await closeContext();
       }
@@ -145,7 +163,8 @@ export class BrowserRenderer {
   ): Promise<GuardedPage> {
     await context.addInitScript(noteScrollListeners);
     await context.route("**/*", async (route) => {
-      const skip = SKIPPED_RESOURCE_TYPES.has(route.request().resourceType());
+      const request = route.request();
+      const skip = SKIPPED_RESOURCE_TYPES.has(request.resourceType()) || (await refusedSubresource(request, refusal));
       // Fails only when the context is already closing; the request no longer matters then.
       await (skip ? route.abort("blockedbyclient") : route.continue()).catch(() => undefined);
     });
@@ -200,26 +219,34 @@ export class BrowserRenderer {
     job: RenderJob,
     remaining: () => number,
     timings: { navigationMs: number; settleMs: number },
+    inHand: InHand,
   ): Promise<Omit<RenderResponse, "path" | "timings">> {
     if (job.waitFor) await assertValidSelector(page, job.waitFor);
 
     let mark = performance.now();
+    // The response first, so that it is in hand should the page never get to DOM ready.
     const response = await page
-      .goto(job.url.href, { waitUntil: "domcontentloaded", timeout: remaining() })
+      .goto(job.url.href, { waitUntil: "commit", timeout: remaining() })
       .finally(assertRedirectsAllowed); // a refused hop outranks whatever the navigation ran into
-    timings.navigationMs = performance.now() - mark;
     if (!response) throw new WinnowError("target-unreachable", "the navigation produced no response");
     assertRenderable(response, session);
     const contentType = response.headers()["content-type"] ?? "";
+    // Read now: Chromium keeps a document's body only until it navigates or its buffer fills with sub-resources.
+    const sent = response.text();
+    sent.catch(() => undefined); // read only when the page runs out of time
+    Object.assign(inHand, { page, response, contentType, sent });
+    await page.waitForLoadState("domcontentloaded", { timeout: remaining() });
+    timings.navigationMs = performance.now() - mark;
     const passedThrough = pageContent(contentType, () => "");
     if (!passedThrough.isHtml) {
       return {
         finalUrl: page.url(),
         status: response.status(),
         contentType,
-        html: await response.text(),
+        html: await sent,
         title: "",
         screenshot: Buffer.alloc(0),
+        incomplete: false,
       };
     }
 
@@ -250,7 +277,7 @@ export class BrowserRenderer {
     if (!/^https?:/.test(page.url()))
       throw new WinnowError("target-unreachable", "the page navigated to an address that did not load");
     const screenshot = job.screenshot ? await screenshotOf(page, job.outline ?? [], remaining()) : Buffer.alloc(0);
-    return { finalUrl: page.url(), status: response.status(), contentType, html, title, screenshot };
+    return { finalUrl: page.url(), status: response.status(), contentType, html, title, screenshot, incomplete: false };
   }
 
   /**
@@ -314,6 +341,11 @@ async function readPage(page: Page, maxChars: number, scrollFirst: false): Promi
 async function readPage(page: Page, maxChars: number, scrollFirst: boolean): Promise<PageRead | typeof SCROLL_FIRST> {
   const read = await page.evaluate(readDocument, { maxChars, scrollFirst, mark: SCROLL_LISTENER_MARK });
   if (read === SCROLL_FIRST) return read;
+  return sizeChecked(read as { html: string | null; title: string }, maxChars);
+}
+
+/** Refused when larger than the cap. */
+function sizeChecked(read: { html: string | null; title: string }, maxChars: number): PageRead {
   // A UTF-8 byte count is never smaller than the UTF-16 length.
   if (read.html === null || Buffer.byteLength(read.html) > maxChars) {
     throw new WinnowError("page-too-large", `the page is larger than ${maxChars} bytes`);
@@ -363,6 +395,40 @@ class InFlightRequests {
   }
 }
 
+/** What a render has once its page's response arrived (and passed as renderable). */
+interface InHand {
+  page?: Page;
+  response?: Response;
+  contentType?: string;
+  /** The document as the target sent it. */
+  sent?: Promise<string>;
+}
+
+/**
+ * The page as it is when its time runs out: the DOM so far once the document is parsed and the page answers, else
+ * the document as the target sent it (complete once it has arrived, whatever its scripts and sub-resources do).
+ */
+async function readInHand(
+  { page, response, contentType, sent }: Required<InHand>,
+  maxChars: number,
+): Promise<Omit<RenderResponse, "path" | "timings">> {
+  const answer = { status: response.status(), contentType, screenshot: Buffer.alloc(0), incomplete: true };
+  const dom = await Promise.race([
+    page.evaluate(readDocument, { maxChars, scrollFirst: false, mark: SCROLL_LISTENER_MARK, parsedOnly: true }),
+    sleep(IN_HAND_DOM_READ_MS, undefined, { ref: false }),
+  ]).catch(() => undefined); // a page navigating or closing: the document as sent answers
+  if (dom && dom !== STILL_PARSING && dom !== SCROLL_FIRST && /^https?:/.test(page.url())) {
+    return { ...answer, finalUrl: page.url(), ...sizeChecked(dom, maxChars) };
+  }
+  const html = await sent.catch((error: unknown) => {
+    throw new WinnowError("target-timeout", "the page did not settle in time, and its HTML could not be read", {
+      cause: error,
+    });
+  });
+  const title = pageContent(contentType, () => "").isHtml ? inspectStaticPage(html).title : "";
+  return { ...answer, finalUrl: response.url(), ...sizeChecked({ html, title }, maxChars) };
+}
+
 interface GuardedPage {
   page: Page;
   inFlight: InFlightRequests;
@@ -371,6 +437,20 @@ interface GuardedPage {
   tripped: Promise<never>;
   /** Throws "url-not-allowed" when any redirect seen so far led somewhere the guard refuses. */
   assertRedirectsAllowed(): Promise<void>;
+}
+
+/**
+ * A sub-resource the guard refuses (or whose host does not resolve) fails here, at once and with one verdict per host
+ * per render, instead of a trip through the proxy for each request: the parser waits on a page's scripts and
+ * stylesheets, so each slow refusal delays DOM ready. The page's own documents still go to the proxy, whose verdicts
+ * end the render with the right problem.
+ */
+async function refusedSubresource(
+  request: Request,
+  refusal: (url: string) => Promise<WinnowError | undefined>,
+): Promise<boolean> {
+  if (request.isNavigationRequest() || !/^https?:/i.test(request.url())) return false;
+  return (await refusal(request.url()).catch(() => undefined)) !== undefined;
 }
 
 function isMainFrameNavigation(request: Request): boolean {

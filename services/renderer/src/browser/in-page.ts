@@ -81,8 +81,13 @@ export function outlineElements(selectors: string[]): number {
 /** What readDocument answers instead of the document when the page should be scrolled first. */
 export const SCROLL_FIRST = "scroll first";
 
+/** What readDocument answers, with `parsedOnly`, while the parser has not reached the document's end. */
+export const STILL_PARSING = "still parsing";
+
 /**
- * Runs in the page. With `scrollFirst`, answers SCROLL_FIRST when scrolling may
+ * Runs in the page. With `parsedOnly`, STILL_PARSING while the document is
+ * still being parsed (a script that never arrives holds the parser, so the DOM
+ * so far lacks what the page sent after it). With `scrollFirst`, answers SCROLL_FIRST when scrolling may
  * load more: the page reacts to scrolling (it watches elements or the window's
  * scroll, see noteScrollListeners, or has lazy frames) and is taller than the
  * screen; on any other page scrolling changes nothing and costs a pause per screen.
@@ -94,16 +99,19 @@ export function readDocument({
   maxChars,
   scrollFirst,
   mark,
+  parsedOnly = false,
 }: {
   maxChars: number;
   scrollFirst: boolean;
   mark: string;
-}): { html: string | null; title: string } | typeof SCROLL_FIRST {
+  parsedOnly?: boolean;
+}): { html: string | null; title: string } | typeof SCROLL_FIRST | typeof STILL_PARSING {
+  // The constants themselves do not exist in the page.
+  if (parsedOnly && document.readyState === "loading") return "still parsing";
   if (scrollFirst) {
     const reactsToScroll =
       (window as unknown as Record<string, unknown>)[mark] === true ||
       document.querySelector('iframe[loading="lazy" i]') !== null;
-    // The constant itself does not exist in the page.
     if (reactsToScroll && scrollY + innerHeight < document.documentElement.scrollHeight) return "scroll first";
   }
   const shadowRoots = (root: Document | ShadowRoot | Element): ShadowRoot[] =>

@@ -149,6 +149,27 @@ describe("EgressGuard", () => {
     expect(await pinning.pin("Public.Example", 443)).toEqual({ address: "93.184.216.34", family: 4 });
     expect(asked).toEqual(["public.example"]);
   });
+
+  it("asks the resolver once for a host many requests check at the same time, and again afterwards", async () => {
+    const asked: string[] = [];
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const shared = new EgressGuard(undefined, async (hostname) => {
+      asked.push(hostname);
+      await answered;
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+    });
+    const verdicts = Array.from({ length: 12 }, (_, i) =>
+      shared.refusal(new URL(`https://ads.tracker.example/${i}.js`)),
+    );
+    answer();
+    for (const verdict of await Promise.all(verdicts)) expect(verdict?.type).toBe("target-unreachable");
+    expect(asked).toEqual(["ads.tracker.example"]);
+    await shared.refusal(new URL("https://ads.tracker.example/later.js"));
+    expect(asked).toHaveLength(2);
+  });
 });
 
 describe("EgressGuard with an allowlist", () => {

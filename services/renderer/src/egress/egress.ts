@@ -119,6 +119,9 @@ export interface PinnedTarget {
  * a DNS answer that changes after the check (rebinding) is never used.
  */
 export class EgressGuard {
+  /** Lookups under way by host name: the system resolver has few threads, and pages name the same hosts at once. */
+  readonly #resolving = new Map<string, Promise<string[]>>();
+
   constructor(
     private readonly allowlist: EgressAllowlist = EMPTY_ALLOWLIST,
     private readonly lookup: Lookup = systemLookup,
@@ -159,7 +162,7 @@ export class EgressGuard {
 
     let addresses: string[];
     try {
-      addresses = literal ? [literal] : await this.lookup(hostname);
+      addresses = literal ? [literal] : await this.#resolve(hostname);
     } catch (error) {
       throw new WinnowError("target-unreachable", `could not resolve ${hostname}`, { cause: error });
     }
@@ -171,6 +174,16 @@ export class EgressGuard {
     }
     const address = addresses[0]!;
     return { address, family: isIP(address) === 6 ? 6 : 4 };
+  }
+
+  /** One lookup per host at a time; each answer is used once, by the callers waiting when it came. */
+  #resolve(hostname: string): Promise<string[]> {
+    let resolving = this.#resolving.get(hostname);
+    if (!resolving) {
+      resolving = this.lookup(hostname).finally(() => this.#resolving.delete(hostname));
+      this.#resolving.set(hostname, resolving);
+    }
+    return resolving;
   }
 
   #addressAllowed(address: Address, port: number): boolean {

@@ -157,6 +157,12 @@ export interface RenderResponse {
     | undefined;
   /** When options.screenshot was true: a JPEG of the page's top (at most 4000 CSS pixels tall). */
   screenshot: Buffer;
+  /**
+   * The render ran out of time after the page's HTML arrived: html is what was in hand
+   * then (the DOM so far, else the document as first received), not the settled page.
+   * A render whose HTML never arrived fails with DEADLINE_EXCEEDED "target-timeout".
+   */
+  incomplete: boolean;
 }
 
 function createBaseRenderOptions(): RenderOptions {
@@ -530,6 +536,7 @@ function createBaseRenderResponse(): RenderResponse {
     path: 0,
     timings: undefined,
     screenshot: Buffer.alloc(0),
+    incomplete: false,
   };
 }
 
@@ -558,6 +565,9 @@ export const RenderResponse: MessageFns<RenderResponse> = {
     }
     if (message.screenshot.length !== 0) {
       writer.uint32(66).bytes(message.screenshot);
+    }
+    if (message.incomplete !== false) {
+      writer.uint32(72).bool(message.incomplete);
     }
     return writer;
   },
@@ -639,6 +649,14 @@ export const RenderResponse: MessageFns<RenderResponse> = {
             message.screenshot = Buffer.from(reader.bytes());
             continue;
           }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.incomplete = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -669,6 +687,7 @@ export const RenderResponse: MessageFns<RenderResponse> = {
       path: isSet(object.path) ? renderPathFromJSON(object.path) : 0,
       timings: isSet(object.timings) ? RenderTimings.fromJSON(object.timings) : undefined,
       screenshot: isSet(object.screenshot) ? Buffer.from(bytesFromBase64(object.screenshot)) : Buffer.alloc(0),
+      incomplete: isSet(object.incomplete) ? globalThis.Boolean(object.incomplete) : false,
     };
   },
 
@@ -698,6 +717,9 @@ export const RenderResponse: MessageFns<RenderResponse> = {
     if (message.screenshot.length !== 0) {
       obj.screenshot = base64FromBytes(message.screenshot);
     }
+    if (message.incomplete !== false) {
+      obj.incomplete = message.incomplete;
+    }
     return obj;
   },
 
@@ -716,6 +738,7 @@ export const RenderResponse: MessageFns<RenderResponse> = {
       ? RenderTimings.fromPartial(object.timings)
       : undefined;
     message.screenshot = object.screenshot ?? Buffer.alloc(0);
+    message.incomplete = object.incomplete ?? false;
     return message;
   },
 };
