@@ -43,6 +43,7 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
         ? modelInputsFor({ schema, page, taskDescription: job.taskDescription, suggestions: [] }, settings.prompts)
         : [],
       evidence: trail ? evidenceMessages(presentIn(trail.evidence, shaped.data)) : [],
+      fieldStatus: [],
     };
     return { response, prefilled: undefined, prefilledFields: [], model: undefined };
   }
@@ -58,6 +59,7 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
       warnings: [prefillWarning(pre)],
       modelInputs: [],
       evidence,
+      fieldStatus: [],
     };
     return { response, prefilled: pre.trusted.length, prefilledFields: pre.trusted, model: undefined };
   }
@@ -119,6 +121,7 @@ export async function answerRemaining(
     warnings: [],
     modelInputs: [],
     evidence: [],
+    fieldStatus: [],
   };
   return { response, prefilled: undefined, prefilledFields: [], model: undefined };
 }

@@ -87,6 +87,8 @@ function templateEvidence(answers: Map<string, TemplateFieldAnswer>, data: Recor
             selector,
             confidence,
             grounded: true,
+            // Set once the whole answer is known (flow/status.ts).
+            status: "",
           },
         ]
       : [],

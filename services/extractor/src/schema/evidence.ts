@@ -102,7 +102,19 @@ export function evidenceMessages(evidence: EvidenceMap): EvidenceMessage[] {
     selector: selector ?? "",
     confidence,
     grounded,
+    // Set once the whole answer is known (flow/status.ts).
+    status: "",
   }));
+}
+
+/** Evidence as ExtractResponse carries it, by pointer again (its source is one an engine named). */
+export function evidenceOfMessages(messages: EvidenceMessage[]): EvidenceMap {
+  return new Map(
+    messages.map(({ pointer, source, confidence, grounded }) => [
+      pointer,
+      { source: source as EvidenceSource, confidence, grounded },
+    ]),
+  );
 }
 
 function valueAt(data: unknown, pointer: string): unknown {

@@ -50,7 +50,7 @@ export function groundAnswer(
   const page = new PageText(pageText);
   const warnings: Warning[] = [];
   const evidence: EvidenceMap = new Map();
-  const task = new Set(nameTokens(taskDescription));
+  const task = taskWords(taskDescription);
   const ungrounded = new Set<string>();
   // `top`: the top-level field the value is under.
   const walk = (node: SchemaNode, value: unknown, path: string, derived: boolean, top: string): unknown => {
@@ -113,9 +113,24 @@ export function groundAnswer(
   return { data: mode === "off" ? data : grounded, warnings, evidence, ungrounded };
 }
 
-function isDerived(name: string, task: Set<string>): boolean {
+/** The words of a task description, as namedByTask looks for them. */
+export function taskWords(taskDescription: string): Set<string> {
+  return new Set(nameTokens(taskDescription));
+}
+
+/** Whether the model is asked to produce the field's value rather than copy it: the task names it, or its name asks a conversion. */
+export function isDerived(name: string, task: ReadonlySet<string>): boolean {
+  return asksConversion(name) || namedByTask(name, task);
+}
+
+/** Whether a field's name asks for a conversion: a duration unit, a scale or a format. */
+export function asksConversion(name: string): boolean {
   const hints = nameHints(name);
-  if (hints.durationUnit || hints.scale || hints.format) return true;
+  return Boolean(hints.durationUnit || hints.scale || hints.format);
+}
+
+/** Whether the task description names the field: a word of its name, four letters or more, appears in it. */
+export function namedByTask(name: string, task: ReadonlySet<string>): boolean {
   return nameTokens(name).some((token) => token.length >= 4 && task.has(token));
 }
 
