@@ -99,7 +99,7 @@ describe("field status, builtin engine", () => {
     const { data, status, codes } = await extract(
       SHOP,
       { title: "string", summary: "string" },
-      { task: "Summarize the product in one sentence as the summary." },
+      { task: "Summarize the product in one sentence." },
     );
     expect(data.summary).toBeNull();
     expect(status["/summary"]).toBe("needs-model");

@@ -6,7 +6,8 @@
  *
  * Not checked, because the model is asked to produce rather than copy them:
  * - fields the task description names (a word of the field name, four
- *   letters or more, appears in it): summaries, sentiment, translations;
+ *   letters or more, appears in it, in any form of the word: "summarize"
+ *   names `summary`): summaries, sentiment, translations;
  * - fields whose name asks for a conversion: a duration unit, a scale or a
  *   format (`total_time_minutes`, `rating_1_to_5`, `date_iso8601`);
  * - booleans and free-form objects.
@@ -131,7 +132,20 @@ export function asksConversion(name: string): boolean {
 
 /** Whether the task description names the field: a word of its name, four letters or more, appears in it. */
 export function namedByTask(name: string, task: ReadonlySet<string>): boolean {
-  return nameTokens(name).some((token) => token.length >= 4 && task.has(token));
+  const words = nameTokens(name).filter((token) => token.length >= 4);
+  return words.some((word) => task.has(word) || [...task].some((said) => sameStem(word, said)));
+}
+
+/**
+ * Two forms of one word, as a task says it and a field is named ("summarize", "summary"; "translate", "translation"):
+ * they share their first five letters or more, and neither goes on for more than three beyond what they share.
+ */
+const STEM = { shared: 5, ending: 3 };
+
+function sameStem(a: string, b: string): boolean {
+  let shared = 0;
+  while (shared < a.length && a[shared] === b[shared]) shared++;
+  return shared >= STEM.shared && a.length - shared <= STEM.ending && b.length - shared <= STEM.ending;
 }
 
 class PageText {
