@@ -8,7 +8,7 @@
 import type { ObjectNode } from "@winnow/platform";
 import type { Evidence, ExtractResponse, FieldStatus } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { asksConversion, isDerived, namedByTask, taskWords } from "../engines/model/grounding.js";
-import { childPointer, evidenceOfMessages, isUnder } from "../schema/evidence.js";
+import { childPointer, evidenceOfMessages, isUnder, pointerKeys } from "../schema/evidence.js";
 import { nameHints } from "../schema/field-names.js";
 import { isProven, valueKind } from "./prefill-calibration.js";
 
@@ -80,7 +80,9 @@ export function withStatus(response: ExtractResponse, facts: StatusFacts): Extra
     const warned = [...byWarning].filter(([path]) => isUnder(path, [name]));
     if (response.warnings.some((w) => w.code === "needs-model" && w.path === pointer))
       return [{ pointer, status: "needs-model" }];
-    if (holdsNothing(data[name])) return [{ pointer, status: warned.length > 0 || unread ? "truncated" : "absent" }];
+    // Null: the page was not read whole, or it does not state the value (a model's value strict grounding nulled).
+    if (holdsNothing(data[name]))
+      return [{ pointer, status: unread || warned.some(([, s]) => s === "truncated") ? "truncated" : "absent" }];
     const values = new Map<string, Status>([
       ...evidence
         .filter((e) => isUnder(e.pointer, [name]))
@@ -100,10 +102,7 @@ export function withStatus(response: ExtractResponse, facts: StatusFacts): Extra
 }
 
 function valueStatus(e: Evidence, trusted: boolean, task: ReadonlySet<string>): Status {
-  const names = e.pointer
-    .split("/")
-    .slice(1)
-    .filter((token) => !/^\d+$/.test(token));
+  const names = pointerKeys(e.pointer).filter((token) => !/^\d+$/.test(token));
   if (e.source === "model") {
     if (e.grounded) return "found";
     return names.some((name) => isDerived(name, task)) ? "derived" : "unverified";
@@ -126,7 +125,7 @@ function worst(statuses: Status[]): Status | undefined {
   return SEVERITY.find((status) => statuses.includes(status));
 }
 
-/** The top-level field a pointer is at or under, unescaped (RFC 6901). */
+/** The top-level field a pointer is at or under. */
 function topField(pointer: string): string {
-  return (pointer.split("/")[1] ?? "").replace(/~1/g, "/").replace(/~0/g, "~");
+  return pointerKeys(pointer)[0] ?? "";
 }

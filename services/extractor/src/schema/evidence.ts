@@ -117,10 +117,17 @@ export function evidenceOfMessages(messages: EvidenceMessage[]): EvidenceMap {
   );
 }
 
+/** A pointer's keys, unescaped (RFC 6901). */
+export function pointerKeys(pointer: string): string[] {
+  return pointer
+    .split("/")
+    .slice(1)
+    .map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
 function valueAt(data: unknown, pointer: string): unknown {
   let value = data;
-  for (const token of pointer.split("/").slice(1)) {
-    const key = token.replace(/~1/g, "/").replace(/~0/g, "~");
+  for (const key of pointerKeys(pointer)) {
     if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<string, unknown>)[key];
   }
