@@ -32,7 +32,8 @@ export interface EngineSettings {
 export async function answerByEngines(job: ExtractionJob, settings: EngineSettings): Promise<EngineAnswer> {
   const { schema, page, llm } = job;
   if (!llm) {
-    const trail = job.evidence ? new EvidenceTrail() : undefined;
+    // Evidence is gathered for every answer (each value's status is read from it); its selectors only when returned.
+    const trail = new EvidenceTrail({ selectors: job.evidence });
     const shaped = shape(schema.tree, extractBuiltin(schema.tree, page, trail));
     const response = {
       dataJson: JSON.stringify(shaped.data),
@@ -42,7 +43,7 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
       modelInputs: job.includeModelInput
         ? modelInputsFor({ schema, page, taskDescription: job.taskDescription, suggestions: [] }, settings.prompts)
         : [],
-      evidence: trail ? evidenceMessages(presentIn(trail.evidence, shaped.data)) : [],
+      evidence: evidenceMessages(presentIn(trail.evidence, shaped.data)),
       fieldStatus: [],
     };
     return { response, prefilled: undefined, prefilledFields: [], model: undefined };
@@ -51,7 +52,7 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
   const pre =
     settings.hybrid !== "off" && !job.taskDescription.trim() ? prefill(schema.tree, page, settings.hybrid) : undefined;
   if (pre && pre.remaining.length === 0) {
-    const evidence = job.evidence ? evidenceMessages(underFields(pre.evidence, pre.trusted)) : [];
+    const evidence = evidenceMessages(underFields(pre.evidence, pre.trusted));
     const response = {
       dataJson: JSON.stringify(pre.data),
       engine: Engine.ENGINE_BUILTIN,
@@ -73,13 +74,7 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
     job.includeModelInput,
     job.bounds,
   );
-  if (!pre)
-    return {
-      response: { ...answer, evidence: job.evidence ? answer.evidence : [] },
-      prefilled: undefined,
-      prefilledFields: [],
-      model: facts,
-    };
+  if (!pre) return { response: answer, prefilled: undefined, prefilledFields: [], model: facts };
   const model = JSON.parse(answer.dataJson) as Record<string, unknown>;
   const data = Object.fromEntries(
     schema.tree.fields.map(({ name }) => [name, pre.trusted.includes(name) ? pre.data[name] : (model[name] ?? null)]),
@@ -91,12 +86,10 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
     (name) => isComplete(model[name]) && isDeepStrictEqual(model[name], pre.data[name]),
   );
   const fromBuiltin = [...pre.trusted, ...confirmed];
-  const evidence = job.evidence
-    ? [
-        ...evidenceMessages(underFields(pre.evidence, fromBuiltin)),
-        ...answer.evidence.filter((e) => !isUnder(e.pointer, fromBuiltin)),
-      ]
-    : [];
+  const evidence = [
+    ...evidenceMessages(underFields(pre.evidence, fromBuiltin)),
+    ...answer.evidence.filter((e) => !isUnder(e.pointer, fromBuiltin)),
+  ];
   const warnings = pre.trusted.length > 0 ? [prefillWarning(pre), ...answer.warnings] : answer.warnings;
   return {
     response: { ...answer, dataJson: JSON.stringify(data), warnings, evidence },

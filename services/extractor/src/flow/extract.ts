@@ -30,8 +30,7 @@ export interface Extraction extends EngineAnswer {
 }
 
 export async function runExtraction(job: ExtractionJob, settings: FlowSettings): Promise<Extraction> {
-  // Every value's evidence is gathered, asked for or not: its status is read from it.
-  const extraction = await answer({ ...job, evidence: true }, settings);
+  const extraction = await answer(job, settings);
   return { ...extraction, response: finished(job, extraction) };
 }
 
@@ -70,7 +69,7 @@ async function answer(job: ExtractionJob, settings: FlowSettings): Promise<Extra
   if (answers.size === 0) return { ...rest, templated: answers, learning };
   return {
     ...rest,
-    response: withTemplateAnswers(tree, answers, rest.response, remaining, job.evidence),
+    response: withTemplateAnswers(tree, answers, rest.response, remaining),
     templated: answers,
     learning,
   };

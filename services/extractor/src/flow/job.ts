@@ -13,7 +13,10 @@ export interface ExtractionJob {
   page: Page;
   taskDescription: string;
   includeModelInput: boolean;
-  /** Return each value's evidence (ExtractResponse.evidence). */
+  /**
+   * Return each value's evidence (ExtractResponse.evidence). It is gathered for every answer, since each value's status
+   * is read from it, but names elements (selectors) only when returned.
+   */
   evidence: boolean;
   /** The model, or undefined for the builtin engine alone. */
   llm: ModelReader | undefined;

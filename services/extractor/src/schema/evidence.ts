@@ -53,13 +53,16 @@ export const MAX_TEXT = 300;
 export class EvidenceTrail {
   readonly evidence: EvidenceMap = new Map();
 
+  /** selectors: whether to name each value's element; most of the trail's cost, and needed only for evidence returned. */
+  constructor(private readonly options = { selectors: true }) {}
+
   note(pointer: string, origin: Origin | undefined, confidence: number): void {
     if (!origin) return;
     const text = origin.text === undefined ? undefined : clipped(origin.text);
     this.evidence.set(pointer, {
       source: origin.source,
       ...(text ? { text } : {}),
-      ...(origin.element ? { selector: selectorOf(origin.element) } : {}),
+      ...(origin.element && this.options.selectors ? { selector: selectorOf(origin.element) } : {}),
       confidence: Math.round(confidence * 1000) / 1000,
       grounded: true,
     });
