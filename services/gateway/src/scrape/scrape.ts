@@ -49,6 +49,8 @@ export function scrapeHandler(backends: Backends): RequestHandler {
         // The key's account owns what its pages teach; the page is the renderer's, so it may teach.
         tenant: res.locals.accountId!,
         learn: true,
+        // What the renderer knows of the page (a render that ran out of time: `render-incomplete`) belongs here: the
+        // extractor returns it among the warnings and marks the fields the page does not hold `truncated`.
         pageWarnings: [],
       },
       hop,
