@@ -98,6 +98,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
             options: { engine, includeModelInput: false, evidence: true },
             tenant: "bench",
             learn: true,
+            pageWarnings: [],
           },
           { deadline: new Date(Date.now() + REQUEST_TIMEOUT_MS) },
         );

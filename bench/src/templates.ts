@@ -120,6 +120,7 @@ async function extract(item: Case, model: LlmEngine | undefined, flow: FlowSetti
     llm: model,
     bounds,
     templateScope: { tenant: "bench", learn: true },
+    pageWarnings: [],
   };
   const extraction = await runExtraction(job, flow);
   await extraction.learning;

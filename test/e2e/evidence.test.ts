@@ -124,6 +124,7 @@ describe("evidence for every value", () => {
       text: "Serve with crusty bread and a green salad.",
       confidence: 0.8,
       grounded: true,
+      status: "found",
     });
 
     await page.goto(url);
@@ -174,8 +175,13 @@ describe("evidence for every value", () => {
       text: expect.stringContaining("Ridge Stew"),
       grounded: true,
     });
-    expect(evidence["/summary"]).toEqual({ source: "model", confidence: 0.5, grounded: false });
-    expect(evidence["/difficulty"]).toEqual({ source: "model", confidence: 0.3, grounded: false });
+    expect(evidence["/summary"]).toEqual({ source: "model", confidence: 0.5, grounded: false, status: "derived" });
+    expect(evidence["/difficulty"]).toEqual({
+      source: "model",
+      confidence: 0.3,
+      grounded: false,
+      status: "unverified",
+    });
   });
 
   it("answers exactly the schema's shape without the option, and refuses a malformed one", async () => {

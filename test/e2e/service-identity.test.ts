@@ -50,6 +50,7 @@ const extract = (token: string | undefined) =>
         schemaJson: '{"title":"string"}',
         taskDescription: "",
         options: undefined,
+        pageWarnings: [],
       },
       done,
     ),

@@ -26,13 +26,34 @@ export interface Evidence {
   confidence: number;
   /** Whether the value is on the page. */
   grounded: boolean;
+  /** How far the value can be trusted. */
+  status: FieldStatus;
 }
 
 /**
- * The answer with `options.evidence`: the data unchanged, and each value's evidence by JSON pointer ("/price",
- * "/ingredients/0").
+ * How far a value can be trusted: `found` (read from the page, from a proven source or found there by grounding),
+ * `derived` (produced for the task description, or by a conversion its name asks), `absent` (null: not on the page),
+ * `unverified` (nothing proven confirms it), `conflict` (parts of the page disagree), `truncated` (the part of the page
+ * that may hold it was not read), `needs-model` (null: the task description asks for it and no model answered).
+ */
+export type FieldStatus = "found" | "derived" | "absent" | "unverified" | "conflict" | "truncated" | "needs-model";
+
+/** Something the extractor noticed: `content-truncated`, `ungrounded`, `merge-conflict`, `needs-model`, ... */
+export interface ScrapeWarning {
+  code: string;
+  message: string;
+  /** The JSON pointer of the value concerned, when there is one. */
+  path?: string;
+}
+
+/**
+ * The answer with `options.evidence`: the data unchanged, each value's evidence by JSON pointer ("/price",
+ * "/ingredients/0"), every field's status by pointer (and a value's inside a field whose values differ), and the
+ * extractor's warnings.
  */
 export interface ScrapeWithEvidence<S extends Schema> {
   data: ScrapeResult<S>;
   evidence: Record<string, Evidence>;
+  status: Record<string, FieldStatus>;
+  warnings: ScrapeWarning[];
 }

@@ -11,5 +11,5 @@ export {
   TimeoutError,
   WinnowError,
 } from "./errors.js";
-export type { Evidence, EvidenceSource, ScrapeWithEvidence } from "./evidence.js";
+export type { Evidence, EvidenceSource, FieldStatus, ScrapeWarning, ScrapeWithEvidence } from "./evidence.js";
 export type { FieldType, ScalarTypeName, Schema, ScrapeResult } from "./schema.js";

@@ -76,6 +76,20 @@ describe("Winnow client", () => {
     expect(evidence["/price_usd"]?.text).toContain("129.99");
   });
 
+  it("returns each field's status and the warnings with the evidence: a task without a model answers needs-model", async () => {
+    const { data, evidence, status, warnings } = await client().scrape({
+      url: product,
+      schema: { product_name: "string", colour: "string", summary: "string" },
+      taskDescription: "Summarize it in one sentence.",
+      options: { evidence: true },
+    });
+    expect(data).toEqual({ product_name: "Ridgeline Trail Shoe", colour: null, summary: null });
+    // Free text from JSON-LD is not a proven source on the corpus: nothing confirms it.
+    expect(status).toEqual({ "/product_name": "unverified", "/colour": "absent", "/summary": "needs-model" });
+    expect(evidence["/product_name"]?.status).toBe("unverified");
+    expect(warnings).toEqual([{ code: "needs-model", path: "/summary", message: expect.stringContaining("model") }]);
+  });
+
   it("reads the key from WINNOW_API_KEY", async () => {
     process.env.WINNOW_API_KEY = run.stack.apiKey;
     try {

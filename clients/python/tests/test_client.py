@@ -68,6 +68,15 @@ class ScrapeTest(unittest.TestCase):
         # Asked through options too, as the API spells it.
         self.assertIn("evidence", client().scrape(product_url(), {"brand": "string"}, options={"evidence": True}))
 
+    def test_returns_each_fields_status_and_the_warnings_with_the_evidence(self) -> None:
+        schema = {"product_name": "string", "colour": "string", "summary": "string"}
+        answer = client().scrape(product_url(), schema, "Summarize it in one sentence.", evidence=True)
+        self.assertEqual(answer["data"], {"product_name": "Ridgeline Trail Shoe", "colour": None, "summary": None})
+        # Free text from JSON-LD is not a proven source on the corpus; a task without a model needs one.
+        self.assertEqual(answer["status"], {"/product_name": "unverified", "/colour": "absent", "/summary": "needs-model"})
+        self.assertEqual(answer["evidence"]["/product_name"]["status"], "unverified")
+        self.assertEqual([(w["code"], w.get("path")) for w in answer["warnings"]], [("needs-model", "/summary")])
+
     def test_reads_the_key_from_the_environment(self) -> None:
         os.environ["WINNOW_API_KEY"] = stack.api_key
         try:

@@ -7,7 +7,7 @@
 """
 
 from ._client import AsyncWinnow, Winnow, __version__
-from .evidence import Evidence, ScrapeWithEvidence
+from .evidence import Evidence, ScrapeWarning, ScrapeWithEvidence
 from .errors import (
     AuthenticationError,
     ConnectionError,
@@ -28,6 +28,7 @@ __all__ = [
     "InvalidRequestError",
     "ModelError",
     "RateLimitError",
+    "ScrapeWarning",
     "ScrapeWithEvidence",
     "ServerError",
     "TargetError",

@@ -80,7 +80,9 @@ class Winnow:
         if options is not None or evidence:
             body["options"] = {**dict(options or {}), **({"evidence": True} if evidence else {})}
         answer = self._post("/scrape", body, self.timeout if timeout is None else timeout)
-        return ScrapeWithEvidence(data=answer["data"], evidence=answer["evidence"]) if evidence else answer
+        if not evidence:
+            return answer
+        return ScrapeWithEvidence(data=answer["data"], evidence=answer["evidence"], status=answer["status"], warnings=answer["warnings"])
 
     def _post(self, path: str, body: Dict[str, Any], timeout: float) -> Dict[str, Any]:
         data = json.dumps(body).encode("utf-8")

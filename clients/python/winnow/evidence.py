@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, TypedDict
+from typing import Any, Dict, List, TypedDict
 
 
 class _EvidenceRequired(TypedDict):
     source: str
     confidence: float
     grounded: bool
+    status: str
 
 
 class Evidence(_EvidenceRequired, total=False):
@@ -18,15 +19,37 @@ class Evidence(_EvidenceRequired, total=False):
     "label", "layout", "template" or "model"; ``text`` is the page text it was
     read from (absent for a value the model derived); ``selector`` is a CSS
     selector of the element, when it came from the page's markup;
-    ``confidence`` is 0 to 1; ``grounded`` says whether the value is on the page.
+    ``confidence`` is 0 to 1; ``grounded`` says whether the value is on the page;
+    ``status`` is how far the value can be trusted (see ``ScrapeWithEvidence``).
     """
 
     text: str
     selector: str
 
 
+class _WarningRequired(TypedDict):
+    code: str
+    message: str
+
+
+class ScrapeWarning(_WarningRequired, total=False):
+    """Something the extractor noticed ("content-truncated", "ungrounded", "needs-model", ...); ``path`` is the JSON
+    pointer of the value concerned, when there is one."""
+
+    path: str
+
+
 class ScrapeWithEvidence(TypedDict):
-    """``data`` in the schema's shape; ``evidence`` by JSON pointer ("/price", "/ingredients/0")."""
+    """``data`` in the schema's shape; ``evidence`` by JSON pointer ("/price", "/ingredients/0").
+
+    ``status`` holds every field's status by pointer (and a value's inside a field whose values differ): "found" (read
+    from the page, from a proven source or found there by grounding), "derived" (produced for the task description,
+    or by a conversion the name asks), "absent" (null: not on the page), "unverified" (nothing proven confirms it),
+    "conflict" (parts of the page disagree), "truncated" (the part of the page that may hold it was not read) or
+    "needs-model" (null: the task description asks for it and no model answered). ``warnings`` are the extractor's.
+    """
 
     data: Dict[str, Any]
     evidence: Dict[str, Evidence]
+    status: Dict[str, str]
+    warnings: List[ScrapeWarning]

@@ -79,6 +79,7 @@ async function extract(
       model: llm !== undefined,
       deadline: ctx.deadline?.getTime(),
       templateScope: scope,
+      pageWarnings: request.pageWarnings,
     },
     ctx,
   );

@@ -28,6 +28,7 @@ function extractWith(client: ExtractorServiceClient, request: Partial<ExtractReq
       options: undefined,
       tenant: "",
       learn: false,
+      pageWarnings: [],
       ...request,
     },
     { deadline: new Date(Date.now() + deadlineMs) },
@@ -76,6 +77,7 @@ describe("ExtractorService over gRPC", () => {
       schemaJson: SCHEMA,
       taskDescription: "",
       options: { engine: Engine.ENGINE_LLM, includeModelInput: false, evidence: false },
+      pageWarnings: [],
     };
     for (const token of [undefined, TEST_TOKENS.gateway, TEST_TOKENS.admin, "x".repeat(40)]) {
       const status = await callStatus(ExtractorServiceClient, address, token, (client, done) =>
@@ -136,7 +138,14 @@ describe("ExtractorService over gRPC", () => {
       selector: "",
       confidence: 0.3,
       grounded: false,
+      status: "unverified",
     });
+    // The model confirmed the structured data's values; the colour it gave is not on the page.
+    expect(response.fieldStatus).toEqual([
+      { pointer: "/title", status: "found" },
+      { pointer: "/price_usd", status: "found" },
+      { pointer: "/colours", status: "unverified" },
+    ]);
   });
 
   it("refuses ENGINE_TEMPLATE as a request: it names where an answer came from", async () => {

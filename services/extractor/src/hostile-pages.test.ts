@@ -43,7 +43,14 @@ afterAll(async () => {
 
 function extract(html: string, deadlineMs: number): Promise<ExtractResponse> {
   return promiseClient(client).extract(
-    { url: "https://shop.example/lamp", html, schemaJson: SCHEMA, taskDescription: "", options: undefined },
+    {
+      url: "https://shop.example/lamp",
+      html,
+      schemaJson: SCHEMA,
+      taskDescription: "",
+      options: undefined,
+      pageWarnings: [],
+    },
     { deadline: new Date(Date.now() + deadlineMs) },
   );
 }

@@ -1,5 +1,5 @@
 // Compile-time checks of schema → result inference (compiled by client.test.ts; never run).
-import type { Evidence, ScrapeResult, Winnow } from "../../src/index.js";
+import type { Evidence, FieldStatus, ScrapeResult, ScrapeWarning, Winnow } from "../../src/index.js";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function assertType<T extends true>(): T | undefined {
@@ -49,7 +49,12 @@ export async function checks(): Promise<void> {
   assertType<
     Equal<
       typeof withEvidence,
-      { data: { price_usd: number | null; tags: string[] | null }; evidence: Record<string, Evidence> }
+      {
+        data: { price_usd: number | null; tags: string[] | null };
+        evidence: Record<string, Evidence>;
+        status: Record<string, FieldStatus>;
+        warnings: ScrapeWarning[];
+      }
     >
   >();
   const without = await client.scrape({

@@ -33,9 +33,10 @@ export interface EngineSettings {
 export async function answerByEngines(job: ExtractionJob, settings: EngineSettings): Promise<EngineAnswer> {
   const { schema, page, llm } = job;
   if (!llm) {
-    const trail = job.evidence ? new EvidenceTrail() : undefined;
+    // Evidence is gathered for every answer (each value's status is read from it); its selectors only when returned.
+    const trail = new EvidenceTrail({ selectors: job.evidence });
     const shaped = shape(schema.tree, extractBuiltin(schema.tree, page, trail));
-    const evidence = trail ? calibrated(presentIn(trail.evidence, shaped.data), fieldKinds(schema.tree)) : undefined;
+    const evidence = calibrated(presentIn(trail.evidence, shaped.data), fieldKinds(schema.tree));
     const response = {
       dataJson: JSON.stringify(shaped.data),
       engine: Engine.ENGINE_BUILTIN,
@@ -44,7 +45,8 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
       modelInputs: job.includeModelInput
         ? modelInputsFor({ schema, page, taskDescription: job.taskDescription, suggestions: [] }, settings.prompts)
         : [],
-      evidence: evidence ? evidenceMessages(evidence) : [],
+      evidence: evidenceMessages(evidence),
+      fieldStatus: [],
     };
     return { response, prefilled: undefined, prefilledFields: [], model: undefined };
   }
@@ -52,7 +54,7 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
   const pre =
     settings.hybrid !== "off" && !job.taskDescription.trim() ? prefill(schema.tree, page, settings.hybrid) : undefined;
   if (pre && pre.remaining.length === 0) {
-    const evidence = job.evidence ? evidenceMessages(underFields(pre.evidence, pre.trusted)) : [];
+    const evidence = evidenceMessages(underFields(pre.evidence, pre.trusted));
     const response = {
       dataJson: JSON.stringify(pre.data),
       engine: Engine.ENGINE_BUILTIN,
@@ -60,6 +62,7 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
       warnings: [prefillWarning(pre)],
       modelInputs: [],
       evidence,
+      fieldStatus: [],
     };
     return { response, prefilled: pre.trusted.length, prefilledFields: pre.trusted, model: undefined };
   }
@@ -73,13 +76,7 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
     job.includeModelInput,
     job.bounds,
   );
-  if (!pre)
-    return {
-      response: { ...answer, evidence: job.evidence ? answer.evidence : [] },
-      prefilled: undefined,
-      prefilledFields: [],
-      model: facts,
-    };
+  if (!pre) return { response: answer, prefilled: undefined, prefilledFields: [], model: facts };
   const model = JSON.parse(answer.dataJson) as Record<string, unknown>;
   const data = Object.fromEntries(
     schema.tree.fields.map(({ name }) => [name, pre.trusted.includes(name) ? pre.data[name] : (model[name] ?? null)]),
@@ -91,12 +88,10 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
     (name) => isComplete(model[name]) && isDeepStrictEqual(model[name], pre.data[name]),
   );
   const fromBuiltin = [...pre.trusted, ...confirmed];
-  const evidence = job.evidence
-    ? [
-        ...evidenceMessages(underFields(pre.evidence, fromBuiltin)),
-        ...answer.evidence.filter((e) => !isUnder(e.pointer, fromBuiltin)),
-      ]
-    : [];
+  const evidence = [
+    ...evidenceMessages(underFields(pre.evidence, fromBuiltin)),
+    ...answer.evidence.filter((e) => !isUnder(e.pointer, fromBuiltin)),
+  ];
   const warnings = pre.trusted.length > 0 ? [prefillWarning(pre), ...answer.warnings] : answer.warnings;
   return {
     response: { ...answer, dataJson: JSON.stringify(data), warnings, evidence },
@@ -121,6 +116,7 @@ export async function answerRemaining(
     warnings: [],
     modelInputs: [],
     evidence: [],
+    fieldStatus: [],
   };
   return { response, prefilled: undefined, prefilledFields: [], model: undefined };
 }

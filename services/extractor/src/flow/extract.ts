@@ -4,13 +4,16 @@
  * (template-answer.ts); the engines answer the rest, the builtin engine
  * alone or its pre-fill and the model with grounding (engines.ts); then,
  * off the caller's path, the page teaches its template (learning.ts) when
- * the request lets it (template-scope.ts).
+ * the request lets it (template-scope.ts). Last, each value's status is
+ * read from what the answer knows of it (status.ts).
  */
 import type { Logger } from "@winnow/platform";
+import type { ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { TemplateFieldAnswer, TemplateLearner } from "../templates/learner.js";
 import { answerByEngines, answerRemaining, type EngineSettings } from "./engines.js";
 import type { EngineAnswer, ExtractionJob } from "./job.js";
 import { learnFromPage } from "./learning.js";
+import { withoutModel, withStatus } from "./status.js";
 import { answerByTemplate, withTemplateAnswers } from "./template-answer.js";
 
 export interface FlowSettings extends EngineSettings {
@@ -27,6 +30,26 @@ export interface Extraction extends EngineAnswer {
 }
 
 export async function runExtraction(job: ExtractionJob, settings: FlowSettings): Promise<Extraction> {
+  const extraction = await answer(job, settings);
+  return { ...extraction, response: finished(job, extraction) };
+}
+
+/** The answer as the caller gets it: with the page's own warnings, each value's status, and evidence when asked. */
+function finished(job: ExtractionJob, extraction: Extraction): ExtractResponse {
+  const { tree } = job.schema;
+  const base = extraction.response;
+  let response = { ...base, warnings: [...job.pageWarnings, ...base.warnings] };
+  if (!job.llm && job.taskDescription.trim() !== "") response = withoutModel(response, tree, job.taskDescription);
+  response = withStatus(response, {
+    tree,
+    taskDescription: job.taskDescription,
+    modelRead: extraction.model !== undefined,
+    prefilledFields: extraction.prefilledFields,
+  });
+  return job.evidence ? response : { ...response, evidence: [] };
+}
+
+async function answer(job: ExtractionJob, settings: FlowSettings): Promise<Extraction> {
   const { templates } = settings;
   const template = await answerByTemplate(job, templates);
   if (!templates || !template)
@@ -46,7 +69,7 @@ export async function runExtraction(job: ExtractionJob, settings: FlowSettings):
   if (answers.size === 0) return { ...rest, templated: answers, learning };
   return {
     ...rest,
-    response: withTemplateAnswers(tree, answers, rest.response, remaining, job.evidence),
+    response: withTemplateAnswers(tree, answers, rest.response, remaining),
     templated: answers,
     learning,
   };

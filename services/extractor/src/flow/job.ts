@@ -1,5 +1,5 @@
 /** What an extraction is asked, and the typed facts its stages hand on. */
-import type { ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import type { ExtractResponse, Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { ModelFacts } from "../engines/model/extract.js";
 import type { CallBounds, ModelReader } from "../engines/model/llm.js";
 import type { Page } from "../page/page.js";
@@ -13,11 +13,16 @@ export interface ExtractionJob {
   page: Page;
   taskDescription: string;
   includeModelInput: boolean;
-  /** Return each value's evidence (ExtractResponse.evidence). */
+  /**
+   * Return each value's evidence (ExtractResponse.evidence). It is gathered for every answer, since each value's status
+   * is read from it, but names elements (selectors) only when returned.
+   */
   evidence: boolean;
   /** The model, or undefined for the builtin engine alone. */
   llm: ModelReader | undefined;
   bounds: CallBounds;
+  /** What the page's fetcher knows of it ("render-incomplete"), returned among the answer's warnings. */
+  pageWarnings: Warning[];
   /** Whose learned templates answer and whether the page teaches them; undefined: none (template-scope.ts). */
   templateScope: TemplateScope | undefined;
 }

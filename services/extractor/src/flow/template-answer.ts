@@ -51,7 +51,6 @@ export function withTemplateAnswers(
   answers: Map<string, TemplateFieldAnswer>,
   rest: ExtractResponse,
   remaining: string[],
-  evidence: boolean,
 ): ExtractResponse {
   const restData = JSON.parse(rest.dataJson) as Record<string, unknown>;
   const merged = Object.fromEntries(
@@ -62,16 +61,14 @@ export function withTemplateAnswers(
   );
   // shape.ts has the last word: what a template read can never make the answer invalid for its schema.
   const shaped = shape(tree, merged);
-  const evidenceOut = evidence
-    ? [...templateEvidence(answers, shaped.data as Record<string, unknown>), ...rest.evidence]
-    : [];
+  const evidence = [...templateEvidence(answers, shaped.data as Record<string, unknown>), ...rest.evidence];
   const engine = remaining.length === 0 ? Engine.ENGINE_TEMPLATE : rest.engine;
   return {
     ...rest,
     engine,
     dataJson: JSON.stringify(shaped.data),
     warnings: [templateWarning(answers, tree), ...rest.warnings, ...shaped.warnings],
-    evidence: evidenceOut,
+    evidence,
   };
 }
 
@@ -87,6 +84,8 @@ function templateEvidence(answers: Map<string, TemplateFieldAnswer>, data: Recor
             selector,
             confidence,
             grounded: true,
+            // Set once the whole answer is known (flow/status.ts).
+            status: "",
           },
         ]
       : [],

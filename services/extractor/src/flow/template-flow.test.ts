@@ -48,6 +48,7 @@ function flow() {
         llm: undefined,
         bounds: { signal: new AbortController().signal, deadline: undefined },
         templateScope: scope,
+        pageWarnings: [],
       },
       settings,
     );

@@ -53,13 +53,16 @@ export const MAX_TEXT = 300;
 export class EvidenceTrail {
   readonly evidence: EvidenceMap = new Map();
 
+  /** selectors: whether to name each value's element; most of the trail's cost, and needed only for evidence returned. */
+  constructor(private readonly options = { selectors: true }) {}
+
   note(pointer: string, origin: Origin | undefined, confidence: number): void {
     if (!origin) return;
     const text = origin.text === undefined ? undefined : clipped(origin.text);
     this.evidence.set(pointer, {
       source: origin.source,
       ...(text ? { text } : {}),
-      ...(origin.element ? { selector: selectorOf(origin.element) } : {}),
+      ...(origin.element && this.options.selectors ? { selector: selectorOf(origin.element) } : {}),
       confidence: Math.round(confidence * 1000) / 1000,
       grounded: true,
     });
@@ -102,13 +105,32 @@ export function evidenceMessages(evidence: EvidenceMap): EvidenceMessage[] {
     selector: selector ?? "",
     confidence,
     grounded,
+    // Set once the whole answer is known (flow/status.ts).
+    status: "",
   }));
+}
+
+/** Evidence as ExtractResponse carries it, by pointer again (its source is one an engine named). */
+export function evidenceOfMessages(messages: EvidenceMessage[]): EvidenceMap {
+  return new Map(
+    messages.map(({ pointer, source, confidence, grounded }) => [
+      pointer,
+      { source: source as EvidenceSource, confidence, grounded },
+    ]),
+  );
+}
+
+/** A pointer's keys, unescaped (RFC 6901). */
+export function pointerKeys(pointer: string): string[] {
+  return pointer
+    .split("/")
+    .slice(1)
+    .map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 function valueAt(data: unknown, pointer: string): unknown {
   let value = data;
-  for (const token of pointer.split("/").slice(1)) {
-    const key = token.replace(/~1/g, "/").replace(/~0/g, "~");
+  for (const key of pointerKeys(pointer)) {
     if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<string, unknown>)[key];
   }

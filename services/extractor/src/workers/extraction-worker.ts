@@ -104,6 +104,7 @@ export default async function extract({ input, port }: { input: ExtractionInput;
         llm: input.model ? model : undefined,
         bounds,
         templateScope: input.templateScope,
+        pageWarnings: input.pageWarnings,
       },
       flow,
     );

@@ -7,7 +7,7 @@
  * Error's message.
  */
 import { type ProblemSlug, WinnowError } from "@winnow/platform";
-import type { ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import type { ExtractResponse, Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { PromptSettings } from "../engines/model/extract.js";
 import type { PromptRequest } from "../engines/model/prompt.js";
 import type { EngineSettings } from "../flow/engines.js";
@@ -38,6 +38,8 @@ export interface ExtractionInput {
   deadline: number | undefined;
   /** Whose templates the page reads and teaches; none for an internal caller's page. */
   templateScope: TemplateScope | undefined;
+  /** What the page's fetcher knows of it (ExtractRequest.page_warnings). */
+  pageWarnings: Warning[];
 }
 
 export interface Answered {

@@ -1,11 +1,12 @@
 /** The generated API tables in docs/api.md (checked by a test, rewritten by `npm run docs`). */
 import { PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform";
 import { scrapeRequestSchema } from "../scrape/scrape-request.js";
-import { problemsByStatus, SUCCESS_HEADERS } from "./openapi.js";
+import { FIELD_STATUSES, problemsByStatus, SUCCESS_HEADERS } from "./openapi.js";
 
 const API_TABLES = {
   "request-fields": requestFieldsTable,
   "response-headers": responseHeadersTable,
+  "field-status": fieldStatusTable,
   errors: errorsTable,
 } as const;
 
@@ -22,6 +23,12 @@ function requestFieldsTable(): string {
 
 function responseHeadersTable(): string {
   return ["| Header | |", "|---|---|", ...SUCCESS_HEADERS.map((h) => `| \`${h.name}\` | ${h.description} |`)].join(
+    "\n",
+  );
+}
+
+function fieldStatusTable(): string {
+  return ["| Status | Meaning |", "|---|---|", ...FIELD_STATUSES.map((s) => `| \`${s.status}\` | ${s.meaning} |`)].join(
     "\n",
   );
 }

@@ -30,9 +30,14 @@ export const SUCCESS_HEADERS: ResponseHeader[] = [
   },
   { name: "x-winnow-render-path", description: "How the page was loaded: `static` or `browser`." },
   {
+    name: "Winnow-Field-Status",
+    description:
+      'Each value that is not `found`, as an RFC 8941 structured-field list of JSON pointers with their `status` (see *Field status*): `"/summary";status=needs-model, "/price";status=unverified`. Every top-level field is listed when not `found`, and a value inside one when the field\'s values differ. A pointer\'s characters outside printable ASCII are percent-encoded as in a URI fragment (RFC 6901 §6). At most 32 members and 2 KiB: a last member `*;omitted=<n>` counts those left out (all are in the evidence envelope). Absent when every field is `found`.',
+  },
+  {
     name: "Winnow-Warnings",
     description:
-      "What the caller should know about the answer, a comma-separated list; `render-incomplete`: the page's time ran out after its HTML arrived, and the data was read from the page as it was then (the document as the site sent it, or the browser's DOM so far).",
+      "The extractor's warnings (and the renderer's: `render-incomplete`, the page's time ran out after its HTML arrived, and the data was read from the page as it was then), as an RFC 8941 structured-field list of codes, with the `path` of the value concerned when there is one: `content-truncated, ungrounded;path=\"/price\"`. Bounded as `Winnow-Field-Status`; the messages are in the evidence envelope. Absent when there is none.",
   },
   { name: "x-winnow-tokens-in", description: "Model tokens sent (LLM engine only)." },
   { name: "x-winnow-tokens-out", description: "Model tokens received (LLM engine only)." },
@@ -85,6 +90,41 @@ const EXAMPLE_RESPONSE = {
   reviews: [{ author: "Ada Brook", rating_1_to_5: 5 }],
 };
 
+/** Each value's status: how far it can be trusted (Winnow-Field-Status, and the evidence envelope). */
+export const FIELD_STATUSES: { status: string; meaning: string }[] = [
+  {
+    status: "found",
+    meaning: "Read from the page, from a source proven on the corpus, or found on the page by grounding.",
+  },
+  {
+    status: "derived",
+    meaning:
+      "Produced by the model for the task description, or by a conversion the field's name asks (`_minutes`, `_1_to_5`, `_iso8601`).",
+  },
+  { status: "absent", meaning: "`null`: the page does not state it." },
+  {
+    status: "unverified",
+    meaning:
+      "A value no proven source or grounding confirms: the builtin engine's reading from a source not proven on the corpus, or a model's value not found on the page.",
+  },
+  {
+    status: "conflict",
+    meaning: "Parts of the page disagree; the first part's value was kept (a `merge-conflict` warning says which).",
+  },
+  {
+    status: "truncated",
+    meaning:
+      "The part of the page that may hold it was not read (`content-truncated`, `render-incomplete`), or a list holds fewer records than the page shows (`list-incomplete`).",
+  },
+  {
+    status: "needs-model",
+    meaning:
+      "`null`: the task description asks for it and only a model produces it, but the builtin engine answered (no model is configured).",
+  },
+];
+
+const STATUS_NAMES = FIELD_STATUSES.map(({ status }) => status);
+
 /** Sources a value's evidence names: where the engine read it. */
 const EVIDENCE_SOURCES = ["json-ld", "microdata", "meta", "heading", "byline", "label", "layout", "template", "model"];
 
@@ -122,6 +162,7 @@ const evidenceSchema = {
       description:
         "Whether the value is on the page; `false` for a model's value grounding did not find, and for derived values.",
     },
+    status: { enum: STATUS_NAMES, description: "The value's status (see *Field status*)." },
   },
 };
 
@@ -129,7 +170,7 @@ const evidenceResponseSchema = {
   title: "EvidenceResponse",
   type: "object",
   description: "The answer with `options.evidence`: the data unchanged, and the evidence of its values.",
-  required: ["data", "evidence"],
+  required: ["data", "evidence", "status", "warnings"],
   properties: {
     data: { type: "object", description: "Exactly the answer without `options.evidence`: the schema's shape." },
     evidence: {
@@ -137,6 +178,26 @@ const evidenceResponseSchema = {
       description:
         "By JSON pointer (RFC 6901) of a field or an array item (`/price`, `/ingredients/0`, `/author/name`): each non-null value that has evidence.",
       additionalProperties: { $ref: "#/components/schemas/Evidence" },
+    },
+    status: {
+      type: "object",
+      description:
+        "By JSON pointer: every top-level field's status (the worst of its values'), and each value inside a field whose values differ that is not `found` (see *Field status*).",
+      additionalProperties: { enum: STATUS_NAMES },
+    },
+    warnings: {
+      type: "array",
+      description:
+        "What the extractor noticed: `content-truncated`, `render-incomplete`, `ungrounded`, `merge-conflict`, `list-incomplete`, `needs-model`, `prefilled`, `template`, `coerced`, `dropped-value`.",
+      items: {
+        type: "object",
+        required: ["code", "message"],
+        properties: {
+          code: { type: "string" },
+          message: { type: "string" },
+          path: { type: "string", description: "The JSON pointer of the value concerned, when there is one." },
+        },
+      },
     },
     screenshot: {
       type: "string",
@@ -149,13 +210,20 @@ const evidenceResponseSchema = {
 const EXAMPLE_EVIDENCE_RESPONSE = {
   data: EXAMPLE_RESPONSE,
   evidence: {
-    "/product_name": { source: "json-ld", text: "Ridgeline Trail Shoe", confidence: 0.9, grounded: true },
+    "/product_name": {
+      source: "json-ld",
+      text: "Ridgeline Trail Shoe",
+      confidence: 0.9,
+      grounded: true,
+      status: "found",
+    },
     "/price_usd": {
       source: "layout",
       text: "$129.99",
       selector: "#buy-box > span.price",
       confidence: 0.95,
       grounded: true,
+      status: "found",
     },
     "/in_stock": {
       source: "layout",
@@ -163,6 +231,7 @@ const EXAMPLE_EVIDENCE_RESPONSE = {
       selector: "button.add-to-cart",
       confidence: 0.7,
       grounded: true,
+      status: "unverified",
     },
     "/reviews/0/author": {
       source: "layout",
@@ -170,9 +239,18 @@ const EXAMPLE_EVIDENCE_RESPONSE = {
       selector: "div.reviews > div:nth-of-type(1) > span.review-author",
       confidence: 0.85,
       grounded: true,
+      status: "found",
     },
-    "/reviews/0/rating_1_to_5": { source: "model", confidence: 0.5, grounded: false },
+    "/reviews/0/rating_1_to_5": { source: "model", confidence: 0.5, grounded: false, status: "derived" },
   },
+  status: {
+    "/product_name": "found",
+    "/price_usd": "found",
+    "/in_stock": "unverified",
+    "/reviews": "derived",
+    "/reviews/0/rating_1_to_5": "derived",
+  },
+  warnings: [],
 };
 
 /** Problem types grouped by HTTP status, lowest status first, catalogue order within one. */

@@ -5,9 +5,15 @@ import {
   type RenderPath,
   renderPathToJSON,
 } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import type { RequestHandler } from "express";
+import type { RequestHandler, Response } from "express";
 import type { Backends } from "../backends.js";
-import { appendRenderWarnings } from "./render-warnings.js";
+import {
+  FIELD_STATUS_HEADER,
+  fieldStatusHeader,
+  statusEnvelope,
+  WARNINGS_HEADER,
+  warningsHeader,
+} from "./field-status.js";
 import { parseScrapeRequest } from "./scrape-request.js";
 
 /**
@@ -43,6 +49,17 @@ export function scrapeHandler(backends: Backends): RequestHandler {
         // The key's account owns what its pages teach; the page is the renderer's, so it may teach.
         tenant: res.locals.accountId!,
         learn: true,
+        // A render that ran out of time after the HTML arrived: the extractor returns `render-incomplete` among the
+        // warnings and marks the fields the page does not hold `truncated`.
+        pageWarnings: page.incomplete
+          ? [
+              {
+                code: "render-incomplete",
+                message: "the page's time ran out after its HTML arrived: it was read as it was then, not settled",
+                path: "",
+              },
+            ]
+          : [],
       },
       hop,
     );
@@ -58,14 +75,20 @@ export function scrapeHandler(backends: Backends): RequestHandler {
     res.setHeader("Server-Timing", serverTiming(res.locals.timings, res.locals.keyFromCache));
     res.setHeader("x-winnow-engine", engineName(result.engine));
     res.setHeader("x-winnow-render-path", renderPathName(page.path));
-    appendRenderWarnings(res, page);
     if (result.usage) {
       res.setHeader("x-winnow-tokens-in", String(result.usage.promptTokens));
       res.setHeader("x-winnow-tokens-out", String(result.usage.completionTokens));
     }
 
+    setHeaderIf(res, FIELD_STATUS_HEADER, fieldStatusHeader(result.fieldStatus));
+    setHeaderIf(res, WARNINGS_HEADER, warningsHeader(result.warnings));
+
     // The data as the extractor wrote it, alone or in the evidence envelope.
-    const envelope = { evidence: evidenceByPointer(result.evidence), ...(screenshot ? { screenshot } : {}) };
+    const envelope = {
+      evidence: evidenceByPointer(result.evidence),
+      ...statusEnvelope(result.fieldStatus, result.warnings),
+      ...(screenshot ? { screenshot } : {}),
+    };
     const body = request.evidence ? `{"data":${result.dataJson},${JSON.stringify(envelope).slice(1)}` : result.dataJson;
     res.status(200).type("application/json").send(body);
   };
@@ -95,11 +118,15 @@ async function screenshotOf(
 /** The extractor's evidence as the API states it: by JSON pointer, empty text and selector left out. */
 function evidenceByPointer(evidence: Evidence[]): Record<string, unknown> {
   return Object.fromEntries(
-    evidence.map(({ pointer, source, text, selector, confidence, grounded }) => [
+    evidence.map(({ pointer, source, text, selector, confidence, grounded, status }) => [
       pointer,
-      { source, ...(text ? { text } : {}), ...(selector ? { selector } : {}), confidence, grounded },
+      { source, ...(text ? { text } : {}), ...(selector ? { selector } : {}), confidence, grounded, status },
     ]),
   );
+}
+
+function setHeaderIf(res: Response, name: string, value: string | undefined): void {
+  if (value !== undefined) res.setHeader(name, value);
 }
 
 function serverTiming(timings: Record<string, number>, keyFromCache: boolean | undefined): string {

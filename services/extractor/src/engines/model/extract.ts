@@ -139,6 +139,8 @@ export async function extractWithModel(
     ],
     modelInputs: includeModelInput ? answers.map((answer) => answer.modelInput) : [],
     evidence: evidenceMessages(presentIn(grounded.evidence, grounded.data)),
+    // Set once the whole answer is known (flow/status.ts).
+    fieldStatus: [],
   };
   return { response, facts: { ungrounded: grounded.ungrounded, wholePageRead } };
 }

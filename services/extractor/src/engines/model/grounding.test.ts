@@ -53,6 +53,13 @@ describe("groundAnswer", () => {
     expect(warnings).toEqual([]);
   });
 
+  it("knows a field the task names in another form of the word, and no field it does not name", () => {
+    const schema = parseSchema({ summary: "string", translation: "string", description: "string" });
+    const answer = { summary: "A lamp.", translation: "La lampe", description: "A brass lamp." };
+    const { warnings } = groundAnswer(schema, answer, "# Desk Lamp", "Summarize it; translate the name.", "warn");
+    expect(warnings.map((w) => w.path)).toEqual(["/description"]);
+  });
+
   it("does nothing when off", () => {
     expect(groundAnswer(tree, answer, "", "", "off")).toMatchObject({ data: answer, warnings: [] });
   });

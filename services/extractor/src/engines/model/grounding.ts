@@ -6,7 +6,8 @@
  *
  * Not checked, because the model is asked to produce rather than copy them:
  * - fields the task description names (a word of the field name, four
- *   letters or more, appears in it): summaries, sentiment, translations;
+ *   letters or more, appears in it, in any form of the word: "summarize"
+ *   names `summary`): summaries, sentiment, translations;
  * - fields whose name asks for a conversion: a duration unit, a scale or a
  *   format (`total_time_minutes`, `rating_1_to_5`, `date_iso8601`);
  * - booleans and free-form objects.
@@ -50,7 +51,7 @@ export function groundAnswer(
   const page = new PageText(pageText);
   const warnings: Warning[] = [];
   const evidence: EvidenceMap = new Map();
-  const task = new Set(nameTokens(taskDescription));
+  const task = taskWords(taskDescription);
   const ungrounded = new Set<string>();
   // `top`: the top-level field the value is under.
   const walk = (node: SchemaNode, value: unknown, path: string, derived: boolean, top: string): unknown => {
@@ -113,10 +114,38 @@ export function groundAnswer(
   return { data: mode === "off" ? data : grounded, warnings, evidence, ungrounded };
 }
 
-function isDerived(name: string, task: Set<string>): boolean {
+/** The words of a task description, as namedByTask looks for them. */
+export function taskWords(taskDescription: string): Set<string> {
+  return new Set(nameTokens(taskDescription));
+}
+
+/** Whether the model is asked to produce the field's value rather than copy it: the task names it, or its name asks a conversion. */
+export function isDerived(name: string, task: ReadonlySet<string>): boolean {
+  return asksConversion(name) || namedByTask(name, task);
+}
+
+/** Whether a field's name asks for a conversion: a duration unit, a scale or a format. */
+export function asksConversion(name: string): boolean {
   const hints = nameHints(name);
-  if (hints.durationUnit || hints.scale || hints.format) return true;
-  return nameTokens(name).some((token) => token.length >= 4 && task.has(token));
+  return Boolean(hints.durationUnit || hints.scale || hints.format);
+}
+
+/** Whether the task description names the field: a word of its name, four letters or more, appears in it. */
+export function namedByTask(name: string, task: ReadonlySet<string>): boolean {
+  const words = nameTokens(name).filter((token) => token.length >= 4);
+  return words.some((word) => task.has(word) || [...task].some((said) => sameStem(word, said)));
+}
+
+/**
+ * Two forms of one word, as a task says it and a field is named ("summarize", "summary"; "translate", "translation"):
+ * they share their first five letters or more, and neither goes on for more than three beyond what they share.
+ */
+const STEM = { shared: 5, ending: 3 };
+
+function sameStem(a: string, b: string): boolean {
+  let shared = 0;
+  while (shared < a.length && a[shared] === b[shared]) shared++;
+  return shared >= STEM.shared && a.length - shared <= STEM.ending && b.length - shared <= STEM.ending;
 }
 
 class PageText {

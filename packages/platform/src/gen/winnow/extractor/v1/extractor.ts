@@ -112,6 +112,13 @@ export interface ExtractRequest {
    * gateway's role only.
    */
   learn: boolean;
+  /**
+   * What the fetcher of the page knows of it, as warnings (the gateway passes
+   * "render-incomplete": the HTML is what was in hand when the render ran out
+   * of time). Returned among the response's warnings; a field the page does
+   * not answer then has status "truncated", not "absent".
+   */
+  pageWarnings: Warning[];
 }
 
 export interface TokenUsage {
@@ -161,6 +168,28 @@ export interface ExtractResponse {
    * per non-null value that has evidence (a field, or an item of an array).
    */
   evidence: Evidence[];
+  /**
+   * How far each value can be trusted, always: one entry per top-level field
+   * of the schema, in schema order, then entries for values inside a field
+   * whose status a warning or evidence states ("/ingredients/3").
+   */
+  fieldStatus: FieldStatus[];
+}
+
+/** One value's status. */
+export interface FieldStatus {
+  /** The value's JSON pointer (RFC 6901) in data_json. */
+  pointer: string;
+  /**
+   * "found": read from the page, with evidence from a proven source, or found
+   * on the page by grounding; "derived": produced by the task description or
+   * a conversion the field's name asks; "absent": the page does not state it
+   * (null); "unverified": a value no proven source or grounding confirms;
+   * "conflict": parts of the page disagree; "truncated": the part of the page
+   * that may hold it was not read; "needs-model": the task description asks
+   * for it and no model is configured (null).
+   */
+  status: string;
 }
 
 /** Where a value was read, as the engine that read it knows it. */
@@ -187,6 +216,8 @@ export interface Evidence {
   confidence: number;
   /** Whether the value is on the page (for the model: whether grounding found it). */
   grounded: boolean;
+  /** The value's status, as FieldStatus.status states it. */
+  status: string;
 }
 
 function createBaseExtractOptions(): ExtractOptions {
@@ -295,7 +326,16 @@ export const ExtractOptions: MessageFns<ExtractOptions> = {
 };
 
 function createBaseExtractRequest(): ExtractRequest {
-  return { url: "", html: "", schemaJson: "", taskDescription: "", options: undefined, tenant: "", learn: false };
+  return {
+    url: "",
+    html: "",
+    schemaJson: "",
+    taskDescription: "",
+    options: undefined,
+    tenant: "",
+    learn: false,
+    pageWarnings: [],
+  };
 }
 
 export const ExtractRequest: MessageFns<ExtractRequest> = {
@@ -320,6 +360,9 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     }
     if (message.learn !== false) {
       writer.uint32(56).bool(message.learn);
+    }
+    for (const v of message.pageWarnings) {
+      Warning.encode(v!, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -393,6 +436,14 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
             message.learn = reader.bool();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.pageWarnings.push(Warning.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -422,6 +473,11 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
       options: isSet(object.options) ? ExtractOptions.fromJSON(object.options) : undefined,
       tenant: isSet(object.tenant) ? globalThis.String(object.tenant) : "",
       learn: isSet(object.learn) ? globalThis.Boolean(object.learn) : false,
+      pageWarnings: globalThis.Array.isArray(object?.pageWarnings)
+        ? object.pageWarnings.map((e: any) => Warning.fromJSON(e))
+        : globalThis.Array.isArray(object?.page_warnings)
+        ? object.page_warnings.map((e: any) => Warning.fromJSON(e))
+        : [],
     };
   },
 
@@ -448,6 +504,9 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     if (message.learn !== false) {
       obj.learn = message.learn;
     }
+    if (message.pageWarnings?.length) {
+      obj.pageWarnings = message.pageWarnings.map((e) => Warning.toJSON(e));
+    }
     return obj;
   },
 
@@ -465,6 +524,7 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
       : undefined;
     message.tenant = object.tenant ?? "";
     message.learn = object.learn ?? false;
+    message.pageWarnings = object.pageWarnings?.map((e) => Warning.fromPartial(e)) || [];
     return message;
   },
 };
@@ -880,7 +940,16 @@ export const ModelMessage: MessageFns<ModelMessage> = {
 };
 
 function createBaseExtractResponse(): ExtractResponse {
-  return { dataJson: "", engine: 0, model: "", usage: undefined, warnings: [], modelInputs: [], evidence: [] };
+  return {
+    dataJson: "",
+    engine: 0,
+    model: "",
+    usage: undefined,
+    warnings: [],
+    modelInputs: [],
+    evidence: [],
+    fieldStatus: [],
+  };
 }
 
 export const ExtractResponse: MessageFns<ExtractResponse> = {
@@ -905,6 +974,9 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     }
     for (const v of message.evidence) {
       Evidence.encode(v!, writer.uint32(58).fork()).join();
+    }
+    for (const v of message.fieldStatus) {
+      FieldStatus.encode(v!, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -978,6 +1050,14 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
             message.evidence.push(Evidence.decode(reader, reader.uint32()));
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.fieldStatus.push(FieldStatus.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1007,6 +1087,11 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
         ? object.model_inputs.map((e: any) => ModelInput.fromJSON(e))
         : [],
       evidence: globalThis.Array.isArray(object?.evidence) ? object.evidence.map((e: any) => Evidence.fromJSON(e)) : [],
+      fieldStatus: globalThis.Array.isArray(object?.fieldStatus)
+        ? object.fieldStatus.map((e: any) => FieldStatus.fromJSON(e))
+        : globalThis.Array.isArray(object?.field_status)
+        ? object.field_status.map((e: any) => FieldStatus.fromJSON(e))
+        : [],
     };
   },
 
@@ -1033,6 +1118,9 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     if (message.evidence?.length) {
       obj.evidence = message.evidence.map((e) => Evidence.toJSON(e));
     }
+    if (message.fieldStatus?.length) {
+      obj.fieldStatus = message.fieldStatus.map((e) => FieldStatus.toJSON(e));
+    }
     return obj;
   },
 
@@ -1050,12 +1138,98 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     message.warnings = object.warnings?.map((e) => Warning.fromPartial(e)) || [];
     message.modelInputs = object.modelInputs?.map((e) => ModelInput.fromPartial(e)) || [];
     message.evidence = object.evidence?.map((e) => Evidence.fromPartial(e)) || [];
+    message.fieldStatus = object.fieldStatus?.map((e) => FieldStatus.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseFieldStatus(): FieldStatus {
+  return { pointer: "", status: "" };
+}
+
+export const FieldStatus: MessageFns<FieldStatus> = {
+  encode(message: FieldStatus, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pointer !== "") {
+      writer.uint32(10).string(message.pointer);
+    }
+    if (message.status !== "") {
+      writer.uint32(18).string(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FieldStatus {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFieldStatus();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.pointer = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FieldStatus {
+    return {
+      pointer: isSet(object.pointer) ? globalThis.String(object.pointer) : "",
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
+    };
+  },
+
+  toJSON(message: FieldStatus): unknown {
+    const obj: any = {};
+    if (message.pointer !== "") {
+      obj.pointer = message.pointer;
+    }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FieldStatus>, I>>(base?: I): FieldStatus {
+    return FieldStatus.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FieldStatus>, I>>(object: I): FieldStatus {
+    const message = createBaseFieldStatus();
+    message.pointer = object.pointer ?? "";
+    message.status = object.status ?? "";
     return message;
   },
 };
 
 function createBaseEvidence(): Evidence {
-  return { pointer: "", source: "", text: "", selector: "", confidence: 0, grounded: false };
+  return { pointer: "", source: "", text: "", selector: "", confidence: 0, grounded: false, status: "" };
 }
 
 export const Evidence: MessageFns<Evidence> = {
@@ -1077,6 +1251,9 @@ export const Evidence: MessageFns<Evidence> = {
     }
     if (message.grounded !== false) {
       writer.uint32(48).bool(message.grounded);
+    }
+    if (message.status !== "") {
+      writer.uint32(58).string(message.status);
     }
     return writer;
   },
@@ -1142,6 +1319,14 @@ export const Evidence: MessageFns<Evidence> = {
             message.grounded = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.status = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1162,6 +1347,7 @@ export const Evidence: MessageFns<Evidence> = {
       selector: isSet(object.selector) ? globalThis.String(object.selector) : "",
       confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : 0,
       grounded: isSet(object.grounded) ? globalThis.Boolean(object.grounded) : false,
+      status: isSet(object.status) ? globalThis.String(object.status) : "",
     };
   },
 
@@ -1185,6 +1371,9 @@ export const Evidence: MessageFns<Evidence> = {
     if (message.grounded !== false) {
       obj.grounded = message.grounded;
     }
+    if (message.status !== "") {
+      obj.status = message.status;
+    }
     return obj;
   },
 
@@ -1199,6 +1388,7 @@ export const Evidence: MessageFns<Evidence> = {
     message.selector = object.selector ?? "";
     message.confidence = object.confidence ?? 0;
     message.grounded = object.grounded ?? false;
+    message.status = object.status ?? "";
     return message;
   },
 };

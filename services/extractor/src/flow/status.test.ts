@@ -1,0 +1,184 @@
+import { createLogger } from "@winnow/platform";
+import type { ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type ChatRequestBody,
+  type FakeAnswer,
+  type FakeLlm,
+  startFakeLlm,
+} from "../../../../test/support/fake-llm.js";
+import { LlmEngine } from "../engines/model/llm.js";
+import { loadPage } from "../page/page.js";
+import { SchemaCache } from "../schema/schema-cache.js";
+import { runExtraction } from "./extract.js";
+
+const logger = createLogger("test", "silent");
+const schemas = new SchemaCache();
+
+let fake: FakeLlm | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+interface Run {
+  task?: string;
+  /** The model's answer to each part of the page; none: the builtin engine alone. */
+  model?: (body: ChatRequestBody) => FakeAnswer;
+  pageTokens?: number;
+  maxParts?: number;
+  pageWarnings?: ExtractResponse["warnings"];
+  evidence?: boolean;
+}
+
+async function extract(html: string, schema: object, run: Run = {}) {
+  const schemaJson = JSON.stringify(schema);
+  fake = run.model ? await startFakeLlm(run.model) : undefined;
+  const llm = fake
+    ? new LlmEngine(
+        { baseUrl: fake.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: 10_000 },
+        logger,
+      )
+    : undefined;
+  const { response } = await runExtraction(
+    {
+      schemaJson,
+      schema: schemas.get(schemaJson),
+      page: loadPage(html, "https://shop.example/p/1"),
+      taskDescription: run.task ?? "",
+      includeModelInput: false,
+      evidence: run.evidence ?? true,
+      llm,
+      bounds: { signal: new AbortController().signal, deadline: new Date(Date.now() + 10_000) },
+      templateScope: undefined,
+      pageWarnings: run.pageWarnings ?? [],
+    },
+    {
+      schemas,
+      prompts: { pageTokens: run.pageTokens ?? 4_000, maxParts: run.maxParts ?? 8, maxParallel: 2, grounding: "warn" },
+      hybrid: "off",
+      templates: undefined,
+      logger,
+    },
+  );
+  return {
+    response,
+    data: JSON.parse(response.dataJson) as Record<string, unknown>,
+    status: Object.fromEntries(response.fieldStatus.map((s) => [s.pointer, s.status])),
+    codes: response.warnings.map((w) => `${w.code} ${w.path}`.trim()),
+  };
+}
+
+const SHOP = `<html><head><title>Ridgeline Kettle | Shop</title>
+  <meta name="description" content="A stovetop kettle in brushed steel, the shop's best seller.">
+  <script type="application/ld+json">${JSON.stringify({ "@context": "https://schema.org", "@type": "Recipe", name: "Kettle Tea", totalTime: "PT45M", recipeYield: "4" })}</script>
+  </head><body>
+  <h1>Ridgeline Kettle</h1>
+  <table class="specs"><tr><th>Material</th><td>Brushed steel</td></tr><tr><th>Capacity</th><td>1.7 litres</td></tr></table>
+  <p>Boils fast on any stove.</p>
+</body></html>`;
+
+describe("field status, builtin engine", () => {
+  it("says which values a proven source read, which none confirms, which the page lacks", async () => {
+    const { status, response } = await extract(SHOP, {
+      servings: "integer",
+      material: "string",
+      title: "string",
+      total_time_minutes: "integer",
+      warranty: "string",
+    });
+    // A JSON-LD integer holds on the corpus's sites (source-reliability.ts); a labelled text on too few of them.
+    expect(status).toEqual({
+      "/servings": "found",
+      "/material": "unverified",
+      "/title": "unverified",
+      "/total_time_minutes": "derived",
+      "/warranty": "absent",
+    });
+    expect(response.evidence.find((e) => e.pointer === "/servings")?.status).toBe("found");
+  });
+
+  it("answers a field the task description names with null and needs-model, not with the page's text", async () => {
+    const { data, status, codes } = await extract(
+      SHOP,
+      { title: "string", summary: "string" },
+      { task: "Summarize the product in one sentence." },
+    );
+    expect(data.summary).toBeNull();
+    expect(status["/summary"]).toBe("needs-model");
+    expect(codes).toContain("needs-model /summary");
+  });
+
+  it("gives every status even when evidence was not asked for, and then returns none", async () => {
+    const { status, response } = await extract(SHOP, { servings: "integer", warranty: "string" }, { evidence: false });
+    expect(status).toEqual({ "/servings": "found", "/warranty": "absent" });
+    expect(response.evidence).toEqual([]);
+  });
+
+  it("marks what the page does not hold as truncated when its fetcher read it only in part", async () => {
+    const { status, codes } = await extract(
+      SHOP,
+      { servings: "integer", warranty: "string" },
+      { pageWarnings: [{ code: "render-incomplete", message: "the render ran out of time", path: "" }] },
+    );
+    expect(status).toEqual({ "/servings": "found", "/warranty": "truncated" });
+    expect(codes).toContain("render-incomplete");
+  });
+});
+
+/** The page part inside the delimiters of a model request. */
+const pagePart = (body: ChatRequestBody) =>
+  /<page_content>\n([\s\S]*)\n<\/page_content>/.exec(body.messages[1]?.content ?? "")?.[1] ?? "";
+
+/** A shop page long enough to be read in parts: each aisle's section names its own manager. */
+const AISLES = `<html><head><title>Store</title></head><body><h1>Store</h1>${Array.from(
+  { length: 6 },
+  (_, n) => `<h2>Aisle ${n}</h2><p>${"Filler text about the shop. ".repeat(20)}</p><p>Manager: Manager ${n}</p>`,
+).join("")}</body></html>`;
+
+describe("field status, with a model", () => {
+  it("found where grounding finds the value, unverified where it does not, derived for the task's fields", async () => {
+    const { status, response } = await extract(
+      SHOP,
+      { title: "string", price: "number", summary: "string" },
+      {
+        task: "Write a summary in one sentence.",
+        model: () => ({ title: "Ridgeline Kettle", price: 49.5, summary: "A fast steel kettle." }),
+      },
+    );
+    expect(status).toEqual({ "/title": "found", "/price": "unverified", "/summary": "derived" });
+    expect(response.evidence.find((e) => e.pointer === "/price")).toMatchObject({
+      grounded: false,
+      status: "unverified",
+    });
+  });
+
+  it("conflict where the parts of a page disagree", async () => {
+    const { status, codes } = await extract(
+      AISLES,
+      { manager: "string" },
+      { pageTokens: 300, model: (body) => ({ manager: /Manager: (Manager \d)/.exec(pagePart(body))?.[1] ?? null }) },
+    );
+    expect(codes).toContain("merge-conflict /manager");
+    expect(status).toEqual({ "/manager": "conflict" });
+  });
+
+  it("truncated for a field left null when only part of the page was read", async () => {
+    const { status, codes } = await extract(
+      AISLES,
+      { store: "string", opening_hours: "string" },
+      { pageTokens: 300, maxParts: 1, model: () => ({ store: "Store", opening_hours: null }) },
+    );
+    expect(codes).toContain("content-truncated");
+    expect(status).toEqual({ "/store": "found", "/opening_hours": "truncated" });
+  });
+
+  it("names the one value of a list that grounding did not find", async () => {
+    const { status } = await extract(
+      SHOP,
+      { specs: ["string"] },
+      { model: () => ({ specs: ["Brushed steel", "1.7 litres", "Dishwasher safe"] }) },
+    );
+    expect(status).toEqual({ "/specs": "unverified", "/specs/2": "unverified" });
+  });
+});

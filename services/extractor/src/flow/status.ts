@@ -1,0 +1,130 @@
+/**
+ * Each value's status: how far the caller can trust it, from what the
+ * extraction knows of it (its evidence, the warnings raised on it, whether a
+ * model read the page). A field's status is the worst of its values'; a
+ * null field is absent, unless the page was read only in part or the field
+ * needed a model that is not there.
+ */
+import type { ObjectNode } from "@winnow/platform";
+import type { Evidence, ExtractResponse, FieldStatus } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { asksConversion, isDerived, namedByTask, taskWords } from "../engines/model/grounding.js";
+import { childPointer, evidenceOfMessages, isUnder, pointerKeys } from "../schema/evidence.js";
+import { fieldKind, isProven } from "./prefill-calibration.js";
+
+/** Worst first: a field holding values of several statuses has the first of them. */
+const SEVERITY = ["needs-model", "conflict", "truncated", "unverified", "derived", "found"] as const;
+type Status = (typeof SEVERITY)[number] | "absent";
+
+/** Warnings that name a value, by the status they give it. */
+const STATUS_OF_WARNING: Readonly<Record<string, Status>> = {
+  "merge-conflict": "conflict",
+  ungrounded: "unverified",
+  "list-incomplete": "truncated",
+};
+
+/** Warnings on the whole page that say part of it was not read: a null field may be in that part. */
+const UNREAD = new Set(["content-truncated", "render-incomplete"]);
+
+export interface StatusFacts {
+  tree: ObjectNode;
+  taskDescription: string;
+  /** Whether a model read the page: a value the builtin engine read then stood only where it was proven or confirmed. */
+  modelRead: boolean;
+  /** Top-level fields the builtin engine answered without the model (hybrid pre-fill). */
+  prefilledFields: string[];
+}
+
+/**
+ * Without a model, a field the task description names (a summary, a sentiment) has no engine that can produce it:
+ * it answers null, with a needs-model warning, rather than whatever text the page shows under that name.
+ */
+export function withoutModel(response: ExtractResponse, tree: ObjectNode, taskDescription: string): ExtractResponse {
+  const task = taskWords(taskDescription);
+  const needed = tree.fields.map(({ name }) => name).filter((name) => namedByTask(name, task));
+  if (needed.length === 0) return response;
+  const data = JSON.parse(response.dataJson) as Record<string, unknown>;
+  for (const name of needed) data[name] = null;
+  const warnings = needed.map((name) => ({
+    code: "needs-model",
+    message: `the task description asks for ${JSON.stringify(name)}, which only a model produces; the builtin engine answered (a model is configured with LLM_BASE_URL)`,
+    path: childPointer("", name),
+  }));
+  return {
+    ...response,
+    dataJson: JSON.stringify(data),
+    warnings: [...response.warnings, ...warnings],
+    evidence: response.evidence.filter((e) => !isUnder(e.pointer, needed)),
+  };
+}
+
+/** The response with each value's status: in its evidence, and as field_status (every field, and mixed fields' values). */
+export function withStatus(response: ExtractResponse, facts: StatusFacts): ExtractResponse {
+  const data = JSON.parse(response.dataJson) as Record<string, unknown>;
+  const task = taskWords(facts.taskDescription);
+  const byWarning = new Map(
+    response.warnings.flatMap(({ code, path }) => (STATUS_OF_WARNING[code] ? [[path, STATUS_OF_WARNING[code]]] : [])),
+  );
+  const unread = response.warnings.some(({ code }) => UNREAD.has(code));
+  const evidenceMap = evidenceOfMessages(response.evidence);
+  const evidence = response.evidence.map((e) => {
+    const field = topField(e.pointer);
+    const node = facts.tree.fields.find(({ name }) => name === field)?.node;
+    const trusted =
+      (facts.modelRead && !facts.prefilledFields.includes(field)) ||
+      (node !== undefined && isProven(evidenceMap, field, fieldKind(field, node)));
+    return { ...e, status: byWarning.get(e.pointer) ?? valueStatus(e, trusted, task) };
+  });
+  const fieldStatus = facts.tree.fields.flatMap(({ name }): FieldStatus[] => {
+    const pointer = childPointer("", name);
+    const warned = [...byWarning].filter(([path]) => isUnder(path, [name]));
+    if (response.warnings.some((w) => w.code === "needs-model" && w.path === pointer))
+      return [{ pointer, status: "needs-model" }];
+    // Null: the page was not read whole, or it does not state the value (a model's value strict grounding nulled).
+    if (holdsNothing(data[name]))
+      return [{ pointer, status: unread || warned.some(([, s]) => s === "truncated") ? "truncated" : "absent" }];
+    const values = new Map<string, Status>([
+      ...evidence
+        .filter((e) => isUnder(e.pointer, [name]))
+        .map((e): [string, Status] => [e.pointer, e.status as Status]),
+      ...warned,
+    ]);
+    // A value no engine gave evidence for is confirmed by nothing.
+    const status = worst([...values.values()]) ?? "unverified";
+    const inside = [...values].filter(([path]) => path !== pointer);
+    const mixed = new Set(inside.map(([, s]) => s)).size > 1;
+    return [
+      { pointer, status },
+      ...(mixed ? inside.filter(([, s]) => s !== "found").map(([path, s]) => ({ pointer: path, status: s })) : []),
+    ];
+  });
+  return { ...response, evidence, fieldStatus };
+}
+
+function valueStatus(e: Evidence, trusted: boolean, task: ReadonlySet<string>): Status {
+  const names = pointerKeys(e.pointer).filter((token) => !/^\d+$/.test(token));
+  if (e.source === "model") {
+    if (e.grounded) return "found";
+    return names.some((name) => isDerived(name, task)) ? "derived" : "unverified";
+  }
+  // A learned template's locators were confirmed on the site's pages before they answer.
+  if (e.source === "template") return "found";
+  if (!trusted) return "unverified";
+  return names.some(asksConversion) ? "derived" : "found";
+}
+
+/** Null, an empty list, or an object of such: no value of the page's. */
+function holdsNothing(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === "object") return Object.values(value).every(holdsNothing);
+  return false;
+}
+
+function worst(statuses: Status[]): Status | undefined {
+  return SEVERITY.find((status) => statuses.includes(status));
+}
+
+/** The top-level field a pointer is at or under. */
+function topField(pointer: string): string {
+  return pointerKeys(pointer)[0] ?? "";
+}

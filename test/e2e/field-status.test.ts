@@ -1,0 +1,173 @@
+/**
+ * Each value's status through the whole stack: in the Winnow-Field-Status
+ * header (the fields that are not "found"), in Winnow-Warnings, and beside
+ * each value in the evidence envelope; the body keeps the schema's shape.
+ * Without a model, a field the task description names answers null with
+ * "needs-model"; with one (our scripted server), a page read in parts gives
+ * "conflict" and "truncated".
+ */
+import { parseList, Token } from "structured-headers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ChatRequestBody, type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
+import { launchStack, type RunningStack } from "../support/stack-under-test.js";
+
+/** A header's list as pointer (or code) to its parameters. */
+function listed(header: string | null): Record<string, Record<string, string>> {
+  return Object.fromEntries(
+    parseList(header ?? "").map(([value, params]) => [
+      String(value),
+      Object.fromEntries(
+        [...params].map(([key, param]) => [key, param instanceof Token ? param.toString() : String(param)]),
+      ),
+    ]),
+  );
+}
+
+const statusOf = (header: string | null) =>
+  Object.fromEntries(Object.entries(listed(header)).map(([pointer, { status }]) => [pointer, status]));
+
+interface Envelope {
+  data: Record<string, unknown>;
+  evidence: Record<string, { source: string; status: string }>;
+  status: Record<string, string>;
+  warnings: { code: string; message: string; path?: string }[];
+}
+
+const KETTLE = `<!doctype html><html><head><title>Ridgeline Kettle | Shop</title>
+<meta name="description" content="A stovetop kettle in brushed steel, the shop's best seller.">
+<script type="application/ld+json">${JSON.stringify({ "@context": "https://schema.org", "@type": "Recipe", name: "Kettle Tea", totalTime: "PT45M" })}</script>
+</head><body><h1>Ridgeline Kettle</h1>
+<table class="specs"><tr><th>Material</th><td>Brushed steel</td></tr><tr><th>Capacity</th><td>1.7 litres</td></tr></table>
+<p>Boils fast on any stove.</p></body></html>`;
+
+/** Long enough to be read in parts: each aisle names its own manager. */
+const AISLES = `<!doctype html><html><head><title>Store</title></head><body><h1>Store</h1>${Array.from(
+  { length: 6 },
+  (_, n) => `<h2>Aisle ${n}</h2><p>${"Filler text about the shop. ".repeat(20)}</p><p>Manager: Manager ${n}</p>`,
+).join("")}</body></html>`;
+
+const PAGES = { "/kettle": { body: KETTLE }, "/aisles": { body: AISLES } };
+
+describe("field status without a model", () => {
+  let run: RunningStack;
+  beforeAll(async () => {
+    run = await launchStack(PAGES);
+  });
+  afterAll(async () => {
+    await run?.stop();
+  });
+
+  const request = (options?: object) => ({
+    url: `${run.site.origin}/kettle`,
+    schema: {
+      material: "string",
+      title: "string",
+      total_time_minutes: "integer",
+      warranty: "string",
+      summary: "string",
+    },
+    task_description: "Summarize the kettle in one sentence.",
+    ...(options ? { options } : {}),
+  });
+
+  it("answers a field the task names with null and needs-model, and states every other field's status in headers", async () => {
+    const res = await run.scrape(request());
+    expect(res.status).toBe(200);
+    // The body keeps the schema's exact shape.
+    expect(await res.json()).toEqual({
+      material: "Brushed steel",
+      title: "Kettle Tea",
+      total_time_minutes: 45,
+      warranty: null,
+      summary: null,
+    });
+    expect(statusOf(res.headers.get("winnow-field-status"))).toEqual({
+      "/title": "unverified",
+      "/total_time_minutes": "derived",
+      "/warranty": "absent",
+      "/summary": "needs-model",
+    });
+    expect(listed(res.headers.get("winnow-warnings"))).toEqual({ "needs-model": { path: "/summary" } });
+  });
+
+  it("puts each value's status beside its evidence, and every field's status and warning in the envelope", async () => {
+    const res = await run.scrape(request({ evidence: true }));
+    const { evidence, status, warnings } = (await res.json()) as Envelope;
+    expect(status).toEqual({
+      "/material": "found",
+      "/title": "unverified",
+      "/total_time_minutes": "derived",
+      "/warranty": "absent",
+      "/summary": "needs-model",
+    });
+    expect(evidence["/material"]).toMatchObject({ source: "label", status: "found" });
+    expect(evidence["/title"]?.status).toBe("unverified");
+    expect(evidence["/summary"]).toBeUndefined();
+    expect(warnings).toEqual([{ code: "needs-model", path: "/summary", message: expect.stringContaining("model") }]);
+  });
+});
+
+describe("field status with a model", () => {
+  let run: RunningStack;
+  let llm: FakeLlm;
+  beforeAll(async () => {
+    // The scripted model reads the manager its part names, and a price that is nowhere on the page.
+    llm = await startFakeLlm((body: ChatRequestBody) => {
+      const part = /<page_content>\n([\s\S]*)\n<\/page_content>/.exec(body.messages[1]?.content ?? "")?.[1] ?? "";
+      return {
+        store: "Store",
+        manager: /Manager: (Manager \d)/.exec(part)?.[1] ?? null,
+        price: 49.5,
+        opening_hours: null,
+        summary: "A shop of six aisles.",
+      };
+    });
+    run = await launchStack(PAGES, {
+      LLM_BASE_URL: llm.baseUrl,
+      LLM_API_KEY: "test-key",
+      LLM_PAGE_TOKENS: "300",
+      EXTRACT_MAX_PARTS: "2",
+    });
+  });
+  afterAll(async () => {
+    await run?.stop();
+    await llm?.close();
+  });
+
+  it("says found, derived, unverified, conflict and truncated, in the headers and the envelope", async () => {
+    const res = await run.scrape({
+      url: `${run.site.origin}/aisles`,
+      schema: { store: "string", manager: "string", price: "number", opening_hours: "string", summary: "string" },
+      task_description: "Write a one-line summary of the shop.",
+      options: { evidence: true },
+    });
+    expect(res.status).toBe(200);
+    const { data, evidence, status, warnings } = (await res.json()) as Envelope;
+    expect(data).toEqual({
+      store: "Store",
+      manager: "Manager 0",
+      price: 49.5,
+      opening_hours: null,
+      summary: "A shop of six aisles.",
+    });
+    const expected = {
+      "/store": "found",
+      "/manager": "conflict",
+      "/price": "unverified",
+      "/opening_hours": "truncated",
+      "/summary": "derived",
+    };
+    expect(status).toEqual(expected);
+    const { "/store": _found, ...notFound } = expected;
+    expect(statusOf(res.headers.get("winnow-field-status"))).toEqual(notFound);
+    expect(evidence["/price"]?.status).toBe("unverified");
+    expect(evidence["/summary"]?.status).toBe("derived");
+    const codes = warnings.map((w) => `${w.code} ${w.path ?? ""}`.trim());
+    expect(codes).toEqual(
+      expect.arrayContaining(["content-truncated", "merge-conflict /manager", "ungrounded /price"]),
+    );
+    const header = listed(res.headers.get("winnow-warnings"));
+    expect(header["content-truncated"]).toEqual({});
+    expect(header["merge-conflict"]).toEqual({ path: "/manager" });
+  });
+});
