@@ -134,7 +134,10 @@ describe("evidence for every value", () => {
       expect(text, pointer).toBeTruthy();
       expect(text!.length).toBeLessThanOrEqual(300);
       expect(grounded, pointer).toBe(true);
-      expect(confidence).toBeGreaterThanOrEqual(0.6);
+      // A value's confidence is its engine's score capped at how reliable its source is on other sites: a source
+      // measured on few sites states little (docs/api.md, evidence).
+      expect(confidence, pointer).toBeGreaterThan(0);
+      expect(confidence, pointer).toBeLessThanOrEqual(1);
       expect(html.includes(text!) || pageText.includes(text!), `${pointer}: "${text}" is on the page`).toBe(true);
       if (!selector) continue;
       const selected = await page.evaluate(
