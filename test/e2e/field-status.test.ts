@@ -35,7 +35,7 @@ interface Envelope {
 
 const KETTLE = `<!doctype html><html><head><title>Ridgeline Kettle | Shop</title>
 <meta name="description" content="A stovetop kettle in brushed steel, the shop's best seller.">
-<script type="application/ld+json">${JSON.stringify({ "@context": "https://schema.org", "@type": "Recipe", name: "Kettle Tea", totalTime: "PT45M" })}</script>
+<script type="application/ld+json">${JSON.stringify({ "@context": "https://schema.org", "@type": "Recipe", name: "Kettle Tea", totalTime: "PT45M", recipeYield: "4" })}</script>
 </head><body><h1>Ridgeline Kettle</h1>
 <table class="specs"><tr><th>Material</th><td>Brushed steel</td></tr><tr><th>Capacity</th><td>1.7 litres</td></tr></table>
 <p>Boils fast on any stove.</p></body></html>`;
@@ -60,6 +60,7 @@ describe("field status without a model", () => {
   const request = (options?: object) => ({
     url: `${run.site.origin}/kettle`,
     schema: {
+      servings: "integer",
       material: "string",
       title: "string",
       total_time_minutes: "integer",
@@ -75,13 +76,17 @@ describe("field status without a model", () => {
     expect(res.status).toBe(200);
     // The body keeps the schema's exact shape.
     expect(await res.json()).toEqual({
+      servings: 4,
       material: "Brushed steel",
       title: "Kettle Tea",
       total_time_minutes: 45,
       warranty: null,
       summary: null,
     });
+    // Only a source that holds across the corpus's sites is `found` without a model: a JSON-LD integer is, a labelled
+    // text not yet (flow/source-reliability.ts).
     expect(statusOf(res.headers.get("winnow-field-status"))).toEqual({
+      "/material": "unverified",
       "/title": "unverified",
       "/total_time_minutes": "derived",
       "/warranty": "absent",
@@ -94,13 +99,15 @@ describe("field status without a model", () => {
     const res = await run.scrape(request({ evidence: true }));
     const { evidence, status, warnings } = (await res.json()) as Envelope;
     expect(status).toEqual({
-      "/material": "found",
+      "/servings": "found",
+      "/material": "unverified",
       "/title": "unverified",
       "/total_time_minutes": "derived",
       "/warranty": "absent",
       "/summary": "needs-model",
     });
-    expect(evidence["/material"]).toMatchObject({ source: "label", status: "found" });
+    expect(evidence["/servings"]).toMatchObject({ source: "json-ld", status: "found" });
+    expect(evidence["/material"]).toMatchObject({ source: "label", status: "unverified" });
     expect(evidence["/title"]?.status).toBe("unverified");
     expect(evidence["/summary"]).toBeUndefined();
     expect(warnings).toEqual([{ code: "needs-model", path: "/summary", message: expect.stringContaining("model") }]);
