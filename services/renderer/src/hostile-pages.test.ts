@@ -260,12 +260,21 @@ describe.each(MODES)("hostile pages, %s path", (mode) => {
 });
 
 describe("hostile pages, browser only", () => {
-  it.each([
-    ["a JavaScript busy loop", "/busy", "target-timeout"],
-    ["a huge DOM built by script", "/huge-dom", "page-too-large"],
-  ])("ends %s with a clear error within the deadline", async (_name, path, type) => {
-    const error = await renderFailure(rendering, `${base}${path}`, { mode: "browser", timeoutMs: 4000 });
-    expect(type === "page-too-large" ? TOO_BIG : [type], error.message).toContain(error.type);
+  it("ends a JavaScript busy loop with target-timeout", async () => {
+    const error = await renderFailure(rendering, `${base}/busy`, { mode: "browser", timeoutMs: 4000 });
+    expect(error.type, error.message).toBe("target-timeout");
+    await expectUnharmed("browser");
+  });
+
+  it("ends a huge DOM built by script as too large, or answers the page as sent, marked incomplete", async () => {
+    // Which comes first depends on the machine: the tab's crash (page-too-large), the deadline while the script
+    // still runs (target-timeout), or the deadline once the HTML is in hand: the page as it was, marked incomplete.
+    const outcome = await renderWith(rendering, `${base}/huge-dom`, { mode: "browser", timeoutMs: 4000 }).then(
+      (page) => ({ incomplete: page.incomplete, type: undefined }),
+      (error: Error & { type?: string }) => ({ incomplete: false, type: error.type }),
+    );
+    if (outcome.type === undefined) expect(outcome.incomplete).toBe(true);
+    else expect(TOO_BIG).toContain(outcome.type);
     await expectUnharmed("browser");
   });
 
