@@ -14,6 +14,11 @@ import { COMPONENTS, loadServiceConfig, unknownVariables } from "./service-confi
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
+/** A file's path from the repository's root, as an image's layout writes it. */
+function posixRelative(file: string): string {
+  return path.relative(ROOT, file).split(path.sep).join("/");
+}
+
 interface Instruction {
   op: string;
   args: string;
@@ -192,29 +197,35 @@ describe("Dockerfile", () => {
 
   it("starts each service from the repository layout, as a non-root user", () => {
     const platform = JSON.parse(readFileSync(path.join(ROOT, "packages/platform/package.json"), "utf8"));
+    // The platform's build, as its package's exports name it.
+    const platformBuild = path.posix.join(
+      "packages/platform",
+      path.posix.dirname(platform.exports["./telemetry"].default),
+    );
     for (const component of COMPONENTS) {
       const cmd = JSON.parse(all(component, "CMD").at(-1)!.args) as string[];
       // What the service's package names as its entry, relative to the repository (the image keeps its layout).
-      const entry = path.relative(ROOT, serviceEntry(component)).split(path.sep).join("/");
+      const entry = posixRelative(serviceEntry(component));
       expect(cmd).toEqual(["node", "--import", "@winnow/platform/telemetry", entry]);
       expect(existsSync(path.join(ROOT, `services/${component}/src/main.ts`))).toBe(true);
       const app = workdir(component);
       const destinations = copies(component).map((c) => c.destination);
-      expect(destinations).toContain(`${app}/services/${component}/dist`);
+      // The service's build: the folder of the entry its package names.
+      expect(destinations).toContain(`${app}/${path.posix.dirname(entry)}`);
       expect(destinations).toContain(`${app}/services/${component}/package.json`);
       // The preload resolves through node_modules/@winnow/platform (a workspace link) to its dist.
       expect(platform.exports["./telemetry"].default).toBe("./dist/telemetry.js");
       expect(destinations).toEqual(
         expect.arrayContaining([
           `${app}/node_modules`,
-          `${app}/packages/platform/dist`,
+          `${app}/${platformBuild}`,
           `${app}/packages/platform/package.json`,
         ]),
       );
       // gRPC reflection reads the .proto files at PROTO_ROOT, found relative to the platform's dist.
       const protoInImage = path.posix.resolve(
-        `${app}/packages/platform/dist`,
-        path.relative(path.join(ROOT, "packages/platform/dist"), PROTO_ROOT),
+        `${app}/${platformBuild}`,
+        path.relative(path.join(ROOT, platformBuild), PROTO_ROOT),
       );
       expect(destinations).toContain(protoInImage);
       const user = all(component, "USER").at(-1)!.args;
