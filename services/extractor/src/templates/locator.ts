@@ -12,7 +12,8 @@
 import type { Element } from "domhandler";
 import { z } from "zod";
 import type { PageIndex } from "../page/page-index.js";
-import { firstNumberIn, swapSeparators } from "./places.js";
+import { firstNumber } from "../schema/normalize.js";
+import { numberText, swapSeparators } from "./places.js";
 
 /**
  * How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and
@@ -218,7 +219,9 @@ function readElement(index: PageIndex, element: Element, reading: Reading): { ra
   }
   const text = reading.own ? index.ownText(element) : index.text(element);
   const written = reading.decimalComma ? swapSeparators(text) : text;
-  const raw = reading.firstNumber ? firstNumberIn(written) : cut(written, reading.prefix ?? "", reading.suffix ?? "");
+  const raw = reading.firstNumber
+    ? numberText(firstNumber(written))
+    : cut(written, reading.prefix ?? "", reading.suffix ?? "");
   return raw === undefined || raw === "" ? undefined : { raw, text };
 }
 

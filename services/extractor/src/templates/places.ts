@@ -73,7 +73,7 @@ export function swapSeparators(text: string): string {
   return text.replace(/[.,]/g, (mark) => (mark === "." ? "," : "."));
 }
 
-/** The first number a text writes, as written ("$14.98 (2 offers)" → "14.98"). */
-export function firstNumberIn(text: string): string | undefined {
-  return text.match(WRITTEN_NUMBER)?.[0];
+/** A number read from a text, as a raw text shape.ts reads back ("$14.98 (2 offers)" → "14.98"). */
+export function numberText(value: number | undefined): string | undefined {
+  return value === undefined ? undefined : String(value);
 }

@@ -14,10 +14,11 @@ import { pageLists } from "../engines/builtin/records/index.js";
 import type { RecordList } from "../engines/builtin/records/segment.js";
 import type { PageIndex } from "../page/page-index.js";
 import { ShownText } from "../page/text-match.js";
+import { firstNumber } from "../schema/normalize.js";
 import { type ItemField, type Locator, readItemField } from "./locator.js";
 import {
-  firstNumberIn,
   MAX_AROUND,
+  numberText,
   relativeStep,
   spanOf,
   swapSeparators,
@@ -280,7 +281,7 @@ function readingsOf(field: Field, text: string, value: unknown): Partial<ItemFie
     const span = spanOf(written, value, field.name);
     if (!span) return false;
     readings.push(withoutEmpty({ ...extra, prefix: written.slice(0, span[0]), suffix: written.slice(span[1]) }));
-    const first = firstNumberIn(written);
+    const first = numberText(firstNumber(written));
     if (typeof value === "number" && first !== undefined && sameValue(readAs(field, first), value))
       readings.push({ ...extra, firstNumber: true });
     return true;
