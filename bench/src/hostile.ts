@@ -25,7 +25,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const HOSTILE_CONCURRENCY = Number(process.env.HOSTILE_CONCURRENCY ?? 1);
 const REQUEST_TIMEOUT_MS = process.env.REQUEST_TIMEOUT_MS ?? "10000";
-const SCHEMA = PRODUCT_SCHEMA;
 
 const page = (body: string) => `<!doctype html><html><head><title>Hostile</title></head><body>${body}</body></html>`;
 const HOSTILE: Record<string, string> = {
@@ -62,7 +61,7 @@ async function scrape(pagePath: string): Promise<{ outcome: string; ms: number }
   const res = await fetch(`${stack.gatewayUrl}/scrape`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": stack.apiKey },
-    body: JSON.stringify({ url: `${origin}/${pagePath}`, schema: SCHEMA }),
+    body: JSON.stringify({ url: `${origin}/${pagePath}`, schema: PRODUCT_SCHEMA }),
   });
   const body = await res.text();
   const ms = performance.now() - t0;
