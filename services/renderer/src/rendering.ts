@@ -10,7 +10,8 @@ import { PageRenderer } from "./page-renderer.js";
 import { observeBrowserPool } from "./render-metrics.js";
 import { StaticFetcher } from "./static/static-fetch.js";
 
-const TUNNEL_BYTES_PER_HTML_BYTE = 4;
+/** A page's resources together (scripts, styles, frames) may bring in a few times the HTML cap. */
+const PAGE_BYTES_PER_HTML_BYTE = 4;
 
 /** The renderer's working parts, built from its configuration; the browser is started separately. */
 export interface Rendering {
@@ -28,10 +29,11 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
   const guard = new EgressGuard(config.WINNOW_EGRESS_ALLOW, lookup);
   const maxBytes = config.RENDER_MAX_HTML_BYTES;
   // Each plain-HTTP response is held to the page cap, as sent and decoded, like the static path's body. A tunnel
-  // (HTTPS: one connection, many responses, encrypted) may bring in a few times that.
+  // (HTTPS: one connection, many responses, encrypted) is held to the page's budget as sent; the browser holds each
+  // render to the same caps as decoded, whatever the scheme (decoded-bytes.ts).
   const proxy = await EgressProxy.start(guard, logger, {
     maxResponseBytes: maxBytes,
-    maxTunnelBytes: maxBytes * TUNNEL_BYTES_PER_HTML_BYTE,
+    maxTunnelBytes: maxBytes * PAGE_BYTES_PER_HTML_BYTE,
   });
   const executablePath = findChromium(config, logger);
   const host =
@@ -56,6 +58,7 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
           egress: proxy,
           slots,
           maxHtmlBytes: maxBytes,
+          maxDecodedBytes: maxBytes * PAGE_BYTES_PER_HTML_BYTE,
           maxRedirects: config.RENDER_MAX_REDIRECTS,
         })
       : NO_BROWSER,

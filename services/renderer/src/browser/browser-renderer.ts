@@ -17,6 +17,7 @@ import type { RenderJob } from "../render-request.js";
 import { abortable } from "../static/static-fetch.js";
 import { inspectStaticPage } from "../static/static-page.js";
 import type { BrowserHost } from "./browser.js";
+import { watchDecodedBytes } from "./decoded-bytes.js";
 import {
   noteScrollListeners,
   outlineElements,
@@ -38,6 +39,8 @@ export interface BrowserRendererOptions {
   egress: EgressProxy;
   slots: PageSlots;
   maxHtmlBytes: number;
+  /** Cap on what all of a page's responses decode to together (see decoded-bytes.ts). */
+  maxDecodedBytes: number;
   /** The static path's redirect limit; the browser's navigations are bounded by it too. */
   maxRedirects: number;
 }
@@ -199,6 +202,11 @@ export class BrowserRenderer {
     context.on("requestfinished", () => inFlight.ended());
     context.on("requestfailed", () => inFlight.ended());
     const page = await context.newPage();
+    await watchDecodedBytes(
+      page,
+      { maxDocumentBytes: this.options.maxHtmlBytes, maxTotalBytes: this.options.maxDecodedBytes },
+      trip,
+    );
     context.on("page", (popup) => void popup.close().catch(() => undefined));
     page.on("dialog", (dialog) => void dialog.dismiss().catch(() => undefined));
     return {
