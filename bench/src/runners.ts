@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { checkHealth, createClient, promiseClient } from "@winnow/platform";
+import { checkHealth, createClient, promiseClient, signPage } from "@winnow/platform";
 import { Engine, type Evidence, ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { freePorts } from "@winnow/scripts/ports";
 import { serviceEntry } from "@winnow/scripts/stack";
@@ -41,6 +41,8 @@ export interface Runner {
 const REQUEST_TIMEOUT_MS = 60_000;
 /** The extractor's caller token for this run. */
 const SERVICE_TOKEN = randomBytes(32).toString("base64url");
+/** The bench fetches pages itself, as the renderer would, and signs them so they teach (page-signature.ts). */
+const PAGE_SIGNING_KEY = randomBytes(32).toString("base64url");
 /** No model unless one is given: the harness measures the builtin engine. */
 const WITHOUT_LLM = { LLM_BASE_URL: "", LLM_API_KEY: "", OPENAI_API_KEY: "", LOG_LEVEL: "warn" };
 
@@ -70,6 +72,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
       GRPC_PORT: String(port),
       WINNOW_DATA_DIR: dataDir,
       WINNOW_SERVICE_TOKEN: SERVICE_TOKEN,
+      WINNOW_PAGE_SIGNING_KEY: PAGE_SIGNING_KEY,
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -99,6 +102,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
             tenant: "bench",
             learn: true,
             pageWarnings: [],
+            pageSignature: signPage(PAGE_SIGNING_KEY, originalUrl, html),
           },
           { deadline: new Date(Date.now() + REQUEST_TIMEOUT_MS) },
         );

@@ -10,8 +10,13 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { checkHealth, TOKEN_VARIABLES } from "@winnow/platform";
-import { type CallerTokenSet, loadOrCreateCallerTokens, tokenEnv } from "./caller-tokens.js";
+import { checkHealth, PAGE_SIGNING_KEY_VARIABLE, TOKEN_VARIABLES } from "@winnow/platform";
+import {
+  type CallerTokenSet,
+  loadOrCreateCallerTokens,
+  loadOrCreatePageSigningKey,
+  tokenEnv,
+} from "./caller-tokens.js";
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -63,12 +68,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const addr = (service: ServiceName) => `127.0.0.1:${options.ports[service]}`;
   const dataDir = path.resolve(REPO_ROOT, env.WINNOW_DATA_DIR || ".data");
   const tokens = await loadOrCreateCallerTokens(dataDir, env);
-  for (const variable of Object.values(TOKEN_VARIABLES)) delete env[variable];
-  // Each service gets only the tokens its role needs: the renderer and the extractor never hold auth's.
+  const signing = await loadOrCreatePageSigningKey(dataDir, env);
+  for (const variable of [...Object.values(TOKEN_VARIABLES), PAGE_SIGNING_KEY_VARIABLE]) delete env[variable];
+  // Each service gets only the tokens its role needs: the renderer and the extractor never hold auth's, and only they
+  // hold the page signing key.
   const serviceEnv: Record<ServiceName, NodeJS.ProcessEnv> = {
     auth: { GRPC_PORT: String(options.ports.auth), ...tokenEnv(tokens, ["gateway", "admin"]) },
-    renderer: { GRPC_PORT: String(options.ports.renderer), ...tokenEnv(tokens, ["service"]) },
-    extractor: { GRPC_PORT: String(options.ports.extractor), ...tokenEnv(tokens, ["service"]) },
+    renderer: { GRPC_PORT: String(options.ports.renderer), ...tokenEnv(tokens, ["service"]), ...signing },
+    extractor: { GRPC_PORT: String(options.ports.extractor), ...tokenEnv(tokens, ["service"]), ...signing },
     gateway: {
       PORT: String(options.ports.gateway),
       AUTH_ADDR: addr("auth"),

@@ -273,10 +273,14 @@ describe("rendered objects", () => {
     expect(secretRefs("extractor")).toEqual({
       LLM_API_KEY: { name: "winnow", key: "llm-api-key", optional: true },
       WINNOW_SERVICE_TOKEN: { name: "winnow", key: "service-token" },
+      WINNOW_PAGE_SIGNING_KEY: { name: "winnow", key: "page-signing-key", optional: true },
       // Learned templates, in the same database as auth's (tables of its own).
       DATABASE_URL: { name: "winnow", key: "database-url" },
     });
-    expect(secretRefs("renderer")).toEqual({ WINNOW_SERVICE_TOKEN: { name: "winnow", key: "service-token" } });
+    expect(secretRefs("renderer")).toEqual({
+      WINNOW_SERVICE_TOKEN: { name: "winnow", key: "service-token" },
+      WINNOW_PAGE_SIGNING_KEY: { name: "winnow", key: "page-signing-key", optional: true },
+    });
     expect(
       objects.filter((o) => o.kind === "Secret"),
       "the chart creates no Secret",

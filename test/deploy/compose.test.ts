@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { TEST_TOKEN_ENV } from "../support/caller-tokens.js";
+import { TEST_PAGE_SIGNING_KEY, TEST_TOKEN_ENV } from "../support/caller-tokens.js";
 import { COMPONENTS, loadServiceConfig, requiredVariables, unknownVariables } from "./service-config.js";
 
 const DEPLOY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../deploy");
@@ -42,7 +42,11 @@ type ComposeService = {
   [key: string]: any;
 };
 /** The env file as an operator fills it in: the caller tokens generated (the example leaves them empty). */
-const filledIn = new Map([...envFile, ...Object.entries(TEST_TOKEN_ENV)]);
+const filledIn = new Map([
+  ...envFile,
+  ...Object.entries(TEST_TOKEN_ENV),
+  ["WINNOW_PAGE_SIGNING_KEY", TEST_PAGE_SIGNING_KEY],
+]);
 const compose = parse(interpolate(composeSource, filledIn), { merge: true }) as {
   services: Record<string, ComposeService>;
   networks: Record<string, { internal?: boolean } | null>;
@@ -191,6 +195,16 @@ describe("compose", () => {
     for (const backend of ["renderer", "extractor"] as const) {
       expect(loadServiceConfig(backend, environment(backend)).WINNOW_SERVICE_TOKEN).toBe(gateway.WINNOW_SERVICE_TOKEN);
     }
+  });
+
+  it("gives the page signing key to the renderer and the extractor only", () => {
+    const holders = ["gateway", "auth", "renderer", "extractor"].filter(
+      (name) => environment(name).WINNOW_PAGE_SIGNING_KEY !== undefined,
+    );
+    expect(holders).toEqual(["renderer", "extractor"]);
+    expect(loadServiceConfig("renderer", environment("renderer")).WINNOW_PAGE_SIGNING_KEY).toBe(
+      loadServiceConfig("extractor", environment("extractor")).WINNOW_PAGE_SIGNING_KEY,
+    );
   });
 
   describe("networks", () => {

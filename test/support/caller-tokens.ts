@@ -9,6 +9,9 @@ export const TEST_TOKENS = {
   service: "test-service-token-0123456789abcdefghij",
 } as const;
 
+/** The renderer's and the extractor's page signing key in tests. */
+export const TEST_PAGE_SIGNING_KEY = "test-page-signing-key-0123456789abcdef";
+
 /** Every role's variable set to its test token. */
 export const TEST_TOKEN_ENV = tokenEnv(TEST_TOKENS);
 

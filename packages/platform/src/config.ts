@@ -46,6 +46,18 @@ function wholeNumber(fallback: number, min: number, max: number) {
 }
 
 /** Reusable variable types, with messages that say what is expected. */
+function sharedSecret(what: string) {
+  return z
+    .string({
+      error: (issue) =>
+        issue.input === undefined
+          ? `is required: ${what}, at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -base64 32; npm start generates it)`
+          : "must be text",
+    })
+    .trim()
+    .min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -base64 32)`);
+}
+
 export const env = {
   port: (fallback: number) =>
     z.coerce
@@ -67,16 +79,9 @@ export const env = {
   /** A Postgres server's address, DATABASE_URL-style. */
   postgresUrl: () => z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// or postgresql:// URL" }),
   /** A caller token of internal gRPC (caller-credentials.ts); required: a service never runs open. */
-  callerToken: () =>
-    z
-      .string({
-        error: (issue) =>
-          issue.input === undefined
-            ? `is required: the shared secret of internal gRPC calls, at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -base64 32; npm start generates it)`
-            : "must be text",
-      })
-      .trim()
-      .min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -base64 32)`),
+  callerToken: () => sharedSecret("the shared secret of internal gRPC calls"),
+  /** A secret shared between services, `what` it is for said when it is missing. */
+  sharedSecret: (what: string) => sharedSecret(what),
   boolean: (fallback: boolean) =>
     z
       .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })

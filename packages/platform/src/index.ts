@@ -30,6 +30,7 @@ export {
 export { flushTelemetry, logFatalErrors, onShutdownSignal } from "./lifecycle.js";
 export { createLogger, type Logger } from "./logger.js";
 export { meter, metricsConfig, serveMetrics } from "./metrics.js";
+export { PAGE_SIGNING_KEY_VARIABLE, pageSignatureHolds, signPage } from "./page-signature.js";
 export { keepFilesPrivate } from "./private-files.js";
 export {
   isProblemSlug,

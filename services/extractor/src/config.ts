@@ -10,6 +10,8 @@ export const configShape = {
   ...grpcServiceConfig({ grpcPort: 50053, metricsPort: 9467 }),
   /** What every caller (the gateway, other internal services) must present; the only token this process holds. */
   WINNOW_SERVICE_TOKEN: env.callerToken(),
+  /** The renderer's page signing key: only pages it signed teach templates; without it, no page does. */
+  WINNOW_PAGE_SIGNING_KEY: env.sharedSecret("the key the renderer signs pages with, the extractor's too").optional(),
   /** An OpenAI-compatible endpoint (vLLM, Ollama, Azure, ...); the OpenAI API when unset. */
   LLM_BASE_URL: env.url().optional(),
   LLM_API_KEY: z.string().optional(),

@@ -15,7 +15,7 @@ import {
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { LlmEngine } from "./engines/model/llm.js";
 import { countExtraction } from "./extract-metrics.js";
-import { templateScope } from "./flow/template-scope.js";
+import { type ScopeSettings, templateScope } from "./flow/template-scope.js";
 import type { SchemaCache } from "./schema/schema-cache.js";
 import type { ExtractionPool } from "./workers/extraction-pool.js";
 
@@ -26,8 +26,8 @@ export interface ExtractorDependencies {
   /** Undefined when no LLM is configured; the builtin engine then answers. */
   llm: LlmEngine | undefined;
   maxHtmlBytes: number;
-  /** Every account reads and teaches one set of templates (EXTRACT_TEMPLATES_SHARED); else each its own. */
-  sharedTemplates: boolean;
+  /** Whose templates a request reads, and which pages teach them (template-scope.ts). */
+  templateScope: ScopeSettings;
   /** Where extractions run (flow/extract.ts in worker threads). */
   extractions: ExtractionPool;
 }
@@ -66,7 +66,7 @@ async function extract(
     );
   }
   const llm = chooseLlm(request.options?.engine ?? Engine.ENGINE_UNSPECIFIED, deps.llm);
-  const scope = templateScope(request, deps.sharedTemplates);
+  const scope = templateScope(request, deps.templateScope);
   // The worker answers, then learns from the page; it logs its own failures.
   const { response, prefilled, templated } = await deps.extractions.run(
     {

@@ -16,7 +16,7 @@ const logger = createLogger("extractor-test", "silent");
 
 export async function startTestExtractor(
   llm: LlmEngine | undefined,
-  options: { templates?: TemplateStore; sharedTemplates?: boolean } = {},
+  options: { templates?: TemplateStore; sharedTemplates?: boolean; pageSigningKey?: string } = {},
 ) {
   const extractions = new ExtractionPool(
     {
@@ -44,7 +44,7 @@ export async function startTestExtractor(
         schemas: new SchemaCache(),
         llm,
         maxHtmlBytes: 64 * 1024,
-        sharedTemplates: options.sharedTemplates ?? false,
+        templateScope: { shared: options.sharedTemplates ?? false, pageSigningKey: options.pageSigningKey },
         extractions,
       }),
     ],

@@ -45,6 +45,8 @@ await database
 // Scrapes read templates from memory; the database is read again at most every few seconds, and written when a page
 // teaches something.
 const templateStore = database && new CachedTemplateStore(database, TEMPLATE_CACHE_MS);
+if (database && !config.WINNOW_PAGE_SIGNING_KEY)
+  logger.info("templates answer but learn from no page: set WINNOW_PAGE_SIGNING_KEY here and on the renderer");
 const extractions = new ExtractionPool(
   {
     workers: config.EXTRACT_WORKERS,
@@ -72,7 +74,7 @@ const server = await startGrpcServer({
       schemas: new SchemaCache(config.SCHEMA_CACHE_SIZE),
       llm,
       maxHtmlBytes: config.EXTRACT_MAX_HTML_BYTES,
-      sharedTemplates: config.EXTRACT_TEMPLATES_SHARED,
+      templateScope: { shared: config.EXTRACT_TEMPLATES_SHARED, pageSigningKey: config.WINNOW_PAGE_SIGNING_KEY },
       extractions,
     }),
   ],

@@ -6,6 +6,8 @@ export const rendererConfigShape = {
   ...grpcServiceConfig({ grpcPort: 50052, metricsPort: 9466 }),
   /** What every caller (the gateway, other internal services) must present; the only token this process holds. */
   WINNOW_SERVICE_TOKEN: env.callerToken(),
+  /** Signs every page rendered, so that the extractor learns templates from those pages only (page-signature.ts). */
+  WINNOW_PAGE_SIGNING_KEY: env.sharedSecret("the key the renderer signs pages with, the extractor's too").optional(),
   /** Searched first; where it names no executable, the search goes on (browser-discovery.ts). */
   CHROMIUM_PATH: z.string().min(1).optional(),
   RENDER_MAX_PAGES: env.positiveInt(4, 64),

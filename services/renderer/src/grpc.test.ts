@@ -6,6 +6,7 @@ import {
   createClient,
   createLogger,
   loadConfig,
+  pageSignatureHolds,
   promiseClient,
   type RendererClient,
   type RunningGrpcServer,
@@ -20,7 +21,7 @@ import {
   type RenderResponse,
 } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { callStatus, TEST_TOKENS } from "../../../test/support/caller-tokens.js";
+import { callStatus, TEST_PAGE_SIGNING_KEY, TEST_TOKENS } from "../../../test/support/caller-tokens.js";
 import type { BrowserHost } from "./browser/browser.js";
 import type { PageSlots } from "./browser/page-slots.js";
 import { rendererConfigShape } from "./config.js";
@@ -117,7 +118,14 @@ beforeAll(async () => {
     port: 0,
     logger,
     callers: { service: TEST_TOKENS.service },
-    services: [rendererServiceBinding({ logger, renderer, renderTimeoutMs: config.RENDER_TIMEOUT_MS })],
+    services: [
+      rendererServiceBinding({
+        logger,
+        renderer,
+        renderTimeoutMs: config.RENDER_TIMEOUT_MS,
+        pageSigningKey: TEST_PAGE_SIGNING_KEY,
+      }),
+    ],
   });
   address = `127.0.0.1:${server.port}`;
   client = promiseClient(createClient(RendererServiceClient, address, TEST_TOKENS.service));
@@ -205,6 +213,14 @@ describe("Render", () => {
     const response = await render(`${base}/static`);
     expect(response).toMatchObject({ status: 200, title: "Static fixture", path: RenderPath.RENDER_PATH_STATIC });
     expect(response.html).toContain("<h1>Hello from a static page</h1>");
+  });
+
+  it("signs what it rendered, its final URL and HTML, so the page may teach the extractor's templates", async () => {
+    for (const mode of [RenderMode.RENDER_MODE_STATIC, RenderMode.RENDER_MODE_BROWSER]) {
+      const { finalUrl, html, signature } = await render(`${base}/static`, { mode });
+      expect(pageSignatureHolds(TEST_PAGE_SIGNING_KEY, finalUrl, html, signature)).toBe(true);
+      expect(pageSignatureHolds(TEST_PAGE_SIGNING_KEY, finalUrl, `${html} `, signature)).toBe(false);
+    }
   });
 
   it("returns the DOM as JavaScript left it, going to the browser for a script shell in auto mode", async () => {

@@ -23,7 +23,14 @@ const server = await startGrpcServer({
   port: config.GRPC_PORT,
   logger,
   callers: { service: config.WINNOW_SERVICE_TOKEN },
-  services: [rendererServiceBinding({ logger, renderer, renderTimeoutMs: config.RENDER_TIMEOUT_MS })],
+  services: [
+    rendererServiceBinding({
+      logger,
+      renderer,
+      renderTimeoutMs: config.RENDER_TIMEOUT_MS,
+      pageSigningKey: config.WINNOW_PAGE_SIGNING_KEY,
+    }),
+  ],
 });
 onShutdownSignal(logger, async () => {
   // NOT_SERVING at once; in-flight renders finish (within the grace period) before the browser closes.

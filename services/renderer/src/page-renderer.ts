@@ -5,9 +5,12 @@ import type { RenderJob } from "./render-request.js";
 import type { StaticFetcher } from "./static/static-fetch.js";
 import { inspectStaticPage } from "./static/static-page.js";
 
+/** A page as either path renders it; the service signs it (renderer-service.ts). */
+export type RenderedPage = Omit<RenderResponse, "signature">;
+
 /** Renders in Chromium: the BrowserRenderer, or the refusal given when the renderer has no browser. */
 export interface BrowserPath {
-  render(job: RenderJob): Promise<RenderResponse>;
+  render(job: RenderJob): Promise<RenderedPage>;
 }
 
 /**
@@ -22,7 +25,7 @@ export class PageRenderer {
     private readonly browser: BrowserPath,
   ) {}
 
-  async render(job: RenderJob): Promise<RenderResponse> {
+  async render(job: RenderJob): Promise<RenderedPage> {
     // A wait_for selector is about the rendered DOM, and a screenshot is of it; only a browser can honour them.
     if (job.mode === "browser" || job.waitFor || job.screenshot) return this.browser.render(job);
     const started = performance.now();

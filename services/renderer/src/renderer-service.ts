@@ -1,4 +1,4 @@
-import { type Logger, type ServiceBinding, unary, WinnowError } from "@winnow/platform";
+import { type Logger, type ServiceBinding, signPage, unary, WinnowError } from "@winnow/platform";
 import {
   type RendererServiceServer,
   RendererServiceService,
@@ -16,6 +16,8 @@ export interface RendererDependencies {
   renderer: PageRenderer;
   /** The longest render; the caller's deadline and timeout_ms can shorten it. */
   renderTimeoutMs: number;
+  /** Signs each page rendered (WINNOW_PAGE_SIGNING_KEY); undefined: pages go unsigned and teach no templates. */
+  pageSigningKey: string | undefined;
 }
 
 /** The service as a gRPC server registers it. */
@@ -44,7 +46,9 @@ function createRendererService({ logger, ...deps }: RendererDependencies): Rende
         throw error;
       });
       countRender(response.path);
-      return response;
+      const { pageSigningKey } = deps;
+      const signature = pageSigningKey ? signPage(pageSigningKey, response.finalUrl, response.html) : Buffer.alloc(0);
+      return { ...response, signature };
     }),
   };
 }

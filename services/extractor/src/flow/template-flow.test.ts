@@ -1,5 +1,6 @@
-import { createLogger } from "@winnow/platform";
+import { createLogger, signPage } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
+import { TEST_PAGE_SIGNING_KEY } from "../../../../test/support/caller-tokens.js";
 import { loadPage } from "../page/page.js";
 import { SchemaCache } from "../schema/schema-cache.js";
 import { TemplateLearner } from "../templates/learner.js";
@@ -11,6 +12,12 @@ import { type TemplateScope, templateScope } from "./template-scope.js";
 const logger = createLogger("test", "silent");
 const SCHEMA = JSON.stringify({ name: "string", sku: "string" });
 const TENANT = "acct-a";
+const PAGE = { url: "https://shop.example/mug", html: "<html><body><h1>Mug</h1></body></html>" };
+
+/** A request for PAGE as the gateway passes a page the renderer signed. */
+function signed(scope: { tenant: string; learn: boolean }) {
+  return { ...scope, ...PAGE, pageSignature: signPage(TEST_PAGE_SIGNING_KEY, PAGE.url, PAGE.html) };
+}
 
 /** One shop's product layout: a shipping note beside the product; the SKU in JSON-LD and under a label, when given. */
 function productPage(page: { name: string; shipping: string; jsonLdSku?: string; labelSku?: string }): string {
@@ -164,12 +171,33 @@ describe("template scope", () => {
   });
 
   it("is the request's tenant, or the shared one when templates are shared", () => {
-    expect(templateScope({ tenant: TENANT, learn: true }, false)).toEqual({ tenant: TENANT, learn: true });
-    expect(templateScope({ tenant: "", learn: false }, false)).toBeUndefined();
-    expect(templateScope({ tenant: TENANT, learn: true }, true)).toEqual({ tenant: SHARED_TENANT, learn: true });
-    expect(templateScope({ tenant: "", learn: false }, true)).toEqual({ tenant: SHARED_TENANT, learn: false });
-    expect(() => templateScope({ tenant: "", learn: true }, true)).toThrow(/learn needs a tenant/);
+    const own = { shared: false, pageSigningKey: TEST_PAGE_SIGNING_KEY };
+    const shared = { shared: true, pageSigningKey: TEST_PAGE_SIGNING_KEY };
+    expect(templateScope(signed({ tenant: TENANT, learn: true }), own)).toEqual({ tenant: TENANT, learn: true });
+    expect(templateScope(signed({ tenant: "", learn: false }), own)).toBeUndefined();
+    expect(templateScope(signed({ tenant: TENANT, learn: true }), shared)).toEqual({
+      tenant: SHARED_TENANT,
+      learn: true,
+    });
+    expect(templateScope(signed({ tenant: "", learn: false }), shared)).toEqual({
+      tenant: SHARED_TENANT,
+      learn: false,
+    });
+    expect(() => templateScope(signed({ tenant: "", learn: true }), shared)).toThrow(/learn needs a tenant/);
     for (const tenant of ["a b", "x".repeat(129), "acct\n"])
-      expect(() => templateScope({ tenant, learn: false }, false)).toThrow(/tenant must be/);
+      expect(() => templateScope(signed({ tenant, learn: false }), own)).toThrow(/tenant must be/);
+  });
+
+  it("learns only from a page the renderer signed: exactly its URL and HTML, under the extractor's key", () => {
+    const own = { shared: false, pageSigningKey: TEST_PAGE_SIGNING_KEY };
+    const page = signed({ tenant: TENANT, learn: true });
+    expect(templateScope(page, own)?.learn).toBe(true);
+    expect(templateScope({ ...page, pageSignature: new Uint8Array() }, own)?.learn).toBe(false);
+    expect(templateScope({ ...page, html: `${page.html}<p>planted</p>` }, own)?.learn).toBe(false);
+    expect(templateScope({ ...page, url: "https://shop.example/other" }, own)?.learn).toBe(false);
+    expect(templateScope(page, { shared: false, pageSigningKey: "another-key-0123456789abcdefghijkl" })?.learn).toBe(
+      false,
+    );
+    expect(templateScope(page, { shared: false, pageSigningKey: undefined })?.learn).toBe(false);
   });
 });

@@ -6,10 +6,11 @@
  * for others. An operator may share them across accounts
  * (EXTRACT_TEMPLATES_SHARED). A request without a tenant, an internal
  * caller's, reads none (unless they are shared): it has no templates of its
- * own, since only pages the gateway's renderer fetched teach, and the
- * gateway always names the account.
+ * own. Only pages the renderer fetched teach: their signature must hold
+ * (page-signature.ts), so HTML a caller supplies, whoever the caller, never
+ * teaches.
  */
-import { WinnowError } from "@winnow/platform";
+import { pageSignatureHolds, WinnowError } from "@winnow/platform";
 import { SHARED_TENANT } from "../templates/signature.js";
 
 export interface TemplateScope {
@@ -19,23 +20,37 @@ export interface TemplateScope {
   learn: boolean;
 }
 
-/** As the extract request carries them (ExtractRequest.tenant and .learn). */
+/** As the extract request carries them (ExtractRequest.tenant, .learn, .url, .html and .page_signature). */
 interface ScopeRequest {
   tenant: string;
   learn: boolean;
+  url: string;
+  html: string;
+  pageSignature: Uint8Array;
+}
+
+export interface ScopeSettings {
+  /** Every account reads and teaches one set of templates (EXTRACT_TEMPLATES_SHARED). */
+  shared: boolean;
+  /** The renderer's page signing key; undefined: no page teaches. */
+  pageSigningKey: string | undefined;
 }
 
 /** An account id, or an internal tenant's name: no spaces (template ids join their parts with one). */
 const TENANT = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The request's scope; undefined when it reads and teaches no templates. Throws "invalid-request" on a bad tenant. */
-export function templateScope(request: ScopeRequest, shared: boolean): TemplateScope | undefined {
+export function templateScope(request: ScopeRequest, settings: ScopeSettings): TemplateScope | undefined {
   if (request.tenant !== "" && !TENANT.test(request.tenant))
     throw new WinnowError("invalid-request", "tenant must be 1 to 128 letters, digits, '.', '_', ':' or '-'");
   if (request.learn && request.tenant === "")
     throw new WinnowError("invalid-request", "learn needs a tenant: a page teaches the templates of its account");
-  // `learn` is taken as sent: only internal services reach the extractor. Once internal gRPC carries a per-role
-  // credential, this is where it is honoured from the gateway's role only.
-  if (shared) return { tenant: SHARED_TENANT, learn: request.learn };
-  return request.tenant === "" ? undefined : { tenant: request.tenant, learn: request.learn };
+  const learn = request.learn && renderedHere(request, settings.pageSigningKey);
+  if (settings.shared) return { tenant: SHARED_TENANT, learn };
+  return request.tenant === "" ? undefined : { tenant: request.tenant, learn };
+}
+
+/** Whether the renderer signed exactly this page. */
+function renderedHere(request: ScopeRequest, key: string | undefined): boolean {
+  return key !== undefined && pageSignatureHolds(key, request.url, request.html, request.pageSignature);
 }

@@ -1,7 +1,8 @@
-import { createLogger, promiseClient } from "@winnow/platform";
+import { createLogger, promiseClient, signPage } from "@winnow/platform";
 import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { load } from "cheerio";
 import { afterAll, expect, it, vi } from "vitest";
+import { TEST_PAGE_SIGNING_KEY } from "../../../../test/support/caller-tokens.js";
 import { startFakeLlm } from "../../../../test/support/fake-llm.js";
 import { LlmEngine } from "../engines/model/llm.js";
 import { startTestExtractor } from "../extractor.test-helpers.js";
@@ -24,6 +25,7 @@ const fake = await startFakeLlm((body) => {
   const page = PAGES.find((p) => text.includes(p.model))!;
   return { model: page.model, price_usd: Number(page.price.replace(/[$,]/g, "")) };
 });
+
 /** An extractor over real gRPC with its own template store; `shared`: EXTRACT_TEMPLATES_SHARED. */
 async function startExtractor(shared: boolean) {
   const store = new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 });
@@ -31,7 +33,14 @@ async function startExtractor(shared: boolean) {
     { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 },
     logger,
   );
-  return { store, ...(await startTestExtractor(llm, { templates: store, sharedTemplates: shared })) };
+  return {
+    store,
+    ...(await startTestExtractor(llm, {
+      templates: store,
+      sharedTemplates: shared,
+      pageSigningKey: TEST_PAGE_SIGNING_KEY,
+    })),
+  };
 }
 
 const own = await startExtractor(false);
@@ -45,15 +54,26 @@ afterAll(async () => {
 /** As the gateway sends a page its renderer fetched: the account's, and it may teach. */
 const GATEWAY = { tenant: "acct-a", learn: true };
 
+/** The page as the renderer signed it, unless the scope brings a signature of its own. */
 async function extract(
   page: { model: string; price: string },
   url: string,
-  scope: { tenant: string; learn: boolean } = GATEWAY,
+  scope: { tenant: string; learn: boolean; pageSignature?: Uint8Array } = GATEWAY,
   to = client,
 ) {
   const options = { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: true };
+  const body = html(page);
   return promiseClient(to).extract(
-    { url, html: html(page), schemaJson: SCHEMA, taskDescription: "", options, pageWarnings: [], ...scope },
+    {
+      url,
+      html: body,
+      schemaJson: SCHEMA,
+      taskDescription: "",
+      options,
+      pageWarnings: [],
+      pageSignature: signPage(TEST_PAGE_SIGNING_KEY, url, body),
+      ...scope,
+    },
     { deadline: new Date(Date.now() + 10_000) },
   );
 }
@@ -124,9 +144,15 @@ it("answers one account's pages from its own templates only, and an internal cal
   expect((await store.list("tenants.example")).map((t) => t.tenant)).toEqual(["acct-a"]);
 });
 
-it("never learns from HTML a caller supplied without the learn flag", async () => {
+it("never learns from HTML a caller supplied: without the learn flag, or without the renderer's signature", async () => {
   const supplied = { tenant: "acct-a", learn: false };
-  for (const [i, page] of PAGES.slice(0, 2).entries()) await extract(page, `https://supplied.example/p/${i}`, supplied);
+  for (const [i, page] of PAGES.slice(0, 2).entries()) {
+    const url = `https://supplied.example/p/${i}`;
+    await extract(page, url, supplied);
+    await extract(page, url, { tenant: "acct-a", learn: true, pageSignature: new Uint8Array() });
+    const forged = signPage("an-attackers-key-0123456789abcdefgh", url, html(page));
+    await extract(page, url, { tenant: "acct-a", learn: true, pageSignature: forged });
+  }
   // The same two pages as the gateway sends them, for another account: once they have taught it, the pages above
   // would have taught too, had they been allowed to (learning goes in the order pages came).
   for (const [i, page] of PAGES.slice(0, 2).entries()) {

@@ -46,9 +46,10 @@ export function scrapeHandler(backends: Backends): RequestHandler {
         schemaJson: request.schemaJson,
         taskDescription: request.taskDescription,
         options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: request.evidence },
-        // The key's account owns what its pages teach; the page is the renderer's, so it may teach.
+        // The key's account owns what its pages teach; the renderer's signature lets the page teach.
         tenant: res.locals.accountId!,
         learn: true,
+        pageSignature: page.signature,
         // A render that ran out of time after the HTML arrived: the extractor returns `render-incomplete` among the
         // warnings and marks the fields the page does not hold `truncated`.
         pageWarnings: page.incomplete

@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { deadlineSignal, WinnowError } from "@winnow/platform";
-import { RenderPath, type RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import {
   type BrowserContext,
   type BrowserContextOptions,
@@ -13,6 +13,7 @@ import {
 import { pageContent } from "../content-type.js";
 import { type EgressGuard, memoizedRefusal } from "../egress/egress.js";
 import { type EgressProxy, type EgressSession, withoutFragment } from "../egress/egress-proxy.js";
+import type { RenderedPage } from "../page-renderer.js";
 import type { RenderJob } from "../render-request.js";
 import { abortable } from "../static/static-fetch.js";
 import { inspectStaticPage } from "../static/static-page.js";
@@ -77,7 +78,7 @@ const CONTEXT_OPTIONS: BrowserContextOptions = {
 export class BrowserRenderer {
   constructor(private readonly options: BrowserRendererOptions) {}
 
-  async render(job: RenderJob): Promise<RenderResponse> {
+  async render(job: RenderJob): Promise<RenderedPage> {
     const started = performance.now();
     const elapsed = () => performance.now() - started;
     const remaining = () => Math.max(1, job.timeoutMs - elapsed());
@@ -94,7 +95,7 @@ export class BrowserRenderer {
     signal: AbortSignal,
     elapsed: () => number,
     remaining: () => number,
-  ): Promise<RenderResponse> {
+  ): Promise<RenderedPage> {
     const refusal = memoizedRefusal(this.options.guard);
 
     // Refuse early, before a page slot is spent; the route handler asks again (from the memo).
@@ -228,7 +229,7 @@ export class BrowserRenderer {
     remaining: () => number,
     timings: { navigationMs: number; settleMs: number },
     inHand: InHand,
-  ): Promise<Omit<RenderResponse, "path" | "timings">> {
+  ): Promise<Omit<RenderedPage, "path" | "timings">> {
     if (job.waitFor) await assertValidSelector(page, job.waitFor);
 
     let mark = performance.now();
@@ -419,7 +420,7 @@ interface InHand {
 async function readInHand(
   { page, response, contentType, sent }: Required<InHand>,
   maxChars: number,
-): Promise<Omit<RenderResponse, "path" | "timings">> {
+): Promise<Omit<RenderedPage, "path" | "timings">> {
   const answer = { status: response.status(), contentType, screenshot: Buffer.alloc(0), incomplete: true };
   const dom = await Promise.race([
     page.evaluate(readDocument, { maxChars, scrollFirst: false, mark: SCROLL_LISTENER_MARK, parsedOnly: true }),

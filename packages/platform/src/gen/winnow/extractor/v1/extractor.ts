@@ -104,12 +104,10 @@ export interface ExtractRequest {
    */
   tenant: string;
   /**
-   * Let this page teach the tenant's templates: set by the gateway only, for a
-   * page its renderer fetched. HTML a caller supplies never teaches, or it could
-   * plant locators that answer the site's real pages wrongly. Needs a tenant.
-   * Trusted as sent because only internal services reach the extractor; once
-   * internal gRPC carries a per-role credential, it is honoured from the
-   * gateway's role only.
+   * Let this page teach the tenant's templates. Needs a tenant, and is honoured
+   * only for a page the renderer fetched: page_signature must be the renderer's
+   * signature of exactly this url and html. HTML a caller supplies never
+   * teaches, or it could plant locators that answer the site's real pages wrongly.
    */
   learn: boolean;
   /**
@@ -119,6 +117,8 @@ export interface ExtractRequest {
    * not answer then has status "truncated", not "absent".
    */
   pageWarnings: Warning[];
+  /** RenderResponse.signature of the page, for learn. */
+  pageSignature: Buffer;
 }
 
 export interface TokenUsage {
@@ -335,6 +335,7 @@ function createBaseExtractRequest(): ExtractRequest {
     tenant: "",
     learn: false,
     pageWarnings: [],
+    pageSignature: Buffer.alloc(0),
   };
 }
 
@@ -363,6 +364,9 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     }
     for (const v of message.pageWarnings) {
       Warning.encode(v!, writer.uint32(66).fork()).join();
+    }
+    if (message.pageSignature.length !== 0) {
+      writer.uint32(74).bytes(message.pageSignature);
     }
     return writer;
   },
@@ -444,6 +448,14 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
             message.pageWarnings.push(Warning.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.pageSignature = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -478,6 +490,11 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
         : globalThis.Array.isArray(object?.page_warnings)
         ? object.page_warnings.map((e: any) => Warning.fromJSON(e))
         : [],
+      pageSignature: isSet(object.pageSignature)
+        ? Buffer.from(bytesFromBase64(object.pageSignature))
+        : isSet(object.page_signature)
+        ? Buffer.from(bytesFromBase64(object.page_signature))
+        : Buffer.alloc(0),
     };
   },
 
@@ -507,6 +524,9 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     if (message.pageWarnings?.length) {
       obj.pageWarnings = message.pageWarnings.map((e) => Warning.toJSON(e));
     }
+    if (message.pageSignature.length !== 0) {
+      obj.pageSignature = base64FromBytes(message.pageSignature);
+    }
     return obj;
   },
 
@@ -525,6 +545,7 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     message.tenant = object.tenant ?? "";
     message.learn = object.learn ?? false;
     message.pageWarnings = object.pageWarnings?.map((e) => Warning.fromPartial(e)) || [];
+    message.pageSignature = object.pageSignature ?? Buffer.alloc(0);
     return message;
   },
 };
@@ -1451,6 +1472,14 @@ export const ExtractorServiceClient = makeGenericClientConstructor(
   service: typeof ExtractorServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 function floatToJson(value: number | null | undefined): number | string | null | undefined {
   return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;

@@ -163,6 +163,12 @@ export interface RenderResponse {
    * A render whose HTML never arrived fails with DEADLINE_EXCEEDED "target-timeout".
    */
   incomplete: boolean;
+  /**
+   * The renderer's signature of final_url and html (HMAC-SHA256 under
+   * WINNOW_PAGE_SIGNING_KEY, which only the renderer and the extractor hold);
+   * empty when the renderer has no key. Passed on as ExtractRequest.page_signature.
+   */
+  signature: Buffer;
 }
 
 function createBaseRenderOptions(): RenderOptions {
@@ -537,6 +543,7 @@ function createBaseRenderResponse(): RenderResponse {
     timings: undefined,
     screenshot: Buffer.alloc(0),
     incomplete: false,
+    signature: Buffer.alloc(0),
   };
 }
 
@@ -568,6 +575,9 @@ export const RenderResponse: MessageFns<RenderResponse> = {
     }
     if (message.incomplete !== false) {
       writer.uint32(72).bool(message.incomplete);
+    }
+    if (message.signature.length !== 0) {
+      writer.uint32(82).bytes(message.signature);
     }
     return writer;
   },
@@ -657,6 +667,14 @@ export const RenderResponse: MessageFns<RenderResponse> = {
             message.incomplete = reader.bool();
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.signature = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -688,6 +706,7 @@ export const RenderResponse: MessageFns<RenderResponse> = {
       timings: isSet(object.timings) ? RenderTimings.fromJSON(object.timings) : undefined,
       screenshot: isSet(object.screenshot) ? Buffer.from(bytesFromBase64(object.screenshot)) : Buffer.alloc(0),
       incomplete: isSet(object.incomplete) ? globalThis.Boolean(object.incomplete) : false,
+      signature: isSet(object.signature) ? Buffer.from(bytesFromBase64(object.signature)) : Buffer.alloc(0),
     };
   },
 
@@ -720,6 +739,9 @@ export const RenderResponse: MessageFns<RenderResponse> = {
     if (message.incomplete !== false) {
       obj.incomplete = message.incomplete;
     }
+    if (message.signature.length !== 0) {
+      obj.signature = base64FromBytes(message.signature);
+    }
     return obj;
   },
 
@@ -739,6 +761,7 @@ export const RenderResponse: MessageFns<RenderResponse> = {
       : undefined;
     message.screenshot = object.screenshot ?? Buffer.alloc(0);
     message.incomplete = object.incomplete ?? false;
+    message.signature = object.signature ?? Buffer.alloc(0);
     return message;
   },
 };
