@@ -109,6 +109,17 @@ describe("field status, builtin engine", () => {
     expect(codes).toContain("needs-model /summary");
   });
 
+  it("reads a field whose name only shares the task's object: the product's name is no summary", async () => {
+    const { status, codes } = await extract(
+      SHOP,
+      { product_name: "string", product_summary: "string" },
+      { task: "Summarize the product in one sentence." },
+    );
+    expect(status["/product_name"]).not.toBe("needs-model");
+    expect(codes).not.toContain("needs-model /product_name");
+    expect(status["/product_summary"]).toBe("needs-model");
+  });
+
   it("gives every status even when evidence was not asked for, and then returns none", async () => {
     const { status, response } = await extract(SHOP, { servings: "integer", warranty: "string" }, { evidence: false });
     expect(status).toEqual({ "/servings": "found", "/warranty": "absent" });

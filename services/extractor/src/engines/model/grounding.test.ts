@@ -1,7 +1,7 @@
 import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { numbersIn } from "../../page/text-match.js";
-import { groundAnswer } from "./grounding.js";
+import { groundAnswer, namedByTask, taskWords } from "./grounding.js";
 
 const PAGE =
   "# The “Desk” Lamp\n\nPrice: $1,299.50 — was 1.499,00 €. Weight 2 kg.\n\n![photo](https://shop.example/lamp.jpg)";
@@ -58,6 +58,16 @@ describe("groundAnswer", () => {
     const answer = { summary: "A lamp.", translation: "La lampe", description: "A brass lamp." };
     const { warnings } = groundAnswer(schema, answer, "# Desk Lamp", "Summarize it; translate the name.", "warn");
     expect(warnings.map((w) => w.path)).toEqual(["/description"]);
+  });
+
+  it("takes a field as named by the task by its head word only", () => {
+    const task = taskWords("Classify the review's sentiment, summarize the product and translate the title.");
+    expect(namedByTask("review_sentiment", task)).toBe(true);
+    expect(namedByTask("product_summary", task)).toBe(true);
+    expect(namedByTask("title_fr", task)).toBe(true);
+    expect(namedByTask("review_text", task)).toBe(false);
+    expect(namedByTask("product_name", task)).toBe(false);
+    expect(namedByTask("name", task)).toBe(false);
   });
 
   it("does nothing when off", () => {

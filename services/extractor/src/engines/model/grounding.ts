@@ -130,10 +130,16 @@ export function asksConversion(name: string): boolean {
   return Boolean(hints.durationUnit || hints.scale || hints.format);
 }
 
-/** Whether the task description names the field: a word of its name, four letters or more, appears in it. */
+/**
+ * Whether the task description names the field: the head word of its name (what the field is) appears in it. Only the
+ * head: "Summarize the product" names a `summary`, not a `product_name`, whose head says it is the product's name.
+ */
 export function namedByTask(name: string, task: ReadonlySet<string>): boolean {
-  const words = nameTokens(name).filter((token) => token.length >= 4);
-  return words.some((word) => task.has(word) || [...task].some((said) => sameStem(word, said)));
+  // The last word of four letters or more: units and codes (`title_fr`, `price_usd`) are shorter.
+  const head = nameTokens(name)
+    .filter((token) => token.length >= 4)
+    .at(-1);
+  return head !== undefined && (task.has(head) || [...task].some((said) => sameStem(head, said)));
 }
 
 /**
