@@ -55,7 +55,7 @@ export function reliabilityOf(source: string, kind: ValueKind): number {
 }
 
 /** The confidence stated to callers: the engine's own score, never above what its source and kind earned across sites. */
-function statedConfidence(source: string, kind: ValueKind, score: number): number {
+export function statedConfidence(source: string, kind: ValueKind, score: number): number {
   return Math.min(score, reliabilityOf(source, kind));
 }
 

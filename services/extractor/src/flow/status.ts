@@ -69,9 +69,11 @@ export function withStatus(response: ExtractResponse, facts: StatusFacts): Extra
   const evidence = response.evidence.map((e) => {
     const field = topField(e.pointer);
     const node = facts.tree.fields.find(({ name }) => name === field)?.node;
-    const trusted =
-      (facts.modelRead && !facts.prefilledFields.includes(field)) ||
-      (node !== undefined && isProven(evidenceMap, field, fieldKind(field, node)));
+    // The model read the fields neither the pre-fill nor the template answered; any other value stands on its source's
+    // cross-site reliability. A template's locators held on its own site's pages; across sites it is measured like
+    // every other source.
+    const readByModel = facts.modelRead && e.source !== "template" && !facts.prefilledFields.includes(field);
+    const trusted = readByModel || (node !== undefined && isProven(evidenceMap, field, fieldKind(field, node)));
     return { ...e, status: byWarning.get(e.pointer) ?? valueStatus(e, trusted, task) };
   });
   const fieldStatus = facts.tree.fields.flatMap(({ name }): FieldStatus[] => {
@@ -106,8 +108,6 @@ function valueStatus(e: Evidence, trusted: boolean, task: ReadonlySet<string>): 
     if (e.grounded) return "found";
     return names.some((name) => isDerived(name, task)) ? "derived" : "unverified";
   }
-  // A learned template's locators were confirmed on the site's pages before they answer.
-  if (e.source === "template") return "found";
   if (!trusted) return "unverified";
   return names.some(asksConversion) ? "derived" : "found";
 }

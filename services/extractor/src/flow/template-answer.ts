@@ -17,6 +17,7 @@ import { isComplete, shape } from "../schema/shape.js";
 import type { TemplateFieldAnswer, TemplateLearner } from "../templates/learner.js";
 import { type PageLayout, type PageTemplate, pageLayout } from "../templates/signature.js";
 import type { ExtractionJob } from "./job.js";
+import { fieldKinds, statedConfidence } from "./prefill-calibration.js";
 import { conflictsWithPage } from "./template-conflicts.js";
 
 /** The page's template and what it answered; undefined when templates are off or do not apply. */
@@ -61,7 +62,7 @@ export function withTemplateAnswers(
   );
   // shape.ts has the last word: what a template read can never make the answer invalid for its schema.
   const shaped = shape(tree, merged);
-  const evidence = [...templateEvidence(answers, shaped.data as Record<string, unknown>), ...rest.evidence];
+  const evidence = [...templateEvidence(tree, answers, shaped.data as Record<string, unknown>), ...rest.evidence];
   const engine = remaining.length === 0 ? Engine.ENGINE_TEMPLATE : rest.engine;
   return {
     ...rest,
@@ -72,8 +73,16 @@ export function withTemplateAnswers(
   };
 }
 
-/** Where the template read each value it answered: the element its locator found, and that element's text. */
-function templateEvidence(answers: Map<string, TemplateFieldAnswer>, data: Record<string, unknown>): EvidenceMessage[] {
+/**
+ * Where the template read each value it answered: the element its locator found, and that element's text. The
+ * confidence is the locator's record on the site's own pages, never above what templates earned across sites.
+ */
+function templateEvidence(
+  tree: ObjectNode,
+  answers: Map<string, TemplateFieldAnswer>,
+  data: Record<string, unknown>,
+): EvidenceMessage[] {
+  const kinds = fieldKinds(tree);
   return [...answers].flatMap(([name, { selector, text, confidence }]) =>
     isComplete(data[name])
       ? [
@@ -82,7 +91,7 @@ function templateEvidence(answers: Map<string, TemplateFieldAnswer>, data: Recor
             source: "template",
             text: text.slice(0, MAX_TEXT),
             selector,
-            confidence,
+            confidence: statedConfidence("template", kinds.get(name) ?? "text", confidence),
             grounded: true,
             // Set once the whole answer is known (flow/status.ts).
             status: "",

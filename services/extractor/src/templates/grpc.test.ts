@@ -6,6 +6,7 @@ import { TEST_PAGE_SIGNING_KEY } from "../../../../test/support/caller-tokens.js
 import { startFakeLlm } from "../../../../test/support/fake-llm.js";
 import { LlmEngine } from "../engines/model/llm.js";
 import { startTestExtractor } from "../extractor.test-helpers.js";
+import { PROVEN_RELIABILITY, reliabilityOf } from "../flow/prefill-calibration.js";
 import { SHARED_TENANT } from "./signature.js";
 import { MemoryTemplateStore } from "./store.js";
 
@@ -118,6 +119,16 @@ it("answers a template's third page from what the first two taught, with no mode
   );
   const $ = load(html(PAGES[2]!));
   for (const evidence of third.evidence) expect($(evidence.selector).text()).toBe(evidence.text);
+  // Its locators held on this site's pages; what the caller is told is what templates earned across sites.
+  for (const [pointer, kind] of [
+    ["/model", "text"],
+    ["/price_usd", "number"],
+  ] as const) {
+    const evidence = third.evidence.find((e) => e.pointer === pointer)!;
+    const acrossSites = reliabilityOf("template", kind);
+    expect(evidence.confidence).toBeLessThanOrEqual(acrossSites);
+    expect(evidence.status).toBe(acrossSites >= PROVEN_RELIABILITY ? "found" : "unverified");
+  }
 
   // The same layout on another host learned nothing: the model answers.
   const elsewhere = await extract(PAGES[2]!, "https://mirror.example/p/2");
