@@ -3,10 +3,15 @@ import { brotliCompressSync, gzipSync } from "node:zlib";
 import { RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import iconv from "iconv-lite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { proxyArg } from "./browser/browser.js";
-import { browserMemoryBytes } from "./browser/process-memory.js";
 import type { RenderChoice } from "./render-request.js";
-import { closeServer, listen, renderFailure, renderWith, startRendering } from "./renderer.test-helpers.js";
+import {
+  closeServer,
+  listen,
+  memoryGrowthDuring,
+  renderFailure,
+  renderWith,
+  startRendering,
+} from "./renderer.test-helpers.js";
 import type { Rendering } from "./rendering.js";
 
 const MAX_BYTES = 1024 * 1024;
@@ -321,20 +326,12 @@ describe("hostile pages, browser only", () => {
   });
 
   it("keeps a decompression bomb out of the browser's memory", async () => {
-    const used = () => browserMemoryBytes(proxyArg(rendering.proxy.url)) + process.memoryUsage().rss;
-    const before = used();
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, used());
-    }, 50);
-    try {
+    const growth = await memoryGrowthDuring(rendering, async () => {
       expect((await renderFailure(rendering, `${base}/bomb`, { mode: "browser" })).type).toBe("page-too-large");
-    } finally {
-      clearInterval(sampler);
-    }
+    });
     // Let into the browser, the bomb's 100 MiB of HTML took about 1.5 GiB more as a DOM; refused at the proxy, what
     // remains is a fresh tab's own memory (about 200 MiB, with the noise of other tests' browsers).
-    expect(peak - before).toBeLessThan(5 * BOMB_DECODED_BYTES);
+    expect(growth).toBeLessThan(5 * BOMB_DECODED_BYTES);
   });
 
   it("reports the path taken in auto mode", async () => {

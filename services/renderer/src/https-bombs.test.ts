@@ -13,11 +13,10 @@ import os from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { proxyArg } from "./browser/browser.js";
 import { findBrowser } from "./browser/browser-discovery.js";
-import { browserMemoryBytes } from "./browser/process-memory.js";
 import {
   closeServer,
+  memoryGrowthDuring,
   type RenderingWithBrowser,
   renderFailure,
   renderWith,
@@ -96,22 +95,14 @@ describe("compressed bombs over HTTPS, browser path", () => {
   });
 
   it("refuses a page that decodes past the cap, keeping it out of the browser's memory", async () => {
-    const used = () => browserMemoryBytes(proxyArg(rendering.proxy.url)) + process.memoryUsage().rss;
-    const before = used();
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, used());
-    }, 50);
-    try {
+    const growth = await memoryGrowthDuring(rendering, async () => {
       const error = await renderFailure(rendering, `${base}/bomb`, { mode: "browser", timeoutMs: 60_000 });
       expect(error).toMatchObject({ type: "page-too-large" });
       expect(error.message).toMatch(/once decoded/);
-    } finally {
-      clearInterval(sampler);
-    }
+    });
     // Let in whole, the bomb's 100 MiB of HTML takes well over a GiB more as a DOM; cut off at the cap, what remains
     // is a fresh tab's own memory.
-    expect(peak - before).toBeLessThan(5 * BOMB_DECODED_BYTES);
+    expect(growth).toBeLessThan(5 * BOMB_DECODED_BYTES);
   });
 
   it("refuses a page whose sub-resources decode past the page's budget", async () => {

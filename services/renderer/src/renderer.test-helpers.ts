@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import { createLogger, loadConfig } from "@winnow/platform";
 import type { RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { TEST_TOKENS } from "../../../test/support/caller-tokens.js";
-import type { BrowserHost } from "./browser/browser.js";
+import { type BrowserHost, proxyArg } from "./browser/browser.js";
+import { browserMemoryBytes } from "./browser/process-memory.js";
 import { rendererConfigShape } from "./config.js";
 import type { Lookup } from "./egress/egress.js";
 import type { RenderChoice } from "./render-request.js";
@@ -80,4 +81,20 @@ export async function renderFailure(
     (error: unknown) => error as Error,
   );
   return outcome;
+}
+
+/** How far the browser's and this process's memory rose above where it was while `work` ran (sampled every 50 ms). */
+export async function memoryGrowthDuring(rendering: Rendering, work: () => Promise<void>): Promise<number> {
+  const used = () => browserMemoryBytes(proxyArg(rendering.proxy.url)) + process.memoryUsage().rss;
+  const before = used();
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, used());
+  }, 50);
+  try {
+    await work();
+  } finally {
+    clearInterval(sampler);
+  }
+  return peak - before;
 }
