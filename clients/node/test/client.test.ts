@@ -72,6 +72,26 @@ describe("Winnow client", () => {
     expect(requestId).toMatch(/^[\w-]{8,}$/);
   });
 
+  it("reads the headers as the gateway writes them: pointers percent-encoded, lists bounded", async () => {
+    const { status } = await client().scrape({ url: product, schema: { größe: "string", brand: "string" } });
+    expect(status).toEqual({ "/größe": "absent", "/brand": "unverified" });
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, n) => [`missing_${n}`, "string" as const]));
+    const cut = await client().scrape({ url: product, schema: many });
+    expect(cut.omitted).toBe(8);
+    expect(cut.status).toEqual(Object.fromEntries(Array.from({ length: 32 }, (_, n) => [`/missing_${n}`, "absent"])));
+  });
+
+  it("raises ServerError for a status header that is not an RFC 8941 list", async () => {
+    upstream.script.push({
+      status: 200,
+      headers: { "content-type": "application/json", "winnow-field-status": '"/a";status=' },
+      body: JSON.stringify({ a: null }),
+    });
+    const error = await failure(client().scrape({ url: product, schema: { a: "string" } }));
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ status: 200, type: "invalid-response" });
+  });
+
   it("answers the key's account", async () => {
     const account = await client().account();
     expect(account).toEqual({
