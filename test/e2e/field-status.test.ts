@@ -44,22 +44,31 @@ interface ScrapeBody {
   task_description: string;
 }
 
-/** What a client makes of a scrape: the data, each field's status, and the warnings' codes and paths. */
+/** What a client makes of a scrape: the data, each field's status, the warnings' codes and paths, and the engine. */
 interface ClientView {
   data: Record<string, unknown>;
   status: Record<string, string>;
   warnings: { code: string; path?: string }[];
+  engine?: string;
+  /** The model's tokens sent, when the model answered. */
+  tokensIn?: number;
 }
 
 async function throughNode(run: RunningStack, body: ScrapeBody, evidence: boolean): Promise<ClientView> {
   const winnow = new Winnow({ apiKey: run.stack.apiKey, baseUrl: run.stack.gatewayUrl });
-  const { data, status, warnings } = await winnow.scrape({
+  const { data, status, warnings, engine, tokens } = await winnow.scrape({
     url: body.url,
     schema: body.schema,
     taskDescription: body.task_description,
     options: { evidence },
   });
-  return { data, status, warnings: warnings.map(({ code, path }) => ({ code, ...(path ? { path } : {}) })) };
+  return {
+    data,
+    status,
+    warnings: warnings.map(({ code, path }) => ({ code, ...(path ? { path } : {}) })),
+    engine,
+    ...(tokens ? { tokensIn: tokens.input } : {}),
+  };
 }
 
 /** The Python client, run by python3 on the request read from stdin; it prints what it made of the answer. */
@@ -71,7 +80,8 @@ client = Winnow(api_key=request["api_key"], base_url=request["base_url"])
 answer = client.scrape(request["url"], request["schema"], request["task_description"], evidence=request["evidence"])
 result = answer["data"] if request["evidence"] else answer
 warnings = [{key: w[key] for key in ("code", "path") if key in w} for w in result.warnings]
-print(json.dumps({"data": result, "status": result.status, "warnings": warnings}))
+tokens = {"tokensIn": result.tokens["input"]} if result.tokens else {}
+print(json.dumps({"data": result, "status": result.status, "warnings": warnings, "engine": result.engine, **tokens}))
 `;
 
 async function throughPython(run: RunningStack, body: ScrapeBody, evidence: boolean): Promise<ClientView> {
@@ -165,6 +175,7 @@ describe("field status without a model", () => {
         "/summary": "needs-model",
       },
       warnings: [{ code: "needs-model", path: "/summary" }],
+      engine: "builtin",
     };
     for (const client of [throughNode, throughPython]) {
       for (const evidence of [false, true]) {
@@ -264,6 +275,8 @@ describe("field status with a model", () => {
         const label = `${client.name}, evidence ${evidence}`;
         expect(view.status, label).toEqual(expected);
         expect(view.data.manager, label).toBe("Manager 0");
+        expect(view.engine, label).toBe("llm");
+        expect(view.tokensIn, label).toBeGreaterThan(0);
         expect(view.warnings, label).toEqual(
           expect.arrayContaining([
             { code: "content-truncated" },

@@ -364,14 +364,17 @@ console.log(JSON.stringify({ name, price, priceStatus, engine }));
     expect(cjs.stdout.trim()).toBe("function");
   }
 
-  it("builds on `npm install <folder>`", async () => {
+  // npm installs and two tsc runs: more than the default test time on a busy machine.
+  const INSTALL = { timeout: 300_000 };
+
+  it("builds on `npm install <folder>`", INSTALL, async () => {
     const folder = await freshClone("linked");
     const app = await project("app-linked", folder);
     await readFile(path.join(folder, "dist/esm/index.js"));
     await scrapeIn(app);
   });
 
-  it("packs its build with `npm pack`, and installs from the tarball", async () => {
+  it("packs its build with `npm pack`, and installs from the tarball", INSTALL, async () => {
     const folder = await freshClone("packed");
     const { stdout } = await npm(folder, "pack", "--json", "--pack-destination", scratch);
     const [packed] = JSON.parse(stdout.slice(stdout.indexOf("["))) as { filename: string; files: { path: string }[] }[];

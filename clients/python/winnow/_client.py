@@ -92,10 +92,12 @@ class Winnow:
         if options is not None or evidence:
             body["options"] = {**dict(options or {}), **({"evidence": True} if evidence else {})}
         answer, headers = self._call("POST", "/scrape", body, self.timeout if timeout is None else timeout)
-        about = {
+        tokens_in, tokens_out = headers.get("x-winnow-tokens-in"), headers.get("x-winnow-tokens-out")
+        about: Dict[str, Any] = {
             "request_id": headers.get("x-request-id"),
             "engine": headers.get("x-winnow-engine"),
             "render_path": headers.get("x-winnow-render-path"),
+            "tokens": {"input": int(tokens_in), "output": int(tokens_out)} if tokens_in and tokens_out else None,
         }
         if evidence:
             # The envelope states every status and warning in full.

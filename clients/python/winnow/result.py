@@ -25,8 +25,9 @@ class ScrapeResult(Dict[str, Any]):
     whose values differ): "found", "derived", "absent", "unverified", "conflict", "truncated" or "needs-model".
     ``warnings``: the extractor's. Without ``evidence`` both come from the response's headers, which list at most
     32 members each: ``omitted`` counts those left out (the fields not listed are then left out of ``status``).
-    ``request_id`` (x-request-id), ``engine`` ("llm", "builtin" or "template") and ``render_path`` ("static" or
-    "browser") are None when the response did not say.
+    ``request_id`` (x-request-id), ``engine`` ("llm", "builtin" or "template"), ``render_path`` ("static" or
+    "browser") and ``tokens`` (``{"input", "output"}``: the model's, the LLM engine only) are None when the response
+    did not say.
     """
 
     def __init__(
@@ -39,6 +40,7 @@ class ScrapeResult(Dict[str, Any]):
         request_id: Optional[str] = None,
         engine: Optional[str] = None,
         render_path: Optional[str] = None,
+        tokens: Optional[Dict[str, int]] = None,
     ) -> None:
         super().__init__(data)
         self.status = status
@@ -47,6 +49,7 @@ class ScrapeResult(Dict[str, Any]):
         self.request_id = request_id
         self.engine = engine
         self.render_path = render_path
+        self.tokens = tokens
 
 
 class _Limits(TypedDict):
