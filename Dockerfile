@@ -23,8 +23,10 @@ COPY test/support/package.json test/support/
 # --- build: every dependency (TypeScript included), then tsc -b of the four services.
 FROM manifests AS build
 # npm ci: exactly the lockfile. It lacks other platforms' optional binaries (see .ci/run), which
-# Linux images never need: the Linux x64 and arm64 ones are recorded.
-RUN npm ci --no-audit --no-fund
+# Linux images never need: the Linux x64 and arm64 ones are recorded. --ignore-scripts: the only
+# dependency install scripts are denied by allowScripts anyway, and the Node.js client's own
+# `prepare` (its build) needs its sources, which images leave out.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json ./
 COPY packages/platform packages/platform
 COPY services services
@@ -32,7 +34,7 @@ RUN npx tsc -b services/auth services/renderer services/extractor services/gatew
 
 # --- prod-deps: the same lockfile without devDependencies (no TypeScript, Vitest, buf, ts-proto).
 FROM manifests AS prod-deps
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 # --- runtime: what every service shares. Services run from /app, the repository layout,
 # because the telemetry preload and the .proto files for reflection are found from there.

@@ -174,6 +174,20 @@ describe("Dockerfile", () => {
     ).toEqual([`${workdir("build")}/packages/platform/dist`]);
   });
 
+  it("runs no workspace's prepare script where the install has only the manifests", () => {
+    // A workspace's `prepare` (the Node.js client builds itself) runs at `npm ci`, before any source is copied.
+    const preparing = workspaces.filter(
+      (manifest) => JSON.parse(readFileSync(path.join(ROOT, manifest), "utf8")).scripts?.prepare !== undefined,
+    );
+    expect(preparing).not.toEqual([]);
+    for (const name of ["build", "prod-deps"]) {
+      const installs = chain(name)
+        .flatMap((s) => s.instructions)
+        .filter((i) => i.op === "RUN" && i.args.startsWith("npm ci "));
+      for (const install of installs) expect(install.args, `${name}: ${install.args}`).toContain("--ignore-scripts");
+    }
+  });
+
   it("copies from the build stage only what tsc -b builds there", () => {
     const built = all("build", "RUN")
       .map((i) => i.args)

@@ -4,8 +4,13 @@
  * each value in the evidence envelope; the body keeps the schema's shape.
  * Without a model, a field the task description names answers null with
  * "needs-model"; with one (our scripted server), a page read in parts gives
- * "conflict" and "truncated".
+ * "conflict" and "truncated". Both clients (Node.js, and Python in a child
+ * process) read every status, plain and with evidence.
  */
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { Winnow } from "@winnow/client";
 import { parseList, Token } from "structured-headers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChatRequestBody, type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
@@ -31,6 +36,62 @@ interface Envelope {
   evidence: Record<string, { source: string; status: string }>;
   status: Record<string, string>;
   warnings: { code: string; message: string; path?: string }[];
+}
+
+interface ScrapeBody {
+  url: string;
+  schema: Record<string, string>;
+  task_description: string;
+}
+
+/** What a client makes of a scrape: the data, each field's status, the warnings' codes and paths, and the engine. */
+interface ClientView {
+  data: Record<string, unknown>;
+  status: Record<string, string>;
+  warnings: { code: string; path?: string }[];
+  engine?: string;
+  /** The model's tokens sent, when the model answered. */
+  tokensIn?: number;
+}
+
+async function throughNode(run: RunningStack, body: ScrapeBody, evidence: boolean): Promise<ClientView> {
+  const winnow = new Winnow({ apiKey: run.stack.apiKey, baseUrl: run.stack.gatewayUrl });
+  const { data, status, warnings, engine, tokens } = await winnow.scrape({
+    url: body.url,
+    schema: body.schema,
+    taskDescription: body.task_description,
+    options: { evidence },
+  });
+  return {
+    data,
+    status,
+    warnings: warnings.map(({ code, path }) => ({ code, ...(path ? { path } : {}) })),
+    engine,
+    ...(tokens ? { tokensIn: tokens.input } : {}),
+  };
+}
+
+/** The Python client, run by python3 on the request read from stdin; it prints what it made of the answer. */
+const PYTHON_SCRAPE = `
+import json, sys
+from winnow import Winnow
+request = json.load(sys.stdin)
+client = Winnow(api_key=request["api_key"], base_url=request["base_url"])
+answer = client.scrape(request["url"], request["schema"], request["task_description"], evidence=request["evidence"])
+result = answer["data"] if request["evidence"] else answer
+warnings = [{key: w[key] for key in ("code", "path") if key in w} for w in result.warnings]
+tokens = {"tokensIn": result.tokens["input"]} if result.tokens else {}
+print(json.dumps({"data": result, "status": result.status, "warnings": warnings, "engine": result.engine, **tokens}))
+`;
+
+async function throughPython(run: RunningStack, body: ScrapeBody, evidence: boolean): Promise<ClientView> {
+  const child = promisify(execFile)("python3", ["-c", PYTHON_SCRAPE], {
+    env: { ...process.env, PYTHONPATH: path.resolve(import.meta.dirname, "../../clients/python") },
+  });
+  child.child.stdin?.end(
+    JSON.stringify({ ...body, evidence, api_key: run.stack.apiKey, base_url: run.stack.gatewayUrl }),
+  );
+  return JSON.parse((await child).stdout) as ClientView;
 }
 
 const KETTLE = `<!doctype html><html><head><title>Ridgeline Kettle | Shop</title>
@@ -95,6 +156,34 @@ describe("field status without a model", () => {
     expect(listed(res.headers.get("winnow-warnings"))).toEqual({ "needs-model": { path: "/summary" } });
   });
 
+  it("gives both clients every field's status and the warnings, plain and with evidence", async () => {
+    const expected = {
+      data: {
+        servings: 4,
+        material: "Brushed steel",
+        title: "Kettle Tea",
+        total_time_minutes: 45,
+        warranty: null,
+        summary: null,
+      },
+      status: {
+        "/servings": "found",
+        "/material": "unverified",
+        "/title": "unverified",
+        "/total_time_minutes": "derived",
+        "/warranty": "absent",
+        "/summary": "needs-model",
+      },
+      warnings: [{ code: "needs-model", path: "/summary" }],
+      engine: "builtin",
+    };
+    for (const client of [throughNode, throughPython]) {
+      for (const evidence of [false, true]) {
+        expect(await client(run, request(), evidence), `${client.name}, evidence ${evidence}`).toEqual(expected);
+      }
+    }
+  });
+
   it("puts each value's status beside its evidence, and every field's status and warning in the envelope", async () => {
     const res = await run.scrape(request({ evidence: true }));
     const { evidence, status, warnings } = (await res.json()) as Envelope;
@@ -141,13 +230,21 @@ describe("field status with a model", () => {
     await llm?.close();
   });
 
+  const aisles = () => ({
+    url: `${run.site.origin}/aisles`,
+    schema: { store: "string", manager: "string", price: "number", opening_hours: "string", summary: "string" },
+    task_description: "Write a one-line summary of the shop.",
+  });
+  const expected = {
+    "/store": "found",
+    "/manager": "conflict",
+    "/price": "unverified",
+    "/opening_hours": "truncated",
+    "/summary": "derived",
+  };
+
   it("says found, derived, unverified, conflict and truncated, in the headers and the envelope", async () => {
-    const res = await run.scrape({
-      url: `${run.site.origin}/aisles`,
-      schema: { store: "string", manager: "string", price: "number", opening_hours: "string", summary: "string" },
-      task_description: "Write a one-line summary of the shop.",
-      options: { evidence: true },
-    });
+    const res = await run.scrape({ ...aisles(), options: { evidence: true } });
     expect(res.status).toBe(200);
     const { data, evidence, status, warnings } = (await res.json()) as Envelope;
     expect(data).toEqual({
@@ -157,13 +254,6 @@ describe("field status with a model", () => {
       opening_hours: null,
       summary: "A shop of six aisles.",
     });
-    const expected = {
-      "/store": "found",
-      "/manager": "conflict",
-      "/price": "unverified",
-      "/opening_hours": "truncated",
-      "/summary": "derived",
-    };
     expect(status).toEqual(expected);
     const { "/store": _found, ...notFound } = expected;
     expect(statusOf(res.headers.get("winnow-field-status"))).toEqual(notFound);
@@ -176,5 +266,25 @@ describe("field status with a model", () => {
     const header = listed(res.headers.get("winnow-warnings"));
     expect(header["content-truncated"]).toEqual({});
     expect(header["merge-conflict"]).toEqual({ path: "/manager" });
+  });
+
+  it("gives both clients found, derived, unverified, conflict and truncated, plain and with evidence", async () => {
+    for (const client of [throughNode, throughPython]) {
+      for (const evidence of [false, true]) {
+        const view = await client(run, aisles(), evidence);
+        const label = `${client.name}, evidence ${evidence}`;
+        expect(view.status, label).toEqual(expected);
+        expect(view.data.manager, label).toBe("Manager 0");
+        expect(view.engine, label).toBe("llm");
+        expect(view.tokensIn, label).toBeGreaterThan(0);
+        expect(view.warnings, label).toEqual(
+          expect.arrayContaining([
+            { code: "content-truncated" },
+            { code: "merge-conflict", path: "/manager" },
+            { code: "ungrounded", path: "/price" },
+          ]),
+        );
+      }
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { ConnectionError, errorFromProblem, type Problem, ServerError, TimeoutError, WinnowError } from "./errors.js";
-import type { ScrapeWithEvidence } from "./evidence.js";
-import type { Schema, ScrapeResult } from "./schema.js";
+import type { Account, Engine, ScrapeResponse, ScrapeWithEvidence } from "./response.js";
+import type { Schema } from "./schema.js";
+import { readStatusHeaders } from "./status-headers.js";
 
 export interface WinnowOptions {
   /** Your API key; defaults to the WINNOW_API_KEY environment variable. */
@@ -20,12 +21,17 @@ export interface WinnowOptions {
 export interface ScrapeOptions<E extends boolean = boolean> {
   /** How to load the page: "auto" (default), "static" (no JavaScript) or "browser". */
   render?: "auto" | "static" | "browser";
-  /** Upper bound for loading the page, in ms. */
+  /** Upper bound for loading the page, in ms (1 to 120 000). */
   timeoutMs?: number;
-  /** A CSS selector to wait for before the page is read. */
+  /** A CSS selector to wait for before the page is read; implies the browser. */
   waitFor?: string;
-  /** Answer `{ data, evidence }`: the data, and where each value was read. */
+  /** Add `evidence`: where each value was read, and every field's status and the warnings in full. */
   evidence?: E;
+  /**
+   * With `evidence`: add `screenshot`, a JPEG (a data: URL) of the page's top with the elements the evidence names
+   * outlined; a second page load, in the browser. Refused without `evidence`.
+   */
+  screenshot?: E extends true ? boolean : false;
 }
 
 export interface ScrapeRequest<S extends Schema, E extends boolean = boolean> {
@@ -64,19 +70,63 @@ export class Winnow {
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
 
-  /** Extracts data in the schema's shape from the page at `url`; with `options.evidence`, `{ data, evidence }`. */
+  /**
+   * Extracts data in the schema's shape from the page at `url`: `{ data, status, warnings, ... }`, with `evidence` (and
+   * `screenshot`) when `options.evidence` asks.
+   */
   async scrape<const S extends Schema, const E extends boolean = false>(
     request: ScrapeRequest<S, E>,
-  ): Promise<E extends true ? ScrapeWithEvidence<S> : ScrapeResult<S>> {
+  ): Promise<E extends true ? ScrapeWithEvidence<S> : ScrapeResponse<S>> {
     const body: Record<string, unknown> = { url: request.url, schema: request.schema };
     if (request.taskDescription !== undefined) body.task_description = request.taskDescription;
     if (request.options) body.options = toWireOptions(request.options);
-    return (await this.#post("/scrape", body, request.signal, request.timeoutMs ?? this.#timeoutMs)) as E extends true
-      ? ScrapeWithEvidence<S>
-      : ScrapeResult<S>;
+    const { answer, headers } = await this.#call(
+      "POST",
+      "/scrape",
+      body,
+      request.signal,
+      request.timeoutMs ?? this.#timeoutMs,
+    );
+    const meta = responseMeta(headers);
+    // The evidence envelope states every status and warning in full; a plain answer, its headers.
+    const response = request.options?.evidence
+      ? { ...(answer as object), omitted: 0, ...meta }
+      : { data: answer, ...readHeaders(headers, request.schema), ...meta };
+    return response as E extends true ? ScrapeWithEvidence<S> : ScrapeResponse<S>;
   }
 
-  async #post(path: string, body: unknown, callerSignal: AbortSignal | undefined, timeoutMs: number): Promise<unknown> {
+  /** The key's account and limits: a cheap way to check a key (it counts against the key's requests per minute). */
+  async account(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Account> {
+    const { answer } = await this.#call(
+      "GET",
+      "/account",
+      undefined,
+      options.signal,
+      options.timeoutMs ?? this.#timeoutMs,
+    );
+    const { account_id, key_id, limits } = answer as {
+      account_id: string;
+      key_id: string;
+      limits: { plan: string; requests_per_minute: number; max_concurrent_scrapes: number };
+    };
+    return {
+      accountId: account_id,
+      keyId: key_id,
+      limits: {
+        plan: limits.plan,
+        requestsPerMinute: limits.requests_per_minute,
+        maxConcurrentScrapes: limits.max_concurrent_scrapes,
+      },
+    };
+  }
+
+  async #call(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    callerSignal: AbortSignal | undefined,
+    timeoutMs: number,
+  ): Promise<{ answer: unknown; headers: Headers }> {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout;
     const deadline = Date.now() + timeoutMs;
@@ -97,18 +147,18 @@ export class Winnow {
       let retryAfterMs: number | undefined;
       try {
         const response = await this.#fetch(`${this.baseUrl}${path}`, {
-          method: "POST",
+          method,
           headers: {
-            "content-type": "application/json",
+            ...(body === undefined ? {} : { "content-type": "application/json" }),
             accept: "application/json",
             "x-api-key": this.#apiKey,
             "user-agent": `winnow-node/${VERSION}`,
           },
-          body: JSON.stringify(body),
+          body: body === undefined ? undefined : JSON.stringify(body),
           signal,
         });
         const text = await response.text();
-        if (response.ok) return parseSuccess(text, response);
+        if (response.ok) return { answer: parseSuccess(text, response), headers: response.headers };
         retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
         error = errorFromResponse(text, response, retryAfterMs);
       } catch (caught) {
@@ -145,6 +195,7 @@ function toWireOptions(options: ScrapeOptions): Record<string, unknown> {
   if (options.timeoutMs !== undefined) wire.timeout_ms = options.timeoutMs;
   if (options.waitFor !== undefined) wire.wait_for = options.waitFor;
   if (options.evidence !== undefined) wire.evidence = options.evidence;
+  if (options.screenshot !== undefined) wire.screenshot = options.screenshot;
   return wire;
 }
 
@@ -152,14 +203,42 @@ function parseSuccess(text: string, response: Response): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new ServerError("the API answered 200 with a body that is not JSON", {
-      status: response.status,
-      type: "invalid-response",
-      retryable: false,
-      requestId: response.headers.get("x-request-id") ?? undefined,
-      cause,
-    });
+    throw invalidResponse("a body that is not JSON", response.headers, cause);
   }
+}
+
+function readHeaders(headers: Headers, schema: Schema): ReturnType<typeof readStatusHeaders> {
+  try {
+    return readStatusHeaders(headers, schema);
+  } catch (cause) {
+    throw invalidResponse(`field status headers that are not RFC 8941 lists: ${describe(cause)}`, headers, cause);
+  }
+}
+
+function invalidResponse(what: string, headers: Headers, cause: unknown): ServerError {
+  return new ServerError(`the API answered 200 with ${what}`, {
+    status: 200,
+    type: "invalid-response",
+    retryable: false,
+    requestId: headers.get("x-request-id") ?? undefined,
+    cause,
+  });
+}
+
+/** What the response's headers say about the request: its id, the engine, the render path, the model's tokens. */
+function responseMeta(
+  headers: Headers,
+): Pick<ScrapeResponse<Schema>, "requestId" | "engine" | "renderPath" | "tokens"> {
+  const tokensIn = headers.get("x-winnow-tokens-in");
+  const tokensOut = headers.get("x-winnow-tokens-out");
+  return {
+    requestId: headers.get("x-request-id") ?? undefined,
+    engine: (headers.get("x-winnow-engine") ?? undefined) as Engine | undefined,
+    renderPath: (headers.get("x-winnow-render-path") ?? undefined) as "static" | "browser" | undefined,
+    ...(tokensIn !== null && tokensOut !== null
+      ? { tokens: { input: Number(tokensIn), output: Number(tokensOut) } }
+      : {}),
+  };
 }
 
 function errorFromResponse(text: string, response: Response, retryAfterMs: number | undefined): WinnowError {

@@ -1,5 +1,3 @@
-import type { Schema, ScrapeResult } from "./schema.js";
-
 /**
  * Where a value was read: structured data, a meta tag, the page's heading, byline, labels or layout, a learned
  * template, or the AI model.
@@ -38,22 +36,14 @@ export interface Evidence {
  */
 export type FieldStatus = "found" | "derived" | "absent" | "unverified" | "conflict" | "truncated" | "needs-model";
 
-/** Something the extractor noticed: `content-truncated`, `ungrounded`, `merge-conflict`, `needs-model`, ... */
+/**
+ * Something the extractor (or the renderer) noticed: `content-truncated`, `ungrounded`, `merge-conflict`,
+ * `needs-model`, `render-incomplete`, ...
+ */
 export interface ScrapeWarning {
   code: string;
-  message: string;
+  /** In the evidence envelope only (the Winnow-Warnings header carries the codes). */
+  message?: string;
   /** The JSON pointer of the value concerned, when there is one. */
   path?: string;
-}
-
-/**
- * The answer with `options.evidence`: the data unchanged, each value's evidence by JSON pointer ("/price",
- * "/ingredients/0"), every field's status by pointer (and a value's inside a field whose values differ), and the
- * extractor's warnings.
- */
-export interface ScrapeWithEvidence<S extends Schema> {
-  data: ScrapeResult<S>;
-  evidence: Record<string, Evidence>;
-  status: Record<string, FieldStatus>;
-  warnings: ScrapeWarning[];
 }

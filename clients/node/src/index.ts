@@ -11,5 +11,6 @@ export {
   TimeoutError,
   WinnowError,
 } from "./errors.js";
-export type { Evidence, EvidenceSource, FieldStatus, ScrapeWarning, ScrapeWithEvidence } from "./evidence.js";
+export type { Evidence, EvidenceSource, FieldStatus, ScrapeWarning } from "./evidence.js";
+export type { Account, Engine, ScrapeResponse, ScrapeWithEvidence } from "./response.js";
 export type { FieldType, ScalarTypeName, Schema, ScrapeResult } from "./schema.js";

@@ -3,7 +3,9 @@
  * with a scripted upstream in front of the gateway for retries and timeouts.
  */
 import { execFile } from "node:child_process";
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import {
@@ -50,8 +52,8 @@ async function failure(call: Promise<unknown>): Promise<Error> {
 }
 
 describe("Winnow client", () => {
-  it("scrapes with the key sent for you, typed by the schema", async () => {
-    const data = await client().scrape({
+  it("scrapes with the key sent for you, typed by the schema, with each field's status, the request id and engine", async () => {
+    const { data, status, warnings, omitted, requestId, engine, renderPath } = await client().scrape({
       url: product,
       schema: { product_name: "string", price_usd: "number", tags: ["string"] },
     });
@@ -59,6 +61,62 @@ describe("Winnow client", () => {
     const name: string | null = data.product_name;
     expect(name).toBe("Ridgeline Trail Shoe");
     expect(upstream.seen.at(-1)?.headers["x-api-key"]).toBe(run.stack.apiKey);
+    // From the Winnow-Field-Status header (JSON-LD text and prices are not proven sources across the corpus's sites).
+    expect(status).toEqual({ "/product_name": "unverified", "/price_usd": "unverified", "/tags": "absent" });
+    expect({ warnings, omitted, engine, renderPath }).toEqual({
+      warnings: [],
+      omitted: 0,
+      engine: "builtin",
+      renderPath: "static",
+    });
+    expect(requestId).toMatch(/^[\w-]{8,}$/);
+  });
+
+  it("reads the headers as the gateway writes them: pointers percent-encoded, lists bounded", async () => {
+    const { status } = await client().scrape({ url: product, schema: { größe: "string", brand: "string" } });
+    expect(status).toEqual({ "/größe": "absent", "/brand": "unverified" });
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, n) => [`missing_${n}`, "string" as const]));
+    const cut = await client().scrape({ url: product, schema: many });
+    expect(cut.omitted).toBe(8);
+    expect(cut.status).toEqual(Object.fromEntries(Array.from({ length: 32 }, (_, n) => [`/missing_${n}`, "absent"])));
+  });
+
+  it("raises ServerError for a status header that is not an RFC 8941 list", async () => {
+    upstream.script.push({
+      status: 200,
+      headers: { "content-type": "application/json", "winnow-field-status": '"/a";status=' },
+      body: JSON.stringify({ a: null }),
+    });
+    const error = await failure(client().scrape({ url: product, schema: { a: "string" } }));
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ status: 200, type: "invalid-response" });
+  });
+
+  it("answers the key's account", async () => {
+    const account = await client().account();
+    expect(account).toEqual({
+      accountId: expect.any(String),
+      keyId: expect.any(String),
+      limits: {
+        plan: expect.any(String),
+        requestsPerMinute: expect.any(Number),
+        maxConcurrentScrapes: expect.any(Number),
+      },
+    });
+    expect(run.stack.apiKey).toContain(account.keyId);
+    const refused = await failure(client({ apiKey: "wnw_not_a_real_key" }).account());
+    expect(refused).toBeInstanceOf(AuthenticationError);
+  });
+
+  it("asks for a screenshot beside the evidence", async () => {
+    const { data, evidence, screenshot } = await client().scrape({
+      url: product,
+      schema: { product_name: "string" },
+      options: { evidence: true, screenshot: true },
+    });
+    expect(data).toEqual({ product_name: "Ridgeline Trail Shoe" });
+    expect(evidence["/product_name"]?.source).toBe("json-ld");
+    expect(screenshot).toMatch(/^data:image\/jpeg;base64,\/9j\//);
   });
 
   it("returns the data with its evidence when asked", async () => {
@@ -93,7 +151,7 @@ describe("Winnow client", () => {
   it("reads the key from WINNOW_API_KEY", async () => {
     process.env.WINNOW_API_KEY = run.stack.apiKey;
     try {
-      const data = await new Winnow({ baseUrl: run.stack.gatewayUrl }).scrape({
+      const { data } = await new Winnow({ baseUrl: run.stack.gatewayUrl }).scrape({
         url: product,
         schema: { brand: "string" },
       });
@@ -131,14 +189,14 @@ describe("Winnow client", () => {
   it("retries after 429 and 503, honouring Retry-After, then succeeds", async () => {
     const before = upstream.seen.length;
     upstream.script.push({ status: 429, headers: { "retry-after": "0" } }, { status: 503 });
-    const data = await client().scrape({ url: product, schema: { brand: "string" } });
+    const { data } = await client().scrape({ url: product, schema: { brand: "string" } });
     expect(data).toEqual({ brand: "Northpeak" });
     expect(upstream.seen.length - before).toBe(3);
   });
 
   it("retries after a dropped connection", async () => {
     upstream.script.push("destroy");
-    expect(await client().scrape({ url: product, schema: { brand: "string" } })).toEqual({ brand: "Northpeak" });
+    expect((await client().scrape({ url: product, schema: { brand: "string" } })).data).toEqual({ brand: "Northpeak" });
   });
 
   it("gives up after maxRetries with the last error", async () => {
@@ -224,5 +282,116 @@ describe("Winnow client", () => {
       "-p",
       project,
     ]);
+  });
+});
+
+/**
+ * As a user installs it: from a copy of the client's folder in a clone that has never built it (the repository's
+ * node_modules, as after `npm install` there), into a fresh project, by `npm install <folder>` and by `npm pack` and
+ * the tarball; then a typed scrape compiled by tsc against what was installed, run against the stack.
+ */
+describe("the client installed in a fresh project", () => {
+  const repo = path.resolve(import.meta.dirname, "../../..");
+  const exec = promisify(execFile);
+  const npm = (cwd: string, ...args: string[]) =>
+    exec("npm", [...args, "--prefer-offline", "--no-audit", "--no-fund"], {
+      cwd,
+      env: { ...process.env, npm_config_loglevel: "error" },
+    });
+  let scratch: string;
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(path.join(tmpdir(), "winnow-client-install-"));
+  });
+  afterAll(async () => {
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  });
+
+  /** The client's sources as a fresh clone holds them: no dist/. */
+  async function freshClone(name: string): Promise<string> {
+    const clone = path.join(scratch, name);
+    const folder = path.join(clone, "clients/node");
+    await mkdir(folder, { recursive: true });
+    for (const file of ["package.json", "README.md", "tsconfig.esm.json", "tsconfig.cjs.json", "src"]) {
+      await cp(path.join(repo, "clients/node", file), path.join(folder, file), { recursive: true });
+    }
+    await cp(path.join(repo, "tsconfig.base.json"), path.join(clone, "tsconfig.base.json"));
+    await symlink(path.join(repo, "node_modules"), path.join(clone, "node_modules"));
+    return folder;
+  }
+
+  /** A new project that depends on the client by `spec`, with a TypeScript file that scrapes through it. */
+  async function project(name: string, spec: string): Promise<string> {
+    const app = path.join(scratch, name);
+    await mkdir(app);
+    await writeFile(path.join(app, "package.json"), JSON.stringify({ name, private: true, type: "module" }));
+    await npm(app, "install", spec);
+    await writeFile(
+      path.join(app, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { target: "ES2022", module: "NodeNext", strict: true, lib: ["ES2022", "DOM"], types: [] },
+        files: ["scrape.ts"],
+      }),
+    );
+    await writeFile(
+      path.join(app, "scrape.ts"),
+      `import { Winnow, type FieldStatus } from "@winnow/client";
+const winnow = new Winnow({ apiKey: ${JSON.stringify(run.stack.apiKey)}, baseUrl: ${JSON.stringify(run.stack.gatewayUrl)} });
+const { data, status, engine } = await winnow.scrape({ url: ${JSON.stringify(product)}, schema: { product_name: "string", price_usd: "number" } });
+const name: string | null = data.product_name;
+const price: number | null = data.price_usd;
+const priceStatus: FieldStatus | undefined = status["/price_usd"];
+// @ts-expect-error: not a field of the schema (proves the installed types were read, not any).
+data.colour;
+console.log(JSON.stringify({ name, price, priceStatus, engine }));
+`,
+    );
+    await exec(process.execPath, [createRequire(import.meta.url).resolve("typescript/bin/tsc"), "-p", app]);
+    return app;
+  }
+
+  async function scrapeIn(app: string): Promise<void> {
+    const { stdout } = await exec(process.execPath, ["scrape.js"], { cwd: app });
+    expect(JSON.parse(stdout)).toEqual({
+      name: "Ridgeline Trail Shoe",
+      price: 129.99,
+      priceStatus: "unverified",
+      engine: "builtin",
+    });
+    const cjs = await exec(process.execPath, ["-e", "console.log(typeof require('@winnow/client').Winnow)"], {
+      cwd: app,
+    });
+    expect(cjs.stdout.trim()).toBe("function");
+  }
+
+  // npm installs and two tsc runs: more than the default test time on a busy machine.
+  const INSTALL = { timeout: 300_000 };
+
+  it("builds on `npm install <folder>`", INSTALL, async () => {
+    const folder = await freshClone("linked");
+    const app = await project("app-linked", folder);
+    await readFile(path.join(folder, "dist/esm/index.js"));
+    await scrapeIn(app);
+  });
+
+  it("packs its build with `npm pack`, and installs from the tarball", INSTALL, async () => {
+    const folder = await freshClone("packed");
+    const { stdout } = await npm(folder, "pack", "--json", "--pack-destination", scratch);
+    const [packed] = JSON.parse(stdout.slice(stdout.indexOf("["))) as { filename: string; files: { path: string }[] }[];
+    const files = packed!.files.map((file) => file.path);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "package.json",
+        "README.md",
+        "dist/esm/index.js",
+        "dist/esm/index.d.ts",
+        "dist/cjs/index.js",
+        "dist/cjs/index.d.ts",
+        "dist/cjs/package.json",
+      ]),
+    );
+    expect(files.filter((file) => file.endsWith(".tsbuildinfo"))).toEqual([]);
+    const app = await project("app-packed", path.join(scratch, packed!.filename));
+    await scrapeIn(app);
   });
 });

@@ -100,11 +100,15 @@ def forward(url: str, body: bytes, headers: Any) -> tuple:
     request = urllib.request.Request(url, data=body, method="POST", headers={k: v for k, v in headers.items() if k.lower() not in ("host", "content-length")})
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, {"content-type": response.headers.get("content-type", "")}, response.read()
+            return response.status, _end_to_end(response.headers), response.read()
     except urllib.error.HTTPError as error:
         with error:
-            kept = {k: v for k, v in error.headers.items() if k.lower() in ("content-type", "retry-after", "x-request-id")}
-            return error.code, kept, error.read()
+            return error.code, _end_to_end(error.headers), error.read()
+
+
+def _end_to_end(headers: Any) -> Dict[str, str]:
+    """The gateway's answer headers a proxy passes on (the body's length and framing are the proxy's own)."""
+    return {k: v for k, v in headers.items() if k.lower() not in ("content-length", "transfer-encoding", "connection", "date", "server", "keep-alive")}
 
 
 class Stack:

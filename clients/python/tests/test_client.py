@@ -15,6 +15,7 @@ from winnow import (
     ConnectionError,
     InvalidRequestError,
     RateLimitError,
+    ScrapeResult,
     ServerError,
     TargetError,
     TimeoutError,
@@ -59,6 +60,45 @@ class ScrapeTest(unittest.TestCase):
         self.assertEqual(data, {"product_name": "Ridgeline Trail Shoe", "price_usd": 129.99, "tags": None})
         self.assertEqual(upstream.seen[-1]["x-api-key"], stack.api_key)
 
+    def test_every_answer_carries_each_fields_status_the_warnings_the_request_id_and_the_engine(self) -> None:
+        data = client().scrape(product_url(), {"product_name": "string", "price_usd": "number", "tags": ["string"]})
+        # From the Winnow-Field-Status header (JSON-LD text and prices are not proven sources across the corpus's sites).
+        self.assertEqual(data.status, {"/product_name": "unverified", "/price_usd": "unverified", "/tags": "absent"})
+        self.assertEqual((data.warnings, data.omitted, data.engine, data.render_path), ([], 0, "builtin", "static"))
+        self.assertRegex(data.request_id or "", r"^[\w-]{8,}$")
+        self.assertIsInstance(data, ScrapeResult)
+
+    def test_reads_the_headers_as_the_gateway_writes_them_encoded_and_bounded(self) -> None:
+        # A name outside ASCII travels percent-encoded; more than 32 fields that are not found are cut, and counted.
+        data = client().scrape(product_url(), {"größe": "string", "brand": "string"})
+        self.assertEqual(data.status, {"/größe": "absent", "/brand": "unverified"})
+        many = {f"missing_{n}": "string" for n in range(40)}
+        cut = client().scrape(product_url(), many)
+        self.assertEqual(cut.omitted, 8)
+        self.assertEqual(cut.status, {f"/missing_{n}": "absent" for n in range(32)})
+
+    def test_a_status_header_that_is_not_an_rfc_8941_list_is_a_server_error(self) -> None:
+        upstream.script.append({"status": 200, "headers": {"content-type": "application/json", "winnow-field-status": '"/a";status='}, "body": {"a": None}})
+        with self.assertRaises(ServerError) as caught:
+            client().scrape(product_url(), {"a": "string"})
+        self.assertEqual((caught.exception.status, caught.exception.type), (200, "invalid-response"))
+
+    def test_refuses_a_schema_that_is_not_an_object_before_sending(self) -> None:
+        before = len(upstream.seen)
+        for schema in (["product_name"], "product_name", None):
+            with self.assertRaisesRegex(InvalidRequestError, "schema must be a dict of field names to types") as caught:
+                client().scrape(product_url(), schema)  # type: ignore[arg-type]
+            self.assertEqual((caught.exception.type, caught.exception.details[0]["path"]), ("invalid-schema", "/schema"))
+        self.assertEqual(len(upstream.seen), before)
+
+    def test_answers_the_keys_account(self) -> None:
+        account = Winnow(api_key=stack.api_key, base_url=stack.gateway_url).account()
+        self.assertEqual(sorted(account), ["account_id", "key_id", "limits"])
+        self.assertIn(account["key_id"], stack.api_key)
+        self.assertEqual(sorted(account["limits"]), ["max_concurrent_scrapes", "plan", "requests_per_minute"])
+        with self.assertRaises(AuthenticationError):
+            Winnow(api_key="wnw_not_a_real_key", base_url=stack.gateway_url).account()
+
     def test_returns_the_data_with_its_evidence_when_asked(self) -> None:
         answer = client().scrape(product_url(), {"product_name": "string", "price_usd": "number"}, evidence=True)
         self.assertEqual(answer["data"], {"product_name": "Ridgeline Trail Shoe", "price_usd": 129.99})
@@ -76,6 +116,12 @@ class ScrapeTest(unittest.TestCase):
         self.assertEqual(answer["status"], {"/product_name": "unverified", "/colour": "absent", "/summary": "needs-model"})
         self.assertEqual(answer["evidence"]["/product_name"]["status"], "unverified")
         self.assertEqual([(w["code"], w.get("path")) for w in answer["warnings"]], [("needs-model", "/summary")])
+        self.assertEqual((answer["data"].status, answer["data"].engine), (answer["status"], "builtin"))
+
+    def test_returns_a_screenshot_beside_the_evidence(self) -> None:
+        answer = client().scrape(product_url(), {"product_name": "string"}, options={"screenshot": True}, evidence=True)
+        self.assertEqual(answer["data"], {"product_name": "Ridgeline Trail Shoe"})
+        self.assertTrue(answer.get("screenshot", "").startswith("data:image/jpeg;base64,/9j/"))
 
     def test_reads_the_key_from_the_environment(self) -> None:
         os.environ["WINNOW_API_KEY"] = stack.api_key
@@ -89,6 +135,7 @@ class ScrapeTest(unittest.TestCase):
     def test_async_client(self) -> None:
         async_client = AsyncWinnow(api_key=stack.api_key, base_url=stack.gateway_url)
         self.assertEqual(asyncio.run(async_client.scrape(product_url(), {"brand": "string"})), {"brand": "Northpeak"})
+        self.assertEqual(asyncio.run(async_client.account())["key_id"], Winnow(api_key=stack.api_key, base_url=stack.gateway_url).account()["key_id"])
 
 
 class ErrorTest(unittest.TestCase):

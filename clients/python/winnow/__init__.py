@@ -4,10 +4,12 @@
 
     client = Winnow(api_key="...")  # or set WINNOW_API_KEY
     data = client.scrape("https://shop.example/item", {"product_name": "string", "price_usd": "number"})
+    print(data["price_usd"], data.status["/price_usd"])
 """
 
 from ._client import AsyncWinnow, Winnow, __version__
-from .evidence import Evidence, ScrapeWarning, ScrapeWithEvidence
+from .evidence import Evidence, ScrapeWithEvidence
+from .result import Account, ScrapeResult, ScrapeWarning
 from .errors import (
     AuthenticationError,
     ConnectionError,
@@ -21,6 +23,7 @@ from .errors import (
 )
 
 __all__ = [
+    "Account",
     "AsyncWinnow",
     "AuthenticationError",
     "ConnectionError",
@@ -28,6 +31,7 @@ __all__ = [
     "InvalidRequestError",
     "ModelError",
     "RateLimitError",
+    "ScrapeResult",
     "ScrapeWarning",
     "ScrapeWithEvidence",
     "ServerError",

@@ -12,10 +12,12 @@ import socket
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Dict, Literal, Mapping, Optional, Union, overload
+from typing import Any, Dict, Literal, Mapping, Optional, Tuple, Union, overload
 
+from .errors import ConnectionError, InvalidRequestError, ServerError, TimeoutError, WinnowError, error_from_problem
 from .evidence import ScrapeWithEvidence
-from .errors import ConnectionError, ServerError, TimeoutError, WinnowError, error_from_problem
+from .result import Account, ScrapeResult
+from .status_headers import read_status_headers
 
 __version__ = "0.1.0"
 
@@ -54,7 +56,7 @@ class Winnow:
 
     # The answer's type follows ``evidence``: the data alone, or the data with its evidence.
     @overload
-    def scrape(self, url: str, schema: Mapping[str, Any], task_description: Optional[str] = ..., options: Optional[Mapping[str, Any]] = ..., *, timeout: Optional[float] = ..., evidence: Literal[False] = ...) -> Dict[str, Any]: ...
+    def scrape(self, url: str, schema: Mapping[str, Any], task_description: Optional[str] = ..., options: Optional[Mapping[str, Any]] = ..., *, timeout: Optional[float] = ..., evidence: Literal[False] = ...) -> ScrapeResult: ...
     @overload
     def scrape(self, url: str, schema: Mapping[str, Any], task_description: Optional[str] = ..., options: Optional[Mapping[str, Any]] = ..., *, timeout: Optional[float] = ..., evidence: Literal[True]) -> ScrapeWithEvidence: ...
 
@@ -67,25 +69,62 @@ class Winnow:
         *,
         timeout: Optional[float] = None,
         evidence: bool = False,
-    ) -> Union[Dict[str, Any], ScrapeWithEvidence]:
-        """Extracts data in the schema's shape from the page at ``url``.
+    ) -> Union[ScrapeResult, ScrapeWithEvidence]:
+        """Extracts data in the schema's shape from the page at ``url``: a :class:`ScrapeResult`, a dict with each
+        field's ``status``, the ``warnings``, the ``request_id`` and the ``engine`` as attributes.
 
         ``options`` (all optional): ``render`` ("auto", "static" or "browser"),
-        ``timeout_ms`` and ``wait_for`` (a CSS selector). With ``evidence=True``
-        the answer is ``{"data": ..., "evidence": {pointer: Evidence}}``.
+        ``timeout_ms``, ``wait_for`` (a CSS selector) and, with evidence,
+        ``screenshot``. With ``evidence=True`` the answer is ``{"data": ...,
+        "evidence": {pointer: Evidence}, "status": ..., "warnings": ...}``.
         """
+        if not isinstance(schema, Mapping):
+            raise InvalidRequestError(
+                f"schema must be a dict of field names to types, such as {{\"price_usd\": \"number\"}}, not {type(schema).__name__}",
+                status=0,
+                type="invalid-schema",
+                retryable=False,
+                problem={"errors": [{"path": "/schema", "description": f"expected an object, got {type(schema).__name__}"}]},
+            )
         body: Dict[str, Any] = {"url": url, "schema": dict(schema)}
         if task_description is not None:
             body["task_description"] = task_description
         if options is not None or evidence:
             body["options"] = {**dict(options or {}), **({"evidence": True} if evidence else {})}
-        answer = self._post("/scrape", body, self.timeout if timeout is None else timeout)
-        if not evidence:
-            return answer
-        return ScrapeWithEvidence(data=answer["data"], evidence=answer["evidence"], status=answer["status"], warnings=answer["warnings"])
+        answer, headers = self._call("POST", "/scrape", body, self.timeout if timeout is None else timeout)
+        tokens_in, tokens_out = headers.get("x-winnow-tokens-in"), headers.get("x-winnow-tokens-out")
+        about: Dict[str, Any] = {
+            "request_id": headers.get("x-request-id"),
+            "engine": headers.get("x-winnow-engine"),
+            "render_path": headers.get("x-winnow-render-path"),
+            "tokens": {"input": int(tokens_in), "output": int(tokens_out)} if tokens_in and tokens_out else None,
+        }
+        if evidence:
+            # The envelope states every status and warning in full.
+            data = ScrapeResult(answer["data"], status=answer["status"], warnings=answer["warnings"], **about)
+            envelope = ScrapeWithEvidence(data=data, evidence=answer["evidence"], status=answer["status"], warnings=answer["warnings"])
+            if "screenshot" in answer:
+                envelope["screenshot"] = answer["screenshot"]
+            return envelope
+        try:
+            status, warnings, omitted = read_status_headers(headers, schema.keys())
+        except ValueError as unreadable:
+            raise ServerError(
+                f"the API answered 200 with field status headers that are not RFC 8941 lists: {unreadable}",
+                status=200,
+                type="invalid-response",
+                retryable=False,
+                request_id=about["request_id"],
+            ) from unreadable
+        return ScrapeResult(answer, status=status, warnings=warnings, omitted=omitted, **about)
 
-    def _post(self, path: str, body: Dict[str, Any], timeout: float) -> Dict[str, Any]:
-        data = json.dumps(body).encode("utf-8")
+    def account(self, *, timeout: Optional[float] = None) -> Account:
+        """The key's account and limits: a cheap way to check a key (it counts against the key's requests per minute)."""
+        answer, _ = self._call("GET", "/account", None, self.timeout if timeout is None else timeout)
+        return Account(account_id=answer["account_id"], key_id=answer["key_id"], limits=answer["limits"])
+
+    def _call(self, method: str, path: str, body: Optional[Dict[str, Any]], timeout: float) -> Tuple[Any, Mapping[str, str]]:
+        data = None if body is None else json.dumps(body).encode("utf-8")
         deadline = time.monotonic() + timeout
         attempt = 0
         while True:
@@ -94,7 +133,7 @@ class Winnow:
                 raise TimeoutError(f"no answer within {timeout} s", status=0, type="timeout", retryable=True)
             retry_after: Optional[float] = None
             try:
-                return self._send(path, data, remaining)
+                return self._send(method, path, data, remaining)
             except _HttpFailure as failure:
                 error, retry_after = failure.error, failure.retry_after
             except ConnectionError as connection_error:
@@ -107,13 +146,13 @@ class Winnow:
             time.sleep(delay)
             attempt += 1
 
-    def _send(self, path: str, data: bytes, timeout: float) -> Dict[str, Any]:
+    def _send(self, method: str, path: str, data: Optional[bytes], timeout: float) -> Tuple[Any, Mapping[str, str]]:
         request = urllib.request.Request(
             self.base_url + path,
             data=data,
-            method="POST",
+            method=method,
             headers={
-                "content-type": "application/json",
+                **({} if data is None else {"content-type": "application/json"}),
                 "accept": "application/json",
                 "x-api-key": self._api_key,
                 "user-agent": f"winnow-python/{__version__}",
@@ -122,7 +161,8 @@ class Winnow:
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
                 text = response.read().decode("utf-8")
-                request_id = response.headers.get("x-request-id")
+                headers = {name.lower(): value for name, value in response.headers.items()}
+                request_id = headers.get("x-request-id")
         except urllib.error.HTTPError as http_error:
             with http_error:
                 raise _HttpFailure.from_response(http_error) from None
@@ -145,7 +185,7 @@ class Winnow:
                 retryable=False,
                 request_id=request_id,
             ) from not_json
-        return result
+        return result, headers
 
     def _backoff(self, attempt: int) -> float:
         """Full jitter: a random wait up to base * 2**attempt, capped."""
@@ -175,9 +215,14 @@ class AsyncWinnow:
         *,
         timeout: Optional[float] = None,
         evidence: bool = False,
-    ) -> Union[Dict[str, Any], ScrapeWithEvidence]:
+    ) -> Union[ScrapeResult, ScrapeWithEvidence]:
         """See :meth:`Winnow.scrape`."""
         return await asyncio.to_thread(self._client.scrape, url, schema, task_description, options, timeout=timeout, evidence=evidence)  # type: ignore[call-overload]
+
+
+    async def account(self, *, timeout: Optional[float] = None) -> Account:
+        """See :meth:`Winnow.account`."""
+        return await asyncio.to_thread(self._client.account, timeout=timeout)
 
 
 class _HttpFailure(Exception):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, TypedDict
+from typing import Dict, List, TypedDict
+
+from .result import ScrapeResult, ScrapeWarning
 
 
 class _EvidenceRequired(TypedDict):
@@ -27,29 +29,25 @@ class Evidence(_EvidenceRequired, total=False):
     selector: str
 
 
-class _WarningRequired(TypedDict):
-    code: str
-    message: str
-
-
-class ScrapeWarning(_WarningRequired, total=False):
-    """Something the extractor noticed ("content-truncated", "ungrounded", "needs-model", ...); ``path`` is the JSON
-    pointer of the value concerned, when there is one."""
-
-    path: str
-
-
-class ScrapeWithEvidence(TypedDict):
+class _ScrapeWithEvidenceRequired(TypedDict):
     """``data`` in the schema's shape; ``evidence`` by JSON pointer ("/price", "/ingredients/0").
 
     ``status`` holds every field's status by pointer (and a value's inside a field whose values differ): "found" (read
     from the page, from a proven source or found there by grounding), "derived" (produced for the task description,
     or by a conversion the name asks), "absent" (null: not on the page), "unverified" (nothing proven confirms it),
     "conflict" (parts of the page disagree), "truncated" (the part of the page that may hold it was not read) or
-    "needs-model" (null: the task description asks for it and no model answered). ``warnings`` are the extractor's.
+    "needs-model" (null: the task description asks for it and no model answered). ``warnings`` are the extractor's,
+    with their messages. ``data`` is a :class:`ScrapeResult` (its ``request_id`` and ``engine`` say how it was made).
     """
 
-    data: Dict[str, Any]
+    data: ScrapeResult
     evidence: Dict[str, Evidence]
     status: Dict[str, str]
     warnings: List[ScrapeWarning]
+
+
+class ScrapeWithEvidence(_ScrapeWithEvidenceRequired, total=False):
+    """With ``options={"screenshot": True}`` too: ``screenshot``, a JPEG of the page's top with the evidence's
+    elements outlined, as a ``data:image/jpeg;base64,`` URL."""
+
+    screenshot: str

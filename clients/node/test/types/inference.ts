@@ -1,5 +1,13 @@
 // Compile-time checks of schema → result inference (compiled by client.test.ts; never run).
-import type { Evidence, FieldStatus, ScrapeResult, ScrapeWarning, Winnow } from "../../src/index.js";
+import type {
+  Engine,
+  Evidence,
+  FieldStatus,
+  ScrapeResponse,
+  ScrapeResult,
+  ScrapeWarning,
+  Winnow,
+} from "../../src/index.js";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 function assertType<T extends true>(): T | undefined {
@@ -9,7 +17,7 @@ function assertType<T extends true>(): T | undefined {
 declare const client: Winnow;
 
 export async function checks(): Promise<void> {
-  const product = await client.scrape({
+  const { data: product } = await client.scrape({
     url: "https://shop.example",
     schema: {
       product_name: "string",
@@ -40,7 +48,7 @@ export async function checks(): Promise<void> {
     >
   >();
   assertType<Equal<ScrapeResult<{ a: "boolean" }>, { a: boolean | null }>>();
-  // With evidence: the same inferred data beside the evidence; without, the data alone.
+  // With evidence: the same inferred data and statuses, with the evidence beside them.
   const withEvidence = await client.scrape({
     url: "https://shop.example",
     schema: { price_usd: "number", tags: ["string"] },
@@ -51,9 +59,15 @@ export async function checks(): Promise<void> {
       typeof withEvidence,
       {
         data: { price_usd: number | null; tags: string[] | null };
-        evidence: Record<string, Evidence>;
         status: Record<string, FieldStatus>;
         warnings: ScrapeWarning[];
+        omitted: number;
+        requestId?: string;
+        engine?: Engine;
+        renderPath?: "static" | "browser";
+        tokens?: { input: number; output: number };
+        evidence: Record<string, Evidence>;
+        screenshot?: string;
       }
     >
   >();
@@ -62,7 +76,17 @@ export async function checks(): Promise<void> {
     schema: { price_usd: "number" },
     options: { evidence: false, render: "static" },
   });
-  assertType<Equal<typeof without, { price_usd: number | null }>>();
+  assertType<Equal<typeof without, ScrapeResponse<{ price_usd: "number" }>>>();
+  assertType<Equal<typeof without.data, { price_usd: number | null }>>();
+  await client.scrape({
+    url: "https://shop.example",
+    schema: { price_usd: "number" },
+    options: { evidence: true, screenshot: true, waitFor: ".price", timeoutMs: 10_000 },
+  });
+  // @ts-expect-error: a screenshot needs the evidence envelope.
+  await client.scrape({ url: "https://shop.example", schema: { price_usd: "number" }, options: { screenshot: true } });
+  const account = await client.account();
+  assertType<Equal<typeof account.limits.requestsPerMinute, number>>();
   // @ts-expect-error: "money" is not a type of the schema language.
   await client.scrape({ url: "https://shop.example", schema: { price: "money" } });
 }

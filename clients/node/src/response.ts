@@ -1,0 +1,39 @@
+import type { Evidence, FieldStatus, ScrapeWarning } from "./evidence.js";
+import type { Schema, ScrapeResult } from "./schema.js";
+
+/** Which engine filled the schema: the model, the builtin engine, or the site's learned template for every field. */
+export type Engine = "llm" | "builtin" | "template";
+
+/**
+ * The answer to a scrape: `data` in the schema's shape; `status`, each field's status by JSON pointer ("/price", and
+ * "/ingredients/0" for a value inside a field whose values differ); `warnings`, the extractor's. Without `evidence`
+ * they come from the response's headers, which list at most 32 members each: `omitted` counts those left out (then the
+ * fields not listed are left out of `status` too; ask `evidence` for all).
+ */
+export interface ScrapeResponse<S extends Schema> {
+  data: ScrapeResult<S>;
+  status: Record<string, FieldStatus>;
+  warnings: ScrapeWarning[];
+  omitted: number;
+  /** The request's id (x-request-id): in the gateway's logs, and worth quoting in a report. */
+  requestId?: string;
+  engine?: Engine;
+  /** How the page was loaded. */
+  renderPath?: "static" | "browser";
+  /** Model tokens sent and received (the LLM engine only). */
+  tokens?: { input: number; output: number };
+}
+
+/** The key's account, as `GET /account` answers. */
+export interface Account {
+  accountId: string;
+  keyId: string;
+  limits: { plan: string; requestsPerMinute: number; maxConcurrentScrapes: number };
+}
+
+/** The answer with `options.evidence`: each value's evidence by JSON pointer too, and the screenshot when asked. */
+export interface ScrapeWithEvidence<S extends Schema> extends ScrapeResponse<S> {
+  evidence: Record<string, Evidence>;
+  /** With `options.screenshot`: a JPEG of the page's top, the evidence's elements outlined, as a data: URL. */
+  screenshot?: string;
+}

@@ -1,0 +1,66 @@
+"""The answer to a scrape: the data in the schema's shape, and how far each value can be trusted."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, TypedDict
+
+
+class _WarningRequired(TypedDict):
+    code: str
+
+
+class ScrapeWarning(_WarningRequired, total=False):
+    """Something the extractor (or the renderer) noticed ("content-truncated", "ungrounded", "needs-model",
+    "render-incomplete", ...); ``path`` is the JSON pointer of the value concerned, when there is one; ``message``
+    is in evidence answers only (the Winnow-Warnings header carries the codes)."""
+
+    message: str
+    path: str
+
+
+class ScrapeResult(Dict[str, Any]):
+    """The data in the schema's shape (a dict, equal to the plain answer), with what the response said about it.
+
+    ``status``: each field's status by JSON pointer ("/price", and "/ingredients/0" for a value inside a field
+    whose values differ): "found", "derived", "absent", "unverified", "conflict", "truncated" or "needs-model".
+    ``warnings``: the extractor's. Without ``evidence`` both come from the response's headers, which list at most
+    32 members each: ``omitted`` counts those left out (the fields not listed are then left out of ``status``).
+    ``request_id`` (x-request-id), ``engine`` ("llm", "builtin" or "template"), ``render_path`` ("static" or
+    "browser") and ``tokens`` (``{"input", "output"}``: the model's, the LLM engine only) are None when the response
+    did not say.
+    """
+
+    def __init__(
+        self,
+        data: Dict[str, Any],
+        *,
+        status: Dict[str, str],
+        warnings: List[ScrapeWarning],
+        omitted: int = 0,
+        request_id: Optional[str] = None,
+        engine: Optional[str] = None,
+        render_path: Optional[str] = None,
+        tokens: Optional[Dict[str, int]] = None,
+    ) -> None:
+        super().__init__(data)
+        self.status = status
+        self.warnings = warnings
+        self.omitted = omitted
+        self.request_id = request_id
+        self.engine = engine
+        self.render_path = render_path
+        self.tokens = tokens
+
+
+class _Limits(TypedDict):
+    plan: str
+    requests_per_minute: int
+    max_concurrent_scrapes: int
+
+
+class Account(TypedDict):
+    """The key's account, as ``GET /account`` answers."""
+
+    account_id: str
+    key_id: str
+    limits: _Limits
