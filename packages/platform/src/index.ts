@@ -41,6 +41,7 @@ export {
   WinnowError,
 } from "./problems.js";
 export {
+  escapePointer,
   type Field,
   type ObjectNode,
   parseSchema,

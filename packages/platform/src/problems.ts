@@ -108,6 +108,13 @@ export const PROBLEM_TYPES = {
     retryable: false,
     when: "The request asks for evidence in a way that cannot be honoured: `options.screenshot` without `options.evidence` (only the evidence envelope has room for the image; the plain answer keeps exactly the schema's shape).",
   },
+  "unsupported-json-schema": {
+    status: 422,
+    title: "JSON Schema keyword not supported",
+    grpc: INVALID_ARGUMENT,
+    retryable: false,
+    when: "`schema` is a JSON Schema using a keyword that does not map to the schema language (`$ref`, `oneOf`/`anyOf` other than nullable, `allOf`, `patternProperties`, a schema in `additionalProperties`, tuples, value constraints such as `enum`); `errors` names each keyword by its JSON pointer.",
+  },
   "rate-limited": {
     status: 429,
     title: "Rate limit exceeded",
