@@ -134,7 +134,7 @@ export const PROBLEM_TYPES = {
     title: "URL not allowed",
     grpc: PERMISSION_DENIED,
     retryable: false,
-    when: "A scheme other than http(s), credentials in the URL, or a host (or a redirect hop) that is or resolves to a private, loopback, link-local, metadata or reserved address.",
+    when: "A scheme other than http(s), credentials in the URL, or a host (or a redirect hop) that is or resolves to a private, loopback, link-local, metadata or reserved address; for those, `detail` says how the operator allows them (`WINNOW_EGRESS_ALLOW` on the renderer).",
   },
   "target-unreachable": {
     status: 502,
