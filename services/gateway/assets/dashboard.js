@@ -130,6 +130,7 @@ function nothingFound(answer, headers) {
   );
   return {
     title: "Nothing matched",
+    answered: true,
     detail: "Every field came back null.",
     errors: Object.entries(answer.status ?? {}).map(([path, status]) => ({ path, description: status })),
     hint: `Possible reasons: ${reasons.join("; ")}.`,
@@ -140,6 +141,7 @@ function showProblem(problem) {
   const box = document.getElementById("problem");
   box.hidden = !problem;
   if (!problem) return;
+  box.className = problem.answered ? "problem answered" : "problem";
   box.querySelector(".problem-title").textContent = problem.title;
   box.querySelector(".problem-detail").textContent = problem.detail ?? "";
   const list = box.querySelector(".problem-errors");
@@ -160,7 +162,7 @@ function showEvidence(answer) {
   const figure = document.getElementById("page-shot");
   const rows = table.querySelector("tbody");
   rows.replaceChildren();
-  table.hidden = !answer;
+  table.hidden = !answer || leaves(answer.data, "").length === 0;
   figure.hidden = !answer?.screenshot;
   if (!answer) return;
   for (const [pointer, value] of leaves(answer.data, "")) {
