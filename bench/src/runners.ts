@@ -99,6 +99,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
             tenant: "bench",
             learn: true,
             pageWarnings: [],
+            fieldHints: {},
           },
           { deadline: new Date(Date.now() + REQUEST_TIMEOUT_MS) },
         );

@@ -1,9 +1,11 @@
 /**
  * A JSON Schema sent as `schema` (the habit of OpenAI and Firecrawl users),
  * through the whole stack: answered exactly like its schema-language twin,
- * or refused with 422 naming the keyword that does not map.
+ * or refused with 422 naming the keyword that does not map; its fields'
+ * descriptions reach the model.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 
 const RECIPE = `<!doctype html><html><head><title>Ridge Stew | Recipes</title>
@@ -43,13 +45,6 @@ const JSON_SCHEMA = {
 };
 
 let run: RunningStack;
-beforeAll(async () => {
-  // No learned templates: the second request must be answered the way the first was, not from what it taught.
-  run = await launchStack({ "/stew": { body: RECIPE } }, { EXTRACT_TEMPLATES: "false" });
-});
-afterAll(async () => {
-  await run?.stop();
-});
 
 async function answer(schema: unknown) {
   const res = await run.scrape({ url: `${run.site.origin}/stew`, schema, options: { evidence: true } });
@@ -62,6 +57,14 @@ async function answer(schema: unknown) {
 }
 
 describe("a JSON Schema as `schema`", () => {
+  beforeAll(async () => {
+    // No learned templates: the second request must be answered the way the first was, not from what it taught.
+    run = await launchStack({ "/stew": { body: RECIPE } }, { EXTRACT_TEMPLATES: "false" });
+  });
+  afterAll(async () => {
+    await run?.stop();
+  });
+
   it("answers exactly like its schema-language twin", async () => {
     const twin = await answer(LANGUAGE);
     const sent = await answer(JSON_SCHEMA);
@@ -83,5 +86,39 @@ describe("a JSON Schema as `schema`", () => {
       errors: [{ path: "/schema/properties/author/$ref", description: expect.stringContaining('"$ref"') }],
     });
     expect(problem.detail).toContain("/schema/properties/author/$ref");
+  });
+});
+
+describe("a JSON Schema's descriptions", () => {
+  let llm: FakeLlm;
+  beforeAll(async () => {
+    llm = await startFakeLlm(() => ({ serving_suggestion: "With crusty bread." }));
+    run = await launchStack(
+      { "/stew": { body: RECIPE } },
+      { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: "test-key", EXTRACT_TEMPLATES: "false" },
+    );
+  });
+  afterAll(async () => {
+    await run?.stop();
+    await llm?.close();
+  });
+
+  it("reach the model as the fields' descriptions", async () => {
+    const hint = "how the page suggests serving the dish, in one sentence";
+    const res = await run.scrape({
+      url: `${run.site.origin}/stew`,
+      schema: {
+        type: "object",
+        properties: { title: { type: "string" }, serving_suggestion: { type: "string", description: hint } },
+      },
+    });
+    expect(res.status).toBe(200);
+    expect((await res.json()).serving_suggestion).toBe("With crusty bread.");
+    const asked = llm.requests.map(
+      (body) =>
+        (body.response_format?.json_schema?.schema.properties as Record<string, { description?: string }>)
+          .serving_suggestion?.description,
+    );
+    expect(asked).toContain(hint);
   });
 });

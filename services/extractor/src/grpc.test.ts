@@ -29,6 +29,7 @@ function extractWith(client: ExtractorServiceClient, request: Partial<ExtractReq
       tenant: "",
       learn: false,
       pageWarnings: [],
+      fieldHints: {},
       ...request,
     },
     { deadline: new Date(Date.now() + deadlineMs) },
@@ -78,6 +79,7 @@ describe("ExtractorService over gRPC", () => {
       taskDescription: "",
       options: { engine: Engine.ENGINE_LLM, includeModelInput: false, evidence: false },
       pageWarnings: [],
+      fieldHints: {},
     };
     for (const token of [undefined, TEST_TOKENS.gateway, TEST_TOKENS.admin, "x".repeat(40)]) {
       const status = await callStatus(ExtractorServiceClient, address, token, (client, done) =>

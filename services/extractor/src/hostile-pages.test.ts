@@ -50,6 +50,7 @@ function extract(html: string, deadlineMs: number): Promise<ExtractResponse> {
       taskDescription: "",
       options: undefined,
       pageWarnings: [],
+      fieldHints: {},
     },
     { deadline: new Date(Date.now() + deadlineMs) },
   );

@@ -53,7 +53,16 @@ async function extract(
 ) {
   const options = { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: true };
   return promiseClient(to).extract(
-    { url, html: html(page), schemaJson: SCHEMA, taskDescription: "", options, pageWarnings: [], ...scope },
+    {
+      url,
+      html: html(page),
+      schemaJson: SCHEMA,
+      taskDescription: "",
+      options,
+      pageWarnings: [],
+      fieldHints: {},
+      ...scope,
+    },
     { deadline: new Date(Date.now() + 10_000) },
   );
 }

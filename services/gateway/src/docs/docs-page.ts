@@ -128,7 +128,7 @@ ${table(
     ],
   ],
 )}
-<p>Read past: <code>title</code>, <code>description</code> (not passed on: the field's name is the hint; rules go in <code>task_description</code>), <code>format</code>, <code>required</code>, <code>default</code>, <code>examples</code>, <code>$defs</code>, boolean <code>additionalProperties</code>. Refused with <a href="#unsupported-json-schema">422</a>, each by its JSON pointer: <code>$ref</code>, <code>anyOf</code>/<code>oneOf</code> other than nullable, <code>allOf</code>, <code>not</code>, <code>if</code>, <code>patternProperties</code>, a schema in <code>additionalProperties</code>, tuples, a field of two types, and value constraints (<code>enum</code>, <code>const</code>, <code>pattern</code>, <code>minimum</code>, ...).</p>
+<p>A field's <code>description</code> is given to the model as that field's hint. Read past: <code>title</code>, <code>format</code>, <code>required</code>, <code>default</code>, <code>examples</code>, <code>$defs</code>, boolean <code>additionalProperties</code>. Refused with <a href="#unsupported-json-schema">422</a>, each by its JSON pointer: <code>$ref</code>, <code>anyOf</code>/<code>oneOf</code> other than nullable, <code>allOf</code>, <code>not</code>, <code>if</code>, <code>patternProperties</code>, a schema in <code>additionalProperties</code>, tuples, a field of two types, and value constraints (<code>enum</code>, <code>const</code>, <code>pattern</code>, <code>minimum</code>, ...).</p>
 <h3>Response</h3>
 <p><code>200</code> with a JSON object in exactly the schema's shape. Headers:</p>
 ${table(

@@ -53,6 +53,37 @@ describe("a JSON Schema as `schema`", () => {
     });
   });
 
+  it("keeps each field's description as a hint for the model, by its pointer in the translation", () => {
+    const request = parseScrapeRequest({
+      url,
+      schema: {
+        type: "object",
+        description: "a product page",
+        properties: {
+          title: { type: "string", description: " the product's name " },
+          price: { description: "after discount", anyOf: [{ type: "number", description: "inner" }, { type: "null" }] },
+          reviews: {
+            type: "array",
+            items: { type: "object", properties: { author: { type: "string", description: "display name" } } },
+          },
+          empty: { type: "string", description: "" },
+        },
+      },
+    });
+    expect(request.fieldHints).toEqual({
+      "/title": "the product's name",
+      "/price": "after discount",
+      "/reviews/0/author": "display name",
+    });
+    expect(parseScrapeRequest({ url, schema: { title: "string" } }).fieldHints).toEqual({});
+  });
+
+  it("refuses a description too long to be a hint", () => {
+    const error = failure({ type: "object", properties: { a: { type: "string", description: "x".repeat(1001) } } });
+    expect(error.type).toBe("unsupported-json-schema");
+    expect(error.violations.map((v) => v.path)).toEqual(["/schema/properties/a/description"]);
+  });
+
   it("is recognized by $schema alone, draft-07 included", () => {
     const request = parseScrapeRequest({
       url,

@@ -8,8 +8,10 @@ import { escapePointer, type Violation, WinnowError } from "@winnow/platform";
 import { Ajv2020 } from "ajv/dist/2020.js";
 
 const SCALARS = new Set(["string", "number", "integer", "boolean"]);
+/** A field's description is a hint, not a second task description. */
+const MAX_HINT_LENGTH = 1000;
 
-/** Keywords that say nothing about the answer's shape: read past. */
+/** Keywords that say nothing about the answer's shape: read past (a field's description is also kept as its hint). */
 const ANNOTATIONS = new Set([
   "$schema",
   "$id",
@@ -77,9 +79,11 @@ export function isJsonSchema(value: unknown): value is Record<string, unknown> {
 export function fromJsonSchema(
   schema: Record<string, unknown>,
   basePath = "/schema",
-): { twin: Record<string, unknown>; origins: Map<string, string> } {
+): { twin: Record<string, unknown>; origins: Map<string, string>; hints: Record<string, string> } {
   const violations: Violation[] = [];
   const origins = new Map<string, string>();
+  /** Each field's description, by its pointer in the twin below basePath, for the model (ExtractRequest.field_hints). */
+  const hints: Record<string, string> = {};
   const refuse = (path: string, description: string) => {
     if (violations.length < 50) violations.push({ path, description });
   };
@@ -91,6 +95,7 @@ export function fromJsonSchema(
       refuse(from, "must be a schema object; true and false schemas are not understood");
       return "object";
     }
+    keepHint(node, from, to);
     const inner = nullableInner(node);
     if (inner) return translate(inner.schema, `${from}/${inner.keyword}/${inner.index}`, to);
     const refusedBefore = violations.length;
@@ -133,6 +138,17 @@ export function fromJsonSchema(
     return "object";
   };
 
+  /** The description of a field (not of the whole schema), the outermost one when a nullable wrapper has its own. */
+  const keepHint = (node: Record<string, unknown>, from: string, to: string) => {
+    const field = to.slice(basePath.length);
+    if (field === "" || typeof node.description !== "string" || Object.hasOwn(hints, field)) return;
+    if (node.description.length > MAX_HINT_LENGTH) {
+      refuse(`${from}/description`, `a description of at most ${MAX_HINT_LENGTH} characters is passed to the model`);
+      return;
+    }
+    if (node.description.trim() !== "") hints[field] = node.description.trim();
+  };
+
   const twin = translate(schema, basePath, basePath);
   if (violations.length === 0 && !isObject(twin)) {
     refuse(
@@ -149,7 +165,7 @@ export function fromJsonSchema(
     }));
     throw failure("invalid-schema", violations);
   }
-  return { twin: twin as Record<string, unknown>, origins };
+  return { twin: twin as Record<string, unknown>, origins, hints };
 }
 
 /** Errors found in the twin, renamed to the pointers of the JSON Schema the caller sent. */

@@ -120,6 +120,8 @@ export interface ScrapeRequest {
   url: string;
   /** The schema as sent (checked here, parsed by the extractor), re-serialized for it. */
   schemaJson: string;
+  /** A translated JSON Schema's field descriptions, by pointer in the schema (ExtractRequest.field_hints). */
+  fieldHints: Record<string, string>;
   taskDescription: string;
   /** What the renderer is asked for; zero values mean "the renderer's default". */
   renderOptions: RenderOptions;
@@ -184,6 +186,7 @@ export function parseScrapeRequest(sent: unknown): ScrapeRequest {
     // Refused here what is never fetchable, before any backend is asked; the renderer checks again.
     url: parseTargetUrl(url).href,
     schemaJson: JSON.stringify(schema),
+    fieldHints: translated?.hints ?? {},
     taskDescription: task_description ?? "",
     renderOptions: {
       mode: options.render ? RENDER_MODES[options.render] : RenderMode.RENDER_MODE_UNSPECIFIED,
