@@ -114,11 +114,13 @@ describe("a JSON Schema's descriptions", () => {
     });
     expect(res.status).toBe(200);
     expect((await res.json()).serving_suggestion).toBe("With crusty bread.");
-    const asked = llm.requests.map(
-      (body) =>
-        (body.response_format?.json_schema?.schema.properties as Record<string, { description?: string }>)
-          .serving_suggestion?.description,
-    );
+    const asked = llm.requests.map((body) => {
+      const properties = (body.response_format?.json_schema?.schema.properties ?? {}) as Record<
+        string,
+        { description?: string }
+      >;
+      return properties.serving_suggestion?.description;
+    });
     expect(asked).toContain(hint);
   });
 });
