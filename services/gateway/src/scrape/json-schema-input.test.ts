@@ -129,6 +129,17 @@ describe("a JSON Schema as `schema`", () => {
     expect(error.message).toContain(`"${keyword}" is not supported`);
   });
 
+  it("names an unknown keyword plainly, whatever it is called", () => {
+    const error = failure(
+      JSON.parse('{"type":"object","properties":{"a":{"type":"string","constructor":1,"__proto__":{}}}}'),
+    );
+    expect(error.type).toBe("unsupported-json-schema");
+    expect(error.violations.map((v) => v.description)).toEqual([
+      '"constructor" is not supported: it does not map to the schema language',
+      '"__proto__" is not supported: it does not map to the schema language',
+    ]);
+  });
+
   it("refuses a field of two types, and a field with no type", () => {
     const error = failure({
       type: "object",

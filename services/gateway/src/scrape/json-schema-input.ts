@@ -104,7 +104,7 @@ export function fromJsonSchema(
       if (keyword === "additionalProperties" && typeof node[keyword] === "boolean") continue;
       refuse(
         `${from}/${escapePointer(keyword)}`,
-        `"${keyword}" is not supported: ${REFUSALS[keyword] ?? "it does not map to the schema language"}`,
+        `"${keyword}" is not supported: ${Object.hasOwn(REFUSALS, keyword) ? REFUSALS[keyword] : "it does not map to the schema language"}`,
       );
     }
     // A node refused for its keywords is not also told it lacks a type.
