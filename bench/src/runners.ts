@@ -103,6 +103,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
             learn: true,
             pageWarnings: [],
             pageSignature: signPage(PAGE_SIGNING_KEY, originalUrl, html),
+            fieldHints: {},
           },
           { deadline: new Date(Date.now() + REQUEST_TIMEOUT_MS) },
         );

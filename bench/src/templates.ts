@@ -112,6 +112,7 @@ async function extract(item: Case, model: LlmEngine | undefined, flow: FlowSetti
   const bounds = { signal: new AbortController().signal, deadline: undefined };
   const job = {
     schemaJson,
+    fieldHints: {},
     schema: flow.schemas.get(schemaJson),
     page: loadPage(html, pageUrl(item)),
     taskDescription: "",

@@ -26,6 +26,7 @@ import { runHelm } from "./helm.js";
 import {
   COMPONENTS,
   type Component,
+  knownVariables,
   loadServiceConfig,
   requiredVariables,
   unknownVariables,
@@ -177,6 +178,43 @@ describe("values", () => {
     change(values);
     expect(validateValues(values)).toBe(false);
     expect(JSON.stringify(validateValues.errors)).toContain(where);
+  });
+
+  it("lists as each service's env and secretEnv names exactly the variables its config validates", () => {
+    for (const component of COMPONENTS) {
+      const listed = Object.keys(schema.definitions[`${component}Variables`].properties);
+      expect(listed.sort(), component).toEqual(knownVariables(component).sort());
+    }
+  });
+
+  it.each([
+    ["a misspelt env name", (v: Values) => (v.renderer.env.RENDER_MAX_PAGE = "8"), "RENDER_MAX_PAGE"],
+    ["another service's variable", (v: Values) => (v.gateway.env.LLM_MODEL = "gpt-4o"), "LLM_MODEL"],
+    [
+      "a misspelt secretEnv name",
+      (v: Values) => (v.auth.secretEnv.DATABASE_ULR = { key: "database-url" }),
+      "DATABASE_ULR",
+    ],
+  ])("helm template and helm lint refuse %s, naming it", (_what, change, name) => {
+    const values = defaultValues();
+    change(values);
+    expect(() => renderChart(values)).toThrow(name);
+    // helm lint fails with a summary on stderr, its findings on stdout.
+    const lint = (() => {
+      try {
+        withValues(values, (args) => runHelm(helm, ["lint", CHART_DIR, "--strict", ...args]));
+      } catch (error) {
+        return (error as { stdout: string }).stdout;
+      }
+      throw new Error("helm lint passed");
+    })();
+    expect(lint).toContain(name);
+  });
+
+  it("helm template accepts OpenTelemetry's own variables in env", () => {
+    const values = defaultValues();
+    values.extractor.env.OTEL_TRACES_SAMPLER = "parentbased_traceidratio";
+    expect(() => renderChart(values)).not.toThrow();
   });
 });
 

@@ -23,6 +23,11 @@ const SHAPES: Record<Component, z.ZodRawShape> = {
 /** Names a service reads outside its shape: the OpenTelemetry SDK's (the telemetry preload). */
 const isOtel = (name: string) => name.startsWith("OTEL_");
 
+/** The variables the service validates at start-up. */
+export function knownVariables(component: Component): string[] {
+  return Object.keys(SHAPES[component]);
+}
+
 /** Variables set for a service that it does not know (a typo, or a variable of another service). */
 export function unknownVariables(component: Component, names: Iterable<string>): string[] {
   return [...names].filter((name) => !(name in SHAPES[component]) && !isOtel(name));

@@ -184,6 +184,23 @@ describe("every row of the error table", () => {
     ]) {
       await expectProblem(await run.scrape({ url: target, schema: { a: "string" } }), "url-not-allowed");
     }
+    // A local address says how an operator allows it, for the first user pointing Winnow at a test site.
+    const local = await expectProblem(
+      await run.scrape({ url: "http://127.0.0.1:9/", schema: { a: "string" } }),
+      "url-not-allowed",
+    );
+    expect(local.detail).toContain("WINNOW_EGRESS_ALLOW=127.0.0.1:9");
+  });
+
+  it("unsupported-json-schema names the keyword by its pointer", async () => {
+    const body = await expectProblem(
+      await run.scrape({
+        url: url("/ok"),
+        schema: { type: "object", properties: { a: { type: "string", enum: ["x"] } } },
+      }),
+      "unsupported-json-schema",
+    );
+    expect(body.errors).toEqual([expect.objectContaining({ path: "/schema/properties/a/enum" })]);
   });
 
   it("target-unreachable, target-http-error, unsupported-content, page-too-large", async () => {

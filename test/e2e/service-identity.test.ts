@@ -52,6 +52,7 @@ const extract = (token: string | undefined) =>
         options: undefined,
         pageWarnings: [],
         pageSignature: new Uint8Array(),
+        fieldHints: {},
       },
       done,
     ),

@@ -42,6 +42,7 @@ export {
   WinnowError,
 } from "./problems.js";
 export {
+  escapePointer,
   type Field,
   type ObjectNode,
   parseSchema,

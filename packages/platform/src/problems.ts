@@ -108,6 +108,13 @@ export const PROBLEM_TYPES = {
     retryable: false,
     when: "The request asks for evidence in a way that cannot be honoured: `options.screenshot` without `options.evidence` (only the evidence envelope has room for the image; the plain answer keeps exactly the schema's shape).",
   },
+  "unsupported-json-schema": {
+    status: 422,
+    title: "JSON Schema keyword not supported",
+    grpc: INVALID_ARGUMENT,
+    retryable: false,
+    when: "`schema` is a JSON Schema using a keyword that does not map to the schema language (`$ref`, `oneOf`/`anyOf` other than nullable, `allOf`, `patternProperties`, a schema in `additionalProperties`, tuples, value constraints such as `enum`); `errors` names each keyword by its JSON pointer.",
+  },
   "rate-limited": {
     status: 429,
     title: "Rate limit exceeded",
@@ -127,7 +134,7 @@ export const PROBLEM_TYPES = {
     title: "URL not allowed",
     grpc: PERMISSION_DENIED,
     retryable: false,
-    when: "A scheme other than http(s), credentials in the URL, or a host (or a redirect hop) that is or resolves to a private, loopback, link-local, metadata or reserved address.",
+    when: "A scheme other than http(s), credentials in the URL, or a host (or a redirect hop) that is or resolves to a private, loopback, link-local, metadata or reserved address; for those, `detail` says how the operator allows them (`WINNOW_EGRESS_ALLOW` on the renderer).",
   },
   "target-unreachable": {
     status: 502,

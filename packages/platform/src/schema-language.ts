@@ -123,6 +123,6 @@ function isValidName(name: string): boolean {
 }
 
 /** RFC 6901 escaping so paths stay unambiguous for names holding "/" or "~". */
-function escapePointer(name: string): string {
+export function escapePointer(name: string): string {
   return name.replace(/~/g, "~0").replace(/\//g, "~1");
 }

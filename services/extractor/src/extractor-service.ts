@@ -55,7 +55,7 @@ async function extract(
   ctx: CallContext,
 ): Promise<ExtractResponse> {
   const started = Date.now();
-  deps.schemas.get(request.schemaJson);
+  deps.schemas.get(request.schemaJson, request.fieldHints);
   // Optional: without it, relative links are left out of the model's input.
   if (request.url !== "") parseTargetUrl(request.url);
   const htmlBytes = Buffer.byteLength(request.html, "utf8");
@@ -73,6 +73,7 @@ async function extract(
       html: request.html,
       url: request.url,
       schemaJson: request.schemaJson,
+      fieldHints: request.fieldHints,
       taskDescription: request.taskDescription,
       includeModelInput: request.options?.includeModelInput ?? false,
       evidence: request.options?.evidence ?? false,

@@ -30,6 +30,7 @@ function extractWith(client: ExtractorServiceClient, request: Partial<ExtractReq
       learn: false,
       pageWarnings: [],
       pageSignature: new Uint8Array(),
+      fieldHints: {},
       ...request,
     },
     { deadline: new Date(Date.now() + deadlineMs) },
@@ -80,6 +81,7 @@ describe("ExtractorService over gRPC", () => {
       options: { engine: Engine.ENGINE_LLM, includeModelInput: false, evidence: false },
       pageWarnings: [],
       pageSignature: new Uint8Array(),
+      fieldHints: {},
     };
     for (const token of [undefined, TEST_TOKENS.gateway, TEST_TOKENS.admin, "x".repeat(40)]) {
       const status = await callStatus(ExtractorServiceClient, address, token, (client, done) =>

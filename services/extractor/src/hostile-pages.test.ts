@@ -51,6 +51,7 @@ function extract(html: string, deadlineMs: number): Promise<ExtractResponse> {
       options: undefined,
       pageWarnings: [],
       pageSignature: new Uint8Array(),
+      fieldHints: {},
     },
     { deadline: new Date(Date.now() + deadlineMs) },
   );

@@ -37,6 +37,7 @@ document.addEventListener("DOMContentLoaded", () => {
       try {
         schema = JSON.parse(form.elements.schema.value);
       } catch (error) {
+        status.className = "error";
         status.textContent = `The schema is not valid JSON: ${error.message}`;
         output.textContent = "";
         return;
@@ -48,8 +49,11 @@ document.addEventListener("DOMContentLoaded", () => {
         options: { evidence: true, screenshot: form.elements.screenshot.checked },
       };
       if (form.elements.task.value.trim()) body.task_description = form.elements.task.value.trim();
+      if (form.elements.wait_for.value.trim()) body.options.wait_for = form.elements.wait_for.value.trim();
+      status.className = "muted";
       status.textContent = "Scraping…";
       output.textContent = "";
+      showProblem(undefined);
       showEvidence(undefined);
       try {
         const response = await fetch("/scrape", {
@@ -59,14 +63,98 @@ document.addEventListener("DOMContentLoaded", () => {
         });
         const answer = await response.json();
         status.textContent = response.ok ? `200 OK` : `${response.status}: ${answer.title ?? "error"}`;
+        status.className = response.ok ? "muted" : "error";
         output.textContent = JSON.stringify(response.ok ? answer.data : answer, null, 2);
-        if (response.ok) showEvidence(answer);
+        if (response.ok) {
+          showEvidence(answer);
+          if (leaves(answer.data, "").length === 0) showProblem(nothingFound(answer, response.headers));
+        } else {
+          showProblem(problemShown(answer));
+        }
       } catch (error) {
+        status.className = "error";
         status.textContent = `The request failed: ${error.message}`;
       }
     });
   }
 });
+
+/** What to try next, per problem type (the detail says what went wrong). */
+const HINTS = {
+  "invalid-request":
+    "Check the fields named below; the request is url, schema, and optionally task_description and options.",
+  "invalid-schema":
+    'A schema maps field names to types, e.g. { "title": "string", "price_usd": "number", "tags": ["string"] }. See /docs for the schema language.',
+  "unsupported-json-schema":
+    "This JSON Schema uses a keyword Winnow cannot honour: remove or rewrite the keyword named below, or write the schema in the schema language (see /docs).",
+  "url-not-allowed":
+    "Winnow fetches public web pages only. A local or private address must be allowed by the operator (WINNOW_EGRESS_ALLOW on the renderer).",
+  "target-unreachable": "Check the address in a browser; the site may be down or refuse Winnow's connections.",
+  "target-http-error": "The site answered with an error status: check the URL, or whether the page needs a log-in.",
+  "target-timeout": "The page is slow: try again, or wait for a specific element with “Wait for”.",
+  "rate-limited": "Too many requests for your key: wait a little and scrape again.",
+  "browser-unavailable":
+    "This page needs a browser and this Winnow runs without one: the detail says how to install it.",
+  "model-unavailable": "The AI model is unavailable: try again shortly.",
+};
+
+/** A problem as the API sent it: title, detail, each field path with what is wrong, and a hint. */
+function problemShown(problem) {
+  const slug = typeof problem.type === "string" ? problem.type.split("/").pop() : "";
+  return {
+    title: problem.title ?? "Error",
+    detail: problem.detail,
+    errors: Array.isArray(problem.errors) ? problem.errors : [],
+    hint: HINTS[slug],
+    requestId: problem.request_id,
+  };
+}
+
+/** Why an answer is all null, from its fields' statuses and warnings (the evidence envelope has them all). */
+function nothingFound(answer, headers) {
+  const statuses = Object.values(answer.status ?? {});
+  const codes = (answer.warnings ?? []).map((warning) => warning.code);
+  const reasons = [];
+  if (statuses.includes("needs-model"))
+    reasons.push(
+      "fields the task description asks for need an AI model, and this Winnow has none (the operator sets LLM_BASE_URL)",
+    );
+  if (statuses.includes("truncated") || codes.includes("render-incomplete"))
+    reasons.push("the page did not finish loading in time: try “Wait for” with a selector of the content you want");
+  if (headers.get("x-winnow-render-path") === "static")
+    reasons.push(
+      "the page was read without a browser: if its content is drawn by script, “Wait for” a selector of that content",
+    );
+  reasons.push(
+    "the page may not state these fields under these names: names that say what they hold (price_usd, published_date_iso8601) match better",
+  );
+  return {
+    title: "Nothing matched",
+    answered: true,
+    detail: "Every field came back null.",
+    errors: Object.entries(answer.status ?? {}).map(([path, status]) => ({ path, description: status })),
+    hint: `Possible reasons: ${reasons.join("; ")}.`,
+  };
+}
+
+function showProblem(problem) {
+  const box = document.getElementById("problem");
+  box.hidden = !problem;
+  if (!problem) return;
+  box.className = problem.answered ? "problem answered" : "problem";
+  box.querySelector(".problem-title").textContent = problem.title;
+  box.querySelector(".problem-detail").textContent = problem.detail ?? "";
+  const list = box.querySelector(".problem-errors");
+  list.replaceChildren(
+    ...problem.errors.map((error) => {
+      const item = document.createElement("li");
+      item.append(cell("code", error.path), ` ${error.description}`);
+      return item;
+    }),
+  );
+  box.querySelector(".problem-hint").textContent = problem.hint ?? "";
+  box.querySelector(".problem-id").textContent = problem.requestId ? `Request id ${problem.requestId}` : "";
+}
 
 /** One row per value: its pointer and value, its source, the page text it was read from, its confidence; and the screenshot. */
 function showEvidence(answer) {
@@ -74,7 +162,7 @@ function showEvidence(answer) {
   const figure = document.getElementById("page-shot");
   const rows = table.querySelector("tbody");
   rows.replaceChildren();
-  table.hidden = !answer;
+  table.hidden = !answer || leaves(answer.data, "").length === 0;
   figure.hidden = !answer?.screenshot;
   if (!answer) return;
   for (const [pointer, value] of leaves(answer.data, "")) {

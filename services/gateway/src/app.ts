@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { type Logger, WinnowError } from "@winnow/platform";
 import express, { type ErrorRequestHandler } from "express";
 import helmet from "helmet";
@@ -34,6 +35,9 @@ export interface AppOptions {
   /** Express's "trust proxy": which proxies' X-Forwarded-* to believe (client address, TLS). */
   trustProxy: boolean | number | string;
 }
+
+/** One SVG icon for every page (/docs, the dashboard), at the address browsers ask for unprompted. */
+const FAVICON = fileURLToPath(new URL("../assets/favicon.svg", import.meta.url));
 
 /** The HTTP app, and the background work it owns (the key cache's revocation feed, usage writes). */
 export interface Gateway {
@@ -72,6 +76,9 @@ export function createGateway(options: AppOptions): Gateway {
   const keyLimits = new KeyLimits(options.limiters, Math.ceil((2 * requestTimeoutMs) / 1000), logger);
   const apiKey = requireApiKey(keys, new KeyFailureLimit(options.limiters, options.keyFailuresPerMinute));
 
+  app.get("/favicon.ico", (_req, res) => {
+    res.sendFile(FAVICON, { maxAge: "1d", headers: { "content-type": "image/svg+xml" } });
+  });
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -90,7 +97,7 @@ export function createGateway(options: AppOptions): Gateway {
     res.type("application/json").send(openApiJson);
   });
   app.get("/docs", (_req, res) => {
-    res.setHeader("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+    res.setHeader("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'");
     res.type("text/html").send(docsHtml);
   });
 

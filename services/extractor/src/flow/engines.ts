@@ -108,7 +108,10 @@ export async function answerRemaining(
   remaining: string[],
 ): Promise<EngineAnswer> {
   if (remaining.length > 0)
-    return answerByEngines({ ...job, schema: settings.schemas.narrowed(job.schemaJson, remaining) }, settings);
+    return answerByEngines(
+      { ...job, schema: settings.schemas.narrowed(job.schemaJson, remaining, job.fieldHints) },
+      settings,
+    );
   const response = {
     dataJson: "{}",
     engine: Engine.ENGINE_BUILTIN,

@@ -3,12 +3,15 @@ import type { ExtractResponse, Warning } from "@winnow/platform/gen/winnow/extra
 import type { ModelFacts } from "../engines/model/extract.js";
 import type { CallBounds, ModelReader } from "../engines/model/llm.js";
 import type { Page } from "../page/page.js";
+import type { FieldHints } from "../schema/json-schema.js";
 import type { CompiledSchema } from "../schema/schema-cache.js";
 import type { TemplateScope } from "./template-scope.js";
 
 export interface ExtractionJob {
   /** The schema as the caller sent it (narrowed schemas are cached by it) and compiled. */
   schemaJson: string;
+  /** What the caller says a field holds, by its pointer in the schema; compiled into `schema` for the model. */
+  fieldHints: FieldHints;
   schema: CompiledSchema;
   page: Page;
   taskDescription: string;

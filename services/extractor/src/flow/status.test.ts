@@ -43,6 +43,7 @@ async function extract(html: string, schema: object, run: Run = {}) {
   const { response } = await runExtraction(
     {
       schemaJson,
+      fieldHints: {},
       schema: schemas.get(schemaJson),
       page: loadPage(html, "https://shop.example/p/1"),
       taskDescription: run.task ?? "",

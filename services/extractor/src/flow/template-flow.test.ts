@@ -47,6 +47,7 @@ function flow() {
     const extraction = await runExtraction(
       {
         schemaJson,
+        fieldHints: {},
         schema: settings.schemas.get(schemaJson),
         page: loadPage(html, url),
         taskDescription: "",

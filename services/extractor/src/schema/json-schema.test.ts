@@ -19,6 +19,32 @@ function objectSchemas(schema: Json): Json[] {
   return found;
 }
 
+describe("field hints", () => {
+  const tree = parseSchema({ price_usd: "number", reviews: [{ author: "string" }], "a/b": "string" });
+
+  it("puts the caller's description of a field before what its name says, at any depth", () => {
+    const schema = toResponseFormat(tree, {
+      "/price_usd": "the discounted price",
+      "/reviews/0/author": "the reviewer's display name",
+      "/a~1b": "a field with a slash",
+      "/nowhere": "ignored",
+    }).json_schema.schema as Json;
+    expect(schema.properties.price_usd.description).toMatch(/^the discounted price\. .*USD/);
+    expect(schema.properties.reviews.anyOf[0].items.properties.author.description).toBe("the reviewer's display name");
+    expect(schema.properties["a/b"].description).toBe("a field with a slash");
+    expect(JSON.stringify(schema)).not.toContain("ignored");
+  });
+
+  it("compiles a schema with hints apart from the same schema without them", () => {
+    const cache = new SchemaCache();
+    const json = JSON.stringify({ title: "string" });
+    const hinted = cache.get(json, { "/title": "the product's name" });
+    expect((hinted.responseFormat.json_schema.schema as Json).properties.title.description).toBe("the product's name");
+    expect((cache.get(json).responseFormat.json_schema.schema as Json).properties.title.description).toBeUndefined();
+    expect(hinted.tree).toBe(cache.get(json).tree);
+  });
+});
+
 describe("toResponseFormat", () => {
   const tree = parseSchema({
     title: "string",

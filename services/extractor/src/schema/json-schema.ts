@@ -9,7 +9,7 @@
  * Such schemas are sent with `strict: false`; the model is still guided by the
  * same schema, and shape.ts enforces the declared shape on whatever comes back.
  */
-import type { ObjectNode, SchemaNode } from "@winnow/platform";
+import { escapePointer, type ObjectNode, type SchemaNode } from "@winnow/platform";
 import type { ResponseFormatJSONSchema } from "openai/resources/shared";
 import { describeName } from "./field-names.js";
 
@@ -18,18 +18,25 @@ type JsonSchema = Record<string, unknown>;
 /** Name given to the schema in response_format; the API requires [a-zA-Z0-9_-]{1,64}. */
 const SCHEMA_NAME = "extraction";
 
-export function toResponseFormat(tree: ObjectNode): ResponseFormatJSONSchema {
+/** What the caller says a field holds, by the field's JSON pointer in the schema (an array's item is "/0"). */
+export type FieldHints = Record<string, string>;
+
+export function toResponseFormat(tree: ObjectNode, hints: FieldHints = {}): ResponseFormatJSONSchema {
   return {
     type: "json_schema",
-    json_schema: { name: SCHEMA_NAME, strict: !hasFreeForm(tree), schema: compileObject(tree) },
+    json_schema: { name: SCHEMA_NAME, strict: !hasFreeForm(tree), schema: compileObject(tree, "", hints) },
   };
 }
 
-function compileObject(node: ObjectNode): JsonSchema {
+function compileObject(node: ObjectNode, pointer: string, hints: FieldHints): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const field of node.fields) {
-    const schema = compileNode(field.node, true);
-    const description = describeName(field.name);
+    const fieldPointer = `${pointer}/${escapePointer(field.name)}`;
+    const schema = compileNode(field.node, true, fieldPointer, hints);
+    // The caller's own words first, then what the name says (units, formats).
+    const description = [Object.hasOwn(hints, fieldPointer) ? hints[fieldPointer] : undefined, describeName(field.name)]
+      .filter(Boolean)
+      .join(". ");
     // defineProperty: field names are data, never setters on the prototype.
     Object.defineProperty(properties, field.name, {
       value: description ? { description, ...schema } : schema,
@@ -42,7 +49,7 @@ function compileObject(node: ObjectNode): JsonSchema {
 }
 
 /** Fields are nullable (null means "not on the page"); array items are not: a missing item is simply left out. */
-function compileNode(node: SchemaNode, nullable: boolean): JsonSchema {
+function compileNode(node: SchemaNode, nullable: boolean, pointer: string, hints: FieldHints): JsonSchema {
   switch (node.kind) {
     case "scalar":
       return { type: nullable ? [node.type, "null"] : node.type };
@@ -51,9 +58,9 @@ function compileNode(node: SchemaNode, nullable: boolean): JsonSchema {
     case "any-object":
       return { type: nullable ? ["object", "null"] : "object" };
     case "object":
-      return orNull(compileObject(node), nullable);
+      return orNull(compileObject(node, pointer, hints), nullable);
     case "array":
-      return orNull({ type: "array", items: compileNode(node.items, false) }, nullable);
+      return orNull({ type: "array", items: compileNode(node.items, false, `${pointer}/0`, hints) }, nullable);
   }
 }
 

@@ -1,7 +1,7 @@
 import { type ObjectNode, parseSchema, SchemaError, WinnowError } from "@winnow/platform";
 import { LRUCache } from "lru-cache";
 import type { ResponseFormatJSONSchema } from "openai/resources/shared";
-import { toResponseFormat } from "./json-schema.js";
+import { type FieldHints, toResponseFormat } from "./json-schema.js";
 
 export interface CompiledSchema {
   tree: ObjectNode;
@@ -24,18 +24,20 @@ export class SchemaCache {
   }
 
   /** Throws an "invalid-schema" WinnowError naming the bad paths. */
-  get(schemaJson: string): CompiledSchema {
-    return this.cached(schemaJson, () => compile(parse(schemaJson)));
+  get(schemaJson: string, hints: FieldHints = {}): CompiledSchema {
+    if (Object.keys(hints).length === 0) return this.cached(schemaJson, () => compile(parse(schemaJson)));
+    // U+0001 cannot occur in JSON text either: a schema with hints is its own entry, on the same parsed tree.
+    return this.cached(`${schemaJson}\u0001${JSON.stringify(hints)}`, () => compile(this.get(schemaJson).tree, hints));
   }
 
   /**
    * The schema narrowed to some of its top-level fields (those hybrid extraction leaves to the model), compiled once.
    */
-  narrowed(schemaJson: string, fields: string[]): CompiledSchema {
+  narrowed(schemaJson: string, fields: string[], hints: FieldHints = {}): CompiledSchema {
     // NUL cannot occur in JSON text, so these keys never collide with a whole schema's.
-    return this.cached(`${schemaJson}\u0000${JSON.stringify(fields)}`, () => {
+    return this.cached(`${schemaJson}\u0000${JSON.stringify(fields)}\u0000${JSON.stringify(hints)}`, () => {
       const tree = this.get(schemaJson).tree;
-      return compile({ ...tree, fields: tree.fields.filter((field) => fields.includes(field.name)) });
+      return compile({ ...tree, fields: tree.fields.filter((field) => fields.includes(field.name)) }, hints);
     });
   }
 
@@ -48,8 +50,8 @@ export class SchemaCache {
   }
 }
 
-function compile(tree: ObjectNode): CompiledSchema {
-  return { tree, responseFormat: toResponseFormat(tree) };
+function compile(tree: ObjectNode, hints: FieldHints = {}): CompiledSchema {
+  return { tree, responseFormat: toResponseFormat(tree, hints) };
 }
 
 function parse(schemaJson: string): ObjectNode {

@@ -73,6 +73,7 @@ async function extract(
       options,
       pageWarnings: [],
       pageSignature: signPage(TEST_PAGE_SIGNING_KEY, url, body),
+      fieldHints: {},
       ...scope,
     },
     { deadline: new Date(Date.now() + 10_000) },

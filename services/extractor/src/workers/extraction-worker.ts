@@ -96,7 +96,8 @@ export default async function extract({ input, port }: { input: ExtractionInput;
     const extraction = await runExtraction(
       {
         schemaJson: input.schemaJson,
-        schema: schemas.get(input.schemaJson),
+        fieldHints: input.fieldHints,
+        schema: schemas.get(input.schemaJson, input.fieldHints),
         page: loadPage(input.html, input.url),
         taskDescription: input.taskDescription,
         includeModelInput: input.includeModelInput,

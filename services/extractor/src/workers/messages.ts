@@ -12,6 +12,7 @@ import type { PromptSettings } from "../engines/model/extract.js";
 import type { PromptRequest } from "../engines/model/prompt.js";
 import type { EngineSettings } from "../flow/engines.js";
 import type { TemplateScope } from "../flow/template-scope.js";
+import type { FieldHints } from "../schema/json-schema.js";
 import type { TemplateStore } from "../templates/store.js";
 
 /** Fixed for the worker's life (workerData). */
@@ -29,6 +30,8 @@ export interface ExtractionInput {
   html: string;
   url: string;
   schemaJson: string;
+  /** What the caller says a field holds, by its pointer in the schema (ExtractRequest.field_hints). */
+  fieldHints: FieldHints;
   taskDescription: string;
   includeModelInput: boolean;
   evidence: boolean;

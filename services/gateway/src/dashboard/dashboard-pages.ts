@@ -36,6 +36,7 @@ function layout(title: string, body: Html, signedIn = false, csrf?: string): str
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Winnow</title>
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
 <script src="/dashboard/assets/dashboard.js" defer></script>
 </head>
@@ -44,9 +45,9 @@ function layout(title: string, body: Html, signedIn = false, csrf?: string): str
   <a class="brand" href="/dashboard">Winnow</a>
   ${
     signedIn && csrf
-      ? html`<nav><a href="/dashboard">Key and usage</a> <a href="/dashboard/playground">Playground</a>
+      ? html`<nav><a href="/dashboard">Key and usage</a> <a href="/dashboard/playground">Playground</a> <a href="/docs">API docs</a>
   <form method="post" action="/dashboard/logout" class="inline">${csrfField(csrf)}<button type="submit">Log out</button></form></nav>`
-      : undefined
+      : html`<nav><a href="/docs">API docs</a></nav>`
   }
 </header>
 <main>
@@ -193,12 +194,21 @@ export function playgroundPage({ csrf, apiKey }: { csrf: string; apiKey: string 
   <textarea id="schema" name="schema" rows="6" required spellcheck="false">{ "title": "string", "price": "number" }</textarea>
   <label for="task">Task description (optional)</label>
   <input id="task" name="task" type="text" placeholder="e.g. the price is the discounted one">
+  <label for="wait_for">Wait for (optional CSS selector of content the page draws late)</label>
+  <input id="wait_for" name="wait_for" type="text" spellcheck="false" placeholder="e.g. .price">
   <label class="check"><input id="screenshot" name="screenshot" type="checkbox"> Show the page, with where each value was read outlined (loads it again in the browser)</label>
   <button type="submit">Scrape</button>
 </form>
 <section class="card" aria-labelledby="result-heading">
 <h2 id="result-heading">Result</h2>
 <p id="result-status" role="status" aria-live="polite" class="muted">Nothing yet.</p>
+<div id="problem" class="problem" role="alert" hidden>
+<p class="problem-title"></p>
+<p class="problem-detail"></p>
+<ul class="problem-errors"></ul>
+<p class="problem-hint"></p>
+<p class="problem-id muted"></p>
+</div>
 <div class="scroll"><table id="evidence" hidden>
 <caption class="muted">Each value, where it was read and how sure Winnow is</caption>
 <thead><tr><th scope="col">Value</th><th scope="col">Source</th><th scope="col">Page text</th><th scope="col">Confidence</th></tr></thead>

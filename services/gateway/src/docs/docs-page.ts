@@ -11,9 +11,9 @@ import { problemsByStatus, SUCCESS_HEADERS } from "./openapi.js";
 /** The catalogue's texts use `code` spans; everything else is escaped. */
 const inline = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, "<code>$1</code>");
 const table = (head: string[], rows: string[][]) =>
-  `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>${rows
+  `<div class="scroll"><table><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>${rows
     .map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join("")}</tr>`)
-    .join("")}</tbody></table>`;
+    .join("")}</tbody></table></div>`;
 
 const EXAMPLE = `curl -s $WINNOW_URL/scrape \\
   -H 'content-type: application/json' \\
@@ -21,6 +21,25 @@ const EXAMPLE = `curl -s $WINNOW_URL/scrape \\
   -d '{"url": "https://shop.example/products/ridgeline",
        "schema": {"product_name": "string", "price_usd": "number",
                   "reviews": [{"author": "string", "rating_1_to_5": "integer"}]}}'`;
+
+const OPTIONS_EXAMPLE = `{"url": "https://shop.example/item/42", "schema": {"price_usd": "number"},
+ "options": {"render": "browser", "wait_for": ".price", "timeout_ms": 10000, "evidence": true}}`;
+
+const ACCOUNT_EXAMPLE = `curl -s $WINNOW_URL/account -H "x-api-key: $WINNOW_API_KEY"
+{"account_id": "...", "key_id": "...",
+ "limits": {"plan": "...", "requests_per_minute": 60, "max_concurrent_scrapes": 4}}`;
+
+const NODE_EXAMPLE = `import { Winnow } from "@winnow/client";
+const winnow = new Winnow({ apiKey: process.env.WINNOW_API_KEY, baseUrl: process.env.WINNOW_URL });
+const product = await winnow.scrape({
+  url: "https://shop.example/products/ridgeline",
+  schema: { product_name: "string", price_usd: "number" },
+});`;
+
+const PYTHON_EXAMPLE = `from winnow import Winnow
+client = Winnow()  # reads WINNOW_API_KEY and WINNOW_BASE_URL
+product = client.scrape("https://shop.example/products/ridgeline",
+                        {"product_name": "string", "price_usd": "number"})`;
 
 export function renderDocsPage(): string {
   const required = new Set<string>(scrapeRequestSchema.required);
@@ -31,6 +50,14 @@ export function renderDocsPage(): string {
       escapeHtml(s.type ?? "object"),
       required.has(name) ? "required" : "optional",
       inline(s.description ?? scrapeRequestSchema.$defs.Schema.description),
+    ];
+  });
+  const options = Object.entries(scrapeRequestSchema.properties.options.properties).map(([name, schema]) => {
+    const s = schema as { type?: string; enum?: string[]; description: string };
+    return [
+      `<code>${escapeHtml(name)}</code>`,
+      s.enum ? s.enum.map((value) => `<code>"${escapeHtml(value)}"</code>`).join(" | ") : escapeHtml(s.type ?? ""),
+      inline(s.description),
     ];
   });
   const problems = [...problemsByStatus()].flatMap(([status, slugs]) =>
@@ -44,21 +71,26 @@ export function renderDocsPage(): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Winnow API reference</title>
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem;color:#1b1b1b}
+body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem;color:#1b1b1b;overflow-wrap:anywhere}
 code,pre{font-family:ui-monospace,monospace;font-size:.9em}pre{background:#f4f4f4;padding:1rem;overflow-x:auto}
-table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{border-bottom:1px solid #ddd;padding:.4rem;text-align:left;vertical-align:top}
-h2{margin-top:2.5rem}
+.scroll{overflow-x:auto}table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{border-bottom:1px solid #ddd;padding:.4rem;text-align:left;vertical-align:top}
+nav{display:flex;flex-wrap:wrap;gap:.5rem 1rem}h2{margin-top:2.5rem}
+@media (max-width:40rem){body{padding:.75rem}td,th{padding:.3rem .2rem}}
 </style></head><body>
+<nav><a href="/dashboard">Dashboard</a><a href="#scrape">POST /scrape</a><a href="#options">Options</a><a href="#json-schema">JSON Schema</a><a href="#errors">Errors</a><a href="#account">GET /account</a><a href="#clients">Clients</a></nav>
 <h1>Winnow API reference</h1>
 <p>Send a page URL and a schema of field names and types; get JSON in exactly the schema's shape, <code>null</code> for what the page does not say. Machine-readable: <a href="/openapi.json">OpenAPI 3.1</a>.</p>
 <h2 id="clients">Dashboard and clients</h2>
 <p>Sign up, see and refresh your API key, follow your usage and try requests in the <a href="/dashboard">dashboard</a>.</p>
-<p>Client libraries, in the Winnow repository (each folder's <code>README.md</code> shows how to use it):</p>
+<p>Client libraries, in the Winnow repository (each folder's <code>README.md</code> has the whole of its API): they send the key, raise a typed exception for every problem type and retry <code>429</code>, <code>503</code> and network failures with backoff.</p>
 <ul>
-<li>Node.js: <code>@winnow/client</code> in <code>clients/node</code>; install with <code>npm install ./clients/node</code>.</li>
-<li>Python: <code>winnow-client</code> (imported as <code>winnow</code>) in <code>clients/python</code>; install with <code>pip install ./clients/python</code>.</li>
+<li>Node.js: <code>@winnow/client</code> in <code>clients/node</code>; install with <code>npm install ./clients/node</code>. Types are inferred from your schema.</li>
+<li>Python: <code>winnow-client</code> (imported as <code>winnow</code>) in <code>clients/python</code>; install with <code>pip install ./clients/python</code>. Standard library only, with an asyncio variant.</li>
 </ul>
+<pre>${escapeHtml(NODE_EXAMPLE)}</pre>
+<pre>${escapeHtml(PYTHON_EXAMPLE)}</pre>
 <h2 id="auth">Authentication</h2>
 <p>Every request carries your API key in the <code>x-api-key</code> header. A missing, wrong or refreshed key gets <a href="#unauthorized">401</a>.</p>
 <h2 id="scrape">POST /scrape</h2>
@@ -66,6 +98,9 @@ h2{margin-top:2.5rem}
 <h3>Request body (<code>application/json</code>)</h3>
 ${table(["Field", "Type", "", "Meaning"], fields)}
 <p>Unknown fields are refused.</p>
+<h3 id="options">Options (<code>options</code>, every field optional)</h3>
+${table(["Field", "Type", "Meaning"], options)}
+<pre>${escapeHtml(OPTIONS_EXAMPLE)}</pre>
 <h3>The schema language</h3>
 ${table(
   ["Form", "Meaning"],
@@ -78,6 +113,22 @@ ${table(
   ],
 )}
 <p>Field names are the main hint to the model: <code>price_usd</code>, <code>published_date_iso8601</code> and <code>rating_1_to_5</code> work better than <code>price</code>, <code>date</code> and <code>rating</code>.</p>
+<h3 id="json-schema">A JSON Schema as <code>schema</code></h3>
+<p>A JSON Schema object (with <code>$schema</code>, or <code>"type": "object"</code> and <code>properties</code>, as OpenAI and Firecrawl take) is translated into the schema language and answered exactly like its translation:</p>
+${table(
+  ["JSON Schema", "Schema language"],
+  [
+    ['<code>{"type": "object", "properties": {...}}</code>', "<code>{ ... }</code>"],
+    ['<code>{"type": "array", "items": {"type": "object", ...}}</code>', "<code>[ { ... } ]</code>"],
+    ['<code>{"type": "array", "items": {"type": "string"}}</code>', '<code>[ "string" ]</code>'],
+    ['<code>{"type": "integer"}</code> (and the other scalars)', '<code>"integer"</code>'],
+    [
+      '<code>"type": ["string", "null"]</code>, <code>"nullable": true</code>, <code>anyOf</code> with <code>{"type": "null"}</code>',
+      "the type without null (every field may be null)",
+    ],
+  ],
+)}
+<p>A field's <code>description</code> is given to the model as that field's hint. Read past: <code>title</code>, <code>format</code>, <code>required</code>, <code>default</code>, <code>examples</code>, <code>$defs</code>, boolean <code>additionalProperties</code>. Refused with <a href="#unsupported-json-schema">422</a>, each by its JSON pointer: <code>$ref</code>, <code>anyOf</code>/<code>oneOf</code> other than nullable, <code>allOf</code>, <code>not</code>, <code>if</code>, <code>patternProperties</code>, a schema in <code>additionalProperties</code>, tuples, a field of two types, and value constraints (<code>enum</code>, <code>const</code>, <code>pattern</code>, <code>minimum</code>, ...).</p>
 <h3>Response</h3>
 <p><code>200</code> with a JSON object in exactly the schema's shape. Headers:</p>
 ${table(
@@ -87,7 +138,10 @@ ${table(
 <h2 id="errors">Errors</h2>
 <p>Every failure is <code>application/problem+json</code> (RFC 9457) with <code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code>, <code>request_id</code> and <code>retryable</code>; invalid requests add <code>errors</code> (each with <code>path</code> and <code>description</code>). Types are <code>${escapeHtml(problemTypeUri("invalid-request").replace("invalid-request", ""))}</code> followed by:</p>
 ${table(["Type", "Status", "Retry?", "When"], problems)}
-<h2 id="health">Health</h2>
-<p><code>GET /healthz</code>: the process is up. <code>GET /readyz</code>: every backend reports SERVING.</p>
+<h2 id="account">GET /account</h2>
+<p>With <code>x-api-key</code>: checks the key (it counts against the key's requests per minute) and answers the account it belongs to and its limits; a cheap way to test a key.</p>
+<pre>${escapeHtml(ACCOUNT_EXAMPLE)}</pre>
+<h2 id="health">Other endpoints</h2>
+<p><code>GET /openapi.json</code>: this reference as OpenAPI 3.1. <code>GET /healthz</code>: the process is up. <code>GET /readyz</code>: every backend reports SERVING and the gateway is not draining. <code>/dashboard</code>: <a href="/dashboard">the dashboard</a>.</p>
 </body></html>`;
 }

@@ -10,6 +10,7 @@ import {
 } from "@winnow/platform";
 import { RenderMode, type RenderOptions } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import { fromJsonSchema, isJsonSchema, toOriginalPaths } from "./json-schema-input.js";
 
 const TYPE_NAMES = ["string", "number", "integer", "boolean", "array", "object"];
 
@@ -76,7 +77,7 @@ export const scrapeRequestSchema = {
   $defs: {
     Schema: {
       type: "object",
-      description: `Field names mapped to types. At most ${SCHEMA_LIMITS.maxDepth} levels of nesting and ${SCHEMA_LIMITS.maxFields} fields in all; names of 1-${SCHEMA_LIMITS.maxNameLength} characters.`,
+      description: `Field names mapped to types (a JSON Schema object is translated where it maps; see /docs). At most ${SCHEMA_LIMITS.maxDepth} levels of nesting and ${SCHEMA_LIMITS.maxFields} fields in all; names of 1-${SCHEMA_LIMITS.maxNameLength} characters.`,
       minProperties: 1,
       propertyNames: {
         minLength: 1,
@@ -119,6 +120,8 @@ export interface ScrapeRequest {
   url: string;
   /** The schema as sent (checked here, parsed by the extractor), re-serialized for it. */
   schemaJson: string;
+  /** A translated JSON Schema's field descriptions, by pointer in the schema (ExtractRequest.field_hints). */
+  fieldHints: Record<string, string>;
   taskDescription: string;
   /** What the renderer is asked for; zero values mean "the renderer's default". */
   renderOptions: RenderOptions;
@@ -135,8 +138,11 @@ const validateBody = new Ajv2020({ allErrors: true }).compile(scrapeRequestSchem
  * where: "invalid-request" when anything outside the schema is wrong (listing
  * the schema's problems too), else "invalid-schema".
  */
-export function parseScrapeRequest(body: unknown): ScrapeRequest {
-  rejectDeepNesting(body);
+export function parseScrapeRequest(sent: unknown): ScrapeRequest {
+  rejectDeepNesting(sent);
+  // A JSON Schema is read as its schema-language twin from here on; errors found in the twin name the original.
+  const translated = isObject(sent) && isJsonSchema(sent.schema) ? fromJsonSchema(sent.schema) : undefined;
+  const body = translated ? { ...(sent as object), schema: translated.twin } : sent;
   const errors = validateBody(body) ? [] : (validateBody.errors ?? []);
   const inSchema = (e: ErrorObject) => isUnder(e.instancePath, "/schema") && e.keyword !== "required";
   const envelope = errors.filter((e) => !inSchema(e)).map(describeAjvError);
@@ -153,6 +159,7 @@ export function parseScrapeRequest(body: unknown): ScrapeRequest {
   }
   // parseSchema names each bad node better than oneOf can; Ajv's word stands only if the two disagree.
   if (schemaViolations.length === 0) schemaViolations = errors.filter(inSchema).map(describeAjvError);
+  if (translated) schemaViolations = toOriginalPaths(schemaViolations, translated.origins);
   if (envelope.length > 0) throw invalid("invalid-request", [...envelope, ...schemaViolations]);
   if (schemaViolations.length > 0 || !tree) throw invalid("invalid-schema", schemaViolations);
   const {
@@ -179,6 +186,7 @@ export function parseScrapeRequest(body: unknown): ScrapeRequest {
     // Refused here what is never fetchable, before any backend is asked; the renderer checks again.
     url: parseTargetUrl(url).href,
     schemaJson: JSON.stringify(schema),
+    fieldHints: translated?.hints ?? {},
     taskDescription: task_description ?? "",
     renderOptions: {
       mode: options.render ? RENDER_MODES[options.render] : RenderMode.RENDER_MODE_UNSPECIFIED,
@@ -192,8 +200,8 @@ export function parseScrapeRequest(body: unknown): ScrapeRequest {
   };
 }
 
-/** Far deeper than any valid request; validators recurse, so deeper input must stop here, not overflow the stack. */
-const MAX_BODY_DEPTH = 32;
+/** Far deeper than any valid request (a JSON Schema takes up to five levels for each of the language's); validators recurse, so deeper input must stop here, not overflow the stack. */
+const MAX_BODY_DEPTH = 64;
 
 /** Walks the body without recursion and refuses it at the first node nested deeper than MAX_BODY_DEPTH. */
 function rejectDeepNesting(body: unknown): void {

@@ -44,6 +44,7 @@ export function scrapeHandler(backends: Backends): RequestHandler {
         url: page.finalUrl,
         html: page.html,
         schemaJson: request.schemaJson,
+        fieldHints: request.fieldHints,
         taskDescription: request.taskDescription,
         options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: request.evidence },
         // The key's account owns what its pages teach; the renderer's signature lets the page teach.

@@ -140,6 +140,16 @@ describe("EgressGuard", () => {
     expect(error?.message).not.toContain("10.0.0.5");
   });
 
+  it.each([
+    ["http://127.0.0.1:8080/", "WINNOW_EGRESS_ALLOW=127.0.0.1:8080"],
+    ["http://[::1]/", "WINNOW_EGRESS_ALLOW=[::1]:80"],
+    ["https://rebind.example/", "WINNOW_EGRESS_ALLOW=rebind.example:443"],
+    ["http://app.localhost:3000/", "WINNOW_EGRESS_ALLOW=app.localhost:3000"],
+  ])("says how an operator allows %s: %s", async (url, allowance) => {
+    const error = await guard.refusal(new URL(url));
+    expect(error?.message).toContain(allowance);
+  });
+
   it("pins the checked address, asking the resolver once", async () => {
     const asked: string[] = [];
     const pinning = new EgressGuard(undefined, async (hostname) => {

@@ -158,7 +158,7 @@ export class EgressGuard {
     const allowedByName = this.allowlist.hostPorts.has(hostPortKey(hostname, port));
     // Resolvers answer *.localhost locally, whatever DNS says.
     if (!literal && !allowedByName && /(^|\.)localhost\.?$/.test(hostname))
-      throw notAllowed(`${hostname} is a local address`);
+      throw notPublic(`${hostname} is a local address`, hostname, port);
 
     let addresses: string[];
     try {
@@ -168,8 +168,10 @@ export class EgressGuard {
     }
     if (addresses.length === 0) throw new WinnowError("target-unreachable", `${hostname} has no addresses`);
     if (!allowedByName && !addresses.every((address) => this.#addressAllowed(ipaddr.parse(address), port))) {
-      throw notAllowed(
+      throw notPublic(
         literal ? `${hostname} is not a public address` : `${hostname} resolves to an address that is not public`,
+        hostname,
+        port,
       );
     }
     const address = addresses[0]!;
@@ -209,6 +211,14 @@ function canonicalIPv4(hostname: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A refusal a local test site or an intranet page meets first: it says how an operator allows it. */
+function notPublic(message: string, hostname: string, port: number): WinnowError {
+  const host = isIP(hostname) === 6 ? `[${hostname}]` : hostname;
+  return notAllowed(
+    `${message}; to scrape private or local addresses (a test site, an intranet), the operator lists them in the renderer's WINNOW_EGRESS_ALLOW, e.g. WINNOW_EGRESS_ALLOW=${host}:${port}`,
+  );
 }
 
 function notAllowed(message: string): WinnowError {

@@ -119,6 +119,18 @@ export interface ExtractRequest {
   pageWarnings: Warning[];
   /** RenderResponse.signature of the page, for learn. */
   pageSignature: Buffer;
+  /**
+   * What the caller says a field holds, by the field's JSON pointer in the
+   * schema ("/price", "/reviews/0/author": an array's item is "/0"): the
+   * descriptions of a JSON Schema the gateway translated. Given to the model
+   * beside what the field's name says; a pointer the schema lacks is ignored.
+   */
+  fieldHints: { [key: string]: string };
+}
+
+export interface ExtractRequest_FieldHintsEntry {
+  key: string;
+  value: string;
 }
 
 export interface TokenUsage {
@@ -336,6 +348,7 @@ function createBaseExtractRequest(): ExtractRequest {
     learn: false,
     pageWarnings: [],
     pageSignature: Buffer.alloc(0),
+    fieldHints: {},
   };
 }
 
@@ -368,6 +381,9 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     if (message.pageSignature.length !== 0) {
       writer.uint32(74).bytes(message.pageSignature);
     }
+    globalThis.Object.entries(message.fieldHints).forEach(([key, value]: [string, string]) => {
+      ExtractRequest_FieldHintsEntry.encode({ key: key as any, value }, writer.uint32(82).fork()).join();
+    });
     return writer;
   },
 
@@ -456,6 +472,17 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
             message.pageSignature = Buffer.from(reader.bytes());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            const entry10 = ExtractRequest_FieldHintsEntry.decode(reader, reader.uint32());
+            if (entry10.value !== undefined) {
+              message.fieldHints[entry10.key] = entry10.value;
+            }
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -495,6 +522,33 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
         : isSet(object.page_signature)
         ? Buffer.from(bytesFromBase64(object.page_signature))
         : Buffer.alloc(0),
+      fieldHints: isObject(object.fieldHints)
+        ? (globalThis.Object.entries(object.fieldHints) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.field_hints)
+        ? (globalThis.Object.entries(object.field_hints) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
     };
   },
 
@@ -527,6 +581,15 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     if (message.pageSignature.length !== 0) {
       obj.pageSignature = base64FromBytes(message.pageSignature);
     }
+    if (message.fieldHints) {
+      const entries = globalThis.Object.entries(message.fieldHints) as [string, string][];
+      if (entries.length > 0) {
+        obj.fieldHints = {};
+        entries.forEach(([k, v]) => {
+          obj.fieldHints[k] = v;
+        });
+      }
+    }
     return obj;
   },
 
@@ -546,6 +609,102 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     message.learn = object.learn ?? false;
     message.pageWarnings = object.pageWarnings?.map((e) => Warning.fromPartial(e)) || [];
     message.pageSignature = object.pageSignature ?? Buffer.alloc(0);
+    message.fieldHints = (globalThis.Object.entries(object.fieldHints ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseExtractRequest_FieldHintsEntry(): ExtractRequest_FieldHintsEntry {
+  return { key: "", value: "" };
+}
+
+export const ExtractRequest_FieldHintsEntry: MessageFns<ExtractRequest_FieldHintsEntry> = {
+  encode(message: ExtractRequest_FieldHintsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExtractRequest_FieldHintsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExtractRequest_FieldHintsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExtractRequest_FieldHintsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: ExtractRequest_FieldHintsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExtractRequest_FieldHintsEntry>, I>>(base?: I): ExtractRequest_FieldHintsEntry {
+    return ExtractRequest_FieldHintsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExtractRequest_FieldHintsEntry>, I>>(
+    object: I,
+  ): ExtractRequest_FieldHintsEntry {
+    const message = createBaseExtractRequest_FieldHintsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
     return message;
   },
 };
@@ -1496,6 +1655,10 @@ export type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 export type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

@@ -1,0 +1,172 @@
+import { WinnowError } from "@winnow/platform";
+import { describe, expect, it } from "vitest";
+import { parseScrapeRequest } from "./scrape-request.js";
+
+const url = "https://shop.example/item/42";
+
+function failure(schema: unknown): WinnowError {
+  try {
+    parseScrapeRequest({ url, schema });
+  } catch (error) {
+    if (error instanceof WinnowError) return error;
+    throw error;
+  }
+  throw new Error("expected a WinnowError");
+}
+
+describe("a JSON Schema as `schema`", () => {
+  it("is read as its schema-language twin: objects, arrays of objects and scalars, nullable, annotations", () => {
+    const request = parseScrapeRequest({
+      url,
+      schema: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        title: "Product",
+        type: "object",
+        required: ["title"],
+        additionalProperties: false,
+        properties: {
+          title: { type: "string", description: "the product's name" },
+          price_usd: { type: ["number", "null"] },
+          stock: { type: "integer", nullable: true },
+          in_stock: { anyOf: [{ type: "boolean" }, { type: "null" }] },
+          seller: { type: "object", properties: { name: { type: "string" } } },
+          extra: { type: "object" },
+          tags: { type: "array", items: { type: "string", format: "uri" } },
+          reviews: {
+            type: "array",
+            items: { type: "object", properties: { author: { type: "string" }, rating: { type: "number" } } },
+          },
+          anything: { type: "array" },
+        },
+      },
+    });
+    expect(JSON.parse(request.schemaJson)).toEqual({
+      title: "string",
+      price_usd: "number",
+      stock: "integer",
+      in_stock: "boolean",
+      seller: { name: "string" },
+      extra: "object",
+      tags: ["string"],
+      reviews: [{ author: "string", rating: "number" }],
+      anything: "array",
+    });
+  });
+
+  it("keeps each field's description as a hint for the model, by its pointer in the translation", () => {
+    const request = parseScrapeRequest({
+      url,
+      schema: {
+        type: "object",
+        description: "a product page",
+        properties: {
+          title: { type: "string", description: " the product's name " },
+          price: { description: "after discount", anyOf: [{ type: "number", description: "inner" }, { type: "null" }] },
+          reviews: {
+            type: "array",
+            items: { type: "object", properties: { author: { type: "string", description: "display name" } } },
+          },
+          empty: { type: "string", description: "" },
+        },
+      },
+    });
+    expect(request.fieldHints).toEqual({
+      "/title": "the product's name",
+      "/price": "after discount",
+      "/reviews/0/author": "display name",
+    });
+    expect(parseScrapeRequest({ url, schema: { title: "string" } }).fieldHints).toEqual({});
+  });
+
+  it("refuses a description too long to be a hint", () => {
+    const error = failure({ type: "object", properties: { a: { type: "string", description: "x".repeat(1001) } } });
+    expect(error.type).toBe("unsupported-json-schema");
+    expect(error.violations.map((v) => v.path)).toEqual(["/schema/properties/a/description"]);
+  });
+
+  it("is recognized by $schema alone, draft-07 included", () => {
+    const request = parseScrapeRequest({
+      url,
+      schema: {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        definitions: {},
+        properties: { name: { type: "string" } },
+      },
+    });
+    expect(JSON.parse(request.schemaJson)).toEqual({ name: "string" });
+  });
+
+  it("leaves the schema language alone, fields named `type` included", () => {
+    const request = parseScrapeRequest({ url, schema: { type: "string", properties: "object" } });
+    expect(JSON.parse(request.schemaJson)).toEqual({ type: "string", properties: "object" });
+  });
+
+  it.each([
+    ["$ref", { a: { $ref: "#/$defs/A" } }, "/schema/properties/a/$ref"],
+    ["oneOf", { a: { oneOf: [{ type: "string" }, { type: "number" }] } }, "/schema/properties/a/oneOf"],
+    [
+      "anyOf",
+      { a: { anyOf: [{ type: "string" }, { type: "number" }, { type: "null" }] } },
+      "/schema/properties/a/anyOf",
+    ],
+    ["allOf", { a: { allOf: [{ type: "string" }] } }, "/schema/properties/a/allOf"],
+    [
+      "patternProperties",
+      { a: { type: "object", patternProperties: { "^x": {} } } },
+      "/schema/properties/a/patternProperties",
+    ],
+    [
+      "additionalProperties",
+      { a: { type: "object", additionalProperties: { type: "string" } } },
+      "/schema/properties/a/additionalProperties",
+    ],
+    ["enum", { a: { type: "string", enum: ["x", "y"] } }, "/schema/properties/a/enum"],
+    ["items", { a: { type: "array", items: [{ type: "string" }] } }, "/schema/properties/a/items"],
+  ])("refuses %s with 422 naming the keyword's pointer", (keyword, properties, pointer) => {
+    const error = failure({ type: "object", properties });
+    expect(error.type).toBe("unsupported-json-schema");
+    expect(error.violations).toEqual([expect.objectContaining({ path: pointer })]);
+    expect(error.message).toContain(`"${keyword}" is not supported`);
+  });
+
+  it("names an unknown keyword plainly, whatever it is called", () => {
+    const error = failure(
+      JSON.parse('{"type":"object","properties":{"a":{"type":"string","constructor":1,"__proto__":{}}}}'),
+    );
+    expect(error.type).toBe("unsupported-json-schema");
+    expect(error.violations.map((v) => v.description)).toEqual([
+      '"constructor" is not supported: it does not map to the schema language',
+      '"__proto__" is not supported: it does not map to the schema language',
+    ]);
+  });
+
+  it("refuses a field of two types, and a field with no type", () => {
+    const error = failure({
+      type: "object",
+      properties: { a: { type: ["string", "number"] }, b: { description: "?" } },
+    });
+    expect(error.type).toBe("unsupported-json-schema");
+    expect(error.violations.map((v) => v.path)).toEqual(["/schema/properties/a/type", "/schema/properties/b"]);
+  });
+
+  it("refuses a malformed JSON Schema as invalid-schema, with Ajv's pointer", () => {
+    const error = failure({ type: "object", properties: { a: { type: "string", description: 42 } } });
+    expect(error.type).toBe("invalid-schema");
+    expect(error.violations[0]?.path).toBe("/schema/properties/a/description");
+  });
+
+  it("names the JSON Schema's own pointers when the twin breaks the language's rules", () => {
+    const error = failure({
+      type: "object",
+      properties: {
+        constructor: { type: "string" },
+        list: { type: "array", items: { type: "array", items: { type: "string" } } },
+      },
+    });
+    expect(error.type).toBe("invalid-schema");
+    expect(error.violations.map((v) => v.path)).toEqual([
+      "/schema/properties/constructor",
+      "/schema/properties/list/items",
+    ]);
+  });
+});

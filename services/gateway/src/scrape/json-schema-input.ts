@@ -1,0 +1,228 @@
+/**
+ * A JSON Schema sent as `schema` (as OpenAI and Firecrawl users write them),
+ * translated into the schema language where it maps, refused where it does
+ * not. Without this, `{"type": "object", "properties": {...}}` reads as two
+ * fields named `type` and `properties` and answers nulls.
+ */
+import { escapePointer, type Violation, WinnowError } from "@winnow/platform";
+import { Ajv2020 } from "ajv/dist/2020.js";
+
+const SCALARS = new Set(["string", "number", "integer", "boolean"]);
+/** A field's description is a hint, not a second task description. */
+const MAX_HINT_LENGTH = 1000;
+
+/** Keywords that say nothing about the answer's shape: read past (a field's description is also kept as its hint). */
+const ANNOTATIONS = new Set([
+  "$schema",
+  "$id",
+  "$comment",
+  "$defs",
+  "definitions",
+  "title",
+  "description",
+  "examples",
+  "default",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "format",
+  // Every field is in every answer already (null when not on the page).
+  "required",
+  "nullable",
+]);
+
+/** Why a keyword cannot be honoured, for the ones callers reach for most. */
+const REFUSALS: Record<string, string> = {
+  $ref: "references are not followed; write the referenced schema in place",
+  $dynamicRef: "references are not followed; write the referenced schema in place",
+  anyOf: 'only the nullable form [<schema>, {"type": "null"}] is understood',
+  oneOf: 'only the nullable form [<schema>, {"type": "null"}] is understood',
+  allOf: "combined schemas are not understood; merge them into one",
+  not: "negated schemas are not understood",
+  if: "conditional schemas are not understood",
+  patternProperties: "fields must be named: list them under properties",
+  additionalProperties: "only true or false is understood; extra fields are never answered",
+  prefixItems: "tuples are not understood; use an array of one item schema",
+  items: "an array's items must be one schema (an object or a scalar type)",
+  ...Object.fromEntries(
+    [
+      "enum",
+      "const",
+      "pattern",
+      "minimum",
+      "maximum",
+      "exclusiveMinimum",
+      "exclusiveMaximum",
+      "multipleOf",
+      "minLength",
+      "maxLength",
+      "minItems",
+      "maxItems",
+      "uniqueItems",
+      "minProperties",
+      "maxProperties",
+    ].map((keyword) => [keyword, "value constraints are not applied; drop it, or say it in task_description"]),
+  ),
+};
+
+export function isJsonSchema(value: unknown): value is Record<string, unknown> {
+  if (!isObject(value)) return false;
+  return "$schema" in value || (value.type === "object" && isObject(value.properties));
+}
+
+/**
+ * The schema-language twin of a JSON Schema, and where each of its nodes came
+ * from (twin pointer to original pointer, both under `basePath`) so later
+ * errors can name what the caller wrote. Throws "invalid-schema" for a
+ * malformed JSON Schema, "unsupported-json-schema" where it does not map.
+ */
+export function fromJsonSchema(
+  schema: Record<string, unknown>,
+  basePath = "/schema",
+): { twin: Record<string, unknown>; origins: Map<string, string>; hints: Record<string, string> } {
+  const violations: Violation[] = [];
+  const origins = new Map<string, string>();
+  /** Each field's description, by its pointer in the twin below basePath, for the model (ExtractRequest.field_hints). */
+  const hints: Record<string, string> = {};
+  const refuse = (path: string, description: string) => {
+    if (violations.length < 50) violations.push({ path, description });
+  };
+
+  /** One node: a type name, a nested object, a one-item array, as parseSchema reads them. */
+  const translate = (node: unknown, from: string, to: string): unknown => {
+    origins.set(to, from);
+    if (!isObject(node)) {
+      refuse(from, "must be a schema object; true and false schemas are not understood");
+      return "object";
+    }
+    keepHint(node, from, to);
+    const inner = nullableInner(node);
+    if (inner) return translate(inner.schema, `${from}/${inner.keyword}/${inner.index}`, to);
+    const refusedBefore = violations.length;
+    for (const keyword of Object.keys(node)) {
+      if (ANNOTATIONS.has(keyword) || ["type", "properties", "items"].includes(keyword)) continue;
+      if (keyword === "additionalProperties" && typeof node[keyword] === "boolean") continue;
+      refuse(
+        `${from}/${escapePointer(keyword)}`,
+        `"${keyword}" is not supported: ${Object.hasOwn(REFUSALS, keyword) ? REFUSALS[keyword] : "it does not map to the schema language"}`,
+      );
+    }
+    // A node refused for its keywords is not also told it lacks a type.
+    if (violations.length > refusedBefore) return "object";
+    const type = typeOf(node, from, refuse);
+    if (type === undefined) return "object";
+    if (SCALARS.has(type)) return type;
+    if (type === "object") {
+      if (!isObject(node.properties) || Object.keys(node.properties).length === 0) return "object";
+      const fields: Record<string, unknown> = {};
+      for (const [name, field] of Object.entries(node.properties)) {
+        // defineProperty: a field named "__proto__" stays a field, for parseSchema to refuse by name.
+        Object.defineProperty(fields, name, {
+          value: translate(field, `${from}/properties/${escapePointer(name)}`, `${to}/${escapePointer(name)}`),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return fields;
+    }
+    if (type === "array") {
+      if (node.items === undefined) return "array";
+      if (Array.isArray(node.items)) {
+        refuse(`${from}/items`, `"items" is not supported: ${REFUSALS.items}`);
+        return "array";
+      }
+      return [translate(node.items, `${from}/items`, `${to}/0`)];
+    }
+    refuse(`${from}/type`, `type "${type}" is not supported: use string, number, integer, boolean, object or array`);
+    return "object";
+  };
+
+  /** The description of a field (not of the whole schema), the outermost one when a nullable wrapper has its own. */
+  const keepHint = (node: Record<string, unknown>, from: string, to: string) => {
+    const field = to.slice(basePath.length);
+    if (field === "" || typeof node.description !== "string" || Object.hasOwn(hints, field)) return;
+    if (node.description.length > MAX_HINT_LENGTH) {
+      refuse(`${from}/description`, `a description of at most ${MAX_HINT_LENGTH} characters is passed to the model`);
+      return;
+    }
+    if (node.description.trim() !== "") hints[field] = node.description.trim();
+  };
+
+  const twin = translate(schema, basePath, basePath);
+  if (violations.length === 0 && !isObject(twin)) {
+    refuse(
+      `${basePath}/type`,
+      'the top level must be {"type": "object", "properties": {...}}: the answer is an object',
+    );
+  }
+  if (violations.length > 0) throw failure("unsupported-json-schema", violations);
+  // Checked once it maps, so a keyword it cannot honour is named as such rather than as malformed.
+  if (!isWellFormed(schema)) {
+    const violations = (isWellFormed.errors ?? []).map((e) => ({
+      path: `${basePath}${e.instancePath}`,
+      description: `not a well-formed JSON Schema: ${e.message ?? "invalid"}`,
+    }));
+    throw failure("invalid-schema", violations);
+  }
+  return { twin: twin as Record<string, unknown>, origins, hints };
+}
+
+/** Errors found in the twin, renamed to the pointers of the JSON Schema the caller sent. */
+export function toOriginalPaths(violations: Violation[], origins: Map<string, string>): Violation[] {
+  return violations.map((violation) => {
+    let prefix = violation.path;
+    while (prefix && !origins.has(prefix)) prefix = prefix.slice(0, prefix.lastIndexOf("/"));
+    return prefix ? { ...violation, path: origins.get(prefix)! + violation.path.slice(prefix.length) } : violation;
+  });
+}
+
+/** The 2020-12 meta-schema; draft-07 schemas in the subset translated here pass it too. */
+const isWellFormed = (() => {
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  return ajv.getSchema("https://json-schema.org/draft/2020-12/schema")!;
+})();
+
+/** `{"anyOf": [X, {"type": "null"}]}` (or oneOf, either order): X, with where it sits. */
+function nullableInner(node: Record<string, unknown>): { schema: unknown; keyword: string; index: number } | undefined {
+  for (const keyword of ["anyOf", "oneOf"]) {
+    const options = node[keyword];
+    if (!Array.isArray(options) || options.length !== 2) continue;
+    const others = Object.keys(node).filter((k) => k !== keyword && !ANNOTATIONS.has(k));
+    if (others.length > 0) continue;
+    const nullIndex = options.findIndex((option) => isObject(option) && option.type === "null");
+    if (nullIndex === -1) continue;
+    const index = 1 - nullIndex;
+    return { schema: options[index], keyword, index };
+  }
+  return undefined;
+}
+
+/** The node's one type besides "null", inferred from `properties` or `items` when `type` is left out. */
+function typeOf(
+  node: Record<string, unknown>,
+  path: string,
+  refuse: (path: string, description: string) => void,
+): string | undefined {
+  const declared = node.type;
+  if (declared === undefined) {
+    if ("properties" in node) return "object";
+    if ("items" in node) return "array";
+    refuse(path, 'states no type: add "type" (string, number, integer, boolean, object or array)');
+    return undefined;
+  }
+  const types = (Array.isArray(declared) ? declared : [declared]).filter((t) => t !== "null");
+  if (types.length !== 1 || typeof types[0] !== "string") {
+    refuse(`${path}/type`, 'must name one type (and optionally "null"): a field holds one kind of value');
+    return undefined;
+  }
+  return types[0];
+}
+
+function failure(type: "invalid-schema" | "unsupported-json-schema", violations: Violation[]): WinnowError {
+  return new WinnowError(type, violations.map((v) => `${v.path}: ${v.description}`).join("; "), { violations });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
