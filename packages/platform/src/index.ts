@@ -48,7 +48,7 @@ export {
   type Violation,
   WinnowError,
 } from "./problems.js";
-export { type RequestFields, requestMetadata } from "./request-fields.js";
+export { currentRequestFields, type RequestFields, requestMetadata, withRequestFields } from "./request-fields.js";
 export {
   type Field,
   type ObjectNode,
