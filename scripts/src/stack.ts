@@ -10,7 +10,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { checkHealth, PAGE_SIGNING_KEY_VARIABLE, TOKEN_VARIABLES } from "@winnow/platform";
+import { checkHealth, LISTENING_MESSAGE, PAGE_SIGNING_KEY_VARIABLE, TOKEN_VARIABLES } from "@winnow/platform";
 import {
   type CallerTokenSet,
   loadOrCreateCallerTokens,
@@ -114,8 +114,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (;;) {
       const failed = [...supervisors.values()].find((s) => s.startupFailure);
       if (failed) throw new Error(`${failed.service} ${failed.startupFailure}; see its output above`);
-      const backendStatus = await Promise.all(BACKENDS.map((s) => checkHealth(addr(s))));
-      if (backendStatus.every((s) => s === "SERVING") && (await isReady(`${gatewayUrl}/readyz`))) return;
+      // Only once this stack's own processes hold their ports do the ports' answers speak for them.
+      const bound = [...supervisors.values()].every((s) => s.listening);
+      const backendStatus = await Promise.all(
+        BACKENDS.map((s) => (bound ? checkHealth(addr(s)) : Promise.resolve("UNREACHABLE"))),
+      );
+      if (bound && backendStatus.every((s) => s === "SERVING") && (await isReady(`${gatewayUrl}/readyz`))) return;
       if (Date.now() > deadline) {
         const waiting = BACKENDS.filter((_, i) => backendStatus[i] !== "SERVING");
         throw new Error(
@@ -160,6 +164,8 @@ async function isReady(url: string): Promise<boolean> {
  */
 class Supervisor {
   child: ChildProcess | undefined;
+  /** Whether the running process has said its server is bound (platform's reportListening). */
+  listening = false;
   restartOnExit = false;
   startupFailure: string | undefined;
   private stopping = false;
@@ -178,20 +184,29 @@ class Supervisor {
     const nodeArgs = this.options.nodeArgs?.[this.service] ?? [];
     const child = spawn(process.execPath, [...nodeArgs, "--import", "@winnow/platform/telemetry", entry], {
       cwd: REPO_ROOT,
-      env: this.env,
-      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...this.env, WINNOW_SUPERVISOR: "ipc" },
+      // The IPC channel carries one message: the service's server is bound.
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
       // A process group of its own: Ctrl-C in a terminal reaches the supervisor alone, which stops
       // the services in order (the gateway's drain writes its usage to auth before auth stops).
       detached: true,
     });
     this.child = child;
-    for (const stream of [child.stdout, child.stderr]) {
+    this.listening = false;
+    child.on("message", (message) => {
+      if (message === LISTENING_MESSAGE) this.listening = true;
+    });
+    // The channel must not keep this process alive either.
+    child.channel?.unref();
+    // Both piped (stdio above).
+    for (const stream of [child.stdout!, child.stderr!]) {
       createInterface({ input: stream, crlfDelay: Infinity }).on(
         "line",
         (line) => line && this.options.onOutput?.(this.service, line),
       );
     }
     child.on("exit", (code, signal) => {
+      this.listening = false;
       if (this.stopping) return;
       const how = signal ?? `code ${code}`;
       if (!this.restartOnExit) {

@@ -9,6 +9,7 @@ import { type CallerRole, type CallerTokens, callerCheck } from "./caller-creden
 import { toGrpcStatus } from "./grpc-errors.js";
 import { meter, SECONDS_BUCKETS } from "./metrics.js";
 import { WinnowError } from "./problems.js";
+import { requestFieldsOf, withRequestFields } from "./request-fields.js";
 
 const rpcDuration = meter.createHistogram("winnow.rpc.server.duration", {
   unit: "s",
@@ -39,6 +40,8 @@ export interface GrpcServerOptions {
   logger: Logger;
   /** Connections are closed after this age so clients re-resolve DNS and spread over new replicas. */
   maxConnectionAgeMs?: number;
+  /** How long calls on a connection past its age may still run before it is dropped. */
+  maxConnectionAgeGraceMs?: number;
 }
 
 export interface RunningGrpcServer {
@@ -63,7 +66,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   );
   const server = new grpc.Server({
     "grpc.max_connection_age_ms": options.maxConnectionAgeMs ?? 5 * 60_000,
-    "grpc.max_connection_age_grace_ms": 30_000,
+    "grpc.max_connection_age_grace_ms": options.maxConnectionAgeGraceMs ?? 30_000,
     "grpc.max_receive_message_length": 64 * 1024 * 1024,
     interceptors: [
       callerCheck({
@@ -150,29 +153,45 @@ export function unary<Req, Res>(
     );
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
-    // Through a promise chain, so a handler that throws synchronously is answered like one that rejects.
-    Promise.resolve()
-      .then(() => handler(call.request, { deadline, signal: controller.signal, metadata: call.metadata }))
-      .finally(() => (answered = true))
-      .then(
-        (response) => {
-          rpcDuration.record(seconds(), { "rpc.method": call.getPath(), "rpc.grpc.status_code": grpc.status.OK });
-          callback(null, response);
-        },
-        (error: unknown) => {
-          if (!(error instanceof WinnowError) || error.type === "internal") {
-            logger.error({ err: error, method: call.getPath() }, "call failed");
-          }
-          const status = toGrpcStatus(error);
-          const problem = error instanceof WinnowError ? error.type : "internal";
-          rpcDuration.record(seconds(), {
-            "rpc.method": call.getPath(),
-            "rpc.grpc.status_code": status.code ?? grpc.status.UNKNOWN,
-            "winnow.problem.type": problem,
-          });
-          callback(status);
-        },
-      )
-      .finally(() => clearTimeout(timer));
+    const request = requestFieldsOf(call.metadata);
+    // A call made for a customer's request gets a line of its own, like the gateway's access log.
+    const answeredLine = (code: grpc.status) => {
+      if (request.request_id) {
+        logger.info(
+          { method: call.getPath(), code: grpc.status[code], ms: Math.round(seconds() * 1000) },
+          "call answered",
+        );
+      }
+    };
+    // Through a promise chain, so a handler that throws synchronously is answered like one that rejects; every
+    // line logged on the way carries the request's fields.
+    withRequestFields(request, () =>
+      Promise.resolve()
+        .then(() => handler(call.request, { deadline, signal: controller.signal, metadata: call.metadata }))
+        .finally(() => (answered = true))
+        .then(
+          (response) => {
+            rpcDuration.record(seconds(), { "rpc.method": call.getPath(), "rpc.grpc.status_code": grpc.status.OK });
+            answeredLine(grpc.status.OK);
+            callback(null, response);
+          },
+          (error: unknown) => {
+            if (!(error instanceof WinnowError) || error.type === "internal") {
+              logger.error({ err: error, method: call.getPath() }, "call failed");
+            }
+            const status = toGrpcStatus(error);
+            const code = status.code ?? grpc.status.UNKNOWN;
+            const problem = error instanceof WinnowError ? error.type : "internal";
+            rpcDuration.record(seconds(), {
+              "rpc.method": call.getPath(),
+              "rpc.grpc.status_code": code,
+              "winnow.problem.type": problem,
+            });
+            answeredLine(code);
+            callback(status);
+          },
+        )
+        .finally(() => clearTimeout(timer)),
+    );
   };
 }

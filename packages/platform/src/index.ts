@@ -5,6 +5,7 @@ export {
 } from "./caller-credentials.js";
 export { ConfigError, env, loadConfig, loadConfigOrExit } from "./config.js";
 export { type Deadline, type DeadlineBounds, deadlineSignal } from "./deadline.js";
+export { lockDirectory } from "./directory-lock.js";
 export {
   type AuthClient,
   type CallOptions,
@@ -27,7 +28,14 @@ export {
   startGrpcServer,
   unary,
 } from "./grpc-server.js";
-export { flushTelemetry, logFatalErrors, onShutdownSignal } from "./lifecycle.js";
+export {
+  flushTelemetry,
+  LISTENING_MESSAGE,
+  logFatalErrors,
+  onShutdownSignal,
+  reportListening,
+  StartupError,
+} from "./lifecycle.js";
 export { createLogger, type Logger } from "./logger.js";
 export { meter, metricsConfig, serveMetrics } from "./metrics.js";
 export { PAGE_SIGNING_KEY_VARIABLE, pageSignatureHolds, signPage } from "./page-signature.js";
@@ -41,6 +49,7 @@ export {
   type Violation,
   WinnowError,
 } from "./problems.js";
+export { currentRequestFields, type RequestFields, requestMetadata, withRequestFields } from "./request-fields.js";
 export {
   escapePointer,
   type Field,

@@ -37,14 +37,34 @@ export async function flushTelemetry(): Promise<void> {
   if (typeof hook === "function") await Promise.resolve(hook()).catch(() => undefined);
 }
 
+/** A reason a process cannot start that its operator can fix (a port or directory in use): said in one line, no stack. */
+export class StartupError extends Error {
+  override name = "StartupError";
+}
+
 /** Logs unexpected failures instead of dying silently; a crashed process is restarted by its supervisor. */
 export function logFatalErrors(logger: Logger): void {
-  process.on("uncaughtException", (error) => {
-    logger.fatal({ err: error }, "uncaught exception");
+  const die = (error: unknown, what: string) => {
+    if (error instanceof StartupError) logger.fatal(`cannot start: ${error.message}`);
+    else logger.fatal({ err: error }, what);
     process.exit(1);
-  });
-  process.on("unhandledRejection", (reason) => {
-    logger.fatal({ err: reason }, "unhandled rejection");
-    process.exit(1);
-  });
+  };
+  process.on("uncaughtException", (error) => die(error, "uncaught exception"));
+  process.on("unhandledRejection", (reason) => die(reason, "unhandled rejection"));
+}
+
+/** The message a supervised service sends its supervisor once its server is bound. */
+export const LISTENING_MESSAGE = "winnow:listening";
+
+/**
+ * Tells the supervisor that started this process (scripts' stack.ts, which
+ * opens an IPC channel and sets WINNOW_SUPERVISOR=ipc) that its server is
+ * bound, so readiness checks on its port are known to reach this process
+ * rather than another one that held the port first. A no-op otherwise.
+ */
+export function reportListening(): void {
+  if (process.env.WINNOW_SUPERVISOR !== "ipc" || !process.send) return;
+  process.send(LISTENING_MESSAGE);
+  // The channel is for this one message; it must never be what keeps the process alive.
+  process.channel?.unref();
 }

@@ -1,11 +1,13 @@
 import { trace } from "@opentelemetry/api";
 import { type Logger, pino } from "pino";
+import { currentRequestFields } from "./request-fields.js";
 
 export type { Logger } from "pino";
 
 /**
  * JSON logs on stdout, one logger per service. Each line carries the active
- * trace and span ids so logs and traces join up; credentials are redacted.
+ * trace and span ids so logs and traces join up, and the request it serves
+ * (request_id, target_host, key_id; see request-fields.ts); credentials are redacted.
  */
 export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "info"): Logger {
   return pino({
@@ -31,7 +33,7 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "
     },
     mixin() {
       const span = trace.getActiveSpan()?.spanContext();
-      return span ? { trace_id: span.traceId, span_id: span.spanId } : {};
+      return { ...currentRequestFields(), ...(span ? { trace_id: span.traceId, span_id: span.spanId } : {}) };
     },
   });
 }

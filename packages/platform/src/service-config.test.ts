@@ -10,6 +10,8 @@ it("gives every gRPC service the same settings, with its own ports", () => {
     "METRICS_HOST",
     "METRICS_PORT",
     "SHUTDOWN_GRACE_MS",
+    "GRPC_MAX_CONNECTION_AGE_MS",
+    "GRPC_MAX_CONNECTION_AGE_GRACE_MS",
     "LOG_LEVEL",
   ]);
   expect(loadConfig(shape, {})).toEqual({
@@ -18,6 +20,8 @@ it("gives every gRPC service the same settings, with its own ports", () => {
     METRICS_HOST: "127.0.0.1",
     METRICS_PORT: 9465,
     SHUTDOWN_GRACE_MS: 10_000,
+    GRPC_MAX_CONNECTION_AGE_MS: 300_000,
+    GRPC_MAX_CONNECTION_AGE_GRACE_MS: 30_000,
     LOG_LEVEL: "info",
   });
 });

@@ -12,5 +12,8 @@ export const grpcServiceConfig = ({ grpcPort, metricsPort }: { grpcPort: number;
   GRPC_PORT: env.port(grpcPort),
   ...metricsConfig(metricsPort),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+  /** Connections are closed at this age (clients reconnect, and spread over new replicas), after a grace for calls. */
+  GRPC_MAX_CONNECTION_AGE_MS: env.positiveInt(5 * 60_000),
+  GRPC_MAX_CONNECTION_AGE_GRACE_MS: env.positiveInt(30_000),
   LOG_LEVEL: env.logLevel(),
 });

@@ -6,6 +6,7 @@
  */
 import { PGlite, type Transaction } from "@electric-sql/pglite";
 import pg from "pg";
+import { lockDirectory } from "./directory-lock.js";
 import type { Logger } from "./logger.js";
 import { ownerOnlyDirectory, removeGroupAndOtherAccess } from "./private-files.js";
 import { WinnowError } from "./problems.js";
@@ -23,14 +24,23 @@ export interface SqlDatabase extends SqlExecutor {
 }
 
 /**
- * PGlite (Postgres compiled to WASM) on disk; one process at a time may open
- * a directory. The directory is its user's alone: PGlite writes its files
- * 0666 whatever the umask, so their modes are corrected after it opens (and
- * those of a database made by an older version).
+ * PGlite (Postgres compiled to WASM) on disk. One process at a time may open
+ * a directory, so it is locked first: a second process fails with a
+ * StartupError before it reads (or migrates) a database another one is using.
+ * The directory is its user's alone: PGlite writes its files 0666 whatever the
+ * umask, so their modes are corrected after it opens (and those of a database
+ * made by an older version).
  */
 export async function openPglite(directory: string): Promise<SqlDatabase> {
   await ownerOnlyDirectory(directory);
-  const db = await PGlite.create(directory);
+  const unlock = await lockDirectory(
+    directory,
+    "an embedded database serves one process: stop the other one, or give this one its own WINNOW_DATA_DIR",
+  );
+  const db = await PGlite.create(directory).catch(async (error: unknown) => {
+    await unlock();
+    throw error;
+  });
   await removeGroupAndOtherAccess(directory);
   const executor = (target: PGlite | Transaction): SqlExecutor => ({
     async query<Row>(sql: string, params?: unknown[]) {
@@ -43,7 +53,10 @@ export async function openPglite(directory: string): Promise<SqlDatabase> {
   return {
     ...executor(db),
     transaction: (work) => db.transaction((tx) => work(executor(tx))),
-    close: () => db.close(),
+    async close() {
+      await db.close();
+      await unlock();
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * OpenTelemetry preload: `node --import @winnow/platform/telemetry main.js`.
- * Loaded before the app so HTTP, Express and gRPC are instrumented. The OTLP
+ * Loaded before the app so HTTP, Express and gRPC are instrumented, and the
+ * runtime (event loop, heap, CPU) measured. The OTLP
  * exporter is configured by the standard OTEL_* variables; with none of them
  * set, nothing is exported (and no spans are recorded), but incoming trace
  * context still passes through to downstream calls. Metrics go to Prometheus
@@ -13,6 +14,7 @@ import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
 import { ExpressInstrumentation } from "@opentelemetry/instrumentation-express";
 import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
+import { RuntimeNodeInstrumentation } from "@opentelemetry/instrumentation-runtime-node";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { AlwaysOffSampler, ParentBasedSampler } from "@opentelemetry/sdk-trace-base";
 import { isUntraced } from "./untraced.js";
@@ -55,6 +57,8 @@ const sdk = new NodeSDK({
     }),
     new ExpressInstrumentation(),
     new GrpcInstrumentation({ ignoreGrpcMethods: ["Check", "Watch"] }),
+    // Event-loop delay and utilization, heap and GC, CPU: nodejs_eventloop_*, v8js_*, process_cpu_* on /metrics.
+    new RuntimeNodeInstrumentation(),
   ],
 });
 sdk.start();

@@ -60,6 +60,8 @@ export interface LoadKeyCipherOptions {
   configured: Buffer | undefined;
   dataDir: string;
   logger: Logger;
+  /** A stack with the dev account (`npm start`) expects a generated key: said at info, not as a warning. */
+  devAccount?: boolean;
 }
 
 /**
@@ -67,7 +69,12 @@ export interface LoadKeyCipherOptions {
  * first start and reused after (losing it makes stored keys unreadable:
  * their owners must rotate).
  */
-export async function loadKeyCipher({ configured, dataDir, logger }: LoadKeyCipherOptions): Promise<KeyCipher> {
+export async function loadKeyCipher({
+  configured,
+  dataDir,
+  logger,
+  devAccount = false,
+}: LoadKeyCipherOptions): Promise<KeyCipher> {
   if (configured) return new KeyCipher(configured);
   const file = path.join(dataDir, ENCRYPTION_KEY_FILE);
   const kept = await readSecretFile(file);
@@ -79,6 +86,9 @@ export async function loadKeyCipher({ configured, dataDir, logger }: LoadKeyCiph
   }
   const key = randomBytes(KEY_BYTES);
   await writeSecretFile(file, `${key.toString("base64")}\n`);
-  logger.warn({ file }, "generated an encryption key for API keys at rest; set WINNOW_ENCRYPTION_KEY in production");
+  logger[devAccount ? "info" : "warn"](
+    { file },
+    "generated an encryption key for API keys at rest; set WINNOW_ENCRYPTION_KEY in production",
+  );
   return new KeyCipher(key);
 }

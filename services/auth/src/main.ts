@@ -4,6 +4,7 @@ import {
   loadConfigOrExit,
   logFatalErrors,
   onShutdownSignal,
+  reportListening,
   serveMetrics,
   startGrpcServer,
 } from "@winnow/platform";
@@ -31,6 +32,7 @@ const cipher = await loadKeyCipher({
   configured: config.WINNOW_ENCRYPTION_KEY,
   dataDir: config.WINNOW_DATA_DIR,
   logger,
+  devAccount: config.WINNOW_DEV_ACCOUNT,
 });
 const store = new AuthStore(database, cipher);
 const revocations = new RevocationFeed(store, config.KEY_CACHE_LEASE_MS, logger);
@@ -41,6 +43,8 @@ else await closeDevAccount(devAccount);
 const server = await startGrpcServer({
   host: config.GRPC_HOST,
   port: config.GRPC_PORT,
+  maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
+  maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
   logger,
   callers: { gateway: config.WINNOW_GATEWAY_TOKEN, admin: config.WINNOW_ADMIN_TOKEN },
   services: [
@@ -53,6 +57,7 @@ const server = await startGrpcServer({
     }),
   ],
 });
+reportListening();
 server.setReady(true);
 
 onShutdownSignal(logger, async () => {

@@ -3,6 +3,7 @@ import {
   loadConfigOrExit,
   logFatalErrors,
   onShutdownSignal,
+  reportListening,
   serveMetrics,
   startGrpcServer,
 } from "@winnow/platform";
@@ -66,6 +67,8 @@ const extractions = new ExtractionPool(
 const server = await startGrpcServer({
   host: config.GRPC_HOST,
   port: config.GRPC_PORT,
+  maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
+  maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
   logger,
   callers: { service: config.WINNOW_SERVICE_TOKEN },
   services: [
@@ -79,6 +82,7 @@ const server = await startGrpcServer({
     }),
   ],
 });
+reportListening();
 // Ready at once: the builtin engine always works, and a model endpoint's health must not take the extractor out of
 // rotation.
 server.setReady(true);

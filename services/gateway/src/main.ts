@@ -1,4 +1,11 @@
-import { createLogger, loadConfigOrExit, logFatalErrors, onShutdownSignal, serveMetrics } from "@winnow/platform";
+import {
+  createLogger,
+  loadConfigOrExit,
+  logFatalErrors,
+  onShutdownSignal,
+  reportListening,
+  serveMetrics,
+} from "@winnow/platform";
 import { createGateway } from "./app.js";
 import { connectBackends } from "./backends.js";
 import { configShape } from "./config.js";
@@ -33,6 +40,7 @@ const gateway = createGateway({
 });
 const server = await startHttpServer(gateway.app, config.HOST, config.PORT);
 logger.info({ url: `http://${config.HOST}:${server.port}` }, "gateway listening");
+reportListening();
 
 onShutdownSignal(logger, async () => {
   // New requests get 503 while the scrapes already running finish, within the grace period.

@@ -3,6 +3,7 @@ import {
   loadConfigOrExit,
   logFatalErrors,
   onShutdownSignal,
+  reportListening,
   serveMetrics,
   startGrpcServer,
 } from "@winnow/platform";
@@ -21,6 +22,8 @@ const { renderer, browser, close } = await createRendering(config, logger);
 const server = await startGrpcServer({
   host: config.GRPC_HOST,
   port: config.GRPC_PORT,
+  maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
+  maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
   logger,
   callers: { service: config.WINNOW_SERVICE_TOKEN },
   services: [
@@ -32,6 +35,7 @@ const server = await startGrpcServer({
     }),
   ],
 });
+reportListening();
 onShutdownSignal(logger, async () => {
   // NOT_SERVING at once; in-flight renders finish (within the grace period) before the browser closes.
   await server.shutdown(config.SHUTDOWN_GRACE_MS);

@@ -10,7 +10,7 @@
  * are one per process.
  */
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from "node:worker_threads";
-import { type CallContext, deadlineSignal, WinnowError } from "@winnow/platform";
+import { type CallContext, currentRequestFields, deadlineSignal, WinnowError } from "@winnow/platform";
 import { Piscina } from "piscina";
 import type { LlmEngine } from "../engines/model/llm.js";
 import type { TemplateStore } from "../templates/store.js";
@@ -85,7 +85,11 @@ export class ExtractionPool {
       };
       port.on("message", receive);
       this.pool
-        .run({ input, port: port2 }, { transferList: [port2], signal: deadline.signal })
+        // The request's fields go along, so the worker's log lines name the request too.
+        .run(
+          { input, port: port2, request: currentRequestFields() },
+          { transferList: [port2], signal: deadline.signal },
+        )
         .then(
           () => {
             // The task's end may arrive before its port's last messages (two channels): read them first.

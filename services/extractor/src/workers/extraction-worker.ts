@@ -7,7 +7,7 @@
  */
 import type { MessagePort } from "node:worker_threads";
 import { workerData } from "node:worker_threads";
-import { createLogger } from "@winnow/platform";
+import { createLogger, type RequestFields, withRequestFields } from "@winnow/platform";
 import type { CallBounds, ModelReader } from "../engines/model/llm.js";
 import { runExtraction } from "../flow/extract.js";
 import { loadPage } from "../page/page.js";
@@ -80,7 +80,15 @@ const store = new RemoteTemplateStore();
 const templates = settings.templates ? new TemplateLearner(store, logger) : undefined;
 const flow = { schemas, prompts: settings.prompts, hybrid: settings.hybrid, templates, logger };
 
-export default async function extract({ input, port }: { input: ExtractionInput; port: MessagePort }): Promise<void> {
+export default function extract(task: {
+  input: ExtractionInput;
+  port: MessagePort;
+  request: RequestFields;
+}): Promise<void> {
+  return withRequestFields(task.request, () => extractPage(task));
+}
+
+async function extractPage({ input, port }: { input: ExtractionInput; port: MessagePort }): Promise<void> {
   const main = new MainThread(port);
   store.main = main;
   const send = (message: WorkerMessage) => port.postMessage(message);

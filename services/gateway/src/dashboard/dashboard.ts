@@ -4,6 +4,7 @@ import type { GetAccountResponse } from "@winnow/platform/gen/winnow/auth/v1/aut
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
 import { countRateLimited } from "../http/gateway-metrics.js";
 import type { LimiterFactory } from "../http/rate-limits.js";
+import { hop } from "../http/request-context.js";
 import { accountPage, errorPage, logInPage, playgroundPage, refreshPage, signUpPage } from "./dashboard-pages.js";
 import { clearSessionCookie, csrfProtection, sessionToken, setSessionCookie } from "./dashboard-session.js";
 import { LoginLimits } from "./login-limits.js";
@@ -37,8 +38,6 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
   });
   router.use(express.urlencoded({ extended: false, limit: "16kb" }));
   router.use(csrfProtection());
-
-  const hop = (res: Response) => ({ deadline: res.locals.deadline, signal: res.locals.signal });
 
   /** The signed-in account, or undefined after sending the visitor to the log-in page. */
   const signedIn = async (

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { type CallOptions, requestMetadata } from "@winnow/platform";
 import type { PlanLimits } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
-import type { RequestHandler } from "express";
+import type { RequestHandler, Response } from "express";
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -25,6 +26,19 @@ export function requestContext(timeoutMs: number): RequestHandler {
   };
 }
 
+/**
+ * A backend call on behalf of this request: its deadline, its cancellation, and its request id, target host and key
+ * id in the metadata, so the backend's log lines name them too.
+ */
+export function hop(res: Response): CallOptions {
+  const { requestId, targetHost, keyId } = res.locals;
+  return {
+    deadline: res.locals.deadline,
+    signal: res.locals.signal,
+    metadata: requestMetadata({ request_id: requestId, target_host: targetHost, key_id: keyId }),
+  };
+}
+
 declare global {
   namespace Express {
     interface Locals {
@@ -33,6 +47,8 @@ declare global {
       signal: AbortSignal;
       accountId?: string;
       keyId?: string;
+      /** The host of the page a scrape asked for. */
+      targetHost?: string;
       /** The key's plan limits, from ValidateKey. */
       limits?: PlanLimits;
       timings: Record<string, number>;

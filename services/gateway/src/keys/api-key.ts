@@ -1,5 +1,6 @@
 import { WinnowError } from "@winnow/platform";
 import type { RequestHandler } from "express";
+import { hop } from "../http/request-context.js";
 import type { KeyCheck } from "./key-check.js";
 import type { KeyFailureLimit } from "./key-failures.js";
 
@@ -17,9 +18,7 @@ export function requireApiKey(keys: KeyCheck, failures: KeyFailureLimit): Reques
     if (!apiKey) throw new WinnowError("unauthorized", "The x-api-key header is missing.");
     const address = req.ip ?? "unknown";
     const started = performance.now();
-    const { key, cached } = await keys.check(apiKey, { deadline: res.locals.deadline, signal: res.locals.signal }, () =>
-      failures.check(address),
-    );
+    const { key, cached } = await keys.check(apiKey, hop(res), () => failures.check(address));
     res.locals.timings = { auth: performance.now() - started };
     res.locals.keyFromCache = cached;
     if (!key) {

@@ -13,6 +13,7 @@ import {
   startGrpcServer,
 } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { pino } from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TEST_TOKENS } from "../../../../test/support/caller-tokens.js";
 import { startTcpProxy, type TcpProxy } from "../../../../test/support/tcp-proxy.js";
@@ -139,6 +140,34 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
       // The first check after the break goes to auth: the cache was emptied.
       expect(await asked(() => check(created.apiKey))).toBe(1);
       await untilCached(created.apiKey);
+    });
+
+    it("says a short break at debug only, and a lasting loss once at warn with its reason and no stack", async () => {
+      const lines: Record<string, unknown>[] = [];
+      const logger = pino({ level: "debug" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+      const watched = new KeyCheck(gatewaySide, { size: 100, maxAgeMs: 60_000, logger });
+      const until = async (msg: string, count = 1) => {
+        while (lines.filter((l) => l.msg === msg).length < count) await new Promise((r) => setTimeout(r, 50));
+      };
+      try {
+        const { apiKey } = await account();
+        const hop = () => ({ deadline: new Date(Date.now() + 5_000) });
+        while (!(await watched.check(apiKey, hop())).cached) await new Promise((r) => setTimeout(r, 20));
+        link.cut();
+        link.restore();
+        await until("revocation feed reconnected");
+        expect(lines.filter((l) => (l.level as number) >= 40)).toEqual([]);
+        link.cut();
+        const lost = "key cache off: the revocation feed is lost; every key is checked with auth until it is back";
+        await until(lost);
+        link.restore();
+        await until("key cache on: the revocation feed is back");
+        const loud = lines.filter((l) => (l.level as number) >= 40);
+        expect(loud).toEqual([expect.objectContaining({ msg: lost, reason: expect.any(String) })]);
+        expect(loud[0]).not.toHaveProperty("err");
+      } finally {
+        watched.close();
+      }
     });
 
     it("stops trusting its cache within a lease when the link goes silent, and refuses a key revoked meanwhile", async () => {

@@ -30,6 +30,8 @@ type WatchCall = ReturnType<AuthClient["grpc"]["watchRevocations"]>;
 const RECONNECT_MS = { first: 100, max: 5_000 };
 /** Pings per lease: a late answer or two still keeps the cache trusted. */
 const PINGS_PER_LEASE = 4;
+/** A feed lost for this long is warned about; a planned reconnect takes a fraction of it. */
+const LOSS_WARNING_AFTER_MS = 5_000;
 /** Before auth has said how long its lease is. */
 const FIRST_PING_INTERVAL_MS = 250;
 
@@ -57,10 +59,19 @@ export class KeyCheck {
   /** Unanswered pings and when they were sent. */
   private readonly pings = new Map<number, number>();
   private lastPingAt = 0;
+  /** performance.now() of auth's last answer on the feed. */
+  private lastAnswerAt = 0;
   private timer: NodeJS.Timeout | undefined;
   private reconnectMs = RECONNECT_MS.first;
   private closed = false;
-  private degraded = false;
+  /** From the feed's loss until it answers again. */
+  private feedLost = false;
+  /** Why this gateway ended the feed itself, and why the feed was last lost, for the log. */
+  private cancelReason: string | undefined;
+  private lossReason = "";
+  private lossWarning: NodeJS.Timeout | undefined;
+  /** Whether this loss has been warned about (its end is then said at info). */
+  private warned = false;
 
   constructor(
     private readonly auth: AuthClient,
@@ -88,6 +99,7 @@ export class KeyCheck {
   close(): void {
     this.closed = true;
     clearInterval(this.timer);
+    clearTimeout(this.lossWarning);
     this.call?.cancel();
   }
 
@@ -121,9 +133,13 @@ export class KeyCheck {
     const now = performance.now();
     const interval = this.leaseMs > 0 ? this.leaseMs / PINGS_PER_LEASE : FIRST_PING_INTERVAL_MS;
     if (now - this.lastPingAt >= interval) call.write({ afterCursor: "", ping: this.ping() });
-    // Only once auth has answered on this stream: before that it may still be waiting for auth to come up.
+    // Only once auth has answered on this stream (before that it may still be waiting for auth to come up), and
+    // counted from its last answer: the pings sent while it was coming up are answered one by one, late.
     const oldest = this.pings.values().next().value;
-    if (this.leaseMs > 0 && oldest !== undefined && now - oldest > 2 * this.leaseMs) call.cancel();
+    if (this.leaseMs > 0 && oldest !== undefined && now - Math.max(oldest, this.lastAnswerAt) > 2 * this.leaseMs) {
+      this.cancelReason = `no answer from auth for ${2 * this.leaseMs} ms`;
+      call.cancel();
+    }
   }
 
   private receive(message: WatchRevocationsResponse): void {
@@ -134,15 +150,19 @@ export class KeyCheck {
     }
     if (message.cursor) this.cursor = message.cursor;
     this.leaseMs = message.leaseMs;
+    this.lastAnswerAt = performance.now();
     const sentAt = this.pings.get(message.pong);
     if (sentAt === undefined) return;
     // Auth answers the newest ping it has; the older ones are answered with it.
     for (const ping of this.pings.keys()) if (ping <= message.pong) this.pings.delete(ping);
     this.trustedUntil = Math.max(this.trustedUntil, sentAt + this.leaseMs);
     this.reconnectMs = RECONNECT_MS.first;
-    if (this.degraded && this.leaseMs > 0) {
-      this.degraded = false;
-      this.options.logger.info("key cache on: the revocation feed is back");
+    if (this.feedLost && this.leaseMs > 0) {
+      this.feedLost = false;
+      clearTimeout(this.lossWarning);
+      if (this.warned) this.options.logger.info("key cache on: the revocation feed is back");
+      else this.options.logger.debug("revocation feed reconnected");
+      this.warned = false;
     }
   }
 
@@ -156,12 +176,22 @@ export class KeyCheck {
     this.keys!.clear();
     this.pings.clear();
     if (this.closed) return;
-    if (!this.degraded) {
-      this.degraded = true;
-      this.options.logger.warn(
-        { err: error },
-        "key cache off: the revocation feed is lost; every key is checked with auth until it is back",
-      );
+    const reason = this.cancelReason ?? error?.message ?? "auth ended the stream";
+    this.cancelReason = undefined;
+    this.lossReason = reason;
+    // Auth closes connections at their planned age (and a replica going away ends its streams): the feed is back
+    // within moments, which is worth a debug line; one that stays lost is worth one warning.
+    this.options.logger.debug({ reason }, "revocation feed lost; reconnecting");
+    if (!this.feedLost) {
+      this.feedLost = true;
+      this.lossWarning = setTimeout(() => {
+        this.warned = true;
+        this.options.logger.warn(
+          { reason: this.lossReason },
+          "key cache off: the revocation feed is lost; every key is checked with auth until it is back",
+        );
+      }, LOSS_WARNING_AFTER_MS);
+      this.lossWarning.unref();
     }
     const delay = this.reconnectMs * (0.5 + Math.random());
     this.reconnectMs = Math.min(this.reconnectMs * 2, RECONNECT_MS.max);

@@ -1,3 +1,4 @@
+import type { CallOptions } from "@winnow/platform";
 import { Engine, type Evidence, engineToJSON } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import {
   RenderMode,
@@ -7,6 +8,7 @@ import {
 } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { RequestHandler, Response } from "express";
 import type { Backends } from "../backends.js";
+import { hop as hopOf } from "../http/request-context.js";
 import {
   FIELD_STATUS_HEADER,
   fieldStatusHeader,
@@ -23,7 +25,8 @@ import { parseScrapeRequest } from "./scrape-request.js";
 export function scrapeHandler(backends: Backends): RequestHandler {
   return async (req, res) => {
     const request = parseScrapeRequest(req.body);
-    const hop = { deadline: res.locals.deadline, signal: res.locals.signal };
+    res.locals.targetHost = new URL(request.url).hostname;
+    const hop = hopOf(res);
     const { renderer, extractor } = backends;
 
     let started = performance.now();
@@ -106,7 +109,7 @@ async function screenshotOf(
   url: string,
   options: RenderOptions,
   evidence: Evidence[],
-  hop: { deadline: Date; signal: AbortSignal },
+  hop: CallOptions,
 ): Promise<string> {
   const outline = [...new Set(evidence.map((item) => item.selector).filter((selector) => selector !== ""))];
   const { renderer } = backends;
