@@ -3,7 +3,7 @@
 export const SOURCE_RELIABILITY: Readonly<Record<string, number>> = {
   "byline date": 0.906, // 77 sites, 82 answers, site-mean precision 0.961
   "byline text": 0.785, // 18 sites, 18 answers, site-mean precision 0.944
-  "heading text": 0.901, // 103 sites, 141 answers, site-mean precision 0.950
+  "heading text": 0.901, // 103 sites, 142 answers, site-mean precision 0.950
   "json-ld boolean": 0.588, // 8 sites, 12 answers, site-mean precision 0.875
   "json-ld date": 0.497, // 6 sites, 6 answers, site-mean precision 0.833
   "json-ld integer": 0.952, // 54 sites, 188 answers, site-mean precision 1.000
@@ -28,5 +28,5 @@ export const SOURCE_RELIABILITY: Readonly<Record<string, number>> = {
   "microdata number": 0.588, // 8 sites, 9 answers, site-mean precision 0.875
   "microdata text": 0.73, // 22 sites, 55 answers, site-mean precision 0.886
   "template number": 0.269, // 1 sites, 2 answers, site-mean precision 1.000
-  "template text": 0.525, // 3 sites, 14 answers, site-mean precision 1.000
+  "template text": 0.525, // 3 sites, 13 answers, site-mean precision 1.000
 };
