@@ -214,7 +214,13 @@ const showsPageText = (element: Element): boolean =>
  * dropped.
  */
 export function textOf(element: Element): string {
+  return textWithout(element, () => false);
+}
+
+/** textOf, without the text of elements `leaveOut` names. */
+export function textWithout(element: Element, leaveOut: (element: Element) => boolean): string {
+  const shows = (inner: Element): boolean => showsPageText(inner) && !leaveOut(inner);
   let text = "";
-  for (const child of element.children) text += laidOutText(child, showsPageText);
+  for (const child of element.children) text += laidOutText(child, shows);
   return collapsed(text).replace(/^[\p{So}\s]+/u, "");
 }

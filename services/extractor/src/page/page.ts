@@ -7,6 +7,7 @@
 import { type CheerioAPI, load } from "cheerio";
 import { type AnyNode, type ChildNode, type Element, hasChildren, type ParentNode } from "domhandler";
 import { jsonrepair } from "jsonrepair";
+import { textWithout } from "./elements.js";
 
 export interface Page {
   $: CheerioAPI;
@@ -122,12 +123,26 @@ function readStructuredData($: CheerioAPI): StructuredData {
   const h1Elements = $("h1")
     .slice(0, MAX_H1S)
     .toArray()
-    .filter((h1) => textOf($(h1).text()) !== undefined);
-  const h1s = h1Elements.map((h1) => textOf($(h1).text())!);
+    .filter((h1) => headingText(h1) !== "");
+  const h1s = h1Elements.map(headingText);
   return { jsonLd, meta, metaElements, title: textOf($("title").first().text()), h1s, h1Elements };
 }
 
 const MAX_H1S = 5;
+
+/**
+ * Markup words of a kicker: the short line a newsroom sets above a headline inside its heading ("Adblue nachfüllen"
+ * over "So wird Adblue richtig angewendet"), a label of the story's topic rather than part of its headline.
+ */
+const KICKER =
+  /^(kicker|roofline|overline|eyebrow|dachzeile|topline|supertitle|overtitle|pretitle|surtitre|antetitulo|occhiello)$/i;
+
+/** A heading's text as laid out (parts apart never glued), without its kicker. */
+function headingText(heading: Element): string {
+  return textWithout(heading, (element) =>
+    `${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`.split(/[\s_-]+/).some((word) => KICKER.test(word)),
+  );
+}
 
 function textOf(text: string): string | undefined {
   return text.replace(/\s+/g, " ").trim() || undefined;

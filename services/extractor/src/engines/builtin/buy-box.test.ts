@@ -73,6 +73,7 @@ describe("readBuyBox", () => {
       value: true,
       confidence: 0.7,
     });
+    expect(box(`<div><h1>Trail Shoe</h1><button>Add to your basket</button></div>`).inStock?.value).toBe(true);
     expect(box(`<div><h1>Trail Shoe</h1><button disabled>Add to cart</button></div>`).inStock).toBeUndefined();
     // A wish-list link and the header's cart are no buy buttons.
     expect(

@@ -357,6 +357,18 @@ describe("extractBuiltin", () => {
     expect(run(html, { author: "string" }).data).toEqual({ author: "Christoph Schulz" });
   });
 
+  it("takes no trademark or profile link for an author's name", () => {
+    const recipe = (author: string) =>
+      jsonLd({ "@type": "Recipe", name: "Soup", author: { "@type": "Organization", name: author } });
+    expect(run(recipe("KITCHENPRO ® RECIPE"), { author_name: "string" }).data).toEqual({ author_name: null });
+    expect(run(recipe("Blenders™ Test Kitchen"), { author_name: "string" }).data).toEqual({ author_name: null });
+    expect(run(recipe("social.example/souprecipes"), { author_name: "string" }).data).toEqual({ author_name: null });
+    // A site's bare domain names the site, as a publisher that signs its recipes does.
+    expect(run(recipe("Souprecipes.example"), { author_name: "string" }).data).toEqual({
+      author_name: "Souprecipes.example",
+    });
+  });
+
   it("drops markup left in structured data's texts", () => {
     const html = jsonLd({
       "@type": "Recipe",

@@ -5,7 +5,7 @@
  * them is what earns confidence.
  */
 import type { Element } from "domhandler";
-import { comparable, decodedText } from "../../page/elements.js";
+import { comparable, decodedText, elementsUnder, squashed, textOf } from "../../page/elements.js";
 import type { StructuredData } from "../../page/page.js";
 import type { Scored } from "./match.js";
 
@@ -35,9 +35,10 @@ function reconciled(page: StructuredData): Scored<string> | undefined {
     .map((text, index) => ({ text: decodedText(text), element: page.h1Elements[index] }))
     .filter((h1): h1 is { text: string; element: Element | undefined } => h1.text !== undefined)
     .filter(
-      ({ text }) =>
+      ({ text, element }) =>
         !siteNames.some((site) => comparable(site) === comparable(text)) &&
-        !titles.some((t) => isTrailingPart(t, text)),
+        !titles.some((t) => isTrailingPart(t, text)) &&
+        !(element && isHomeLink(element, text)),
     );
   const fromHeading = ({ text, element }: (typeof headings)[number], confidence: number): Scored<string> => ({
     value: text,
@@ -47,8 +48,9 @@ function reconciled(page: StructuredData): Scored<string> | undefined {
   // An <h1> that the title repeats is the heading (the title then only adds the site's name).
   const repeated = headings.find(({ text }) => titles.some((t) => comparable(t).includes(comparable(text))));
   if (repeated) return fromHeading(repeated, 0.85);
-  // The page's one <h1> is what its readers see as the heading, even where the title words it for search engines.
-  const only = page.h1s.length === 1 ? headings[0] : undefined;
+  // The page's one <h1> (besides its logo) is what its readers see as the heading, even where the title words it for
+  // search engines.
+  const only = headings.length === 1 ? headings[0] : undefined;
   if (only?.text.includes(" ")) return fromHeading(only, 0.75);
   if (og)
     return {
@@ -60,6 +62,30 @@ function reconciled(page: StructuredData): Scored<string> | undefined {
   const first = headings[0];
   if (first) return fromHeading(first, 0.5);
   return title ? { ...withoutSiteName(title, siteNames, 0.5), origin: { source: "meta", text: title } } : undefined;
+}
+
+/**
+ * An <h1> whose text is a link to the site's home page is the site's name set as a logo (blog themes title every
+ * page so): a page's own heading does not lead back to the home page.
+ */
+function isHomeLink(heading: Element, text: string): boolean {
+  return elementsUnder(heading, MAX_HEADING_ELEMENTS).some(
+    (link) =>
+      link.tagName === "a" &&
+      (/\bhome\b/i.test(link.attribs.rel ?? "") || isRootAddress(link.attribs.href)) &&
+      comparable(textOf(link)) === comparable(text),
+  );
+}
+
+/** A heading holds a few elements; more is not a heading worth searching. */
+const MAX_HEADING_ELEMENTS = 50;
+
+/** "/", "https://site.example/" or "//site.example": the address of a site's home page. */
+function isRootAddress(href: string | undefined): boolean {
+  const base = "http://relative.invalid/a/b";
+  if (href === undefined || href.trim().startsWith("#") || !URL.canParse(href.trim(), base)) return false;
+  const url = new URL(href.trim(), base);
+  return url.pathname === "/" && url.search === "";
 }
 
 /** The names the page gives its site (og:site_name, application-name). */
@@ -77,12 +103,22 @@ function withoutSiteName(text: string, siteNames: string[], confidence: number):
     (part) => !looksLikeDomain(part) && !siteNames.some((site) => comparable(site) === comparable(part)),
   );
   if (named.length < parts.length && named.length > 0) return { value: named.join(" - "), confidence };
+  // The page names its site and no part is that name, however worded: every part is the title's ("Würde des Lebens –
+  // ein Projekt" on "Große Fragen").
+  if (siteNames.length > 0 && !parts.some((part) => siteNames.some((site) => mayName(part, site))))
+    return { value: text, confidence: confidence - 0.05 };
   // No known site name: the short last part is the usual place for one.
   const last = parts.at(-1)!;
   const rest = parts.slice(0, -1).join(" - ");
   return last.split(" ").length <= 4 && last.length < rest.length
     ? { value: rest, confidence: confidence - 0.05 }
     : { value: text, confidence: confidence - 0.2 };
+}
+
+/** Whether a part of a title may be the site's name worded otherwise ("Big Site Magazine" for "BigSite"). */
+function mayName(part: string, site: string): boolean {
+  const [a, b] = [squashed(part), squashed(site)];
+  return a.length > 0 && b.length > 0 && (a.includes(b) || b.includes(a));
 }
 
 /** Whether `part` is a later part of a separated title ("Article - Site" and "Site"). */

@@ -116,8 +116,8 @@ function phrases(subject: string[]): string[] {
 
 /**
  * Doubts about a page-level text that no single source can settle: an
- * excerpt cut short ("…") is not the whole description, "No Author" is no
- * author, the site's own name as the author gives way to a person the
+ * excerpt cut short ("…") is not the whole description, "No Author", a
+ * trademark or a profile link is no author, the site's own name as the author gives way to a person the
  * byline names, a brand that reads as a page title is no brand, a brand
  * that is the shop's own name may be the platform's default (a store's name
  * as every product's vendor) unless a label shows it, and a page whose meta
@@ -131,9 +131,17 @@ function plausibility(value: unknown, hints: NameHints, page: PageValues): numbe
     return page.descriptionsDisagree || namesSite(text, page) ? 0.6 : 1;
   if (isMaker(hints)) return isTitle(text, page) || page.siteNames.includes(squashed(text)) ? 0.5 : 1;
   if (!isAuthor(hints)) return 1;
-  if (/^(no author|unknown|admin|anonymous)$/i.test(text.trim())) return 0;
+  if (/^(no author|unknown|admin|anonymous)$/i.test(text.trim()) || !mayNamePerson(text)) return 0;
   const byline = page.byline().author?.value;
   return byline && page.siteNames.includes(squashed(text)) && !page.siteNames.includes(squashed(byline)) ? 0.6 : 1;
+}
+
+/**
+ * Whether an author text may be a name: a trademark sign marks a product or a brand ("THERMOMIX ® REZEPT"), and a
+ * web address with a path ("facebook.com/site") is a link to a profile, neither of them a name.
+ */
+function mayNamePerson(text: string): boolean {
+  return !/[®™]/.test(text) && !/^(www\.)?[\w-]+(\.[\w-]+)+\/\S+$/i.test(text.trim());
 }
 
 /** How much of a short text may follow the site's name for it to be the site's tagline ("Site - the news portal"). */
