@@ -46,6 +46,7 @@ export async function startTestExtractor(
         maxHtmlBytes: 64 * 1024,
         sharedTemplates: options.sharedTemplates ?? false,
         extractions,
+        identity: { model: llm ? "test-model" : "", engineVersion: "test" },
       }),
     ],
   });

@@ -7,6 +7,7 @@ import {
   startGrpcServer,
 } from "@winnow/platform";
 import { configShape, llmSettings, promptSettings } from "./config.js";
+import { engineIdentity } from "./engine-identity.js";
 import { LlmEngine } from "./engines/model/llm.js";
 import { extractorServiceBinding } from "./extractor-service.js";
 import { SchemaCache } from "./schema/schema-cache.js";
@@ -74,6 +75,7 @@ const server = await startGrpcServer({
       maxHtmlBytes: config.EXTRACT_MAX_HTML_BYTES,
       sharedTemplates: config.EXTRACT_TEMPLATES_SHARED,
       extractions,
+      identity: await engineIdentity(config),
     }),
   ],
 });

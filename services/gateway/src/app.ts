@@ -2,6 +2,8 @@ import { type Logger, WinnowError } from "@winnow/platform";
 import express, { type ErrorRequestHandler } from "express";
 import helmet from "helmet";
 import type { Backends } from "./backends.js";
+import type { CacheStore } from "./cache/cache-store.js";
+import { ScrapeCache } from "./cache/scrape-cache.js";
 import { dashboardRouter } from "./dashboard/dashboard.js";
 import { renderDocsPage } from "./docs/docs-page.js";
 import { openApiDocument } from "./docs/openapi.js";
@@ -33,6 +35,8 @@ export interface AppOptions {
   keyFailuresPerMinute: number;
   /** Express's "trust proxy": which proxies' X-Forwarded-* to believe (client address, TLS). */
   trustProxy: boolean | number | string;
+  /** Repeat scrapes from cache: the store, max_age's default, and whether accounts share it. Absent: no cache. */
+  cache?: { store: CacheStore | undefined; defaultMaxAgeSeconds: number; shared: boolean };
 }
 
 /** The HTTP app, and the background work it owns (the key cache's revocation feed, usage writes). */
@@ -137,7 +141,12 @@ export function createGateway(options: AppOptions): Gateway {
       next();
     },
     express.json({ limit: maxBodyBytes, strict: true }),
-    scrapeHandler(backends),
+    scrapeHandler({
+      backends,
+      cache: options.cache?.store && new ScrapeCache(options.cache.store, backends.extractor, logger),
+      defaultMaxAgeSeconds: options.cache?.defaultMaxAgeSeconds ?? 0,
+      sharedCache: options.cache?.shared ?? false,
+    }),
   );
 
   app.all("/scrape", (req, res) => {

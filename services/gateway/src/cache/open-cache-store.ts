@@ -1,0 +1,33 @@
+import type { Logger } from "@winnow/platform";
+import type { Redis } from "ioredis";
+import { openCacheDatabase } from "./cache-database.js";
+import type { CacheBounds, CacheStore } from "./cache-store.js";
+import { RedisCacheStore } from "./redis-cache-store.js";
+import { SqlCacheStore } from "./sql-cache-store.js";
+
+export interface CacheStoreOptions {
+  bounds: CacheBounds;
+  /** The gateway's Redis connection (REDIS_URL), shared with the rate limits; without it, the embedded database. */
+  redis: Redis | undefined;
+  keyPrefix: string;
+  dataDir: string;
+  logger: Logger;
+}
+
+/** The scrape cache's store, or none when it is turned off (no entries allowed); close() after the last scrape. */
+export async function openCacheStore(
+  options: CacheStoreOptions,
+): Promise<{ store: CacheStore | undefined; close(): Promise<void> }> {
+  const { bounds, redis, keyPrefix, dataDir, logger } = options;
+  if (bounds.maxEntries === 0) return { store: undefined, close: async () => {} };
+  if (redis) return { store: new RedisCacheStore(redis, keyPrefix, bounds), close: async () => {} };
+  const db = await openCacheDatabase(dataDir);
+  const store = new SqlCacheStore(db, bounds, logger);
+  return {
+    store,
+    async close() {
+      await store.settled();
+      await db.close();
+    },
+  };
+}
