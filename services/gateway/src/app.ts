@@ -42,7 +42,7 @@ export interface AppOptions {
 /** The HTTP app, and the background work it owns (the key cache's revocation feed, usage writes). */
 export interface Gateway {
   app: express.Express;
-  /** After the last request: stops following revocations and writes the usage counted so far. */
+  /** After the last request: stops following revocations, writes the usage counted so far and what the cache keeps. */
   close(): Promise<void>;
 }
 
@@ -51,6 +51,7 @@ export function createGateway(options: AppOptions): Gateway {
   const { backends, drain, logger, requestTimeoutMs, maxBodyBytes } = options;
   const keys = new KeyCheck(backends.auth, { ...options.keyCache, logger });
   const usage = new UsageCounter(backends.auth, options.usageFlushMs, logger);
+  const scrapeCache = options.cache?.store && new ScrapeCache(options.cache.store, backends.extractor, logger);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -143,7 +144,7 @@ export function createGateway(options: AppOptions): Gateway {
     express.json({ limit: maxBodyBytes, strict: true }),
     scrapeHandler({
       backends,
-      cache: options.cache?.store && new ScrapeCache(options.cache.store, backends.extractor, logger),
+      cache: scrapeCache,
       defaultMaxAgeSeconds: options.cache?.defaultMaxAgeSeconds ?? 0,
       sharedCache: options.cache?.shared ?? false,
     }),
@@ -165,6 +166,7 @@ export function createGateway(options: AppOptions): Gateway {
     async close() {
       keys.close();
       await usage.close();
+      await scrapeCache?.settled();
     },
   };
 }

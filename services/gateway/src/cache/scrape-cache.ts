@@ -42,6 +42,7 @@ export interface DataQuestion {
 export class ScrapeCache {
   private identity: { value: DescribeEnginesResponse; at: number } | undefined;
   private storeDown = false;
+  private readonly writing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: CacheStore,
@@ -55,9 +56,9 @@ export class ScrapeCache {
   }
 
   /** Keeps a page; one whose render ran out of time is not kept (the next scrape may get all of it). */
-  async keepPage(scope: string, url: string, options: RenderOptions, page: RenderResponse): Promise<void> {
+  keepPage(scope: string, url: string, options: RenderOptions, page: RenderResponse): void {
     if (page.incomplete) return;
-    await this.write(pageKey(scope, url, options), Buffer.from(RenderResponse.encode(page).finish()));
+    this.write(pageKey(scope, url, options), Buffer.from(RenderResponse.encode(page).finish()));
   }
 
   /** The data key for this page and question, or undefined when the extractor cannot say what would answer. */
@@ -75,9 +76,9 @@ export class ScrapeCache {
     return { response: ExtractResponse.fromJSON(stored.response), screenshot: stored.screenshot };
   }
 
-  async keepData(key: string, response: ExtractResponse, screenshot: string | undefined): Promise<void> {
+  keepData(key: string, response: ExtractResponse, screenshot: string | undefined): void {
     const stored: StoredData = { response: ExtractResponse.toJSON(response), screenshot };
-    await this.write(key, Buffer.from(JSON.stringify(stored), "utf8"));
+    this.write(key, Buffer.from(JSON.stringify(stored), "utf8"));
   }
 
   private async engines(): Promise<DescribeEnginesResponse | undefined> {
@@ -93,6 +94,8 @@ export class ScrapeCache {
   }
 
   private async read(key: string) {
+    // A write of this key still under way (writes are not awaited by scrapes) is read once it is done.
+    await this.writing.get(key);
     try {
       const entry = await withTimeout(this.store.get(key));
       this.recovered();
@@ -103,13 +106,24 @@ export class ScrapeCache {
     }
   }
 
-  private async write(key: string, value: Buffer): Promise<void> {
-    try {
-      await withTimeout(this.store.set(key, value));
-      this.recovered();
-    } catch (error) {
-      this.failed(error);
-    }
+  /**
+   * Stores in the background: a scrape's answer does not wait for it. Until it is done, this gateway's reads of the
+   * key wait for it, so a repeat scrape here finds what the previous one kept.
+   */
+  private write(key: string, value: Buffer): void {
+    const done = withTimeout(this.store.set(key, value)).then(
+      () => this.recovered(),
+      (error: unknown) => this.failed(error),
+    );
+    this.writing.set(key, done);
+    void done.finally(() => {
+      if (this.writing.get(key) === done) this.writing.delete(key);
+    });
+  }
+
+  /** Waits for the writes under way (before the store is closed). */
+  async settled(): Promise<void> {
+    await Promise.all(this.writing.values());
   }
 
   /** Logged once per outage, not once per scrape. */

@@ -18,18 +18,18 @@ export class SqlCacheStore implements CacheStore {
   ) {}
 
   async get(key: string): Promise<CacheEntry | undefined> {
-    const [row] = await this.db.query<{ value: Uint8Array; stored_at: number }>(
+    const [row] = await this.db.query<{ value: string; stored_at: number }>(
       "SELECT value, stored_at FROM scrape_cache WHERE key = $1 AND stored_at > $2",
       [key, Date.now() - this.bounds.ttlSeconds * 1000],
     );
-    return row && { value: Buffer.from(row.value), storedAt: row.stored_at };
+    return row && { value: Buffer.from(row.value, "base64"), storedAt: row.stored_at };
   }
 
   async set(key: string, value: Buffer): Promise<void> {
     await this.db.query(
       `INSERT INTO scrape_cache (key, value, bytes, stored_at) VALUES ($1, $2, $3, $4)
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, bytes = excluded.bytes, stored_at = excluded.stored_at`,
-      [key, value, value.length, Date.now()],
+      [key, value.toString("base64"), value.length, Date.now()],
     );
     this.scheduleEviction();
   }

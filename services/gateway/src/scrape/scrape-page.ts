@@ -83,7 +83,7 @@ export async function scrapePage(
       timings["render-navigation"] = page.timings.navigationMs;
       timings["render-settle"] = page.timings.settleMs;
     }
-    await cache?.keepPage(scope, request.url, request.renderOptions, page);
+    cache?.keepPage(scope, request.url, request.renderOptions, page);
   }
 
   const question = {
@@ -144,7 +144,7 @@ export async function scrapePage(
     screenshot = await screenshotOf(backends, page.finalUrl, request.renderOptions, result.evidence, hop);
     timings.screenshot = performance.now() - started;
   }
-  if (dataKey) await cache?.keepData(dataKey, result, screenshot);
+  if (dataKey) cache?.keepData(dataKey, result, screenshot);
   return {
     page,
     result,
