@@ -33,6 +33,10 @@ export function renderDocsPage(): string {
       inline(s.description ?? scrapeRequestSchema.$defs.Schema.description),
     ];
   });
+  const options = Object.entries(scrapeRequestSchema.properties.options.properties).map(([name, schema]) => {
+    const s = schema as { type?: string; enum?: string[]; description: string };
+    return [`<code>${escapeHtml(name)}</code>`, escapeHtml(s.type ?? s.enum!.join(" | ")), inline(s.description)];
+  });
   const problems = [...problemsByStatus()].flatMap(([status, slugs]) =>
     slugs.map((slug) => [
       `<code id="${slug}">${slug}</code>`,
@@ -66,6 +70,8 @@ h2{margin-top:2.5rem}
 <h3>Request body (<code>application/json</code>)</h3>
 ${table(["Field", "Type", "", "Meaning"], fields)}
 <p>Unknown fields are refused.</p>
+<h3 id="options">Options (<code>options</code>, each optional)</h3>
+${table(["Field", "Type", "Meaning"], options)}
 <h3>The schema language</h3>
 ${table(
   ["Form", "Meaning"],
