@@ -116,6 +116,9 @@ describe.each(CONFIGS)("scrape cache in the $name", ({ redis, shared }) => {
     expect(second.body.data).toEqual(first.body.data);
     expect(second.body.cache).toMatchObject({ page: "hit", data: "hit" });
     expect(second.cache).toBe(`page=hit, data=hit, age=${second.body.cache.age_seconds}`);
+    // Operators see it too: scrapes by answer path and page cache outcome.
+    const metrics = await (await fetch(`http://127.0.0.1:${run.stack.metricsPorts.gateway}/metrics`)).text();
+    expect(metrics).toMatch(/^winnow_scrapes_total\{[^}]*winnow_answer_path="cache"[^}]*\} [1-9]/m);
   });
 
   it("loads the page again with max_age 0", async () => {

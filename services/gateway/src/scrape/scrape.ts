@@ -1,6 +1,7 @@
 import { type Engine, type Evidence, engineToJSON } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { type RenderPath, renderPathToJSON } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { RequestHandler, Response } from "express";
+import { countScrape } from "../http/gateway-metrics.js";
 import {
   FIELD_STATUS_HEADER,
   fieldStatusHeader,
@@ -50,6 +51,7 @@ export function scrapeHandler(deps: ScrapeDependencies): RequestHandler {
     };
     const body = request.evidence ? `{"data":${result.dataJson},${JSON.stringify(envelope).slice(1)}` : result.dataJson;
     res.status(200).type("application/json").send(body);
+    countScrape(outcome.path, cache.page);
   };
 }
 
