@@ -12,10 +12,6 @@ import {
 import { type ScrapeDependencies, scrapePage } from "./scrape-page.js";
 import { parseScrapeRequest } from "./scrape-request.js";
 
-/** Headers every scrape answer carries about its cost and the cache (documented in docs/openapi.ts). */
-const PATH_HEADER = "x-winnow-path";
-const CACHE_HEADER = "Winnow-Cache";
-
 /**
  * POST /scrape: render the page, fill the schema, answer with JSON in the
  * schema's shape (scrape-page.ts), with what it cost and where it came from in headers.
@@ -34,10 +30,11 @@ export function scrapeHandler(deps: ScrapeDependencies): RequestHandler {
     res.setHeader("Server-Timing", serverTiming(res.locals.timings, res.locals.keyFromCache));
     res.setHeader("x-winnow-engine", engineName(result.engine));
     res.setHeader("x-winnow-render-path", renderPathName(page.path));
-    res.setHeader(PATH_HEADER, outcome.path);
+    // What the answer cost and what came from cache (documented in docs/openapi.ts).
+    res.setHeader("x-winnow-path", outcome.path);
     res.setHeader("x-winnow-tokens-in", String(outcome.tokens.input));
     res.setHeader("x-winnow-tokens-out", String(outcome.tokens.output));
-    res.setHeader(CACHE_HEADER, `page=${cache.page}, data=${cache.data}, age=${cache.ageSeconds}`);
+    res.setHeader("Winnow-Cache", `page=${cache.page}, data=${cache.data}, age=${cache.ageSeconds}`);
 
     setHeaderIf(res, FIELD_STATUS_HEADER, fieldStatusHeader(result.fieldStatus));
     setHeaderIf(res, WARNINGS_HEADER, warningsHeader(result.warnings));
