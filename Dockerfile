@@ -76,7 +76,9 @@ EXPOSE 50053
 CMD ["node", "--import", "@winnow/platform/telemetry", "services/extractor/dist/main.js"]
 
 FROM runtime AS gateway
-ENV HOST=0.0.0.0
+# Without REDIS_URL, the scrape cache goes to a PGlite database under /tmp (the one writable place
+# when the root filesystem is read-only): kept while the container lives.
+ENV HOST=0.0.0.0 WINNOW_DATA_DIR=/tmp/winnow
 COPY services/gateway/package.json services/gateway/
 COPY --from=build /src/services/gateway/dist services/gateway/dist
 # The dashboard's stylesheet and script, served from services/gateway/assets.

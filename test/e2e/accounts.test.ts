@@ -218,9 +218,11 @@ describe("the dashboard in Chromium", () => {
           [today, newId, "1"],
         ].sort(),
       );
+    // Every scrape went to the model: the path columns (cache, template, builtin, model) say so, then the tokens.
     for (const row of await usageRows()) {
-      expect(Number(row[3])).toBeGreaterThan(0);
-      expect(Number(row[4])).toBeGreaterThan(0);
+      expect(row.slice(3, 7)).toEqual(["0", "0", "0", row[2]]);
+      expect(Number(row[7])).toBeGreaterThan(0);
+      expect(Number(row[8])).toBeGreaterThan(0);
     }
     await shot("7-usage");
 
@@ -465,7 +467,11 @@ describe("usage counted in batches", () => {
     await secondGateway.stop();
     expect(secondGateway.child.exitCode).toBe(0);
     const [today] = (await usage()).days;
-    expect(today).toMatchObject({ keyId: created.keyId, scrapes: 5 });
+    expect(today).toMatchObject({
+      keyId: created.keyId,
+      scrapes: 5,
+      byPath: { cache: 0, template: 0, builtin: 0, model: 5 },
+    });
     expect(today!.tokensIn).toBeGreaterThan(0);
     expect(today!.tokensOut).toBeGreaterThan(0);
   });

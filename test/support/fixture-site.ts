@@ -14,11 +14,15 @@ export interface FixtureSite {
   origin: string;
   /** host:port, for WINNOW_EGRESS_ALLOW. */
   hostPort: string;
+  /** How many requests a path has received (whether or not a page is served there). */
+  requests(path: string): number;
   close(): Promise<void>;
 }
 
 export async function startFixtureSite(pages: Record<string, FixturePage>): Promise<FixtureSite> {
+  const counts = new Map<string, number>();
   const server = createServer((req, res) => {
+    counts.set(req.url ?? "", (counts.get(req.url ?? "") ?? 0) + 1);
     const page = Object.hasOwn(pages, req.url ?? "") ? pages[req.url!] : undefined;
     if (!page) {
       res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not found</h1>");
@@ -34,6 +38,7 @@ export async function startFixtureSite(pages: Record<string, FixturePage>): Prom
   return {
     origin: `http://127.0.0.1:${port}`,
     hostPort: `127.0.0.1:${port}`,
+    requests: (path) => counts.get(path) ?? 0,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -188,6 +188,7 @@ function createAuthService({
         scrapes: entry.scrapes,
         tokensIn: entry.tokensIn,
         tokensOut: entry.tokensOut,
+        byPath: entry.byPath,
       }));
       const unknownKeyIds = await store.recordUsage(entries);
       if (unknownKeyIds.length > 0) logger.warn({ unknownKeyIds }, "usage for keys that do not exist was dropped");

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { WinnowError } from "@winnow/platform";
-import type { UsageDay } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import type { ScrapesByPath, UsageDay } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import type { ApiKey } from "./api-key.js";
 import type { SqlDatabase, SqlExecutor } from "./database.js";
 import type { KeyCipher } from "./key-cipher.js";
@@ -29,6 +29,8 @@ interface UsageTotals {
 export interface UsageEntry extends UsageTotals {
   keyId: string;
   day?: string;
+  /** The same scrapes by what answered them, when the caller says. */
+  byPath?: ScrapesByPath;
 }
 
 export interface AccountSummary {
@@ -206,14 +208,30 @@ export class AuthStore {
       const unknown: string[] = [];
       for (const entry of entries) {
         const rows = await tx.query(
-          `INSERT INTO key_usage (key_id, day, scrapes, tokens_in, tokens_out)
-           SELECT id, COALESCE($2::date, (now() AT TIME ZONE 'UTC')::date), $3, $4, $5 FROM api_keys WHERE id = $1
+          `INSERT INTO key_usage (key_id, day, scrapes, tokens_in, tokens_out,
+                                  cache_scrapes, template_scrapes, builtin_scrapes, model_scrapes)
+           SELECT id, COALESCE($2::date, (now() AT TIME ZONE 'UTC')::date), $3, $4, $5, $6, $7, $8, $9
+             FROM api_keys WHERE id = $1
            ON CONFLICT (key_id, day) DO UPDATE SET
              scrapes = key_usage.scrapes + excluded.scrapes,
              tokens_in = key_usage.tokens_in + excluded.tokens_in,
-             tokens_out = key_usage.tokens_out + excluded.tokens_out
+             tokens_out = key_usage.tokens_out + excluded.tokens_out,
+             cache_scrapes = key_usage.cache_scrapes + excluded.cache_scrapes,
+             template_scrapes = key_usage.template_scrapes + excluded.template_scrapes,
+             builtin_scrapes = key_usage.builtin_scrapes + excluded.builtin_scrapes,
+             model_scrapes = key_usage.model_scrapes + excluded.model_scrapes
            RETURNING key_id`,
-          [entry.keyId, entry.day ?? null, entry.scrapes, entry.tokensIn, entry.tokensOut],
+          [
+            entry.keyId,
+            entry.day ?? null,
+            entry.scrapes,
+            entry.tokensIn,
+            entry.tokensOut,
+            entry.byPath?.cache ?? 0,
+            entry.byPath?.template ?? 0,
+            entry.byPath?.builtin ?? 0,
+            entry.byPath?.model ?? 0,
+          ],
         );
         if (rows.length === 0) unknown.push(entry.keyId);
       }
@@ -224,14 +242,24 @@ export class AuthStore {
   /** The account's usage per key and day over the last `days` UTC days (today included), newest first. */
   async usage(accountId: string, days: number): Promise<UsageDay[]> {
     // Counters are bigint; float8 comes back as a JS number on both drivers (exact below 2^53).
-    return this.db.query<UsageDay>(
+    const rows = await this.db.query<UsageDay & Required<{ [path in keyof ScrapesByPath]: number }>>(
       `SELECT to_char(u.day, 'YYYY-MM-DD') AS day, u.key_id AS "keyId", u.scrapes::float8 AS scrapes,
-              u.tokens_in::float8 AS "tokensIn", u.tokens_out::float8 AS "tokensOut"
+              u.tokens_in::float8 AS "tokensIn", u.tokens_out::float8 AS "tokensOut",
+              u.cache_scrapes::float8 AS cache, u.template_scrapes::float8 AS template,
+              u.builtin_scrapes::float8 AS builtin, u.model_scrapes::float8 AS model
          FROM key_usage u JOIN api_keys k ON k.id = u.key_id
         WHERE k.account_id = $1 AND u.day > (now() AT TIME ZONE 'UTC')::date - $2::int
         ORDER BY u.day DESC, u.key_id`,
       [accountId, days],
     );
+    return rows.map(({ day, keyId, scrapes, tokensIn, tokensOut, cache, template, builtin, model }) => ({
+      day,
+      keyId,
+      scrapes,
+      tokensIn,
+      tokensOut,
+      byPath: { cache, template, builtin, model },
+    }));
   }
 
   /** Every account with its active key and all-time usage, oldest first. */

@@ -234,7 +234,16 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
 
       const today = new Date().toISOString().slice(0, 10);
       const byAccount = await client.getUsage({ sessionToken: "", accountId: created.account!.id, days: 0 });
-      expect(byAccount.days).toEqual([{ day: today, keyId: created.keyId, scrapes: 3, tokensIn: 150, tokensOut: 15 }]);
+      expect(byAccount.days).toEqual([
+        {
+          day: today,
+          keyId: created.keyId,
+          scrapes: 3,
+          tokensIn: 150,
+          tokensOut: 15,
+          byPath: { cache: 0, template: 0, builtin: 0, model: 0 },
+        },
+      ]);
       const { session } = await client.logIn({ email, password: "usage password" });
       const bySession = await client.getUsage({ sessionToken: session!.token, accountId: "", days: 7 });
       expect(bySession.days).toEqual(byAccount.days);
@@ -260,12 +269,14 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       const second = await createAccount(`${randomUUID()}@example.com`);
       const today = new Date().toISOString().slice(0, 10);
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+      // Each batch entry's scrapes: one from cache, the rest from the model.
       const entry = (keyId: string, day: string, scrapes: number) => ({
         keyId,
         day,
         scrapes,
         tokensIn: scrapes * 10,
         tokensOut: scrapes,
+        byPath: { cache: 1, template: 0, builtin: 0, model: scrapes - 1 },
       });
       const answer = await client.recordUsageBatch({
         usage: [
@@ -279,11 +290,32 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       await client.recordUsageBatch({ usage: [entry(first.keyId, today, 1)] });
       const usage = async (accountId: string) => (await client.getUsage({ sessionToken: "", accountId, days: 7 })).days;
       expect(await usage(first.account!.id)).toEqual([
-        { day: today, keyId: first.keyId, scrapes: 4, tokensIn: 40, tokensOut: 4 },
-        { day: yesterday, keyId: first.keyId, scrapes: 2, tokensIn: 20, tokensOut: 2 },
+        {
+          day: today,
+          keyId: first.keyId,
+          scrapes: 4,
+          tokensIn: 40,
+          tokensOut: 4,
+          byPath: { cache: 2, template: 0, builtin: 0, model: 2 },
+        },
+        {
+          day: yesterday,
+          keyId: first.keyId,
+          scrapes: 2,
+          tokensIn: 20,
+          tokensOut: 2,
+          byPath: { cache: 1, template: 0, builtin: 0, model: 1 },
+        },
       ]);
       expect(await usage(second.account!.id)).toEqual([
-        { day: today, keyId: second.keyId, scrapes: 1, tokensIn: 10, tokensOut: 1 },
+        {
+          day: today,
+          keyId: second.keyId,
+          scrapes: 1,
+          tokensIn: 10,
+          tokensOut: 1,
+          byPath: { cache: 1, template: 0, builtin: 0, model: 0 },
+        },
       ]);
     });
 

@@ -55,6 +55,18 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_keys_by_revocation ON api_keys (revoked_seq) WHERE revoked_seq IS NOT NULL;
     `,
   },
+  {
+    version: 4,
+    name: "usage by answer path",
+    // What answered each day's scrapes: the cache, a learned template, the builtin engine or the model.
+    sql: `
+      ALTER TABLE key_usage
+        ADD COLUMN cache_scrapes bigint NOT NULL DEFAULT 0,
+        ADD COLUMN template_scrapes bigint NOT NULL DEFAULT 0,
+        ADD COLUMN builtin_scrapes bigint NOT NULL DEFAULT 0,
+        ADD COLUMN model_scrapes bigint NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** Brings auth's tables up to date; their record is auth_migrations. */

@@ -7,6 +7,7 @@ import {
   WinnowError,
 } from "@winnow/platform";
 import {
+  type DescribeEnginesResponse,
   Engine,
   type ExtractorServiceServer,
   ExtractorServiceService,
@@ -30,6 +31,8 @@ export interface ExtractorDependencies {
   templateScope: ScopeSettings;
   /** Where extractions run (flow/extract.ts in worker threads). */
   extractions: ExtractionPool;
+  /** The model and engine version, as DescribeEngines states them (engine-identity.ts). */
+  identity: DescribeEnginesResponse;
 }
 
 /** The service as a gRPC server registers it. */
@@ -46,7 +49,10 @@ export function extractorServiceBinding(deps: ExtractorDependencies): ServiceBin
  * The gRPC adapter: checks the request, picks the engine, runs the extraction (flow/extract.ts), logs and counts it.
  */
 function createExtractorService(deps: ExtractorDependencies): ExtractorServiceServer {
-  return { extract: unary(deps.logger, (request: ExtractRequest, ctx) => extract(deps, request, ctx)) };
+  return {
+    extract: unary(deps.logger, (request: ExtractRequest, ctx) => extract(deps, request, ctx)),
+    describeEngines: unary(deps.logger, async () => deps.identity),
+  };
 }
 
 async function extract(

@@ -46,6 +46,7 @@ export async function startTestExtractor(
         maxHtmlBytes: 64 * 1024,
         templateScope: { shared: options.sharedTemplates ?? false, pageSigningKey: options.pageSigningKey },
         extractions,
+        identity: { model: llm ? "test-model" : "", engineVersion: "test" },
       }),
     ],
   });

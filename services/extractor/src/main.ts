@@ -8,6 +8,7 @@ import {
   startGrpcServer,
 } from "@winnow/platform";
 import { configShape, llmSettings, promptSettings } from "./config.js";
+import { engineIdentity } from "./engine-identity.js";
 import { LlmEngine } from "./engines/model/llm.js";
 import { extractorServiceBinding } from "./extractor-service.js";
 import { SchemaCache } from "./schema/schema-cache.js";
@@ -79,6 +80,7 @@ const server = await startGrpcServer({
       maxHtmlBytes: config.EXTRACT_MAX_HTML_BYTES,
       templateScope: { shared: config.EXTRACT_TEMPLATES_SHARED, pageSigningKey: config.WINNOW_PAGE_SIGNING_KEY },
       extractions,
+      identity: await engineIdentity(config),
     }),
   ],
 });

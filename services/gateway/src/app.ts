@@ -3,6 +3,8 @@ import { type Logger, WinnowError } from "@winnow/platform";
 import express, { type ErrorRequestHandler } from "express";
 import helmet from "helmet";
 import type { Backends } from "./backends.js";
+import type { CacheStore } from "./cache/cache-store.js";
+import { ScrapeCache } from "./cache/scrape-cache.js";
 import { dashboardRouter } from "./dashboard/dashboard.js";
 import { renderDocsPage } from "./docs/docs-page.js";
 import { openApiDocument } from "./docs/openapi.js";
@@ -34,6 +36,8 @@ export interface AppOptions {
   keyFailuresPerMinute: number;
   /** Express's "trust proxy": which proxies' X-Forwarded-* to believe (client address, TLS). */
   trustProxy: boolean | number | string;
+  /** Repeat scrapes from cache: the store, max_age's default, and whether accounts share it. Absent: no cache. */
+  cache?: { store: CacheStore | undefined; defaultMaxAgeSeconds: number; shared: boolean };
 }
 
 /** One SVG icon for every page (/docs, the dashboard), at the address browsers ask for unprompted. */
@@ -42,7 +46,7 @@ const FAVICON = fileURLToPath(new URL("../assets/favicon.svg", import.meta.url))
 /** The HTTP app, and the background work it owns (the key cache's revocation feed, usage writes). */
 export interface Gateway {
   app: express.Express;
-  /** After the last request: stops following revocations and writes the usage counted so far. */
+  /** After the last request: stops following revocations, writes the usage counted so far and what the cache keeps. */
   close(): Promise<void>;
 }
 
@@ -51,6 +55,7 @@ export function createGateway(options: AppOptions): Gateway {
   const { backends, drain, logger, requestTimeoutMs, maxBodyBytes } = options;
   const keys = new KeyCheck(backends.auth, { ...options.keyCache, logger });
   const usage = new UsageCounter(backends.auth, options.usageFlushMs, logger);
+  const scrapeCache = options.cache?.store && new ScrapeCache(options.cache.store, backends.extractor, logger);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -144,7 +149,12 @@ export function createGateway(options: AppOptions): Gateway {
       next();
     },
     express.json({ limit: maxBodyBytes, strict: true }),
-    scrapeHandler(backends),
+    scrapeHandler({
+      backends,
+      cache: scrapeCache,
+      defaultMaxAgeSeconds: options.cache?.defaultMaxAgeSeconds ?? 0,
+      sharedCache: options.cache?.shared ?? false,
+    }),
   );
 
   app.all("/scrape", (req, res) => {
@@ -163,6 +173,7 @@ export function createGateway(options: AppOptions): Gateway {
     async close() {
       keys.close();
       await usage.close();
+      await scrapeCache?.settled();
     },
   };
 }

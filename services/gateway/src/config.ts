@@ -28,6 +28,18 @@ export const configShape = {
   REDIS_URL: z.url({ protocol: /^rediss?$/, message: "must be a redis:// or rediss:// URL" }).optional(),
   /** Prefix of the gateway's Redis keys, so deployments sharing a Redis do not share counts. */
   REDIS_KEY_PREFIX: z.string().min(1).max(100).default("winnow:"),
+  /** max_age when a request does not say (seconds): 0 answers every scrape afresh unless it asks for the cache. */
+  CACHE_DEFAULT_MAX_AGE: env.nonNegativeInt(0, 31_536_000),
+  /** Cache entries older than this (seconds) are never answered and are deleted. */
+  CACHE_TTL_SECONDS: env.positiveInt(86_400, 31_536_000),
+  /** Cache entries kept in all (pages and extractions); the oldest go first. 0 turns the scrape cache off. */
+  CACHE_MAX_ENTRIES: env.nonNegativeInt(10_000, 10_000_000),
+  /** Bytes of cached pages and extractions in all; the oldest go first. */
+  CACHE_MAX_BYTES: env.positiveInt(256 * 1024 * 1024, 64 * 1024 * 1024 * 1024),
+  /** Every account reads and writes one cache: one account's scrape answers another's. Off: each account its own. */
+  CACHE_SHARED: env.boolean(false),
+  /** Where the embedded cache database lives (gateway-db) when REDIS_URL is unset. */
+  WINNOW_DATA_DIR: z.string().min(1).default(".data"),
   /**
    * Consecutive failed log-ins per email (within a day) before it is blocked (15 minutes, doubling with each block);
    * ten times that is the log-in and sign-up attempts per client address in 15 minutes.

@@ -8,6 +8,7 @@ import {
 } from "@winnow/platform";
 import { createGateway } from "./app.js";
 import { connectBackends } from "./backends.js";
+import { openCacheStore } from "./cache/open-cache-store.js";
 import { configShape } from "./config.js";
 import { Drain } from "./http/drain.js";
 import { startHttpServer } from "./http/http-server.js";
@@ -25,6 +26,17 @@ const backends = connectBackends(
 );
 const drain = new Drain();
 const limiters = createLimiterFactory({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger });
+const cache = await openCacheStore({
+  bounds: {
+    ttlSeconds: config.CACHE_TTL_SECONDS,
+    maxEntries: config.CACHE_MAX_ENTRIES,
+    maxBytes: config.CACHE_MAX_BYTES,
+  },
+  redis: limiters.redis,
+  keyPrefix: config.REDIS_KEY_PREFIX,
+  dataDir: config.WINNOW_DATA_DIR,
+  logger,
+});
 const gateway = createGateway({
   backends,
   keyCache: { size: config.KEY_CACHE_SIZE, maxAgeMs: config.KEY_CACHE_MAX_AGE_MS },
@@ -37,6 +49,7 @@ const gateway = createGateway({
   loginAttemptsPer15Min: config.LOGIN_ATTEMPTS_PER_15_MIN,
   keyFailuresPerMinute: config.KEY_FAILURES_PER_MINUTE,
   trustProxy: config.TRUST_PROXY,
+  cache: { store: cache.store, defaultMaxAgeSeconds: config.CACHE_DEFAULT_MAX_AGE, shared: config.CACHE_SHARED },
 });
 const server = await startHttpServer(gateway.app, config.HOST, config.PORT);
 logger.info({ url: `http://${config.HOST}:${server.port}` }, "gateway listening");
@@ -48,6 +61,7 @@ onShutdownSignal(logger, async () => {
   await Promise.race([drain.idle(), new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS))]);
   await server.close(Math.max(0, deadline - Date.now()));
   await gateway.close();
+  await cache.close();
   backends.close();
   await limiters.close();
 });

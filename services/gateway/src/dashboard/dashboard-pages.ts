@@ -136,7 +136,7 @@ export function accountPage(page: AccountPage): string {
     : html`<p>This account's key was issued before keys could be shown again. Refresh it to get one you can see here.</p>`;
   const rows = page.usage.map(
     (row) =>
-      html`<tr><td>${row.day}</td><td><code>${row.keyId}</code></td><td>${row.scrapes}</td><td>${row.tokensIn}</td><td>${row.tokensOut}</td></tr>`,
+      html`<tr><td>${row.day}</td><td><code>${row.keyId}</code></td><td>${row.scrapes}</td><td>${row.byPath?.cache ?? 0}</td><td>${row.byPath?.template ?? 0}</td><td>${row.byPath?.builtin ?? 0}</td><td>${row.byPath?.model ?? 0}</td><td>${row.tokensIn}</td><td>${row.tokensOut}</td></tr>`,
   );
   return layout(
     "Your key",
@@ -153,7 +153,7 @@ ${key}
 <h2 id="usage-heading">Usage (last 30 days, UTC)</h2>
 ${
   rows.length > 0
-    ? html`<div class="scroll"><table><thead><tr><th scope="col">Day</th><th scope="col">Key</th><th scope="col">Scrapes</th><th scope="col">Model tokens in</th><th scope="col">Model tokens out</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? html`<div class="scroll"><table><thead><tr><th scope="col">Day</th><th scope="col">Key</th><th scope="col">Scrapes</th><th scope="col" title="answered from cache: no render, no model call">From cache</th><th scope="col" title="answered by a template learned for the site">Template</th><th scope="col" title="answered by the builtin engine, no model call">Builtin</th><th scope="col" title="the model was called">Model</th><th scope="col">Model tokens in</th><th scope="col">Model tokens out</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p>No scrapes yet. Try the <a href="/dashboard/playground">playground</a>, or:</p>`
 }
 <pre class="example"><code>curl -X POST http://&lt;gateway&gt;/scrape \\

@@ -50,6 +50,15 @@ describe("the API documents", () => {
     expect(html).not.toMatch(/<script/i);
   });
 
+  it("the /docs page lists every option, max_age included, and the cost and cache headers", () => {
+    const html = renderDocsPage();
+    for (const name of Object.keys(scrapeRequestSchema.properties.options.properties))
+      expect(html).toContain(`<code>${name}</code>`);
+    expect(html).toContain("<code>max_age</code>");
+    for (const header of ["x-winnow-path", "x-winnow-tokens-in", "Winnow-Cache"])
+      expect(html).toContain(`<code>${header}</code>`);
+  });
+
   it("the /docs page links the dashboard and names both client libraries", () => {
     const html = renderDocsPage();
     expect(html).toContain('<a href="/dashboard">');

@@ -39,8 +39,21 @@ export const SUCCESS_HEADERS: ResponseHeader[] = [
     description:
       "The extractor's warnings (and the renderer's: `render-incomplete`, the page's time ran out after its HTML arrived, and the data was read from the page as it was then), as an RFC 8941 structured-field list of codes, with the `path` of the value concerned when there is one: `content-truncated, ungrounded;path=\"/price\"`. Bounded as `Winnow-Field-Status`; the messages are in the evidence envelope. Absent when there is none.",
   },
-  { name: "x-winnow-tokens-in", description: "Model tokens sent (LLM engine only)." },
-  { name: "x-winnow-tokens-out", description: "Model tokens received (LLM engine only)." },
+  {
+    name: "x-winnow-path",
+    description:
+      "What answered the data, and so what it cost: `cache` (an earlier answer for the same page and question: no extraction, no model call), `template` (the site's learned template), `builtin` (the builtin engine, no model call) or `model` (the model was called; the tokens say how much).",
+  },
+  {
+    name: "x-winnow-tokens-in",
+    description: "Model tokens sent for this answer; `0` when no model was called (`cache`, `template`, `builtin`).",
+  },
+  { name: "x-winnow-tokens-out", description: "Model tokens received for this answer; `0` when no model was called." },
+  {
+    name: "Winnow-Cache",
+    description:
+      "What came from the scrape cache (see `options.max_age`), as an RFC 8941 dictionary: `page=hit, data=hit, age=12`. `page`: `hit` when the page was not loaded again but taken as rendered `age` seconds ago (`age=0` when loaded for this request); `data`: `hit` when the answer was kept from an earlier scrape of the same page content with the same schema, task and model. The evidence envelope repeats it as `cache`.",
+  },
   {
     name: "RateLimit-Limit",
     description: "The key's requests per minute (also `RateLimit-Remaining`, and `RateLimit-Reset` in seconds).",
@@ -170,7 +183,7 @@ const evidenceResponseSchema = {
   title: "EvidenceResponse",
   type: "object",
   description: "The answer with `options.evidence`: the data unchanged, and the evidence of its values.",
-  required: ["data", "evidence", "status", "warnings"],
+  required: ["data", "evidence", "status", "warnings", "cache"],
   properties: {
     data: { type: "object", description: "Exactly the answer without `options.evidence`: the schema's shape." },
     evidence: {
@@ -196,6 +209,22 @@ const evidenceResponseSchema = {
           code: { type: "string" },
           message: { type: "string" },
           path: { type: "string", description: "The JSON pointer of the value concerned, when there is one." },
+        },
+      },
+    },
+    cache: {
+      type: "object",
+      description: "What came from the scrape cache, as the `Winnow-Cache` header says it.",
+      required: ["page", "data", "age_seconds"],
+      properties: {
+        page: { enum: ["hit", "miss"], description: "`hit`: the page was not loaded again (see `options.max_age`)." },
+        data: {
+          enum: ["hit", "miss"],
+          description: "`hit`: the answer was kept from an earlier scrape of the same page.",
+        },
+        age_seconds: {
+          type: "integer",
+          description: "How long ago the page was loaded; 0 when loaded for this request.",
         },
       },
     },
@@ -251,6 +280,7 @@ const EXAMPLE_EVIDENCE_RESPONSE = {
     "/reviews/0/rating_1_to_5": "derived",
   },
   warnings: [],
+  cache: { page: "miss", data: "miss", age_seconds: 0 },
 };
 
 /** Problem types grouped by HTTP status, lowest status first, catalogue order within one. */

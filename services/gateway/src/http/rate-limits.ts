@@ -18,6 +18,8 @@ interface LimiterSpec {
  */
 export interface LimiterFactory {
   create(spec: LimiterSpec): RateLimiterAbstract;
+  /** The Redis connection the limiters use, when REDIS_URL is set; others (the scrape cache) share it. */
+  readonly redis?: Redis;
   close(): Promise<void>;
 }
 
@@ -47,6 +49,7 @@ export function createLimiterFactory({ redisUrl, keyPrefix, logger }: LimiterFac
     logger.info("Redis available again: rate limits are shared across replicas");
   });
   return {
+    redis,
     create: (spec) =>
       new RateLimiterRedis({
         storeClient: redis,

@@ -1,13 +1,13 @@
 import type { AuthClient, Logger } from "@winnow/platform";
-import type { KeyUsage } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import type { KeyUsage, ScrapesByPath } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import type { RequestHandler } from "express";
 
 /** One write to auth should not outlive a flush interval by much, nor hang a drain. */
 const WRITE_TIMEOUT_MS = 5_000;
 
 /**
- * Counts successful scrapes and their model tokens (the x-winnow-tokens-*
- * headers the scrape handler sets) per key and UTC day in memory, and writes
+ * Counts successful scrapes, their model tokens and what answered them (the
+ * x-winnow-tokens-* and x-winnow-path headers the scrape handler sets) per key and UTC day in memory, and writes
  * them to auth in one call per interval and once more on shutdown. A failed
  * write keeps the counts for the next one, so an auth outage loses nothing; a
  * crash of the gateway loses at most the last interval's counts.
@@ -31,12 +31,16 @@ export class UsageCounter {
     return (_req, res, next) => {
       res.once("finish", () => {
         if (res.statusCode !== 200) return;
+        const byPath: ScrapesByPath = { cache: 0, template: 0, builtin: 0, model: 0 };
+        const path = res.getHeader("x-winnow-path");
+        if (typeof path === "string" && Object.hasOwn(byPath, path)) byPath[path as keyof ScrapesByPath] = 1;
         this.add({
           keyId: res.locals.keyId!,
           day: new Date().toISOString().slice(0, 10),
           scrapes: 1,
           tokensIn: Number(res.getHeader("x-winnow-tokens-in") ?? 0),
           tokensOut: Number(res.getHeader("x-winnow-tokens-out") ?? 0),
+          byPath,
         });
       });
       next();
@@ -80,11 +84,13 @@ export class UsageCounter {
   private add(usage: KeyUsage): void {
     const id = `${usage.keyId} ${usage.day}`;
     const counted = this.pending.get(id);
-    if (!counted) this.pending.set(id, { ...usage });
+    if (!counted) this.pending.set(id, { ...usage, byPath: { ...usage.byPath! } });
     else {
       counted.scrapes += usage.scrapes;
       counted.tokensIn += usage.tokensIn;
       counted.tokensOut += usage.tokensOut;
+      for (const name of Object.keys(counted.byPath!) as (keyof ScrapesByPath)[])
+        counted.byPath![name] += usage.byPath![name];
     }
   }
 }

@@ -61,11 +61,23 @@ describe("parseScrapeRequest", () => {
     [{ timeout_ms: 0 }, "/options/timeout_ms", "must be >= 1"],
     [{ timeout_ms: 1.5 }, "/options/timeout_ms", "must be integer"],
     [{ wait_for: "" }, "/options/wait_for", "must NOT have fewer than 1 characters"],
+    [{ max_age: -1 }, "/options/max_age", "must be >= 0"],
+    [{ max_age: 1.5 }, "/options/max_age", "must be integer"],
+    [{ max_age: "1h" }, "/options/max_age", "must be integer"],
+    [{ max_age: 31_536_001 }, "/options/max_age", "must be <= 31536000"],
     ["browser", "/options", "must be object"],
   ])("refuses options %j at %s", (options, path, description) => {
     expect(failure({ url: "https://shop.example/", schema: { a: "string" }, options }).violations).toEqual([
       { path, description },
     ]);
+  });
+
+  it("takes max_age in seconds, 0 included, and leaves it unset for the operator's default", () => {
+    const request = (options?: object) =>
+      parseScrapeRequest({ url: "https://shop.example/", schema: { a: "string" }, options });
+    expect(request({ max_age: 600 }).maxAgeSeconds).toBe(600);
+    expect(request({ max_age: 0 }).maxAgeSeconds).toBe(0);
+    expect(request().maxAgeSeconds).toBeUndefined();
   });
 
   it("converts an internationalized host to punycode", () => {

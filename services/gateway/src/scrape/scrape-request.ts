@@ -12,6 +12,9 @@ import { RenderMode, type RenderOptions } from "@winnow/platform/gen/winnow/rend
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import { fromJsonSchema, isJsonSchema, toOriginalPaths } from "./json-schema-input.js";
 
+/** A year: max_age's upper bound (entries live no longer than the cache's TTL anyway). */
+const MAX_AGE_LIMIT_SECONDS = 31_536_000;
+
 const TYPE_NAMES = ["string", "number", "integer", "boolean", "array", "object"];
 
 /**
@@ -71,6 +74,13 @@ export const scrapeRequestSchema = {
           description:
             'Answer `{ "data": <the schema-shaped object>, "evidence": {...} }`: for each value (by JSON pointer), where it was read, the page text, the element\'s CSS selector, a confidence and whether it is on the page.',
         },
+        max_age: {
+          type: "integer",
+          minimum: 0,
+          maximum: MAX_AGE_LIMIT_SECONDS,
+          description:
+            "Seconds: a page rendered for this account within them is not loaded again, and the same page with the same schema and task is answered from cache without an extraction (no model call). 0: always fresh. The default is the operator's (`CACHE_DEFAULT_MAX_AGE`, 0 unless set); `Winnow-Cache` says what came from cache and the page's age.",
+        },
       },
     },
   },
@@ -114,6 +124,7 @@ interface ScrapeOptions {
   wait_for?: string;
   evidence?: boolean;
   screenshot?: boolean;
+  max_age?: number;
 }
 
 export interface ScrapeRequest {
@@ -129,6 +140,8 @@ export interface ScrapeRequest {
   evidence: boolean;
   /** With evidence: a screenshot with the evidence's elements outlined. */
   screenshot: boolean;
+  /** How old a cached page (and its extraction) may be, in seconds; undefined: the operator's default. */
+  maxAgeSeconds: number | undefined;
 }
 
 const validateBody = new Ajv2020({ allErrors: true }).compile(scrapeRequestSchema);
@@ -197,6 +210,7 @@ export function parseScrapeRequest(sent: unknown): ScrapeRequest {
     },
     evidence: options.evidence ?? false,
     screenshot: options.screenshot ?? false,
+    maxAgeSeconds: options.max_age,
   };
 }
 

@@ -1,14 +1,8 @@
-import type { CallOptions } from "@winnow/platform";
-import { Engine, type Evidence, engineToJSON } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import {
-  RenderMode,
-  type RenderOptions,
-  type RenderPath,
-  renderPathToJSON,
-} from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import { type Engine, type Evidence, engineToJSON } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { type RenderPath, renderPathToJSON } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { RequestHandler, Response } from "express";
-import type { Backends } from "../backends.js";
-import { hop as hopOf } from "../http/request-context.js";
+import { countScrape } from "../http/gateway-metrics.js";
+import { hop } from "../http/request-context.js";
 import {
   FIELD_STATUS_HEADER,
   fieldStatusHeader,
@@ -16,74 +10,29 @@ import {
   WARNINGS_HEADER,
   warningsHeader,
 } from "./field-status.js";
+import { type ScrapeDependencies, scrapePage } from "./scrape-page.js";
 import { parseScrapeRequest } from "./scrape-request.js";
 
 /**
  * POST /scrape: render the page, fill the schema, answer with JSON in the
- * schema's shape. Both hops share the request's one deadline.
+ * schema's shape (scrape-page.ts), with what it cost and where it came from in headers.
  */
-export function scrapeHandler(backends: Backends): RequestHandler {
+export function scrapeHandler(deps: ScrapeDependencies): RequestHandler {
   return async (req, res) => {
     const request = parseScrapeRequest(req.body);
     res.locals.targetHost = new URL(request.url).hostname;
-    const hop = hopOf(res);
-    const { renderer, extractor } = backends;
-
-    let started = performance.now();
-    const page = await renderer.render({ url: request.url, options: request.renderOptions }, hop);
-    res.locals.timings.render = performance.now() - started;
-    // The renderer's own split of that time: waiting for a browser page, loading, letting the page settle.
-    if (page.timings) {
-      Object.assign(res.locals.timings, {
-        "render-queue": page.timings.queueMs,
-        "render-navigation": page.timings.navigationMs,
-        "render-settle": page.timings.settleMs,
-      });
-    }
-
-    started = performance.now();
-    const result = await extractor.extract(
-      {
-        url: page.finalUrl,
-        html: page.html,
-        schemaJson: request.schemaJson,
-        fieldHints: request.fieldHints,
-        taskDescription: request.taskDescription,
-        options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: request.evidence },
-        // The key's account owns what its pages teach; the renderer's signature lets the page teach.
-        tenant: res.locals.accountId!,
-        learn: true,
-        pageSignature: page.signature,
-        // A render that ran out of time after the HTML arrived: the extractor returns `render-incomplete` among the
-        // warnings and marks the fields the page does not hold `truncated`.
-        pageWarnings: page.incomplete
-          ? [
-              {
-                code: "render-incomplete",
-                message: "the page's time ran out after its HTML arrived: it was read as it was then, not settled",
-                path: "",
-              },
-            ]
-          : [],
-      },
-      hop,
-    );
-    res.locals.timings.extract = performance.now() - started;
-
-    let screenshot: string | undefined;
-    if (request.screenshot) {
-      started = performance.now();
-      screenshot = await screenshotOf(backends, page.finalUrl, request.renderOptions, result.evidence, hop);
-      res.locals.timings.screenshot = performance.now() - started;
-    }
+    const outcome = await scrapePage(deps, request, { accountId: res.locals.accountId!, hop: hop(res) });
+    const { page, result, screenshot, cache } = outcome;
+    Object.assign(res.locals.timings, outcome.timings);
 
     res.setHeader("Server-Timing", serverTiming(res.locals.timings, res.locals.keyFromCache));
     res.setHeader("x-winnow-engine", engineName(result.engine));
     res.setHeader("x-winnow-render-path", renderPathName(page.path));
-    if (result.usage) {
-      res.setHeader("x-winnow-tokens-in", String(result.usage.promptTokens));
-      res.setHeader("x-winnow-tokens-out", String(result.usage.completionTokens));
-    }
+    // What the answer cost and what came from cache (documented in docs/openapi.ts).
+    res.setHeader("x-winnow-path", outcome.path);
+    res.setHeader("x-winnow-tokens-in", String(outcome.tokens.input));
+    res.setHeader("x-winnow-tokens-out", String(outcome.tokens.output));
+    res.setHeader("Winnow-Cache", `page=${cache.page}, data=${cache.data}, age=${cache.ageSeconds}`);
 
     setHeaderIf(res, FIELD_STATUS_HEADER, fieldStatusHeader(result.fieldStatus));
     setHeaderIf(res, WARNINGS_HEADER, warningsHeader(result.warnings));
@@ -92,32 +41,13 @@ export function scrapeHandler(backends: Backends): RequestHandler {
     const envelope = {
       evidence: evidenceByPointer(result.evidence),
       ...statusEnvelope(result.fieldStatus, result.warnings),
+      cache: { page: cache.page, data: cache.data, age_seconds: cache.ageSeconds },
       ...(screenshot ? { screenshot } : {}),
     };
     const body = request.evidence ? `{"data":${result.dataJson},${JSON.stringify(envelope).slice(1)}` : result.dataJson;
     res.status(200).type("application/json").send(body);
+    countScrape(outcome.path, cache.page);
   };
-}
-
-/**
- * The page loaded again in the browser, with the elements the evidence
- * names outlined, as a data: URL. A second load: the selectors exist only
- * once the first load's page has been extracted.
- */
-async function screenshotOf(
-  backends: Backends,
-  url: string,
-  options: RenderOptions,
-  evidence: Evidence[],
-  hop: CallOptions,
-): Promise<string> {
-  const outline = [...new Set(evidence.map((item) => item.selector).filter((selector) => selector !== ""))];
-  const { renderer } = backends;
-  const shot = await renderer.render(
-    { url, options: { ...options, mode: RenderMode.RENDER_MODE_BROWSER, screenshot: true, outline } },
-    hop,
-  );
-  return `data:image/jpeg;base64,${shot.screenshot.toString("base64")}`;
 }
 
 /** The extractor's evidence as the API states it: by JSON pointer, empty text and selector left out. */

@@ -183,6 +183,22 @@ export interface KeyUsage {
   scrapes: number;
   tokensIn: number;
   tokensOut: number;
+  /**
+   * The same scrapes by the path that answered them (their sum is at most
+   * `scrapes`: a caller that does not say counts none here).
+   */
+  byPath?: ScrapesByPath | undefined;
+}
+
+/**
+ * Scrapes by what answered their data: the cache (no render or extraction),
+ * a learned template, the builtin engine, or the model.
+ */
+export interface ScrapesByPath {
+  cache: number;
+  template: number;
+  builtin: number;
+  model: number;
 }
 
 export interface RecordUsageBatchRequest {
@@ -233,6 +249,7 @@ export interface UsageDay {
   scrapes: number;
   tokensIn: number;
   tokensOut: number;
+  byPath?: ScrapesByPath | undefined;
 }
 
 export interface GetUsageResponse {
@@ -1984,7 +2001,7 @@ export const RecordUsageResponse: MessageFns<RecordUsageResponse> = {
 };
 
 function createBaseKeyUsage(): KeyUsage {
-  return { keyId: "", day: "", scrapes: 0, tokensIn: 0, tokensOut: 0 };
+  return { keyId: "", day: "", scrapes: 0, tokensIn: 0, tokensOut: 0, byPath: undefined };
 }
 
 export const KeyUsage: MessageFns<KeyUsage> = {
@@ -2003,6 +2020,9 @@ export const KeyUsage: MessageFns<KeyUsage> = {
     }
     if (message.tokensOut !== 0) {
       writer.uint32(40).uint64(message.tokensOut);
+    }
+    if (message.byPath !== undefined) {
+      ScrapesByPath.encode(message.byPath, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -2060,6 +2080,14 @@ export const KeyUsage: MessageFns<KeyUsage> = {
             message.tokensOut = longToNumber(reader.uint64());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.byPath = ScrapesByPath.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2091,6 +2119,11 @@ export const KeyUsage: MessageFns<KeyUsage> = {
         : isSet(object.tokens_out)
         ? globalThis.Number(object.tokens_out)
         : 0,
+      byPath: isSet(object.byPath)
+        ? ScrapesByPath.fromJSON(object.byPath)
+        : isSet(object.by_path)
+        ? ScrapesByPath.fromJSON(object.by_path)
+        : undefined,
     };
   },
 
@@ -2111,6 +2144,9 @@ export const KeyUsage: MessageFns<KeyUsage> = {
     if (message.tokensOut !== 0) {
       obj.tokensOut = Math.round(message.tokensOut);
     }
+    if (message.byPath !== undefined) {
+      obj.byPath = ScrapesByPath.toJSON(message.byPath);
+    }
     return obj;
   },
 
@@ -2124,6 +2160,126 @@ export const KeyUsage: MessageFns<KeyUsage> = {
     message.scrapes = object.scrapes ?? 0;
     message.tokensIn = object.tokensIn ?? 0;
     message.tokensOut = object.tokensOut ?? 0;
+    message.byPath = (object.byPath !== undefined && object.byPath !== null)
+      ? ScrapesByPath.fromPartial(object.byPath)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseScrapesByPath(): ScrapesByPath {
+  return { cache: 0, template: 0, builtin: 0, model: 0 };
+}
+
+export const ScrapesByPath: MessageFns<ScrapesByPath> = {
+  encode(message: ScrapesByPath, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cache !== 0) {
+      writer.uint32(8).uint64(message.cache);
+    }
+    if (message.template !== 0) {
+      writer.uint32(16).uint64(message.template);
+    }
+    if (message.builtin !== 0) {
+      writer.uint32(24).uint64(message.builtin);
+    }
+    if (message.model !== 0) {
+      writer.uint32(32).uint64(message.model);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ScrapesByPath {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseScrapesByPath();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.cache = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.template = longToNumber(reader.uint64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.builtin = longToNumber(reader.uint64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.model = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ScrapesByPath {
+    return {
+      cache: isSet(object.cache) ? globalThis.Number(object.cache) : 0,
+      template: isSet(object.template) ? globalThis.Number(object.template) : 0,
+      builtin: isSet(object.builtin) ? globalThis.Number(object.builtin) : 0,
+      model: isSet(object.model) ? globalThis.Number(object.model) : 0,
+    };
+  },
+
+  toJSON(message: ScrapesByPath): unknown {
+    const obj: any = {};
+    if (message.cache !== 0) {
+      obj.cache = Math.round(message.cache);
+    }
+    if (message.template !== 0) {
+      obj.template = Math.round(message.template);
+    }
+    if (message.builtin !== 0) {
+      obj.builtin = Math.round(message.builtin);
+    }
+    if (message.model !== 0) {
+      obj.model = Math.round(message.model);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ScrapesByPath>, I>>(base?: I): ScrapesByPath {
+    return ScrapesByPath.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ScrapesByPath>, I>>(object: I): ScrapesByPath {
+    const message = createBaseScrapesByPath();
+    message.cache = object.cache ?? 0;
+    message.template = object.template ?? 0;
+    message.builtin = object.builtin ?? 0;
+    message.model = object.model ?? 0;
     return message;
   },
 };
@@ -2592,7 +2748,7 @@ export const GetUsageRequest: MessageFns<GetUsageRequest> = {
 };
 
 function createBaseUsageDay(): UsageDay {
-  return { day: "", keyId: "", scrapes: 0, tokensIn: 0, tokensOut: 0 };
+  return { day: "", keyId: "", scrapes: 0, tokensIn: 0, tokensOut: 0, byPath: undefined };
 }
 
 export const UsageDay: MessageFns<UsageDay> = {
@@ -2611,6 +2767,9 @@ export const UsageDay: MessageFns<UsageDay> = {
     }
     if (message.tokensOut !== 0) {
       writer.uint32(40).uint64(message.tokensOut);
+    }
+    if (message.byPath !== undefined) {
+      ScrapesByPath.encode(message.byPath, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -2668,6 +2827,14 @@ export const UsageDay: MessageFns<UsageDay> = {
             message.tokensOut = longToNumber(reader.uint64());
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.byPath = ScrapesByPath.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2699,6 +2866,11 @@ export const UsageDay: MessageFns<UsageDay> = {
         : isSet(object.tokens_out)
         ? globalThis.Number(object.tokens_out)
         : 0,
+      byPath: isSet(object.byPath)
+        ? ScrapesByPath.fromJSON(object.byPath)
+        : isSet(object.by_path)
+        ? ScrapesByPath.fromJSON(object.by_path)
+        : undefined,
     };
   },
 
@@ -2719,6 +2891,9 @@ export const UsageDay: MessageFns<UsageDay> = {
     if (message.tokensOut !== 0) {
       obj.tokensOut = Math.round(message.tokensOut);
     }
+    if (message.byPath !== undefined) {
+      obj.byPath = ScrapesByPath.toJSON(message.byPath);
+    }
     return obj;
   },
 
@@ -2732,6 +2907,9 @@ export const UsageDay: MessageFns<UsageDay> = {
     message.scrapes = object.scrapes ?? 0;
     message.tokensIn = object.tokensIn ?? 0;
     message.tokensOut = object.tokensOut ?? 0;
+    message.byPath = (object.byPath !== undefined && object.byPath !== null)
+      ? ScrapesByPath.fromPartial(object.byPath)
+      : undefined;
     return message;
   },
 };

@@ -75,6 +75,19 @@ export function engineToJSON(object: Engine): string {
   }
 }
 
+export interface DescribeEnginesRequest {
+}
+
+export interface DescribeEnginesResponse {
+  /** The configured model's name; empty when no model is configured. */
+  model: string;
+  /**
+   * Changes whenever the same page and schema may be answered differently:
+   * the extractor's release and the settings that shape its answers.
+   */
+  engineVersion: string;
+}
+
 export interface ExtractOptions {
   engine: Engine;
   /** Return the exact model input in the response, for debugging. */
@@ -231,6 +244,147 @@ export interface Evidence {
   /** The value's status, as FieldStatus.status states it. */
   status: string;
 }
+
+function createBaseDescribeEnginesRequest(): DescribeEnginesRequest {
+  return {};
+}
+
+export const DescribeEnginesRequest: MessageFns<DescribeEnginesRequest> = {
+  encode(_: DescribeEnginesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DescribeEnginesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDescribeEnginesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DescribeEnginesRequest {
+    return {};
+  },
+
+  toJSON(_: DescribeEnginesRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DescribeEnginesRequest>, I>>(base?: I): DescribeEnginesRequest {
+    return DescribeEnginesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DescribeEnginesRequest>, I>>(_: I): DescribeEnginesRequest {
+    const message = createBaseDescribeEnginesRequest();
+    return message;
+  },
+};
+
+function createBaseDescribeEnginesResponse(): DescribeEnginesResponse {
+  return { model: "", engineVersion: "" };
+}
+
+export const DescribeEnginesResponse: MessageFns<DescribeEnginesResponse> = {
+  encode(message: DescribeEnginesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.model !== "") {
+      writer.uint32(10).string(message.model);
+    }
+    if (message.engineVersion !== "") {
+      writer.uint32(18).string(message.engineVersion);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DescribeEnginesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDescribeEnginesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.engineVersion = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DescribeEnginesResponse {
+    return {
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      engineVersion: isSet(object.engineVersion)
+        ? globalThis.String(object.engineVersion)
+        : isSet(object.engine_version)
+        ? globalThis.String(object.engine_version)
+        : "",
+    };
+  },
+
+  toJSON(message: DescribeEnginesResponse): unknown {
+    const obj: any = {};
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.engineVersion !== "") {
+      obj.engineVersion = message.engineVersion;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DescribeEnginesResponse>, I>>(base?: I): DescribeEnginesResponse {
+    return DescribeEnginesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DescribeEnginesResponse>, I>>(object: I): DescribeEnginesResponse {
+    const message = createBaseDescribeEnginesResponse();
+    message.model = object.model ?? "";
+    message.engineVersion = object.engineVersion ?? "";
+    return message;
+  },
+};
 
 function createBaseExtractOptions(): ExtractOptions {
   return { engine: 0, includeModelInput: false, evidence: false };
@@ -1599,10 +1753,32 @@ export const ExtractorServiceService = {
     responseSerialize: (value: ExtractResponse): Buffer => Buffer.from(ExtractResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExtractResponse => ExtractResponse.decode(value),
   },
+  /**
+   * What answers this extractor's extractions: its model and engine version.
+   * Callers that keep answers (the gateway's extraction cache) key them by it,
+   * so a new model or a new release never answers from an old one's entries.
+   */
+  describeEngines: {
+    path: "/winnow.extractor.v1.ExtractorService/DescribeEngines" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DescribeEnginesRequest): Buffer =>
+      Buffer.from(DescribeEnginesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DescribeEnginesRequest => DescribeEnginesRequest.decode(value),
+    responseSerialize: (value: DescribeEnginesResponse): Buffer =>
+      Buffer.from(DescribeEnginesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DescribeEnginesResponse => DescribeEnginesResponse.decode(value),
+  },
 } as const;
 
 export interface ExtractorServiceServer extends UntypedServiceImplementation {
   extract: handleUnaryCall<ExtractRequest, ExtractResponse>;
+  /**
+   * What answers this extractor's extractions: its model and engine version.
+   * Callers that keep answers (the gateway's extraction cache) key them by it,
+   * so a new model or a new release never answers from an old one's entries.
+   */
+  describeEngines: handleUnaryCall<DescribeEnginesRequest, DescribeEnginesResponse>;
 }
 
 export interface ExtractorServiceClient extends Client {
@@ -1620,6 +1796,26 @@ export interface ExtractorServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExtractResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * What answers this extractor's extractions: its model and engine version.
+   * Callers that keep answers (the gateway's extraction cache) key them by it,
+   * so a new model or a new release never answers from an old one's entries.
+   */
+  describeEngines(
+    request: DescribeEnginesRequest,
+    callback: (error: ServiceError | null, response: DescribeEnginesResponse) => void,
+  ): ClientUnaryCall;
+  describeEngines(
+    request: DescribeEnginesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DescribeEnginesResponse) => void,
+  ): ClientUnaryCall;
+  describeEngines(
+    request: DescribeEnginesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DescribeEnginesResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,188 @@
+import type { CallOptions } from "@winnow/platform";
+import { Engine, type Evidence, type ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import {
+  RenderMode,
+  type RenderOptions,
+  type RenderResponse,
+} from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
+import type { Backends } from "../backends.js";
+import type { ScrapeCache } from "../cache/scrape-cache.js";
+import type { ScrapeRequest } from "./scrape-request.js";
+
+/** What answered a scrape's data: the cache (no extraction at all), a learned template, the builtin engine, the model. */
+type AnswerPath = "cache" | "template" | "builtin" | "model";
+
+/** What the scrape cache gave: the page ("hit": not loaded again), the data, and the page's age in whole seconds. */
+interface CacheOutcome {
+  page: "hit" | "miss";
+  data: "hit" | "miss";
+  ageSeconds: number;
+}
+
+/** One scrape's outcome: everything the HTTP answer (or a batch job's result) says. */
+export interface ScrapeOutcome {
+  page: RenderResponse;
+  result: ExtractResponse;
+  /** With options.screenshot: the page with the evidence's elements outlined, as a data: URL. */
+  screenshot: string | undefined;
+  path: AnswerPath;
+  /** Model tokens this scrape used (0 when no model was called, as on a cache hit). */
+  tokens: { input: number; output: number };
+  cache: CacheOutcome;
+  /** Milliseconds spent per stage, for Server-Timing. */
+  timings: Record<string, number>;
+}
+
+export interface ScrapeDependencies {
+  backends: Backends;
+  /** Undefined when the operator turned caching off (CACHE_MAX_ENTRIES=0). */
+  cache: ScrapeCache | undefined;
+  /** Seconds, when a request does not say (CACHE_DEFAULT_MAX_AGE). */
+  defaultMaxAgeSeconds: number;
+  /** Every account reads and writes one cache (CACHE_SHARED); else each its own. */
+  sharedCache: boolean;
+}
+
+export interface ScrapeContext {
+  accountId: string;
+  /** The request's deadline, abort signal and metadata (its request id, target host and key id) for both hops. */
+  hop: CallOptions;
+}
+
+/**
+ * Renders the page (or takes it from cache when it is younger than max_age),
+ * fills the schema (or takes the answer kept for the same page and question),
+ * and takes the screenshot asked for. Both hops share the request's one deadline.
+ */
+export async function scrapePage(
+  deps: ScrapeDependencies,
+  request: ScrapeRequest,
+  context: ScrapeContext,
+): Promise<ScrapeOutcome> {
+  const { backends, cache } = deps;
+  const { hop } = context;
+  const timings: Record<string, number> = {};
+  const maxAgeSeconds = request.maxAgeSeconds ?? deps.defaultMaxAgeSeconds;
+  // With max_age 0 nothing is read from cache; what is rendered and extracted is still kept for later requests.
+  const reading = cache && maxAgeSeconds > 0 ? cache : undefined;
+  const scope = deps.sharedCache ? "" : context.accountId;
+
+  let started = performance.now();
+  const kept = await reading?.page(scope, request.url, request.renderOptions);
+  const fresh = kept && Date.now() - kept.renderedAt <= maxAgeSeconds * 1000 ? kept : undefined;
+  let page: RenderResponse;
+  if (fresh) {
+    page = fresh.page;
+    timings.cache = performance.now() - started;
+  } else {
+    started = performance.now();
+    page = await backends.renderer.render({ url: request.url, options: request.renderOptions }, hop);
+    timings.render = performance.now() - started;
+    // The renderer's own split of that time: waiting for a browser page, loading, letting the page settle.
+    if (page.timings) {
+      timings["render-queue"] = page.timings.queueMs;
+      timings["render-navigation"] = page.timings.navigationMs;
+      timings["render-settle"] = page.timings.settleMs;
+    }
+    cache?.keepPage(scope, request.url, request.renderOptions, page);
+  }
+
+  const question = {
+    schemaJson: request.schemaJson,
+    fieldHints: request.fieldHints,
+    taskDescription: request.taskDescription,
+    evidence: request.evidence,
+    screenshot: request.screenshot,
+  };
+  const dataKey = cache && (await cache.dataKey(scope, page, question));
+  const stored = reading && dataKey ? await reading.data(dataKey) : undefined;
+  const cacheOutcome: CacheOutcome = {
+    page: fresh ? "hit" : "miss",
+    data: stored ? "hit" : "miss",
+    ageSeconds: fresh ? Math.max(0, Math.floor((Date.now() - fresh.renderedAt) / 1000)) : 0,
+  };
+  if (stored) {
+    return {
+      page,
+      result: stored.response,
+      screenshot: stored.screenshot,
+      path: "cache",
+      tokens: { input: 0, output: 0 },
+      cache: cacheOutcome,
+      timings,
+    };
+  }
+
+  started = performance.now();
+  const result = await backends.extractor.extract(
+    {
+      url: page.finalUrl,
+      html: page.html,
+      schemaJson: request.schemaJson,
+      fieldHints: request.fieldHints,
+      taskDescription: request.taskDescription,
+      options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: request.evidence },
+      // The key's account owns what its pages teach; the renderer's signature lets the page teach, once: a page
+      // from cache taught when it was rendered.
+      tenant: context.accountId,
+      learn: !fresh,
+      pageSignature: page.signature,
+      // A render that ran out of time after the HTML arrived: the extractor returns `render-incomplete` among the
+      // warnings and marks the fields the page does not hold `truncated`.
+      pageWarnings: page.incomplete
+        ? [
+            {
+              code: "render-incomplete",
+              message: "the page's time ran out after its HTML arrived: it was read as it was then, not settled",
+              path: "",
+            },
+          ]
+        : [],
+    },
+    hop,
+  );
+  timings.extract = performance.now() - started;
+
+  let screenshot: string | undefined;
+  if (request.screenshot) {
+    started = performance.now();
+    screenshot = await screenshotOf(backends, page.finalUrl, request.renderOptions, result.evidence, hop);
+    timings.screenshot = performance.now() - started;
+  }
+  if (dataKey) cache?.keepData(dataKey, result, screenshot);
+  return {
+    page,
+    result,
+    screenshot,
+    path: answerPath(result),
+    tokens: { input: result.usage?.promptTokens ?? 0, output: result.usage?.completionTokens ?? 0 },
+    cache: cacheOutcome,
+    timings,
+  };
+}
+
+/** The model when it was called (hybrid answers too), else the engine that answered. */
+function answerPath(result: ExtractResponse): AnswerPath {
+  if (result.engine === Engine.ENGINE_LLM || (result.usage?.totalTokens ?? 0) > 0) return "model";
+  return result.engine === Engine.ENGINE_TEMPLATE ? "template" : "builtin";
+}
+
+/**
+ * The page loaded again in the browser, with the elements the evidence
+ * names outlined, as a data: URL. A second load: the selectors exist only
+ * once the first load's page has been extracted.
+ */
+async function screenshotOf(
+  backends: Backends,
+  url: string,
+  options: RenderOptions,
+  evidence: Evidence[],
+  hop: CallOptions,
+): Promise<string> {
+  const outline = [...new Set(evidence.map((item) => item.selector).filter((selector) => selector !== ""))];
+  const shot = await backends.renderer.render(
+    { url, options: { ...options, mode: RenderMode.RENDER_MODE_BROWSER, screenshot: true, outline } },
+    hop,
+  );
+  return `data:image/jpeg;base64,${shot.screenshot.toString("base64")}`;
+}
