@@ -5,7 +5,7 @@ import type { RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/ren
 import { TEST_TOKENS } from "../../../test/support/caller-tokens.js";
 import type { BrowserHost } from "./browser/browser.js";
 import { rendererConfigShape } from "./config.js";
-import type { Lookup } from "./egress/egress.js";
+import type { Lookup } from "./egress/dns-lookup.js";
 import type { RenderChoice } from "./render-request.js";
 import { createRendering, type Rendering } from "./rendering.js";
 

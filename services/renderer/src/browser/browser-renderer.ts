@@ -18,6 +18,7 @@ import { abortable } from "../static/static-fetch.js";
 import { inspectStaticPage } from "../static/static-page.js";
 import type { BrowserHost } from "./browser.js";
 import {
+  noteActivity,
   noteScrollListeners,
   outlineElements,
   readDocument,
@@ -28,6 +29,7 @@ import {
   selectorParses,
   selectorPresent,
 } from "./in-page.js";
+import { InFlightRequests, pageQuiet } from "./page-quiet.js";
 import type { PageSlots } from "./page-slots.js";
 import { toRenderError } from "./render-errors.js";
 
@@ -44,10 +46,12 @@ export interface BrowserRendererOptions {
 
 /** How long a render waits for its context to close before it gives the page slot back regardless. */
 const CLOSE_GRACE_MS = 2000;
-/** Longest wait for the network to go quiet after DOM ready; pages that poll forever never do. */
+/** Longest wait for the page to go quiet after DOM ready; pages that poll or animate forever never do. */
 const SETTLE_CAP_MS = 1500;
-/** How long no request may be in flight for the network to count as quiet. */
-const QUIET_MS = 50;
+/** How long the page must make no request and no change to its DOM to count as settled (see pageQuiet). */
+const QUIET_MS = 100;
+/** Timers due within this long are waited for: a page filling itself in shortly after load. */
+const SOON_TIMER_MS = 1000;
 /** Client-side navigations followed before a page counts as never settling. */
 const MAX_CLIENT_NAVIGATIONS = 3;
 /** Chromium would go around a proxy for loopback; the egress guard must see those requests too. */
@@ -162,6 +166,7 @@ export class BrowserRenderer {
     refusal: (url: string) => Promise<WinnowError | undefined>,
   ): Promise<GuardedPage> {
     await context.addInitScript(noteScrollListeners);
+    await context.addInitScript(noteActivity, SOON_TIMER_MS);
     await context.route("**/*", async (route) => {
       const request = route.request();
       const skip = SKIPPED_RESOURCE_TYPES.has(request.resourceType()) || (await refusedSubresource(request, refusal));
@@ -251,7 +256,7 @@ export class BrowserRenderer {
     }
 
     mark = performance.now();
-    await inFlight.quiet(QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
+    await pageQuiet(page, inFlight, QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
     if (job.waitFor) {
       await page
         .waitForFunction(selectorPresent, job.waitFor, {
@@ -300,7 +305,7 @@ export class BrowserRenderer {
         if (navigations >= MAX_CLIENT_NAVIGATIONS)
           throw new WinnowError("target-unreachable", "the page kept navigating away from itself");
         await page.waitForLoadState("domcontentloaded", { timeout: remaining() });
-        await inFlight.quiet(QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
+        await pageQuiet(page, inFlight, QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
       }
     }
   }
@@ -310,7 +315,7 @@ export class BrowserRenderer {
     for (let screen = 0; screen < MAX_SCROLL_SCREENS && remaining() > SCROLL_PAUSE_MS * 2; screen++) {
       const moved = await page.evaluate(scrollOneScreen);
       if (!moved) return;
-      await inFlight.quiet(SCROLL_PAUSE_MS, Math.min(SETTLE_CAP_MS, remaining() / 2));
+      await pageQuiet(page, inFlight, SCROLL_PAUSE_MS, Math.min(SETTLE_CAP_MS, remaining() / 2));
     }
   }
 }
@@ -356,43 +361,6 @@ function sizeChecked(read: { html: string | null; title: string }, maxChars: num
 interface PageRead {
   html: string;
   title: string;
-}
-
-/** Counts the context's requests in flight, to wait until the network is quiet. */
-class InFlightRequests {
-  #count = 0;
-  #lastChange = performance.now();
-  #waiters: (() => void)[] = [];
-
-  started(): void {
-    this.#count++;
-    this.#lastChange = performance.now();
-  }
-
-  ended(): void {
-    this.#count = Math.max(0, this.#count - 1);
-    this.#lastChange = performance.now();
-    for (const wake of this.#waiters.splice(0)) wake();
-  }
-
-  /** Resolves once nothing has been in flight for quietMs, or after capMs regardless. */
-  async quiet(quietMs: number, capMs: number): Promise<void> {
-    const giveUp = performance.now() + capMs;
-    for (;;) {
-      const now = performance.now();
-      if (now >= giveUp) return;
-      const quietFor = now - this.#lastChange;
-      if (this.#count === 0 && quietFor >= quietMs) return;
-      const wait = this.#count === 0 ? quietMs - quietFor : giveUp - now;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(wait, giveUp - now));
-        this.#waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
 }
 
 /** What a render has once its page's response arrived (and passed as renderable). */

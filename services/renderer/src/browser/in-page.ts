@@ -37,6 +37,54 @@ export function noteScrollListeners(): void {
   }
 }
 
+/** Where noteActivity keeps the page's recent activity on its window (not enumerable). */
+export const ACTIVITY_MARK = "__winnowActivity";
+
+/**
+ * Runs in every document before its scripts: keeps when the DOM last gained or lost nodes or text, and which timers
+ * due within `soonMs` are pending (a page that fills itself in 300 ms after load does it from a timer), for the
+ * renderer to settle on (see pageActivity). Attribute changes are left out: animations and carousels change
+ * attributes forever and add nothing to read. setTimeout and clearTimeout keep working unchanged.
+ */
+export function noteActivity(soonMs: number): void {
+  const activity = { lastMutation: performance.now(), timers: new Set<number>() };
+  Object.defineProperty(window, "__winnowActivity", { value: activity });
+  new MutationObserver(() => {
+    activity.lastMutation = performance.now();
+  }).observe(document, { childList: true, characterData: true, subtree: true });
+  const set = window.setTimeout;
+  const clear = window.clearTimeout;
+  window.setTimeout = ((handler: TimerHandler, delay?: number, ...args: unknown[]) => {
+    if (typeof handler !== "function" || !(Number(delay ?? 0) <= soonMs)) return set(handler, delay, ...args);
+    const id = set(
+      (...callArgs: unknown[]) => {
+        activity.timers.delete(id);
+        Reflect.apply(handler, window, callArgs); // as the browser calls it
+      },
+      delay,
+      ...args,
+    );
+    activity.timers.add(id);
+    return id;
+  }) as typeof window.setTimeout;
+  window.clearTimeout = ((id?: number) => {
+    if (id !== undefined) activity.timers.delete(id);
+    clear(id);
+  }) as typeof window.clearTimeout;
+}
+
+/**
+ * Runs in the page: how long since the DOM last changed, and whether a timer due soon is pending (see noteActivity);
+ * a document without the mark (not an HTML page) counts as quiet.
+ */
+export function pageActivity(mark: string): { quietForMs: number; timersPending: boolean } {
+  const activity = (window as unknown as Record<string, { lastMutation: number; timers: Set<number> } | undefined>)[
+    mark
+  ];
+  if (!activity) return { quietForMs: Number.POSITIVE_INFINITY, timersPending: false };
+  return { quietForMs: performance.now() - activity.lastMutation, timersPending: activity.timers.size > 0 };
+}
+
 /** Runs in the page: whether an element matches the selector (wait_for's condition). */
 export function selectorPresent(selector: string): boolean {
   return document.querySelector(selector) !== null;
