@@ -22,6 +22,13 @@ beforeAll(async () => {
         .end(
           `<!doctype html><html><head><title>Lemon Tart</title>${RECIPE}<script src="http://127.0.0.1:${hanging.port}/tracker.js"></script></head><body><h1>Lemon Tart</h1><p>after the script</p></body></html>`,
         ),
+    // Its scripts come from another server that accepts and never answers, over HTTP and through an HTTPS tunnel.
+    "/third-party-hangs": (res) =>
+      res
+        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        .end(
+          `<!doctype html><html><head><title>Lemon Tart</title><script src="http://127.0.0.1:${hanging.port}/ads.js"></script><script src="https://127.0.0.1:${hanging.port}/tag.js"></script></head><body><h1>Lemon Tart</h1><p id="built"></p><script>document.getElementById("built").textContent = "built after the scripts";</script></body></html>`,
+        ),
     // Settles in time: built by its script, nothing held.
     "/settles": (res) =>
       res
@@ -70,5 +77,13 @@ describe("a browser render that runs out of time", () => {
   it("answers target-timeout when the page's HTML never arrived", async () => {
     const error = await renderFailure(rendering, `${base}/no-html`, { mode: "browser", timeoutMs: 3000 });
     expect(error.type).toBe("target-timeout");
+  });
+});
+
+describe("a third-party server that accepts and never answers", () => {
+  it("is cut off, so the page loads without its scripts and answers complete", async () => {
+    const page = await renderWith(rendering, `${base}/third-party-hangs`, { mode: "browser", timeoutMs: 15_000 });
+    expect(page.incomplete).toBe(false);
+    expect(page.html).toContain('<p id="built">built after the scripts</p>');
   });
 });

@@ -12,7 +12,7 @@ import {
 } from "playwright-core";
 import { pageContent } from "../content-type.js";
 import { type EgressGuard, memoizedRefusal } from "../egress/egress.js";
-import { type EgressProxy, type EgressSession, withoutFragment } from "../egress/egress-proxy.js";
+import type { EgressProxy, EgressSession } from "../egress/egress-proxy.js";
 import type { RenderJob } from "../render-request.js";
 import { abortable } from "../static/static-fetch.js";
 import { inspectStaticPage } from "../static/static-page.js";
@@ -180,10 +180,9 @@ export class BrowserRenderer {
       trip = reject;
     });
     tripped.catch(() => undefined); // it may trip before anyone waits on it
-    // The page's own documents, as the proxy names them; their problems end the render, a sub-resource's do not.
-    const documents = new Set<string>();
+    // The page's own documents' problems end the render, a sub-resource's do not.
     session.onProblem((url, problem) => {
-      if (documents.has(url)) trip(problem);
+      if (session.isDocument(url)) trip(problem);
     });
     // Each redirect hop is a navigation request too.
     const maxNavigations = (this.options.maxRedirects + 1) * (MAX_CLIENT_NAVIGATIONS + 1);
@@ -194,8 +193,8 @@ export class BrowserRenderer {
       // just fails that sub-resource.
       if (!isMainFrameNavigation(request)) return;
       hops.push(refusal(request.url()));
-      const url = withoutFragment(request.url());
-      documents.add(url);
+      const url = request.url();
+      session.addDocument(url);
       const problem = session.problemWith(url);
       if (problem) trip(problem);
       if (++navigations > maxNavigations)
@@ -256,20 +255,9 @@ export class BrowserRenderer {
     }
 
     mark = performance.now();
-    await pageQuiet(page, inFlight, QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
-    if (job.waitFor) {
-      await page
-        .waitForFunction(selectorPresent, job.waitFor, {
-          timeout: remaining(),
-          polling: 100,
-        })
-        .catch((error: unknown) => {
-          if (!(error instanceof errors.TimeoutError)) throw error;
-          throw new WinnowError("target-timeout", `"${job.waitFor}" did not appear on the page in time`);
-        });
-    }
     const maxChars = this.options.maxHtmlBytes;
     const { html, title } = await this.#despiteNavigations(page, inFlight, remaining, async () => {
+      if (job.waitFor) await waitForSelector(page, job.waitFor, remaining());
       timings.settleMs = performance.now() - mark;
       const read = await readPage(page, maxChars, true);
       if (read !== SCROLL_FIRST) return read;
@@ -286,7 +274,7 @@ export class BrowserRenderer {
   }
 
   /**
-   * Reads the page, again after each navigation its own scripts start
+   * Reads the page once it is quiet, again after each navigation its own scripts start
    * (a client-side redirect, a reload with other parameters): the document
    * it ends on is the page. Every request of the new document passes the
    * egress guard like the first; a page that keeps navigating is an error.
@@ -299,13 +287,13 @@ export class BrowserRenderer {
   ): Promise<T> {
     for (let navigations = 0; ; navigations++) {
       try {
+        await pageQuiet(page, inFlight, QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
         return await read();
       } catch (error) {
         if (!isNavigationError(error)) throw error;
         if (navigations >= MAX_CLIENT_NAVIGATIONS)
           throw new WinnowError("target-unreachable", "the page kept navigating away from itself");
         await page.waitForLoadState("domcontentloaded", { timeout: remaining() });
-        await pageQuiet(page, inFlight, QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
       }
     }
   }
@@ -427,6 +415,14 @@ function isMainFrameNavigation(request: Request): boolean {
   } catch {
     return false; // service worker requests have no frame
   }
+}
+
+/** wait_for: until an element matches the selector, within the render's time. */
+async function waitForSelector(page: Page, selector: string, timeout: number): Promise<void> {
+  await page.waitForFunction(selectorPresent, selector, { timeout, polling: 100 }).catch((error: unknown) => {
+    if (!(error instanceof errors.TimeoutError)) throw error;
+    throw new WinnowError("target-timeout", `"${selector}" did not appear on the page in time`);
+  });
 }
 
 /** Checked on the blank page before navigating, so a bad selector costs no page load. */

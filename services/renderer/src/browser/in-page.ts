@@ -41,16 +41,17 @@ export function noteScrollListeners(): void {
 export const ACTIVITY_MARK = "__winnowActivity";
 
 /**
- * Runs in every document before its scripts: keeps when the DOM last gained or lost nodes or text, and which timers
- * due within `soonMs` are pending (a page that fills itself in 300 ms after load does it from a timer), for the
+ * Runs in every document before its scripts: keeps which timers due within `soonMs` are pending (a page that fills
+ * itself in 300 ms after load does it from a timer) and when the page was last active: its DOM gained or lost nodes
+ * or text, or one of those timers ran (what it started, a request, may not have reached the renderer yet), for the
  * renderer to settle on (see pageActivity). Attribute changes are left out: animations and carousels change
  * attributes forever and add nothing to read. setTimeout and clearTimeout keep working unchanged.
  */
 export function noteActivity(soonMs: number): void {
-  const activity = { lastMutation: performance.now(), timers: new Set<number>() };
+  const activity = { lastActive: performance.now(), timers: new Set<number>() };
   Object.defineProperty(window, "__winnowActivity", { value: activity });
   new MutationObserver(() => {
-    activity.lastMutation = performance.now();
+    activity.lastActive = performance.now();
   }).observe(document, { childList: true, characterData: true, subtree: true });
   const set = window.setTimeout;
   const clear = window.clearTimeout;
@@ -59,6 +60,7 @@ export function noteActivity(soonMs: number): void {
     const id = set(
       (...callArgs: unknown[]) => {
         activity.timers.delete(id);
+        activity.lastActive = performance.now();
         Reflect.apply(handler, window, callArgs); // as the browser calls it
       },
       delay,
@@ -74,15 +76,13 @@ export function noteActivity(soonMs: number): void {
 }
 
 /**
- * Runs in the page: how long since the DOM last changed, and whether a timer due soon is pending (see noteActivity);
+ * Runs in the page: how long since the page was last active, and whether a timer due soon is pending (see noteActivity);
  * a document without the mark (not an HTML page) counts as quiet.
  */
 export function pageActivity(mark: string): { quietForMs: number; timersPending: boolean } {
-  const activity = (window as unknown as Record<string, { lastMutation: number; timers: Set<number> } | undefined>)[
-    mark
-  ];
+  const activity = (window as unknown as Record<string, { lastActive: number; timers: Set<number> } | undefined>)[mark];
   if (!activity) return { quietForMs: Number.POSITIVE_INFINITY, timersPending: false };
-  return { quietForMs: performance.now() - activity.lastMutation, timersPending: activity.timers.size > 0 };
+  return { quietForMs: performance.now() - activity.lastActive, timersPending: activity.timers.size > 0 };
 }
 
 /** Runs in the page: whether an element matches the selector (wait_for's condition). */

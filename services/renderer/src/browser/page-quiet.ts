@@ -46,7 +46,7 @@ export class InFlightRequests {
 /**
  * Resolves once the page has been quiet for quietMs (no request in flight, no node or text added or removed, no
  * timer due soon pending: see noteActivity), or after capMs regardless, so a page that animates or polls forever
- * is read as it is then. A page that navigates or closes meanwhile ends the wait; reading it tells what happened.
+ * is read as it is then. Rejects with Playwright's error when the page navigates or closes meanwhile.
  */
 export async function pageQuiet(page: Page, inFlight: InFlightRequests, quietMs: number, capMs: number): Promise<void> {
   const giveUp = performance.now() + capMs;
@@ -54,8 +54,7 @@ export async function pageQuiet(page: Page, inFlight: InFlightRequests, quietMs:
     await inFlight.quiet(quietMs, giveUp - performance.now());
     const left = giveUp - performance.now();
     if (left <= 0) return;
-    const activity = await page.evaluate(pageActivity, ACTIVITY_MARK).catch(() => undefined);
-    if (!activity) return;
+    const activity = await page.evaluate(pageActivity, ACTIVITY_MARK);
     const wait = activity.timersPending ? TIMER_POLL_MS : quietMs - activity.quietForMs;
     if (wait <= 0) return;
     await sleep(Math.min(wait, left));
