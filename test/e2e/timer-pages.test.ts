@@ -5,11 +5,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 
-/** An empty shell (auto mode takes the browser) that fills itself in 300 ms after load. */
+const RECIPE = {
+  "@context": "https://schema.org",
+  "@type": "Recipe",
+  name: "Lemon Tart",
+  recipeIngredient: ["3 lemons", "200 g sugar"],
+};
+/** An empty shell (auto mode takes the browser) that fills itself in, data included, 300 ms after load. */
 const LATER_RECIPE = `<!doctype html><html><head><title>Recipes</title></head><body><div id="root"></div><script>
 addEventListener("load", () => setTimeout(() => {
-  document.getElementById("root").innerHTML =
-    "<h1>Lemon Tart</h1><p class=author>By Ada Baker</p><ul><li>3 lemons</li><li>200 g sugar</li></ul>";
+  const data = document.createElement("script");
+  data.type = "application/ld+json";
+  data.textContent = ${JSON.stringify(JSON.stringify(RECIPE))};
+  document.head.append(data);
+  document.getElementById("root").innerHTML = "<h1>Lemon Tart</h1><ul><li>3 lemons</li><li>200 g sugar</li></ul>";
 }, 300));
 </script></body></html>`;
 /** Adds a line every 50 ms for as long as it is open. */

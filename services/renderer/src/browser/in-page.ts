@@ -76,13 +76,17 @@ export function noteActivity(soonMs: number): void {
 }
 
 /**
- * Runs in the page: how long since the page was last active, and whether a timer due soon is pending (see noteActivity);
- * a document without the mark (not an HTML page) counts as quiet.
+ * Runs in the page: how long since the page was last active, and whether it is still busy: not yet loaded (its load
+ * handlers, which often start the timers, have not run) or a timer due soon pending (see noteActivity); a document
+ * without the mark (not an HTML page) counts as quiet.
  */
-export function pageActivity(mark: string): { quietForMs: number; timersPending: boolean } {
+export function pageActivity(mark: string): { quietForMs: number; busy: boolean } {
   const activity = (window as unknown as Record<string, { lastActive: number; timers: Set<number> } | undefined>)[mark];
-  if (!activity) return { quietForMs: Number.POSITIVE_INFINITY, timersPending: false };
-  return { quietForMs: performance.now() - activity.lastActive, timersPending: activity.timers.size > 0 };
+  if (!activity) return { quietForMs: Number.POSITIVE_INFINITY, busy: false };
+  return {
+    quietForMs: performance.now() - activity.lastActive,
+    busy: document.readyState !== "complete" || activity.timers.size > 0,
+  };
 }
 
 /** Runs in the page: whether an element matches the selector (wait_for's condition). */

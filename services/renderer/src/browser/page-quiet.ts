@@ -3,8 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Page } from "playwright-core";
 import { ACTIVITY_MARK, pageActivity } from "./in-page.js";
 
-/** How often a page with a timer due soon is asked again. */
-const TIMER_POLL_MS = 50;
+/** How often a busy page (not loaded, or a timer due soon) is asked again. */
+const BUSY_POLL_MS = 50;
 
 /** Counts a context's requests in flight, to wait until the network is quiet. */
 export class InFlightRequests {
@@ -44,8 +44,8 @@ export class InFlightRequests {
 }
 
 /**
- * Resolves once the page has been quiet for quietMs (no request in flight, no node or text added or removed, no
- * timer due soon pending: see noteActivity), or after capMs regardless, so a page that animates or polls forever
+ * Resolves once the page has loaded and been quiet for quietMs (no request in flight, no node or text added or
+ * removed, no timer due soon pending: see noteActivity), or after capMs regardless, so a page that animates or polls forever
  * is read as it is then. Rejects with Playwright's error when the page navigates or closes meanwhile.
  */
 export async function pageQuiet(page: Page, inFlight: InFlightRequests, quietMs: number, capMs: number): Promise<void> {
@@ -55,7 +55,7 @@ export async function pageQuiet(page: Page, inFlight: InFlightRequests, quietMs:
     const left = giveUp - performance.now();
     if (left <= 0) return;
     const activity = await page.evaluate(pageActivity, ACTIVITY_MARK);
-    const wait = activity.timersPending ? TIMER_POLL_MS : quietMs - activity.quietForMs;
+    const wait = activity.busy ? BUSY_POLL_MS : quietMs - activity.quietForMs;
     if (wait <= 0) return;
     await sleep(Math.min(wait, left));
   }

@@ -27,7 +27,9 @@ export interface EgressLimits {
 /**
  * How long a server other than the page's own may stay silent, from the moment it is dialled or asked, before the
  * proxy cuts it off: a script in a page's head holds the parser until it arrives, and Chromium waits for it without
- * end, so one third-party host that accepts and never answers held a render until its deadline.
+ * end, so one third-party host that accepts and never answers held a render until its deadline. Once one of its
+ * requests is cut off, the host's further requests in the render are refused at once: Chromium queues a host's
+ * requests six connections at a time, so a dozen scripts from it would each wait their turn to be cut off.
  */
 const THIRD_PARTY_SILENCE_MS = 3000;
 
@@ -39,9 +41,18 @@ interface SessionSink {
   problem(url: string, problem: WinnowError): void;
   /** Whether requests to this host:port are held to THIRD_PARTY_SILENCE_MS: none of the page's documents is there. */
   thirdParty(hostname: string, port: number): boolean;
+  /** A third party was cut off for silence ... */
+  wentSilent(hostname: string, port: number): void;
+  /** ... and is refused from then on. */
+  silent(hostname: string, port: number): boolean;
 }
 
-const NO_SESSION: SessionSink = { problem: () => undefined, thirdParty: () => false };
+const NO_SESSION: SessionSink = {
+  problem: () => undefined,
+  thirdParty: () => false,
+  wentSilent: () => undefined,
+  silent: () => false,
+};
 
 /**
  * The only way out for the browser: Chromium is launched with this proxy for
@@ -81,12 +92,15 @@ export class EgressProxy {
     const watchers: ((url: string, problem: WinnowError) => void)[] = [];
     const documents = new Set<string>();
     const documentHosts = new Set<string>();
+    const silentHosts = new Set<string>();
     const listener = await this.open({
       problem(url, problem) {
         problems.set(url, problem);
         for (const watcher of watchers) watcher(url, problem);
       },
       thirdParty: (hostname, port) => !documentHosts.has(hostPort(hostname, port)),
+      wentSilent: (hostname, port) => void silentHosts.add(hostPort(hostname, port)),
+      silent: (hostname, port) => silentHosts.has(hostPort(hostname, port)),
     });
     return {
       url: listener.url,
@@ -180,6 +194,8 @@ class ProxyListener {
       this.session.problem(url.href, problem);
       refuse(res, status, problem.message);
     };
+    const port = Number(url.port || 80);
+    if (this.session.silent(url.hostname, port)) return refused(504, silenceProblem(url.hostname));
     let target: PinnedTarget;
     try {
       target = await this.guard.pinUrl(url);
@@ -192,7 +208,6 @@ class ProxyListener {
       );
     }
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !HOP_HEADERS.has(name)));
-    const port = Number(url.port || 80);
     const upstream = http.request({
       host: target.address,
       family: target.family,
@@ -204,10 +219,10 @@ class ProxyListener {
       setHost: false,
     });
     if (this.session.thirdParty(url.hostname, port)) {
-      const silence = setTimeout(
-        () => upstream.destroy(new Error(`no answer in ${THIRD_PARTY_SILENCE_MS} ms`)),
-        THIRD_PARTY_SILENCE_MS,
-      );
+      const silence = setTimeout(() => {
+        this.session.wentSilent(url.hostname, port);
+        upstream.destroy(silenceProblem(url.hostname));
+      }, THIRD_PARTY_SILENCE_MS);
       upstream.once("response", () => clearTimeout(silence));
       upstream.once("close", () => clearTimeout(silence));
     }
@@ -253,6 +268,7 @@ class ProxyListener {
     } catch {
       return endTunnel(client, 400);
     }
+    if (this.session.silent(hostname, port)) return endTunnel(client, 504);
     let target: PinnedTarget;
     try {
       target = await this.guard.pin(hostname, port);
@@ -263,7 +279,9 @@ class ProxyListener {
     const upstream = net.connect({ host: target.address, family: target.family, port });
     this.#track(upstream);
     this.#capTunnel(upstream, () => client.destroy());
-    const silence = this.session.thirdParty(hostname, port) ? cutOffWhenSilent(client, upstream) : undefined;
+    const silence = this.session.thirdParty(hostname, port)
+      ? cutOffWhenSilent(client, upstream, () => this.session.wentSilent(hostname, port))
+      : undefined;
     upstream.once("connect", () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       silence?.watchClient();
@@ -298,10 +316,11 @@ class ProxyListener {
  * the clock starts at the dial and whenever the client sends while the server owes an answer, and stops when the
  * server sends. A tunnel idle on both sides (a connection kept alive) is never cut.
  */
-function cutOffWhenSilent(client: Duplex, upstream: Duplex): { watchClient(): void } {
+function cutOffWhenSilent(client: Duplex, upstream: Duplex, cutOff: () => void): { watchClient(): void } {
   let timer: NodeJS.Timeout | undefined;
   const start = () => {
     timer ??= setTimeout(() => {
+      cutOff();
       upstream.destroy();
       client.destroy();
     }, THIRD_PARTY_SILENCE_MS);
@@ -328,6 +347,10 @@ function decodedHeaders(rawHeaders: string[], decoded: boolean): string[] {
     if (!dropped.has(rawHeaders[i]!.toLowerCase())) kept.push(rawHeaders[i]!, rawHeaders[i + 1]!);
   }
   return kept;
+}
+
+function silenceProblem(hostname: string): WinnowError {
+  return new WinnowError("target-timeout", `${hostname} sent nothing for ${THIRD_PARTY_SILENCE_MS / 1000} s`);
 }
 
 function refuse(res: http.ServerResponse, status: number, reason: string): void {
