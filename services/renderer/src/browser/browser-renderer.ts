@@ -240,6 +240,7 @@ export class BrowserRenderer {
     sent.catch(() => undefined); // read only when the page runs out of time
     Object.assign(inHand, { page, response, contentType, sent });
     await page.waitForLoadState("domcontentloaded", { timeout: remaining() });
+    session.pageParsed();
     timings.navigationMs = performance.now() - mark;
     const passedThrough = pageContent(contentType, () => "");
     if (!passedThrough.isHtml) {

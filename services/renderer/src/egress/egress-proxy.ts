@@ -26,8 +26,10 @@ export interface EgressLimits {
 
 /**
  * How long a server other than the page's own may stay silent, from the moment it is dialled or asked, before the
- * proxy cuts it off: a script in a page's head holds the parser until it arrives, and Chromium waits for it without
- * end, so one third-party host that accepts and never answers held a render until its deadline. Once one of its
+ * proxy cuts it off while the page is being parsed: a script in a page's head holds the parser until it arrives, and
+ * Chromium waits for it without end, so one third-party host that accepts and never answers held a render until its
+ * deadline. Once the page is parsed, what it asks for (an API its scripts read the content from) may take the
+ * render's time. Once one of its
  * requests is cut off, the host's further requests in the render are refused at once: Chromium queues a host's
  * requests six connections at a time, so a dozen scripts from it would each wait their turn to be cut off.
  */
@@ -39,8 +41,11 @@ const THIRD_PARTY_SILENCE_MS = 3000;
  */
 interface SessionSink {
   problem(url: string, problem: WinnowError): void;
-  /** Whether requests to this host:port are held to THIRD_PARTY_SILENCE_MS: none of the page's documents is there. */
-  thirdParty(hostname: string, port: number): boolean;
+  /**
+   * Whether requests to this host:port are held to THIRD_PARTY_SILENCE_MS: none of the page's documents is there, and
+   * the page is still being parsed.
+   */
+  heldToSilence(hostname: string, port: number): boolean;
   /** A third party was cut off for silence ... */
   wentSilent(hostname: string, port: number): void;
   /** ... and is refused from then on. */
@@ -49,7 +54,7 @@ interface SessionSink {
 
 const NO_SESSION: SessionSink = {
   problem: () => undefined,
-  thirdParty: () => false,
+  heldToSilence: () => false,
   wentSilent: () => undefined,
   silent: () => false,
 };
@@ -93,12 +98,13 @@ export class EgressProxy {
     const documents = new Set<string>();
     const documentHosts = new Set<string>();
     const silentHosts = new Set<string>();
+    let parsed = false;
     const listener = await this.open({
       problem(url, problem) {
         problems.set(url, problem);
         for (const watcher of watchers) watcher(url, problem);
       },
-      thirdParty: (hostname, port) => !documentHosts.has(hostPort(hostname, port)),
+      heldToSilence: (hostname, port) => !parsed && !documentHosts.has(hostPort(hostname, port)),
       wentSilent: (hostname, port) => void silentHosts.add(hostPort(hostname, port)),
       silent: (hostname, port) => silentHosts.has(hostPort(hostname, port)),
     });
@@ -112,6 +118,9 @@ export class EgressProxy {
         documentHosts.add(hostPort(parsed.hostname, Number(parsed.port || (parsed.protocol === "https:" ? 443 : 80))));
       },
       isDocument: (url) => documents.has(withoutFragment(url)),
+      pageParsed() {
+        parsed = true;
+      },
       close: () => listener.close(),
     };
   }
@@ -132,6 +141,8 @@ export interface EgressSession {
   /** One of the page's own documents (before its request reaches the proxy): its host is never cut off for silence. */
   addDocument(url: string): void;
   isDocument(url: string): boolean;
+  /** The page reached DOM ready: no third party is cut off for silence from now on. */
+  pageParsed(): void;
   close(): Promise<void>;
 }
 
@@ -218,8 +229,9 @@ class ProxyListener {
       headers: { ...headers, "accept-encoding": ACCEPT_ENCODING },
       setHost: false,
     });
-    if (this.session.thirdParty(url.hostname, port)) {
+    if (this.session.heldToSilence(url.hostname, port)) {
       const silence = setTimeout(() => {
+        if (!this.session.heldToSilence(url.hostname, port)) return;
         this.session.wentSilent(url.hostname, port);
         upstream.destroy(silenceProblem(url.hostname));
       }, THIRD_PARTY_SILENCE_MS);
@@ -279,8 +291,12 @@ class ProxyListener {
     const upstream = net.connect({ host: target.address, family: target.family, port });
     this.#track(upstream);
     this.#capTunnel(upstream, () => client.destroy());
-    const silence = this.session.thirdParty(hostname, port)
-      ? cutOffWhenSilent(client, upstream, () => this.session.wentSilent(hostname, port))
+    const silence = this.session.heldToSilence(hostname, port)
+      ? cutOffWhenSilent(client, upstream, () => {
+          if (!this.session.heldToSilence(hostname, port)) return false;
+          this.session.wentSilent(hostname, port);
+          return true;
+        })
       : undefined;
     upstream.once("connect", () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
@@ -314,13 +330,14 @@ class ProxyListener {
 /**
  * Cuts a tunnel off when its server stays silent for THIRD_PARTY_SILENCE_MS after it was dialled or sent something:
  * the clock starts at the dial and whenever the client sends while the server owes an answer, and stops when the
- * server sends. A tunnel idle on both sides (a connection kept alive) is never cut.
+ * server sends. A tunnel idle on both sides (a connection kept alive) is never cut, nor one `cutOff` declines.
  */
-function cutOffWhenSilent(client: Duplex, upstream: Duplex, cutOff: () => void): { watchClient(): void } {
+function cutOffWhenSilent(client: Duplex, upstream: Duplex, cutOff: () => boolean): { watchClient(): void } {
   let timer: NodeJS.Timeout | undefined;
   const start = () => {
     timer ??= setTimeout(() => {
-      cutOff();
+      timer = undefined;
+      if (!cutOff()) return;
       upstream.destroy();
       client.destroy();
     }, THIRD_PARTY_SILENCE_MS);
