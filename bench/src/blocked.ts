@@ -2,7 +2,9 @@
  * `npm run bench:blocked`: how long the browser path takes on a recipe page whose
  * dozen third-party scripts, stylesheets and images never load (bench/src/blocked-page.ts),
  * by where they point: addresses the egress guard refuses (private ranges), hosts that
- * do not resolve, a loopback server that accepts and never answers, and all three mixed.
+ * do not resolve (named anew on every page, as pages of different sites name different
+ * hosts, so no resolver answers from its cache), a loopback server that accepts and never
+ * answers, and all three mixed.
  * Renders through the renderer's own path (createRendering) at concurrency 4, in
  * browser mode; prints p50/p95 of navigation and of the whole render, how many renders
  * came back incomplete, and writes bench/results/blocked.json.
@@ -28,12 +30,17 @@ const hanging = http.createServer(() => undefined); // accepts, reads the reques
 await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
 const hangingOrigin = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
 
-const origins = (make: (i: number) => string) => Array.from({ length: BLOCKED_PER_KIND * 3 }, (_, i) => make(i));
-const KINDS: Record<string, string[]> = {
+/** The blocked origins of page `n` of a kind. */
+const origins = (make: (i: number, n: number) => string) => (n: number) =>
+  Array.from({ length: BLOCKED_PER_KIND * 3 }, (_, i) => make(i, n));
+const run = randomBytes(3).toString("hex");
+const unresolvable = (i: number, n: number) =>
+  i % 2 ? `http://cdn${i}.tracker-${run}-${n}.invalid` : `https://ads${i}.example-${run}-${n}.invalid`;
+const KINDS: Record<string, (n: number) => string[]> = {
   refused: origins((i) => (i % 2 ? `http://10.20.0.${i + 1}` : `https://192.168.7.${i + 1}`)),
-  unresolvable: origins((i) => (i % 2 ? `http://cdn${i}.tracker.invalid` : `https://ads${i}.example.invalid`)),
+  unresolvable: origins(unresolvable),
   hanging: origins(() => hangingOrigin),
-  mixed: origins((i) => [`http://10.20.0.${i + 1}`, `https://ads${i}.example.invalid`, hangingOrigin][i % 3]!),
+  mixed: origins((i, n) => [`http://10.20.0.${i + 1}`, unresolvable(i, n), hangingOrigin][i % 3]!),
 };
 
 const site = http.createServer((req, res) => {
@@ -42,7 +49,7 @@ const site = http.createServer((req, res) => {
   if (!blocked) return void res.writeHead(404).end();
   res
     .writeHead(200, { "content-type": "text/html; charset=utf-8" })
-    .end(recipePageWithBlockedResources(Number(n), blocked));
+    .end(recipePageWithBlockedResources(Number(n), blocked(Number(n))));
 });
 await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
 const siteHostPort = `127.0.0.1:${(site.address() as AddressInfo).port}`;

@@ -6,7 +6,7 @@ import { TEST_TOKENS } from "../../../test/support/caller-tokens.js";
 import { type BrowserHost, proxyArg } from "./browser/browser.js";
 import { browserMemoryBytes } from "./browser/process-memory.js";
 import { rendererConfigShape } from "./config.js";
-import type { Lookup } from "./egress/egress.js";
+import type { Lookup } from "./egress/dns-lookup.js";
 import type { RenderChoice } from "./render-request.js";
 import { createRendering, type Rendering } from "./rendering.js";
 

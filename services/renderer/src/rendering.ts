@@ -4,7 +4,8 @@ import { findBrowser, installHint, NO_BROWSER } from "./browser/browser-discover
 import { BrowserRenderer } from "./browser/browser-renderer.js";
 import { PageSlots } from "./browser/page-slots.js";
 import type { RendererConfig } from "./config.js";
-import { EgressGuard, type Lookup } from "./egress/egress.js";
+import type { Lookup } from "./egress/dns-lookup.js";
+import { EgressGuard } from "./egress/egress.js";
 import { EgressProxy } from "./egress/egress-proxy.js";
 import { PageRenderer } from "./page-renderer.js";
 import { observeBrowserPool } from "./render-metrics.js";

@@ -12,7 +12,7 @@ import {
 } from "playwright-core";
 import { pageContent } from "../content-type.js";
 import { type EgressGuard, memoizedRefusal } from "../egress/egress.js";
-import { type EgressProxy, type EgressSession, withoutFragment } from "../egress/egress-proxy.js";
+import type { EgressProxy, EgressSession } from "../egress/egress-proxy.js";
 import type { RenderedPage } from "../page-renderer.js";
 import type { RenderJob } from "../render-request.js";
 import { abortable } from "../static/static-fetch.js";
@@ -20,6 +20,7 @@ import { inspectStaticPage } from "../static/static-page.js";
 import type { BrowserHost } from "./browser.js";
 import { watchDecodedBytes } from "./decoded-bytes.js";
 import {
+  noteActivity,
   noteScrollListeners,
   outlineElements,
   readDocument,
@@ -30,6 +31,7 @@ import {
   selectorParses,
   selectorPresent,
 } from "./in-page.js";
+import { InFlightRequests, pageQuiet } from "./page-quiet.js";
 import type { PageSlots } from "./page-slots.js";
 import { toRenderError } from "./render-errors.js";
 
@@ -48,10 +50,12 @@ export interface BrowserRendererOptions {
 
 /** How long a render waits for its context to close before it gives the page slot back regardless. */
 const CLOSE_GRACE_MS = 2000;
-/** Longest wait for the network to go quiet after DOM ready; pages that poll forever never do. */
+/** Longest wait for the page to go quiet after DOM ready; pages that poll or animate forever never do. */
 const SETTLE_CAP_MS = 1500;
-/** How long no request may be in flight for the network to count as quiet. */
-const QUIET_MS = 50;
+/** How long the page must make no request and no change to its DOM to count as settled (see pageQuiet). */
+const QUIET_MS = 100;
+/** Timers due within this long are waited for: a page filling itself in shortly after load. */
+const SOON_TIMER_MS = 1000;
 /** Client-side navigations followed before a page counts as never settling. */
 const MAX_CLIENT_NAVIGATIONS = 3;
 /** Chromium would go around a proxy for loopback; the egress guard must see those requests too. */
@@ -166,6 +170,7 @@ export class BrowserRenderer {
     refusal: (url: string) => Promise<WinnowError | undefined>,
   ): Promise<GuardedPage> {
     await context.addInitScript(noteScrollListeners);
+    await context.addInitScript(noteActivity, SOON_TIMER_MS);
     await context.route("**/*", async (route) => {
       const request = route.request();
       const skip = SKIPPED_RESOURCE_TYPES.has(request.resourceType()) || (await refusedSubresource(request, refusal));
@@ -179,10 +184,9 @@ export class BrowserRenderer {
       trip = reject;
     });
     tripped.catch(() => undefined); // it may trip before anyone waits on it
-    // The page's own documents, as the proxy names them; their problems end the render, a sub-resource's do not.
-    const documents = new Set<string>();
+    // The page's own documents' problems end the render, a sub-resource's do not.
     session.onProblem((url, problem) => {
-      if (documents.has(url)) trip(problem);
+      if (session.isDocument(url)) trip(problem);
     });
     // Each redirect hop is a navigation request too.
     const maxNavigations = (this.options.maxRedirects + 1) * (MAX_CLIENT_NAVIGATIONS + 1);
@@ -193,8 +197,8 @@ export class BrowserRenderer {
       // just fails that sub-resource.
       if (!isMainFrameNavigation(request)) return;
       hops.push(refusal(request.url()));
-      const url = withoutFragment(request.url());
-      documents.add(url);
+      const url = request.url();
+      session.addDocument(url);
       const problem = session.problemWith(url);
       if (problem) trip(problem);
       if (++navigations > maxNavigations)
@@ -245,6 +249,7 @@ export class BrowserRenderer {
     sent.catch(() => undefined); // read only when the page runs out of time
     Object.assign(inHand, { page, response, contentType, sent });
     await page.waitForLoadState("domcontentloaded", { timeout: remaining() });
+    session.pageParsed();
     timings.navigationMs = performance.now() - mark;
     const passedThrough = pageContent(contentType, () => "");
     if (!passedThrough.isHtml) {
@@ -260,20 +265,9 @@ export class BrowserRenderer {
     }
 
     mark = performance.now();
-    await inFlight.quiet(QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
-    if (job.waitFor) {
-      await page
-        .waitForFunction(selectorPresent, job.waitFor, {
-          timeout: remaining(),
-          polling: 100,
-        })
-        .catch((error: unknown) => {
-          if (!(error instanceof errors.TimeoutError)) throw error;
-          throw new WinnowError("target-timeout", `"${job.waitFor}" did not appear on the page in time`);
-        });
-    }
     const maxChars = this.options.maxHtmlBytes;
     const { html, title } = await this.#despiteNavigations(page, inFlight, remaining, async () => {
+      if (job.waitFor) await waitForSelector(page, job.waitFor, remaining());
       timings.settleMs = performance.now() - mark;
       const read = await readPage(page, maxChars, true);
       if (read !== SCROLL_FIRST) return read;
@@ -290,7 +284,7 @@ export class BrowserRenderer {
   }
 
   /**
-   * Reads the page, again after each navigation its own scripts start
+   * Reads the page once it is quiet, again after each navigation its own scripts start
    * (a client-side redirect, a reload with other parameters): the document
    * it ends on is the page. Every request of the new document passes the
    * egress guard like the first; a page that keeps navigating is an error.
@@ -303,13 +297,13 @@ export class BrowserRenderer {
   ): Promise<T> {
     for (let navigations = 0; ; navigations++) {
       try {
+        await pageQuiet(page, inFlight, QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
         return await read();
       } catch (error) {
         if (!isNavigationError(error)) throw error;
         if (navigations >= MAX_CLIENT_NAVIGATIONS)
           throw new WinnowError("target-unreachable", "the page kept navigating away from itself");
         await page.waitForLoadState("domcontentloaded", { timeout: remaining() });
-        await inFlight.quiet(QUIET_MS, Math.min(SETTLE_CAP_MS, remaining()));
       }
     }
   }
@@ -319,7 +313,7 @@ export class BrowserRenderer {
     for (let screen = 0; screen < MAX_SCROLL_SCREENS && remaining() > SCROLL_PAUSE_MS * 2; screen++) {
       const moved = await page.evaluate(scrollOneScreen);
       if (!moved) return;
-      await inFlight.quiet(SCROLL_PAUSE_MS, Math.min(SETTLE_CAP_MS, remaining() / 2));
+      await pageQuiet(page, inFlight, SCROLL_PAUSE_MS, Math.min(SETTLE_CAP_MS, remaining() / 2));
     }
   }
 }
@@ -365,43 +359,6 @@ function sizeChecked(read: { html: string | null; title: string }, maxChars: num
 interface PageRead {
   html: string;
   title: string;
-}
-
-/** Counts the context's requests in flight, to wait until the network is quiet. */
-class InFlightRequests {
-  #count = 0;
-  #lastChange = performance.now();
-  #waiters: (() => void)[] = [];
-
-  started(): void {
-    this.#count++;
-    this.#lastChange = performance.now();
-  }
-
-  ended(): void {
-    this.#count = Math.max(0, this.#count - 1);
-    this.#lastChange = performance.now();
-    for (const wake of this.#waiters.splice(0)) wake();
-  }
-
-  /** Resolves once nothing has been in flight for quietMs, or after capMs regardless. */
-  async quiet(quietMs: number, capMs: number): Promise<void> {
-    const giveUp = performance.now() + capMs;
-    for (;;) {
-      const now = performance.now();
-      if (now >= giveUp) return;
-      const quietFor = now - this.#lastChange;
-      if (this.#count === 0 && quietFor >= quietMs) return;
-      const wait = this.#count === 0 ? quietMs - quietFor : giveUp - now;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(wait, giveUp - now));
-        this.#waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  }
 }
 
 /** What a render has once its page's response arrived (and passed as renderable). */
@@ -468,6 +425,14 @@ function isMainFrameNavigation(request: Request): boolean {
   } catch {
     return false; // service worker requests have no frame
   }
+}
+
+/** wait_for: until an element matches the selector, within the render's time. */
+async function waitForSelector(page: Page, selector: string, timeout: number): Promise<void> {
+  await page.waitForFunction(selectorPresent, selector, { timeout, polling: 100 }).catch((error: unknown) => {
+    if (!(error instanceof errors.TimeoutError)) throw error;
+    throw new WinnowError("target-timeout", `"${selector}" did not appear on the page in time`);
+  });
 }
 
 /** Checked on the blank page before navigating, so a bad selector costs no page load. */

@@ -37,6 +37,58 @@ export function noteScrollListeners(): void {
   }
 }
 
+/** Where noteActivity keeps the page's recent activity on its window (not enumerable). */
+export const ACTIVITY_MARK = "__winnowActivity";
+
+/**
+ * Runs in every document before its scripts: keeps which timers due within `soonMs` are pending (a page that fills
+ * itself in 300 ms after load does it from a timer) and when the page was last active: its DOM gained or lost nodes
+ * or text, or one of those timers ran (what it started, a request, may not have reached the renderer yet), for the
+ * renderer to settle on (see pageActivity). Attribute changes are left out: animations and carousels change
+ * attributes forever and add nothing to read. setTimeout and clearTimeout keep working unchanged.
+ */
+export function noteActivity(soonMs: number): void {
+  const activity = { lastActive: performance.now(), timers: new Set<number>() };
+  Object.defineProperty(window, "__winnowActivity", { value: activity });
+  new MutationObserver(() => {
+    activity.lastActive = performance.now();
+  }).observe(document, { childList: true, characterData: true, subtree: true });
+  const set = window.setTimeout;
+  const clear = window.clearTimeout;
+  window.setTimeout = ((handler: TimerHandler, delay?: number, ...args: unknown[]) => {
+    if (typeof handler !== "function" || !(Number(delay ?? 0) <= soonMs)) return set(handler, delay, ...args);
+    const id = set(
+      (...callArgs: unknown[]) => {
+        activity.timers.delete(id);
+        activity.lastActive = performance.now();
+        Reflect.apply(handler, window, callArgs); // as the browser calls it
+      },
+      delay,
+      ...args,
+    );
+    activity.timers.add(id);
+    return id;
+  }) as typeof window.setTimeout;
+  window.clearTimeout = ((id?: number) => {
+    if (id !== undefined) activity.timers.delete(id);
+    clear(id);
+  }) as typeof window.clearTimeout;
+}
+
+/**
+ * Runs in the page: how long since the page was last active, and whether it is still busy: not yet loaded (its load
+ * handlers, which often start the timers, have not run) or a timer due soon pending (see noteActivity); a document
+ * without the mark (not an HTML page) counts as quiet.
+ */
+export function pageActivity(mark: string): { quietForMs: number; busy: boolean } {
+  const activity = (window as unknown as Record<string, { lastActive: number; timers: Set<number> } | undefined>)[mark];
+  if (!activity) return { quietForMs: Number.POSITIVE_INFINITY, busy: false };
+  return {
+    quietForMs: performance.now() - activity.lastActive,
+    busy: document.readyState !== "complete" || activity.timers.size > 0,
+  };
+}
+
 /** Runs in the page: whether an element matches the selector (wait_for's condition). */
 export function selectorPresent(selector: string): boolean {
   return document.querySelector(selector) !== null;

@@ -24,8 +24,40 @@ export interface EgressLimits {
   maxTunnelBytes: number;
 }
 
-/** Where a listener's problems go: a session keeps them, the shared listener has no one to tell. */
-type ProblemSink = (url: string, problem: WinnowError) => void;
+/**
+ * How long a server other than the page's own may stay silent, from the moment it is dialled or asked, before the
+ * proxy cuts it off while the page is being parsed: a script in a page's head holds the parser until it arrives, and
+ * Chromium waits for it without end, so one third-party host that accepts and never answers held a render until its
+ * deadline. Once the page is parsed, what it asks for (an API its scripts read the content from) may take the
+ * render's time. Once one of its
+ * requests is cut off, the host's further requests in the render are refused at once: Chromium queues a host's
+ * requests six connections at a time, so a dozen scripts from it would each wait their turn to be cut off.
+ */
+const THIRD_PARTY_SILENCE_MS = 3000;
+
+/**
+ * What a listener tells and asks its session: a session keeps the problems and knows the render's documents; the
+ * shared listener has no one to tell and bounds nothing.
+ */
+interface SessionSink {
+  problem(url: string, problem: WinnowError): void;
+  /**
+   * Whether requests to this host:port are held to THIRD_PARTY_SILENCE_MS: none of the page's documents is there, and
+   * the page is still being parsed.
+   */
+  heldToSilence(hostname: string, port: number): boolean;
+  /** A third party was cut off for silence ... */
+  wentSilent(hostname: string, port: number): void;
+  /** ... and is refused from then on. */
+  silent(hostname: string, port: number): boolean;
+}
+
+const NO_SESSION: SessionSink = {
+  problem: () => undefined,
+  heldToSilence: () => false,
+  wentSilent: () => undefined,
+  silent: () => false,
+};
 
 /**
  * The only way out for the browser: Chromium is launched with this proxy for
@@ -44,12 +76,12 @@ type ProblemSink = (url: string, problem: WinnowError) => void;
 export class EgressProxy {
   private constructor(
     private readonly shared: ProxyListener,
-    private readonly open: (sink: ProblemSink) => Promise<ProxyListener>,
+    private readonly open: (sink: SessionSink) => Promise<ProxyListener>,
   ) {}
 
   static async start(guard: EgressGuard, logger: Logger, limits: EgressLimits): Promise<EgressProxy> {
-    const open = (sink: ProblemSink) => ProxyListener.start(guard, limits, sink);
-    const proxy = new EgressProxy(await open(() => undefined), open);
+    const open = (sink: SessionSink) => ProxyListener.start(guard, limits, sink);
+    const proxy = new EgressProxy(await open(NO_SESSION), open);
     logger.info({ url: proxy.url }, "egress proxy listening");
     return proxy;
   }
@@ -62,15 +94,33 @@ export class EgressProxy {
   /** A proxy endpoint for one render's browser context, which records the proxy's verdicts on its requests. */
   async openSession(): Promise<EgressSession> {
     const problems = new Map<string, WinnowError>();
-    const watchers: ProblemSink[] = [];
-    const listener = await this.open((url, problem) => {
-      problems.set(url, problem);
-      for (const watcher of watchers) watcher(url, problem);
+    const watchers: ((url: string, problem: WinnowError) => void)[] = [];
+    const documents = new Set<string>();
+    const documentHosts = new Set<string>();
+    const silentHosts = new Set<string>();
+    let parsed = false;
+    const listener = await this.open({
+      problem(url, problem) {
+        problems.set(url, problem);
+        for (const watcher of watchers) watcher(url, problem);
+      },
+      heldToSilence: (hostname, port) => !parsed && !documentHosts.has(hostPort(hostname, port)),
+      wentSilent: (hostname, port) => void silentHosts.add(hostPort(hostname, port)),
+      silent: (hostname, port) => silentHosts.has(hostPort(hostname, port)),
     });
     return {
       url: listener.url,
       problemWith: (url) => problems.get(withoutFragment(url)),
       onProblem: (watcher) => void watchers.push(watcher),
+      addDocument(url) {
+        const parsed = new URL(url);
+        documents.add(withoutFragment(url));
+        documentHosts.add(hostPort(parsed.hostname, Number(parsed.port || (parsed.protocol === "https:" ? 443 : 80))));
+      },
+      isDocument: (url) => documents.has(withoutFragment(url)),
+      pageParsed() {
+        parsed = true;
+      },
       close: () => listener.close(),
     };
   }
@@ -88,11 +138,16 @@ export interface EgressSession {
   problemWith(url: string): WinnowError | undefined;
   /** Called for each problem from now on. */
   onProblem(watcher: (url: string, problem: WinnowError) => void): void;
+  /** One of the page's own documents (before its request reaches the proxy): its host is never cut off for silence. */
+  addDocument(url: string): void;
+  isDocument(url: string): boolean;
+  /** The page reached DOM ready: no third party is cut off for silence from now on. */
+  pageParsed(): void;
   close(): Promise<void>;
 }
 
 /** A URL as the proxy sees it: browsers never send the fragment. */
-export function withoutFragment(url: string): string {
+function withoutFragment(url: string): string {
   try {
     const parsed = new URL(url);
     parsed.hash = "";
@@ -101,6 +156,8 @@ export function withoutFragment(url: string): string {
     return url;
   }
 }
+
+const hostPort = (hostname: string, port: number) => `${hostname.replace(/^\[|\]$/g, "").toLowerCase()}|${port}`;
 
 /** One listening socket of the proxy, with the connections it opened. */
 class ProxyListener {
@@ -111,10 +168,10 @@ class ProxyListener {
     readonly url: string,
     private readonly guard: EgressGuard,
     private readonly limits: EgressLimits,
-    private readonly problem: ProblemSink,
+    private readonly session: SessionSink,
   ) {}
 
-  static async start(guard: EgressGuard, limits: EgressLimits, sink: ProblemSink): Promise<ProxyListener> {
+  static async start(guard: EgressGuard, limits: EgressLimits, sink: SessionSink): Promise<ProxyListener> {
     // Its traffic is the targets': no spans of scraped URLs, and no trace context handed to them.
     const server = untraced(http.createServer());
     const port = await new Promise<number>((resolve, reject) => {
@@ -145,9 +202,11 @@ class ProxyListener {
     }
     if (url.protocol !== "http:") return refuse(res, 400, "only http is forwarded; https goes through CONNECT");
     const refused = (status: number, problem: WinnowError) => {
-      this.problem(url.href, problem);
+      this.session.problem(url.href, problem);
       refuse(res, status, problem.message);
     };
+    const port = Number(url.port || 80);
+    if (this.session.silent(url.hostname, port)) return refused(504, silenceProblem(url.hostname));
     let target: PinnedTarget;
     try {
       target = await this.guard.pinUrl(url);
@@ -163,13 +222,22 @@ class ProxyListener {
     const upstream = http.request({
       host: target.address,
       family: target.family,
-      port: Number(url.port || 80),
+      port,
       method: req.method,
       path: `${url.pathname}${url.search}`,
       // Only codings the proxy can decode, so every body's decoded size is known here.
       headers: { ...headers, "accept-encoding": ACCEPT_ENCODING },
       setHost: false,
     });
+    if (this.session.heldToSilence(url.hostname, port)) {
+      const silence = setTimeout(() => {
+        if (!this.session.heldToSilence(url.hostname, port)) return;
+        this.session.wentSilent(url.hostname, port);
+        upstream.destroy(silenceProblem(url.hostname));
+      }, THIRD_PARTY_SILENCE_MS);
+      upstream.once("response", () => clearTimeout(silence));
+      upstream.once("close", () => clearTimeout(silence));
+    }
     upstream.on("response", (answer) => {
       const encoding = answer.headers["content-encoding"] ?? "";
       const status = answer.statusCode ?? 502;
@@ -188,7 +256,7 @@ class ProxyListener {
         if (!error) return;
         // The browser sees the response cut off; the renderer learns why from the session.
         const problem = error instanceof WinnowError ? error : decodingProblem(error, encoding);
-        if (problem) this.problem(url.href, problem);
+        if (problem) this.session.problem(url.href, problem);
       });
     });
     upstream.on("error", (error) => {
@@ -212,6 +280,7 @@ class ProxyListener {
     } catch {
       return endTunnel(client, 400);
     }
+    if (this.session.silent(hostname, port)) return endTunnel(client, 504);
     let target: PinnedTarget;
     try {
       target = await this.guard.pin(hostname, port);
@@ -222,8 +291,16 @@ class ProxyListener {
     const upstream = net.connect({ host: target.address, family: target.family, port });
     this.#track(upstream);
     this.#capTunnel(upstream, () => client.destroy());
+    const silence = this.session.heldToSilence(hostname, port)
+      ? cutOffWhenSilent(client, upstream, () => {
+          if (!this.session.heldToSilence(hostname, port)) return false;
+          this.session.wentSilent(hostname, port);
+          return true;
+        })
+      : undefined;
     upstream.once("connect", () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      silence?.watchClient();
       if (head.length > 0) upstream.write(head);
       pipeline(client, upstream, () => undefined);
       pipeline(upstream, client, () => undefined);
@@ -251,6 +328,32 @@ class ProxyListener {
 }
 
 /**
+ * Cuts a tunnel off when its server stays silent for THIRD_PARTY_SILENCE_MS after it was dialled or sent something:
+ * the clock starts at the dial and whenever the client sends while the server owes an answer, and stops when the
+ * server sends. A tunnel idle on both sides (a connection kept alive) is never cut, nor one `cutOff` declines.
+ */
+function cutOffWhenSilent(client: Duplex, upstream: Duplex, cutOff: () => boolean): { watchClient(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const start = () => {
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      if (!cutOff()) return;
+      upstream.destroy();
+      client.destroy();
+    }, THIRD_PARTY_SILENCE_MS);
+  };
+  const stop = () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  start();
+  upstream.on("data", stop);
+  upstream.once("close", stop);
+  // Attached once the tunnel is up, beside its pipe, so no byte the client sends is read before the pipe.
+  return { watchClient: () => void client.on("data", start) };
+}
+
+/**
  * Response headers as forwarded: bodies reach the browser decoded, so the
  * coding never describes them, nor the length once a body was decoded here.
  */
@@ -261,6 +364,10 @@ function decodedHeaders(rawHeaders: string[], decoded: boolean): string[] {
     if (!dropped.has(rawHeaders[i]!.toLowerCase())) kept.push(rawHeaders[i]!, rawHeaders[i + 1]!);
   }
   return kept;
+}
+
+function silenceProblem(hostname: string): WinnowError {
+  return new WinnowError("target-timeout", `${hostname} sent nothing for ${THIRD_PARTY_SILENCE_MS / 1000} s`);
 }
 
 function refuse(res: http.ServerResponse, status: number, reason: string): void {

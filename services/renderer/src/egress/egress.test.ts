@@ -2,7 +2,8 @@ import { loadConfig, WinnowError } from "@winnow/platform";
 import ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
 import { rendererConfigShape } from "../config.js";
-import { EgressGuard, isPublicAddress, type Lookup, memoizedRefusal, parseEgressAllowlist } from "./egress.js";
+import type { Lookup } from "./dns-lookup.js";
+import { EgressGuard, isPublicAddress, memoizedRefusal, parseEgressAllowlist } from "./egress.js";
 
 /** A resolver with fixed answers, so DNS results (including hostile ones) are under test control. */
 function fixedLookup(answers: Record<string, string[]>): Lookup {

@@ -1,7 +1,7 @@
-import { promises as dns } from "node:dns";
 import { isIP } from "node:net";
 import { checkTargetUrl, WinnowError } from "@winnow/platform";
 import ipaddr from "ipaddr.js";
+import { dnsLookup, type Lookup } from "./dns-lookup.js";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Cidr = [Address, number];
@@ -101,11 +101,6 @@ function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | undefined {
   }
 }
 
-export type Lookup = (hostname: string) => Promise<string[]>;
-
-const systemLookup: Lookup = async (hostname) =>
-  (await dns.lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
-
 /** Where a request may go: the one checked address to connect to, never looked up again. */
 export interface PinnedTarget {
   address: string;
@@ -124,7 +119,7 @@ export class EgressGuard {
 
   constructor(
     private readonly allowlist: EgressAllowlist = EMPTY_ALLOWLIST,
-    private readonly lookup: Lookup = systemLookup,
+    private readonly lookup: Lookup = dnsLookup(),
   ) {}
 
   /** Resolves to the reason the URL is refused, or undefined when it may be fetched. */
