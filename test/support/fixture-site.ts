@@ -14,11 +14,22 @@ export interface FixtureSite {
   origin: string;
   /** host:port, for WINNOW_EGRESS_ALLOW. */
   hostPort: string;
+  /** Requests answered so far, by path. */
+  hits: Map<string, number>;
+  /** The most requests that were being answered at once. */
+  maxInFlight(): number;
   close(): Promise<void>;
 }
 
 export async function startFixtureSite(pages: Record<string, FixturePage>): Promise<FixtureSite> {
+  const hits = new Map<string, number>();
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = createServer((req, res) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.once("close", () => inFlight--);
+    hits.set(req.url ?? "", (hits.get(req.url ?? "") ?? 0) + 1);
     const page = Object.hasOwn(pages, req.url ?? "") ? pages[req.url!] : undefined;
     if (!page) {
       res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not found</h1>");
@@ -34,6 +45,8 @@ export async function startFixtureSite(pages: Record<string, FixturePage>): Prom
   return {
     origin: `http://127.0.0.1:${port}`,
     hostPort: `127.0.0.1:${port}`,
+    hits,
+    maxInFlight: () => maxInFlight,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

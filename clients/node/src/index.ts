@@ -1,3 +1,11 @@
+export {
+  type BatchJob,
+  type BatchResult,
+  type BatchScrapeRequest,
+  type WaitOptions,
+  WinnowBatch,
+  type WinnowBatchOptions,
+} from "./batch.js";
 export { type ScrapeOptions, type ScrapeRequest, Winnow, type WinnowOptions } from "./client.js";
 export {
   AuthenticationError,
@@ -13,3 +21,4 @@ export {
 } from "./errors.js";
 export type { Evidence, EvidenceSource, FieldStatus, ScrapeWarning, ScrapeWithEvidence } from "./evidence.js";
 export type { FieldType, ScalarTypeName, Schema, ScrapeResult } from "./schema.js";
+export { type VerifyWebhookOptions, verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from "./webhooks.js";

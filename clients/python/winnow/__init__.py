@@ -7,6 +7,7 @@
 """
 
 from ._client import AsyncWinnow, Winnow, __version__
+from .batch import WinnowBatch
 from .evidence import Evidence, ScrapeWarning, ScrapeWithEvidence
 from .errors import (
     AuthenticationError,
@@ -19,6 +20,7 @@ from .errors import (
     TimeoutError,
     WinnowError,
 )
+from .webhooks import WEBHOOK_SIGNATURE_HEADER, verify_webhook_signature
 
 __all__ = [
     "AsyncWinnow",
@@ -34,6 +36,9 @@ __all__ = [
     "TargetError",
     "TimeoutError",
     "Winnow",
+    "WEBHOOK_SIGNATURE_HEADER",
+    "WinnowBatch",
     "WinnowError",
     "__version__",
+    "verify_webhook_signature",
 ]

@@ -6,6 +6,16 @@ export {
 export { ConfigError, env, loadConfig, loadConfigOrExit } from "./config.js";
 export { type Deadline, type DeadlineBounds, deadlineSignal } from "./deadline.js";
 export {
+  type EgressAllowlist,
+  EgressGuard,
+  isPublicAddress,
+  type Lookup,
+  memoizedRefusal,
+  type PinnedTarget,
+  parseEgressAllowlist,
+  pinnedLookup,
+} from "./egress-guard.js";
+export {
   type AuthClient,
   type CallOptions,
   checkHealth,

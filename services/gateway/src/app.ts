@@ -2,11 +2,13 @@ import { type Logger, WinnowError } from "@winnow/platform";
 import express, { type ErrorRequestHandler } from "express";
 import helmet from "helmet";
 import type { Backends } from "./backends.js";
+import { type BatchSetup, startBatch } from "./batch/batch.js";
 import { dashboardRouter } from "./dashboard/dashboard.js";
 import { renderDocsPage } from "./docs/docs-page.js";
 import { openApiDocument } from "./docs/openapi.js";
 import { accessLog } from "./http/access-log.js";
 import type { Drain } from "./http/drain.js";
+import { jsonBody } from "./http/json-body.js";
 import { sendProblem } from "./http/problem.js";
 import type { LimiterFactory } from "./http/rate-limits.js";
 import { requestContext } from "./http/request-context.js";
@@ -31,6 +33,8 @@ export interface AppOptions {
   loginAttemptsPer15Min: number;
   /** Failed API-key checks per client address and minute before it gets 429 without auth being asked. */
   keyFailuresPerMinute: number;
+  /** Batch jobs (POST /batch/scrape); without it the routes do not exist. */
+  batch?: BatchSetup;
   /** Express's "trust proxy": which proxies' X-Forwarded-* to believe (client address, TLS). */
   trustProxy: boolean | number | string;
 }
@@ -102,6 +106,7 @@ export function createGateway(options: AppOptions): Gateway {
     dashboardRouter({
       auth: backends.auth,
       limiters: options.limiters,
+      webhookSecrets: options.batch?.secrets,
       loginAttemptsPer15Min: options.loginAttemptsPer15Min,
       logger,
     }),
@@ -113,6 +118,8 @@ export function createGateway(options: AppOptions): Gateway {
     res.json({
       account_id: accountId,
       key_id: keyId,
+      // What this account's webhook deliveries are signed with (see the docs' webhooks section).
+      ...(options.batch ? { webhook_secret: options.batch.secrets.forAccount(accountId!) } : {}),
       limits: {
         plan: limits!.plan,
         requests_per_minute: limits!.requestsPerMinute,
@@ -127,18 +134,23 @@ export function createGateway(options: AppOptions): Gateway {
     keyLimits.requests(),
     keyLimits.scrapeSlot(),
     usage.middleware(),
-    (req, _res, next) => {
-      if (!req.is("application/json")) {
-        throw new WinnowError(
-          "unsupported-media-type",
-          "Send the request body as JSON with Content-Type: application/json.",
-        );
-      }
-      next();
-    },
-    express.json({ limit: maxBodyBytes, strict: true }),
+    ...jsonBody(maxBodyBytes),
     scrapeHandler(backends),
   );
+
+  const batch =
+    options.batch &&
+    startBatch(options.batch, {
+      backends,
+      keyLimits,
+      usage,
+      apiKey,
+      countRequest: keyLimits.requests(),
+      requestTimeoutMs,
+      maxBodyBytes,
+      logger,
+    });
+  if (batch) app.use("/batch/scrape", batch.router);
 
   app.all("/scrape", (req, res) => {
     res.setHeader("Allow", "POST");
@@ -154,6 +166,7 @@ export function createGateway(options: AppOptions): Gateway {
   return {
     app,
     async close() {
+      batch?.close();
       keys.close();
       await usage.close();
     },

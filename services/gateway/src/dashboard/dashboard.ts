@@ -4,6 +4,7 @@ import type { GetAccountResponse } from "@winnow/platform/gen/winnow/auth/v1/aut
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from "express";
 import { countRateLimited } from "../http/gateway-metrics.js";
 import type { LimiterFactory } from "../http/rate-limits.js";
+import type { WebhookSecrets } from "../webhooks/webhook-secrets.js";
 import { accountPage, errorPage, logInPage, playgroundPage, refreshPage, signUpPage } from "./dashboard-pages.js";
 import { clearSessionCookie, csrfProtection, sessionToken, setSessionCookie } from "./dashboard-session.js";
 import { LoginLimits } from "./login-limits.js";
@@ -15,6 +16,8 @@ const ASSETS = fileURLToPath(new URL("../../assets/", import.meta.url));
 export interface DashboardOptions {
   auth: AuthClient;
   limiters: LimiterFactory;
+  /** Each account's webhook signing secret, shown on its page (absent: no batch jobs, nothing shown). */
+  webhookSecrets?: WebhookSecrets;
   /** Consecutive failed log-ins per email before it is blocked (ten times that: attempts per address in 15 minutes). */
   loginAttemptsPer15Min: number;
   logger: Logger;
@@ -26,7 +29,13 @@ export interface DashboardOptions {
  * HttpOnly cookie holding a token auth checks on every page (no cache, so
  * logging out or refreshing takes effect at once).
  */
-export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger }: DashboardOptions): Router {
+export function dashboardRouter({
+  auth,
+  limiters,
+  webhookSecrets,
+  loginAttemptsPer15Min,
+  logger,
+}: DashboardOptions): Router {
   const router = express.Router();
   const loginLimits = new LoginLimits(limiters, { failures: loginAttemptsPer15Min });
 
@@ -95,6 +104,7 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
         email: account.account!.email,
         keyId: account.keyId,
         apiKey: account.apiKey,
+        webhookSecret: webhookSecrets?.forAccount(account.account!.id),
         keyCreatedAt: account.keyCreatedAt,
         requestsPerMinute: account.account!.limits!.requestsPerMinute,
         maxConcurrentScrapes: account.account!.limits!.maxConcurrentScrapes,

@@ -31,16 +31,18 @@ export class UsageCounter {
     return (_req, res, next) => {
       res.once("finish", () => {
         if (res.statusCode !== 200) return;
-        this.add({
-          keyId: res.locals.keyId!,
-          day: new Date().toISOString().slice(0, 10),
-          scrapes: 1,
+        this.countScrape(res.locals.keyId!, {
           tokensIn: Number(res.getHeader("x-winnow-tokens-in") ?? 0),
           tokensOut: Number(res.getHeader("x-winnow-tokens-out") ?? 0),
         });
       });
       next();
     };
+  }
+
+  /** Counts one successful scrape for the key (a POST /scrape, or one page of a batch job). */
+  countScrape(keyId: string, tokens: { tokensIn: number; tokensOut: number } = { tokensIn: 0, tokensOut: 0 }): void {
+    this.add({ keyId, day: new Date().toISOString().slice(0, 10), scrapes: 1, ...tokens });
   }
 
   /** Writes what has been counted; one write at a time (counts made meanwhile wait for the next). */

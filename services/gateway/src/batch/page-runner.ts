@@ -1,0 +1,114 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { type Logger, WinnowError } from "@winnow/platform";
+import type { Backends } from "../backends.js";
+import { problemDocument } from "../http/problem.js";
+import type { KeyLimits } from "../keys/key-limits.js";
+import type { UsageCounter } from "../keys/usage.js";
+import { type ScrapeOutcome, scrapePage } from "../scrape/scrape.js";
+import type { BatchJob, BatchStore, PageResult } from "./batch-store.js";
+import type { Task } from "./task-queue.js";
+
+/** A page of a job, as queued. */
+export interface PageTask {
+  jobId: string;
+  index: number;
+}
+
+/** What a job tells its webhook: each finished page, and the job's end. */
+export interface JobEvents {
+  page(job: BatchJob, page: PageResult): Promise<void>;
+  completed(job: BatchJob): Promise<void>;
+}
+
+/** How long a page waits before asking again for a scrape slot its key has none of. */
+const SLOT_WAIT_MS = 250;
+
+export interface PageRunnerOptions {
+  store: BatchStore;
+  backends: Backends;
+  keyLimits: KeyLimits;
+  usage: UsageCounter;
+  events: JobEvents;
+  /** Each page's deadline, as POST /scrape's. */
+  requestTimeoutMs: number;
+  logger: Logger;
+}
+
+/**
+ * Runs one queued page: exactly a POST /scrape for the job's key (its
+ * requests per minute and scrape slots taken first, waiting while it has
+ * none), its outcome recorded once. A retryable failure is thrown for the
+ * queue to try again later, until the last attempt, which records it.
+ */
+export class PageRunner {
+  constructor(private readonly options: PageRunnerOptions) {}
+
+  async run({ data, lastAttempt }: Task<PageTask>, signal: AbortSignal): Promise<void> {
+    const { store, events } = this.options;
+    const job = await store.job(data.jobId);
+    const url = job && (await store.pageToRun(data.jobId, data.index));
+    if (!job || !url) return;
+    const release = await this.takeLimits(job, signal);
+    let outcome: { state: "done"; scraped: ScrapeOutcome } | { state: "failed"; problem: WinnowError };
+    try {
+      const scraped = await scrapePage(
+        this.options.backends,
+        { ...job.request, url },
+        { accountId: job.accountId, deadline: new Date(Date.now() + this.options.requestTimeoutMs), signal },
+      );
+      outcome = { state: "done", scraped };
+    } catch (error) {
+      // Shutting down: the page is tried again (here after a restart, or by another gateway).
+      if (signal.aborted) throw error;
+      const problem = asWinnowError(error, this.options.logger);
+      if (problem.retryable && !lastAttempt) throw problem;
+      outcome = { state: "failed", problem };
+    } finally {
+      release();
+    }
+    const result =
+      outcome.state === "done"
+        ? resultOf(outcome.scraped, job.request.evidence)
+        : { problem: problemDocument(outcome.problem) };
+    if (await store.finishPage(job.id, data.index, outcome.state, result)) {
+      if (outcome.state === "done") this.options.usage.countScrape(job.keyId, outcome.scraped.usage);
+      await events.page(job, { index: data.index, url, status: outcome.state, ...result });
+    }
+    if (await store.completeIfFinished(job.id)) await events.completed(job);
+  }
+
+  /** Takes one of the key's requests for this minute and one of its scrape slots, waiting for each as long as it takes. */
+  private async takeLimits(job: BatchJob, signal: AbortSignal): Promise<() => void> {
+    const { keyLimits } = this.options;
+    for (;;) {
+      const state = await keyLimits.takeRequest(job.keyId, job.plan);
+      if (state.allowed) break;
+      await sleep(state.resetMs, undefined, { signal });
+    }
+    for (;;) {
+      const release = await keyLimits.takeSlot(job.keyId, job.plan);
+      if (release) return release;
+      await sleep(SLOT_WAIT_MS * (0.5 + Math.random()), undefined, { signal });
+    }
+  }
+}
+
+/** A page's result as the job lists it: the data (with the evidence envelope when asked) and what answered it. */
+function resultOf(scraped: ScrapeOutcome, evidence: boolean): PageResult {
+  const body = JSON.parse(scraped.body) as Record<string, unknown>;
+  return {
+    ...(evidence ? body : { data: body }),
+    engine: scraped.engine,
+    render_path: scraped.renderPath,
+    ...(scraped.usage ? { tokens_in: scraped.usage.tokensIn, tokens_out: scraped.usage.tokensOut } : {}),
+  };
+}
+
+function asWinnowError(error: unknown, logger: Logger): WinnowError {
+  if (error instanceof WinnowError) {
+    if (error.type === "internal") logger.error({ err: error.cause ?? error }, "batch page failed");
+    return error;
+  }
+  logger.error({ err: error }, "batch page failed unexpectedly");
+  return new WinnowError("internal", "unexpected error", { cause: error });
+}
