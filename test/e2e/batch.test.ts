@@ -4,12 +4,13 @@
  * fixture pages finishes with every page's result through a gateway restart,
  * within its key's plan, with signed webhooks that both clients verify.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { verifyWebhookSignature } from "@winnow/client";
+import { promisify } from "node:util";
+import { verifyWebhookSignature, WinnowBatch } from "@winnow/client";
 import { createClient, promiseClient } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -219,5 +220,55 @@ describe.each([
     expect((await api(status_url, {}, other.apiKey)).status).toBe(404);
     expect((await api(status_url, { method: "DELETE" }, other.apiKey)).status).toBe(404);
     expect((await api(status_url)).status).toBe(200);
+  });
+
+  it("runs a job from both clients (submit, wait with progress, iterate results) and cancels one", async () => {
+    const urls = [`${run.site.origin}/item/2`, `${run.site.origin}/item/3`, "ftp://example.com/file"];
+    const batch = new WinnowBatch({ apiKey: run.stack.apiKey, baseUrl: run.stack.gatewayUrl });
+    const progress: string[] = [];
+    const results = await batch.batchScrape(
+      { urls, schema: { name: "string" }, options: { render: "static" } },
+      { onProgress: (job) => progress.push(job.status), intervalMs: 100 },
+    );
+    expect(progress.at(-1)).toBe("completed");
+    expect(results.map(({ status, data }) => [status, data?.name])).toEqual([
+      ["done", "Item 2"],
+      ["done", "Item 3"],
+      ["failed", undefined],
+    ]);
+
+    const script = `
+import json, sys
+sys.path.insert(0, "clients/python")
+from winnow import WinnowBatch
+client = WinnowBatch(api_key=sys.argv[1], base_url=sys.argv[2])
+seen = []
+results = client.batch_scrape(json.loads(sys.argv[3]), {"name": "string"}, options={"render": "static"},
+                              on_progress=lambda job: seen.append(job["status"]), interval=0.1)
+print(json.dumps({"progress": seen, "results": [[r["status"], r.get("data", {}).get("name")] for r in results]}))
+`;
+    // Not execFileSync: the fixture site answers from this process while Python waits for its job.
+    const { stdout } = await promisify(execFile)("python3", [
+      "-c",
+      script,
+      run.stack.apiKey,
+      run.stack.gatewayUrl,
+      JSON.stringify(urls),
+    ]);
+    const python = JSON.parse(stdout) as { progress: string[]; results: unknown[] };
+    expect(python.progress.at(-1)).toBe("completed");
+    expect(python.results).toEqual([
+      ["done", "Item 2"],
+      ["done", "Item 3"],
+      ["failed", null],
+    ]);
+
+    const many = Array.from({ length: 60 }, (_, i) => `${run.site.origin}/item/${i}`);
+    const job = await batch.submit({ urls: many, schema: { name: "string" }, options: { render: "static" } });
+    const cancelled = await batch.cancel(job.id);
+    expect(cancelled.status).toBe("cancelled");
+    expect(cancelled.counts.queued).toBe(0);
+    expect(cancelled.counts.done + cancelled.counts.cancelled).toBe(60);
+    expect((await batch.status(job.id)).status).toBe("cancelled");
   });
 });
