@@ -21,18 +21,22 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const PAGE_COUNT = 200;
 const MAX_CONCURRENT_SCRAPES = 3;
 
-const PAGES: Record<string, FixturePage> = Object.fromEntries(
-  Array.from({ length: PAGE_COUNT }, (_, i) => [
-    `/item/${i}`,
-    {
-      // Slow enough that the job is still running when the gateway restarts.
-      delayMs: 40,
-      body: `<!doctype html><html><head><title>Item ${i}</title>
+const PAGES: Record<string, FixturePage> = {
+  "/gone": { status: 404, body: "<h1>Gone</h1>" },
+  "/too-slow": { delayMs: 2_000, body: "<h1>Too slow</h1>" },
+  ...Object.fromEntries(
+    Array.from({ length: PAGE_COUNT }, (_, i) => [
+      `/item/${i}`,
+      {
+        // Slow enough that the job is still running when the gateway restarts.
+        delayMs: 40,
+        body: `<!doctype html><html><head><title>Item ${i}</title>
 <script type="application/ld+json">${JSON.stringify({ "@context": "https://schema.org", "@type": "Product", name: `Item ${i}` })}</script>
 </head><body><h1>Item ${i}</h1></body></html>`,
-    },
-  ]),
-);
+      },
+    ]),
+  ),
+};
 
 interface Delivery {
   headers: IncomingHttpHeaders;
@@ -220,6 +224,27 @@ describe.each([
     expect((await api(status_url, {}, other.apiKey)).status).toBe(404);
     expect((await api(status_url, { method: "DELETE" }, other.apiKey)).status).toBe(404);
     expect((await api(status_url)).status).toBe(200);
+  });
+
+  it("retries a page only for a retryable problem, with backoff, as many times as BATCH_PAGE_ATTEMPTS", async () => {
+    const submitted = await submit({
+      urls: [`${run.site.origin}/too-slow`, `${run.site.origin}/gone`],
+      schema: { name: "string" },
+      options: { render: "static", timeout_ms: 300 },
+    });
+    const { status_url } = (await submitted.json()) as { status_url: string };
+    let job: { status: string; results: { status: string; problem: { type: string } }[] };
+    do {
+      await sleep(200);
+      job = (await (await api(status_url)).json()) as typeof job;
+    } while (job.status === "running");
+    expect(job.results.map((r) => [r.status, r.problem.type])).toEqual([
+      ["failed", "https://winnow.dev/problems/target-timeout"],
+      ["failed", "https://winnow.dev/problems/target-http-error"],
+    ]);
+    // target-timeout is retryable: every attempt (3 by default); target-http-error is not: once.
+    expect(run.site.hits.get("/too-slow")).toBe(3);
+    expect(run.site.hits.get("/gone")).toBe(1);
   });
 
   it("runs a job from both clients (submit, wait with progress, iterate results) and cancels one", async () => {
