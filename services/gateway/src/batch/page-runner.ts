@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Logger, WinnowError } from "@winnow/platform";
+import { LRUCache } from "lru-cache";
 import type { Backends } from "../backends.js";
 import { problemDocument } from "../http/problem.js";
 import type { KeyLimits } from "../keys/key-limits.js";
@@ -41,11 +42,21 @@ export interface PageRunnerOptions {
  * queue to try again later, until the last attempt, which records it.
  */
 export class PageRunner {
+  /**
+   * Jobs as their pages need them: what a page reads of its job (request, plan, key, webhook) never changes, so
+   * one read serves all its pages; whether the job still runs is asked per page (pageToRun).
+   */
+  private readonly jobs = new LRUCache<string, BatchJob>({ max: 1_000 });
+
   constructor(private readonly options: PageRunnerOptions) {}
 
   async run({ data, lastAttempt }: Task<PageTask>, signal: AbortSignal): Promise<void> {
     const { store, events } = this.options;
-    const job = await store.job(data.jobId);
+    let job = this.jobs.get(data.jobId);
+    if (!job) {
+      job = await store.job(data.jobId);
+      if (job) this.jobs.set(job.id, job);
+    }
     const url = job && (await store.pageToRun(data.jobId, data.index));
     if (!job || !url) return;
     const release = await this.takeLimits(job, signal);
