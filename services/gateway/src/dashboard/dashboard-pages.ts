@@ -151,7 +151,7 @@ ${key}
 ${
   page.webhookSecret
     ? html`<label for="webhook-secret">Webhook signing secret (verify the <code>Winnow-Signature</code> header of batch webhooks with it; see /docs)</label>
-<input id="webhook-secret" type="password" readonly value="${page.webhookSecret}" autocomplete="off" spellcheck="false">`
+<input id="webhook-secret" type="text" readonly value="${page.webhookSecret}" autocomplete="off" spellcheck="false">`
     : undefined
 }
 <p class="muted">Plan limits: ${page.requestsPerMinute} requests per minute, ${page.maxConcurrentScrapes} scrapes at a time.</p>
