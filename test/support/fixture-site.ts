@@ -16,13 +16,22 @@ export interface FixtureSite {
   hostPort: string;
   /** How many requests a path has received (whether or not a page is served there). */
   requests(path: string): number;
+  /** Requests answered so far, by path. */
+  hits: Map<string, number>;
+  /** The most requests that were being answered at once. */
+  maxInFlight(): number;
   close(): Promise<void>;
 }
 
 export async function startFixtureSite(pages: Record<string, FixturePage>): Promise<FixtureSite> {
-  const counts = new Map<string, number>();
+  const hits = new Map<string, number>();
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server = createServer((req, res) => {
-    counts.set(req.url ?? "", (counts.get(req.url ?? "") ?? 0) + 1);
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    res.once("close", () => inFlight--);
+    hits.set(req.url ?? "", (hits.get(req.url ?? "") ?? 0) + 1);
     const page = Object.hasOwn(pages, req.url ?? "") ? pages[req.url!] : undefined;
     if (!page) {
       res.writeHead(404, { "content-type": "text/html" }).end("<h1>Not found</h1>");
@@ -38,7 +47,9 @@ export async function startFixtureSite(pages: Record<string, FixturePage>): Prom
   return {
     origin: `http://127.0.0.1:${port}`,
     hostPort: `127.0.0.1:${port}`,
-    requests: (path) => counts.get(path) ?? 0,
+    requests: (path) => hits.get(path) ?? 0,
+    hits,
+    maxInFlight: () => maxInFlight,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

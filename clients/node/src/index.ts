@@ -1,3 +1,11 @@
+export {
+  type BatchJob,
+  type BatchResult,
+  type BatchScrapeRequest,
+  type WaitOptions,
+  WinnowBatch,
+  type WinnowBatchOptions,
+} from "./batch.js";
 export { type ScrapeOptions, type ScrapeRequest, Winnow, type WinnowOptions } from "./client.js";
 export {
   AuthenticationError,
@@ -14,3 +22,4 @@ export {
 export type { Evidence, EvidenceSource, FieldStatus, ScrapeWarning } from "./evidence.js";
 export type { Account, Engine, ScrapeResponse, ScrapeWithEvidence } from "./response.js";
 export type { FieldType, ScalarTypeName, Schema, ScrapeResult } from "./schema.js";
+export { type VerifyWebhookOptions, verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from "./webhooks.js";

@@ -8,6 +8,7 @@
 """
 
 from ._client import AsyncWinnow, Winnow, __version__
+from .batch import WinnowBatch
 from .evidence import Evidence, ScrapeWithEvidence
 from .result import Account, ScrapeResult, ScrapeWarning
 from .errors import (
@@ -21,6 +22,7 @@ from .errors import (
     TimeoutError,
     WinnowError,
 )
+from .webhooks import WEBHOOK_SIGNATURE_HEADER, verify_webhook_signature
 
 __all__ = [
     "Account",
@@ -38,6 +40,9 @@ __all__ = [
     "TargetError",
     "TimeoutError",
     "Winnow",
+    "WEBHOOK_SIGNATURE_HEADER",
+    "WinnowBatch",
     "WinnowError",
     "__version__",
+    "verify_webhook_signature",
 ]

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MIN_TOKEN_LENGTH } from "./caller-credentials.js";
+import { parseEgressAllowlist } from "./egress-guard.js";
 
 /** Thrown when the environment does not hold a valid configuration; the message names every bad variable. */
 export class ConfigError extends Error {
@@ -87,6 +88,19 @@ export const env = {
       .enum(["true", "false", "1", "0", "yes", "no"], { message: "must be true or false" })
       .transform((v) => v === "true" || v === "1" || v === "yes")
       .default(fallback),
+  /** WINNOW_EGRESS_ALLOW: what the egress guard lets through although it is not public (egress-guard.ts). */
+  egressAllowlist: () =>
+    z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        try {
+          return parseEgressAllowlist(value);
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: (error as Error).message });
+          return z.NEVER;
+        }
+      }),
   logLevel: () =>
     z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], {

@@ -6,6 +6,16 @@ export {
 export { ConfigError, env, loadConfig, loadConfigOrExit } from "./config.js";
 export { type Deadline, type DeadlineBounds, deadlineSignal } from "./deadline.js";
 export { lockDirectory } from "./directory-lock.js";
+export { dnsLookup, type Lookup } from "./dns-lookup.js";
+export {
+  type EgressAllowlist,
+  EgressGuard,
+  isPublicAddress,
+  memoizedRefusal,
+  type PinnedTarget,
+  parseEgressAllowlist,
+  pinnedLookup,
+} from "./egress-guard.js";
 export {
   type AuthClient,
   type CallOptions,

@@ -64,7 +64,7 @@ export const PROBLEM_TYPES = {
     title: "Not found",
     grpc: NOT_FOUND,
     retryable: false,
-    when: "No such route.",
+    when: "No such route, or no such batch job for this key's account (another account's, or one deleted after BATCH_RESULT_TTL_HOURS).",
   },
   "method-not-allowed": {
     status: 405,
@@ -120,7 +120,7 @@ export const PROBLEM_TYPES = {
     title: "Rate limit exceeded",
     grpc: RESOURCE_EXHAUSTED,
     retryable: true,
-    when: "Too many requests per minute, or too many scrapes in flight, for this key, or too many invalid keys from one address; `Retry-After` and `RateLimit-*` say when to try again.",
+    when: "Too many requests per minute, or too many scrapes in flight, for this key, or too many batch jobs running for this key (`BATCH_MAX_LIVE_JOBS`), or too many invalid keys from one address; `Retry-After` and `RateLimit-*` say when to try again.",
   },
   "headers-too-large": {
     status: 431,

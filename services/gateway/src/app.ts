@@ -3,6 +3,7 @@ import { type Logger, WinnowError } from "@winnow/platform";
 import express, { type ErrorRequestHandler } from "express";
 import helmet from "helmet";
 import type { Backends } from "./backends.js";
+import { type BatchSetup, startBatch } from "./batch/batch.js";
 import type { CacheStore } from "./cache/cache-store.js";
 import { ScrapeCache } from "./cache/scrape-cache.js";
 import { dashboardRouter } from "./dashboard/dashboard.js";
@@ -10,6 +11,7 @@ import { renderDocsPage } from "./docs/docs-page.js";
 import { openApiDocument } from "./docs/openapi.js";
 import { accessLog } from "./http/access-log.js";
 import type { Drain } from "./http/drain.js";
+import { jsonBody } from "./http/json-body.js";
 import { sendProblem } from "./http/problem.js";
 import type { LimiterFactory } from "./http/rate-limits.js";
 import { requestContext } from "./http/request-context.js";
@@ -34,6 +36,8 @@ export interface AppOptions {
   loginAttemptsPer15Min: number;
   /** Failed API-key checks per client address and minute before it gets 429 without auth being asked. */
   keyFailuresPerMinute: number;
+  /** Batch jobs (POST /batch/scrape); without it the routes do not exist. */
+  batch?: BatchSetup;
   /** Express's "trust proxy": which proxies' X-Forwarded-* to believe (client address, TLS). */
   trustProxy: boolean | number | string;
   /** Repeat scrapes from cache: the store, max_age's default, and whether accounts share it. Absent: no cache. */
@@ -114,6 +118,7 @@ export function createGateway(options: AppOptions): Gateway {
     dashboardRouter({
       auth: backends.auth,
       limiters: options.limiters,
+      webhookSecrets: options.batch?.secrets,
       loginAttemptsPer15Min: options.loginAttemptsPer15Min,
       logger,
     }),
@@ -125,6 +130,8 @@ export function createGateway(options: AppOptions): Gateway {
     res.json({
       account_id: accountId,
       key_id: keyId,
+      // What this account's webhook deliveries are signed with (see the docs' webhooks section).
+      ...(options.batch ? { webhook_secret: options.batch.secrets.forAccount(accountId!) } : {}),
       limits: {
         plan: limits!.plan,
         requests_per_minute: limits!.requestsPerMinute,
@@ -133,29 +140,35 @@ export function createGateway(options: AppOptions): Gateway {
     });
   });
 
+  const scrapeDeps = {
+    backends,
+    cache: scrapeCache,
+    defaultMaxAgeSeconds: options.cache?.defaultMaxAgeSeconds ?? 0,
+    sharedCache: options.cache?.shared ?? false,
+  };
   app.post(
     "/scrape",
     apiKey,
     keyLimits.requests(),
     keyLimits.scrapeSlot(),
     usage.middleware(),
-    (req, _res, next) => {
-      if (!req.is("application/json")) {
-        throw new WinnowError(
-          "unsupported-media-type",
-          "Send the request body as JSON with Content-Type: application/json.",
-        );
-      }
-      next();
-    },
-    express.json({ limit: maxBodyBytes, strict: true }),
-    scrapeHandler({
-      backends,
-      cache: scrapeCache,
-      defaultMaxAgeSeconds: options.cache?.defaultMaxAgeSeconds ?? 0,
-      sharedCache: options.cache?.shared ?? false,
-    }),
+    ...jsonBody(maxBodyBytes),
+    scrapeHandler(scrapeDeps),
   );
+
+  const batch =
+    options.batch &&
+    startBatch(options.batch, {
+      scrape: scrapeDeps,
+      keyLimits,
+      usage,
+      apiKey,
+      countRequest: keyLimits.requests(),
+      requestTimeoutMs,
+      maxBodyBytes,
+      logger,
+    });
+  if (batch) app.use("/batch/scrape", batch.router);
 
   app.all("/scrape", (req, res) => {
     res.setHeader("Allow", "POST");
@@ -171,6 +184,7 @@ export function createGateway(options: AppOptions): Gateway {
   return {
     app,
     async close() {
+      batch?.close();
       keys.close();
       await usage.close();
       await scrapeCache?.settled();

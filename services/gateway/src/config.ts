@@ -38,8 +38,30 @@ export const configShape = {
   CACHE_MAX_BYTES: env.positiveInt(256 * 1024 * 1024, 64 * 1024 * 1024 * 1024),
   /** Every account reads and writes one cache: one account's scrape answers another's. Off: each account its own. */
   CACHE_SHARED: env.boolean(false),
-  /** Where the embedded cache database lives (gateway-db) when REDIS_URL is unset. */
+  /** Where the embedded gateway database (batch jobs; the scrape cache without REDIS_URL) and the generated webhook key live. */
   WINNOW_DATA_DIR: z.string().min(1).default(".data"),
+  /** A Postgres server for the gateway database instead of the embedded PGlite one; replicas sharing jobs need it. */
+  GATEWAY_DATABASE_URL: env.postgresUrl().optional(),
+  /** The operator's key: each account's webhook secret is derived from it (HKDF); without it one is generated. */
+  WINNOW_ENCRYPTION_KEY: z
+    .string()
+    .trim()
+    .min(32, "must be at least 32 characters (openssl rand -base64 32)")
+    .optional(),
+  /** Addresses webhooks may go to although they are not public (as the renderer's egress guard allows). */
+  WINNOW_EGRESS_ALLOW: env.egressAllowlist(),
+  /** URLs at most in one batch job. */
+  BATCH_MAX_URLS: env.positiveInt(1_000, 100_000),
+  /** Batch jobs running at once per API key. */
+  BATCH_MAX_LIVE_JOBS: env.positiveInt(5, 1_000),
+  /** Batch pages this gateway scrapes at once, all keys together (each key within its own plan). */
+  BATCH_CONCURRENCY: env.positiveInt(8, 256),
+  /** Tries per batch page whose failure is retryable, the first included. */
+  BATCH_PAGE_ATTEMPTS: env.positiveInt(3, 10),
+  /** How long a finished job's results are kept before they are deleted. */
+  BATCH_RESULT_TTL_HOURS: env.positiveInt(24, 24 * 90),
+  /** Tries per webhook delivery (with backoff) before it is given up. */
+  WEBHOOK_ATTEMPTS: env.positiveInt(8, 20),
   /**
    * Consecutive failed log-ins per email (within a day) before it is blocked (15 minutes, doubling with each block);
    * ten times that is the log-in and sign-up attempts per client address in 15 minutes.

@@ -1,6 +1,5 @@
 import { env, grpcServiceConfig } from "@winnow/platform";
 import { z } from "zod";
-import { parseEgressAllowlist } from "./egress/egress.js";
 
 export const rendererConfigShape = {
   ...grpcServiceConfig({ grpcPort: 50052, metricsPort: 9466 }),
@@ -17,17 +16,8 @@ export const rendererConfigShape = {
   RENDER_MAX_REDIRECTS: env.positiveInt(10, 20),
   RENDER_RECYCLE_AFTER_PAGES: env.positiveInt(500),
   RENDER_RECYCLE_AT_MEMORY_MB: env.positiveInt(1024),
-  WINNOW_EGRESS_ALLOW: z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      try {
-        return parseEgressAllowlist(value);
-      } catch (error) {
-        ctx.addIssue({ code: "custom", message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+  /** Addresses the egress guard lets through although they are not public (tests, private deployments). */
+  WINNOW_EGRESS_ALLOW: env.egressAllowlist(),
 };
 
 export type RendererConfig = z.infer<z.ZodObject<typeof rendererConfigShape>>;

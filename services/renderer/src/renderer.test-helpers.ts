@@ -1,12 +1,12 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Lookup } from "@winnow/platform";
 import { createLogger, loadConfig } from "@winnow/platform";
 import type { RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { TEST_TOKENS } from "../../../test/support/caller-tokens.js";
 import { type BrowserHost, proxyArg } from "./browser/browser.js";
 import { browserMemoryBytes } from "./browser/process-memory.js";
 import { rendererConfigShape } from "./config.js";
-import type { Lookup } from "./egress/dns-lookup.js";
 import type { RenderChoice } from "./render-request.js";
 import { createRendering, type Rendering } from "./rendering.js";
 

@@ -1,11 +1,10 @@
 import type { Logger } from "@winnow/platform";
+import { EgressGuard, type Lookup } from "@winnow/platform";
 import { BrowserHost } from "./browser/browser.js";
 import { findBrowser, installHint, NO_BROWSER } from "./browser/browser-discovery.js";
 import { BrowserRenderer } from "./browser/browser-renderer.js";
 import { PageSlots } from "./browser/page-slots.js";
 import type { RendererConfig } from "./config.js";
-import type { Lookup } from "./egress/dns-lookup.js";
-import { EgressGuard } from "./egress/egress.js";
 import { EgressProxy } from "./egress/egress-proxy.js";
 import { PageRenderer } from "./page-renderer.js";
 import { observeBrowserPool } from "./render-metrics.js";

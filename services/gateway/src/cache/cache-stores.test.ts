@@ -12,7 +12,8 @@ import { createLogger } from "@winnow/platform";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL } from "../gateway.test-helpers.js";
-import { openCacheDatabase } from "./cache-database.js";
+import { openGatewayDatabase } from "../store/gateway-database.js";
+import { migrateCache } from "./cache-migrations.js";
 import type { CacheBounds, CacheStore } from "./cache-store.js";
 import { RedisCacheStore } from "./redis-cache-store.js";
 import { SqlCacheStore } from "./sql-cache-store.js";
@@ -31,7 +32,8 @@ const STORES: { name: string; setUp(): Promise<Opened & { tearDown(): Promise<vo
     name: "embedded database",
     async setUp() {
       const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-cache-"));
-      const db = await openCacheDatabase(dataDir);
+      const db = await openGatewayDatabase({ databaseUrl: undefined, dataDir, logger });
+      await migrateCache(db);
       return {
         async open(bounds) {
           // One database for the whole file: each store starts from an empty table.

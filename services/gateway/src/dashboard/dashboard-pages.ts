@@ -116,6 +116,8 @@ export interface AccountPage {
   email: string;
   keyId: string;
   apiKey: string;
+  /** What the account's batch webhooks are signed with. */
+  webhookSecret: string | undefined;
   keyCreatedAt: Date | undefined;
   requestsPerMinute: number;
   maxConcurrentScrapes: number;
@@ -147,6 +149,12 @@ ${notice(page.message, "info")}
 <h2 id="key-heading">Key</h2>
 ${key}
 <p><a class="button danger" href="/dashboard/refresh">Refresh key…</a></p>
+${
+  page.webhookSecret
+    ? html`<label for="webhook-secret">Webhook signing secret (verify the <code>Winnow-Signature</code> header of batch webhooks with it; see /docs)</label>
+<input id="webhook-secret" type="text" readonly value="${page.webhookSecret}" autocomplete="off" spellcheck="false">`
+    : undefined
+}
 <p class="muted">Plan limits: ${page.requestsPerMinute} requests per minute, ${page.maxConcurrentScrapes} scrapes at a time.</p>
 </section>
 <section class="card" aria-labelledby="usage-heading">

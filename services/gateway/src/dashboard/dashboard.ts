@@ -5,6 +5,7 @@ import express, { type ErrorRequestHandler, type Request, type Response, type Ro
 import { countRateLimited } from "../http/gateway-metrics.js";
 import type { LimiterFactory } from "../http/rate-limits.js";
 import { hop } from "../http/request-context.js";
+import type { WebhookSecrets } from "../webhooks/webhook-secrets.js";
 import { accountPage, errorPage, logInPage, playgroundPage, refreshPage, signUpPage } from "./dashboard-pages.js";
 import { clearSessionCookie, csrfProtection, sessionToken, setSessionCookie } from "./dashboard-session.js";
 import { LoginLimits } from "./login-limits.js";
@@ -16,6 +17,8 @@ const ASSETS = fileURLToPath(new URL("../../assets/", import.meta.url));
 export interface DashboardOptions {
   auth: AuthClient;
   limiters: LimiterFactory;
+  /** Each account's webhook signing secret, shown on its page (absent: no batch jobs, nothing shown). */
+  webhookSecrets?: WebhookSecrets;
   /** Consecutive failed log-ins per email before it is blocked (ten times that: attempts per address in 15 minutes). */
   loginAttemptsPer15Min: number;
   logger: Logger;
@@ -27,7 +30,13 @@ export interface DashboardOptions {
  * HttpOnly cookie holding a token auth checks on every page (no cache, so
  * logging out or refreshing takes effect at once).
  */
-export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger }: DashboardOptions): Router {
+export function dashboardRouter({
+  auth,
+  limiters,
+  webhookSecrets,
+  loginAttemptsPer15Min,
+  logger,
+}: DashboardOptions): Router {
   const router = express.Router();
   const loginLimits = new LoginLimits(limiters, { failures: loginAttemptsPer15Min });
 
@@ -94,6 +103,7 @@ export function dashboardRouter({ auth, limiters, loginAttemptsPer15Min, logger 
         email: account.account!.email,
         keyId: account.keyId,
         apiKey: account.apiKey,
+        webhookSecret: webhookSecrets?.forAccount(account.account!.id),
         keyCreatedAt: account.keyCreatedAt,
         requestsPerMinute: account.account!.limits!.requestsPerMinute,
         maxConcurrentScrapes: account.account!.limits!.maxConcurrentScrapes,

@@ -41,6 +41,24 @@ client = Winnow()  # reads WINNOW_API_KEY and WINNOW_BASE_URL
 product = client.scrape("https://shop.example/products/ridgeline",
                         {"product_name": "string", "price_usd": "number"})`;
 
+const BATCH_EXAMPLE = `curl -s $WINNOW_URL/batch/scrape \\
+  -H 'content-type: application/json' \\
+  -H "x-api-key: $WINNOW_API_KEY" \\
+  -d '{"urls": ["https://shop.example/products/ridgeline", "https://shop.example/products/summit"],
+       "schema": {"product_name": "string", "price_usd": "number"},
+       "webhook": {"url": "https://hooks.example/winnow"}}'
+curl -s $WINNOW_URL/batch/scrape/<id> -H "x-api-key: $WINNOW_API_KEY"`;
+
+const VERIFY_EXAMPLE = `// Node.js (@winnow/client); the raw body, before JSON.parse
+import { verifyWebhookSignature } from "@winnow/client";
+const ok = await verifyWebhookSignature(rawBody, req.headers["winnow-signature"], secret);
+
+# Python (winnow)
+from winnow import verify_webhook_signature
+ok = verify_webhook_signature(raw_body, request.headers["Winnow-Signature"], secret)
+
+# Anywhere: hex(HMAC-SHA256(secret, t + "." + raw_body)) == v1, and t within 5 minutes of now`;
+
 export function renderDocsPage(): string {
   const required = new Set<string>(scrapeRequestSchema.required);
   const fields = Object.entries(scrapeRequestSchema.properties).map(([name, schema]) => {
@@ -135,6 +153,13 @@ ${table(
   ["Header", ""],
   SUCCESS_HEADERS.map((h) => [`<code>${escapeHtml(h.name)}</code>`, inline(h.description)]),
 )}
+<h2 id="batch">Batch jobs: POST /batch/scrape</h2>
+<pre>${escapeHtml(BATCH_EXAMPLE)}</pre>
+<p>The body is POST /scrape's with <code>urls</code> (at most <code>BATCH_MAX_URLS</code>) for <code>url</code>, and an optional <code>webhook</code> (<code>url</code>, <code>events</code>: <code>page</code>, <code>completed</code>). The answer is <code>202</code> with the job's <code>id</code> and <code>status_url</code>. Each page is scraped exactly as POST /scrape would, counted against your key's plan (requests per minute and scrapes at once: a job waits, it never exceeds them); a URL POST /scrape would refuse is reported <code>failed</code>, the others run; retryable failures are tried again with backoff. A key has at most <code>BATCH_MAX_LIVE_JOBS</code> jobs running (<a href="#rate-limited">429</a> past them).</p>
+<p><code>GET /batch/scrape/{id}?cursor=&amp;limit=</code>: the job's <code>status</code> (<code>running</code>, <code>completed</code>, <code>cancelled</code>), <code>counts</code> (<code>queued</code>, <code>done</code>, <code>failed</code>, <code>cancelled</code>) and a page of <code>results</code> in submission order (each: <code>index</code>, <code>url</code>, <code>status</code>, and <code>data</code> (with the evidence envelope's fields when <code>options.evidence</code>) or <code>problem</code>), with <code>next_cursor</code> for the next page. <code>DELETE /batch/scrape/{id}</code> cancels it. Another account's job is <a href="#not-found">404</a>; results are deleted <code>BATCH_RESULT_TTL_HOURS</code> after the job ends.</p>
+<h3 id="webhooks">Webhooks</h3>
+<p>Each event is POSTed as JSON (<code>{"id", "type": "page" | "completed", "job_id", "page" | "job"}</code>) with <code>Winnow-Signature: t=&lt;unix seconds&gt;,v1=&lt;hex HMAC-SHA256&gt;</code>, the HMAC of <code>&lt;t&gt;.&lt;raw body&gt;</code> under your account's webhook secret (on the dashboard, and <code>webhook_secret</code> in <code>GET /account</code>). Answer 2xx; anything else is retried with backoff (the <code>id</code> stays the same). Webhooks go only to public addresses. Verify before trusting a delivery, and refuse old timestamps:</p>
+<pre>${escapeHtml(VERIFY_EXAMPLE)}</pre>
 <h2 id="errors">Errors</h2>
 <p>Every failure is <code>application/problem+json</code> (RFC 9457) with <code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code>, <code>request_id</code> and <code>retryable</code>; invalid requests add <code>errors</code> (each with <code>path</code> and <code>description</code>). Types are <code>${escapeHtml(problemTypeUri("invalid-request").replace("invalid-request", ""))}</code> followed by:</p>
 ${table(["Type", "Status", "Retry?", "When"], problems)}

@@ -5,6 +5,7 @@
  * all come from here, so they cannot drift from behaviour.
  */
 import { PROBLEM_TYPES, type ProblemSlug, problemTypeUri } from "@winnow/platform";
+import { batchScrapeRequestSchema } from "../batch/batch-request.js";
 import { scrapeRequestSchema } from "../scrape/scrape-request.js";
 
 export interface ResponseHeader {
@@ -283,6 +284,78 @@ const EXAMPLE_EVIDENCE_RESPONSE = {
   cache: { page: "miss", data: "miss", age_seconds: 0 },
 };
 
+const batchJobSchema = {
+  title: "BatchJob",
+  type: "object",
+  description: "A batch job's state; GET adds a page of `results` and `next_cursor`.",
+  required: ["id", "status", "total", "counts", "created_at"],
+  properties: {
+    id: { type: "string", format: "uuid" },
+    status: {
+      enum: ["running", "completed", "cancelled"],
+      description: "`completed` once every page is done or failed.",
+    },
+    total: { type: "integer", description: "URLs in the job, refused ones included." },
+    counts: {
+      type: "object",
+      description: "Pages by state: `queued` (not finished yet), `done`, `failed`, `cancelled`.",
+      properties: {
+        queued: { type: "integer" },
+        done: { type: "integer" },
+        failed: { type: "integer" },
+        cancelled: { type: "integer" },
+      },
+    },
+    created_at: { type: "string", format: "date-time" },
+    finished_at: { type: ["string", "null"], format: "date-time" },
+    expires_at: {
+      type: ["string", "null"],
+      format: "date-time",
+      description: "When the finished job and its results are deleted (BATCH_RESULT_TTL_HOURS after it finished).",
+    },
+    status_url: { type: "string", description: "In the 202 answer: where to follow the job." },
+    results: { type: "array", items: { $ref: "#/components/schemas/BatchResult" } },
+    next_cursor: {
+      type: ["string", "null"],
+      description: "Pass as `cursor` for the next page of results; null after the last.",
+    },
+  },
+};
+
+const batchResultSchema = {
+  title: "BatchResult",
+  type: "object",
+  description:
+    "One URL of the job, in submission order. A `done` page has `data` exactly as POST /scrape answers it (with `options.evidence`, also `evidence`, `status`, `warnings` and `screenshot` as in its evidence envelope) and what answered it; a `failed` one has the `problem` POST /scrape would have answered.",
+  required: ["index", "url", "status"],
+  properties: {
+    index: { type: "integer" },
+    url: { type: "string" },
+    status: { enum: ["queued", "done", "failed", "cancelled"] },
+    data: { type: "object" },
+    problem: { $ref: "#/components/schemas/Problem" },
+    engine: { type: "string", description: "As `x-winnow-engine`." },
+    render_path: { type: "string", description: "As `x-winnow-render-path`." },
+    tokens_in: { type: "integer", description: "Model tokens sent, when a model answered." },
+    tokens_out: { type: "integer", description: "Model tokens received, when a model answered." },
+  },
+};
+
+const webhookEventSchema = {
+  title: "WebhookEvent",
+  type: "object",
+  description:
+    "POSTed as JSON to the job's webhook, signed: `Winnow-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">` with the account's webhook secret (GET /account's `webhook_secret`, also on the dashboard). Check it with the clients' `verifyWebhookSignature` / `verify_webhook_signature` and refuse old timestamps. A delivery not answered with 2xx is retried with backoff (WEBHOOK_ATTEMPTS); `id` stays the same across retries.",
+  required: ["id", "type", "job_id"],
+  properties: {
+    id: { type: "string", description: "`<job id>:<page index>` or `<job id>:completed`." },
+    type: { enum: ["page", "completed"] },
+    job_id: { type: "string" },
+    page: { $ref: "#/components/schemas/BatchResult" },
+    job: { $ref: "#/components/schemas/BatchJob" },
+  },
+};
+
 /** Problem types grouped by HTTP status, lowest status first, catalogue order within one. */
 export function problemsByStatus(): Map<number, ProblemSlug[]> {
   const byStatus = new Map<number, ProblemSlug[]>();
@@ -371,6 +444,78 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      "/batch/scrape": {
+        post: {
+          operationId: "batchScrape",
+          summary: "Start a batch job: many URLs, one schema, each page scraped as POST /scrape would",
+          description:
+            "Each page runs with POST /scrape's semantics and limits, counted against the key's plan (requests per minute, scrapes at once): a job waits rather than exceed it. A URL that POST /scrape would refuse is reported `failed` in the results; the others run. Retryable failures are tried again with backoff (BATCH_PAGE_ATTEMPTS).",
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: { $ref: "#/components/schemas/BatchScrapeRequest" },
+                example: {
+                  urls: ["https://shop.example/products/ridgeline", "https://shop.example/products/summit"],
+                  schema: EXAMPLE_REQUEST.schema,
+                  webhook: { url: "https://hooks.example/winnow", events: ["page", "completed"] },
+                },
+              },
+            },
+          },
+          responses: {
+            "202": {
+              description: "Accepted: the job's id, state and `status_url` (also in `Location`).",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/BatchJob" } } },
+            },
+            ...problemResponses,
+          },
+        },
+      },
+      "/batch/scrape/{id}": {
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } }],
+        get: {
+          operationId: "batchStatus",
+          summary: "A batch job's state, counts and a page of its results",
+          parameters: [
+            {
+              name: "cursor",
+              in: "query",
+              schema: { type: "string" },
+              description: "`next_cursor` of the previous page; the first page without it.",
+            },
+            {
+              name: "limit",
+              in: "query",
+              schema: { type: "integer", minimum: 1, maximum: 1000, default: 100 },
+              description: "Results per page.",
+            },
+          ],
+          responses: {
+            "200": {
+              description: "The job; another account's job is `not-found`.",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/BatchJob" } } },
+            },
+            "400": problemResponses["400"],
+            "401": problemResponses["401"],
+            "404": problemResponses["404"],
+            "503": problemResponses["503"],
+          },
+        },
+        delete: {
+          operationId: "batchCancel",
+          summary: "Cancel a batch job: its pages not yet finished will not run",
+          responses: {
+            "200": {
+              description: "The job, `cancelled` (or as it was, when it had finished already).",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/BatchJob" } } },
+            },
+            "401": problemResponses["401"],
+            "404": problemResponses["404"],
+            "503": problemResponses["503"],
+          },
+        },
+      },
       "/account": {
         get: {
           operationId: "account",
@@ -384,6 +529,7 @@ export function openApiDocument(): Record<string, unknown> {
                     account_id: "0b6c…",
                     key_id: "1Ls1U9bZMB2",
                     limits: { plan: "default", requests_per_minute: 60, max_concurrent_scrapes: 4 },
+                    webhook_secret: "whsec_…",
                   },
                 },
               },
@@ -411,10 +557,25 @@ export function openApiDocument(): Record<string, unknown> {
         },
       },
     },
+    webhooks: {
+      batchEvent: {
+        post: {
+          summary: "A batch job's event: a page finished, or the job completed",
+          requestBody: {
+            content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookEvent" } } },
+          },
+          responses: { "2XX": { description: "Received; anything else is retried." } },
+        },
+      },
+    },
     components: {
       securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } },
       schemas: {
         ScrapeRequest: scrapeRequestSchema,
+        BatchScrapeRequest: batchScrapeRequestSchema,
+        BatchJob: batchJobSchema,
+        BatchResult: batchResultSchema,
+        WebhookEvent: webhookEventSchema,
         Problem: problemSchema,
         EvidenceResponse: evidenceResponseSchema,
         Evidence: evidenceSchema,

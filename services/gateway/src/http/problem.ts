@@ -2,8 +2,8 @@ import { PROBLEM_TYPES, problemTypeUri, type WinnowError } from "@winnow/platfor
 import type { Response } from "express";
 import { countProblem } from "./gateway-metrics.js";
 
-/** An RFC 9457 problem document for `error`, as every failure the gateway answers has it. */
-export function problemBody(error: WinnowError, requestId: string): string {
+/** The RFC 9457 problem document's fields for `error` (a failed batch page states its failure with them too). */
+export function problemDocument(error: WinnowError, requestId?: string): Record<string, unknown> {
   const kind = PROBLEM_TYPES[error.type];
   countProblem(error.type);
   const body: Record<string, unknown> = {
@@ -11,12 +11,17 @@ export function problemBody(error: WinnowError, requestId: string): string {
     title: kind.title,
     status: kind.status,
     detail: error.type === "internal" ? "An unexpected error occurred; it has been logged." : error.message,
-    request_id: requestId,
+    ...(requestId ? { request_id: requestId } : {}),
     retryable: error.retryable,
   };
   if (error.targetStatus) body.target_status = error.targetStatus;
   if (error.violations.length > 0) body.errors = error.violations;
-  return JSON.stringify(body);
+  return body;
+}
+
+/** An RFC 9457 problem document for `error`, as every failure the gateway answers has it. */
+export function problemBody(error: WinnowError, requestId: string): string {
+  return JSON.stringify(problemDocument(error, requestId));
 }
 
 /** Writes the problem document for `error`. Every failure an Express route answers goes through here. */

@@ -31,20 +31,22 @@ export class UsageCounter {
     return (_req, res, next) => {
       res.once("finish", () => {
         if (res.statusCode !== 200) return;
-        const byPath: ScrapesByPath = { cache: 0, template: 0, builtin: 0, model: 0 };
-        const path = res.getHeader("x-winnow-path");
-        if (typeof path === "string" && Object.hasOwn(byPath, path)) byPath[path as keyof ScrapesByPath] = 1;
-        this.add({
-          keyId: res.locals.keyId!,
-          day: new Date().toISOString().slice(0, 10),
-          scrapes: 1,
+        this.countScrape(res.locals.keyId!, {
+          path: String(res.getHeader("x-winnow-path") ?? ""),
           tokensIn: Number(res.getHeader("x-winnow-tokens-in") ?? 0),
           tokensOut: Number(res.getHeader("x-winnow-tokens-out") ?? 0),
-          byPath,
         });
       });
       next();
     };
+  }
+
+  /** Counts one successful scrape for the key (a POST /scrape, or one page of a batch job), by what answered it. */
+  countScrape(keyId: string, scrape: { path: string; tokensIn: number; tokensOut: number }): void {
+    const byPath: ScrapesByPath = { cache: 0, template: 0, builtin: 0, model: 0 };
+    if (Object.hasOwn(byPath, scrape.path)) byPath[scrape.path as keyof ScrapesByPath] = 1;
+    const { tokensIn, tokensOut } = scrape;
+    this.add({ keyId, day: new Date().toISOString().slice(0, 10), scrapes: 1, tokensIn, tokensOut, byPath });
   }
 
   /** Writes what has been counted; one write at a time (counts made meanwhile wait for the next). */

@@ -10,7 +10,7 @@ import {
   WARNINGS_HEADER,
   warningsHeader,
 } from "./field-status.js";
-import { type ScrapeDependencies, scrapePage } from "./scrape-page.js";
+import { type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "./scrape-page.js";
 import { parseScrapeRequest } from "./scrape-request.js";
 
 /**
@@ -22,7 +22,7 @@ export function scrapeHandler(deps: ScrapeDependencies): RequestHandler {
     const request = parseScrapeRequest(req.body);
     res.locals.targetHost = new URL(request.url).hostname;
     const outcome = await scrapePage(deps, request, { accountId: res.locals.accountId!, hop: hop(res) });
-    const { page, result, screenshot, cache } = outcome;
+    const { page, result, cache } = outcome;
     Object.assign(res.locals.timings, outcome.timings);
 
     res.setHeader("Server-Timing", serverTiming(res.locals.timings, res.locals.keyFromCache));
@@ -37,17 +37,21 @@ export function scrapeHandler(deps: ScrapeDependencies): RequestHandler {
     setHeaderIf(res, FIELD_STATUS_HEADER, fieldStatusHeader(result.fieldStatus));
     setHeaderIf(res, WARNINGS_HEADER, warningsHeader(result.warnings));
 
-    // The data as the extractor wrote it, alone or in the evidence envelope.
-    const envelope = {
-      evidence: evidenceByPointer(result.evidence),
-      ...statusEnvelope(result.fieldStatus, result.warnings),
-      cache: { page: cache.page, data: cache.data, age_seconds: cache.ageSeconds },
-      ...(screenshot ? { screenshot } : {}),
-    };
-    const body = request.evidence ? `{"data":${result.dataJson},${JSON.stringify(envelope).slice(1)}` : result.dataJson;
-    res.status(200).type("application/json").send(body);
+    res.status(200).type("application/json").send(answerBody(outcome, request.evidence));
     countScrape(outcome.path, cache.page);
   };
+}
+
+/** The data as the extractor wrote it, alone or in the evidence envelope: the body of POST /scrape, a batch result's. */
+export function answerBody({ result, cache, screenshot }: ScrapeOutcome, evidence: boolean): string {
+  if (!evidence) return result.dataJson;
+  const envelope = {
+    evidence: evidenceByPointer(result.evidence),
+    ...statusEnvelope(result.fieldStatus, result.warnings),
+    cache: { page: cache.page, data: cache.data, age_seconds: cache.ageSeconds },
+    ...(screenshot ? { screenshot } : {}),
+  };
+  return `{"data":${result.dataJson},${JSON.stringify(envelope).slice(1)}`;
 }
 
 /** The extractor's evidence as the API states it: by JSON pointer, empty text and selector left out. */
@@ -70,11 +74,11 @@ function serverTiming(timings: Record<string, number>, keyFromCache: boolean | u
     .join(", ");
 }
 
-function engineName(engine: Engine): string {
+export function engineName(engine: Engine): string {
   return apiName(engineToJSON(engine), "ENGINE_");
 }
 
-function renderPathName(path: RenderPath): string {
+export function renderPathName(path: RenderPath): string {
   return apiName(renderPathToJSON(path), "RENDER_PATH_");
 }
 

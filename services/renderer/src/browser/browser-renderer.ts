@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { deadlineSignal, WinnowError } from "@winnow/platform";
+import { deadlineSignal, type EgressGuard, memoizedRefusal, WinnowError } from "@winnow/platform";
 import { RenderPath } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import {
   type BrowserContext,
@@ -11,7 +11,6 @@ import {
   type Response,
 } from "playwright-core";
 import { pageContent } from "../content-type.js";
-import { type EgressGuard, memoizedRefusal } from "../egress/egress.js";
 import type { EgressProxy, EgressSession } from "../egress/egress-proxy.js";
 import type { RenderedPage } from "../page-renderer.js";
 import type { RenderJob } from "../render-request.js";

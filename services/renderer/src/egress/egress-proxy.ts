@@ -2,9 +2,9 @@ import http from "node:http";
 import net from "node:net";
 import type { Duplex, Readable } from "node:stream";
 import { pipeline } from "node:stream";
+import type { EgressGuard, PinnedTarget } from "@winnow/platform";
 import { type Logger, untraced, WinnowError } from "@winnow/platform";
 import { ACCEPT_ENCODING, byteCap, decoderFor, decodingProblem } from "../content-encoding.js";
-import type { EgressGuard, PinnedTarget } from "./egress.js";
 
 /** Request headers that describe the hop to the proxy, not the request itself. */
 const HOP_HEADERS = new Set([

@@ -1,5 +1,5 @@
+import { EgressGuard, parseEgressAllowlist } from "@winnow/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EgressGuard, parseEgressAllowlist } from "../egress/egress.js";
 import { closeServer, fixedLookup, listen } from "../renderer.test-helpers.js";
 import { StaticFetcher } from "./static-fetch.js";
 

@@ -1,13 +1,11 @@
-import type { LookupFunction } from "node:net";
 import { type Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { WinnowError } from "@winnow/platform";
+import { type EgressGuard, type PinnedTarget, pinnedLookup, WinnowError } from "@winnow/platform";
 import { decodeBuffer } from "encoding-sniffer";
 import { LRUCache } from "lru-cache";
 import { Pool, request } from "undici";
 import { ACCEPT_ENCODING, byteCap, codeOf, decoderFor, decodingProblem } from "../content-encoding.js";
 import { type PageContent, pageContent } from "../content-type.js";
-import type { EgressGuard, PinnedTarget } from "../egress/egress.js";
 
 export interface StaticFetchOptions {
   guard: EgressGuard;
@@ -143,14 +141,6 @@ export class StaticFetcher {
     }
     return Buffer.concat(chunks);
   }
-}
-
-/** A connector lookup that answers the address the guard checked, whatever DNS says now. */
-function pinnedLookup(pin: PinnedTarget): LookupFunction {
-  return (_hostname, options, callback) => {
-    if (options.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pin]);
-    else callback(null, pin.address, pin.family);
-  };
 }
 
 /** Drops a body we will not read; undici closes the connection when it is long. */

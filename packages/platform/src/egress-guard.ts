@@ -1,7 +1,8 @@
-import { isIP } from "node:net";
-import { checkTargetUrl, WinnowError } from "@winnow/platform";
+import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 import { dnsLookup, type Lookup } from "./dns-lookup.js";
+import { WinnowError } from "./problems.js";
+import { checkTargetUrl } from "./target-url.js";
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Cidr = [Address, number];
@@ -240,5 +241,13 @@ export function memoizedRefusal(guard: EgressGuard): (url: string) => Promise<Wi
       verdicts.set(key, verdict);
     }
     return verdict;
+  };
+}
+
+/** A connector lookup that answers the address the guard checked, whatever DNS says now. */
+export function pinnedLookup(pin: PinnedTarget): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pin]);
+    else callback(null, pin.address, pin.family);
   };
 }

@@ -1,0 +1,151 @@
+/**
+ * `npm run bench:batch`: a 1,000-page batch job against the same number of
+ * pages scraped one by one with POST /scrape at the same concurrency, in one
+ * run on one stack, for each queue: the embedded default (pg-boss on PGlite)
+ * and Redis (BullMQ; skipped when BENCH_REDIS_URL, default
+ * redis://127.0.0.1:6379, does not answer). Static product pages, builtin
+ * engine. The job's gateway scrapes BATCH_CONCURRENCY pages at once; the one
+ * by one side runs that many clients, each sending its next request when the
+ * last one answered. Both sides first warm up on other pages (the extractor
+ * learns the site's template on its first pages). The job is timed from its
+ * submission to its `completed` status (polled every 100 ms), results read
+ * after. BENCH_PAGES (default 1000) and BENCH_CONCURRENCY (default 8) set
+ * the size. Prints a table and writes bench/results/batch.json.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { cpus, loadavg } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { REPO_ROOT } from "@winnow/scripts/stack";
+import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
+import { Redis } from "ioredis";
+import { PRODUCT_SCHEMA, productPage } from "./product-page.js";
+
+const PAGES = Number(process.env.BENCH_PAGES ?? 1000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const WARM_UP_PAGES = 100;
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+const site = createServer((req, res) => {
+  const [, n] = /^\/p\/(\d+)$/.exec(req.url ?? "") ?? [];
+  if (n === undefined) return void res.writeHead(404).end();
+  res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(productPage(Number(n)));
+});
+await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+
+interface Row {
+  queue: string;
+  pages: number;
+  concurrency: number;
+  oneByOne: { seconds: number; pagesPerSecond: number; failed: number };
+  batch: { seconds: number; pagesPerSecond: number; failed: number };
+  /** Batch pages per second over one-by-one pages per second. */
+  ratio: number;
+}
+
+async function redisAnswers(): Promise<boolean> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
+  try {
+    await redis.connect();
+    return (await redis.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function measure(queue: string, env: Record<string, string>): Promise<Row> {
+  const stack = await startThrowawayStack({
+    env: {
+      WINNOW_EGRESS_ALLOW: origin.replace("http://", ""),
+      BATCH_CONCURRENCY: String(CONCURRENCY),
+      BATCH_MAX_URLS: String(PAGES),
+      RENDER_MAX_QUEUE: "256",
+      ...env,
+    },
+  });
+  const call = (route: string, init: RequestInit = {}) =>
+    fetch(`${stack.gatewayUrl}${route}`, {
+      ...init,
+      headers: { "content-type": "application/json", "x-api-key": stack.apiKey },
+    });
+  const urls = (from: number, count: number) => Array.from({ length: count }, (_, i) => `${origin}/p/${from + i}`);
+
+  // C clients, each sending its next scrape when the last one answered.
+  const oneByOne = async (list: string[]) => {
+    let next = 0;
+    let failed = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        for (let i = next++; i < list.length; i = next++) {
+          const res = await call("/scrape", {
+            method: "POST",
+            body: JSON.stringify({ url: list[i], schema: PRODUCT_SCHEMA, options: { render: "static" } }),
+          });
+          await res.arrayBuffer();
+          if (!res.ok) failed++;
+        }
+      }),
+    );
+    return { seconds: (performance.now() - started) / 1000, failed };
+  };
+  const batch = async (list: string[]) => {
+    const started = performance.now();
+    const submitted = await call("/batch/scrape", {
+      method: "POST",
+      body: JSON.stringify({ urls: list, schema: PRODUCT_SCHEMA, options: { render: "static" } }),
+    });
+    if (submitted.status !== 202) throw new Error(`batch refused: ${submitted.status} ${await submitted.text()}`);
+    const { status_url } = (await submitted.json()) as { status_url: string };
+    for (;;) {
+      const job = (await (await call(status_url)).json()) as { status: string; counts: { failed: number } };
+      if (job.status === "completed")
+        return { seconds: (performance.now() - started) / 1000, failed: job.counts.failed };
+      await sleep(100);
+    }
+  };
+
+  await oneByOne(urls(1_000_000, WARM_UP_PAGES));
+  await batch(urls(2_000_000, WARM_UP_PAGES));
+  const direct = await oneByOne(urls(0, PAGES));
+  const job = await batch(urls(PAGES, PAGES));
+  await stack.stop();
+  const rate = (seconds: number) => PAGES / seconds;
+  return {
+    queue,
+    pages: PAGES,
+    concurrency: CONCURRENCY,
+    oneByOne: { ...direct, pagesPerSecond: rate(direct.seconds) },
+    batch: { ...job, pagesPerSecond: rate(job.seconds) },
+    ratio: rate(job.seconds) / rate(direct.seconds),
+  };
+}
+
+const rows: Row[] = [await measure("embedded (pg-boss on PGlite)", {})];
+if (await redisAnswers())
+  rows.push(await measure("Redis (BullMQ)", { REDIS_URL, REDIS_KEY_PREFIX: `bench-batch-${Date.now()}:` }));
+else console.log(`\n${REDIS_URL} does not answer: the Redis queue is not measured`);
+site.close();
+
+console.log(
+  `\n${PAGES} static pages at concurrency ${CONCURRENCY} on loopback (${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)})\n`,
+);
+console.log("queue                         | one by one  s   pages/s  failed | batch job  s   pages/s  failed | ratio");
+for (const r of rows) {
+  console.log(
+    `${r.queue.padEnd(29)} | ${r.oneByOne.seconds.toFixed(1).padStart(12)} ${r.oneByOne.pagesPerSecond.toFixed(1).padStart(9)} ${String(r.oneByOne.failed).padStart(7)} | ${r.batch.seconds.toFixed(1).padStart(11)} ${r.batch.pagesPerSecond.toFixed(1).padStart(9)} ${String(r.batch.failed).padStart(7)} | ${r.ratio.toFixed(2)}x`,
+  );
+}
+const out = path.join(REPO_ROOT, "bench/results/batch.json");
+await mkdir(path.dirname(out), { recursive: true });
+await writeFile(
+  out,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), rows }, null, 2)}\n`,
+);
+console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
+process.exit(0);

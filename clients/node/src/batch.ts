@@ -1,0 +1,142 @@
+import { errorFromProblem, type Problem } from "./errors.js";
+import type { Schema } from "./schema.js";
+
+export interface WinnowBatchOptions {
+  /** Defaults to the WINNOW_API_KEY environment variable. */
+  apiKey?: string;
+  /** Defaults to WINNOW_BASE_URL, else http://127.0.0.1:8080. */
+  baseUrl?: string;
+  fetch?: typeof fetch;
+}
+
+export interface BatchScrapeRequest {
+  urls: string[];
+  schema: Schema;
+  taskDescription?: string;
+  /** As POST /scrape's options, in the API's spelling (`render`, `timeout_ms`, `wait_for`, `evidence`). */
+  options?: Record<string, unknown>;
+  /** Where to POST the job's signed events (`page`, `completed`). */
+  webhook?: { url: string; events?: ("page" | "completed")[] };
+}
+
+export interface BatchJob {
+  id: string;
+  status: "running" | "completed" | "cancelled";
+  total: number;
+  counts: { queued: number; done: number; failed: number; cancelled: number };
+  created_at: string;
+  finished_at: string | null;
+  expires_at: string | null;
+}
+
+/** One URL of a job: `data` when done, `problem` when failed. */
+export interface BatchResult<T = Record<string, unknown>> {
+  index: number;
+  url: string;
+  status: "queued" | "done" | "failed" | "cancelled";
+  data?: T;
+  problem?: Problem;
+  engine?: string;
+  render_path?: string;
+  tokens_in?: number;
+  tokens_out?: number;
+}
+
+export interface WaitOptions {
+  /** Called with the job after every poll. */
+  onProgress?: (job: BatchJob) => void;
+  /** Between polls; 1000 ms by default. */
+  intervalMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Batch jobs: many URLs, one schema, scraped by Winnow's queue within the
+ * key's plan. `batchScrape` submits, waits (with progress) and answers every
+ * result; `submit`, `wait`, `results` and `cancel` do the steps one by one.
+ */
+export class WinnowBatch {
+  readonly baseUrl: string;
+  readonly #apiKey: string;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: WinnowBatchOptions = {}) {
+    const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+    const apiKey = options.apiKey ?? env.WINNOW_API_KEY;
+    if (!apiKey) throw new TypeError("WinnowBatch: pass apiKey or set the WINNOW_API_KEY environment variable");
+    this.#apiKey = apiKey;
+    this.baseUrl = (options.baseUrl ?? env.WINNOW_BASE_URL ?? "http://127.0.0.1:8080").replace(/\/+$/, "");
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** Submits the job, waits for it to end and answers every result, in the order of `urls`. */
+  async batchScrape(request: BatchScrapeRequest, wait: WaitOptions = {}): Promise<BatchResult[]> {
+    const job = await this.submit(request);
+    await this.wait(job.id, wait);
+    const results: BatchResult[] = [];
+    for await (const result of this.results(job.id)) results.push(result);
+    return results;
+  }
+
+  async submit(request: BatchScrapeRequest): Promise<BatchJob> {
+    const body: Record<string, unknown> = { urls: request.urls, schema: request.schema };
+    if (request.taskDescription !== undefined) body.task_description = request.taskDescription;
+    if (request.options) body.options = request.options;
+    if (request.webhook) body.webhook = request.webhook;
+    return (await this.#call("POST", "/batch/scrape", body)) as BatchJob;
+  }
+
+  async status(id: string): Promise<BatchJob> {
+    return (await this.#call("GET", `/batch/scrape/${encodeURIComponent(id)}?limit=1`)) as BatchJob;
+  }
+
+  /** Polls until the job is no longer running; answers it as it ended. */
+  async wait(id: string, { onProgress, intervalMs = 1_000, signal }: WaitOptions = {}): Promise<BatchJob> {
+    for (;;) {
+      const job = await this.status(id);
+      onProgress?.(job);
+      if (job.status !== "running") return job;
+      signal?.throwIfAborted();
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  }
+
+  /** Every result of the job, a page of `pageSize` at a time. */
+  async *results(id: string, pageSize = 500): AsyncGenerator<BatchResult> {
+    for (let cursor: string | null = "0"; cursor !== null; ) {
+      const page = (await this.#call(
+        "GET",
+        `/batch/scrape/${encodeURIComponent(id)}?cursor=${cursor}&limit=${pageSize}`,
+      )) as { results: BatchResult[]; next_cursor: string | null };
+      yield* page.results;
+      cursor = page.next_cursor;
+    }
+  }
+
+  async cancel(id: string): Promise<BatchJob> {
+    return (await this.#call("DELETE", `/batch/scrape/${encodeURIComponent(id)}`)) as BatchJob;
+  }
+
+  async #call(method: string, path: string, body?: unknown): Promise<unknown> {
+    const response = await this.#fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: { "content-type": "application/json", accept: "application/json", "x-api-key": this.#apiKey },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (response.ok) return JSON.parse(text);
+    let problem: Problem;
+    try {
+      problem = JSON.parse(text) as Problem;
+    } catch {
+      problem = {
+        type: `http-${response.status}`,
+        title: `HTTP ${response.status}`,
+        status: response.status,
+        detail: text.slice(0, 500),
+      };
+    }
+    const retryAfter = Number(response.headers.get("retry-after")) || undefined;
+    throw errorFromProblem(problem, response.status, response.headers.get("x-request-id") ?? undefined, retryAfter);
+  }
+}

@@ -1,0 +1,40 @@
+import { type Migration, migrate, type SqlDatabase } from "@winnow/platform/sql";
+
+/** Applied in order, each once; never edit one that has shipped, append a new one. */
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "batch jobs and their pages",
+    sql: `
+      CREATE TABLE batch_jobs (
+        id uuid PRIMARY KEY,
+        account_id text NOT NULL,
+        key_id text NOT NULL,
+        plan jsonb NOT NULL,
+        request jsonb NOT NULL,
+        webhook jsonb,
+        total integer NOT NULL,
+        state text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        finished_at timestamptz,
+        expires_at timestamptz
+      );
+      CREATE INDEX batch_jobs_running_by_key ON batch_jobs (key_id) WHERE state = 'running';
+      CREATE INDEX batch_jobs_by_expiry ON batch_jobs (expires_at) WHERE expires_at IS NOT NULL;
+      CREATE TABLE batch_pages (
+        job_id uuid NOT NULL REFERENCES batch_jobs (id) ON DELETE CASCADE,
+        index integer NOT NULL,
+        url text NOT NULL,
+        state text NOT NULL,
+        result jsonb,
+        finished_at timestamptz,
+        PRIMARY KEY (job_id, index)
+      );
+    `,
+  },
+];
+
+/** Brings the batch tables up to date; their record is batch_migrations. */
+export async function migrateBatchTables(db: SqlDatabase): Promise<void> {
+  await migrate(db, "batch_migrations", MIGRATIONS);
+}

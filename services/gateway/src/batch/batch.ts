@@ -1,0 +1,117 @@
+import { type EgressAllowlist, EgressGuard, type Logger } from "@winnow/platform";
+import type { SqlDatabase } from "@winnow/platform/sql";
+import type { RequestHandler, Router } from "express";
+import type { KeyLimits } from "../keys/key-limits.js";
+import type { UsageCounter } from "../keys/usage.js";
+import type { ScrapeDependencies } from "../scrape/scrape-page.js";
+import type { WebhookSecrets } from "../webhooks/webhook-secrets.js";
+import { Webhooks, type WebhookTask } from "../webhooks/webhooks.js";
+import { batchRouter } from "./batch-routes.js";
+import { BatchStore } from "./batch-store.js";
+import { PageRunner, type PageTask } from "./page-runner.js";
+import type { QueueBackend, TaskQueue } from "./task-queue.js";
+
+/** How often jobs kept past their time are deleted. */
+const CLEANUP_INTERVAL_MS = 60_000;
+
+export interface BatchQueues {
+  pages: TaskQueue<PageTask>;
+  webhooks: TaskQueue<WebhookTask>;
+}
+
+export interface BatchQueueOptions {
+  /** Pages this gateway scrapes at once for batch jobs (all keys together). */
+  concurrency: number;
+  /** Tries per page for retryable failures, the first included. */
+  pageAttempts: number;
+  /** Tries per webhook delivery. */
+  webhookAttempts: number;
+  /** A page running longer than this is taken for lost and tried again. */
+  leaseMs: number;
+}
+
+/** The batch jobs' two queues, on whichever store the gateway runs with. */
+export async function openBatchQueues(backend: QueueBackend, options: BatchQueueOptions): Promise<BatchQueues> {
+  return {
+    pages: await backend.queue<PageTask>({
+      name: "batch-pages",
+      attempts: options.pageAttempts,
+      backoffMs: 1_000,
+      concurrency: options.concurrency,
+      leaseMs: options.leaseMs,
+    }),
+    webhooks: await backend.queue<WebhookTask>({
+      name: "batch-webhooks",
+      attempts: options.webhookAttempts,
+      backoffMs: 2_000,
+      concurrency: 4,
+      leaseMs: 60_000,
+    }),
+  };
+}
+
+/** What the gateway's main hands over for batch jobs. */
+export interface BatchSetup {
+  /** The gateway database, its batch tables migrated. */
+  db: SqlDatabase;
+  queues: BatchQueues;
+  secrets: WebhookSecrets;
+  egressAllow: EgressAllowlist;
+  maxUrls: number;
+  maxLiveJobs: number;
+  resultTtlMs: number;
+}
+
+export interface BatchContext {
+  /** What POST /scrape scrapes with: each page is one such scrape. */
+  scrape: ScrapeDependencies;
+  keyLimits: KeyLimits;
+  usage: UsageCounter;
+  apiKey: RequestHandler;
+  countRequest: RequestHandler;
+  requestTimeoutMs: number;
+  maxBodyBytes: number;
+  logger: Logger;
+}
+
+/** Starts running queued pages and webhooks; answers the /batch/scrape routes and a stop for the cleanup timer. */
+export function startBatch(setup: BatchSetup, context: BatchContext): { router: Router; close(): void } {
+  const { logger } = context;
+  const store = new BatchStore(setup.db, setup.resultTtlMs);
+  const webhooks = new Webhooks(
+    setup.queues.webhooks,
+    store,
+    setup.secrets,
+    new EgressGuard(setup.egressAllow),
+    logger,
+  );
+  const runner = new PageRunner({
+    store,
+    scrape: context.scrape,
+    keyLimits: context.keyLimits,
+    usage: context.usage,
+    events: webhooks,
+    requestTimeoutMs: context.requestTimeoutMs,
+    logger,
+  });
+  setup.queues.pages.work((task, signal) => runner.run(task, signal));
+  setup.queues.webhooks.work((task, signal) => webhooks.deliver(task, signal));
+  const cleanup = setInterval(() => {
+    store.deleteExpired().catch((error: unknown) => logger.warn({ err: error }, "could not delete expired batch jobs"));
+  }, CLEANUP_INTERVAL_MS);
+  cleanup.unref();
+  return {
+    router: batchRouter({
+      store,
+      pages: setup.queues.pages,
+      events: webhooks,
+      checkWebhook: (url) => webhooks.check(url),
+      maxUrls: setup.maxUrls,
+      maxLiveJobs: setup.maxLiveJobs,
+      maxBodyBytes: context.maxBodyBytes,
+      apiKey: context.apiKey,
+      countRequest: context.countRequest,
+    }),
+    close: () => clearInterval(cleanup),
+  };
+}

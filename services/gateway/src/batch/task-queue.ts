@@ -1,0 +1,40 @@
+/** One task handed to a handler, with where it stands in its attempts. */
+export interface Task<T> {
+  data: T;
+  /** 1 for the first try. */
+  attempt: number;
+  /** No retry follows if this attempt throws. */
+  lastAttempt: boolean;
+}
+
+/** What a queue is made for. */
+export interface QueueSpec {
+  name: string;
+  /** Tries per task in all, the first one included. */
+  attempts: number;
+  /** Delay before the first retry; it doubles with each retry after. */
+  backoffMs: number;
+  /** Tasks this process runs at once. */
+  concurrency: number;
+  /** A task running longer than this is taken for lost (its worker died) and tried again. */
+  leaseMs: number;
+}
+
+/**
+ * A durable queue of tasks shared by every gateway on the same store: a task
+ * added is run once by some gateway; one whose handler throws is tried again
+ * after a backoff, until its attempts are used up; one whose worker died is
+ * tried again by another.
+ */
+export interface TaskQueue<T> {
+  add(items: T[]): Promise<void>;
+  /** Starts running tasks with `handler`, the spec's concurrency at a time. `signal` aborts when the queue closes. */
+  work(handler: (task: Task<T>, signal: AbortSignal) => Promise<void>): void;
+}
+
+/** Makes queues on one store. */
+export interface QueueBackend {
+  queue<T extends object>(spec: QueueSpec): Promise<TaskQueue<T>>;
+  /** Takes no more tasks and lets running ones finish for `graceMs`; those still running then are aborted, to run again later. */
+  close(graceMs: number): Promise<void>;
+}

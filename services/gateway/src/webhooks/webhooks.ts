@@ -1,0 +1,103 @@
+import { type EgressGuard, type Logger, pinnedLookup, WinnowError } from "@winnow/platform";
+import { Agent, request } from "undici";
+import type { BatchJob, BatchStore, PageResult } from "../batch/batch-store.js";
+import type { JobEvents } from "../batch/page-runner.js";
+import type { Task, TaskQueue } from "../batch/task-queue.js";
+import type { WebhookSecrets } from "./webhook-secrets.js";
+import { SIGNATURE_HEADER, signatureHeader } from "./webhook-signature.js";
+
+/** One event to deliver, as queued: the body is signed when it is sent, each try with its own timestamp. */
+export interface WebhookTask {
+  url: string;
+  accountId: string;
+  body: string;
+}
+
+/** A receiver has this long to answer a delivery. */
+const DELIVERY_TIMEOUT_MS = 10_000;
+
+/**
+ * A job's events as signed POSTs to its webhook, queued so that they
+ * survive a restart and are retried with backoff while the receiver fails.
+ * Every delivery goes through the egress guard, the one scraping uses: a
+ * private address is refused (unless WINNOW_EGRESS_ALLOW lets it through),
+ * and the socket connects to exactly the address the guard checked.
+ */
+export class Webhooks implements JobEvents {
+  constructor(
+    private readonly queue: TaskQueue<WebhookTask>,
+    private readonly store: BatchStore,
+    private readonly secrets: WebhookSecrets,
+    private readonly guard: EgressGuard,
+    private readonly logger: Logger,
+  ) {}
+
+  async page(job: BatchJob, page: PageResult): Promise<void> {
+    await this.send(job, "page", { id: `${job.id}:${String(page.index)}`, type: "page", job_id: job.id, page });
+  }
+
+  async completed(job: BatchJob): Promise<void> {
+    const current = (await this.store.job(job.id)) ?? job;
+    await this.send(job, "completed", {
+      id: `${job.id}:completed`,
+      type: "completed",
+      job_id: job.id,
+      job: await this.store.describe(current),
+    });
+  }
+
+  /** Refuses a webhook address before a job is accepted: not http(s), credentials, or not public. */
+  async check(url: URL): Promise<void> {
+    try {
+      await this.guard.pinUrl(url);
+    } catch (error) {
+      if (!(error instanceof WinnowError)) throw error;
+      throw new WinnowError(error.type, `webhook.url: ${error.message}`, {
+        violations: [{ path: "/webhook/url", description: error.message }],
+      });
+    }
+  }
+
+  /** Delivers one event; throws (for the queue to retry) when the receiver does not answer 2xx. */
+  async deliver({ data }: Task<WebhookTask>, signal: AbortSignal): Promise<void> {
+    let pin: Awaited<ReturnType<EgressGuard["pinUrl"]>>;
+    try {
+      pin = await this.guard.pinUrl(new URL(data.url));
+    } catch (error) {
+      // The address became private since the job was accepted: never sent, and retrying will not change that.
+      if (error instanceof WinnowError && error.type === "url-not-allowed") {
+        this.logger.warn({ url: data.url, err: error }, "webhook refused by the egress guard");
+        return;
+      }
+      throw error;
+    }
+    const dispatcher = new Agent({ connect: { lookup: pinnedLookup(pin) } });
+    try {
+      const timestamp = Math.floor(Date.now() / 1000);
+      const response = await request(data.url, {
+        method: "POST",
+        body: data.body,
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "Winnow-Webhooks/1",
+          [SIGNATURE_HEADER]: signatureHeader(this.secrets.forAccount(data.accountId), data.body, timestamp),
+        },
+        dispatcher,
+        headersTimeout: DELIVERY_TIMEOUT_MS,
+        bodyTimeout: DELIVERY_TIMEOUT_MS,
+        signal,
+      });
+      await response.body.dump();
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        throw new Error(`the webhook receiver answered ${response.statusCode}`);
+      }
+    } finally {
+      await dispatcher.close();
+    }
+  }
+
+  private async send(job: BatchJob, event: "page" | "completed", payload: object): Promise<void> {
+    if (!job.webhook?.events.includes(event)) return;
+    await this.queue.add([{ url: job.webhook.url, accountId: job.accountId, body: JSON.stringify(payload) }]);
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Two gateways sharing batch jobs as a deployment runs them: one Redis
+ * (BullMQ) and one Postgres gateway database. A gateway killed with SIGKILL
+ * in the middle of its pages has them run by the other (BullMQ's stalled-job
+ * check), and the job finishes with every page's result, each page once.
+ */
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { tokenEnv } from "../../scripts/src/caller-tokens.js";
+import type { FixturePage } from "../support/fixture-site.js";
+import { freePorts } from "../support/ports.js";
+import { type PrivatePostgres, startPrivatePostgres } from "../support/private-postgres.js";
+import { type ServiceProcess, startService } from "../support/service-process.js";
+import { launchStack, type RunningStack } from "../support/stack-under-test.js";
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const PAGE_COUNT = 40;
+
+const PAGES: Record<string, FixturePage> = Object.fromEntries(
+  Array.from({ length: PAGE_COUNT }, (_, i) => [
+    `/slow/${i}`,
+    // Slow, so that the killed gateway has pages in flight.
+    {
+      delayMs: 300,
+      body: `<!doctype html><html><head><title>Slow ${i}</title></head><body><h1>Slow ${i}</h1></body></html>`,
+    },
+  ]),
+);
+
+let postgres: PrivatePostgres;
+let run: RunningStack;
+let second: ServiceProcess;
+
+beforeAll(async () => {
+  postgres = await startPrivatePostgres();
+  const shared = {
+    REDIS_URL,
+    REDIS_KEY_PREFIX: `batch-failover-${randomUUID()}:`,
+    GATEWAY_DATABASE_URL: postgres.url,
+    BATCH_CONCURRENCY: "4",
+  };
+  run = await launchStack(PAGES, shared);
+  const [port] = (await freePorts(1)) as [number];
+  second = await startService(
+    "gateway",
+    {
+      ...shared,
+      PORT: String(port),
+      METRICS_PORT: "0",
+      LOG_LEVEL: "warn",
+      WINNOW_DATA_DIR: run.stack.dataDir,
+      WINNOW_EGRESS_ALLOW: run.site.hostPort,
+      AUTH_ADDR: `127.0.0.1:${run.ports.auth}`,
+      RENDERER_ADDR: `127.0.0.1:${run.ports.renderer}`,
+      EXTRACTOR_ADDR: `127.0.0.1:${run.ports.extractor}`,
+      ...tokenEnv(run.stack.callerTokens, ["gateway", "service"]),
+    },
+    `http://127.0.0.1:${port}`,
+  );
+});
+afterAll(async () => {
+  await second?.stop();
+  await run?.stop();
+  await postgres?.stop();
+});
+
+it("a gateway killed mid-page has its pages run by the other, and the job finishes with every result once", async () => {
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${run.stack.gatewayUrl}${path}`, {
+      ...init,
+      headers: { "content-type": "application/json", "x-api-key": run.stack.apiKey },
+    });
+  const submitted = await api("/batch/scrape", {
+    method: "POST",
+    body: JSON.stringify({
+      urls: Array.from({ length: PAGE_COUNT }, (_, i) => `${run.site.origin}/slow/${i}`),
+      schema: { title: "string" },
+      options: { render: "static" },
+    }),
+  });
+  expect(submitted.status).toBe(202);
+  const { status_url } = (await submitted.json()) as { status_url: string };
+  const status = async () =>
+    (await (await api(status_url)).json()) as { status: string; counts: { queued: number; done: number } };
+
+  for (;;) {
+    if ((await status()).counts.done >= 4) break;
+    await sleep(50);
+  }
+  second.child.kill("SIGKILL");
+  for (;;) {
+    if ((await status()).status === "completed") break;
+    await sleep(500);
+  }
+
+  const { results, counts } = (await (await api(`${status_url}?limit=1000`)).json()) as {
+    results: { index: number; status: string; data: { title: string } }[];
+    counts: object;
+  };
+  expect(counts).toMatchObject({ queued: 0, done: PAGE_COUNT, failed: 0 });
+  expect(results.map((r) => [r.status, r.data.title])).toEqual(
+    Array.from({ length: PAGE_COUNT }, (_, i) => ["done", `Slow ${i}`]),
+  );
+  // The killed gateway had pages in flight: they were fetched again, by the survivor.
+  expect([...run.site.hits.values()].some((n) => n > 1)).toBe(true);
+}, 300_000);

@@ -1,0 +1,299 @@
+/**
+ * Batch jobs against the whole stack as real processes, on the embedded
+ * queue (pg-boss on PGlite) and on Redis (BullMQ): a 200-page job over
+ * fixture pages finishes with every page's result through a gateway restart,
+ * within its key's plan, with signed webhooks that both clients verify.
+ */
+import { execFile, execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import { verifyWebhookSignature, WinnowBatch } from "@winnow/client";
+import { createClient, promiseClient } from "@winnow/platform";
+import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FixturePage } from "../support/fixture-site.js";
+import { launchStack, type RunningStack } from "../support/stack-under-test.js";
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const PAGE_COUNT = 200;
+const MAX_CONCURRENT_SCRAPES = 3;
+
+const PAGES: Record<string, FixturePage> = {
+  "/gone": { status: 404, body: "<h1>Gone</h1>" },
+  "/too-slow": { delayMs: 2_000, body: "<h1>Too slow</h1>" },
+  ...Object.fromEntries(
+    Array.from({ length: PAGE_COUNT }, (_, i) => [
+      `/item/${i}`,
+      {
+        // Slow enough that the job is still running when the gateway restarts.
+        delayMs: 40,
+        body: `<!doctype html><html><head><title>Item ${i}</title>
+<script type="application/ld+json">${JSON.stringify({ "@context": "https://schema.org", "@type": "Product", name: `Item ${i}` })}</script>
+</head><body><h1>Item ${i}</h1></body></html>`,
+      },
+    ]),
+  ),
+};
+
+interface Delivery {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** Records every delivery; answers 503 to the first `completed` one, so that it must be retried. */
+async function startReceiver(): Promise<{ server: Server; hostPort: string; deliveries: Delivery[] }> {
+  const deliveries: Delivery[] = [];
+  let refusedCompleted = false;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      if (!refusedCompleted && JSON.parse(body).type === "completed") {
+        refusedCompleted = true;
+        res.writeHead(503).end();
+        return;
+      }
+      deliveries.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, hostPort: `127.0.0.1:${(server.address() as AddressInfo).port}`, deliveries };
+}
+
+/** How many of the deliveries the Python client's verify function accepts. */
+function verifiedByPython(deliveries: Delivery[], secret: string): number {
+  const script = `
+import json, sys
+sys.path.insert(0, "clients/python")
+from winnow import verify_webhook_signature
+items = json.load(sys.stdin)
+print(sum(verify_webhook_signature(i["body"].encode(), i["signature"], i["secret"]) for i in items))
+`;
+  const input = JSON.stringify(
+    deliveries.map((d) => ({ body: d.body, signature: d.headers["winnow-signature"], secret })),
+  );
+  return Number(execFileSync("python3", ["-c", script], { input, encoding: "utf8" }).trim());
+}
+
+describe.each([
+  ["the embedded queue", {}],
+  ["Redis", { REDIS_URL, REDIS_KEY_PREFIX: `batch-test-${randomUUID()}:` }],
+])("batch jobs on %s", (_name, queueEnv: Record<string, string>) => {
+  let run: RunningStack;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  const api = (path: string, init: RequestInit = {}, apiKey = run.stack.apiKey) =>
+    fetch(`${run.stack.gatewayUrl}${path}`, {
+      ...init,
+      headers: { "content-type": "application/json", "x-api-key": apiKey, ...init.headers },
+    });
+  const submit = (body: unknown, apiKey?: string) =>
+    api("/batch/scrape", { method: "POST", body: JSON.stringify(body) }, apiKey);
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    run = await launchStack(
+      PAGES,
+      { ...queueEnv, PLAN_MAX_CONCURRENT_SCRAPES: String(MAX_CONCURRENT_SCRAPES), BATCH_CONCURRENCY: "8" },
+      { extraEgress: [receiver.hostPort] },
+    );
+  });
+  afterAll(async () => {
+    await run?.stop();
+    await new Promise((resolve) => receiver?.server.close(resolve));
+  });
+
+  it("finishes a 200-page job with every page's result, through a gateway restart, within the key's plan, with signed webhooks", async () => {
+    const urls = Array.from({ length: PAGE_COUNT }, (_, i) => `${run.site.origin}/item/${i}`);
+    const submitted = await submit({
+      urls: [...urls, "ftp://example.com/file", "not a url"],
+      schema: { name: "string" },
+      options: { render: "static" },
+      webhook: { url: `http://${receiver.hostPort}/hooks` },
+    });
+    expect(submitted.status).toBe(202);
+    const job = (await submitted.json()) as { id: string; status_url: string; total: number };
+    expect(submitted.headers.get("location")).toBe(job.status_url);
+    expect(job.total).toBe(PAGE_COUNT + 2);
+
+    const status = async () =>
+      (await (await api(job.status_url)).json()) as {
+        status: string;
+        counts: { queued: number; done: number; failed: number };
+      };
+    // Restart the gateway once some pages are done and others are not.
+    for (;;) {
+      const { counts } = await status();
+      if (counts.done >= 20) break;
+      await sleep(50);
+    }
+    expect((await status()).counts.queued).toBeGreaterThan(0);
+    run.stack.process("gateway").kill("SIGTERM");
+    await sleep(500);
+    await run.stack.waitUntilReady();
+    for (;;) {
+      const current = await status();
+      if (current.status === "completed") break;
+      await sleep(200);
+    }
+
+    // Every result, a page of results at a time.
+    const results: { index: number; url: string; status: string; data?: { name: string }; problem?: object }[] = [];
+    for (let cursor: string | null = "0"; cursor !== null; ) {
+      const page = (await (await api(`${job.status_url}?cursor=${cursor}&limit=64`)).json()) as {
+        results: typeof results;
+        next_cursor: string | null;
+      };
+      results.push(...page.results);
+      cursor = page.next_cursor;
+    }
+    expect(results).toHaveLength(PAGE_COUNT + 2);
+    for (let i = 0; i < PAGE_COUNT; i++) {
+      expect(results[i]).toMatchObject({ index: i, url: urls[i], status: "done", data: { name: `Item ${i}` } });
+    }
+    expect(results[PAGE_COUNT]).toMatchObject({
+      status: "failed",
+      problem: { type: "https://winnow.dev/problems/url-not-allowed" },
+    });
+    expect(results[PAGE_COUNT + 1]).toMatchObject({
+      status: "failed",
+      problem: { type: "https://winnow.dev/problems/invalid-request" },
+    });
+    expect((await status()).counts).toMatchObject({ queued: 0, done: PAGE_COUNT, failed: 2 });
+    // The key's plan held: never more of its pages at once than its scrape slots.
+    expect(run.site.maxInFlight()).toBeLessThanOrEqual(MAX_CONCURRENT_SCRAPES);
+
+    // No finished page ran again: beyond one fetch per page, only those cut short by the restart were fetched again.
+    const fetches = [...run.site.hits.values()].reduce((sum, n) => sum + n, 0);
+    expect(fetches - PAGE_COUNT).toBeLessThanOrEqual(MAX_CONCURRENT_SCRAPES);
+
+    // One `page` event per page that ran (the URLs refused up front are in the results from the start), then
+    // `completed`, after a retry. Deliveries are at least once: one cut short by the restart is sent again, with
+    // the same id and the same body (the page's one result).
+    for (;;) {
+      if (receiver.deliveries.some((d) => JSON.parse(d.body).type === "completed")) break;
+      await sleep(200);
+    }
+    const byId = new Map<string, string>();
+    for (const { body } of receiver.deliveries) {
+      const { id } = JSON.parse(body) as { id: string };
+      expect(byId.get(id) ?? body).toBe(body);
+      byId.set(id, body);
+    }
+    const events = [...byId.values()].map((body) => JSON.parse(body) as { type: string; page?: { index: number } });
+    const pageEvents = events.filter((event) => event.type === "page").map((event) => event.page!.index);
+    expect(pageEvents.sort((a, b) => a - b)).toEqual(Array.from({ length: PAGE_COUNT }, (_, i) => i));
+    expect(events.find((event) => event.type === "completed")).toMatchObject({
+      job_id: job.id,
+      job: { status: "completed", counts: { done: PAGE_COUNT, failed: 2 } },
+    });
+
+    const { webhook_secret: secret } = (await (await api("/account")).json()) as { webhook_secret: string };
+    expect(secret).toMatch(/^whsec_/);
+    for (const delivery of receiver.deliveries) {
+      const signature = String(delivery.headers["winnow-signature"]);
+      expect(await verifyWebhookSignature(delivery.body, signature, secret)).toBe(true);
+      expect(await verifyWebhookSignature(`${delivery.body} `, signature, secret)).toBe(false);
+    }
+    expect(verifiedByPython(receiver.deliveries, secret)).toBe(receiver.deliveries.length);
+    expect(verifiedByPython(receiver.deliveries, `${secret}x`)).toBe(0);
+  }, 300_000);
+
+  it("refuses a webhook to a private address, and shows a job to its own account only", async () => {
+    for (const url of ["http://10.1.2.3/hook", "http://127.0.0.1:9/hook", "http://localhost/hook"]) {
+      const res = await submit({ urls: [`${run.site.origin}/item/0`], schema: { name: "string" }, webhook: { url } });
+      expect(res.status).toBe(422);
+      expect(await res.json()).toMatchObject({
+        type: "https://winnow.dev/problems/url-not-allowed",
+        errors: [{ path: "/webhook/url" }],
+      });
+    }
+
+    const auth = promiseClient(
+      createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`, run.stack.callerTokens.admin),
+    );
+    const other = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
+    auth.grpc.close();
+    const submitted = await submit({ urls: [`${run.site.origin}/item/1`], schema: { name: "string" } });
+    const { status_url } = (await submitted.json()) as { status_url: string };
+    expect((await api(status_url, {}, other.apiKey)).status).toBe(404);
+    expect((await api(status_url, { method: "DELETE" }, other.apiKey)).status).toBe(404);
+    expect((await api(status_url)).status).toBe(200);
+  });
+
+  it("retries a page only for a retryable problem, with backoff, as many times as BATCH_PAGE_ATTEMPTS", async () => {
+    const submitted = await submit({
+      urls: [`${run.site.origin}/too-slow`, `${run.site.origin}/gone`],
+      schema: { name: "string" },
+      options: { render: "static", timeout_ms: 300 },
+    });
+    const { status_url } = (await submitted.json()) as { status_url: string };
+    let job: { status: string; results: { status: string; problem: { type: string } }[] };
+    do {
+      await sleep(200);
+      job = (await (await api(status_url)).json()) as typeof job;
+    } while (job.status === "running");
+    expect(job.results.map((r) => [r.status, r.problem.type])).toEqual([
+      ["failed", "https://winnow.dev/problems/target-timeout"],
+      ["failed", "https://winnow.dev/problems/target-http-error"],
+    ]);
+    // target-timeout is retryable: every attempt (3 by default); target-http-error is not: once.
+    expect(run.site.hits.get("/too-slow")).toBe(3);
+    expect(run.site.hits.get("/gone")).toBe(1);
+  });
+
+  it("runs a job from both clients (submit, wait with progress, iterate results) and cancels one", async () => {
+    const urls = [`${run.site.origin}/item/2`, `${run.site.origin}/item/3`, "ftp://example.com/file"];
+    const batch = new WinnowBatch({ apiKey: run.stack.apiKey, baseUrl: run.stack.gatewayUrl });
+    const progress: string[] = [];
+    const results = await batch.batchScrape(
+      { urls, schema: { name: "string" }, options: { render: "static" } },
+      { onProgress: (job) => progress.push(job.status), intervalMs: 100 },
+    );
+    expect(progress.at(-1)).toBe("completed");
+    expect(results.map(({ status, data }) => [status, data?.name])).toEqual([
+      ["done", "Item 2"],
+      ["done", "Item 3"],
+      ["failed", undefined],
+    ]);
+
+    const script = `
+import json, sys
+sys.path.insert(0, "clients/python")
+from winnow import WinnowBatch
+client = WinnowBatch(api_key=sys.argv[1], base_url=sys.argv[2])
+seen = []
+results = client.batch_scrape(json.loads(sys.argv[3]), {"name": "string"}, options={"render": "static"},
+                              on_progress=lambda job: seen.append(job["status"]), interval=0.1)
+print(json.dumps({"progress": seen, "results": [[r["status"], r.get("data", {}).get("name")] for r in results]}))
+`;
+    // Not execFileSync: the fixture site answers from this process while Python waits for its job.
+    const { stdout } = await promisify(execFile)("python3", [
+      "-c",
+      script,
+      run.stack.apiKey,
+      run.stack.gatewayUrl,
+      JSON.stringify(urls),
+    ]);
+    const python = JSON.parse(stdout) as { progress: string[]; results: unknown[] };
+    expect(python.progress.at(-1)).toBe("completed");
+    expect(python.results).toEqual([
+      ["done", "Item 2"],
+      ["done", "Item 3"],
+      ["failed", null],
+    ]);
+
+    const many = Array.from({ length: 60 }, (_, i) => `${run.site.origin}/item/${i}`);
+    const job = await batch.submit({ urls: many, schema: { name: "string" }, options: { render: "static" } });
+    const cancelled = await batch.cancel(job.id);
+    expect(cancelled.status).toBe("cancelled");
+    expect(cancelled.counts.queued).toBe(0);
+    expect(cancelled.counts.done + cancelled.counts.cancelled).toBe(60);
+    expect((await batch.status(job.id)).status).toBe("cancelled");
+  });
+});
