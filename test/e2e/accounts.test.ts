@@ -83,6 +83,8 @@ beforeAll(async () => {
     "gateway",
     {
       ...env,
+      // A replica's own embedded gateway database (scrape cache, batch jobs): one process's at a time.
+      WINNOW_DATA_DIR: path.join(dataDir, "second-gateway"),
       PORT: String(gateway2),
       AUTH_ADDR: `127.0.0.1:${authLink.port}`,
       // Nothing is written before the SIGTERM of the last test: the counts it checks come from the drain.
