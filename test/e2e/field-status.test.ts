@@ -176,6 +176,8 @@ describe("field status without a model", () => {
       },
       warnings: [{ code: "needs-model", path: "/summary" }],
       engine: "builtin",
+      // The gateway states the model's tokens on every answer: none here.
+      tokensIn: 0,
     };
     for (const client of [throughNode, throughPython]) {
       for (const evidence of [false, true]) {

@@ -72,7 +72,7 @@ describe("npm start", () => {
       serviceLines(first).filter((l) => l.service === "gateway" && l.msg === "revocation feed reconnected").length;
     await until(() => reconnects() >= 2);
     const loud = serviceLines(first).filter((l) => (l.level as number) >= WARN);
-    expect(loud).toEqual([]);
+    expect(loud, JSON.stringify(loud)).toEqual([]);
     const plain = first.lines.filter((line) => !line.startsWith("{"));
     expect(plain.filter((line) => /warn|error|^\s+at /i.test(line))).toEqual([]);
   });

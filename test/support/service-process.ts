@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { checkHealth } from "@winnow/platform";
 import { REPO_ROOT, type ServiceName, serviceEntry } from "../../scripts/src/stack.js";
 import { TEST_TOKEN_ENV } from "./caller-tokens.js";
@@ -14,7 +17,8 @@ export interface ServiceProcess {
  * One service as its own process outside a stack (a second gateway replica,
  * or auth alone), started from its build and awaited until it answers: the
  * gateway on /healthz, a backend on gRPC health. Its caller tokens are
- * TEST_TOKENS unless env says otherwise. `nodeArgs` go before the entry
+ * TEST_TOKENS unless env says otherwise, and its data directory (its embedded
+ * databases, one process's each) a fresh temporary one unless env names one. `nodeArgs` go before the entry
  * (`["--import", "@winnow/platform/telemetry"]` to trace it).
  */
 export async function startService(
@@ -23,9 +27,17 @@ export async function startService(
   readyAt: string,
   nodeArgs: string[] = [],
 ): Promise<ServiceProcess> {
+  const ownDataDir = env.WINNOW_DATA_DIR ? undefined : await mkdtemp(path.join(tmpdir(), `winnow-${service}-`));
   const child = spawn(process.execPath, [...nodeArgs, serviceEntry(service)], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", ...TEST_TOKEN_ENV, ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      LOG_LEVEL: "info",
+      ...TEST_TOKEN_ENV,
+      ...(ownDataDir && { WINNOW_DATA_DIR: ownDataDir }),
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
@@ -34,10 +46,12 @@ export async function startService(
     stream.on("data", (chunk: string) => output.push(...chunk.split("\n").filter(Boolean)));
   }
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGTERM");
-    await exited;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    if (ownDataDir) await rm(ownDataDir, { recursive: true, force: true });
   };
   // PGlite and Chromium start slowly on a busy 2-core machine.
   const deadline = Date.now() + 90_000;

@@ -30,6 +30,8 @@ describe("auth configuration", () => {
       METRICS_HOST: "127.0.0.1",
       METRICS_PORT: 9465,
       SHUTDOWN_GRACE_MS: 10_000,
+      GRPC_MAX_CONNECTION_AGE_MS: 300_000,
+      GRPC_MAX_CONNECTION_AGE_GRACE_MS: 30_000,
       LOG_LEVEL: "info",
       WINNOW_DATA_DIR: ".data",
       SESSION_TTL_HOURS: 12,

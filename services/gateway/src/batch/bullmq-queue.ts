@@ -9,14 +9,22 @@ import type { QueueBackend, QueueSpec, TaskQueue } from "./task-queue.js";
  * running task holds a lock its worker renews; a worker that dies stops
  * renewing, and BullMQ's stalled-job check hands the task to another worker.
  */
+/** How long closing waits for BullMQ after the running tasks are done or given up. */
+const CLOSE_WAIT_MS = 2_000;
+
 export function startBullMqQueues(redisUrl: string, keyPrefix: string, logger: Logger): QueueBackend {
   // BullMQ's workers block on Redis: it wants no per-request retry limit.
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   connection.on("error", (error: Error) => logger.warn({ err: error }, "Redis connection for the job queue failed"));
+  const own = (duplicate: Redis) => {
+    connections.push(duplicate);
+    return duplicate;
+  };
   const prefix = `${keyPrefix}bull`;
   const controller = new AbortController();
   const queues: Queue[] = [];
   const workers: Worker[] = [];
+  const connections = [connection];
 
   return {
     async queue<T extends object>(spec: QueueSpec): Promise<TaskQueue<T>> {
@@ -47,7 +55,7 @@ export function startBullMqQueues(redisUrl: string, keyPrefix: string, logger: L
                 controller.signal,
               ),
             {
-              connection: connection.duplicate(),
+              connection: own(connection.duplicate()),
               prefix,
               concurrency: spec.concurrency,
               lockDuration: Math.min(spec.leaseMs, 30_000),
@@ -64,9 +72,11 @@ export function startBullMqQueues(redisUrl: string, keyPrefix: string, logger: L
       const closed = Promise.all(workers.map((worker) => worker.close()));
       await Promise.race([closed, sleep(graceMs, undefined, { ref: false })]);
       controller.abort();
-      await closed;
-      await Promise.all(queues.map((queue) => queue.close()));
-      connection.disconnect();
+      // With Redis gone, BullMQ's closes wait for a connection that never comes back: they get a moment, then the
+      // connections are dropped.
+      const queuesClosed = Promise.all(queues.map((queue) => queue.close()));
+      await Promise.race([Promise.all([closed, queuesClosed]), sleep(CLOSE_WAIT_MS, undefined, { ref: false })]);
+      for (const each of connections) each.disconnect();
     },
   };
 }

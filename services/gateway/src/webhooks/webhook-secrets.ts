@@ -38,9 +38,10 @@ export async function loadWebhookSecrets({
   if (kept !== undefined) return new WebhookSecrets(Buffer.from(kept.trim(), "utf8"));
   const key = randomBytes(32).toString("base64");
   await writeSecretFile(file, `${key}\n`);
-  logger.warn(
+  // As on one machine under npm start; replicas each generating their own would sign with different secrets.
+  logger.info(
     { file },
-    "generated a key for webhook secrets; set WINNOW_ENCRYPTION_KEY in production (the same on every gateway)",
+    "generated a key for webhook secrets; set WINNOW_ENCRYPTION_KEY when gateways run as replicas (the same on each)",
   );
   return new WebhookSecrets(Buffer.from(key, "utf8"));
 }
