@@ -31,7 +31,7 @@ const ACCOUNT_EXAMPLE = `curl -s $WINNOW_URL/account -H "x-api-key: $WINNOW_API_
 
 const NODE_EXAMPLE = `import { Winnow } from "@winnow/client";
 const winnow = new Winnow({ apiKey: process.env.WINNOW_API_KEY, baseUrl: process.env.WINNOW_URL });
-const product = await winnow.scrape({
+const { data: product, status } = await winnow.scrape({
   url: "https://shop.example/products/ridgeline",
   schema: { product_name: "string", price_usd: "number" },
 });`;
@@ -97,7 +97,7 @@ code,pre{font-family:ui-monospace,monospace;font-size:.9em}pre{background:#f4f4f
 nav{display:flex;flex-wrap:wrap;gap:.5rem 1rem}h2{margin-top:2.5rem}
 @media (max-width:40rem){body{padding:.75rem}td,th{padding:.3rem .2rem}}
 </style></head><body>
-<nav><a href="/dashboard">Dashboard</a><a href="#scrape">POST /scrape</a><a href="#options">Options</a><a href="#json-schema">JSON Schema</a><a href="#errors">Errors</a><a href="#account">GET /account</a><a href="#clients">Clients</a></nav>
+<nav><a href="/dashboard">Dashboard</a><a href="#scrape">POST /scrape</a><a href="#options">Options</a><a href="#json-schema">JSON Schema</a><a href="#batch">Batch jobs</a><a href="#errors">Errors</a><a href="#account">GET /account</a><a href="#clients">Clients</a></nav>
 <h1>Winnow API reference</h1>
 <p>Send a page URL and a schema of field names and types; get JSON in exactly the schema's shape, <code>null</code> for what the page does not say. Machine-readable: <a href="/openapi.json">OpenAPI 3.1</a>.</p>
 <h2 id="clients">Dashboard and clients</h2>
