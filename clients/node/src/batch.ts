@@ -1,3 +1,4 @@
+import { connectionOf } from "./connection.js";
 import { errorFromProblem, type Problem } from "./errors.js";
 import type { Schema } from "./schema.js";
 
@@ -61,11 +62,9 @@ export class WinnowBatch {
   readonly #fetch: typeof fetch;
 
   constructor(options: WinnowBatchOptions = {}) {
-    const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
-    const apiKey = options.apiKey ?? env.WINNOW_API_KEY;
-    if (!apiKey) throw new TypeError("WinnowBatch: pass apiKey or set the WINNOW_API_KEY environment variable");
+    const { apiKey, baseUrl } = connectionOf(options, "WinnowBatch");
     this.#apiKey = apiKey;
-    this.baseUrl = (options.baseUrl ?? env.WINNOW_BASE_URL ?? "http://127.0.0.1:8080").replace(/\/+$/, "");
+    this.baseUrl = baseUrl;
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
 

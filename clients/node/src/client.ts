@@ -1,3 +1,4 @@
+import { connectionOf } from "./connection.js";
 import { ConnectionError, errorFromProblem, type Problem, ServerError, TimeoutError, WinnowError } from "./errors.js";
 import type { Account, Engine, ScrapeResponse, ScrapeWithEvidence } from "./response.js";
 import type { Schema } from "./schema.js";
@@ -59,11 +60,9 @@ export class Winnow {
   readonly #fetch: typeof fetch;
 
   constructor(options: WinnowOptions = {}) {
-    const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
-    const apiKey = options.apiKey ?? env.WINNOW_API_KEY;
-    if (!apiKey) throw new TypeError("Winnow: pass apiKey or set the WINNOW_API_KEY environment variable");
+    const { apiKey, baseUrl } = connectionOf(options, "Winnow");
     this.#apiKey = apiKey;
-    this.baseUrl = (options.baseUrl ?? env.WINNOW_BASE_URL ?? "http://127.0.0.1:8080").replace(/\/+$/, "");
+    this.baseUrl = baseUrl;
     this.#timeoutMs = options.timeoutMs ?? 120_000;
     this.#maxRetries = options.maxRetries ?? 2;
     this.#retryBaseDelayMs = options.retryBaseDelayMs ?? 500;
