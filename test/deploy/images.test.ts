@@ -15,6 +15,10 @@ import { COMPONENTS, loadServiceConfig, unknownVariables } from "./service-confi
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** A file's path from the repository's root, as an image's layout writes it. */
+const platform = JSON.parse(readFileSync(path.join(ROOT, "packages/platform/package.json"), "utf8"));
+/** The platform's build, as its package's exports name it. */
+const platformBuild = path.posix.join("packages/platform", path.posix.dirname(platform.exports["./telemetry"].default));
+
 function posixRelative(file: string): string {
   return path.relative(ROOT, file).split(path.sep).join("/");
 }
@@ -146,7 +150,7 @@ describe("Dockerfile", () => {
     for (const file of [
       "node_modules",
       "services/gateway/node_modules",
-      "services/gateway/dist",
+      path.posix.dirname(posixRelative(serviceEntry("gateway"))),
       "packages/platform/tsconfig.tsbuildinfo",
     ]) {
       expect(ignored(file), file).toBe(true);
@@ -171,7 +175,7 @@ describe("Dockerfile", () => {
       copies("runtime")
         .filter((c) => c.from === "build")
         .map((c) => c.source),
-    ).toEqual([`${workdir("build")}/packages/platform/dist`]);
+    ).toEqual([`${workdir("build")}/${platformBuild}`]);
   });
 
   it("runs no workspace's prepare script where the install has only the manifests", () => {
@@ -210,12 +214,6 @@ describe("Dockerfile", () => {
   });
 
   it("starts each service from the repository layout, as a non-root user", () => {
-    const platform = JSON.parse(readFileSync(path.join(ROOT, "packages/platform/package.json"), "utf8"));
-    // The platform's build, as its package's exports name it.
-    const platformBuild = path.posix.join(
-      "packages/platform",
-      path.posix.dirname(platform.exports["./telemetry"].default),
-    );
     for (const component of COMPONENTS) {
       const cmd = JSON.parse(all(component, "CMD").at(-1)!.args) as string[];
       // What the service's package names as its entry, relative to the repository (the image keeps its layout).
