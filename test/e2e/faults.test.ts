@@ -5,13 +5,10 @@
  * test is bounded by the deadlines it sets; none waits on wall-clock luck.
  */
 import { execFile } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { createClient, promiseClient } from "@winnow/platform";
-import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlm, reply, startFakeLlm } from "../support/fake-llm.js";
 import type { FixturePage } from "../support/fixture-site.js";
@@ -89,11 +86,7 @@ describe("process faults", () => {
 
   it("auth down: 503, never 401; service again once it is back", async () => {
     // A key the gateway has never checked, so it cannot come from the gateway's cache.
-    const auth = promiseClient(
-      createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`, run.stack.callerTokens.gateway),
-    );
-    const { apiKey } = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
-    auth.grpc.close();
+    const apiKey = await run.newAccountKey();
     run.stack.process("auth").kill("SIGKILL");
     const failure = await problemOf(
       await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA }, { "x-api-key": apiKey }),

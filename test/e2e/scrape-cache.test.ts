@@ -7,9 +7,7 @@
  * unless the operator shares it. Every answer says what it cost and which path
  * answered it.
  */
-import { randomBytes, randomUUID } from "node:crypto";
-import { createClient, promiseClient } from "@winnow/platform";
-import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
@@ -64,14 +62,7 @@ describe.each(CONFIGS)("scrape cache in the $name", ({ redis, shared }) => {
       CACHE_SHARED: String(shared),
       ...(redis ? { REDIS_URL, REDIS_KEY_PREFIX: prefix } : {}),
     });
-    const auth = promiseClient(
-      createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`, run.stack.callerTokens.gateway),
-    );
-    try {
-      otherKey = (await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" })).apiKey;
-    } finally {
-      auth.grpc.close();
-    }
+    otherKey = await run.newAccountKey();
   });
 
   afterAll(async () => {

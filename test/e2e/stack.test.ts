@@ -1,11 +1,3 @@
-/**
- * The whole stack as separate processes, over real HTTP and gRPC, with real
- * Chromium: fixture pages on 127.0.0.1, once through the builtin engine and
- * once through the LLM engine pointed at our own OpenAI-compatible server.
- */
-import { randomUUID } from "node:crypto";
-import { createClient, promiseClient } from "@winnow/platform";
-import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm } from "../support/fake-llm.js";
 import { startOtlpReceiver } from "../support/otlp-receiver.js";
@@ -239,11 +231,7 @@ describe("the stack on the LLM engine, traced", () => {
 
   it("records one trace across the four services, with render, extract and model-call spans, and no secrets or page data", async () => {
     // A key the gateway has not seen, so this scrape checks it with auth.
-    const auth = promiseClient(
-      createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`, run.stack.callerTokens.gateway),
-    );
-    const { apiKey } = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
-    auth.grpc.close();
+    const apiKey = await run.newAccountKey();
     const res = await run.scrape(
       { url: `${run.site.origin}/product`, schema: { product_name: "string" } },
       { "x-api-key": apiKey },

@@ -1,12 +1,3 @@
-/**
- * Learned templates through the whole stack: they belong to the account
- * whose scrapes taught them. One account's scrapes of a shop's product
- * pages teach a template that answers its next page of the layout; another
- * account's scrape of that very page is answered by the engines.
- */
-import { randomUUID } from "node:crypto";
-import { createClient, promiseClient } from "@winnow/platform";
-import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import type { FixturePage } from "../support/fixture-site.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
@@ -36,14 +27,7 @@ let otherKey: string;
 beforeAll(async () => {
   // No model: the builtin engine answers, and the values the page states in its JSON-LD teach.
   run = await launchStack(PAGES);
-  const auth = promiseClient(
-    createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`, run.stack.callerTokens.gateway),
-  );
-  try {
-    otherKey = (await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" })).apiKey;
-  } finally {
-    auth.grpc.close();
-  }
+  otherKey = await run.newAccountKey();
 });
 
 afterAll(async () => {

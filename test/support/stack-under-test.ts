@@ -1,3 +1,6 @@
+import { randomUUID } from "node:crypto";
+import { createClient, promiseClient } from "@winnow/platform";
+import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import type { ServiceName } from "../../scripts/src/stack.js";
 import { startThrowawayStack, type ThrowawayStack } from "../../scripts/src/throwaway-stack.js";
 import { type FixturePage, type FixtureSite, startFixtureSite } from "./fixture-site.js";
@@ -8,6 +11,8 @@ export interface RunningStack {
   site: FixtureSite;
   output: string[];
   scrape(body: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** A new account's API key, one the gateway has never checked (made at auth with the gateway's credential). */
+  newAccountKey(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -42,6 +47,16 @@ export async function launchStack(
         headers: { "content-type": "application/json", ...headers },
         body: typeof body === "string" ? body : JSON.stringify(body),
       }),
+    async newAccountKey() {
+      const auth = promiseClient(
+        createClient(AuthServiceClient, `127.0.0.1:${stack.ports.auth}`, stack.callerTokens.gateway),
+      );
+      try {
+        return (await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" })).apiKey;
+      } finally {
+        auth.grpc.close();
+      }
+    },
     async stop() {
       await stack.stop();
       await site.close();
