@@ -8,17 +8,13 @@ import {
 } from "@winnow/platform";
 import { createGateway } from "./app.js";
 import { connectBackends } from "./backends.js";
-import { openBatchQueues } from "./batch/batch.js";
-import { migrateBatchTables } from "./batch/batch-migrations.js";
-import { startBullMqQueues } from "./batch/bullmq-queue.js";
-import { startPgBossQueues } from "./batch/pg-boss-queue.js";
+import { openBatch } from "./batch/open-batch.js";
 import { openCacheStore } from "./cache/open-cache-store.js";
 import { configShape } from "./config.js";
 import { Drain } from "./http/drain.js";
 import { startHttpServer } from "./http/http-server.js";
 import { createLimiterFactory } from "./http/rate-limits.js";
 import { openGatewayDatabase } from "./store/gateway-database.js";
-import { loadWebhookSecrets } from "./webhooks/webhook-secrets.js";
 
 const config = loadConfigOrExit(configShape);
 
@@ -37,22 +33,7 @@ const db = await openGatewayDatabase({
   dataDir: config.WINNOW_DATA_DIR,
   logger,
 });
-await migrateBatchTables(db);
-if (config.REDIS_URL && !config.GATEWAY_DATABASE_URL) {
-  logger.warn(
-    "batch jobs are queued in Redis but recorded in this gateway's embedded database: gateways sharing the Redis " +
-      "must share a GATEWAY_DATABASE_URL too",
-  );
-}
-const queueBackend = config.REDIS_URL
-  ? startBullMqQueues(config.REDIS_URL, config.REDIS_KEY_PREFIX, logger)
-  : await startPgBossQueues(db, logger);
-const queues = await openBatchQueues(queueBackend, {
-  concurrency: config.BATCH_CONCURRENCY,
-  pageAttempts: config.BATCH_PAGE_ATTEMPTS,
-  webhookAttempts: config.WEBHOOK_ATTEMPTS,
-  leaseMs: 2 * config.REQUEST_TIMEOUT_MS,
-});
+const batch = await openBatch(config, db, logger);
 // The scrape cache lives in Redis when there is one, else in the gateway's database beside the batch jobs.
 const cache = await openCacheStore({
   bounds: {
@@ -63,11 +44,6 @@ const cache = await openCacheStore({
   redis: limiters.redis,
   keyPrefix: config.REDIS_KEY_PREFIX,
   db,
-  logger,
-});
-const webhookSecrets = await loadWebhookSecrets({
-  configured: config.WINNOW_ENCRYPTION_KEY,
-  dataDir: config.WINNOW_DATA_DIR,
   logger,
 });
 const gateway = createGateway({
@@ -83,15 +59,7 @@ const gateway = createGateway({
   keyFailuresPerMinute: config.KEY_FAILURES_PER_MINUTE,
   trustProxy: config.TRUST_PROXY,
   cache: { store: cache.store, defaultMaxAgeSeconds: config.CACHE_DEFAULT_MAX_AGE, shared: config.CACHE_SHARED },
-  batch: {
-    db,
-    queues,
-    secrets: webhookSecrets,
-    egressAllow: config.WINNOW_EGRESS_ALLOW,
-    maxUrls: config.BATCH_MAX_URLS,
-    maxLiveJobs: config.BATCH_MAX_LIVE_JOBS,
-    resultTtlMs: config.BATCH_RESULT_TTL_HOURS * 3_600_000,
-  },
+  batch: batch.setup,
 });
 const server = await startHttpServer(gateway.app, config.HOST, config.PORT);
 logger.info({ url: `http://${config.HOST}:${server.port}` }, "gateway listening");
@@ -104,7 +72,7 @@ onShutdownSignal(logger, async () => {
   await server.close(Math.max(0, deadline - Date.now()));
   // Batch pages and webhooks still running get what is left of the grace; then they are given up, to run again
   // after the restart (or on another gateway).
-  await queueBackend.close(Math.max(0, deadline - Date.now()));
+  await batch.close(Math.max(0, deadline - Date.now()));
   await gateway.close();
   await cache.close();
   await db.close();

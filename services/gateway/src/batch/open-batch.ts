@@ -1,0 +1,69 @@
+import type { EgressAllowlist, Logger } from "@winnow/platform";
+import type { SqlDatabase } from "@winnow/platform/sql";
+import { loadWebhookSecrets } from "../webhooks/webhook-secrets.js";
+import { type BatchSetup, openBatchQueues } from "./batch.js";
+import { migrateBatchTables } from "./batch-migrations.js";
+import { startBullMqQueues } from "./bullmq-queue.js";
+import { startPgBossQueues } from "./pg-boss-queue.js";
+
+/** The settings batch jobs run with (services/gateway/src/config.ts). */
+export interface BatchSettings {
+  REDIS_URL?: string;
+  REDIS_KEY_PREFIX: string;
+  GATEWAY_DATABASE_URL?: string;
+  WINNOW_DATA_DIR: string;
+  WINNOW_ENCRYPTION_KEY?: string;
+  WINNOW_EGRESS_ALLOW: EgressAllowlist;
+  REQUEST_TIMEOUT_MS: number;
+  BATCH_MAX_URLS: number;
+  BATCH_MAX_LIVE_JOBS: number;
+  BATCH_CONCURRENCY: number;
+  BATCH_PAGE_ATTEMPTS: number;
+  BATCH_RESULT_TTL_HOURS: number;
+  WEBHOOK_ATTEMPTS: number;
+}
+
+/**
+ * Batch jobs' parts on the gateway database: their tables, the queues (BullMQ
+ * on Redis when there is one, else pg-boss on the database) and the webhook
+ * secrets. close() gives running pages and webhooks what is left of the grace.
+ */
+export async function openBatch(
+  settings: BatchSettings,
+  db: SqlDatabase,
+  logger: Logger,
+): Promise<{ setup: BatchSetup; close(graceMs: number): Promise<void> }> {
+  await migrateBatchTables(db);
+  if (settings.REDIS_URL && !settings.GATEWAY_DATABASE_URL) {
+    logger.warn(
+      "batch jobs are queued in Redis but recorded in this gateway's embedded database: gateways sharing the Redis " +
+        "must share a GATEWAY_DATABASE_URL too",
+    );
+  }
+  const backend = settings.REDIS_URL
+    ? startBullMqQueues(settings.REDIS_URL, settings.REDIS_KEY_PREFIX, logger)
+    : await startPgBossQueues(db, logger);
+  const queues = await openBatchQueues(backend, {
+    concurrency: settings.BATCH_CONCURRENCY,
+    pageAttempts: settings.BATCH_PAGE_ATTEMPTS,
+    webhookAttempts: settings.WEBHOOK_ATTEMPTS,
+    leaseMs: 2 * settings.REQUEST_TIMEOUT_MS,
+  });
+  const secrets = await loadWebhookSecrets({
+    configured: settings.WINNOW_ENCRYPTION_KEY,
+    dataDir: settings.WINNOW_DATA_DIR,
+    logger,
+  });
+  return {
+    setup: {
+      db,
+      queues,
+      secrets,
+      egressAllow: settings.WINNOW_EGRESS_ALLOW,
+      maxUrls: settings.BATCH_MAX_URLS,
+      maxLiveJobs: settings.BATCH_MAX_LIVE_JOBS,
+      resultTtlMs: settings.BATCH_RESULT_TTL_HOURS * 3_600_000,
+    },
+    close: (graceMs) => backend.close(graceMs),
+  };
+}
