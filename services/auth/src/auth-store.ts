@@ -107,6 +107,17 @@ export class AuthStore {
     return row;
   }
 
+  /** The unrevoked key with this id, if any. */
+  async findActiveKeyById(keyId: string): Promise<ActiveKey | undefined> {
+    const [row] = await this.db.query<ActiveKey>(
+      `SELECT k.id AS "keyId", k.account_id AS "accountId", a.plan
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id
+        WHERE k.id = $1 AND k.revoked_at IS NULL`,
+      [keyId],
+    );
+    return row;
+  }
+
   /**
    * Makes `key` the account's only valid key, revoking the others, in one
    * transaction. A key this account held before is reinstated (a fixed dev
