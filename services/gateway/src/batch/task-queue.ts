@@ -12,7 +12,7 @@ export interface Task<T> {
  */
 export type TaskOutcome = { laterMs: number } | undefined;
 
-export type TaskHandler<T> = (task: Task<T>, signal: AbortSignal) => Promise<TaskOutcome>;
+type TaskHandler<T> = (task: Task<T>, signal: AbortSignal) => Promise<TaskOutcome>;
 
 /** What a queue is made for. */
 export interface QueueSpec {
