@@ -23,6 +23,18 @@ const MAX_CONCURRENT_SCRAPES = 3;
 
 const PAGES: Record<string, FixturePage> = {
   "/gone": { status: 404, body: "<h1>Gone</h1>" },
+  // Pages of the tight-plan tests: each test has its own (by its prefix), so the site's counts are its own.
+  ...Object.fromEntries(
+    ["fair-a", "fair-b", "minute", "revoked", "abandoned"].flatMap((prefix) =>
+      Array.from({ length: 6 }, (_, i) => [
+        `/${prefix}/${i}`,
+        {
+          delayMs: { "fair-a": 4_000, revoked: 1_500, abandoned: 15_000 }[prefix] ?? 0,
+          body: `<!doctype html><html><head><title>${prefix} ${i}</title></head><body><h1>${prefix} ${i}</h1></body></html>`,
+        },
+      ]),
+    ),
+  ),
   "/too-slow": { delayMs: 2_000, body: "<h1>Too slow</h1>" },
   ...Object.fromEntries(
     Array.from({ length: PAGE_COUNT }, (_, i) => [
@@ -296,4 +308,157 @@ print(json.dumps({"progress": seen, "results": [[r["status"], r.get("data", {}).
     expect(cancelled.counts.done + cancelled.counts.cancelled).toBe(60);
     expect((await batch.status(job.id)).status).toBe("cancelled");
   });
+});
+
+/** The tight-plan stack's plan: 4 requests a minute (the submission takes one) and 1 scrape at a time. */
+const TIGHT = { perMinute: 4, slots: 1 };
+
+describe.each([
+  ["the embedded queue", {}],
+  ["Redis", { REDIS_URL, REDIS_KEY_PREFIX: `batch-tight-${randomUUID()}:` }],
+])("batch jobs under a tight plan on %s", (_name, queueEnv: Record<string, string>) => {
+  let run: RunningStack;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    run = await launchStack(
+      PAGES,
+      {
+        ...queueEnv,
+        PLAN_REQUESTS_PER_MINUTE: String(TIGHT.perMinute),
+        PLAN_MAX_CONCURRENT_SCRAPES: String(TIGHT.slots),
+        BATCH_CONCURRENCY: "2",
+        BATCH_PAGE_ATTEMPTS: "1",
+        SHUTDOWN_GRACE_MS: "500",
+      },
+      { extraEgress: [receiver.hostPort] },
+    );
+  });
+  afterAll(async () => {
+    await run?.stop();
+    await new Promise((resolve) => receiver?.server.close(resolve));
+  });
+
+  /** A new account (its id, for rotations) and its key. */
+  const newAccount = async () => {
+    const auth = promiseClient(
+      createClient(AuthServiceClient, `127.0.0.1:${run.ports.auth}`, run.stack.callerTokens.admin),
+    );
+    try {
+      const created = await auth.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
+      return {
+        apiKey: created.apiKey,
+        rotate: () => auth.rotateKey({ accountId: created.account!.id }),
+        close: () => auth.grpc.close(),
+      };
+    } catch (error) {
+      auth.grpc.close();
+      throw error;
+    }
+  };
+  const api = (path: string, apiKey: string, init: RequestInit = {}) =>
+    fetch(`${run.stack.gatewayUrl}${path}`, {
+      ...init,
+      headers: { "content-type": "application/json", "x-api-key": apiKey },
+    });
+  type Job = {
+    id: string;
+    status: string;
+    counts: { queued: number; done: number; failed: number; cancelled: number };
+    results: { index: number; status: string; problem?: { type: string; retryable: boolean } }[];
+  };
+  const submit = async (apiKey: string, prefix: string, count: number, webhook?: string): Promise<string> => {
+    const res = await api("/batch/scrape", apiKey, {
+      method: "POST",
+      body: JSON.stringify({
+        urls: Array.from({ length: count }, (_, i) => `${run.site.origin}/${prefix}/${i}`),
+        schema: { title: "string" },
+        options: { render: "static" },
+        ...(webhook && { webhook: { url: webhook } }),
+      }),
+    });
+    expect(res.status).toBe(202);
+    return ((await res.json()) as { status_url: string }).status_url;
+  };
+  const status = async (statusUrl: string, apiKey: string) => (await (await api(statusUrl, apiKey)).json()) as Job;
+  /** Polls the job until `done` holds; bounded by the test's timeout. */
+  const until = async (statusUrl: string, apiKey: string, done: (job: Job) => boolean): Promise<Job> => {
+    for (;;) {
+      const job = await status(statusUrl, apiKey);
+      if (done(job)) return job;
+      await sleep(100);
+    }
+  };
+  const hitsOf = (prefix: string) =>
+    [...run.site.hits].filter(([path]) => path.startsWith(`/${prefix}/`)).reduce((sum, [, n]) => sum + n, 0);
+
+  it("runs another key's job while a throttled key's pages wait in the queue, not in the workers", async () => {
+    const a = await newAccount();
+    const b = await newAccount();
+    // A's pages each hold its one scrape slot for seconds; the gateway has two workers.
+    const jobA = await submit(a.apiKey, "fair-a", 3);
+    await until(jobA, a.apiKey, () => hitsOf("fair-a") > 0);
+    const jobB = await submit(b.apiKey, "fair-b", 3);
+    await until(jobB, b.apiKey, (job) => job.status === "completed");
+    // B's job finished while A's first page still held A's slot: A's other pages waited without holding a worker.
+    const a1 = await status(jobA, a.apiKey);
+    expect(a1.counts.done).toBeLessThanOrEqual(1);
+    expect(a1.counts.queued).toBeGreaterThanOrEqual(2);
+    expect((await status(jobB, b.apiKey)).counts).toMatchObject({ done: 3, failed: 0 });
+    await api(jobA, a.apiKey, { method: "DELETE" });
+    a.close();
+    b.close();
+  }, 120_000);
+
+  it("runs exactly the key's requests for the minute, and leaves the other pages queued", async () => {
+    const owner = await newAccount();
+    const job = await submit(owner.apiKey, "minute", 6);
+    // The submission took one of the minute's requests; each page takes one.
+    const allowed = TIGHT.perMinute - 1;
+    await until(job, owner.apiKey, (each) => each.counts.done >= allowed);
+    // The other pages wait for the next minute: they stay queued, and the site is not asked for them.
+    await sleep(2_000);
+    expect((await status(job, owner.apiKey)).counts).toMatchObject({ done: allowed, queued: 6 - allowed, failed: 0 });
+    expect(hitsOf("minute")).toBe(allowed);
+    const cancelled = (await (await api(job, owner.apiKey, { method: "DELETE" })).json()) as Job;
+    expect(cancelled.counts).toMatchObject({ done: allowed, cancelled: 6 - allowed, queued: 0 });
+    owner.close();
+  }, 120_000);
+
+  it("stops a job once its key is refreshed: the pages left are failed as key-revoked, never fetched", async () => {
+    const owner = await newAccount();
+    const job = await submit(owner.apiKey, "revoked", 3);
+    await until(job, owner.apiKey, (each) => each.counts.done >= 1);
+    const rotated = await owner.rotate();
+    const ended = await until(job, rotated.apiKey, (each) => each.status === "completed");
+    const revoked = ended.results.filter((result) => result.status === "failed");
+    expect(revoked.length).toBeGreaterThanOrEqual(1);
+    expect(ended.counts.done + revoked.length).toBe(3);
+    for (const result of revoked) {
+      expect(result.problem).toMatchObject({ type: "https://winnow.dev/problems/key-revoked", retryable: false });
+      expect(run.site.hits.get(`/revoked/${result.index}`) ?? 0).toBe(0);
+    }
+    owner.close();
+  }, 120_000);
+
+  it("ends a page whose every attempt was cut short as page-abandoned, and completes its job", async () => {
+    const owner = await newAccount();
+    const job = await submit(owner.apiKey, "abandoned", 1, `http://${receiver.hostPort}/abandoned`);
+    // The page's one attempt is in flight, and outlives the gateway's shutdown grace.
+    await until(job, owner.apiKey, () => hitsOf("abandoned") > 0);
+    run.stack.process("gateway").kill("SIGTERM");
+    await sleep(500);
+    await run.stack.waitUntilReady();
+    const ended = await until(job, owner.apiKey, (each) => each.status === "completed");
+    expect(ended.results).toMatchObject([
+      { status: "failed", problem: { type: "https://winnow.dev/problems/page-abandoned", retryable: false } },
+    ]);
+    for (;;) {
+      const events = receiver.deliveries.map((d) => JSON.parse(d.body) as { type: string; job_id: string });
+      if (events.some((event) => event.type === "completed" && event.job_id === ended.id)) break;
+      await sleep(200);
+    }
+    owner.close();
+  }, 120_000);
 });

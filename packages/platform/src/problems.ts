@@ -52,6 +52,13 @@ export const PROBLEM_TYPES = {
     retryable: false,
     when: "`x-api-key` is missing, malformed, unknown, or was replaced by a refresh.",
   },
+  "key-revoked": {
+    status: 401,
+    title: "The job's key was revoked",
+    grpc: UNAUTHENTICATED,
+    retryable: false,
+    when: "A batch page not yet run when the key that submitted its job was refreshed or revoked: a job runs under that key only, so its remaining pages are not scraped and the job ends.",
+  },
   forbidden: {
     status: 403,
     title: "Forbidden",
@@ -177,6 +184,13 @@ export const PROBLEM_TYPES = {
     grpc: INTERNAL,
     retryable: true,
     when: "A bug on our side; never caused by a request or a page. Please report the `request_id`.",
+  },
+  "page-abandoned": {
+    status: 500,
+    title: "Every attempt at this page was cut short",
+    grpc: INTERNAL,
+    retryable: false,
+    when: "A batch page whose every attempt (`BATCH_PAGE_ATTEMPTS`) was cut short before it could finish (gateways shut down or killed mid-page), so the job queue gave it up; submit it again.",
   },
   "model-unavailable": {
     status: 503,

@@ -58,6 +58,7 @@ const ADMIN: readonly CallerRole[] = ["admin"];
  */
 const CALLERS: Record<keyof AuthServiceServer, readonly CallerRole[]> = {
   validateKey: GATEWAY_OR_ADMIN,
+  getKey: GATEWAY_OR_ADMIN,
   createAccount: GATEWAY_OR_ADMIN,
   rotateKey: ADMIN,
   logIn: GATEWAY_OR_ADMIN,
@@ -126,6 +127,12 @@ function createAuthService({
         keyId: active.keyId,
         limits: plans(active.plan),
       };
+    }),
+
+    getKey: unary(logger, async (request) => {
+      const active = await store.findActiveKeyById(validField("key_id", keyIdSchema, request.keyId));
+      if (!active) return { valid: false, accountId: "" };
+      return { valid: true, accountId: active.accountId, limits: plans(active.plan) };
     }),
 
     createAccount: unary(logger, async (request) => {

@@ -97,12 +97,21 @@ export class AuthStore {
   }
 
   /** The unrevoked key with this hash, if any. */
-  async findActiveKey(hash: string): Promise<ActiveKey | undefined> {
+  findActiveKey(hash: string): Promise<ActiveKey | undefined> {
+    return this.activeKey("k.key_hash = $1", hash);
+  }
+
+  /** The unrevoked key with this id, if any. */
+  findActiveKeyById(keyId: string): Promise<ActiveKey | undefined> {
+    return this.activeKey("k.id = $1", keyId);
+  }
+
+  private async activeKey(match: "k.key_hash = $1" | "k.id = $1", value: string): Promise<ActiveKey | undefined> {
     const [row] = await this.db.query<ActiveKey>(
       `SELECT k.id AS "keyId", k.account_id AS "accountId", a.plan
          FROM api_keys k JOIN accounts a ON a.id = k.account_id
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-      [hash],
+        WHERE ${match} AND k.revoked_at IS NULL`,
+      [value],
     );
     return row;
   }

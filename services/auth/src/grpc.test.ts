@@ -121,6 +121,17 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
     expect(await validate(rotated.apiKey)).toMatchObject({ valid: true, accountId, keyId: rotated.keyId });
   });
 
+  it("answers a key by its id: valid with its plan until a rotation revokes it", async () => {
+    const created = await createAccount(`${randomUUID()}@example.com`);
+    const accountId = created.account!.id;
+    expect(await client.getKey({ keyId: created.keyId })).toEqual({ valid: true, accountId, limits: LIMITS });
+    const rotated = await rotateKey(accountId);
+    expect(await client.getKey({ keyId: created.keyId })).toEqual({ valid: false, accountId: "" });
+    expect(await client.getKey({ keyId: rotated.keyId })).toMatchObject({ valid: true, accountId });
+    expect(await client.getKey({ keyId: "00000000000" })).toEqual({ valid: false, accountId: "" });
+    expect((await failure(client.getKey({ keyId: "not a key id" }))).type).toBe("invalid-request");
+  });
+
   it.each([
     ["an empty key", ""],
     ["a key with a wrong checksum", "wnw_00000000000_0000000000000000000000000000"],

@@ -160,6 +160,7 @@ export function createGateway(options: AppOptions): Gateway {
     options.batch &&
     startBatch(options.batch, {
       scrape: scrapeDeps,
+      keys,
       keyLimits,
       usage,
       apiKey,

@@ -32,6 +32,11 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "jobs follow their key's plan as it is now",
+    sql: "ALTER TABLE batch_jobs DROP COLUMN plan;",
+  },
 ];
 
 /** Brings the batch tables up to date; their record is batch_migrations. */

@@ -31,12 +31,11 @@ export function batchRouter(options: BatchRoutesOptions): Router {
   router.post("/", apiKey, options.countRequest, ...jsonBody(options.maxBodyBytes), async (req, res) => {
     const request = parseBatchRequest(req.body, options.maxUrls);
     if (request.webhook) await options.checkWebhook(request.webhook.url);
-    const { accountId, keyId, limits } = res.locals;
+    const { accountId, keyId } = res.locals;
     const { id, queued } = await store.create(
       {
         accountId: accountId!,
         keyId: keyId!,
-        plan: { requestsPerMinute: limits!.requestsPerMinute, maxConcurrentScrapes: limits!.maxConcurrentScrapes },
         request: request.page,
         webhook: request.webhook && { url: request.webhook.url.href, events: request.webhook.events },
         items: request.items,

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { WinnowError } from "@winnow/platform";
 import type { SqlDatabase } from "@winnow/platform/sql";
 import { problemDocument } from "../http/problem.js";
-import type { KeyPlan } from "../keys/key-limits.js";
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
 import type { BatchItem, WebhookEvent } from "./batch-request.js";
 
@@ -16,7 +15,6 @@ export interface BatchJob {
   id: string;
   accountId: string;
   keyId: string;
-  plan: KeyPlan;
   request: Omit<ScrapeRequest, "url">;
   webhook: { url: string; events: WebhookEvent[] } | null;
   total: number;
@@ -29,7 +27,6 @@ export interface BatchJob {
 export interface NewJob {
   accountId: string;
   keyId: string;
-  plan: KeyPlan;
   request: Omit<ScrapeRequest, "url">;
   webhook: { url: string; events: WebhookEvent[] } | undefined;
   items: BatchItem[];
@@ -48,7 +45,6 @@ interface JobRow {
   id: string;
   account_id: string;
   key_id: string;
-  plan: KeyPlan;
   request: Omit<ScrapeRequest, "url">;
   webhook: { url: string; events: WebhookEvent[] } | null;
   total: number;
@@ -94,13 +90,12 @@ export class BatchStore {
       }
       const allFailed = job.items.every((item) => item.problem);
       await tx.query(
-        `INSERT INTO batch_jobs (id, account_id, key_id, plan, request, webhook, total, state, finished_at, expires_at)
-         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6::jsonb, $7, $8, $9, $10)`,
+        `INSERT INTO batch_jobs (id, account_id, key_id, request, webhook, total, state, finished_at, expires_at)
+         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9)`,
         [
           id,
           job.accountId,
           job.keyId,
-          JSON.stringify(job.plan),
           JSON.stringify(job.request),
           job.webhook ? JSON.stringify(job.webhook) : null,
           job.items.length,
@@ -136,7 +131,6 @@ export class BatchStore {
       id: row.id,
       accountId: row.account_id,
       keyId: row.key_id,
-      plan: row.plan,
       request: row.request,
       webhook: row.webhook,
       total: row.total,
@@ -196,6 +190,16 @@ export class BatchStore {
       [id, index, state, JSON.stringify(result)],
     );
     return rows.length > 0;
+  }
+
+  /** Records every page of the job still queued as failed with `result`; answers how many there were. */
+  async failQueued(id: string, result: PageResult): Promise<number> {
+    const rows = await this.db.query(
+      `UPDATE batch_pages SET state = 'failed', result = $2::jsonb, finished_at = now()
+       WHERE job_id = $1 AND state = 'queued' RETURNING index`,
+      [id, JSON.stringify(result)],
+    );
+    return rows.length;
   }
 
   /** Marks the job completed once no page is left queued; true only for the call that did. */

@@ -1,6 +1,7 @@
 import { type EgressAllowlist, EgressGuard, type Logger } from "@winnow/platform";
 import type { SqlDatabase } from "@winnow/platform/sql";
 import type { RequestHandler, Router } from "express";
+import type { KeyCheck } from "../keys/key-check.js";
 import type { KeyLimits } from "../keys/key-limits.js";
 import type { UsageCounter } from "../keys/usage.js";
 import type { ScrapeDependencies } from "../scrape/scrape-page.js";
@@ -8,6 +9,7 @@ import type { WebhookSecrets } from "../webhooks/webhook-secrets.js";
 import { Webhooks, type WebhookTask } from "../webhooks/webhooks.js";
 import { batchRouter } from "./batch-routes.js";
 import { BatchStore } from "./batch-store.js";
+import { PageAdmission } from "./page-admission.js";
 import { PageRunner, type PageTask } from "./page-runner.js";
 import type { QueueBackend, TaskQueue } from "./task-queue.js";
 
@@ -65,6 +67,8 @@ export interface BatchSetup {
 export interface BatchContext {
   /** What POST /scrape scrapes with: each page is one such scrape. */
   scrape: ScrapeDependencies;
+  /** A job's pages run under its key as it is now: still valid, with its plan's current limits. */
+  keys: KeyCheck;
   keyLimits: KeyLimits;
   usage: UsageCounter;
   apiKey: RequestHandler;
@@ -88,14 +92,20 @@ export function startBatch(setup: BatchSetup, context: BatchContext): { router: 
   const runner = new PageRunner({
     store,
     scrape: context.scrape,
-    keyLimits: context.keyLimits,
+    admission: new PageAdmission(context.keys, context.keyLimits),
     usage: context.usage,
     events: webhooks,
     requestTimeoutMs: context.requestTimeoutMs,
     logger,
   });
-  setup.queues.pages.work((task, signal) => runner.run(task, signal));
-  setup.queues.webhooks.work((task, signal) => webhooks.deliver(task, signal));
+  setup.queues.pages.work(
+    (task, signal) => runner.run(task, signal),
+    (page) => runner.giveUp(page),
+  );
+  setup.queues.webhooks.work(
+    (task, signal) => webhooks.deliver(task, signal),
+    async (delivery) => logger.warn({ url: delivery.url }, "webhook delivery given up: every attempt failed"),
+  );
   const cleanup = setInterval(() => {
     store.deleteExpired().catch((error: unknown) => logger.warn({ err: error }, "could not delete expired batch jobs"));
   }, CLEANUP_INTERVAL_MS);

@@ -1,13 +1,12 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { type Logger, requestMetadata, WinnowError } from "@winnow/platform";
 import { LRUCache } from "lru-cache";
 import { problemDocument } from "../http/problem.js";
-import type { KeyLimits } from "../keys/key-limits.js";
 import type { UsageCounter } from "../keys/usage.js";
 import { answerBody, engineName, renderPathName } from "../scrape/scrape.js";
 import { type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "../scrape/scrape-page.js";
 import type { BatchJob, BatchStore, PageResult } from "./batch-store.js";
-import type { Task } from "./task-queue.js";
+import type { PageAdmission } from "./page-admission.js";
+import type { Task, TaskOutcome } from "./task-queue.js";
 
 /** A page of a job, as queued. */
 export interface PageTask {
@@ -21,14 +20,11 @@ export interface JobEvents {
   completed(job: BatchJob): Promise<void>;
 }
 
-/** How long a page waits before asking again for a scrape slot its key has none of. */
-const SLOT_WAIT_MS = 250;
-
 export interface PageRunnerOptions {
   store: BatchStore;
   /** What POST /scrape scrapes with: the backends and the scrape cache. */
   scrape: ScrapeDependencies;
-  keyLimits: KeyLimits;
+  admission: PageAdmission;
   usage: UsageCounter;
   events: JobEvents;
   /** Each page's deadline, as POST /scrape's. */
@@ -36,45 +32,47 @@ export interface PageRunnerOptions {
   logger: Logger;
 }
 
+type Outcome = { state: "done"; scraped: ScrapeOutcome } | { state: "failed"; problem: WinnowError };
+
 /**
- * Runs one queued page: exactly a POST /scrape for the job's key (its
- * requests per minute and scrape slots taken first, waiting while it has
- * none), its outcome recorded once. A retryable failure is thrown for the
- * queue to try again later, until the last attempt, which records it.
+ * Runs one queued page: exactly a POST /scrape for the job's key, once the
+ * key lets it (PageAdmission; until then it goes back to the queue), its
+ * outcome recorded once. A retryable failure is thrown for the queue to try
+ * again later, until the last attempt, which records it; a page the queue
+ * gives up without an outcome is recorded as abandoned.
  */
 export class PageRunner {
   /**
-   * Jobs as their pages need them: what a page reads of its job (request, plan, key, webhook) never changes, so
-   * one read serves all its pages; whether the job still runs is asked per page (pageToRun).
+   * Jobs as their pages need them: what a page reads of its job (request, key, webhook) never changes, so one
+   * read serves all its pages; whether the job still runs is asked per page (pageToRun).
    */
   private readonly jobs = new LRUCache<string, BatchJob>({ max: 1_000 });
 
   constructor(private readonly options: PageRunnerOptions) {}
 
-  async run({ data, lastAttempt }: Task<PageTask>, signal: AbortSignal): Promise<void> {
-    const { store, events } = this.options;
-    let job = this.jobs.get(data.jobId);
-    if (!job) {
-      job = await store.job(data.jobId);
-      if (job) this.jobs.set(job.id, job);
-    }
-    const url = job && (await store.pageToRun(data.jobId, data.index));
-    if (!job || !url) return;
-    const release = await this.takeLimits(job, signal);
-    let outcome: { state: "done"; scraped: ScrapeOutcome } | { state: "failed"; problem: WinnowError };
+  async run({ data, lastAttempt }: Task<PageTask>, signal: AbortSignal): Promise<TaskOutcome> {
+    const job = await this.job(data.jobId);
+    const url = job && (await this.options.store.pageToRun(data.jobId, data.index));
+    if (!job || !url) return undefined;
+    const deadline = new Date(Date.now() + this.options.requestTimeoutMs);
+    // The page's log lines in every service carry the job and page as their request id.
+    const metadata = requestMetadata({
+      request_id: `${job.id}/${data.index}`,
+      target_host: new URL(url).hostname,
+      key_id: job.keyId,
+    });
+    const hop = { deadline, signal, metadata };
+    let outcome: Outcome;
+    let release: (() => void) | undefined;
     try {
-      const deadline = new Date(Date.now() + this.options.requestTimeoutMs);
-      // The page's log lines in every service carry the job and page as their request id.
-      const metadata = requestMetadata({
-        request_id: `${job.id}/${data.index}`,
-        target_host: new URL(url).hostname,
-        key_id: job.keyId,
-      });
-      const scraped = await scrapePage(
-        this.options.scrape,
-        { ...job.request, url },
-        { accountId: job.accountId, hop: { deadline, signal, metadata } },
-      );
+      const admission = await this.options.admission.admit(job.keyId, hop);
+      if ("laterMs" in admission) return admission;
+      if ("revoked" in admission) {
+        await this.endForRevokedKey(job);
+        return undefined;
+      }
+      release = admission.release;
+      const scraped = await scrapePage(this.options.scrape, { ...job.request, url }, { accountId: job.accountId, hop });
       outcome = { state: "done", scraped };
     } catch (error) {
       // Shutting down: the page is tried again (here after a restart, or by another gateway).
@@ -83,35 +81,59 @@ export class PageRunner {
       if (problem.retryable && !lastAttempt) throw problem;
       outcome = { state: "failed", problem };
     } finally {
-      release();
+      release?.();
     }
+    await this.finish(job, data.index, url, outcome);
+    return undefined;
+  }
+
+  /** A page the queue gave up (every attempt cut short): recorded as abandoned, unless it has an outcome already. */
+  async giveUp(data: PageTask): Promise<void> {
+    const job = await this.job(data.jobId);
+    const url = job && (await this.options.store.pageToRun(data.jobId, data.index));
+    if (!job || !url) return;
+    this.options.logger.warn({ jobId: job.id, index: data.index }, "batch page given up: every attempt was cut short");
+    const problem = new WinnowError(
+      "page-abandoned",
+      "Every attempt at this page was cut short (gateways shut down or lost while it ran); submit it again.",
+    );
+    await this.finish(job, data.index, url, { state: "failed", problem });
+  }
+
+  private async job(id: string): Promise<BatchJob | undefined> {
+    let job = this.jobs.get(id);
+    if (!job) {
+      job = await this.options.store.job(id);
+      if (job) this.jobs.set(job.id, job);
+    }
+    return job;
+  }
+
+  private async finish(job: BatchJob, index: number, url: string, outcome: Outcome): Promise<void> {
+    const { store, events } = this.options;
     const result =
       outcome.state === "done"
         ? resultOf(outcome.scraped, job.request.evidence)
         : { problem: problemDocument(outcome.problem) };
-    if (await store.finishPage(job.id, data.index, outcome.state, result)) {
+    if (await store.finishPage(job.id, index, outcome.state, result)) {
       if (outcome.state === "done") {
         const { path, tokens } = outcome.scraped;
         this.options.usage.countScrape(job.keyId, { path, tokensIn: tokens.input, tokensOut: tokens.output });
       }
-      await events.page(job, { index: data.index, url, status: outcome.state, ...result });
+      await events.page(job, { index, url, status: outcome.state, ...result });
     }
     if (await store.completeIfFinished(job.id)) await events.completed(job);
   }
 
-  /** Takes one of the key's requests for this minute and one of its scrape slots, waiting for each as long as it takes. */
-  private async takeLimits(job: BatchJob, signal: AbortSignal): Promise<() => void> {
-    const { keyLimits } = this.options;
-    for (;;) {
-      const state = await keyLimits.takeRequest(job.keyId, job.plan);
-      if (state.allowed) break;
-      await sleep(state.resetMs, undefined, { signal });
-    }
-    for (;;) {
-      const release = await keyLimits.takeSlot(job.keyId, job.plan);
-      if (release) return release;
-      await sleep(SLOT_WAIT_MS * (0.5 + Math.random()), undefined, { signal });
-    }
+  /** A job runs under the key that submitted it only: once that key is revoked, none of its pages left runs. */
+  private async endForRevokedKey(job: BatchJob): Promise<void> {
+    const problem = new WinnowError(
+      "key-revoked",
+      "The API key that submitted this job was refreshed or revoked before this page ran; submit the pages left again with the new key.",
+    );
+    const failed = await this.options.store.failQueued(job.id, { problem: problemDocument(problem) });
+    if (failed > 0) this.options.logger.info({ jobId: job.id, pages: failed }, "batch job ended: its key was revoked");
+    if (await this.options.store.completeIfFinished(job.id)) await this.options.events.completed(job);
   }
 }
 

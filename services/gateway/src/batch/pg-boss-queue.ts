@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@winnow/platform";
 import type { SqlDatabase } from "@winnow/platform/sql";
 import PgBoss from "pg-boss";
-import type { QueueBackend, QueueSpec, Task, TaskQueue } from "./task-queue.js";
+import type { QueueBackend, QueueSpec, TaskQueue } from "./task-queue.js";
 
 /** How long an idle worker waits before looking for tasks again (tasks added by this process wake it at once). */
 const IDLE_POLL_MS = 250;
@@ -39,55 +39,66 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
 
   return {
     async queue<T extends object>(spec: QueueSpec): Promise<TaskQueue<T>> {
+      // Tasks whose attempts are used up (thrown, or expired past their lease) are copied here by pg-boss.
+      const givenUpName = `${spec.name}-given-up`;
+      await boss.createQueue(givenUpName);
       await boss.createQueue(spec.name);
+      const options = {
+        retryLimit: spec.attempts - 1,
+        retryDelay: Math.max(1, Math.round(spec.backoffMs / 1000)),
+        retryBackoff: true,
+        expireInSeconds: Math.max(1, Math.ceil(spec.leaseMs / 1000)),
+        deadLetter: givenUpName,
+      };
       let wake = new AbortController();
-      const runOne = async (handler: (task: Task<T>, signal: AbortSignal) => Promise<void>): Promise<boolean> => {
-        const [job] = await boss.fetch<T>(spec.name, { batchSize: 1, includeMetadata: true });
+      /** Runs one task of `name` with `run`, if one is due; false when there was none. */
+      const runOne = async (name: string, run: (job: PgBoss.JobWithMetadata<T>) => Promise<void>): Promise<boolean> => {
+        const [job] = await boss.fetch<T>(name, { batchSize: 1, includeMetadata: true });
         if (!job) return false;
         try {
-          await handler(
-            { data: job.data, attempt: job.retryCount + 1, lastAttempt: job.retryCount >= job.retryLimit },
-            controller.signal,
-          );
-          await boss.complete(spec.name, job.id);
+          await run(job);
+          await boss.complete(name, job.id);
         } catch (error) {
-          await boss.fail(spec.name, job.id, { message: String((error as Error)?.message ?? error) });
+          await boss.fail(name, job.id, { message: String((error as Error)?.message ?? error) });
         }
         return true;
       };
+      const loop = (name: string, run: (job: PgBoss.JobWithMetadata<T>) => Promise<void>) =>
+        loops.push(
+          (async () => {
+            while (!stopping.signal.aborted) {
+              const ran = await runOne(name, run).catch((error: unknown) => {
+                if (!stopping.signal.aborted) logger.warn({ err: error, queue: name }, "job queue failed");
+                return false;
+              });
+              if (!ran) {
+                const signal = AbortSignal.any([stopping.signal, wake.signal]);
+                await sleep(IDLE_POLL_MS, undefined, { signal }).catch(() => {});
+              }
+            }
+          })(),
+        );
       return {
         async add(items) {
           if (items.length === 0) return;
-          await boss.insert(
-            items.map((data) => ({
-              name: spec.name,
-              data,
-              retryLimit: spec.attempts - 1,
-              retryDelay: Math.max(1, Math.round(spec.backoffMs / 1000)),
-              retryBackoff: true,
-              expireInSeconds: Math.max(1, Math.ceil(spec.leaseMs / 1000)),
-            })),
-          );
+          await boss.insert(items.map((data) => ({ name: spec.name, data, ...options })));
           wake.abort();
           wake = new AbortController();
         },
-        work(handler) {
+        work(handler, givenUp) {
           for (let i = 0; i < spec.concurrency; i++) {
-            loops.push(
-              (async () => {
-                while (!stopping.signal.aborted) {
-                  const ran = await runOne(handler).catch((error: unknown) => {
-                    if (!stopping.signal.aborted) logger.warn({ err: error, queue: spec.name }, "job queue failed");
-                    return false;
-                  });
-                  if (!ran) {
-                    const signal = AbortSignal.any([stopping.signal, wake.signal]);
-                    await sleep(IDLE_POLL_MS, undefined, { signal }).catch(() => {});
-                  }
-                }
-              })(),
-            );
+            loop(spec.name, async (job) => {
+              const lastAttempt = job.retryCount >= job.retryLimit;
+              const outcome = await handler({ data: job.data, lastAttempt }, controller.signal);
+              // Later, as a new task with the retries this one has left (pg-boss has no delay that spends none).
+              if (outcome) {
+                const startAfter = new Date(Date.now() + outcome.laterMs);
+                const retryLimit = job.retryLimit - job.retryCount;
+                await boss.insert([{ name: spec.name, data: job.data, ...options, retryLimit, startAfter }]);
+              }
+            });
           }
+          loop(givenUpName, (job) => givenUp(job.data));
         },
       };
     },

@@ -1,11 +1,18 @@
 /** One task handed to a handler, with where it stands in its attempts. */
 export interface Task<T> {
   data: T;
-  /** 1 for the first try. */
-  attempt: number;
   /** No retry follows if this attempt throws. */
   lastAttempt: boolean;
 }
+
+/**
+ * What a handler answers: undefined when the task is done, or a time to run it again, which spends none of its
+ * attempts (a task that cannot run yet, such as a page whose key has used its requests for the minute), so
+ * that the worker can take another task meanwhile.
+ */
+export type TaskOutcome = { laterMs: number } | undefined;
+
+type TaskHandler<T> = (task: Task<T>, signal: AbortSignal) => Promise<TaskOutcome>;
 
 /** What a queue is made for. */
 export interface QueueSpec {
@@ -28,8 +35,12 @@ export interface QueueSpec {
  */
 export interface TaskQueue<T> {
   add(items: T[]): Promise<void>;
-  /** Starts running tasks with `handler`, the spec's concurrency at a time. `signal` aborts when the queue closes. */
-  work(handler: (task: Task<T>, signal: AbortSignal) => Promise<void>): void;
+  /**
+   * Starts running tasks with `handler`, the spec's concurrency at a time. `signal` aborts when the queue closes.
+   * Every task the queue gives up (its attempts used up, by throws or by workers lost or cut short) is handed to
+   * `givenUp`, at least once and by some gateway, so that none is left without an end.
+   */
+  work(handler: TaskHandler<T>, givenUp: (data: T) => Promise<void>): void;
 }
 
 /** Makes queues on one store. */

@@ -449,7 +449,7 @@ export function openApiDocument(): Record<string, unknown> {
           operationId: "batchScrape",
           summary: "Start a batch job: many URLs, one schema, each page scraped as POST /scrape would",
           description:
-            "Each page runs with POST /scrape's semantics and limits, counted against the key's plan (requests per minute, scrapes at once): a job waits rather than exceed it. A URL that POST /scrape would refuse is reported `failed` in the results; the others run. Retryable failures are tried again with backoff (BATCH_PAGE_ATTEMPTS).",
+            "Each page runs with POST /scrape's semantics and limits, counted against the key's plan as it is when the page runs (requests per minute, scrapes at once): a page waits in the queue rather than exceed it, and other keys' pages run meanwhile. A URL that POST /scrape would refuse is reported `failed` in the results; the others run. Retryable failures are tried again with backoff (BATCH_PAGE_ATTEMPTS); a page whose every attempt was cut short is `failed` with `page-abandoned`. A job runs under the key that submitted it: once that key is refreshed, its pages not yet run are `failed` with `key-revoked` and the job ends.",
           requestBody: {
             required: true,
             content: {

@@ -57,14 +57,17 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
   beforeAll(async () => {
     db = await openTestDatabase("pglite");
     const binding = authBinding(db, leaseMs);
-    const validateKey = binding.implementation.validateKey as grpc.handleUnaryCall<unknown, unknown>;
-    binding.implementation.validateKey = (
-      call: grpc.ServerUnaryCall<unknown, unknown>,
-      callback: grpc.sendUnaryData<unknown>,
-    ) => {
-      validations++;
-      validateKey(call, callback);
-    };
+    // Both ways of asking auth about a key are counted.
+    for (const method of ["validateKey", "getKey"] as const) {
+      const asks = binding.implementation[method] as grpc.handleUnaryCall<unknown, unknown>;
+      binding.implementation[method] = (
+        call: grpc.ServerUnaryCall<unknown, unknown>,
+        callback: grpc.sendUnaryData<unknown>,
+      ) => {
+        validations++;
+        asks(call, callback);
+      };
+    }
     server = await startGrpcServer({
       host: "127.0.0.1",
       port: 0,
@@ -129,6 +132,24 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
       const rotated = await admin.rotateKey({ accountId: created.account!.id });
       expect(await asked(async () => expect(await check(created.apiKey)).toBeUndefined())).toBe(1);
       expect(await check(rotated.apiKey)).toMatchObject({ keyId: rotated.keyId });
+    });
+
+    it("answers a key by its id from memory, with its plan, until a rotation revokes it", async () => {
+      const created = await account();
+      const checkId = () => keys.checkId(created.keyId, { deadline: new Date(Date.now() + 5_000) });
+      await untilCached(created.apiKey);
+      expect(await asked(checkId)).toBe(1);
+      expect(
+        await asked(async () =>
+          expect(await checkId()).toEqual({
+            accountId: created.account!.id,
+            keyId: created.keyId,
+            limits: { plan: "default", requestsPerMinute: 60, maxConcurrentScrapes: 2 },
+          }),
+        ),
+      ).toBe(0);
+      await admin.rotateKey({ accountId: created.account!.id });
+      expect(await asked(async () => expect(await checkId()).toBeUndefined())).toBe(1);
     });
 
     it("forgets every key when the link to auth is cut, and caches again once the feed is back", async () => {

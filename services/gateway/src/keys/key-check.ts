@@ -47,7 +47,9 @@ const FIRST_PING_INTERVAL_MS = 250;
  * late, or an auth that has none) every key is checked with auth.
  */
 export class KeyCheck {
+  /** Valid keys by the hash of the key, and by key id (for batch pages, which hold only the id). */
   private readonly keys: LRUCache<string, ValidKey> | undefined;
+  private readonly keysById: LRUCache<string, ValidKey> | undefined;
   private call: WatchCall | undefined;
   private cursor = "";
   private leaseMs = 0;
@@ -78,21 +80,44 @@ export class KeyCheck {
     private readonly options: KeyCheckOptions,
   ) {
     this.keys = options.size > 0 ? new LRUCache({ max: options.size, ttl: options.maxAgeMs }) : undefined;
+    this.keysById = options.size > 0 ? new LRUCache({ max: options.size, ttl: options.maxAgeMs }) : undefined;
     if (this.keys) this.connect();
   }
 
   /** The key's grant, from the cache when it can be trusted, else from auth (after `beforeAuth`, which may throw). */
   async check(apiKey: string, hop: CallOptions, beforeAuth?: () => Promise<void>): Promise<KeyCheckResult> {
     const hash = this.keys && createHash("sha256").update(apiKey).digest("base64");
-    const cached = hash && this.trusted() ? this.keys!.get(hash) : undefined;
+    return this.cachedOrAsked(this.keys, hash, async () => {
+      await beforeAuth?.();
+      const result = await this.auth.validateKey({ apiKey }, hop);
+      return result.valid ? { accountId: result.accountId, keyId: result.keyId, limits: result.limits } : undefined;
+    });
+  }
+
+  /**
+   * The grant of the key with this id while it is still valid (undefined once revoked), with the same cache and
+   * trust as check(): for work done later under a key whose plaintext the gateway no longer holds (batch pages).
+   */
+  async checkId(keyId: string, hop: CallOptions): Promise<ValidKey | undefined> {
+    const answer = await this.cachedOrAsked(this.keysById, this.keysById && keyId, async () => {
+      const result = await this.auth.getKey({ keyId }, hop);
+      return result.valid ? { accountId: result.accountId, keyId, limits: result.limits } : undefined;
+    });
+    return answer.key;
+  }
+
+  /** From `cache` while the feed proves it current; else asked of auth, and cached only when no revocation or loss of the feed came in between. */
+  private async cachedOrAsked(
+    cache: LRUCache<string, ValidKey> | undefined,
+    cacheKey: string | undefined,
+    ask: () => Promise<ValidKey | undefined>,
+  ): Promise<KeyCheckResult> {
+    const cached = cacheKey && this.trusted() ? cache!.get(cacheKey) : undefined;
     if (cached) return { key: cached, cached: true };
-    await beforeAuth?.();
     const epoch = this.epoch;
     const trustedBefore = this.trusted();
-    const result = await this.auth.validateKey({ apiKey }, hop);
-    if (!result.valid) return { key: undefined, cached: false };
-    const key = { accountId: result.accountId, keyId: result.keyId, limits: result.limits };
-    if (hash && trustedBefore && epoch === this.epoch && this.trusted()) this.keys!.set(hash, key);
+    const key = await ask();
+    if (key && cacheKey && trustedBefore && epoch === this.epoch && this.trusted()) cache!.set(cacheKey, key);
     return { key, cached: false };
   }
 
@@ -146,6 +171,7 @@ export class KeyCheck {
     if (message.revokedKeyIds.length > 0) {
       const revoked = new Set(message.revokedKeyIds);
       for (const [hash, key] of this.keys!.entries()) if (revoked.has(key.keyId)) this.keys!.delete(hash);
+      for (const keyId of revoked) this.keysById!.delete(keyId);
       this.epoch++;
     }
     if (message.cursor) this.cursor = message.cursor;
@@ -174,6 +200,7 @@ export class KeyCheck {
     this.leaseMs = 0;
     this.epoch++;
     this.keys!.clear();
+    this.keysById!.clear();
     this.pings.clear();
     if (this.closed) return;
     const reason = this.cancelReason ?? error?.message ?? "auth ended the stream";

@@ -4,7 +4,7 @@ import type { RequestHandler } from "express";
 import { countRateLimited } from "../http/gateway-metrics.js";
 import { type LimiterFactory, LimiterPool, type RateLimitState, takePoint } from "../http/rate-limits.js";
 
-/** What a key's plan allows (a batch job keeps its key's as they were when it was made). */
+/** What a key's plan allows. */
 export type KeyPlan = Pick<PlanLimits, "requestsPerMinute" | "maxConcurrentScrapes">;
 
 /**

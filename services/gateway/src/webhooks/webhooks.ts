@@ -2,7 +2,7 @@ import { type EgressGuard, type Logger, pinnedLookup, WinnowError } from "@winno
 import { Agent, request } from "undici";
 import type { BatchJob, BatchStore, PageResult } from "../batch/batch-store.js";
 import type { JobEvents } from "../batch/page-runner.js";
-import type { Task, TaskQueue } from "../batch/task-queue.js";
+import type { Task, TaskOutcome, TaskQueue } from "../batch/task-queue.js";
 import type { WebhookSecrets } from "./webhook-secrets.js";
 import { SIGNATURE_HEADER, signatureHeader } from "./webhook-signature.js";
 
@@ -59,7 +59,7 @@ export class Webhooks implements JobEvents {
   }
 
   /** Delivers one event; throws (for the queue to retry) when the receiver does not answer 2xx. */
-  async deliver({ data }: Task<WebhookTask>, signal: AbortSignal): Promise<void> {
+  async deliver({ data }: Task<WebhookTask>, signal: AbortSignal): Promise<TaskOutcome> {
     let pin: Awaited<ReturnType<EgressGuard["pinUrl"]>>;
     try {
       pin = await this.guard.pinUrl(new URL(data.url));

@@ -79,6 +79,17 @@ export interface ValidateKeyResponse {
   limits?: PlanLimits | undefined;
 }
 
+export interface GetKeyRequest {
+  keyId: string;
+}
+
+export interface GetKeyResponse {
+  /** False for an unknown key id, or a key revoked (by a rotation). */
+  valid: boolean;
+  accountId: string;
+  limits?: PlanLimits | undefined;
+}
+
 /** Per-key limits of the account's plan. */
 export interface PlanLimits {
   plan: string;
@@ -480,6 +491,186 @@ export const ValidateKeyResponse: MessageFns<ValidateKeyResponse> = {
     message.reason = object.reason ?? 0;
     message.accountId = object.accountId ?? "";
     message.keyId = object.keyId ?? "";
+    message.limits = (object.limits !== undefined && object.limits !== null)
+      ? PlanLimits.fromPartial(object.limits)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetKeyRequest(): GetKeyRequest {
+  return { keyId: "" };
+}
+
+export const GetKeyRequest: MessageFns<GetKeyRequest> = {
+  encode(message: GetKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyId !== "") {
+      writer.uint32(10).string(message.keyId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetKeyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetKeyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetKeyRequest {
+    return {
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetKeyRequest): unknown {
+    const obj: any = {};
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetKeyRequest>, I>>(base?: I): GetKeyRequest {
+    return GetKeyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetKeyRequest>, I>>(object: I): GetKeyRequest {
+    const message = createBaseGetKeyRequest();
+    message.keyId = object.keyId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetKeyResponse(): GetKeyResponse {
+  return { valid: false, accountId: "", limits: undefined };
+}
+
+export const GetKeyResponse: MessageFns<GetKeyResponse> = {
+  encode(message: GetKeyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.valid !== false) {
+      writer.uint32(8).bool(message.valid);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    if (message.limits !== undefined) {
+      PlanLimits.encode(message.limits, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetKeyResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetKeyResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.valid = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.limits = PlanLimits.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetKeyResponse {
+    return {
+      valid: isSet(object.valid) ? globalThis.Boolean(object.valid) : false,
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+      limits: isSet(object.limits) ? PlanLimits.fromJSON(object.limits) : undefined,
+    };
+  },
+
+  toJSON(message: GetKeyResponse): unknown {
+    const obj: any = {};
+    if (message.valid !== false) {
+      obj.valid = message.valid;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    if (message.limits !== undefined) {
+      obj.limits = PlanLimits.toJSON(message.limits);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetKeyResponse>, I>>(base?: I): GetKeyResponse {
+    return GetKeyResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetKeyResponse>, I>>(object: I): GetKeyResponse {
+    const message = createBaseGetKeyResponse();
+    message.valid = object.valid ?? false;
+    message.accountId = object.accountId ?? "";
     message.limits = (object.limits !== undefined && object.limits !== null)
       ? PlanLimits.fromPartial(object.limits)
       : undefined;
@@ -3273,6 +3464,19 @@ export const AuthServiceService = {
     responseSerialize: (value: ValidateKeyResponse): Buffer => Buffer.from(ValidateKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ValidateKeyResponse => ValidateKeyResponse.decode(value),
   },
+  /**
+   * A key by its id, for work done later under a key the caller no longer
+   * holds (a batch job's pages): whether it is still valid, and its plan now.
+   */
+  getKey: {
+    path: "/winnow.auth.v1.AuthService/GetKey" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetKeyRequest): Buffer => Buffer.from(GetKeyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetKeyRequest => GetKeyRequest.decode(value),
+    responseSerialize: (value: GetKeyResponse): Buffer => Buffer.from(GetKeyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetKeyResponse => GetKeyResponse.decode(value),
+  },
   /** Creates an account with a first API key. */
   createAccount: {
     path: "/winnow.auth.v1.AuthService/CreateAccount" as const,
@@ -3424,6 +3628,11 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * service can never be mistaken for a bad key.
    */
   validateKey: handleUnaryCall<ValidateKeyRequest, ValidateKeyResponse>;
+  /**
+   * A key by its id, for work done later under a key the caller no longer
+   * holds (a batch job's pages): whether it is still valid, and its plan now.
+   */
+  getKey: handleUnaryCall<GetKeyRequest, GetKeyResponse>;
   /** Creates an account with a first API key. */
   createAccount: handleUnaryCall<CreateAccountRequest, CreateAccountResponse>;
   /**
@@ -3492,6 +3701,25 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ValidateKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A key by its id, for work done later under a key the caller no longer
+   * holds (a batch job's pages): whether it is still valid, and its plan now.
+   */
+  getKey(
+    request: GetKeyRequest,
+    callback: (error: ServiceError | null, response: GetKeyResponse) => void,
+  ): ClientUnaryCall;
+  getKey(
+    request: GetKeyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetKeyResponse) => void,
+  ): ClientUnaryCall;
+  getKey(
+    request: GetKeyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetKeyResponse) => void,
   ): ClientUnaryCall;
   /** Creates an account with a first API key. */
   createAccount(
