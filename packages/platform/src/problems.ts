@@ -186,10 +186,11 @@ export const PROBLEM_TYPES = {
     when: "A bug on our side; never caused by a request or a page. Please report the `request_id`.",
   },
   "page-abandoned": {
-    status: 500,
+    // Ours, not the caller's nor the site's: our gateways went away under the page; a new submission may succeed.
+    status: 503,
     title: "Every attempt at this page was cut short",
-    grpc: INTERNAL,
-    retryable: false,
+    grpc: UNAVAILABLE,
+    retryable: true,
     when: "A batch page whose every attempt (`BATCH_PAGE_ATTEMPTS`) was cut short before it could finish (gateways shut down or killed mid-page), so the job queue gave it up; submit it again.",
   },
   "model-unavailable": {
