@@ -192,16 +192,6 @@ export class BatchStore {
     return rows.length > 0;
   }
 
-  /** Records every page of the job still queued as failed with `result`; answers how many there were. */
-  async failQueued(id: string, result: PageResult): Promise<number> {
-    const rows = await this.db.query(
-      `UPDATE batch_pages SET state = 'failed', result = $2::jsonb, finished_at = now()
-       WHERE job_id = $1 AND state = 'queued' RETURNING index`,
-      [id, JSON.stringify(result)],
-    );
-    return rows.length;
-  }
-
   /** Marks the job completed once no page is left queued; true only for the call that did. */
   async completeIfFinished(id: string): Promise<boolean> {
     const rows = await this.db.query(

@@ -68,7 +68,8 @@ export class PageRunner {
       const admission = await this.options.admission.admit(job.keyId, hop);
       if ("laterMs" in admission) return admission;
       if ("revoked" in admission) {
-        await this.endForRevokedKey(job);
+        // Each page records only itself: a page of the job already running when the key changed still ends as it runs.
+        await this.finish(job, data.index, url, { state: "failed", problem: revokedKeyProblem() });
         return undefined;
       }
       release = admission.release;
@@ -124,17 +125,14 @@ export class PageRunner {
     }
     if (await store.completeIfFinished(job.id)) await events.completed(job);
   }
+}
 
-  /** A job runs under the key that submitted it only: once that key is revoked, none of its pages left runs. */
-  private async endForRevokedKey(job: BatchJob): Promise<void> {
-    const problem = new WinnowError(
-      "key-revoked",
-      "The API key that submitted this job was refreshed or revoked before this page ran; submit the pages left again with the new key.",
-    );
-    const failed = await this.options.store.failQueued(job.id, { problem: problemDocument(problem) });
-    if (failed > 0) this.options.logger.info({ jobId: job.id, pages: failed }, "batch job ended: its key was revoked");
-    if (await this.options.store.completeIfFinished(job.id)) await this.options.events.completed(job);
-  }
+/** A job runs under the key that submitted it only: once that key is revoked, none of its pages left runs. */
+function revokedKeyProblem(): WinnowError {
+  return new WinnowError(
+    "key-revoked",
+    "The API key that submitted this job was refreshed or revoked before this page ran; submit the pages left again with the new key.",
+  );
 }
 
 /** A page's result as the job lists it: the data (with the evidence envelope when asked) and what answered it. */
