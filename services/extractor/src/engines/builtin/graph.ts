@@ -31,6 +31,11 @@ function markupOf(entity: Entity): Markup | undefined {
   return markupOfEntity.get(entity);
 }
 
+/** The element an entity was read from (a microdata item's); undefined for JSON-LD. */
+export function itemElement(entity: Entity): Element | undefined {
+  return markupOf(entity)?.item;
+}
+
 export interface Graph {
   /** Top-level entities, @graph members included, in page order. */
   entities: Entity[];
