@@ -7,10 +7,10 @@
 import type { ObjectNode } from "@winnow/platform";
 import { squashed } from "../../page/elements.js";
 import { type NameHints, nameHints } from "../../schema/field-names.js";
+import { isElsewhere } from "./byline.js";
 import { type Candidate, candidateAt, nested, type Source } from "./candidates.js";
 import { CONCEPTS, entity } from "./concepts.js";
 import { texts } from "./flatten.js";
-import { isElsewhere } from "./byline.js";
 import { type Entity, type Graph, isSupporting, itemElement } from "./graph.js";
 import { MIN_CONFIDENCE, type Scored, singular } from "./match.js";
 import type { PageValues } from "./page-values.js";
@@ -143,7 +143,9 @@ function plausibility(found: Candidate, hints: NameHints, page: PageValues): num
 
 /** A field that asks for a day ("published_date"), not an instant ("published_time", "updated_at"). */
 function asksCalendarDate(hints: NameHints): boolean {
-  return hints.subject.includes("date") && !hints.subject.some((word) => ["time", "datetime", "timestamp"].includes(word));
+  return (
+    hints.subject.includes("date") && !hints.subject.some((word) => ["time", "datetime", "timestamp"].includes(word))
+  );
 }
 
 /**
