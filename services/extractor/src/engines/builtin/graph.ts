@@ -103,6 +103,19 @@ export function first(value: unknown): unknown {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/**
+ * The other entities of the same thing: some pages declare a product once per size or colour, each entity with the
+ * same name and type.
+ */
+export function variantsOf(entity: Entity, graph: Graph): Entity[] {
+  const name = ownValue(entity, "name");
+  if (!isPresent(name)) return [];
+  const types = typesOf(entity);
+  return graph.entities.filter(
+    (e) => e !== entity && ownValue(e, "name") === name && typesOf(e).some((t) => types.includes(t)),
+  );
+}
+
 /** An entity that supports the page (its publisher, its site) rather than being what the page is about. */
 export function isSupporting(entity: Entity): boolean {
   return typesOf(entity).some((t) => SUPPORTING_TYPES.has(t));

@@ -75,3 +75,56 @@ describe("the page's entity", () => {
     expect(run(html, ARTICLE).author).toBe("Jake Goulding");
   });
 });
+
+const PRODUCT = { product_name: "string", sku: "string", brand: "string" };
+
+describe("a product's identifier", () => {
+  it("is none of its variants': the same product declared once per size, each with its own sku", () => {
+    const sizes = ["38", "39", "40"].map((size) => ({
+      "@type": "Product",
+      name: "Track sole boots",
+      sku: `845189-040-${size}`,
+      mpn: `845189-040-${size}`,
+      offers: { "@type": "Offer", price: "69.95", priceCurrency: "EUR" },
+    }));
+    const html = `<html><head>${jsonLd(sizes)}</head><body><h1>Track sole boots</h1></body></html>`;
+    expect(run(html, PRODUCT, "https://shop.example/boots").sku).toBeNull();
+  });
+
+  it("stays when the page declares the product once, or other products under other names", () => {
+    const products = [
+      { "@type": "Product", name: "Track sole boots", sku: "845189-040" },
+      { "@type": "Product", name: "Leather belt", sku: "112233-001" },
+    ];
+    const html = `<html><head>${jsonLd(products)}</head><body><h1>Track sole boots</h1></body></html>`;
+    expect(run(html, PRODUCT, "https://shop.example/boots").sku).toBe("845189-040");
+  });
+
+  it("is the one the shopper sees after its acronym, without a colon, over the data's variant code", () => {
+    const html = `<html><head>${jsonLd({ "@type": "Product", name: "Retro console", sku: "MKI6IKW1N4-1" })}</head>
+      <body><h1>Retro console</h1><p class="sku">SKU MKI6IKW1N4</p></body></html>`;
+    expect(run(html, PRODUCT, "https://shop.example/console").sku).toBe("MKI6IKW1N4");
+  });
+});
+
+describe("a product's brand", () => {
+  it("is not the shop's name, which the title gives after the product's", () => {
+    const html = `<html><head><title>Washing machine shelf online bestellen bei Kaffeehaus 343026</title>${jsonLd({
+      "@type": "Product",
+      name: "Washing machine shelf",
+      brand: "Kaffeehaus",
+    })}</head><body><h1>Washing machine shelf</h1></body></html>`;
+    expect(run(html, PRODUCT, "https://www.kaffee-shop.example/shelf").brand).toBeNull();
+  });
+
+  it("stays when the title names it before or within the product's name", () => {
+    for (const title of ["Acme Lace-up boots - Shop.example", "Lace-up boots by Acme"]) {
+      const html = `<html><head><title>${title}</title>${jsonLd({
+        "@type": "Product",
+        name: title.includes("by") ? "Lace-up boots by Acme" : "Lace-up boots",
+        brand: "Acme",
+      })}</head><body><h1>${title.includes("by") ? "Lace-up boots by Acme" : "Lace-up boots"}</h1></body></html>`;
+      expect(run(html, PRODUCT, "https://shop.example/boots").brand).toBe("Acme");
+    }
+  });
+});
