@@ -8,7 +8,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element, Text } from "domhandler";
-import { collapsed, isHidden, NOT_TEXT, ownText } from "../../page/elements.js";
+import { collapsed, isHidden, NOT_TEXT, ownText, squashed } from "../../page/elements.js";
 import { datesIn } from "../../schema/normalize.js";
 import type { Scored } from "./match.js";
 
@@ -154,7 +154,8 @@ function authorMark(element: Element): number {
   return AUTHOR_MARK.test(marks) && !/bio|avatar|image|img|photo|description|about/i.test(marks) ? 1 : 0;
 }
 
-function isElsewhere(element: Element): boolean {
+/** Whether the element sits where other pages' or people's content goes: comments, related posts, sidebars, footers. */
+export function isElsewhere(element: Element): boolean {
   // The <body>'s classes describe the whole page ("sidebar-right"), not a part of it.
   for (let parent = element.parent; parent?.type === "tag" && parent.tagName !== "body"; parent = parent.parent) {
     if (parent.tagName === "footer" || parent.tagName === "aside") return true;
@@ -172,6 +173,25 @@ const LEADING_BY_WORD = new RegExp(`^${BY_WORDS}:?\\s+(?=\\S)`, "i");
 export function withoutByWord(text: string): string {
   return text.replace(LEADING_BY_WORD, "");
 }
+
+/**
+ * An author's name without the words before it that start with the site's name ("FOCUS-Online-Experte Robin
+ * Tschöpe" on FOCUS Online → "Robin Tschöpe"): a role at the publication, not part of the name. A name of two words
+ * or more stays. `siteNames` are squashed.
+ */
+export function withoutSiteRole(text: string, siteNames: string[]): string {
+  const words = text.split(/\s+/);
+  let start = 0;
+  while (
+    words.length - start > 2 &&
+    siteNames.some((site) => site.length >= MIN_SITE_CHARS && squashed(words[start]!).startsWith(site))
+  )
+    start += 1;
+  return words.slice(start).join(" ");
+}
+
+/** Shorter site names ("bz", "ok") start too many words to tell a role by. */
+const MIN_SITE_CHARS = 4;
 
 /** "Von Julia Müller | 12.03.2022" → "Julia Müller": the words before the name and what follows a separator go. */
 function authorName(raw: string): string | undefined {

@@ -5,7 +5,17 @@
  */
 import { durationSeconds } from "../../schema/normalize.js";
 import type { PagePart, Place } from "./concepts.js";
-import { asEntity, type Entity, first, type Graph, isPresent, isSupporting, ownValue, statedOrigin } from "./graph.js";
+import {
+  asEntity,
+  type Entity,
+  first,
+  type Graph,
+  isPresent,
+  isSupporting,
+  ownValue,
+  statedOrigin,
+  variantsOf,
+} from "./graph.js";
 import type { Scored } from "./match.js";
 import type { PageValues } from "./page-values.js";
 
@@ -109,6 +119,7 @@ function entityValue(path: string, source: Source): Scored<unknown> | undefined 
       value = holder ? ownValue(holder, key) : undefined;
     }
     if (!isPresent(value)) continue;
+    if (holder && isVariantId(holder, path.split(".").at(-1)!, value, source.graph)) continue;
     // A stand-in main entity (an Organization, when the page declares nothing else) is not what the page is about,
     // and the name of a WebPage is usually its <title>, site name and all.
     const standIn =
@@ -124,6 +135,22 @@ function entityValue(path: string, source: Source): Scored<unknown> | undefined 
     return { value: resolved, confidence, origin: statedOrigin(holder, path.split(".").at(-1)!, resolved) };
   }
   return undefined;
+}
+
+/** Keys that identify one article a shop sells: each size or colour of a product has its own. */
+const IDENTIFIERS = new Set(["sku", "mpn", "productid", "gtin", "gtin8", "gtin12", "gtin13", "gtin14"]);
+
+/**
+ * Whether an identifier is one variant's: the page declares the same thing (same type, same name) more than once
+ * with other identifiers, one entity per size or colour. None of them is the product's own, and picking the first
+ * would answer one size's code for the whole product.
+ */
+function isVariantId(holder: Entity, key: string, value: unknown, graph: Graph): boolean {
+  if (!IDENTIFIERS.has(key.toLowerCase())) return false;
+  return variantsOf(holder, graph).some((other) => {
+    const id = ownValue(other, key);
+    return isPresent(id) && JSON.stringify(id) !== JSON.stringify(value);
+  });
 }
 
 function settled<T>(found: Scored<T> | undefined): Scored<T | undefined> {

@@ -20,7 +20,7 @@ import {
   rescale,
 } from "../../schema/normalize.js";
 import { readBlocks } from "./blocks/index.js";
-import { withoutByWord } from "./byline.js";
+import { withoutByWord, withoutSiteRole } from "./byline.js";
 import { candidateAt, nested, type Source } from "./candidates.js";
 import { entity as at, SHOWN_FIRST } from "./concepts.js";
 import { listTexts, texts, toQuantity } from "./flatten.js";
@@ -69,7 +69,8 @@ function fill(node: SchemaNode, hints: NameHints, source: Source, at: At): unkno
         hints,
         confident,
       );
-      if (typeof value === "string" && isAuthor(hints)) return noted(withoutByWord(value), confident);
+      if (typeof value === "string" && isAuthor(hints))
+        return noted(withoutSiteRole(withoutByWord(value), source.page?.siteNames ?? []), confident);
       // `brand_name` is the brand: the label and the value's own label are looked for under the concept's word.
       const shown = hints.subject.find((word) => SHOWN_FIRST.has(word));
       if (value !== undefined && shown) {

@@ -31,6 +31,11 @@ function markupOf(entity: Entity): Markup | undefined {
   return markupOfEntity.get(entity);
 }
 
+/** The element an entity was read from (a microdata item's); undefined for JSON-LD. */
+export function itemElement(entity: Entity): Element | undefined {
+  return markupOf(entity)?.item;
+}
+
 export interface Graph {
   /** Top-level entities, @graph members included, in page order. */
   entities: Entity[];
@@ -96,6 +101,19 @@ export function asList(value: unknown): unknown[] {
 
 export function first(value: unknown): unknown {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The other entities of the same thing: some pages declare a product once per size or colour, each entity with the
+ * same name and type.
+ */
+export function variantsOf(entity: Entity, graph: Graph): Entity[] {
+  const name = ownValue(entity, "name");
+  if (!isPresent(name)) return [];
+  const types = typesOf(entity);
+  return graph.entities.filter(
+    (e) => e !== entity && ownValue(e, "name") === name && typesOf(e).some((t) => types.includes(t)),
+  );
 }
 
 /** An entity that supports the page (its publisher, its site) rather than being what the page is about. */

@@ -100,8 +100,20 @@ export function readLabels($: CheerioAPI): Labelled[] {
       // Labels found above via their label element are not read twice.
       if (match && line.children(LABEL_ELEMENTS).length === 0) add(element, match[1]!, undefined, match[2]!);
     });
+  $(LINES)
+    .filter((_, element) => element.children.every((child) => child.type === "text"))
+    .each((_, element) => {
+      const match = CODE_LINE.exec(collapsed(ownText(element)));
+      if (match) add(element, match[1]!, undefined, match[2]!);
+    });
   return found;
 }
+
+/**
+ * A line that is an identifier's acronym and the identifier, no colon between: shops write "SKU MKI6IKW1N4",
+ * "EAN 4006381333931". The code is one token with a digit; the acronym is in capitals, as such labels are written.
+ */
+const CODE_LINE = /^(\p{Lu}{2,5})\s+([\p{L}\p{N}][\p{L}\p{N}./-]*\p{N}[\p{L}\p{N}./-]*)$/u;
 
 /** The text after a label element inside its parent ("<li><b>ISBN-13:</b> 978-...</li>" → "978-..."). */
 function followingText(label: Cheerio<Element>): string {

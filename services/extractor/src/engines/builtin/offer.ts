@@ -10,7 +10,7 @@ import type { StructuredData } from "../../page/page.js";
 import type { Origin } from "../../schema/evidence.js";
 import { firstNumber, parseBoolean, parseNumber, readPrice } from "../../schema/normalize.js";
 import type { BuyBox } from "./buy-box.js";
-import { asEntity, asList, type Entity, type Graph, ownValue, statedOrigin, typesOf } from "./graph.js";
+import { asEntity, asList, type Entity, type Graph, ownValue, statedOrigin, variantsOf } from "./graph.js";
 import type { Scored } from "./match.js";
 
 export interface Offer {
@@ -113,14 +113,7 @@ function inStock(
 
 /** The main product and its variants, which some pages declare as products of the same name (one per size). */
 function productsOf(primary: Entity | undefined, graph: Graph): Entity[] {
-  if (!primary) return [];
-  const name = ownValue(primary, "name");
-  const types = typesOf(primary);
-  const variants = graph.entities.filter(
-    (e) =>
-      e !== primary && name !== undefined && ownValue(e, "name") === name && typesOf(e).some((t) => types.includes(t)),
-  );
-  return [primary, ...variants];
+  return primary ? [primary, ...variantsOf(primary, graph)] : [];
 }
 
 /** An entity's offers, those inside an AggregateOffer included. */

@@ -7,12 +7,14 @@
 import type { ObjectNode } from "@winnow/platform";
 import { squashed } from "../../page/elements.js";
 import { type NameHints, nameHints } from "../../schema/field-names.js";
+import { isElsewhere } from "./byline.js";
 import { type Candidate, candidateAt, nested, type Source } from "./candidates.js";
 import { CONCEPTS, entity } from "./concepts.js";
 import { texts } from "./flatten.js";
-import { type Entity, type Graph, isSupporting } from "./graph.js";
+import { type Entity, type Graph, isSupporting, itemElement } from "./graph.js";
 import { MIN_CONFIDENCE, type Scored, singular } from "./match.js";
 import type { PageValues } from "./page-values.js";
+import { calendarDayInDoubt } from "./utc-date.js";
 
 /**
  * How sure a match is by where it was found: the page's main entity, a property of the field's own name, a meta tag.
@@ -98,7 +100,7 @@ function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean)
             : index < concepts.length
               ? CONFIDENCE.concept
               : CONFIDENCE.sameName;
-      const doubt = source.page ? plausibility(found.value, hints, source.page) : 1;
+      const doubt = source.page ? plausibility(found, hints, source.page) : 1;
       yield { ...found, confidence: base * found.confidence * doubt * 0.5 ** leftOut };
     }
   }
@@ -120,20 +122,31 @@ function phrases(subject: string[]): string[] {
  * trademark or a profile link is no author, the site's own name as the author gives way to a person the
  * byline names, a brand that reads as a page title is no brand, a brand
  * that is the shop's own name may be the platform's default (a store's name
- * as every product's vendor) unless a label shows it, and a page whose meta
- * and OpenGraph descriptions differ describes itself in more than one way, and a short description that starts
- * with the site's name is the site's tagline.
+ * as every product's vendor) unless a label shows it, a page whose meta
+ * and OpenGraph descriptions differ describes itself in more than one way, a short description that starts
+ * with the site's name is the site's tagline, and a date read from a UTC instant near midnight may be another day
+ * where the page was published (utc-date.ts).
  */
-function plausibility(value: unknown, hints: NameHints, page: PageValues): number {
-  const text = texts(value, hints).join(" ");
+function plausibility(found: Candidate, hints: NameHints, page: PageValues): number {
+  const text = texts(found.value, hints).join(" ");
+  // The date as the page wrote it: a visible byline's value is already read into a date.
+  if (asksCalendarDate(hints)) return calendarDayInDoubt(found.origin?.text ?? text, found.origin?.element) ? 0 : 1;
   if (/(\.\.\.|…|\[…\]|\[\.\.\.\])$/.test(text)) return 0.5;
   if (hints.subject.some((word) => ["description", "summary"].includes(word)))
     return page.descriptionsDisagree || namesSite(text, page) ? 0.6 : 1;
-  if (isMaker(hints)) return isTitle(text, page) || page.siteNames.includes(squashed(text)) ? 0.5 : 1;
+  if (isMaker(hints))
+    return isTitle(text, page) || page.siteNames.includes(squashed(text)) || namedAfterProduct(text, page) ? 0.5 : 1;
   if (!isAuthor(hints)) return 1;
   if (/^(no author|unknown|admin|anonymous)$/i.test(text.trim()) || !mayNamePerson(text)) return 0;
   const byline = page.byline().author?.value;
   return byline && page.siteNames.includes(squashed(text)) && !page.siteNames.includes(squashed(byline)) ? 0.6 : 1;
+}
+
+/** A field that asks for a day ("published_date"), not an instant ("published_time", "updated_at"). */
+function asksCalendarDate(hints: NameHints): boolean {
+  return (
+    hints.subject.includes("date") && !hints.subject.some((word) => ["time", "datetime", "timestamp"].includes(word))
+  );
 }
 
 /**
@@ -167,6 +180,21 @@ function isTitle(text: string, page: PageValues): boolean {
     .some((part) => page.siteNames.some((site) => squashed(part).startsWith(site)));
 }
 
+/**
+ * A brand the page's <title> names only after the product's own name: that part of a title is the shop's ("Shelf
+ * online bestellen bei Shop", "Shelf at Shop"), so the brand is the shop's name, its data's default for every product.
+ */
+function namedAfterProduct(text: string, page: PageValues): boolean {
+  const [brand, name, title] = [text, page.headline?.value ?? "", page.data.title ?? ""].map(squashed);
+  return (
+    brand!.length > 0 &&
+    name!.length > 0 &&
+    title!.startsWith(name!) &&
+    !name!.includes(brand!) &&
+    title!.slice(name!.length).includes(brand!)
+  );
+}
+
 export function isAuthor(hints: NameHints): boolean {
   return hints.subject.some((word) => ["author", "byline", "writer", "creator"].includes(word));
 }
@@ -177,14 +205,20 @@ const MAX_CANDIDATES = 50;
 /**
  * The entity the schema is about: of the content entities (an @graph often
  * holds an Article and a Recipe side by side), the one that has values for
- * the most top-level fields; the first one on a tie. Only when there is no
- * content entity does a supporting one (an Organization) stand in.
+ * the most top-level fields; the first one on a tie. One marked up in a related post or a sidebar counts only when
+ * nothing else does, and only when there is no content entity does a supporting one (an Organization) stand in.
  */
 export function primaryEntity(tree: ObjectNode, graph: Graph): Entity | undefined {
   const content = graph.entities.filter((e) => !isSupporting(e));
+  // Items marked up in related posts, sidebars or comments describe other pages: the page's own come first.
+  const own = content.filter((e) => {
+    const element = itemElement(e);
+    return element === undefined || !isElsewhere(element);
+  });
+  const candidates = own.length > 0 ? own : content.length > 0 ? content : graph.entities;
   let best: Entity | undefined;
   let bestScore = -1;
-  for (const entity of (content.length > 0 ? content : graph.entities).slice(0, MAX_CANDIDATES)) {
+  for (const entity of candidates.slice(0, MAX_CANDIDATES)) {
     const source = nested(entity, graph);
     const score = tree.fields.filter((field) => find(nameHints(field.name), source) !== undefined).length;
     if (score > bestScore) [best, bestScore] = [entity, score];
