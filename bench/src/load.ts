@@ -69,6 +69,8 @@ function cpuMs(pid: number): number {
 
 interface Level {
   target: "stack" | "direct";
+  /** Stack levels: which stack (CACHE_VARIANTS), "default" for the stack as configured. */
+  variant?: string;
   pages: "static" | "browser";
   concurrency: number;
   requests: number;
@@ -120,6 +122,13 @@ async function measure(
   };
 }
 
+/**
+ * Stacks measured beside the default on static pages: what the scrape cache's background writes (to PGlite, on the
+ * gateway's event loop, without REDIS_URL) cost a scrape at max_age 0, which reads nothing from cache.
+ */
+const CACHE_VARIANTS: { name: string; env: Record<string, string> }[] = [
+  { name: "no scrape cache", env: { CACHE_MAX_ENTRIES: "0" } },
+];
 const LEVELS: [Level["pages"], number][] = [
   ["static", 1],
   ["static", 8],
@@ -129,39 +138,50 @@ const LEVELS: [Level["pages"], number][] = [
 ];
 const results: Level[] = [];
 
-// The whole stack, as `npm start` runs it, on free ports.
+// The whole stack, as `npm start` runs it, on free ports; beside it, on static pages, the same stack with its scrape
+// cache set otherwise (CACHE_VARIANTS), every level measured on each stack in turn so they share the machine's load.
 if (PROFILE) await mkdir(path.join(PROFILE_DIR, PROFILE), { recursive: true });
-const stack = await startThrowawayStack({
-  env: { WINNOW_EGRESS_ALLOW: origin.replace("http://", ""), RENDER_MAX_QUEUE: "256" },
-  nodeArgs: PROFILE && { [PROFILE]: ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, PROFILE)}`] },
-});
-const scrape = (pages: Level["pages"], i: number) =>
-  fetch(`${stack.gatewayUrl}/scrape`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": stack.apiKey },
-    body: JSON.stringify({ url: `${origin}/${pages}/${i}`, schema: SCHEMA }),
+const startStack = async (env: Record<string, string>, profile: boolean) => {
+  const stack = await startThrowawayStack({
+    env: { WINNOW_EGRESS_ALLOW: origin.replace("http://", ""), RENDER_MAX_QUEUE: "256", ...env },
+    nodeArgs:
+      profile && PROFILE
+        ? { [PROFILE]: ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, PROFILE)}`] }
+        : undefined,
   });
-const viaStack = (pages: Level["pages"]) => async (i: number) => {
-  const res = await scrape(pages, i);
-  const body = await res.text();
-  return res.ok ? undefined : `HTTP ${res.status} ${(JSON.parse(body) as { type?: string }).type ?? ""}`;
+  const scrape = (pages: Level["pages"], i: number) =>
+    fetch(`${stack.gatewayUrl}/scrape`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": stack.apiKey },
+      body: JSON.stringify({ url: `${origin}/${pages}/${i}`, schema: SCHEMA }),
+    });
+  // The steady state: the gateway checks the key from its cache once auth's revocation feed is up.
+  for (let tries = 0; !(await scrape("static", 0)).headers.get("server-timing")?.includes('desc="cached"'); tries++) {
+    if (tries === 100) throw new Error("the gateway never answered the key from its cache");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const viaStack = (pages: Level["pages"]) => async (i: number) => {
+    const res = await scrape(pages, i);
+    const body = await res.text();
+    return res.ok ? undefined : `HTTP ${res.status} ${(JSON.parse(body) as { type?: string }).type ?? ""}`;
+  };
+  return { stack, viaStack };
 };
-// The steady state: the gateway checks the key from its cache once auth's revocation feed is up.
-for (let tries = 0; !(await scrape("static", 0)).headers.get("server-timing")?.includes('desc="cached"'); tries++) {
-  if (tries === 100) throw new Error("the gateway never answered the key from its cache");
-  await new Promise((resolve) => setTimeout(resolve, 100));
-}
+const stacks = [{ variant: "default", ...(await startStack({}, true)) }];
+for (const { name, env } of CACHE_VARIANTS) stacks.push({ variant: name, ...(await startStack(env, false)) });
 for (const [pages, concurrency] of LEVELS) {
-  await measure("stack", pages, concurrency, viaStack(pages), WARM_UP_SECONDS);
-  const pids = SERVICES.map((service) => stack.process(service).pid!);
-  const cpuBefore = pids.map(cpuMs);
-  const level = await measure("stack", pages, concurrency, viaStack(pages));
-  level.cpuMsPerScrape = Object.fromEntries(
-    SERVICES.map((service, i) => [service, (cpuMs(pids[i]!) - cpuBefore[i]!) / level.requests]),
-  );
-  results.push(level);
+  for (const { variant, stack, viaStack } of pages === "static" ? stacks : stacks.slice(0, 1)) {
+    await measure("stack", pages, concurrency, viaStack(pages), WARM_UP_SECONDS);
+    const pids = SERVICES.map((service) => stack.process(service).pid!);
+    const cpuBefore = pids.map(cpuMs);
+    const level = await measure("stack", pages, concurrency, viaStack(pages));
+    level.cpuMsPerScrape = Object.fromEntries(
+      SERVICES.map((service, i) => [service, (cpuMs(pids[i]!) - cpuBefore[i]!) / level.requests]),
+    );
+    results.push({ ...level, variant });
+  }
 }
-await stack.stop();
+await Promise.all(stacks.map(({ stack }) => stack.stop()));
 
 // The same work in this process: render (static or browser, chosen the same way) and the builtin engine.
 const config = loadConfig(rendererConfigShape, {
@@ -194,9 +214,26 @@ site.close();
 const hops = await measureHopFloor(productPage(0));
 
 const rows = LEVELS.map(([pages, concurrency]) => {
-  const s = results.find((r) => r.target === "stack" && r.pages === pages && r.concurrency === concurrency)!;
+  const s = results.find((r) => r.variant === "default" && r.pages === pages && r.concurrency === concurrency)!;
   const d = results.find((r) => r.target === "direct" && r.pages === pages && r.concurrency === concurrency)!;
   return { pages, concurrency, stack: s, direct: d, p50Ratio: s.p50 / d.p50, rpsRatio: d.rps / s.rps };
+});
+// Each cache variant against the default stack at the same level: > 1 is faster than the default.
+const cacheRows = LEVELS.filter(([pages]) => pages === "static").flatMap(([pages, concurrency]) => {
+  const base = rows.find((r) => r.pages === pages && r.concurrency === concurrency)!.stack;
+  return CACHE_VARIANTS.map(({ name }) => {
+    const v = results.find((r) => r.variant === name && r.pages === pages && r.concurrency === concurrency)!;
+    return {
+      variant: name,
+      pages,
+      concurrency,
+      stack: v,
+      rpsRatio: v.rps / base.rps,
+      p50Ratio: v.p50 / base.p50,
+      p95Ratio: v.p95 / base.p95,
+      gatewayCpuMs: { default: base.cpuMsPerScrape!.gateway!, variant: v.cpuMsPerScrape!.gateway! },
+    };
+  });
 });
 const directAtOne = rows.find((r) => r.pages === "static" && r.concurrency === 1)!.direct.p50;
 const floorMs = directAtOne + hops.httpMs + 2 * hops.grpcMs;
@@ -224,6 +261,16 @@ for (const r of rows) {
     `${r.pages.padEnd(8)} ${String(r.concurrency).padStart(4)} | ${SERVICES.map((service) => r.stack.cpuMsPerScrape![service]!.toFixed(2).padStart(9)).join(" ")}`,
   );
 }
+console.log("\nThe scrape cache at max_age 0: each stack against the default, static pages, in the same run");
+console.log(
+  "stack                      conc | p50    p95    req/s  errors | req/s ratio  p50 ratio  p95 ratio | gateway CPU ms (default)",
+);
+for (const r of cacheRows) {
+  const errs = Object.values(r.stack.errors).reduce((a, b) => a + b, 0);
+  console.log(
+    `${r.variant.padEnd(26)} ${String(r.concurrency).padStart(4)} | ${ms(r.stack.p50).padStart(6)} ${ms(r.stack.p95).padStart(6)} ${r.stack.rps.toFixed(1).padStart(6)} ${String(errs).padStart(6)} | ${r.rpsRatio.toFixed(2).padStart(10)}x ${r.p50Ratio.toFixed(2).padStart(9)}x ${r.p95Ratio.toFixed(2).padStart(9)}x | ${r.gatewayCpuMs.variant.toFixed(2).padStart(6)} (${r.gatewayCpuMs.default.toFixed(2)})`,
+  );
+}
 if (PROFILE)
   console.log(
     `\nCPU profile of ${PROFILE}: ${path.relative(process.cwd(), path.join(PROFILE_DIR, PROFILE))}/*.cpuprofile`,
@@ -232,7 +279,7 @@ const out = path.join(REPO_ROOT, "bench/results/load.json");
 await mkdir(path.dirname(out), { recursive: true });
 await writeFile(
   out,
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, rows }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, rows, cacheRows }, null, 2)}\n`,
 );
 console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
 process.exit(0);
