@@ -4,7 +4,8 @@
  * extractor's code called in-process: no gateway, no auth, no gRPC), measured
  * in the same run so the ratio shows what the gateway and the hops cost.
  *
- *   static pages (builtin engine): concurrency 1, 8, 32
+ *   static pages (builtin engine): concurrency 1, 8, 32, also on a stack
+ *     that stores every scrape in its cache and one without a cache
  *   browser pages (a JavaScript shell): concurrency 1, 4
  *
  * The floor: the same run measures a bare HTTP round trip and a bare gRPC
@@ -123,10 +124,12 @@ async function measure(
 }
 
 /**
- * Stacks measured beside the default on static pages: what the scrape cache's background writes (to PGlite, on the
- * gateway's event loop, without REDIS_URL) cost a scrape at max_age 0, which reads nothing from cache.
+ * Stacks measured beside the default on static pages, for what the scrape cache's background writes (to PGlite, on
+ * the gateway's event loop, without REDIS_URL) cost a scrape at max_age 0, which reads nothing from cache: the
+ * default keeps nothing then; CACHE_STORE_ALWAYS keeps every scrape (the default before); no cache at all.
  */
 const CACHE_VARIANTS: { name: string; env: Record<string, string> }[] = [
+  { name: "storing every scrape", env: { CACHE_STORE_ALWAYS: "true" } },
   { name: "no scrape cache", env: { CACHE_MAX_ENTRIES: "0" } },
 ];
 const LEVELS: [Level["pages"], number][] = [
