@@ -1,0 +1,103 @@
+/**
+ * The embedded task queue (pg-boss on the gateway's PGlite database), on the
+ * real thing: one poll takes tasks for several workers, never more running at
+ * once than the queue's concurrency; tasks taken but not started when the
+ * queue closes run again later.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createLogger } from "@winnow/platform";
+import type { SqlDatabase } from "@winnow/platform/sql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openGatewayDatabase } from "../store/gateway-database.js";
+import { startPgBossQueues } from "./pg-boss-queue.js";
+import type { QueueSpec } from "./task-queue.js";
+
+const logger = createLogger("queue-test", "silent");
+/** pg-boss's statement that takes tasks (fetchNextJob). */
+const FETCH = /FROM pgboss\.job\s+WHERE name = \$1\s+AND state < 'active'/;
+
+describe("pg-boss queue on the embedded database", () => {
+  let dataDir: string;
+  let db: SqlDatabase;
+  /** Polls that took at least one task, by queue name. */
+  const takingPolls = new Map<string, number>();
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), "winnow-queue-"));
+    const opened = await openGatewayDatabase({ databaseUrl: undefined, dataDir, logger });
+    db = {
+      ...opened,
+      async query<Row>(sql: string, params?: unknown[]) {
+        const rows = await opened.query<Row>(sql, params);
+        if (FETCH.test(sql) && rows.length > 0) {
+          const name = String(params?.[0]);
+          takingPolls.set(name, (takingPolls.get(name) ?? 0) + 1);
+        }
+        return rows;
+      },
+    };
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const spec = (name: string, concurrency: number): QueueSpec => ({
+    name,
+    attempts: 3,
+    backoffMs: 1_000,
+    concurrency,
+    leaseMs: 60_000,
+  });
+
+  it("takes tasks for several workers per poll, running at most its concurrency at once", async () => {
+    const backend = await startPgBossQueues(db, logger);
+    const queue = await backend.queue<{ n: number }>(spec("many", 8));
+    const ran: number[] = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    queue.work(async ({ data }) => {
+      running++;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      await sleep(20);
+      running--;
+      ran.push(data.n);
+    });
+    await queue.add(Array.from({ length: 32 }, (_, n) => ({ n })));
+    while (ran.length < 32) await sleep(20);
+    await backend.close(1_000);
+
+    expect(ran.sort((a, b) => a - b)).toEqual(Array.from({ length: 32 }, (_, n) => n));
+    expect(mostAtOnce).toBe(8);
+    // One poll per task would be 32.
+    expect(takingPolls.get("many")).toBeLessThanOrEqual(8);
+  });
+
+  it("gives back the tasks it took but had not started when it closes: they run later", async () => {
+    const first = await startPgBossQueues(db, logger);
+    const queue = await first.queue<{ n: number }>(spec("handed-back", 2));
+    let started = 0;
+    queue.work(async (_, signal) => {
+      started++;
+      await new Promise((_, reject) => signal.addEventListener("abort", () => reject(new Error("stopped"))));
+    });
+    await queue.add(Array.from({ length: 6 }, (_, n) => ({ n })));
+    while (started < 2) await sleep(20);
+    await first.close(100);
+
+    const second = await startPgBossQueues(db, logger);
+    const again = await second.queue<{ n: number }>(spec("handed-back", 2));
+    const ran = new Set<number>();
+    again.work(async ({ data }) => {
+      ran.add(data.n);
+    });
+    // Tasks handed back wait for their retry's backoff (1 to 2 s).
+    for (let waited = 0; ran.size < 6 && waited < 20_000; waited += 100) await sleep(100);
+    await second.close(1_000);
+    expect([...ran].sort()).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
