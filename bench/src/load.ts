@@ -26,7 +26,6 @@
  * Chrome DevTools or speedscope). Prints a table and writes bench/results/load.json.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -38,6 +37,7 @@ import { createRendering, rendererConfigShape } from "@winnow/renderer";
 import { REPO_ROOT, type ServiceName } from "@winnow/scripts/stack";
 import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 import { measureHopFloor } from "./hop-floor.js";
+import { cpuMs } from "./process-cpu.js";
 import { PRODUCT_SCHEMA, productPage } from "./product-page.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -61,12 +61,6 @@ const site = createServer((req, res) => {
 });
 await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-
-/** CPU time (user + system) a process has used so far, in ms; /proc counts in clock ticks of 10 ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 interface Level {
   target: "stack" | "direct";
