@@ -42,6 +42,8 @@ import { PRODUCT_SCHEMA, productPage } from "./product-page.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
+/** Where several stacks are measured at one level, each takes turns this long. */
+const SLICE_SECONDS = 2;
 const SERVICES: ServiceName[] = ["gateway", "auth", "renderer", "extractor"];
 const PROFILE = process.env.BENCH_PROFILE as ServiceName | undefined;
 if (PROFILE && !SERVICES.includes(PROFILE)) throw new Error(`BENCH_PROFILE must be one of ${SERVICES.join(", ")}`);
@@ -78,39 +80,49 @@ interface Level {
   cpuMsPerScrape?: Partial<Record<ServiceName, number>>;
 }
 
+/** What closed-loop load measured; several turns may add to one. */
+interface Sample {
+  latencies: number[];
+  errors: Record<string, number>;
+  seconds: number;
+  /** The next page number: turns go on from where the last one stopped. */
+  next: number;
+}
+const newSample = (): Sample => ({ latencies: [], errors: {}, seconds: 0, next: 0 });
+
 /** Closed-loop load: `concurrency` workers, each sending its next request when the last one answered, for `seconds`. */
-async function measure(
-  target: Level["target"],
-  pages: Level["pages"],
+async function load(
   concurrency: number,
   work: (i: number) => Promise<string | undefined>,
-  seconds = SECONDS,
-): Promise<Level> {
-  const latencies: number[] = [];
-  const errors: Record<string, number> = {};
-  let next = 0;
+  seconds: number,
+  into = newSample(),
+): Promise<Sample> {
   const started = performance.now();
   const end = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < end) {
         const t0 = performance.now();
-        const error = await work(next++).catch((e: Error) => e.message);
-        if (error) errors[error] = (errors[error] ?? 0) + 1;
-        else latencies.push(performance.now() - t0);
+        const error = await work(into.next++).catch((e: Error) => e.message);
+        if (error) into.errors[error] = (into.errors[error] ?? 0) + 1;
+        else into.latencies.push(performance.now() - t0);
       }
     }),
   );
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
+  into.seconds += (performance.now() - started) / 1000;
+  return into;
+}
+
+function levelOf(target: Level["target"], pages: Level["pages"], concurrency: number, sample: Sample): Level {
+  const latencies = [...sample.latencies].sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
   return {
     target,
     pages,
     concurrency,
     requests: latencies.length,
-    errors,
-    rps: latencies.length / elapsed,
+    errors: sample.errors,
+    rps: latencies.length / sample.seconds,
     p50: at(0.5),
     p95: at(0.95),
     p99: at(0.99),
@@ -136,7 +148,7 @@ const LEVELS: [Level["pages"], number][] = [
 const results: Level[] = [];
 
 // The whole stack, as `npm start` runs it, on free ports; beside it, on static pages, the same stack with its scrape
-// cache set otherwise (CACHE_VARIANTS), every level measured on each stack in turn so they share the machine's load.
+// cache set otherwise (CACHE_VARIANTS), the stacks taking turns at each level so they share the machine's load.
 if (PROFILE) await mkdir(path.join(PROFILE_DIR, PROFILE), { recursive: true });
 const startStack = async (env: Record<string, string>, profile: boolean) => {
   const stack = await startThrowawayStack({
@@ -167,14 +179,25 @@ const startStack = async (env: Record<string, string>, profile: boolean) => {
 const stacks = [{ variant: "default", ...(await startStack({}, true)) }];
 for (const { name, env } of CACHE_VARIANTS) stacks.push({ variant: name, ...(await startStack(env, false)) });
 for (const [pages, concurrency] of LEVELS) {
-  for (const { variant, stack, viaStack } of pages === "static" ? stacks : stacks.slice(0, 1)) {
-    await measure("stack", pages, concurrency, viaStack(pages), WARM_UP_SECONDS);
-    const pids = SERVICES.map((service) => stack.process(service).pid!);
-    const cpuBefore = pids.map(cpuMs);
-    const level = await measure("stack", pages, concurrency, viaStack(pages));
-    level.cpuMsPerScrape = Object.fromEntries(
-      SERVICES.map((service, i) => [service, (cpuMs(pids[i]!) - cpuBefore[i]!) / level.requests]),
-    );
+  const here = pages === "static" ? stacks : stacks.slice(0, 1);
+  for (const { viaStack } of here) await load(concurrency, viaStack(pages), WARM_UP_SECONDS);
+  const samples = here.map(() => ({ sample: newSample(), cpu: SERVICES.map(() => 0) }));
+  // Several stacks take turns of SLICE_SECONDS until each had SECONDS: a shared machine's load swings within seconds.
+  const slice = here.length > 1 ? SLICE_SECONDS : SECONDS;
+  for (let done = 0; done < SECONDS; done += slice) {
+    for (const [i, { stack, viaStack }] of here.entries()) {
+      const pids = SERVICES.map((service) => stack.process(service).pid!);
+      const cpuBefore = pids.map(cpuMs);
+      await load(concurrency, viaStack(pages), Math.min(slice, SECONDS - done), samples[i]!.sample);
+      pids.forEach((pid, k) => {
+        samples[i]!.cpu[k]! += cpuMs(pid) - cpuBefore[k]!;
+      });
+    }
+  }
+  for (const [i, { variant }] of here.entries()) {
+    const { sample, cpu } = samples[i]!;
+    const level = levelOf("stack", pages, concurrency, sample);
+    level.cpuMsPerScrape = Object.fromEntries(SERVICES.map((service, k) => [service, cpu[k]! / level.requests]));
     results.push({ ...level, variant });
   }
 }
@@ -203,8 +226,8 @@ const direct = async (pages: Level["pages"], i: number) => {
   return undefined;
 };
 for (const [pages, concurrency] of LEVELS) {
-  await measure("direct", pages, concurrency, (i) => direct(pages, i), WARM_UP_SECONDS);
-  results.push(await measure("direct", pages, concurrency, (i) => direct(pages, i)));
+  await load(concurrency, (i) => direct(pages, i), WARM_UP_SECONDS);
+  results.push(levelOf("direct", pages, concurrency, await load(concurrency, (i) => direct(pages, i), SECONDS)));
 }
 await rendering.close();
 site.close();
