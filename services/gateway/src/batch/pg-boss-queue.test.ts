@@ -1,8 +1,8 @@
 /**
  * The embedded task queue (pg-boss on the gateway's PGlite database), on the
  * real thing: one poll takes tasks for several workers, never more running at
- * once than the queue's concurrency; tasks taken but not started when the
- * queue closes run again later.
+ * once than the queue's concurrency, and one statement marks several done;
+ * tasks taken but not started when the queue closes run again later.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -16,14 +16,15 @@ import { startPgBossQueues } from "./pg-boss-queue.js";
 import type { QueueSpec } from "./task-queue.js";
 
 const logger = createLogger("queue-test", "silent");
-/** pg-boss's statement that takes tasks (fetchNextJob). */
-const FETCH = /FROM pgboss\.job\s+WHERE name = \$1\s+AND state < 'active'/;
+/** pg-boss's statements that take tasks (fetchNextJob) and mark them done (completeJobs). */
+const TAKE = /FROM pgboss\.job\s+WHERE name = \$1\s+AND state < 'active'/;
+const COMPLETE = /UPDATE pgboss\.job\s+SET completed_on = now\(\),\s+state = 'completed'/;
 
 describe("pg-boss queue on the embedded database", () => {
   let dataDir: string;
   let db: SqlDatabase;
-  /** Polls that took at least one task, by queue name. */
-  const takingPolls = new Map<string, number>();
+  /** Polls that took at least one task, and statements that marked tasks done, by queue name. */
+  const statements = { take: new Map<string, number>(), complete: new Map<string, number>() };
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "winnow-queue-"));
@@ -32,10 +33,8 @@ describe("pg-boss queue on the embedded database", () => {
       ...opened,
       async query<Row>(sql: string, params?: unknown[]) {
         const rows = await opened.query<Row>(sql, params);
-        if (FETCH.test(sql) && rows.length > 0) {
-          const name = String(params?.[0]);
-          takingPolls.set(name, (takingPolls.get(name) ?? 0) + 1);
-        }
+        const kind = TAKE.test(sql) && rows.length > 0 ? "take" : COMPLETE.test(sql) ? "complete" : undefined;
+        if (kind) statements[kind].set(String(params?.[0]), (statements[kind].get(String(params?.[0])) ?? 0) + 1);
         return rows;
       },
     };
@@ -54,7 +53,7 @@ describe("pg-boss queue on the embedded database", () => {
     leaseMs: 60_000,
   });
 
-  it("takes tasks for several workers per poll, running at most its concurrency at once", async () => {
+  it("takes tasks for several workers per poll and marks several done at once, running at most its concurrency", async () => {
     const backend = await startPgBossQueues(db, logger);
     const queue = await backend.queue<{ n: number }>(spec("many", 8));
     const ran: number[] = [];
@@ -73,8 +72,13 @@ describe("pg-boss queue on the embedded database", () => {
 
     expect(ran.sort((a, b) => a - b)).toEqual(Array.from({ length: 32 }, (_, n) => n));
     expect(mostAtOnce).toBe(8);
-    // One poll per task would be 32.
-    expect(takingPolls.get("many")).toBeLessThanOrEqual(8);
+    // One poll and one completion per task would be 32 each.
+    expect(statements.take.get("many")).toBeLessThanOrEqual(8);
+    expect(statements.complete.get("many")).toBeLessThanOrEqual(8);
+    const states = await db.query<{ state: string; count: number }>(
+      "SELECT state, count(*)::int AS count FROM pgboss.job WHERE name = 'many' GROUP BY state",
+    );
+    expect(states).toEqual([{ state: "completed", count: 32 }]);
   });
 
   it("gives back the tasks it took but had not started when it closes: they run later", async () => {

@@ -41,6 +41,8 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
     async queue<T extends object>(spec: QueueSpec): Promise<TaskQueue<T>> {
       await boss.createQueue(spec.name);
       let wake = new AbortController();
+      /** Tasks done since the last poll: completed together with it, one statement for all. */
+      const finished: string[] = [];
       const runOne = async (
         job: PgBoss.JobWithMetadata<T>,
         handler: (task: Task<T>, signal: AbortSignal) => Promise<void>,
@@ -50,7 +52,7 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
             { data: job.data, attempt: job.retryCount + 1, lastAttempt: job.retryCount >= job.retryLimit },
             controller.signal,
           );
-          await boss.complete(spec.name, job.id);
+          finished.push(job.id);
         } catch (error) {
           await boss.fail(spec.name, job.id, { message: String((error as Error)?.message ?? error) });
         }
@@ -73,14 +75,23 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
         },
         work(handler) {
           // One loop fetches for all the queue's workers, `concurrency` tasks per poll, and starts them as workers
-          // free up (at most that many wait here). A poll costs PGlite, on this thread, more than a page's own
-          // statements: one per task made a batch job slower than the same pages scraped one by one (bench:batch).
+          // free up (at most that many wait here); it marks the tasks done since the last poll complete at once. A
+          // poll or a completion per task cost PGlite, on this thread, more than a page's own statements: a batch job
+          // was slower than the same pages scraped one by one (bench:batch). A task done but not yet marked when
+          // the gateway dies runs again after its lease, and the page runner finds its page finished.
           const running = new Set<Promise<void>>();
           let fetched: PgBoss.JobWithMetadata<T>[] = [];
+          const completeFinished = async () => {
+            if (finished.length === 0) return;
+            await boss
+              .complete(spec.name, finished.splice(0))
+              .catch((error: unknown) => logger.warn({ err: error, queue: spec.name }, "job queue failed"));
+          };
           loops.push(
             (async () => {
               while (!stopping.signal.aborted) {
                 if (fetched.length === 0) {
+                  await completeFinished();
                   fetched = await boss
                     .fetch<T>(spec.name, { batchSize: spec.concurrency, includeMetadata: true, priority: false })
                     .catch((error: unknown) => {
@@ -111,6 +122,7 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
                   .catch((error: unknown) => logger.warn({ err: error, queue: spec.name }, "job queue failed"));
               }
               await Promise.all(running);
+              await completeFinished();
             })(),
           );
         },
