@@ -9,8 +9,11 @@
  * last one answered. Both sides first warm up on other pages (the extractor
  * learns the site's template on its first pages). The job is timed from its
  * submission to its `completed` status (polled every 100 ms), results read
- * after. BENCH_PAGES (default 1000) and BENCH_CONCURRENCY (default 8) set
- * the size. Prints a table and writes bench/results/batch.json.
+ * after. Each side also reports the gateway's CPU time per page (its
+ * process's user + system time from /proc, Linux only), which a shared
+ * machine's load disturbs less than the wall time. BENCH_PAGES (default 1000)
+ * and BENCH_CONCURRENCY (default 8) set the size; BENCH_REDIS_URL=none skips
+ * the Redis queue. Prints a table and writes bench/results/batch.json.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -21,6 +24,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { REPO_ROOT } from "@winnow/scripts/stack";
 import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 import { Redis } from "ioredis";
+import { cpuMs } from "./process-cpu.js";
 import { PRODUCT_SCHEMA, productPage } from "./product-page.js";
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000);
@@ -36,17 +40,26 @@ const site = createServer((req, res) => {
 await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 
+interface Side {
+  seconds: number;
+  pagesPerSecond: number;
+  failed: number;
+  /** The gateway's CPU ms per page. */
+  gatewayCpuMs: number;
+}
+
 interface Row {
   queue: string;
   pages: number;
   concurrency: number;
-  oneByOne: { seconds: number; pagesPerSecond: number; failed: number };
-  batch: { seconds: number; pagesPerSecond: number; failed: number };
+  oneByOne: Side;
+  batch: Side;
   /** Batch pages per second over one-by-one pages per second. */
   ratio: number;
 }
 
 async function redisAnswers(): Promise<boolean> {
+  if (REDIS_URL === "none") return false;
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
   try {
     await redis.connect();
@@ -112,17 +125,22 @@ async function measure(queue: string, env: Record<string, string>): Promise<Row>
 
   await oneByOne(urls(1_000_000, WARM_UP_PAGES));
   await batch(urls(2_000_000, WARM_UP_PAGES));
-  const direct = await oneByOne(urls(0, PAGES));
-  const job = await batch(urls(PAGES, PAGES));
+  const gateway = stack.process("gateway").pid!;
+  const timed = async (run: () => Promise<{ seconds: number; failed: number }>): Promise<Side> => {
+    const cpuBefore = cpuMs(gateway);
+    const { seconds, failed } = await run();
+    return { seconds, failed, pagesPerSecond: PAGES / seconds, gatewayCpuMs: (cpuMs(gateway) - cpuBefore) / PAGES };
+  };
+  const direct = await timed(() => oneByOne(urls(0, PAGES)));
+  const job = await timed(() => batch(urls(PAGES, PAGES)));
   await stack.stop();
-  const rate = (seconds: number) => PAGES / seconds;
   return {
     queue,
     pages: PAGES,
     concurrency: CONCURRENCY,
-    oneByOne: { ...direct, pagesPerSecond: rate(direct.seconds) },
-    batch: { ...job, pagesPerSecond: rate(job.seconds) },
-    ratio: rate(job.seconds) / rate(direct.seconds),
+    oneByOne: direct,
+    batch: job,
+    ratio: job.pagesPerSecond / direct.pagesPerSecond,
   };
 }
 
@@ -135,12 +153,13 @@ site.close();
 console.log(
   `\n${PAGES} static pages at concurrency ${CONCURRENCY} on loopback (${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)})\n`,
 );
-console.log("queue                         | one by one  s   pages/s  failed | batch job  s   pages/s  failed | ratio");
-for (const r of rows) {
-  console.log(
-    `${r.queue.padEnd(29)} | ${r.oneByOne.seconds.toFixed(1).padStart(12)} ${r.oneByOne.pagesPerSecond.toFixed(1).padStart(9)} ${String(r.oneByOne.failed).padStart(7)} | ${r.batch.seconds.toFixed(1).padStart(11)} ${r.batch.pagesPerSecond.toFixed(1).padStart(9)} ${String(r.batch.failed).padStart(7)} | ${r.ratio.toFixed(2)}x`,
-  );
-}
+console.log(
+  "queue                         | one by one  s   pages/s  failed  gw CPU ms | batch job  s   pages/s  failed  gw CPU ms | ratio",
+);
+const side = (s: Side, width: number) =>
+  `${s.seconds.toFixed(1).padStart(width)} ${s.pagesPerSecond.toFixed(1).padStart(9)} ${String(s.failed).padStart(7)} ${s.gatewayCpuMs.toFixed(2).padStart(10)}`;
+for (const r of rows)
+  console.log(`${r.queue.padEnd(29)} | ${side(r.oneByOne, 12)} | ${side(r.batch, 11)} | ${r.ratio.toFixed(2)}x`);
 const out = path.join(REPO_ROOT, "bench/results/batch.json");
 await mkdir(path.dirname(out), { recursive: true });
 await writeFile(

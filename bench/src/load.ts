@@ -4,7 +4,8 @@
  * extractor's code called in-process: no gateway, no auth, no gRPC), measured
  * in the same run so the ratio shows what the gateway and the hops cost.
  *
- *   static pages (builtin engine): concurrency 1, 8, 32
+ *   static pages (builtin engine): concurrency 1, 8, 32, also on a stack
+ *     that stores every scrape in its cache and one without a cache
  *   browser pages (a JavaScript shell): concurrency 1, 4
  *
  * The floor: the same run measures a bare HTTP round trip and a bare gRPC
@@ -25,7 +26,6 @@
  * Chrome DevTools or speedscope). Prints a table and writes bench/results/load.json.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -37,10 +37,13 @@ import { createRendering, rendererConfigShape } from "@winnow/renderer";
 import { REPO_ROOT, type ServiceName } from "@winnow/scripts/stack";
 import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 import { measureHopFloor } from "./hop-floor.js";
+import { cpuMs } from "./process-cpu.js";
 import { PRODUCT_SCHEMA, productPage } from "./product-page.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
+/** Where several stacks are measured at one level, each takes turns this long. */
+const SLICE_SECONDS = 2;
 const SERVICES: ServiceName[] = ["gateway", "auth", "renderer", "extractor"];
 const PROFILE = process.env.BENCH_PROFILE as ServiceName | undefined;
 if (PROFILE && !SERVICES.includes(PROFILE)) throw new Error(`BENCH_PROFILE must be one of ${SERVICES.join(", ")}`);
@@ -61,14 +64,10 @@ const site = createServer((req, res) => {
 await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 
-/** CPU time (user + system) a process has used so far, in ms; /proc counts in clock ticks of 10 ms. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 interface Level {
   target: "stack" | "direct";
+  /** Stack levels: which stack (CACHE_VARIANTS), "default" for the stack as configured. */
+  variant?: string;
   pages: "static" | "browser";
   concurrency: number;
   requests: number;
@@ -81,45 +80,64 @@ interface Level {
   cpuMsPerScrape?: Partial<Record<ServiceName, number>>;
 }
 
+/** What closed-loop load measured; several turns may add to one. */
+interface Sample {
+  latencies: number[];
+  errors: Record<string, number>;
+  seconds: number;
+  /** The next page number: turns go on from where the last one stopped. */
+  next: number;
+}
+const newSample = (): Sample => ({ latencies: [], errors: {}, seconds: 0, next: 0 });
+
 /** Closed-loop load: `concurrency` workers, each sending its next request when the last one answered, for `seconds`. */
-async function measure(
-  target: Level["target"],
-  pages: Level["pages"],
+async function load(
   concurrency: number,
   work: (i: number) => Promise<string | undefined>,
-  seconds = SECONDS,
-): Promise<Level> {
-  const latencies: number[] = [];
-  const errors: Record<string, number> = {};
-  let next = 0;
+  seconds: number,
+  into = newSample(),
+): Promise<Sample> {
   const started = performance.now();
   const end = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < end) {
         const t0 = performance.now();
-        const error = await work(next++).catch((e: Error) => e.message);
-        if (error) errors[error] = (errors[error] ?? 0) + 1;
-        else latencies.push(performance.now() - t0);
+        const error = await work(into.next++).catch((e: Error) => e.message);
+        if (error) into.errors[error] = (into.errors[error] ?? 0) + 1;
+        else into.latencies.push(performance.now() - t0);
       }
     }),
   );
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
+  into.seconds += (performance.now() - started) / 1000;
+  return into;
+}
+
+function levelOf(target: Level["target"], pages: Level["pages"], concurrency: number, sample: Sample): Level {
+  const latencies = [...sample.latencies].sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
   return {
     target,
     pages,
     concurrency,
     requests: latencies.length,
-    errors,
-    rps: latencies.length / elapsed,
+    errors: sample.errors,
+    rps: latencies.length / sample.seconds,
     p50: at(0.5),
     p95: at(0.95),
     p99: at(0.99),
   };
 }
 
+/**
+ * Stacks measured beside the default on static pages, for what the scrape cache's background writes (to PGlite, on
+ * the gateway's event loop, without REDIS_URL) cost a scrape at max_age 0, which reads nothing from cache: the
+ * default keeps nothing then; CACHE_STORE_ALWAYS keeps every scrape (the default before); no cache at all.
+ */
+const CACHE_VARIANTS: { name: string; env: Record<string, string> }[] = [
+  { name: "storing every scrape", env: { CACHE_STORE_ALWAYS: "true" } },
+  { name: "no scrape cache", env: { CACHE_MAX_ENTRIES: "0" } },
+];
 const LEVELS: [Level["pages"], number][] = [
   ["static", 1],
   ["static", 8],
@@ -129,39 +147,61 @@ const LEVELS: [Level["pages"], number][] = [
 ];
 const results: Level[] = [];
 
-// The whole stack, as `npm start` runs it, on free ports.
+// The whole stack, as `npm start` runs it, on free ports; beside it, on static pages, the same stack with its scrape
+// cache set otherwise (CACHE_VARIANTS), the stacks taking turns at each level so they share the machine's load.
 if (PROFILE) await mkdir(path.join(PROFILE_DIR, PROFILE), { recursive: true });
-const stack = await startThrowawayStack({
-  env: { WINNOW_EGRESS_ALLOW: origin.replace("http://", ""), RENDER_MAX_QUEUE: "256" },
-  nodeArgs: PROFILE && { [PROFILE]: ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, PROFILE)}`] },
-});
-const scrape = (pages: Level["pages"], i: number) =>
-  fetch(`${stack.gatewayUrl}/scrape`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": stack.apiKey },
-    body: JSON.stringify({ url: `${origin}/${pages}/${i}`, schema: SCHEMA }),
+const startStack = async (env: Record<string, string>, profile: boolean) => {
+  const stack = await startThrowawayStack({
+    env: { WINNOW_EGRESS_ALLOW: origin.replace("http://", ""), RENDER_MAX_QUEUE: "256", ...env },
+    nodeArgs:
+      profile && PROFILE
+        ? { [PROFILE]: ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, PROFILE)}`] }
+        : undefined,
   });
-const viaStack = (pages: Level["pages"]) => async (i: number) => {
-  const res = await scrape(pages, i);
-  const body = await res.text();
-  return res.ok ? undefined : `HTTP ${res.status} ${(JSON.parse(body) as { type?: string }).type ?? ""}`;
+  const scrape = (pages: Level["pages"], i: number) =>
+    fetch(`${stack.gatewayUrl}/scrape`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": stack.apiKey },
+      body: JSON.stringify({ url: `${origin}/${pages}/${i}`, schema: SCHEMA }),
+    });
+  // The steady state: the gateway checks the key from its cache once auth's revocation feed is up.
+  for (let tries = 0; !(await scrape("static", 0)).headers.get("server-timing")?.includes('desc="cached"'); tries++) {
+    if (tries === 100) throw new Error("the gateway never answered the key from its cache");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const viaStack = (pages: Level["pages"]) => async (i: number) => {
+    const res = await scrape(pages, i);
+    const body = await res.text();
+    return res.ok ? undefined : `HTTP ${res.status} ${(JSON.parse(body) as { type?: string }).type ?? ""}`;
+  };
+  return { stack, viaStack };
 };
-// The steady state: the gateway checks the key from its cache once auth's revocation feed is up.
-for (let tries = 0; !(await scrape("static", 0)).headers.get("server-timing")?.includes('desc="cached"'); tries++) {
-  if (tries === 100) throw new Error("the gateway never answered the key from its cache");
-  await new Promise((resolve) => setTimeout(resolve, 100));
-}
+const stacks = [{ variant: "default", ...(await startStack({}, true)) }];
+for (const { name, env } of CACHE_VARIANTS) stacks.push({ variant: name, ...(await startStack(env, false)) });
 for (const [pages, concurrency] of LEVELS) {
-  await measure("stack", pages, concurrency, viaStack(pages), WARM_UP_SECONDS);
-  const pids = SERVICES.map((service) => stack.process(service).pid!);
-  const cpuBefore = pids.map(cpuMs);
-  const level = await measure("stack", pages, concurrency, viaStack(pages));
-  level.cpuMsPerScrape = Object.fromEntries(
-    SERVICES.map((service, i) => [service, (cpuMs(pids[i]!) - cpuBefore[i]!) / level.requests]),
-  );
-  results.push(level);
+  const here = pages === "static" ? stacks : stacks.slice(0, 1);
+  for (const { viaStack } of here) await load(concurrency, viaStack(pages), WARM_UP_SECONDS);
+  const samples = here.map(() => ({ sample: newSample(), cpu: SERVICES.map(() => 0) }));
+  // Several stacks take turns of SLICE_SECONDS until each had SECONDS: a shared machine's load swings within seconds.
+  const slice = here.length > 1 ? SLICE_SECONDS : SECONDS;
+  for (let done = 0; done < SECONDS; done += slice) {
+    for (const [i, { stack, viaStack }] of here.entries()) {
+      const pids = SERVICES.map((service) => stack.process(service).pid!);
+      const cpuBefore = pids.map(cpuMs);
+      await load(concurrency, viaStack(pages), Math.min(slice, SECONDS - done), samples[i]!.sample);
+      pids.forEach((pid, k) => {
+        samples[i]!.cpu[k]! += cpuMs(pid) - cpuBefore[k]!;
+      });
+    }
+  }
+  for (const [i, { variant }] of here.entries()) {
+    const { sample, cpu } = samples[i]!;
+    const level = levelOf("stack", pages, concurrency, sample);
+    level.cpuMsPerScrape = Object.fromEntries(SERVICES.map((service, k) => [service, cpu[k]! / level.requests]));
+    results.push({ ...level, variant });
+  }
 }
-await stack.stop();
+await Promise.all(stacks.map(({ stack }) => stack.stop()));
 
 // The same work in this process: render (static or browser, chosen the same way) and the builtin engine.
 const config = loadConfig(rendererConfigShape, {
@@ -186,17 +226,34 @@ const direct = async (pages: Level["pages"], i: number) => {
   return undefined;
 };
 for (const [pages, concurrency] of LEVELS) {
-  await measure("direct", pages, concurrency, (i) => direct(pages, i), WARM_UP_SECONDS);
-  results.push(await measure("direct", pages, concurrency, (i) => direct(pages, i)));
+  await load(concurrency, (i) => direct(pages, i), WARM_UP_SECONDS);
+  results.push(levelOf("direct", pages, concurrency, await load(concurrency, (i) => direct(pages, i), SECONDS)));
 }
 await rendering.close();
 site.close();
 const hops = await measureHopFloor(productPage(0));
 
 const rows = LEVELS.map(([pages, concurrency]) => {
-  const s = results.find((r) => r.target === "stack" && r.pages === pages && r.concurrency === concurrency)!;
+  const s = results.find((r) => r.variant === "default" && r.pages === pages && r.concurrency === concurrency)!;
   const d = results.find((r) => r.target === "direct" && r.pages === pages && r.concurrency === concurrency)!;
   return { pages, concurrency, stack: s, direct: d, p50Ratio: s.p50 / d.p50, rpsRatio: d.rps / s.rps };
+});
+// Each cache variant against the default stack at the same level: > 1 is faster than the default.
+const cacheRows = LEVELS.filter(([pages]) => pages === "static").flatMap(([pages, concurrency]) => {
+  const base = rows.find((r) => r.pages === pages && r.concurrency === concurrency)!.stack;
+  return CACHE_VARIANTS.map(({ name }) => {
+    const v = results.find((r) => r.variant === name && r.pages === pages && r.concurrency === concurrency)!;
+    return {
+      variant: name,
+      pages,
+      concurrency,
+      stack: v,
+      rpsRatio: v.rps / base.rps,
+      p50Ratio: v.p50 / base.p50,
+      p95Ratio: v.p95 / base.p95,
+      gatewayCpuMs: { default: base.cpuMsPerScrape!.gateway!, variant: v.cpuMsPerScrape!.gateway! },
+    };
+  });
 });
 const directAtOne = rows.find((r) => r.pages === "static" && r.concurrency === 1)!.direct.p50;
 const floorMs = directAtOne + hops.httpMs + 2 * hops.grpcMs;
@@ -224,6 +281,16 @@ for (const r of rows) {
     `${r.pages.padEnd(8)} ${String(r.concurrency).padStart(4)} | ${SERVICES.map((service) => r.stack.cpuMsPerScrape![service]!.toFixed(2).padStart(9)).join(" ")}`,
   );
 }
+console.log("\nThe scrape cache at max_age 0: each stack against the default, static pages, in the same run");
+console.log(
+  "stack                      conc | p50    p95    req/s  errors | req/s ratio  p50 ratio  p95 ratio | gateway CPU ms (default)",
+);
+for (const r of cacheRows) {
+  const errs = Object.values(r.stack.errors).reduce((a, b) => a + b, 0);
+  console.log(
+    `${r.variant.padEnd(26)} ${String(r.concurrency).padStart(4)} | ${ms(r.stack.p50).padStart(6)} ${ms(r.stack.p95).padStart(6)} ${r.stack.rps.toFixed(1).padStart(6)} ${String(errs).padStart(6)} | ${r.rpsRatio.toFixed(2).padStart(10)}x ${r.p50Ratio.toFixed(2).padStart(9)}x ${r.p95Ratio.toFixed(2).padStart(9)}x | ${r.gatewayCpuMs.variant.toFixed(2).padStart(6)} (${r.gatewayCpuMs.default.toFixed(2)})`,
+  );
+}
 if (PROFILE)
   console.log(
     `\nCPU profile of ${PROFILE}: ${path.relative(process.cwd(), path.join(PROFILE_DIR, PROFILE))}/*.cpuprofile`,
@@ -232,7 +299,7 @@ const out = path.join(REPO_ROOT, "bench/results/load.json");
 await mkdir(path.dirname(out), { recursive: true });
 await writeFile(
   out,
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, rows }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, rows, cacheRows }, null, 2)}\n`,
 );
 console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
 process.exit(0);

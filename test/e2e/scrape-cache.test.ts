@@ -3,8 +3,9 @@
  * gateway's embedded database (the default) and in Redis: a scrape within
  * max_age loads no page (the fixture site counts its requests) and calls no
  * model (the scripted model counts its calls), and answers the same data with
- * its age; max_age 0 loads the page again; another account has its own cache
- * unless the operator shares it. Every answer says what it cost and which path
+ * its age; max_age 0 loads the page again and, unless the operator stores
+ * every scrape (CACHE_STORE_ALWAYS), keeps nothing for later requests; another
+ * account has its own cache unless the operator shares it. Every answer says what it cost and which path
  * answered it.
  */
 import { randomBytes } from "node:crypto";
@@ -34,12 +35,13 @@ const MODEL_REQUEST = {
 const BUILTIN_REQUEST = { schema: { review_count: "integer" } };
 
 const CONFIGS = [
-  { name: "embedded database", redis: false, shared: false },
-  { name: "Redis", redis: true, shared: false },
-  { name: "Redis, shared between accounts", redis: true, shared: true },
+  { name: "embedded database", redis: false, shared: false, storeAlways: false },
+  { name: "embedded database, storing every scrape", redis: false, shared: false, storeAlways: true },
+  { name: "Redis", redis: true, shared: false, storeAlways: false },
+  { name: "Redis, shared between accounts", redis: true, shared: true, storeAlways: false },
 ];
 
-describe.each(CONFIGS)("scrape cache in the $name", ({ redis, shared }) => {
+describe.each(CONFIGS)("scrape cache in the $name", ({ redis, shared, storeAlways }) => {
   let run: RunningStack;
   let llm: FakeLlm;
   let otherKey: string;
@@ -60,6 +62,7 @@ describe.each(CONFIGS)("scrape cache in the $name", ({ redis, shared }) => {
       LLM_API_KEY: "test-key",
       LLM_MODEL: "winnow-test-model",
       CACHE_SHARED: String(shared),
+      CACHE_STORE_ALWAYS: String(storeAlways),
       ...(redis ? { REDIS_URL, REDIS_KEY_PREFIX: prefix } : {}),
     });
     otherKey = await run.newAccountKey();
@@ -120,6 +123,28 @@ describe.each(CONFIGS)("scrape cache in the $name", ({ redis, shared }) => {
     expect(again.cache).toBe("page=miss, data=miss, age=0");
     expect(again.path).toBe("model");
   });
+
+  it(
+    storeAlways
+      ? "keeps what a max_age 0 scrape rendered and extracted for a later request with max_age"
+      : "keeps nothing from a max_age 0 scrape: a later request with max_age loads and extracts afresh",
+    async () => {
+      const page = newPage();
+      await scrape(page, MODEL_REQUEST);
+      const modelCalls = llm.requests.length;
+      const later = await scrape(page, { ...MODEL_REQUEST, options: { max_age: 600 } });
+      if (storeAlways) {
+        expect(run.site.requests(page)).toBe(1);
+        expect(llm.requests.length).toBe(modelCalls);
+        expect(later.path).toBe("cache");
+        expect(later.cache).toMatch(/^page=hit, data=hit, age=\d+$/);
+      } else {
+        expect(run.site.requests(page)).toBe(2);
+        expect(llm.requests.length).toBe(modelCalls + 1);
+        expect(later).toMatchObject({ path: "model", cache: "page=miss, data=miss, age=0" });
+      }
+    },
+  );
 
   it(
     shared ? "answers another account from the shared cache" : "keeps one account's entries from another",

@@ -41,7 +41,7 @@ export interface AppOptions {
   /** Express's "trust proxy": which proxies' X-Forwarded-* to believe (client address, TLS). */
   trustProxy: boolean | number | string;
   /** Repeat scrapes from cache: the store, max_age's default, and whether accounts share it. Absent: no cache. */
-  cache?: { store: CacheStore | undefined; defaultMaxAgeSeconds: number; shared: boolean };
+  cache?: { store: CacheStore | undefined; defaultMaxAgeSeconds: number; shared: boolean; storeAlways: boolean };
 }
 
 /** One SVG icon for every page (/docs, the dashboard), at the address browsers ask for unprompted. */
@@ -145,6 +145,7 @@ export function createGateway(options: AppOptions): Gateway {
     cache: scrapeCache,
     defaultMaxAgeSeconds: options.cache?.defaultMaxAgeSeconds ?? 0,
     sharedCache: options.cache?.shared ?? false,
+    storeAlways: options.cache?.storeAlways ?? false,
   };
   app.post(
     "/scrape",

@@ -38,6 +38,8 @@ export const configShape = {
   CACHE_MAX_BYTES: env.positiveInt(256 * 1024 * 1024, 64 * 1024 * 1024 * 1024),
   /** Every account reads and writes one cache: one account's scrape answers another's. Off: each account its own. */
   CACHE_SHARED: env.boolean(false),
+  /** Keep every scrape's page and answer, even at max_age 0 (which reads nothing), for later requests with max_age. */
+  CACHE_STORE_ALWAYS: env.boolean(false),
   /** Where the embedded gateway database (batch jobs; the scrape cache without REDIS_URL) and the generated webhook key live. */
   WINNOW_DATA_DIR: z.string().min(1).default(".data"),
   /** A Postgres server for the gateway database instead of the embedded PGlite one; replicas sharing jobs need it. */

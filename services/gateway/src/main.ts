@@ -58,7 +58,12 @@ const gateway = createGateway({
   loginAttemptsPer15Min: config.LOGIN_ATTEMPTS_PER_15_MIN,
   keyFailuresPerMinute: config.KEY_FAILURES_PER_MINUTE,
   trustProxy: config.TRUST_PROXY,
-  cache: { store: cache.store, defaultMaxAgeSeconds: config.CACHE_DEFAULT_MAX_AGE, shared: config.CACHE_SHARED },
+  cache: {
+    store: cache.store,
+    defaultMaxAgeSeconds: config.CACHE_DEFAULT_MAX_AGE,
+    shared: config.CACHE_SHARED,
+    storeAlways: config.CACHE_STORE_ALWAYS,
+  },
   batch: batch.setup,
 });
 const server = await startHttpServer(gateway.app, config.HOST, config.PORT);

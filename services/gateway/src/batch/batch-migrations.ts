@@ -37,6 +37,13 @@ const MIGRATIONS: readonly Migration[] = [
     name: "jobs follow their key's plan as it is now",
     sql: "ALTER TABLE batch_jobs DROP COLUMN plan;",
   },
+  {
+    version: 3,
+    name: "batch pages still queued, by job",
+    // Whether a job has a page left queued is asked after each of its pages: without this it read the job's
+    // finished pages first, a cost that grew with the job (twice the time at 10,000 pages).
+    sql: "CREATE INDEX batch_pages_queued ON batch_pages (job_id) WHERE state = 'queued'",
+  },
 ];
 
 /** Brings the batch tables up to date; their record is batch_migrations. */

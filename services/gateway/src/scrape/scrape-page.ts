@@ -41,6 +41,8 @@ export interface ScrapeDependencies {
   defaultMaxAgeSeconds: number;
   /** Every account reads and writes one cache (CACHE_SHARED); else each its own. */
   sharedCache: boolean;
+  /** A max_age 0 scrape keeps its page and answer too (CACHE_STORE_ALWAYS); else only a scrape that may read them. */
+  storeAlways: boolean;
 }
 
 export interface ScrapeContext {
@@ -63,8 +65,10 @@ export async function scrapePage(
   const { hop } = context;
   const timings: Record<string, number> = {};
   const maxAgeSeconds = request.maxAgeSeconds ?? deps.defaultMaxAgeSeconds;
-  // With max_age 0 nothing is read from cache; what is rendered and extracted is still kept for later requests.
+  // With max_age 0 nothing is read from cache, and nothing is kept unless the operator asks: a write costs the
+  // gateway several times a scrape's own CPU with the embedded store (bench:load), for a reuse no request asked for.
   const reading = cache && maxAgeSeconds > 0 ? cache : undefined;
+  const keeping = reading ?? (deps.storeAlways ? cache : undefined);
   const scope = deps.sharedCache ? "" : context.accountId;
 
   let started = performance.now();
@@ -84,7 +88,7 @@ export async function scrapePage(
       timings["render-navigation"] = page.timings.navigationMs;
       timings["render-settle"] = page.timings.settleMs;
     }
-    cache?.keepPage(scope, request.url, request.renderOptions, page);
+    keeping?.keepPage(scope, request.url, request.renderOptions, page);
   }
 
   const question = {
@@ -94,7 +98,7 @@ export async function scrapePage(
     evidence: request.evidence,
     screenshot: request.screenshot,
   };
-  const dataKey = cache && (await cache.dataKey(scope, page, question));
+  const dataKey = keeping && (await keeping.dataKey(scope, page, question));
   const stored = reading && dataKey ? await reading.data(dataKey) : undefined;
   const cacheOutcome: CacheOutcome = {
     page: fresh ? "hit" : "miss",
@@ -149,7 +153,7 @@ export async function scrapePage(
     screenshot = await screenshotOf(backends, page.finalUrl, request.renderOptions, result.evidence, hop);
     timings.screenshot = performance.now() - started;
   }
-  if (dataKey) cache?.keepData(dataKey, result, screenshot);
+  if (dataKey) keeping?.keepData(dataKey, result, screenshot);
   return {
     page,
     result,

@@ -79,7 +79,7 @@ export const scrapeRequestSchema = {
           minimum: 0,
           maximum: MAX_AGE_LIMIT_SECONDS,
           description:
-            "Seconds: a page rendered for this account within them is not loaded again, and the same page with the same schema and task is answered from cache without an extraction (no model call). 0: always fresh. The default is the operator's (`CACHE_DEFAULT_MAX_AGE`, 0 unless set); `Winnow-Cache` says what came from cache and the page's age.",
+            "Seconds: a page rendered for this account within them is not loaded again, and the same page with the same schema and task is answered from cache without an extraction (no model call). 0: always fresh, and nothing from this scrape is kept for later requests (unless the operator keeps every scrape: `CACHE_STORE_ALWAYS`). The default is the operator's (`CACHE_DEFAULT_MAX_AGE`, 0 unless set); `Winnow-Cache` says what came from cache and the page's age.",
         },
       },
     },
