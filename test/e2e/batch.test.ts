@@ -452,7 +452,10 @@ describe.each([
     await run.stack.waitUntilReady();
     const ended = await until(job, owner.apiKey, (each) => each.status === "completed");
     expect(ended.results).toMatchObject([
-      { status: "failed", problem: { type: "https://winnow.dev/problems/page-abandoned", status: 503, retryable: true } },
+      {
+        status: "failed",
+        problem: { type: "https://winnow.dev/problems/page-abandoned", status: 503, retryable: true },
+      },
     ]);
     for (;;) {
       const events = receiver.deliveries.map((d) => JSON.parse(d.body) as { type: string; job_id: string });
