@@ -1,6 +1,6 @@
 import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
-import { readByline } from "./byline.js";
+import { readByline, readCredit } from "./byline.js";
 
 const byline = (body: string, headline?: string) => readByline(load(`<html><body>${body}</body></html>`), headline);
 
@@ -52,5 +52,15 @@ describe("readByline", () => {
       <h1>Title</h1><p class="author">Von</p><aside><a rel="author" href="/author/a/">Sidebar Person</a></aside>
       <ol class="commentlist"><li><span class="comment-author">Someone</span></li></ol>`);
     expect(author).toBeUndefined();
+  });
+
+  it("reads a credit in the article's paragraphs below the heading, at a paragraph's end or before a separator", () => {
+    const credit = (body: string) => readCredit(load(`<html><body>${body}</body></html>`), undefined)?.value;
+    expect(credit(`<h1>T</h1><p>Eine Kolumne von Nils Pickert</p>`)).toBe("Nils Pickert");
+    expect(credit(`<h1>T</h1><p>By Kim Lee | Forests News</p>`)).toBe("Kim Lee");
+    expect(credit(`<p>Written by: Ann Example</p><h1>T</h1><p>Text.</p>`)).toBeUndefined();
+    expect(credit(`<h1>T</h1><p>By contrast, forests store carbon.</p><p>Von Anfang an</p>`)).toBeUndefined();
+    expect(credit(`<h1>T</h1><figure><p>Foto von Max Muster</p></figure><p>Photo by Jane Doe</p>`)).toBeUndefined();
+    expect(credit(`<h1>T</h1><div class="comments"><p>Written by: Ann Example</p></div>`)).toBeUndefined();
   });
 });

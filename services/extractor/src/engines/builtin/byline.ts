@@ -8,7 +8,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element, Text } from "domhandler";
-import { collapsed, isHidden, NOT_TEXT, ownText, squashed } from "../../page/elements.js";
+import { collapsed, isHidden, isHiddenWithin, NOT_TEXT, ownText, squashed } from "../../page/elements.js";
 import { datesIn } from "../../schema/normalize.js";
 import type { Scored } from "./match.js";
 
@@ -139,8 +139,10 @@ function visibleAuthor($: CheerioAPI, heading: Element | undefined): Scored<stri
   );
 }
 
+/** A person's name as a byline writes it: two to four capitalised words ("Julie Mollins"). */
+const PERSON = "\\p{Lu}[\\p{L}.'’-]*(?:\\s+\\p{Lu}[\\p{L}.'’-]*){1,3}";
 /** A short text of its own that is a byline ("Von Alexander Rosenkranz"), a few elements below the heading. */
-const BYLINE_TEXT = /^([Bb]y|[Vv]on|[Pp]ar|[Pp]or|[Dd]oor)\s+\p{Lu}[\p{L}.'’-]*(\s+\p{Lu}[\p{L}.'’-]*){1,3}$/u;
+const BYLINE_TEXT = new RegExp(`^([Bb]y|[Vv]on|[Pp]ar|[Pp]or|[Dd]oor)\\s+${PERSON}$`, "u");
 const BYLINE_ELEMENTS = 40;
 
 /** 2 for a strong mark of an author's name, 1 for an author or byline class, 0 for none. */
@@ -154,10 +156,19 @@ function authorMark(element: Element): number {
   return AUTHOR_MARK.test(marks) && !/bio|avatar|image|img|photo|description|about/i.test(marks) ? 1 : 0;
 }
 
-/** Whether the element sits where other pages' or people's content goes: comments, related posts, sidebars, footers. */
-export function isElsewhere(element: Element): boolean {
+/**
+ * Whether the element sits where other pages' or people's content goes: comments, related posts, sidebars, footers.
+ * Given the article's heading, what holds it holds the article too, and says only how the page is laid out.
+ */
+export function isElsewhere(element: Element, heading?: Element): boolean {
+  const article = new Set<AnyNode>();
+  for (let holder = heading?.parent; holder; holder = holder.parent) article.add(holder);
   // The <body>'s classes describe the whole page ("sidebar-right"), not a part of it.
-  for (let parent = element.parent; parent?.type === "tag" && parent.tagName !== "body"; parent = parent.parent) {
+  for (
+    let parent = element.parent;
+    parent?.type === "tag" && parent.tagName !== "body" && !article.has(parent);
+    parent = parent.parent
+  ) {
     if (parent.tagName === "footer" || parent.tagName === "aside") return true;
     if (`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`.split(/\s+/).some((token) => ELSEWHERE.test(token)))
       return true;
@@ -167,6 +178,8 @@ export function isElsewhere(element: Element): boolean {
 
 const BY_WORDS = "(by|von|from|par|por|di|door|av|text|autor|autorin|author|written by)";
 const BY_WORD = new RegExp(`^${BY_WORDS}$`, "i");
+/** The by-words in either case, for a pattern whose names must be capitalised (no "i" flag). */
+const BY_WORDS_ANY_CASE = BY_WORDS.replace(/\p{L}/gu, (letter) => `[${letter}${letter.toUpperCase()}]`);
 const LEADING_BY_WORD = new RegExp(`^${BY_WORDS}:?\\s+(?=\\S)`, "i");
 
 /** An author's name as metadata sometimes gives it, after a by-word: "by Ben Popper" → "Ben Popper". */
@@ -205,3 +218,41 @@ function authorName(raw: string): string | undefined {
     return undefined;
   return text;
 }
+
+/**
+ * A person the article's own text credits: a short paragraph below the heading that ends with a by-word and a name
+ * ("Written by: Julie Mollins", "Eine Kolumne von Nils Pickert") or starts with them before a separator ("By Kim
+ * Lee | Forests News"). Syndicated posts and columns credit their writer this way while the data names the site or
+ * the account that posted them. Not in related posts, sidebars or comments, nor a picture's credit.
+ */
+export function readCredit($: CheerioAPI, headline: string | undefined): Scored<string> | undefined {
+  const heading = mainHeading($, headline);
+  // Selected in document order: the paragraphs after the heading are the article's text.
+  const nodes = $("h1, p").toArray();
+  const after = heading ? nodes.indexOf(heading) + 1 : 0;
+  for (const paragraph of nodes.slice(after, after + MAX_CREDIT_PARAGRAPHS)) {
+    if (paragraph.tagName !== "p") continue;
+    const text = collapsed($(paragraph).text());
+    const match = text.length <= MAX_CREDIT_CHARS ? CREDIT.exec(text) : null;
+    if (!match || PICTURE.test(match[1] ?? "") || isElsewhere(paragraph, heading) || isHiddenWithin(paragraph))
+      continue;
+    if ($(paragraph).closest("figure, figcaption").length > 0) continue;
+    return {
+      value: match[3]!.replace(/\.$/, ""),
+      confidence: 0.7,
+      origin: { source: "byline", text, element: paragraph },
+    };
+  }
+  return undefined;
+}
+
+/** A few words may come before the by-word ("Eine Kolumne von"); a separator and a few more after the name. */
+const CREDIT = new RegExp(
+  `^(?:(.{0,30}?)\\s+)?${BY_WORDS_ANY_CASE}:?\\s+(${PERSON})(?:\\s*[|·•,–—]\\s.{0,40})?\\.?$`,
+  "u",
+);
+/** What credits a picture, not the text ("Photo by Jane Doe"). */
+const PICTURE = /\b(photos?|fotos?|bild|bilder|images?|pictures?|illustrations?|grafik|video)\b/i;
+const MAX_CREDIT_CHARS = 120;
+/** The credit is near the text's start or end; the paragraphs past this many are rarely the article's. */
+const MAX_CREDIT_PARAGRAPHS = 80;

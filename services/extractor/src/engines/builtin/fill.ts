@@ -28,6 +28,7 @@ import { asEntity, asList, first, typesOf } from "./graph.js";
 import { failsName, withoutInterfaceTail } from "./interface-text.js";
 import type { Labelled } from "./labels.js";
 import { labelsExactly, MIN_CONFIDENCE, matchLabel, type Scored, singular, withoutOwnLabel } from "./match.js";
+import type { PageValues } from "./page-values.js";
 import { declaredItems } from "./records/declared.js";
 import { layoutList } from "./records/index.js";
 import { find, isAuthor } from "./scoring.js";
@@ -69,8 +70,11 @@ function fill(node: SchemaNode, hints: NameHints, source: Source, at: At): unkno
         hints,
         confident,
       );
-      if (typeof value === "string" && isAuthor(hints))
-        return noted(withoutSiteRole(withoutByWord(value), source.page?.siteNames ?? []), confident);
+      if (typeof value === "string" && isAuthor(hints)) {
+        const author = withoutSiteRole(withoutByWord(value), source.page?.siteNames ?? []);
+        const credited = source.page && creditedInstead(author, source.page);
+        return credited ? noted(credited.value, credited) : noted(author, confident);
+      }
       // `brand_name` is the brand: the label and the value's own label are looked for under the concept's word.
       const shown = hints.subject.find((word) => SHOWN_FIRST.has(word));
       if (value !== undefined && shown) {
@@ -115,6 +119,20 @@ function peopleOnly(found: unknown, hints: NameHints, source: Source): unknown {
   const { siteNames } = source.page;
   const people = found.filter((item) => !texts(item, hints).some((text) => siteNames.includes(squashed(text))));
   return people.length > 0 ? people : found;
+}
+
+/**
+ * The person the article's text credits, in place of a weak author: the site's own name (a syndicated post's data
+ * names the site or the account that posted it) or a lone given name the credit starts ("Nils" for "Eine Kolumne von
+ * Nils Pickert"). Any other author stays: the page's data and byline outweigh a line of text.
+ */
+function creditedInstead(author: string, page: PageValues): Scored<string> | undefined {
+  const siteOwn = page.siteNames.includes(squashed(author));
+  const givenName = !/\s/.test(author.trim());
+  if (!siteOwn && !givenName) return undefined;
+  const credit = page.credit();
+  if (!credit || page.siteNames.includes(squashed(credit.value))) return undefined;
+  return siteOwn || squashed(credit.value.split(/\s+/)[0]!) === squashed(author) ? credit : undefined;
 }
 
 /**

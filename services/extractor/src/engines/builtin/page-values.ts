@@ -11,7 +11,7 @@ import type { Page, StructuredData } from "../../page/page.js";
 import type { Origin } from "../../schema/evidence.js";
 import { idInAddress } from "./address-id.js";
 import { readBuyBox } from "./buy-box.js";
-import { type Byline, readByline } from "./byline.js";
+import { type Byline, readByline, readCredit } from "./byline.js";
 import { type Entity, type Graph, ownValue } from "./graph.js";
 import { pageHeadline, siteNamesOf } from "./headline.js";
 import { type Labelled, readLabels } from "./labels.js";
@@ -28,6 +28,8 @@ export interface PageValues {
   labels: Labelled[];
   /** Read only when a field asks for it: it walks the document's text. */
   byline: () => Byline;
+  /** A person the article's text credits ("Written by: Julie Mollins"); read only when an author needs it. */
+  credit: () => Scored<string> | undefined;
   /** The product id the page's address gives it ("/dp/B0756B4GVG"); read only when a field asks. */
   addressId: () => { value: string; origin: Origin } | undefined;
   /** The product's price and availability, structured data weighed against the buy box; read only when a field asks. */
@@ -56,6 +58,7 @@ export function readPageValues(
   const headline = pageHeadline(structured);
   // Read only when a field asks: each walks the document.
   let byline: Byline | undefined;
+  let credit: { found: Scored<string> | undefined } | undefined;
   let addressId: { found: ReturnType<typeof idInAddress> } | undefined;
   let offer: Offer | undefined;
   const named =
@@ -69,6 +72,10 @@ export function readPageValues(
     headline,
     labels: readLabels(page.$),
     byline: () => (byline ??= readByline(page.$, headline?.value)),
+    credit: () => {
+      credit ??= { found: readCredit(page.$, headline?.value) };
+      return credit.found;
+    },
     addressId: () => {
       addressId ??= { found: idInAddress(page.$, structured.meta.get("og:url"), page.baseUrl) };
       return addressId.found;

@@ -64,6 +64,43 @@ describe("an author", () => {
   });
 });
 
+describe("a weak author", () => {
+  const SITE = `<meta property="og:site_name" content="The Daily Planet">`;
+  const post = (author: string, body: string, head = SITE) => `<html><head>${head}${jsonLd({
+    "@type": "BlogPosting",
+    headline: "Forests and climate",
+    author: { "@type": "Person", name: author },
+  })}</head><body><div class="post-wrap sidebar-right"><article><h1>Forests and climate</h1>
+    <div class="post-content">${body}<p>Indigenous Peoples have managed landscapes for millennia.</p></div></article>
+    <aside><p>By Sidebar Person</p></aside></div></body></html>`;
+  const url = "https://dailyplanet.example/forests";
+
+  it("yields to the person the article's text credits when it is the site's own name", () => {
+    const html = post(
+      "The Daily Planet",
+      `<p><em>Courtesy of Forests News</em></p><p><em>Written by: <a href="/x">Julie Mollins</a></em></p>`,
+    );
+    expect(run(html, ARTICLE, url).author).toBe("Julie Mollins");
+  });
+
+  it("yields when it is a lone given name the credited name starts with", () => {
+    const html = post("Nils", `<p><strong>Eine Kolumne von Nils Pickert</strong></p>`, "");
+    expect(run(html, ARTICLE, url).author).toBe("Nils Pickert");
+  });
+
+  it("stays without a credit in the article's own text: none, one in related posts, a picture's, another name's", () => {
+    expect(run(post("The Daily Planet", ""), ARTICLE, url).author).toBe("The Daily Planet");
+    const related = `<div class="related-posts"><p>Written by: Kimberly White</p></div>`;
+    expect(run(post("The Daily Planet", related), ARTICLE, url).author).toBe("The Daily Planet");
+    expect(run(post("The Daily Planet", `<p>Photo by Jane Doe</p>`), ARTICLE, url).author).toBe("The Daily Planet");
+    expect(run(post("Nils", `<p>Von Anna Berg</p>`, ""), ARTICLE, url).author).toBe("Nils");
+  });
+
+  it("is the only one that yields: a full name stays whatever the text credits", () => {
+    expect(run(post("Kim Lee", `<p>Written by: Julie Mollins</p>`), ARTICLE, url).author).toBe("Kim Lee");
+  });
+});
+
 describe("the page's entity", () => {
   it("is not a related post's item, however many fields that one fills", () => {
     const post = (author: string, extra = "") =>
