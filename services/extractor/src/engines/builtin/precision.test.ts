@@ -145,13 +145,14 @@ describe("a product's identifier", () => {
 });
 
 describe("a product's brand", () => {
-  it("is not the shop's name, which the title gives after the product's", () => {
-    const html = `<html><head><title>Washing machine shelf online bestellen bei Kaffeehaus 343026</title>${jsonLd({
+  // A brand's own shop titles its pages "Product | Brand": a title naming the shop says nothing of whose brand it sells.
+  it("stays when the title names it after the product's name, as a brand's own shop does", () => {
+    const html = `<html><head><title>Ridgeline Trail Shoe | Northpeak</title>${jsonLd({
       "@type": "Product",
-      name: "Washing machine shelf",
-      brand: "Kaffeehaus",
-    })}</head><body><h1>Washing machine shelf</h1></body></html>`;
-    expect(run(html, PRODUCT, "https://www.kaffee-shop.example/shelf").brand).toBeNull();
+      name: "Ridgeline Trail Shoe",
+      brand: { "@type": "Brand", name: "Northpeak" },
+    })}</head><body><h1>Ridgeline Trail Shoe</h1></body></html>`;
+    expect(run(html, PRODUCT, "https://shop.example/ridgeline").brand).toBe("Northpeak");
   });
 
   it("stays when the title names it before or within the product's name", () => {

@@ -134,8 +134,7 @@ function plausibility(found: Candidate, hints: NameHints, page: PageValues): num
   if (/(\.\.\.|…|\[…\]|\[\.\.\.\])$/.test(text)) return 0.5;
   if (hints.subject.some((word) => ["description", "summary"].includes(word)))
     return page.descriptionsDisagree || namesSite(text, page) ? 0.6 : 1;
-  if (isMaker(hints))
-    return isTitle(text, page) || page.siteNames.includes(squashed(text)) || namedAfterProduct(text, page) ? 0.5 : 1;
+  if (isMaker(hints)) return isTitle(text, page) || page.siteNames.includes(squashed(text)) ? 0.5 : 1;
   if (!isAuthor(hints)) return 1;
   if (/^(no author|unknown|admin|anonymous)$/i.test(text.trim()) || !mayNamePerson(text)) return 0;
   const byline = page.byline().author?.value;
@@ -178,21 +177,6 @@ function isTitle(text: string, page: PageValues): boolean {
     .split(/\s[|–—·]\s/)
     .slice(1)
     .some((part) => page.siteNames.some((site) => squashed(part).startsWith(site)));
-}
-
-/**
- * A brand the page's <title> names only after the product's own name: that part of a title is the shop's ("Shelf
- * online bestellen bei Shop", "Shelf at Shop"), so the brand is the shop's name, its data's default for every product.
- */
-function namedAfterProduct(text: string, page: PageValues): boolean {
-  const [brand, name, title] = [text, page.headline?.value ?? "", page.data.title ?? ""].map(squashed);
-  return (
-    brand!.length > 0 &&
-    name!.length > 0 &&
-    title!.startsWith(name!) &&
-    !name!.includes(brand!) &&
-    title!.slice(name!.length).includes(brand!)
-  );
 }
 
 export function isAuthor(hints: NameHints): boolean {
