@@ -104,7 +104,7 @@ export function startBatch(setup: BatchSetup, context: BatchContext): { router: 
   );
   setup.queues.webhooks.work(
     (task, signal) => webhooks.deliver(task, signal),
-    async (delivery) => logger.warn({ url: delivery.url }, "webhook delivery given up: every attempt failed"),
+    (delivery) => webhooks.givenUp(delivery),
   );
   const cleanup = setInterval(() => {
     store.deleteExpired().catch((error: unknown) => logger.warn({ err: error }, "could not delete expired batch jobs"));

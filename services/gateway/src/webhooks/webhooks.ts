@@ -58,6 +58,11 @@ export class Webhooks implements JobEvents {
     }
   }
 
+  /** A delivery whose every attempt failed: said once, by its receiver's host (a webhook's path and query may hold its token). */
+  async givenUp(data: WebhookTask): Promise<void> {
+    this.logger.warn({ host: new URL(data.url).host, accountId: data.accountId }, "webhook delivery given up");
+  }
+
   /** Delivers one event; throws (for the queue to retry) when the receiver does not answer 2xx. */
   async deliver({ data }: Task<WebhookTask>, signal: AbortSignal): Promise<TaskOutcome> {
     let pin: Awaited<ReturnType<EgressGuard["pinUrl"]>>;
@@ -66,7 +71,7 @@ export class Webhooks implements JobEvents {
     } catch (error) {
       // The address became private since the job was accepted: never sent, and retrying will not change that.
       if (error instanceof WinnowError && error.type === "url-not-allowed") {
-        this.logger.warn({ url: data.url, err: error }, "webhook refused by the egress guard");
+        this.logger.warn({ host: new URL(data.url).host, err: error }, "webhook refused by the egress guard");
         return;
       }
       throw error;

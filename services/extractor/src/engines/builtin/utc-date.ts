@@ -23,7 +23,7 @@ const SHOWN_TIME = /(?<!\d)\d{1,2}:\d{2}(?!\d)/;
 export function utcNearMidnight(text: string): boolean {
   const time = UTC_TIME.exec(text);
   if (!time) return false;
-  const [hour, minute, second = "0", fraction = "0"] = time.slice(1).map((part) => Number(part ?? 0));
+  const [hour, minute, second, fraction] = time.slice(1).map((part) => Number(part ?? 0));
   if (hour === 0 && minute === 0 && second === 0 && fraction === 0) return false;
   return hour! < NEAR_MIDNIGHT_HOURS || hour! >= 24 - NEAR_MIDNIGHT_HOURS;
 }
