@@ -3,7 +3,7 @@ import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { afterEach, describe, expect, it } from "vitest";
-import { bearerToken } from "./caller-credentials.js";
+import { bearerToken, type CallerTokens } from "./caller-credentials.js";
 import { AuthServiceClient, type AuthServiceServer, AuthServiceService } from "./gen/winnow/auth/v1/auth.js";
 import { checkHealth, createClient, promiseClient } from "./grpc-client.js";
 import { type RunningGrpcServer, startGrpcServer, unary } from "./grpc-server.js";
@@ -18,7 +18,10 @@ afterEach(async () => {
 });
 
 /** A server for the helper under test: its handlers wait, fail or answer as each test needs. */
-async function serve(validateKey: (apiKey: string, signal: AbortSignal) => Promise<void>) {
+async function serve(
+  validateKey: (apiKey: string, signal: AbortSignal) => Promise<void>,
+  callers: CallerTokens = TOKENS,
+) {
   const implementation: AuthServiceServer = {
     validateKey: unary(logger, async (request, ctx) => {
       await validateKey(request.apiKey, ctx.signal);
@@ -37,7 +40,7 @@ async function serve(validateKey: (apiKey: string, signal: AbortSignal) => Promi
     host: "127.0.0.1",
     port: 0,
     logger,
-    callers: TOKENS,
+    callers,
     services: [
       {
         name: "winnow.auth.v1.AuthService",
@@ -202,6 +205,23 @@ describe("caller credentials", () => {
     );
   });
 
+  it("accepts a role's previous token beside its new one while it rotates, with each role's rights", async () => {
+    const previous = "the-gateway-token-before-the-rotation-xx";
+    const { address } = await serve(async () => undefined, {
+      gateway: [TOKENS.gateway, previous],
+      admin: TOKENS.admin,
+    });
+    for (const token of [TOKENS.gateway, previous]) {
+      const client = rawClient(address, token);
+      expect((await statusOf(client, "validateKey")).code, token).toBe(grpc.status.OK);
+      expect((await statusOf(client, "rotateKey")).code, token).toBe(grpc.status.PERMISSION_DENIED);
+      client.close();
+    }
+    const stranger = rawClient(address, "not-the-token-of-any-role-at-all-xxxxxx");
+    expect((await statusOf(stranger, "validateKey")).code).toBe(grpc.status.UNAUTHENTICATED);
+    stranger.close();
+  });
+
   it("refuses to start when two roles share a token", async () => {
     await expect(
       startGrpcServer({
@@ -209,6 +229,15 @@ describe("caller credentials", () => {
         port: 0,
         logger,
         callers: { gateway: TOKENS.gateway, admin: TOKENS.gateway },
+        services: [],
+      }),
+    ).rejects.toThrow("WINNOW_GATEWAY_TOKEN and WINNOW_ADMIN_TOKEN hold the same token; each role needs its own");
+    await expect(
+      startGrpcServer({
+        host: "127.0.0.1",
+        port: 0,
+        logger,
+        callers: { gateway: [TOKENS.gateway, TOKENS.admin], admin: TOKENS.admin },
         services: [],
       }),
     ).rejects.toThrow("WINNOW_GATEWAY_TOKEN and WINNOW_ADMIN_TOKEN hold the same token; each role needs its own");

@@ -3,7 +3,7 @@ export {
   type CallerTokens,
   TOKEN_VARIABLES,
 } from "./caller-credentials.js";
-export { ConfigError, env, loadConfig, loadConfigOrExit } from "./config.js";
+export { ConfigError, env, loadConfig, loadConfigOrExit, type RotatingSecret } from "./config.js";
 export { type Deadline, type DeadlineBounds, deadlineSignal } from "./deadline.js";
 export { lockDirectory } from "./directory-lock.js";
 export { dnsLookup, type Lookup } from "./dns-lookup.js";

@@ -35,6 +35,13 @@ const cipher = await loadKeyCipher({
   devAccount: config.WINNOW_DEV_ACCOUNT,
 });
 const store = new AuthStore(database, cipher);
+if (cipher.rotating) {
+  const { resealed, unreadable } = await store.resealKeys();
+  logger.info(
+    { resealed, unreadable },
+    "sealed stored keys anew under the first WINNOW_ENCRYPTION_KEY; once every auth replica has done so, keep only that key",
+  );
+}
 const revocations = new RevocationFeed(store, config.KEY_CACHE_LEASE_MS, logger);
 const devAccount = { store, revocations, dataDir: config.WINNOW_DATA_DIR, logger };
 if (config.WINNOW_DEV_ACCOUNT) await seedDevAccount({ ...devAccount, fixedKey: config.WINNOW_DEV_API_KEY });
@@ -46,7 +53,7 @@ const server = await startGrpcServer({
   maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
   maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
   logger,
-  callers: { gateway: config.WINNOW_GATEWAY_TOKEN, admin: config.WINNOW_ADMIN_TOKEN },
+  callers: { gateway: config.WINNOW_GATEWAY_TOKEN.accepted, admin: config.WINNOW_ADMIN_TOKEN.accepted },
   services: [
     authServiceBinding({
       store,

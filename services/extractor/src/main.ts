@@ -71,14 +71,17 @@ const server = await startGrpcServer({
   maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
   maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
   logger,
-  callers: { service: config.WINNOW_SERVICE_TOKEN },
+  callers: { service: config.WINNOW_SERVICE_TOKEN.accepted },
   services: [
     extractorServiceBinding({
       logger,
       schemas: new SchemaCache(config.SCHEMA_CACHE_SIZE),
       llm,
       maxHtmlBytes: config.EXTRACT_MAX_HTML_BYTES,
-      templateScope: { shared: config.EXTRACT_TEMPLATES_SHARED, pageSigningKey: config.WINNOW_PAGE_SIGNING_KEY },
+      templateScope: {
+        shared: config.EXTRACT_TEMPLATES_SHARED,
+        pageSigningKeys: config.WINNOW_PAGE_SIGNING_KEY?.accepted ?? [],
+      },
       extractions,
       identity: await engineIdentity(config),
     }),

@@ -24,7 +24,7 @@ await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const backends = connectBackends(
   { auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR },
-  { gateway: config.WINNOW_GATEWAY_TOKEN, service: config.WINNOW_SERVICE_TOKEN },
+  { gateway: config.WINNOW_GATEWAY_TOKEN.current, service: config.WINNOW_SERVICE_TOKEN.current },
 );
 const drain = new Drain();
 const limiters = createLimiterFactory({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger });

@@ -25,13 +25,13 @@ const server = await startGrpcServer({
   maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
   maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
   logger,
-  callers: { service: config.WINNOW_SERVICE_TOKEN },
+  callers: { service: config.WINNOW_SERVICE_TOKEN.accepted },
   services: [
     rendererServiceBinding({
       logger,
       renderer,
       renderTimeoutMs: config.RENDER_TIMEOUT_MS,
-      pageSigningKey: config.WINNOW_PAGE_SIGNING_KEY,
+      pageSigningKey: config.WINNOW_PAGE_SIGNING_KEY?.current,
     }),
   ],
 });
