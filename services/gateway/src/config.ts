@@ -36,6 +36,10 @@ export const configShape = {
   CACHE_MAX_ENTRIES: env.nonNegativeInt(10_000, 10_000_000),
   /** Bytes of cached pages and extractions in all; the oldest go first. */
   CACHE_MAX_BYTES: env.positiveInt(256 * 1024 * 1024, 64 * 1024 * 1024 * 1024),
+  /** Cache entries one account's scrapes keep; beyond them its own oldest go, never another account's. */
+  CACHE_ACCOUNT_MAX_ENTRIES: env.positiveInt(1_000, 10_000_000),
+  /** Bytes of cached pages and extractions one account's scrapes keep; likewise. */
+  CACHE_ACCOUNT_MAX_BYTES: env.positiveInt(32 * 1024 * 1024, 64 * 1024 * 1024 * 1024),
   /** Every account reads and writes one cache: one account's scrape answers another's. Off: each account its own. */
   CACHE_SHARED: env.boolean(false),
   /** Keep every scrape's page and answer, even at max_age 0 (which reads nothing), for later requests with max_age. */

@@ -40,6 +40,8 @@ const cache = await openCacheStore({
     ttlSeconds: config.CACHE_TTL_SECONDS,
     maxEntries: config.CACHE_MAX_ENTRIES,
     maxBytes: config.CACHE_MAX_BYTES,
+    accountMaxEntries: config.CACHE_ACCOUNT_MAX_ENTRIES,
+    accountMaxBytes: config.CACHE_ACCOUNT_MAX_BYTES,
   },
   redis: limiters.redis,
   keyPrefix: config.REDIS_KEY_PREFIX,

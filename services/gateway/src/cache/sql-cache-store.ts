@@ -25,11 +25,12 @@ export class SqlCacheStore implements CacheStore {
     return row && { value: Buffer.from(row.value, "base64"), storedAt: row.stored_at };
   }
 
-  async set(key: string, value: Buffer): Promise<void> {
+  async set(key: string, value: Buffer, owner: string): Promise<void> {
     await this.db.query(
-      `INSERT INTO scrape_cache (key, value, bytes, stored_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value, bytes = excluded.bytes, stored_at = excluded.stored_at`,
-      [key, value.toString("base64"), value.length, Date.now()],
+      `INSERT INTO scrape_cache (key, value, bytes, stored_at, account) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (key) DO UPDATE
+         SET value = excluded.value, bytes = excluded.bytes, stored_at = excluded.stored_at, account = excluded.account`,
+      [key, value.toString("base64"), value.length, Date.now(), owner],
     );
     this.scheduleEviction();
   }
@@ -55,21 +56,29 @@ export class SqlCacheStore implements CacheStore {
       });
   }
 
-  /** Deletes expired entries, then the oldest beyond the entry and byte bounds (newest kept first). */
+  /**
+   * Deletes expired entries, then each account's oldest beyond its bounds, then the oldest beyond the bounds in all
+   * (newest kept first), so that an account past its share trims its own entries before any other's.
+   */
   private async evict(): Promise<void> {
-    const { ttlSeconds, maxEntries, maxBytes } = this.bounds;
+    const { ttlSeconds, maxEntries, maxBytes, accountMaxEntries, accountMaxBytes } = this.bounds;
     await this.db.query("DELETE FROM scrape_cache WHERE stored_at <= $1", [Date.now() - ttlSeconds * 1000]);
+    await this.deleteBeyond("PARTITION BY account", accountMaxEntries, accountMaxBytes);
+    await this.deleteBeyond("", maxEntries, maxBytes);
+  }
+
+  /** Deletes the entries past `entries` or `bytes`, counting from the newest, within each window `partition` makes. */
+  private async deleteBeyond(partition: string, entries: number, bytes: number): Promise<void> {
+    const window = `${partition} ORDER BY stored_at DESC, key`;
     await this.db.query(
       `DELETE FROM scrape_cache WHERE key IN (
          SELECT key FROM (
-           SELECT key,
-                  row_number() OVER (ORDER BY stored_at DESC, key) AS position,
-                  sum(bytes) OVER (ORDER BY stored_at DESC, key) AS bytes_so_far
+           SELECT key, row_number() OVER (${window}) AS position, sum(bytes) OVER (${window}) AS bytes_so_far
              FROM scrape_cache
          ) ranked
          WHERE position > $1 OR bytes_so_far > $2
        )`,
-      [maxEntries, maxBytes],
+      [entries, bytes],
     );
   }
 }
