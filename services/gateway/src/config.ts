@@ -69,8 +69,9 @@ export const configShape = {
   /** Tries per webhook delivery (with backoff) before it is given up. */
   WEBHOOK_ATTEMPTS: env.positiveInt(8, 20),
   /**
-   * Consecutive failed log-ins per email (within a day) before it is blocked (15 minutes, doubling with each block);
-   * ten times that is the log-in and sign-up attempts per client address in 15 minutes.
+   * Consecutive failed log-ins per email and address (within a day) before they are blocked (15 minutes, doubling
+   * with each block); ten times that: failed log-ins per email in a day before only known browsers log in, and
+   * log-in and sign-up attempts per client address in 15 minutes (dashboard/login-limits.ts).
    */
   LOGIN_ATTEMPTS_PER_15_MIN: env.positiveInt(10, 10_000),
   /** Failed API-key checks per client address and minute; past them, 429 without asking auth. */
