@@ -162,7 +162,7 @@ describe("every row of the error table", () => {
       "unsupported-media-type",
     );
     // A body whose Content-Encoding does not decode is the client's error, not the gateway's.
-    // gzip cut short and followed by junk; junk that brotli's decoder refuses outright (a cut one is gzip's error).
+    // gzip cut short and followed by junk; junk that brotli's decoder refuses (a brotli body cut short fails as gzip's does).
     const gzipped = gzipSync(JSON.stringify({ url: url("/ok"), schema: { a: "string" } }));
     for (const [encoding, body] of [
       ["gzip", Buffer.concat([gzipped.subarray(0, 20), Buffer.alloc(40, 7)])],
