@@ -48,6 +48,7 @@ export {
 } from "./lifecycle.js";
 export { createLogger, type Logger } from "./logger.js";
 export { meter, metricsConfig, serveMetrics } from "./metrics.js";
+export { unsupportedNodeWarning, warnOnUnsupportedNode } from "./node-runtime.js";
 export { PAGE_SIGNING_KEY_VARIABLE, pageSignatureHolds, signPage } from "./page-signature.js";
 export { keepFilesPrivate } from "./private-files.js";
 export {

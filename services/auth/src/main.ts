@@ -7,6 +7,7 @@ import {
   reportListening,
   serveMetrics,
   startGrpcServer,
+  warnOnUnsupportedNode,
 } from "@winnow/platform";
 import { authServiceBinding } from "./auth-service.js";
 import { AuthStore } from "./auth-store.js";
@@ -24,6 +25,7 @@ const config = loadConfigOrExit(authConfigShape);
 
 const logger = createLogger("auth", config.LOG_LEVEL);
 logFatalErrors(logger);
+warnOnUnsupportedNode((warning) => logger.warn(warning));
 await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger });

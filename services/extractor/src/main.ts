@@ -6,6 +6,7 @@ import {
   reportListening,
   serveMetrics,
   startGrpcServer,
+  warnOnUnsupportedNode,
 } from "@winnow/platform";
 import { configShape, llmSettings, promptSettings } from "./config.js";
 import { engineIdentity } from "./engine-identity.js";
@@ -20,6 +21,7 @@ const config = loadConfigOrExit(configShape);
 
 const logger = createLogger("extractor", config.LOG_LEVEL);
 logFatalErrors(logger);
+warnOnUnsupportedNode((warning) => logger.warn(warning));
 await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const settings = llmSettings(config);

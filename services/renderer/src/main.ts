@@ -6,6 +6,7 @@ import {
   reportListening,
   serveMetrics,
   startGrpcServer,
+  warnOnUnsupportedNode,
 } from "@winnow/platform";
 import { rendererConfigShape } from "./config.js";
 import { rendererServiceBinding } from "./renderer-service.js";
@@ -14,6 +15,7 @@ import { createRendering } from "./rendering.js";
 const config = loadConfigOrExit(rendererConfigShape);
 const logger = createLogger("renderer", config.LOG_LEVEL);
 logFatalErrors(logger);
+warnOnUnsupportedNode((warning) => logger.warn(warning));
 await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const { renderer, browser, close } = await createRendering(config, logger);
