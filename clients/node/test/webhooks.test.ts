@@ -27,7 +27,13 @@ describe("verifyWebhookSignature", () => {
   });
 
   it("answers false, never throws, for a header that is missing, repeated or not ASCII", async () => {
-    const headers: unknown[] = [undefined, null, [sign(now), sign(now)], 42, `t=${"١".repeat(10)},v1=${"0".repeat(64)}`];
+    const headers: unknown[] = [
+      undefined,
+      null,
+      [sign(now), sign(now)],
+      42,
+      `t=${"١".repeat(10)},v1=${"0".repeat(64)}`,
+    ];
     for (const header of headers)
       expect(await verifyWebhookSignature(body, header as string | undefined, secret, { now })).toBe(false);
   });

@@ -64,6 +64,10 @@ export const configShape = {
   BATCH_RESULT_TTL_HOURS: env.positiveInt(24, 24 * 90),
   /** Tries per webhook delivery (with backoff) before it is given up. */
   WEBHOOK_ATTEMPTS: env.positiveInt(8, 20),
+  /** One delivery attempt's whole time (connecting, the receiver's answer, reading it) before it is cut off. */
+  WEBHOOK_TIMEOUT_MS: env.positiveInt(10_000, 60_000),
+  /** Deliveries in flight per receiver and per account, below the 4 delivery workers, so none can hold them all. */
+  WEBHOOK_MAX_IN_FLIGHT: env.positiveInt(2, 3),
   /**
    * Consecutive failed log-ins per email (within a day) before it is blocked (15 minutes, doubling with each block);
    * ten times that is the log-in and sign-up attempts per client address in 15 minutes.

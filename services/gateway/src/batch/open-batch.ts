@@ -21,6 +21,8 @@ export interface BatchSettings {
   BATCH_PAGE_ATTEMPTS: number;
   BATCH_RESULT_TTL_HOURS: number;
   WEBHOOK_ATTEMPTS: number;
+  WEBHOOK_TIMEOUT_MS: number;
+  WEBHOOK_MAX_IN_FLIGHT: number;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function openBatch(
     concurrency: settings.BATCH_CONCURRENCY,
     pageAttempts: settings.BATCH_PAGE_ATTEMPTS,
     webhookAttempts: settings.WEBHOOK_ATTEMPTS,
+    webhookTimeoutMs: settings.WEBHOOK_TIMEOUT_MS,
     leaseMs: 2 * settings.REQUEST_TIMEOUT_MS,
   });
   const secrets = await loadWebhookSecrets({
@@ -63,6 +66,8 @@ export async function openBatch(
       maxUrls: settings.BATCH_MAX_URLS,
       maxLiveJobs: settings.BATCH_MAX_LIVE_JOBS,
       resultTtlMs: settings.BATCH_RESULT_TTL_HOURS * 3_600_000,
+      webhookTimeoutMs: settings.WEBHOOK_TIMEOUT_MS,
+      webhookMaxInFlight: settings.WEBHOOK_MAX_IN_FLIGHT,
     },
     close: (graceMs) => backend.close(graceMs),
   };

@@ -1,0 +1,141 @@
+/**
+ * Webhook deliveries against the whole stack as real processes: a receiver
+ * that trickles its answer holds no more than its share of the delivery
+ * workers and is cut off at the attempt's deadline, while another account's
+ * receiver gets its events.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FixturePage } from "../support/fixture-site.js";
+import { launchStack, type RunningStack } from "../support/stack-under-test.js";
+
+/** Small, so that a trickling receiver's attempts end within the test. */
+const WEBHOOK_TIMEOUT_MS = 2_000;
+const WEBHOOK_MAX_IN_FLIGHT = 1;
+const SLOW_PAGES = 10;
+
+const PAGES: Record<string, FixturePage> = Object.fromEntries(
+  ["slow", "fast", "signed"].flatMap((prefix) =>
+    Array.from({ length: SLOW_PAGES }, (_, i) => [
+      `/${prefix}/${i}`,
+      { body: `<!doctype html><html><head><title>${prefix} ${i}</title></head><body><h1>${i}</h1></body></html>` },
+    ]),
+  ),
+);
+
+interface Delivery {
+  headers: IncomingHttpHeaders;
+  body: string;
+  event: { id: string; type: string; job_id: string };
+}
+
+interface Receiver {
+  server: Server;
+  hostPort: string;
+  deliveries: Delivery[];
+  /** Requests open at most at once. */
+  maxOpen: number;
+  /** Answers the sender closed before they were complete. */
+  cut: number;
+}
+
+/** A receiver; `trickle` answers 200 at once, then a byte every 200 ms, never ending. */
+async function startReceiver(trickle: boolean): Promise<Receiver> {
+  let open = 0;
+  const receiver = { deliveries: [] as Delivery[], maxOpen: 0, cut: 0 } as Receiver;
+  receiver.server = createServer((req, res) => {
+    open += 1;
+    receiver.maxOpen = Math.max(receiver.maxOpen, open);
+    res.on("close", () => {
+      open -= 1;
+      if (!res.writableFinished) receiver.cut += 1;
+    });
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      receiver.deliveries.push({ headers: req.headers, body, event: JSON.parse(body) });
+      if (!trickle) {
+        res.writeHead(204).end();
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/plain" });
+      const drip = setInterval(() => res.write("."), 200);
+      res.on("close", () => clearInterval(drip));
+    });
+  });
+  await new Promise<void>((resolve) => receiver.server.listen(0, "127.0.0.1", resolve));
+  receiver.hostPort = `127.0.0.1:${(receiver.server.address() as AddressInfo).port}`;
+  return receiver;
+}
+
+describe("webhook deliveries", () => {
+  let run: RunningStack;
+  let slow: Receiver;
+  let fast: Receiver;
+
+  beforeAll(async () => {
+    slow = await startReceiver(true);
+    fast = await startReceiver(false);
+    run = await launchStack(
+      PAGES,
+      {
+        WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
+        WEBHOOK_MAX_IN_FLIGHT: String(WEBHOOK_MAX_IN_FLIGHT),
+      },
+      { extraEgress: [slow.hostPort, fast.hostPort] },
+    );
+  });
+  afterAll(async () => {
+    await run?.stop();
+    for (const receiver of [slow, fast]) {
+      receiver?.server.closeAllConnections();
+      await new Promise((resolve) => receiver?.server.close(resolve));
+    }
+  });
+
+  const api = (path: string, apiKey: string, init: RequestInit = {}) =>
+    fetch(`${run.stack.gatewayUrl}${path}`, {
+      ...init,
+      headers: { "content-type": "application/json", "x-api-key": apiKey, ...init.headers },
+    });
+  /** Submits a job of `count` pages under `prefix` with its events sent to `receiver`; its id. */
+  const submit = async (apiKey: string, prefix: string, count: number, receiver: Receiver): Promise<string> => {
+    const res = await api("/batch/scrape", apiKey, {
+      method: "POST",
+      body: JSON.stringify({
+        urls: Array.from({ length: count }, (_, i) => `${run.site.origin}/${prefix}/${i}`),
+        schema: { title: "string" },
+        options: { render: "static" },
+        webhook: { url: `http://${receiver.hostPort}/hooks/${prefix}` },
+      }),
+    });
+    expect(res.status).toBe(202);
+    return ((await res.json()) as { id: string }).id;
+  };
+  /** Waits (bounded by the test's timeout) until `done` holds. */
+  const until = async (done: () => boolean) => {
+    while (!done()) await sleep(50);
+  };
+  const eventsOf = (receiver: Receiver, jobId: string) =>
+    new Set(receiver.deliveries.filter((d) => d.event.job_id === jobId).map((d) => d.event.id));
+
+  it("delivers another account's events while a trickling receiver holds its one slot, and cuts each attempt at its deadline", async () => {
+    const slowJob = await submit(await run.newAccountKey(), "slow", SLOW_PAGES, slow);
+    // The trickling receiver holds a delivery before the other account's job starts.
+    await until(() => slow.deliveries.length > 0);
+    const fastJob = await submit(await run.newAccountKey(), "fast", 2, fast);
+    // Its two pages' events and `completed` (in any order: a delivery put off may come after a later one).
+    await until(() => eventsOf(fast, fastJob).size === 3);
+    // Each of the slow job's events takes a whole deadline, one at a time: most are still to come.
+    expect(eventsOf(slow, slowJob).size).toBeLessThan(SLOW_PAGES + 1);
+
+    // Every event reaches the trickling receiver in the end (put off, not lost), every attempt cut at its deadline,
+    // never more than one of them at a time.
+    await until(() => eventsOf(slow, slowJob).size === SLOW_PAGES + 1);
+    await until(() => slow.cut === slow.deliveries.length);
+    expect(slow.maxOpen).toBe(WEBHOOK_MAX_IN_FLIGHT);
+  }, 180_000);
+});
