@@ -2,11 +2,13 @@
  * Webhook deliveries against the whole stack as real processes: a receiver
  * that trickles its answer holds no more than its share of the delivery
  * workers and is cut off at the attempt's deadline, while another account's
- * receiver gets its events.
+ * receiver gets its events; each account's signing secret is random and
+ * rotates, both secrets signing during the grace.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { verifyWebhookSignature } from "@winnow/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FixturePage } from "../support/fixture-site.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
@@ -138,4 +140,61 @@ describe("webhook deliveries", () => {
     await until(() => slow.cut === slow.deliveries.length);
     expect(slow.maxOpen).toBe(WEBHOOK_MAX_IN_FLIGHT);
   }, 180_000);
+
+  it("signs with a random secret per account that rotates: during the grace both secrets sign, announced in a header", async () => {
+    const apiKey = await run.newAccountKey();
+    const otherKey = await run.newAccountKey();
+    type AccountSecret = { webhook_secret: string; webhook_secret_previous_expires_at?: string };
+    const secretOf = async (key: string) => (await (await api("/account", key)).json()) as AccountSecret;
+    const rotate = async () => {
+      const res = await api("/account/webhook-secret/rotate", apiKey, { method: "POST" });
+      expect(res.status).toBe(200);
+      return (await res.json()) as AccountSecret;
+    };
+    /** The deliveries of a new one-page job of the account (its page event and `completed`). */
+    const deliveries = async () => {
+      const job = await submit(apiKey, "signed", 1, fast);
+      await until(() => eventsOf(fast, job).size === 2);
+      return fast.deliveries.filter((d) => d.event.job_id === job);
+    };
+    const verifies = (delivery: Delivery, secret: string) =>
+      verifyWebhookSignature(delivery.body, delivery.headers["winnow-signature"] as string, secret);
+
+    const first = await secretOf(apiKey);
+    const other = await secretOf(otherKey);
+    expect(first.webhook_secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(first.webhook_secret_previous_expires_at).toBeUndefined();
+    expect(other.webhook_secret).not.toBe(first.webhook_secret);
+    for (const delivery of await deliveries()) {
+      expect(await verifies(delivery, first.webhook_secret)).toBe(true);
+      expect(delivery.headers["winnow-secret-rotation"]).toBeUndefined();
+    }
+
+    const second = await rotate();
+    expect(second.webhook_secret).toMatch(/^whsec_/);
+    expect(second.webhook_secret).not.toBe(first.webhook_secret);
+    expect(Date.parse(second.webhook_secret_previous_expires_at!)).toBeGreaterThan(Date.now());
+    expect(await secretOf(apiKey)).toMatchObject(second);
+    // During the grace a receiver still holding the old secret accepts deliveries, as does one with the new one.
+    for (const delivery of await deliveries()) {
+      expect(await verifies(delivery, first.webhook_secret)).toBe(true);
+      expect(await verifies(delivery, second.webhook_secret)).toBe(true);
+      expect(await verifies(delivery, other.webhook_secret)).toBe(false);
+      expect(delivery.headers["winnow-secret-rotation"]).toBe(
+        `previous-expires=${second.webhook_secret_previous_expires_at}`,
+      );
+    }
+
+    // Rotating again (the old secret leaked): it stops signing at once.
+    const third = await rotate();
+    for (const delivery of await deliveries()) {
+      expect(await verifies(delivery, first.webhook_secret)).toBe(false);
+      expect(await verifies(delivery, second.webhook_secret)).toBe(true);
+      expect(await verifies(delivery, third.webhook_secret)).toBe(true);
+    }
+    // Another account's secret is its own; rotating needs the account's key.
+    expect(await secretOf(otherKey)).toEqual(other);
+    const anonymous = await fetch(`${run.stack.gatewayUrl}/account/webhook-secret/rotate`, { method: "POST" });
+    expect(anonymous.status).toBe(401);
+  }, 120_000);
 });

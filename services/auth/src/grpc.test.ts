@@ -42,6 +42,7 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
           plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 120, PLAN_MAX_CONCURRENT_SCRAPES: 3 }),
           logger: silentLogger,
           sessionTtlMs: 60_000,
+          webhookSecretGraceMs: 60_000,
         }),
       ],
     });

@@ -40,16 +40,10 @@ export const configShape = {
   CACHE_SHARED: env.boolean(false),
   /** Keep every scrape's page and answer, even at max_age 0 (which reads nothing), for later requests with max_age. */
   CACHE_STORE_ALWAYS: env.boolean(false),
-  /** Where the embedded gateway database (batch jobs; the scrape cache without REDIS_URL) and the generated webhook key live. */
+  /** Where the embedded gateway database (batch jobs; the scrape cache without REDIS_URL) lives. */
   WINNOW_DATA_DIR: z.string().min(1).default(".data"),
   /** A Postgres server for the gateway database instead of the embedded PGlite one; replicas sharing jobs need it. */
   GATEWAY_DATABASE_URL: env.postgresUrl().optional(),
-  /** The operator's key: each account's webhook secret is derived from it (HKDF); without it one is generated. */
-  WINNOW_ENCRYPTION_KEY: z
-    .string()
-    .trim()
-    .min(32, "must be at least 32 characters (openssl rand -base64 32)")
-    .optional(),
   /** Addresses webhooks may go to although they are not public (as the renderer's egress guard allows). */
   WINNOW_EGRESS_ALLOW: env.egressAllowlist(),
   /** URLs at most in one batch job. */

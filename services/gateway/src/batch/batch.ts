@@ -6,7 +6,6 @@ import type { KeyLimits } from "../keys/key-limits.js";
 import type { UsageCounter } from "../keys/usage.js";
 import type { ScrapeDependencies } from "../scrape/scrape-page.js";
 import { DeliverySlots } from "../webhooks/delivery-slots.js";
-import type { WebhookSecrets } from "../webhooks/webhook-secrets.js";
 import { Webhooks, type WebhookTask } from "../webhooks/webhooks.js";
 import { batchRouter } from "./batch-routes.js";
 import { BatchStore } from "./batch-store.js";
@@ -62,7 +61,6 @@ export interface BatchSetup {
   /** The gateway database, its batch tables migrated. */
   db: SqlDatabase;
   queues: BatchQueues;
-  secrets: WebhookSecrets;
   egressAllow: EgressAllowlist;
   maxUrls: number;
   maxLiveJobs: number;
@@ -93,7 +91,7 @@ export function startBatch(setup: BatchSetup, context: BatchContext): { router: 
   const webhooks = new Webhooks(
     setup.queues.webhooks,
     store,
-    setup.secrets,
+    context.scrape.backends.auth,
     new EgressGuard(setup.egressAllow),
     {
       timeoutMs: setup.webhookTimeoutMs,

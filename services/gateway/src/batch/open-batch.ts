@@ -1,6 +1,5 @@
 import type { EgressAllowlist, Logger } from "@winnow/platform";
 import type { SqlDatabase } from "@winnow/platform/sql";
-import { loadWebhookSecrets } from "../webhooks/webhook-secrets.js";
 import { type BatchSetup, openBatchQueues } from "./batch.js";
 import { migrateBatchTables } from "./batch-migrations.js";
 import { startBullMqQueues } from "./bullmq-queue.js";
@@ -11,8 +10,6 @@ export interface BatchSettings {
   REDIS_URL?: string;
   REDIS_KEY_PREFIX: string;
   GATEWAY_DATABASE_URL?: string;
-  WINNOW_DATA_DIR: string;
-  WINNOW_ENCRYPTION_KEY?: string;
   WINNOW_EGRESS_ALLOW: EgressAllowlist;
   REQUEST_TIMEOUT_MS: number;
   BATCH_MAX_URLS: number;
@@ -27,8 +24,7 @@ export interface BatchSettings {
 
 /**
  * Batch jobs' parts on the gateway database: their tables, the queues (BullMQ
- * on Redis when there is one, else pg-boss on the database) and the webhook
- * secrets. close() gives running pages and webhooks what is left of the grace.
+ * on Redis when there is one, else pg-boss on the database). close() gives running pages and webhooks what is left of the grace.
  */
 export async function openBatch(
   settings: BatchSettings,
@@ -52,16 +48,10 @@ export async function openBatch(
     webhookTimeoutMs: settings.WEBHOOK_TIMEOUT_MS,
     leaseMs: 2 * settings.REQUEST_TIMEOUT_MS,
   });
-  const secrets = await loadWebhookSecrets({
-    configured: settings.WINNOW_ENCRYPTION_KEY,
-    dataDir: settings.WINNOW_DATA_DIR,
-    logger,
-  });
   return {
     setup: {
       db,
       queues,
-      secrets,
       egressAllow: settings.WINNOW_EGRESS_ALLOW,
       maxUrls: settings.BATCH_MAX_URLS,
       maxLiveJobs: settings.BATCH_MAX_LIVE_JOBS,

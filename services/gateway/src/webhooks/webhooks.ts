@@ -1,11 +1,10 @@
-import { type EgressGuard, type Logger, pinnedLookup, WinnowError } from "@winnow/platform";
+import { type AuthClient, type EgressGuard, type Logger, pinnedLookup, WinnowError } from "@winnow/platform";
 import { Agent, request } from "undici";
 import type { BatchJob, BatchStore, PageResult } from "../batch/batch-store.js";
 import type { JobEvents } from "../batch/page-runner.js";
 import type { Task, TaskOutcome, TaskQueue } from "../batch/task-queue.js";
 import type { DeliverySlots } from "./delivery-slots.js";
-import type { WebhookSecrets } from "./webhook-secrets.js";
-import { SIGNATURE_HEADER, signatureHeader } from "./webhook-signature.js";
+import { signatureHeaders } from "./webhook-signature.js";
 
 /** One event to deliver, as queued: the body is signed when it is sent, each try with its own timestamp. */
 export interface WebhookTask {
@@ -38,7 +37,8 @@ export class Webhooks implements JobEvents {
   constructor(
     private readonly queue: TaskQueue<WebhookTask>,
     private readonly store: BatchStore,
-    private readonly secrets: WebhookSecrets,
+    /** Keeps each account's webhook secrets (random, sealed, rotated there). */
+    private readonly auth: AuthClient,
     private readonly guard: EgressGuard,
     private readonly limits: DeliveryLimits,
     private readonly logger: Logger,
@@ -103,9 +103,15 @@ export class Webhooks implements JobEvents {
       }
       throw error;
     }
-    const dispatcher = new Agent({ connect: { lookup: pinnedLookup(pin) } });
     // One deadline for the whole attempt: a receiver that trickles its answer a byte at a time is cut off too.
     const deadline = AbortSignal.timeout(this.limits.timeoutMs);
+    const attempt = AbortSignal.any([signal, deadline]);
+    // Asked at each attempt, so that a rotation signs the very next one.
+    const { secrets } = await this.auth.getWebhookSecrets(
+      { accountId: data.accountId, sessionToken: "" },
+      { signal: attempt, deadline: new Date(Date.now() + this.limits.timeoutMs) },
+    );
+    const dispatcher = new Agent({ connect: { lookup: pinnedLookup(pin) } });
     try {
       const timestamp = Math.floor(Date.now() / 1000);
       const response = await request(url, {
@@ -114,10 +120,10 @@ export class Webhooks implements JobEvents {
         headers: {
           "content-type": "application/json",
           "user-agent": "Winnow-Webhooks/1",
-          [SIGNATURE_HEADER]: signatureHeader(this.secrets.forAccount(data.accountId), data.body, timestamp),
+          ...signatureHeaders(secrets, data.body, timestamp),
         },
         dispatcher,
-        signal: AbortSignal.any([signal, deadline]),
+        signal: attempt,
       });
       await response.body.dump({ limit: MAX_ANSWER_BYTES });
       if (response.statusCode < 200 || response.statusCode > 299) {
