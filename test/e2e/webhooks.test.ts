@@ -197,4 +197,44 @@ describe("webhook deliveries", () => {
     const anonymous = await fetch(`${run.stack.gatewayUrl}/account/webhook-secret/rotate`, { method: "POST" });
     expect(anonymous.status).toBe(401);
   }, 120_000);
+
+  it("rotates the webhook secret from the dashboard, saying until when the previous one signs", async () => {
+    const base = run.stack.gatewayUrl;
+    const visit = async (path: string, cookie = "") => {
+      const res = await fetch(`${base}${path}`, { headers: cookie ? { cookie } : {}, redirect: "manual" });
+      return { cookies: res.headers.getSetCookie(), text: await res.text() };
+    };
+    const post = (path: string, cookie: string, form: Record<string, string>) =>
+      fetch(`${base}${path}`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: base },
+        body: new URLSearchParams(form),
+      });
+    const csrfOf = (text: string) => /name="_csrf" value="([^"]+)"/.exec(text)![1]!;
+    const cookieOf = (cookies: string[], name: string) => cookies.find((c) => c.startsWith(`${name}=`))!.split(";")[0]!;
+    const secretOn = (text: string) => /id="webhook-secret"[^>]*value="([^"]+)"/.exec(text)?.[1];
+
+    const signUp = await visit("/dashboard/signup");
+    const signedUp = await post("/dashboard/signup", cookieOf(signUp.cookies, "winnow_csrf"), {
+      _csrf: csrfOf(signUp.text),
+      email: `${Date.now()}-${Math.random()}@example.com`,
+      password: "a long enough password",
+    });
+    expect(signedUp.status).toBe(303);
+    const session = cookieOf(signedUp.headers.getSetCookie(), "winnow_session");
+    const page = await visit("/dashboard", session);
+    const before = secretOn(page.text);
+    expect(before).toMatch(/^whsec_/);
+    expect(page.text).not.toMatch(/previous secret still signs/);
+
+    const rotated = await post("/dashboard/webhook-secret", session, { _csrf: csrfOf(page.text) });
+    expect(rotated.status).toBe(303);
+    expect(rotated.headers.get("location")).toBe("/dashboard?webhook-secret=rotated");
+    const after = await visit("/dashboard?webhook-secret=rotated", session);
+    expect(secretOn(after.text)).toMatch(/^whsec_/);
+    expect(secretOn(after.text)).not.toBe(before);
+    expect(after.text).toMatch(/Your webhook secret was rotated/);
+    expect(after.text).toMatch(/The previous secret still signs deliveries \(beside this one\) until \d{4}-/);
+  }, 60_000);
 });
