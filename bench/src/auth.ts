@@ -129,6 +129,7 @@ async function benchBackend(backend: Backend) {
         plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 2 ** 32 - 1, PLAN_MAX_CONCURRENT_SCRAPES: 64 }),
         logger,
         sessionTtlMs: 60_000,
+        webhookSecretGraceMs: 0,
       }),
     ],
   });

@@ -307,9 +307,8 @@ describe("rendered objects", () => {
       REDIS_URL: { name: "winnow", key: "redis-url", optional: true },
       WINNOW_GATEWAY_TOKEN: { name: "winnow", key: "gateway-token" },
       WINNOW_SERVICE_TOKEN: { name: "winnow", key: "service-token" },
-      // Batch jobs and the scrape cache, shared by every replica, beside auth's tables; one webhook key for all.
+      // Batch jobs and the scrape cache, shared by every replica, beside auth's tables.
       GATEWAY_DATABASE_URL: { name: "winnow", key: "database-url" },
-      WINNOW_ENCRYPTION_KEY: { name: "winnow", key: "encryption-key" },
     });
     expect(secretRefs("extractor")).toEqual({
       LLM_API_KEY: { name: "winnow", key: "llm-api-key", optional: true },

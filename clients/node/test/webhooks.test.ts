@@ -25,4 +25,25 @@ describe("verifyWebhookSignature", () => {
     for (const header of ["", "t=abc,v1=00", `v1=${"0".repeat(64)}`, `t=${now}`, `t=${now},v1=zz`])
       expect(await verifyWebhookSignature(body, header, secret, { now })).toBe(false);
   });
+
+  it("answers false, never throws, for a header that is missing, repeated or not ASCII", async () => {
+    const headers: unknown[] = [
+      undefined,
+      null,
+      [sign(now), sign(now)],
+      42,
+      `t=${"١".repeat(10)},v1=${"0".repeat(64)}`,
+    ];
+    for (const header of headers)
+      expect(await verifyWebhookSignature(body, header as string | undefined, secret, { now })).toBe(false);
+  });
+
+  it("accepts a header with several v1 signatures (a rotation's grace) when one of them is by its secret", async () => {
+    const mac = (key: string) => sign(now, body, key).split(",v1=")[1];
+    const rotated = `t=${now},v1=${mac("whsec_new")},v1=${mac(secret)}`;
+    expect(await verifyWebhookSignature(body, rotated, secret, { now })).toBe(true);
+    expect(await verifyWebhookSignature(body, rotated, "whsec_new", { now })).toBe(true);
+    expect(await verifyWebhookSignature(body, rotated, "whsec_other", { now })).toBe(false);
+    expect(await verifyWebhookSignature(body, `t=${now},v1=zz,v1=${mac(secret)}`, secret, { now })).toBe(true);
+  });
 });

@@ -31,6 +31,20 @@ class VerifyWebhookSignatureTest(unittest.TestCase):
         for header in ["", "t=abc,v1=00", "v1=" + "0" * 64, f"t={NOW}", f"t={NOW},v1=zz"]:
             self.assertFalse(verify_webhook_signature(BODY, header, SECRET, now=NOW))
 
+    def test_answers_false_never_raises_for_a_missing_or_non_ascii_header(self) -> None:
+        for header in [None, 42, f"t={'١' * 10},v1=" + "0" * 64, f"t={NOW},v1=" + "é" * 64, "t=\ud800,v1=00"]:
+            self.assertFalse(verify_webhook_signature(BODY, header, SECRET, now=NOW))  # type: ignore[arg-type]
+        self.assertFalse(verify_webhook_signature("\ud800", sign(NOW), SECRET, now=NOW))
+
+    def test_accepts_several_v1_signatures_when_one_is_by_its_secret(self) -> None:
+        def mac(key: str) -> str:
+            return sign(NOW, key=key).split(",v1=")[1]
+
+        rotated = f"t={NOW},v1={mac('whsec_new')},v1={mac(SECRET)}"
+        self.assertTrue(verify_webhook_signature(BODY, rotated, SECRET, now=NOW))
+        self.assertTrue(verify_webhook_signature(BODY, rotated, "whsec_new", now=NOW))
+        self.assertFalse(verify_webhook_signature(BODY, rotated, "whsec_other", now=NOW))
+
 
 if __name__ == "__main__":
     unittest.main()

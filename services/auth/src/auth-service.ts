@@ -9,7 +9,7 @@ import {
 } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { z } from "zod";
 import { generateApiKey, parseApiKey } from "./api-key.js";
-import type { AccountRecord, AuthStore } from "./auth-store.js";
+import type { AccountRecord, AuthStore, WebhookSecretRecord } from "./auth-store.js";
 import {
   hashPassword,
   MAX_PASSWORD_LENGTH,
@@ -28,6 +28,8 @@ export interface AuthServiceDependencies {
   logger: Logger;
   /** How long a dashboard session lasts after log-in. */
   sessionTtlMs: number;
+  /** How long a webhook secret replaced by a rotation stays valid. */
+  webhookSecretGraceMs: number;
 }
 
 const SESSION_TOKEN_BYTES = 32;
@@ -85,6 +87,9 @@ const CALLERS: Record<keyof AuthServiceServer, readonly CallerRole[]> = {
   watchRevocations: GATEWAY_OR_ADMIN,
   getUsage: GATEWAY_OR_ADMIN,
   listAccounts: ADMIN,
+  // The gateway signs deliveries with them, and answers GET /account and the dashboard.
+  getWebhookSecrets: GATEWAY_OR_ADMIN,
+  rotateWebhookSecret: GATEWAY_OR_ADMIN,
 };
 
 /** The service as a gRPC server registers it. */
@@ -105,6 +110,7 @@ function createAuthService({
   plans,
   logger,
   sessionTtlMs,
+  webhookSecretGraceMs,
 }: AuthServiceDependencies): AuthServiceServer {
   const toAccount = (account: AccountRecord): Account => ({
     id: account.id,
@@ -118,6 +124,22 @@ function createAuthService({
     const accountId = token ? await store.findSessionAccount(hashToken(token)) : undefined;
     if (!accountId) throw new WinnowError("unauthorized", NO_SESSION);
     return accountId;
+  };
+
+  /** The account a request names by exactly one of session_token and account_id. */
+  const namedAccount = async (request: { sessionToken: string; accountId: string }): Promise<string> => {
+    if (Boolean(request.sessionToken) === Boolean(request.accountId)) {
+      throw new WinnowError("invalid-request", "give exactly one of session_token and account_id");
+    }
+    return request.sessionToken
+      ? sessionAccount(request.sessionToken)
+      : validField("account_id", accountIdSchema, request.accountId);
+  };
+
+  /** The webhook secrets the store found, or "not-found" when it found no such account. */
+  const foundSecrets = (accountId: string, secrets: WebhookSecretRecord[] | undefined) => {
+    if (!secrets) throw new WinnowError("not-found", `no account with id ${accountId}`);
+    return { secrets };
   };
 
   const rotate = async (accountId: string) => {
@@ -220,15 +242,22 @@ function createAuthService({
     watchRevocations: revocations.watch,
 
     getUsage: unary(logger, async (request) => {
-      if (Boolean(request.sessionToken) === Boolean(request.accountId)) {
-        throw new WinnowError("invalid-request", "give exactly one of session_token and account_id");
-      }
-      const accountId = request.sessionToken
-        ? await sessionAccount(request.sessionToken)
-        : validField("account_id", accountIdSchema, request.accountId);
+      const accountId = await namedAccount(request);
       const days = request.days || DEFAULT_USAGE_DAYS;
       if (days > 366) throw new WinnowError("invalid-request", "days must be between 1 and 366");
       return { days: await store.usage(accountId, days) };
+    }),
+
+    getWebhookSecrets: unary(logger, async (request) => {
+      const accountId = await namedAccount(request);
+      return foundSecrets(accountId, await store.webhookSecrets(accountId));
+    }),
+
+    rotateWebhookSecret: unary(logger, async (request) => {
+      const accountId = await namedAccount(request);
+      const answer = foundSecrets(accountId, await store.rotateWebhookSecret(accountId, webhookSecretGraceMs));
+      logger.info({ accountId, secretId: answer.secrets[0]!.id }, "webhook secret rotated");
+      return answer;
     }),
 
     listAccounts: unary(logger, async () => ({

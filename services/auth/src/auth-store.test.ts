@@ -90,7 +90,7 @@ describe.each(BACKENDS)("AuthStore on %s", (backend) => {
   it("runs migrations again, even concurrently, without changing anything", async () => {
     await Promise.all([migrate(db.database), migrate(db.database)]);
     const rows = await db.database.query<{ version: number }>("SELECT version FROM auth_migrations");
-    expect(rows.map((row) => row.version).sort()).toEqual([1, 2, 3, 4]);
+    expect(rows.map((row) => row.version).sort()).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("keeps accounts and keys across a restart", async () => {
@@ -149,5 +149,42 @@ describe.each(BACKENDS)("AuthStore on %s", (backend) => {
     await store.deleteSession("live");
     expect(await store.findSessionAccount("live")).toBeUndefined();
     expect(await store.findSessionAccount("another")).toBe(account.id);
+  });
+
+  it("makes each account one random webhook secret on first use, stored sealed, the same for racing first uses", async () => {
+    const [a, b] = await Promise.all([1, 2].map(() => store.createAccount(email(), "default", generateApiKey())));
+    const first = await Promise.all([1, 2, 3].map(() => store.webhookSecrets(a!.id)));
+    expect(new Set(first.map((secrets) => secrets![0]!.secret)).size).toBe(1);
+    const [secret] = first[0]!;
+    expect(first[0]).toHaveLength(1);
+    expect(secret).toMatchObject({ secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/), expiresAt: undefined });
+    expect((await store.webhookSecrets(b!.id))![0]!.secret).not.toBe(secret!.secret);
+    const rows = await db.database.query<{ secret_ciphertext: string }>(
+      "SELECT secret_ciphertext FROM webhook_secrets WHERE account_id = $1",
+      [a!.id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.secret_ciphertext).not.toContain(secret!.secret.slice("whsec_".length));
+    expect(await store.webhookSecrets(randomUUID())).toBeUndefined();
+  });
+
+  it("rotates a webhook secret: the previous one stays valid for the grace, an older one ends at once", async () => {
+    const account = await store.createAccount(email(), "default", generateApiKey());
+    const [original] = (await store.webhookSecrets(account.id))!;
+    const rotated = (await store.rotateWebhookSecret(account.id, 3_600_000))!;
+    expect(rotated).toHaveLength(2);
+    expect(rotated[0]!.secret).not.toBe(original!.secret);
+    expect(rotated[1]!.secret).toBe(original!.secret);
+    expect(rotated[0]!.expiresAt).toBeUndefined();
+    expect(rotated[1]!.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 3_500_000);
+    expect(await store.webhookSecrets(account.id)).toEqual(rotated);
+    // Rotating again (a leaked secret): the original ends now, the one it replaced takes the grace.
+    const again = (await store.rotateWebhookSecret(account.id, 3_600_000))!;
+    expect(again.map((s) => s.secret)).toEqual([expect.any(String), rotated[0]!.secret]);
+    expect(again.map((s) => s.secret)).not.toContain(original!.secret);
+    // No grace: the replaced secret ends with the rotation.
+    const cut = (await store.rotateWebhookSecret(account.id, 0))!;
+    expect(cut).toHaveLength(1);
+    expect(await store.rotateWebhookSecret(randomUUID(), 0)).toBeUndefined();
   });
 });

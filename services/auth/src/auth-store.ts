@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { WinnowError } from "@winnow/platform";
 import type { ScrapesByPath, UsageDay } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import type { ApiKey } from "./api-key.js";
@@ -37,6 +37,14 @@ export interface AccountSummary {
   account: AccountRecord;
   keyId: string | undefined;
   usage: UsageTotals;
+}
+
+/** A webhook signing secret, opened; `expiresAt` only on a previous one, within its grace. */
+export interface WebhookSecretRecord {
+  id: string;
+  secret: string;
+  createdAt: Date;
+  expiresAt: Date | undefined;
 }
 
 export interface ActiveKey {
@@ -320,6 +328,64 @@ export class AuthStore {
       keyId: row.key_id ?? undefined,
       usage: { scrapes: row.scrapes, tokensIn: row.tokensIn, tokensOut: row.tokensOut },
     }));
+  }
+
+  /**
+   * The account's webhook secrets, the current one first (made at random if it has none yet), then one replaced
+   * within its grace; undefined when there is no such account.
+   */
+  async webhookSecrets(accountId: string): Promise<WebhookSecretRecord[] | undefined> {
+    const secrets = await this.validWebhookSecrets(this.db, accountId);
+    if (secrets.length > 0) return secrets;
+    const [account] = await this.db.query("SELECT id FROM accounts WHERE id = $1", [accountId]);
+    if (!account) return undefined;
+    // Racing first uses: the unique index keeps one current secret, and every caller reads that one.
+    await this.insertWebhookSecret(this.db, accountId, "ON CONFLICT (account_id) WHERE expires_at IS NULL DO NOTHING");
+    return this.validWebhookSecrets(this.db, accountId);
+  }
+
+  /**
+   * Makes a new current webhook secret; the one it replaces stays valid for `graceMs`, any older one ends now.
+   * The secrets as webhookSecrets answers after; undefined when there is no such account.
+   */
+  async rotateWebhookSecret(accountId: string, graceMs: number): Promise<WebhookSecretRecord[] | undefined> {
+    return this.db.transaction(async (tx) => {
+      // As for keys: concurrent rotations of one account run one after the other.
+      const [account] = await tx.query("SELECT id FROM accounts WHERE id = $1 FOR UPDATE", [accountId]);
+      if (!account) return undefined;
+      await tx.query("DELETE FROM webhook_secrets WHERE account_id = $1 AND expires_at IS NOT NULL", [accountId]);
+      await tx.query(
+        `UPDATE webhook_secrets SET expires_at = now() + $2 * interval '1 millisecond'
+          WHERE account_id = $1 AND expires_at IS NULL`,
+        [accountId, graceMs],
+      );
+      await this.insertWebhookSecret(tx, accountId, "");
+      return this.validWebhookSecrets(tx, accountId);
+    });
+  }
+
+  private async validWebhookSecrets(db: SqlExecutor, accountId: string): Promise<WebhookSecretRecord[]> {
+    const rows = await db.query<{ id: string; secret_ciphertext: string; created_at: Date; expires_at: Date | null }>(
+      `SELECT id, secret_ciphertext, created_at, expires_at FROM webhook_secrets
+        WHERE account_id = $1 AND (expires_at IS NULL OR expires_at > now())
+        ORDER BY expires_at IS NULL DESC, created_at DESC`,
+      [accountId],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      secret: this.cipher.open(row.secret_ciphertext, row.id),
+      createdAt: row.created_at,
+      expiresAt: row.expires_at ?? undefined,
+    }));
+  }
+
+  private async insertWebhookSecret(db: SqlExecutor, accountId: string, onConflict: string): Promise<void> {
+    const id = randomUUID();
+    const secret = `whsec_${randomBytes(32).toString("base64url")}`;
+    await db.query(
+      `INSERT INTO webhook_secrets (id, account_id, secret_ciphertext) VALUES ($1, $2, $3) ${onConflict}`,
+      [id, accountId, this.cipher.seal(secret, id)],
+    );
   }
 
   private async insertKey(tx: SqlExecutor, accountId: string, key: ApiKey): Promise<void> {

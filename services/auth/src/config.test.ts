@@ -45,6 +45,7 @@ describe("auth configuration", () => {
       LOG_LEVEL: "info",
       WINNOW_DATA_DIR: ".data",
       SESSION_TTL_HOURS: 12,
+      WEBHOOK_SECRET_GRACE_HOURS: 24,
       PLAN_REQUESTS_PER_MINUTE: 60,
       PLAN_MAX_CONCURRENT_SCRAPES: 4,
       WINNOW_DEV_ACCOUNT: true,

@@ -31,6 +31,8 @@ export const authConfigShape = {
     })
     .optional(),
   SESSION_TTL_HOURS: env.positiveInt(12, 24 * 90),
+  /** How long a webhook secret replaced by a rotation still signs deliveries (beside the new one); 0: not at all. */
+  WEBHOOK_SECRET_GRACE_HOURS: env.nonNegativeInt(24, 24 * 30),
   PLAN_REQUESTS_PER_MINUTE: env.positiveInt(60, 2 ** 32 - 1),
   PLAN_MAX_CONCURRENT_SCRAPES: env.positiveInt(4, 2 ** 32 - 1),
   /**

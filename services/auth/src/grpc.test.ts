@@ -42,6 +42,7 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
           plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 120, PLAN_MAX_CONCURRENT_SCRAPES: 3 }),
           logger: silentLogger,
           sessionTtlMs: 60_000,
+          webhookSecretGraceMs: 60_000,
         }),
       ],
     });
@@ -363,6 +364,28 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       const usage = (sessionToken: string, accountId: string) => client.getUsage({ sessionToken, accountId, days: 0 });
       expect((await failure(usage("", ""))).type).toBe("invalid-request");
       expect((await failure(usage("token", randomUUID()))).type).toBe("invalid-request");
+    });
+
+    it("keeps webhook secrets by session or account, rotates them with a grace, and names what it cannot find", async () => {
+      const [email, password] = [`${randomUUID()}@example.com`, "correct horse battery"];
+      const created = await client.createAccount({ email, password });
+      const { session } = await client.logIn({ email, password });
+      const bySession = await client.getWebhookSecrets({ sessionToken: session!.token, accountId: "" });
+      expect(bySession.secrets).toEqual([
+        expect.objectContaining({ secret: expect.stringMatching(/^whsec_/), expiresAt: undefined }),
+      ]);
+      expect(await client.getWebhookSecrets({ sessionToken: "", accountId: created.account!.id })).toEqual(bySession);
+      const rotated = await client.rotateWebhookSecret({ sessionToken: session!.token, accountId: "" });
+      expect(rotated.secrets.map((s) => s.secret)).toEqual([expect.any(String), bySession.secrets[0]!.secret]);
+      expect(rotated.secrets[1]!.expiresAt!.getTime()).toBeGreaterThan(Date.now());
+      const secrets = (sessionToken: string, accountId: string) =>
+        client.getWebhookSecrets({ sessionToken, accountId });
+      expect((await failure(secrets("", ""))).type).toBe("invalid-request");
+      expect((await failure(secrets("", "not-a-uuid"))).type).toBe("invalid-request");
+      expect((await failure(secrets("", randomUUID()))).type).toBe("not-found");
+      expect((await failure(secrets("expired", ""))).type).toBe("unauthorized");
+      const rotate = client.rotateWebhookSecret({ sessionToken: "", accountId: randomUUID() });
+      expect((await failure(rotate)).type).toBe("not-found");
     });
   });
   describe("revocation feed", () => {

@@ -63,6 +63,7 @@ const server = await startGrpcServer({
       plans: planLookup(config),
       logger,
       sessionTtlMs: config.SESSION_TTL_HOURS * 3_600_000,
+      webhookSecretGraceMs: config.WEBHOOK_SECRET_GRACE_HOURS * 3_600_000,
     }),
   ],
 });

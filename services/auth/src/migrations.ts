@@ -67,6 +67,22 @@ const MIGRATIONS: readonly Migration[] = [
         ADD COLUMN model_scrapes bigint NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 5,
+    name: "webhook secrets",
+    // Random per account, sealed like keys; expires_at is null for the current one, set for one replaced by a
+    // rotation (valid until then). At most one current secret per account, whoever makes it first.
+    sql: `
+      CREATE TABLE webhook_secrets (
+        id text PRIMARY KEY,
+        account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+        secret_ciphertext text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz
+      );
+      CREATE UNIQUE INDEX webhook_secrets_current ON webhook_secrets (account_id) WHERE expires_at IS NULL;
+    `,
+  },
 ];
 
 /** Brings auth's tables up to date; their record is auth_migrations. */

@@ -14,13 +14,14 @@ import type { Drain } from "./http/drain.js";
 import { jsonBody } from "./http/json-body.js";
 import { sendProblem } from "./http/problem.js";
 import type { LimiterFactory } from "./http/rate-limits.js";
-import { requestContext } from "./http/request-context.js";
+import { hop, requestContext } from "./http/request-context.js";
 import { requireApiKey } from "./keys/api-key.js";
 import { KeyCheck } from "./keys/key-check.js";
 import { KeyFailureLimit } from "./keys/key-failures.js";
 import { KeyLimits } from "./keys/key-limits.js";
 import { UsageCounter } from "./keys/usage.js";
 import { scrapeHandler } from "./scrape/scrape.js";
+import { describeWebhookSecrets, webhookSecretRouter } from "./webhooks/webhook-secret-routes.js";
 
 export interface AppOptions {
   backends: Backends;
@@ -118,20 +119,22 @@ export function createGateway(options: AppOptions): Gateway {
     dashboardRouter({
       auth: backends.auth,
       limiters: options.limiters,
-      webhookSecrets: options.batch?.secrets,
+      webhookSecrets: Boolean(options.batch),
       loginAttemptsPer15Min: options.loginAttemptsPer15Min,
       logger,
     }),
   );
 
   // Checks the key and nothing else: for clients testing their key, and the benchmark's authorized no-op path.
-  app.get("/account", apiKey, keyLimits.requests(), (_req, res) => {
+  app.get("/account", apiKey, keyLimits.requests(), async (_req, res) => {
     const { accountId, keyId, limits } = res.locals;
+    // What this account's webhook deliveries are signed with (see the docs' webhooks section).
+    const webhookSecrets =
+      options.batch && (await backends.auth.getWebhookSecrets({ accountId: accountId!, sessionToken: "" }, hop(res)));
     res.json({
       account_id: accountId,
       key_id: keyId,
-      // What this account's webhook deliveries are signed with (see the docs' webhooks section).
-      ...(options.batch ? { webhook_secret: options.batch.secrets.forAccount(accountId!) } : {}),
+      ...(webhookSecrets && describeWebhookSecrets(webhookSecrets.secrets)),
       limits: {
         plan: limits!.plan,
         requests_per_minute: limits!.requestsPerMinute,
@@ -139,6 +142,9 @@ export function createGateway(options: AppOptions): Gateway {
       },
     });
   });
+  if (options.batch) {
+    app.use("/account/webhook-secret", webhookSecretRouter(backends.auth, [apiKey, keyLimits.requests()]));
+  }
 
   const scrapeDeps = {
     backends,

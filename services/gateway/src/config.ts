@@ -44,16 +44,10 @@ export const configShape = {
   CACHE_SHARED: env.boolean(false),
   /** Keep every scrape's page and answer, even at max_age 0 (which reads nothing), for later requests with max_age. */
   CACHE_STORE_ALWAYS: env.boolean(false),
-  /** Where the embedded gateway database (batch jobs; the scrape cache without REDIS_URL) and the generated webhook key live. */
+  /** Where the embedded gateway database (batch jobs; the scrape cache without REDIS_URL) lives. */
   WINNOW_DATA_DIR: z.string().min(1).default(".data"),
   /** A Postgres server for the gateway database instead of the embedded PGlite one; replicas sharing jobs need it. */
   GATEWAY_DATABASE_URL: env.postgresUrl().optional(),
-  /** The operator's key: each account's webhook secret is derived from it (HKDF); without it one is generated. */
-  WINNOW_ENCRYPTION_KEY: z
-    .string()
-    .trim()
-    .min(32, "must be at least 32 characters (openssl rand -base64 32)")
-    .optional(),
   /** Addresses webhooks may go to although they are not public (as the renderer's egress guard allows). */
   WINNOW_EGRESS_ALLOW: env.egressAllowlist(),
   /** URLs at most in one batch job. */
@@ -68,6 +62,10 @@ export const configShape = {
   BATCH_RESULT_TTL_HOURS: env.positiveInt(24, 24 * 90),
   /** Tries per webhook delivery (with backoff) before it is given up. */
   WEBHOOK_ATTEMPTS: env.positiveInt(8, 20),
+  /** One delivery attempt's whole time (connecting, the receiver's answer, reading it) before it is cut off. */
+  WEBHOOK_TIMEOUT_MS: env.positiveInt(10_000, 60_000),
+  /** Deliveries in flight per receiver and per account, below the 4 delivery workers, so none can hold them all. */
+  WEBHOOK_MAX_IN_FLIGHT: env.positiveInt(2, 3),
   /**
    * Consecutive failed log-ins per email and address (within a day) before they are blocked (15 minutes, doubling
    * with each block); ten times that: failed log-ins per email in a day before only known browsers log in, and

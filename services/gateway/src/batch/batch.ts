@@ -5,7 +5,7 @@ import type { KeyCheck } from "../keys/key-check.js";
 import type { KeyLimits } from "../keys/key-limits.js";
 import type { UsageCounter } from "../keys/usage.js";
 import type { ScrapeDependencies } from "../scrape/scrape-page.js";
-import type { WebhookSecrets } from "../webhooks/webhook-secrets.js";
+import { DeliverySlots } from "../webhooks/delivery-slots.js";
 import { Webhooks, type WebhookTask } from "../webhooks/webhooks.js";
 import { batchRouter } from "./batch-routes.js";
 import { BatchStore } from "./batch-store.js";
@@ -15,6 +15,8 @@ import type { QueueBackend, TaskQueue } from "./task-queue.js";
 
 /** How often jobs kept past their time are deleted. */
 const CLEANUP_INTERVAL_MS = 60_000;
+/** Webhook deliveries this gateway makes at once, all accounts together. */
+const WEBHOOK_WORKERS = 4;
 
 export interface BatchQueues {
   pages: TaskQueue<PageTask>;
@@ -28,6 +30,8 @@ export interface BatchQueueOptions {
   pageAttempts: number;
   /** Tries per webhook delivery. */
   webhookAttempts: number;
+  /** One webhook delivery attempt's deadline; a delivery running twice as long is taken for lost. */
+  webhookTimeoutMs: number;
   /** A page running longer than this is taken for lost and tried again. */
   leaseMs: number;
 }
@@ -46,8 +50,8 @@ export async function openBatchQueues(backend: QueueBackend, options: BatchQueue
       name: "batch-webhooks",
       attempts: options.webhookAttempts,
       backoffMs: 2_000,
-      concurrency: 4,
-      leaseMs: 60_000,
+      concurrency: WEBHOOK_WORKERS,
+      leaseMs: 2 * options.webhookTimeoutMs,
     }),
   };
 }
@@ -57,11 +61,13 @@ export interface BatchSetup {
   /** The gateway database, its batch tables migrated. */
   db: SqlDatabase;
   queues: BatchQueues;
-  secrets: WebhookSecrets;
   egressAllow: EgressAllowlist;
   maxUrls: number;
   maxLiveJobs: number;
   resultTtlMs: number;
+  webhookTimeoutMs: number;
+  /** Webhook deliveries in flight at most per receiver and per account. */
+  webhookMaxInFlight: number;
 }
 
 export interface BatchContext {
@@ -85,8 +91,12 @@ export function startBatch(setup: BatchSetup, context: BatchContext): { router: 
   const webhooks = new Webhooks(
     setup.queues.webhooks,
     store,
-    setup.secrets,
+    context.scrape.backends.auth,
     new EgressGuard(setup.egressAllow),
+    {
+      timeoutMs: setup.webhookTimeoutMs,
+      slots: new DeliverySlots(setup.webhookMaxInFlight),
+    },
     logger,
   );
   const runner = new PageRunner({

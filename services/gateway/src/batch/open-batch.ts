@@ -1,6 +1,5 @@
 import type { EgressAllowlist, Logger } from "@winnow/platform";
 import type { SqlDatabase } from "@winnow/platform/sql";
-import { loadWebhookSecrets } from "../webhooks/webhook-secrets.js";
 import { type BatchSetup, openBatchQueues } from "./batch.js";
 import { migrateBatchTables } from "./batch-migrations.js";
 import { startBullMqQueues } from "./bullmq-queue.js";
@@ -11,8 +10,6 @@ export interface BatchSettings {
   REDIS_URL?: string;
   REDIS_KEY_PREFIX: string;
   GATEWAY_DATABASE_URL?: string;
-  WINNOW_DATA_DIR: string;
-  WINNOW_ENCRYPTION_KEY?: string;
   WINNOW_EGRESS_ALLOW: EgressAllowlist;
   REQUEST_TIMEOUT_MS: number;
   BATCH_MAX_URLS: number;
@@ -21,12 +18,13 @@ export interface BatchSettings {
   BATCH_PAGE_ATTEMPTS: number;
   BATCH_RESULT_TTL_HOURS: number;
   WEBHOOK_ATTEMPTS: number;
+  WEBHOOK_TIMEOUT_MS: number;
+  WEBHOOK_MAX_IN_FLIGHT: number;
 }
 
 /**
  * Batch jobs' parts on the gateway database: their tables, the queues (BullMQ
- * on Redis when there is one, else pg-boss on the database) and the webhook
- * secrets. close() gives running pages and webhooks what is left of the grace.
+ * on Redis when there is one, else pg-boss on the database). close() gives running pages and webhooks what is left of the grace.
  */
 export async function openBatch(
   settings: BatchSettings,
@@ -47,22 +45,19 @@ export async function openBatch(
     concurrency: settings.BATCH_CONCURRENCY,
     pageAttempts: settings.BATCH_PAGE_ATTEMPTS,
     webhookAttempts: settings.WEBHOOK_ATTEMPTS,
+    webhookTimeoutMs: settings.WEBHOOK_TIMEOUT_MS,
     leaseMs: 2 * settings.REQUEST_TIMEOUT_MS,
-  });
-  const secrets = await loadWebhookSecrets({
-    configured: settings.WINNOW_ENCRYPTION_KEY,
-    dataDir: settings.WINNOW_DATA_DIR,
-    logger,
   });
   return {
     setup: {
       db,
       queues,
-      secrets,
       egressAllow: settings.WINNOW_EGRESS_ALLOW,
       maxUrls: settings.BATCH_MAX_URLS,
       maxLiveJobs: settings.BATCH_MAX_LIVE_JOBS,
       resultTtlMs: settings.BATCH_RESULT_TTL_HOURS * 3_600_000,
+      webhookTimeoutMs: settings.WEBHOOK_TIMEOUT_MS,
+      webhookMaxInFlight: settings.WEBHOOK_MAX_IN_FLIGHT,
     },
     close: (graceMs) => backend.close(graceMs),
   };

@@ -1,6 +1,6 @@
 /** The dashboard's pages: server-rendered HTML, every interpolated value escaped. */
 
-import type { UsageDay } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import type { UsageDay, WebhookSecret } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { escapeHtml } from "../http/escape-html.js";
 
 /** HTML that has been escaped already (or is markup we wrote). */
@@ -116,8 +116,8 @@ export interface AccountPage {
   email: string;
   keyId: string;
   apiKey: string;
-  /** What the account's batch webhooks are signed with. */
-  webhookSecret: string | undefined;
+  /** What the account's batch webhooks are signed with: the current secret first, then one in its grace. */
+  webhookSecrets: WebhookSecret[] | undefined;
   keyCreatedAt: Date | undefined;
   requestsPerMinute: number;
   maxConcurrentScrapes: number;
@@ -149,12 +149,7 @@ ${notice(page.message, "info")}
 <h2 id="key-heading">Key</h2>
 ${key}
 <p><a class="button danger" href="/dashboard/refresh">Refresh key…</a></p>
-${
-  page.webhookSecret
-    ? html`<label for="webhook-secret">Webhook signing secret (verify the <code>Winnow-Signature</code> header of batch webhooks with it; see /docs)</label>
-<input id="webhook-secret" type="text" readonly value="${page.webhookSecret}" autocomplete="off" spellcheck="false">`
-    : undefined
-}
+${page.webhookSecrets ? webhookSecretSection(page.csrf, page.webhookSecrets) : undefined}
 <p class="muted">Plan limits: ${page.requestsPerMinute} requests per minute, ${page.maxConcurrentScrapes} scrapes at a time.</p>
 </section>
 <section class="card" aria-labelledby="usage-heading">
@@ -171,6 +166,19 @@ ${
     true,
     page.csrf,
   );
+}
+
+/** The webhook signing secret, when the previous one stops signing (during a rotation's grace), and a rotation. */
+function webhookSecretSection(csrf: string, secrets: WebhookSecret[]) {
+  const expiresAt = secrets.find((secret) => secret.expiresAt)?.expiresAt;
+  return html`<label for="webhook-secret">Webhook signing secret (verify the <code>Winnow-Signature</code> header of batch webhooks with it; see /docs)</label>
+<input id="webhook-secret" type="text" readonly value="${secrets[0]!.secret}" autocomplete="off" spellcheck="false">
+${expiresAt ? html`<p class="muted">The previous secret still signs deliveries (beside this one) until ${expiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC.</p>` : undefined}
+<form method="post" action="/dashboard/webhook-secret">
+  ${csrfField(csrf)}
+  <button type="submit">Rotate webhook secret</button>
+  <span class="muted">Deliveries are signed with both secrets for a grace period; rotate twice to end the old one at once.</span>
+</form>`;
 }
 
 export function refreshPage({ csrf, keyId }: { csrf: string; keyId: string }): string {

@@ -5,7 +5,6 @@ import express, { type ErrorRequestHandler, type Request, type Response, type Ro
 import { countRateLimited } from "../http/gateway-metrics.js";
 import type { LimiterFactory } from "../http/rate-limits.js";
 import { hop } from "../http/request-context.js";
-import type { WebhookSecrets } from "../webhooks/webhook-secrets.js";
 import { accountPage, errorPage, logInPage, playgroundPage, refreshPage, signUpPage } from "./dashboard-pages.js";
 import {
   clearSessionCookie,
@@ -25,8 +24,8 @@ const ASSETS = fileURLToPath(new URL("../../assets/", import.meta.url));
 export interface DashboardOptions {
   auth: AuthClient;
   limiters: LimiterFactory;
-  /** Each account's webhook signing secret, shown on its page (absent: no batch jobs, nothing shown). */
-  webhookSecrets?: WebhookSecrets;
+  /** Whether the account page shows (and rotates) the webhook signing secret: false without batch jobs. */
+  webhookSecrets: boolean;
   /** Consecutive failed log-ins per email and address before they are blocked (see LoginLimits). */
   loginAttemptsPer15Min: number;
   logger: Logger;
@@ -106,18 +105,25 @@ export function dashboardRouter({
     if (!session) return;
     const { account } = session;
     const { days } = await auth.getUsage({ sessionToken: session.token, accountId: "", days: 30 }, hop(res));
+    const secrets =
+      webhookSecrets && (await auth.getWebhookSecrets({ sessionToken: session.token, accountId: "" }, hop(res)));
     res.send(
       accountPage({
         csrf: res.locals.csrfToken!,
         email: account.account!.email,
         keyId: account.keyId,
         apiKey: account.apiKey,
-        webhookSecret: webhookSecrets?.forAccount(account.account!.id),
+        webhookSecrets: secrets ? secrets.secrets : undefined,
         keyCreatedAt: account.keyCreatedAt,
         requestsPerMinute: account.account!.limits!.requestsPerMinute,
         maxConcurrentScrapes: account.account!.limits!.maxConcurrentScrapes,
         usage: days,
-        message: req.query.refreshed === "1" ? "Your key was refreshed. The previous key no longer works." : undefined,
+        message:
+          req.query.refreshed === "1"
+            ? "Your key was refreshed. The previous key no longer works."
+            : req.query["webhook-secret"] === "rotated"
+              ? "Your webhook secret was rotated. Deliveries are signed with both secrets until the previous one expires."
+              : undefined,
       }),
     );
   });
@@ -186,6 +192,14 @@ export function dashboardRouter({
     if (!session) return;
     await auth.rotateSessionKey({ sessionToken: session.token }, hop(res));
     res.redirect(303, "/dashboard?refreshed=1");
+  });
+
+  router.post("/webhook-secret", async (req, res) => {
+    const session = await signedIn(req, res);
+    if (!session) return;
+    if (!webhookSecrets) throw new WinnowError("not-found", "This server runs no batch jobs, so it sends no webhooks.");
+    await auth.rotateWebhookSecret({ sessionToken: session.token, accountId: "" }, hop(res));
+    res.redirect(303, "/dashboard?webhook-secret=rotated");
   });
 
   router.get("/playground", async (req, res) => {

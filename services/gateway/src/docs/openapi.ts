@@ -345,7 +345,7 @@ const webhookEventSchema = {
   title: "WebhookEvent",
   type: "object",
   description:
-    "POSTed as JSON to the job's webhook, signed: `Winnow-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">` with the account's webhook secret (GET /account's `webhook_secret`, also on the dashboard). Check it with the clients' `verifyWebhookSignature` / `verify_webhook_signature` and refuse old timestamps. A delivery not answered with 2xx is retried with backoff (WEBHOOK_ATTEMPTS); `id` stays the same across retries.",
+    "POSTed as JSON to the job's webhook, signed: `Winnow-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<body>\">` with the account's webhook secret (GET /account's `webhook_secret`, also on the dashboard; during a rotation's grace a second `v1=` by the previous secret). Check it with the clients' `verifyWebhookSignature` / `verify_webhook_signature` and refuse old timestamps. A delivery not answered with 2xx is retried with backoff (WEBHOOK_ATTEMPTS); `id` stays the same across retries.",
   required: ["id", "type", "job_id"],
   properties: {
     id: { type: "string", description: "`<job id>:<page index>` or `<job id>:completed`." },
@@ -530,6 +530,30 @@ export function openApiDocument(): Record<string, unknown> {
                     key_id: "1Ls1U9bZMB2",
                     limits: { plan: "default", requests_per_minute: 60, max_concurrent_scrapes: 4 },
                     webhook_secret: "whsec_…",
+                  },
+                },
+              },
+            },
+            "401": problemResponses["401"],
+            "429": problemResponses["429"],
+            "503": problemResponses["503"],
+          },
+        },
+      },
+      "/account/webhook-secret/rotate": {
+        post: {
+          operationId: "rotateWebhookSecret",
+          summary: "A new random webhook signing secret; the previous one still signs until its grace ends",
+          description:
+            "For WEBHOOK_SECRET_GRACE_HOURS deliveries carry a second `v1=` signature by the previous secret and `Winnow-Secret-Rotation: previous-expires=<RFC 3339 time>`. Rotating again ends the previous secret at once. Only on a gateway that runs batch jobs.",
+          responses: {
+            "200": {
+              description: "The new secret, and when the previous one stops signing.",
+              content: {
+                "application/json": {
+                  example: {
+                    webhook_secret: "whsec_…",
+                    webhook_secret_previous_expires_at: "2026-01-02T03:04:05.000Z",
                   },
                 },
               },

@@ -1,10 +1,10 @@
-import { type EgressGuard, type Logger, pinnedLookup, WinnowError } from "@winnow/platform";
+import { type AuthClient, type EgressGuard, type Logger, pinnedLookup, WinnowError } from "@winnow/platform";
 import { Agent, request } from "undici";
 import type { BatchJob, BatchStore, PageResult } from "../batch/batch-store.js";
 import type { JobEvents } from "../batch/page-runner.js";
 import type { Task, TaskOutcome, TaskQueue } from "../batch/task-queue.js";
-import type { WebhookSecrets } from "./webhook-secrets.js";
-import { SIGNATURE_HEADER, signatureHeader } from "./webhook-signature.js";
+import type { DeliverySlots } from "./delivery-slots.js";
+import { signatureHeaders } from "./webhook-signature.js";
 
 /** One event to deliver, as queued: the body is signed when it is sent, each try with its own timestamp. */
 export interface WebhookTask {
@@ -13,8 +13,18 @@ export interface WebhookTask {
   body: string;
 }
 
-/** A receiver has this long to answer a delivery. */
-const DELIVERY_TIMEOUT_MS = 10_000;
+/** What a receiver's answer is read of (it is not used): the rest is dropped with the connection. */
+const MAX_ANSWER_BYTES = 4 * 1024;
+/** How long a delivery whose receiver or account has no slot free waits, on average, before asking again. */
+const SLOT_WAIT_MS = 250;
+
+/** How deliveries share the delivery workers. */
+export interface DeliveryLimits {
+  /** One attempt's whole time: connecting, the receiver's answer and reading it. */
+  timeoutMs: number;
+  /** Deliveries in flight at most per receiver and per account (see DeliverySlots). */
+  slots: DeliverySlots;
+}
 
 /**
  * A job's events as signed POSTs to its webhook, queued so that they
@@ -27,8 +37,10 @@ export class Webhooks implements JobEvents {
   constructor(
     private readonly queue: TaskQueue<WebhookTask>,
     private readonly store: BatchStore,
-    private readonly secrets: WebhookSecrets,
+    /** Keeps each account's webhook secrets (random, sealed, rotated there). */
+    private readonly auth: AuthClient,
     private readonly guard: EgressGuard,
+    private readonly limits: DeliveryLimits,
     private readonly logger: Logger,
   ) {}
 
@@ -63,41 +75,65 @@ export class Webhooks implements JobEvents {
     this.logger.warn({ host: new URL(data.url).host, accountId: data.accountId }, "webhook delivery given up");
   }
 
-  /** Delivers one event; throws (for the queue to retry) when the receiver does not answer 2xx. */
+  /**
+   * Delivers one event; throws (for the queue to retry) when the receiver does not answer 2xx within the
+   * attempt's deadline. A delivery whose receiver or account already has its deliveries in flight is put off,
+   * spending none of its attempts, so that one slow receiver cannot hold every delivery worker.
+   */
   async deliver({ data }: Task<WebhookTask>, signal: AbortSignal): Promise<TaskOutcome> {
+    const url = new URL(data.url);
+    const release = this.limits.slots.take(url, data.accountId);
+    if (!release) return { laterMs: SLOT_WAIT_MS * (0.5 + Math.random()) };
+    try {
+      await this.post(url, data, signal);
+    } finally {
+      release();
+    }
+  }
+
+  private async post(url: URL, data: WebhookTask, signal: AbortSignal): Promise<void> {
     let pin: Awaited<ReturnType<EgressGuard["pinUrl"]>>;
     try {
-      pin = await this.guard.pinUrl(new URL(data.url));
+      pin = await this.guard.pinUrl(url);
     } catch (error) {
       // The address became private since the job was accepted: never sent, and retrying will not change that.
       if (error instanceof WinnowError && error.type === "url-not-allowed") {
-        this.logger.warn({ host: new URL(data.url).host, err: error }, "webhook refused by the egress guard");
+        this.logger.warn({ host: url.host, err: error }, "webhook refused by the egress guard");
         return;
       }
       throw error;
     }
+    // One deadline for the whole attempt: a receiver that trickles its answer a byte at a time is cut off too.
+    const deadline = AbortSignal.timeout(this.limits.timeoutMs);
+    const attempt = AbortSignal.any([signal, deadline]);
+    // Asked at each attempt, so that a rotation signs the very next one.
+    const { secrets } = await this.auth.getWebhookSecrets(
+      { accountId: data.accountId, sessionToken: "" },
+      { signal: attempt, deadline: new Date(Date.now() + this.limits.timeoutMs) },
+    );
     const dispatcher = new Agent({ connect: { lookup: pinnedLookup(pin) } });
     try {
       const timestamp = Math.floor(Date.now() / 1000);
-      const response = await request(data.url, {
+      const response = await request(url, {
         method: "POST",
         body: data.body,
         headers: {
           "content-type": "application/json",
           "user-agent": "Winnow-Webhooks/1",
-          [SIGNATURE_HEADER]: signatureHeader(this.secrets.forAccount(data.accountId), data.body, timestamp),
+          ...signatureHeaders(secrets, data.body, timestamp),
         },
         dispatcher,
-        headersTimeout: DELIVERY_TIMEOUT_MS,
-        bodyTimeout: DELIVERY_TIMEOUT_MS,
-        signal,
+        signal: attempt,
       });
-      await response.body.dump();
+      await response.body.dump({ limit: MAX_ANSWER_BYTES });
       if (response.statusCode < 200 || response.statusCode > 299) {
         throw new Error(`the webhook receiver answered ${response.statusCode}`);
       }
+    } catch (error) {
+      if (!deadline.aborted) throw error;
+      throw new Error(`the webhook receiver did not answer within ${this.limits.timeoutMs} ms`, { cause: error });
     } finally {
-      await dispatcher.close();
+      await dispatcher.destroy();
     }
   }
 

@@ -282,6 +282,40 @@ export interface ListAccountsResponse {
   accounts: AccountSummary[];
 }
 
+/** A webhook signing secret. */
+export interface WebhookSecret {
+  id: string;
+  /** `whsec_` and 32 random bytes, base64url. */
+  secret: string;
+  createdAt?:
+    | Date
+    | undefined;
+  /** When a previous secret stops being valid; unset for the current one. */
+  expiresAt?: Date | undefined;
+}
+
+export interface GetWebhookSecretsRequest {
+  /** Exactly one of the two. */
+  sessionToken: string;
+  accountId: string;
+}
+
+export interface GetWebhookSecretsResponse {
+  /** The current secret first, then the previous one while its grace lasts. */
+  secrets: WebhookSecret[];
+}
+
+export interface RotateWebhookSecretRequest {
+  /** Exactly one of the two. */
+  sessionToken: string;
+  accountId: string;
+}
+
+export interface RotateWebhookSecretResponse {
+  /** As GetWebhookSecrets answers after the rotation. */
+  secrets: WebhookSecret[];
+}
+
 function createBaseValidateKeyRequest(): ValidateKeyRequest {
   return { apiKey: "" };
 }
@@ -3442,6 +3476,459 @@ export const ListAccountsResponse: MessageFns<ListAccountsResponse> = {
   },
 };
 
+function createBaseWebhookSecret(): WebhookSecret {
+  return { id: "", secret: "", createdAt: undefined, expiresAt: undefined };
+}
+
+export const WebhookSecret: MessageFns<WebhookSecret> = {
+  encode(message: WebhookSecret, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.secret !== "") {
+      writer.uint32(18).string(message.secret);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(26).fork()).join();
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WebhookSecret {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWebhookSecret();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.secret = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WebhookSecret {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      secret: isSet(object.secret) ? globalThis.String(object.secret) : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: WebhookSecret): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.secret !== "") {
+      obj.secret = message.secret;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WebhookSecret>, I>>(base?: I): WebhookSecret {
+    return WebhookSecret.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WebhookSecret>, I>>(object: I): WebhookSecret {
+    const message = createBaseWebhookSecret();
+    message.id = object.id ?? "";
+    message.secret = object.secret ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetWebhookSecretsRequest(): GetWebhookSecretsRequest {
+  return { sessionToken: "", accountId: "" };
+}
+
+export const GetWebhookSecretsRequest: MessageFns<GetWebhookSecretsRequest> = {
+  encode(message: GetWebhookSecretsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWebhookSecretsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWebhookSecretsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWebhookSecretsRequest {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetWebhookSecretsRequest): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetWebhookSecretsRequest>, I>>(base?: I): GetWebhookSecretsRequest {
+    return GetWebhookSecretsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWebhookSecretsRequest>, I>>(object: I): GetWebhookSecretsRequest {
+    const message = createBaseGetWebhookSecretsRequest();
+    message.sessionToken = object.sessionToken ?? "";
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetWebhookSecretsResponse(): GetWebhookSecretsResponse {
+  return { secrets: [] };
+}
+
+export const GetWebhookSecretsResponse: MessageFns<GetWebhookSecretsResponse> = {
+  encode(message: GetWebhookSecretsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.secrets) {
+      WebhookSecret.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWebhookSecretsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWebhookSecretsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.secrets.push(WebhookSecret.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetWebhookSecretsResponse {
+    return {
+      secrets: globalThis.Array.isArray(object?.secrets)
+        ? object.secrets.map((e: any) => WebhookSecret.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetWebhookSecretsResponse): unknown {
+    const obj: any = {};
+    if (message.secrets?.length) {
+      obj.secrets = message.secrets.map((e) => WebhookSecret.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetWebhookSecretsResponse>, I>>(base?: I): GetWebhookSecretsResponse {
+    return GetWebhookSecretsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWebhookSecretsResponse>, I>>(object: I): GetWebhookSecretsResponse {
+    const message = createBaseGetWebhookSecretsResponse();
+    message.secrets = object.secrets?.map((e) => WebhookSecret.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRotateWebhookSecretRequest(): RotateWebhookSecretRequest {
+  return { sessionToken: "", accountId: "" };
+}
+
+export const RotateWebhookSecretRequest: MessageFns<RotateWebhookSecretRequest> = {
+  encode(message: RotateWebhookSecretRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    if (message.accountId !== "") {
+      writer.uint32(18).string(message.accountId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateWebhookSecretRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateWebhookSecretRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateWebhookSecretRequest {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RotateWebhookSecretRequest): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateWebhookSecretRequest>, I>>(base?: I): RotateWebhookSecretRequest {
+    return RotateWebhookSecretRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateWebhookSecretRequest>, I>>(object: I): RotateWebhookSecretRequest {
+    const message = createBaseRotateWebhookSecretRequest();
+    message.sessionToken = object.sessionToken ?? "";
+    message.accountId = object.accountId ?? "";
+    return message;
+  },
+};
+
+function createBaseRotateWebhookSecretResponse(): RotateWebhookSecretResponse {
+  return { secrets: [] };
+}
+
+export const RotateWebhookSecretResponse: MessageFns<RotateWebhookSecretResponse> = {
+  encode(message: RotateWebhookSecretResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.secrets) {
+      WebhookSecret.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RotateWebhookSecretResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRotateWebhookSecretResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.secrets.push(WebhookSecret.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RotateWebhookSecretResponse {
+    return {
+      secrets: globalThis.Array.isArray(object?.secrets)
+        ? object.secrets.map((e: any) => WebhookSecret.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: RotateWebhookSecretResponse): unknown {
+    const obj: any = {};
+    if (message.secrets?.length) {
+      obj.secrets = message.secrets.map((e) => WebhookSecret.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RotateWebhookSecretResponse>, I>>(base?: I): RotateWebhookSecretResponse {
+    return RotateWebhookSecretResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RotateWebhookSecretResponse>, I>>(object: I): RotateWebhookSecretResponse {
+    const message = createBaseRotateWebhookSecretResponse();
+    message.secrets = object.secrets?.map((e) => WebhookSecret.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /**
  * Accounts, API keys, dashboard sessions and usage. A key is stored as a
  * hash (for lookup) and encrypted (AES-256-GCM) so its owner can see it again
@@ -3619,6 +4106,38 @@ export const AuthServiceService = {
       Buffer.from(ListAccountsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListAccountsResponse => ListAccountsResponse.decode(value),
   },
+  /**
+   * The account's webhook signing secrets (by session or id): the current
+   * one, made at random on first use, then the previous one while its grace
+   * after a rotation lasts. Stored encrypted, as keys are.
+   */
+  getWebhookSecrets: {
+    path: "/winnow.auth.v1.AuthService/GetWebhookSecrets" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetWebhookSecretsRequest): Buffer =>
+      Buffer.from(GetWebhookSecretsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetWebhookSecretsRequest => GetWebhookSecretsRequest.decode(value),
+    responseSerialize: (value: GetWebhookSecretsResponse): Buffer =>
+      Buffer.from(GetWebhookSecretsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetWebhookSecretsResponse => GetWebhookSecretsResponse.decode(value),
+  },
+  /**
+   * Makes a new random current secret; the one it replaces stays valid (the
+   * gateway signs with both) for the configured grace, and an older one still
+   * in its grace ends now: rotating twice ends the old secret at once.
+   */
+  rotateWebhookSecret: {
+    path: "/winnow.auth.v1.AuthService/RotateWebhookSecret" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RotateWebhookSecretRequest): Buffer =>
+      Buffer.from(RotateWebhookSecretRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RotateWebhookSecretRequest => RotateWebhookSecretRequest.decode(value),
+    responseSerialize: (value: RotateWebhookSecretResponse): Buffer =>
+      Buffer.from(RotateWebhookSecretResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RotateWebhookSecretResponse => RotateWebhookSecretResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -3679,6 +4198,18 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
   getUsage: handleUnaryCall<GetUsageRequest, GetUsageResponse>;
   /** Every account with its active key id and usage totals, oldest first. */
   listAccounts: handleUnaryCall<ListAccountsRequest, ListAccountsResponse>;
+  /**
+   * The account's webhook signing secrets (by session or id): the current
+   * one, made at random on first use, then the previous one while its grace
+   * after a rotation lasts. Stored encrypted, as keys are.
+   */
+  getWebhookSecrets: handleUnaryCall<GetWebhookSecretsRequest, GetWebhookSecretsResponse>;
+  /**
+   * Makes a new random current secret; the one it replaces stays valid (the
+   * gateway signs with both) for the configured grace, and an older one still
+   * in its grace ends now: rotating twice ends the old secret at once.
+   */
+  rotateWebhookSecret: handleUnaryCall<RotateWebhookSecretRequest, RotateWebhookSecretResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -3913,6 +4444,46 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListAccountsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The account's webhook signing secrets (by session or id): the current
+   * one, made at random on first use, then the previous one while its grace
+   * after a rotation lasts. Stored encrypted, as keys are.
+   */
+  getWebhookSecrets(
+    request: GetWebhookSecretsRequest,
+    callback: (error: ServiceError | null, response: GetWebhookSecretsResponse) => void,
+  ): ClientUnaryCall;
+  getWebhookSecrets(
+    request: GetWebhookSecretsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetWebhookSecretsResponse) => void,
+  ): ClientUnaryCall;
+  getWebhookSecrets(
+    request: GetWebhookSecretsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetWebhookSecretsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Makes a new random current secret; the one it replaces stays valid (the
+   * gateway signs with both) for the configured grace, and an older one still
+   * in its grace ends now: rotating twice ends the old secret at once.
+   */
+  rotateWebhookSecret(
+    request: RotateWebhookSecretRequest,
+    callback: (error: ServiceError | null, response: RotateWebhookSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateWebhookSecret(
+    request: RotateWebhookSecretRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RotateWebhookSecretResponse) => void,
+  ): ClientUnaryCall;
+  rotateWebhookSecret(
+    request: RotateWebhookSecretRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RotateWebhookSecretResponse) => void,
   ): ClientUnaryCall;
 }
 
