@@ -10,6 +10,13 @@ export const rendererConfigShape = {
   /** Searched first; where it names no executable, the search goes on (browser-discovery.ts). */
   CHROMIUM_PATH: z.string().min(1).optional(),
   RENDER_MAX_PAGES: env.positiveInt(4, 64),
+  /** Pages one account may hold at once; unset: all but one of RENDER_MAX_PAGES (page-slots.ts). */
+  RENDER_MAX_PAGES_PER_ACCOUNT: z.coerce
+    .number({ message: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(64, "must be at most 64")
+    .optional(),
   RENDER_MAX_QUEUE: env.positiveInt(32),
   RENDER_TIMEOUT_MS: env.positiveInt(20_000),
   RENDER_MAX_HTML_BYTES: env.positiveInt(10 * 1024 * 1024),

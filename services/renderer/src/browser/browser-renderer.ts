@@ -104,7 +104,7 @@ export class BrowserRenderer {
     // Refuse early, before a page slot is spent; the route handler asks again (from the memo).
     const refused = await abortable(refusal(job.url.href), signal);
     if (refused) throw refused;
-    const release = await this.options.slots.acquire(signal);
+    const release = await this.options.slots.acquire(job.account ?? "", signal);
     const queueMs = elapsed();
     let session: EgressSession | undefined;
     try {
