@@ -44,6 +44,7 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
           proxyUrl: proxy.url,
           recycleAfterPages: config.RENDER_RECYCLE_AFTER_PAGES,
           recycleAtMemoryBytes: config.RENDER_RECYCLE_AT_MEMORY_MB * 2 ** 20,
+          maxHeapMb: config.RENDER_MAX_HEAP_MB,
           logger,
         });
   const slots = new PageSlots(
@@ -65,6 +66,7 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
           maxHtmlBytes: maxBytes,
           maxDecodedBytes: maxBytes * PAGE_BYTES_PER_HTML_BYTE,
           maxRedirects: config.RENDER_MAX_REDIRECTS,
+          maxHeapMb: config.RENDER_MAX_HEAP_MB,
         })
       : NO_BROWSER,
   );

@@ -45,6 +45,8 @@ export interface BrowserRendererOptions {
   maxDecodedBytes: number;
   /** The static path's redirect limit; the browser's navigations are bounded by it too. */
   maxRedirects: number;
+  /** The heap limit the browser's renderer processes run with (browser.ts), named when a page crashes past it. */
+  maxHeapMb: number;
 }
 
 /** How long a render waits for its context to close before it gives the page slot back regardless. */
@@ -210,6 +212,15 @@ export class BrowserRenderer {
       page,
       { maxDocumentBytes: this.options.maxHtmlBytes, maxTotalBytes: this.options.maxDecodedBytes },
       trip,
+    );
+    // A tab that crashed (V8 past its heap limit, most often) answers nothing more: end the render now.
+    page.on("crash", () =>
+      trip(
+        new WinnowError(
+          "page-too-large",
+          `the page crashed its browser tab (it may need more than the ${this.options.maxHeapMb} MB of JavaScript heap a page may use)`,
+        ),
+      ),
     );
     context.on("page", (popup) => void popup.close().catch(() => undefined));
     page.on("dialog", (dialog) => void dialog.dismiss().catch(() => undefined));

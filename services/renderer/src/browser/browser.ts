@@ -51,6 +51,8 @@ export interface BrowserHostOptions {
    * few pages).
    */
   recycleAtMemoryBytes: number;
+  /** V8's heap limit in each renderer process: a page past it crashes its tab, not the pod. */
+  maxHeapMb: number;
   logger: Logger;
 }
 
@@ -149,7 +151,11 @@ export class BrowserHost {
     return chromium.launch({
       executablePath: this.options.executablePath,
       headless: true,
-      args: [...LAUNCH_ARGS, ...egressArgs(this.options.proxyUrl)],
+      args: [
+        ...LAUNCH_ARGS,
+        ...egressArgs(this.options.proxyUrl),
+        `--js-flags=--max-old-space-size=${this.options.maxHeapMb}`,
+      ],
       ignoreDefaultArgs: DROPPED_DEFAULT_ARGS,
       // Shutdown is ours: in-flight renders finish before the browser closes.
       handleSIGINT: false,
