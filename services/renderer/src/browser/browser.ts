@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@winnow/platform";
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium } from "playwright-core";
+import { browserEnv } from "./browser-env.js";
 import { overloaded } from "./overloaded.js";
 import { browserMemoryBytes } from "./process-memory.js";
 
@@ -157,6 +158,7 @@ export class BrowserHost {
         `--js-flags=--max-old-space-size=${this.options.maxHeapMb}`,
       ],
       ignoreDefaultArgs: DROPPED_DEFAULT_ARGS,
+      env: browserEnv(),
       // Shutdown is ours: in-flight renders finish before the browser closes.
       handleSIGINT: false,
       handleSIGTERM: false,
