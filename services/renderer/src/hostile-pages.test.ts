@@ -315,7 +315,12 @@ describe("hostile pages, browser only", () => {
     expect(error.type).toBe("target-unreachable");
     // Where a script sends the page passes the egress guard like a redirect does; the browser's error page is never
     // returned.
-    expect((await renderFailure(rendering, `${base}/moves-away`, { mode: "browser" })).type).toBe("url-not-allowed");
+    // The address asked for was allowed: the refusal says the page itself went elsewhere.
+    const away = await renderFailure(rendering, `${base}/moves-away`, { mode: "browser" });
+    expect(away.type).toBe("url-not-allowed");
+    expect(away.message).toMatch(
+      /^the page loaded, then navigated itself \(by script, refresh or form\) to http:\/\/10\.0\.0\.1\/elsewhere, which is refused: 10\.0\.0\.1 is not a public address/,
+    );
     await expectUnharmed("browser");
   });
 
