@@ -129,22 +129,28 @@ describe("startGrpcServer", () => {
     expect(((await inFlight) as WinnowError).type).toBe("backend-unavailable");
   });
 
-  it("lets a call longer than the old 30 s grace finish on a connection past its maximum age", async () => {
-    // The services' configured grace, on a connection whose age passes as soon as the call starts.
-    const { GRPC_MAX_CONNECTION_AGE_GRACE_MS } = loadConfig(grpcServiceConfig({ grpcPort: 0, metricsPort: 0 }), {});
-    const { address } = await serve(() => sleep(OLD_GRACE_MS + 2_000), {
-      maxConnectionAgeMs: 500,
-      maxConnectionAgeGraceMs: GRPC_MAX_CONNECTION_AGE_GRACE_MS,
-    });
-    // A client without keepalive pings: grpc-js cuts a call still running on a connection the server aged out at the
-    // client's next keepalive ping (grpc/grpc-node#3068), whatever the grace.
-    const client = promiseClient(
-      new AuthServiceClient(address, grpc.credentials.createInsecure(), { interceptors: [bearerToken(TOKENS.admin)] }),
-    );
-    const answer = client.validateKey({ apiKey: "k" }, { deadline: new Date(Date.now() + 3 * OLD_GRACE_MS) });
-    expect(await answer).toMatchObject({ valid: true });
-    client.grpc.close();
-  }, 3 * OLD_GRACE_MS);
+  it(
+    "lets a call longer than the old 30 s grace finish on a connection past its maximum age",
+    async () => {
+      // The services' configured grace, on a connection whose age passes as soon as the call starts.
+      const { GRPC_MAX_CONNECTION_AGE_GRACE_MS } = loadConfig(grpcServiceConfig({ grpcPort: 0, metricsPort: 0 }), {});
+      const { address } = await serve(() => sleep(OLD_GRACE_MS + 2_000), {
+        maxConnectionAgeMs: 500,
+        maxConnectionAgeGraceMs: GRPC_MAX_CONNECTION_AGE_GRACE_MS,
+      });
+      // A client without keepalive pings: grpc-js cuts a call still running on a connection the server aged out at the
+      // client's next keepalive ping (grpc/grpc-node#3068), whatever the grace.
+      const client = promiseClient(
+        new AuthServiceClient(address, grpc.credentials.createInsecure(), {
+          interceptors: [bearerToken(TOKENS.admin)],
+        }),
+      );
+      const answer = client.validateKey({ apiKey: "k" }, { deadline: new Date(Date.now() + 3 * OLD_GRACE_MS) });
+      expect(await answer).toMatchObject({ valid: true });
+      client.grpc.close();
+    },
+    3 * OLD_GRACE_MS,
+  );
 
   it("serves reflection listing the service and health", async () => {
     const { address } = await serve(async () => undefined);
