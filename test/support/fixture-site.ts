@@ -8,6 +8,8 @@ export interface FixturePage {
   body: string;
   /** Waits this long before answering (slow sites, timeouts, draining). */
   delayMs?: number;
+  /** Answers once this settles: a slow page held as long as the test likes. */
+  heldUntil?: Promise<void>;
 }
 
 export interface FixtureSite {
@@ -40,6 +42,7 @@ export async function startFixtureSite(pages: Record<string, FixturePage>): Prom
     const answer = () =>
       res.writeHead(page.status ?? 200, { "content-type": page.type ?? "text/html; charset=utf-8" }).end(page.body);
     if (page.delayMs) setTimeout(answer, page.delayMs);
+    else if (page.heldUntil) void page.heldUntil.then(answer);
     else answer();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -37,13 +37,12 @@ function isSecretName(name: string): boolean {
   return /KEY|SECRET|PASSWORD|TOKEN|DATABASE_URL|REDIS_URL/.test(name);
 }
 
-function wholeNumber(fallback: number, min: number, max: number) {
+function wholeNumber(min: number, max: number) {
   return z.coerce
     .number({ message: "must be a number" })
     .int("must be a whole number")
     .min(min, `must be at least ${min}`)
-    .max(max, `must be at most ${max}`)
-    .default(fallback);
+    .max(max, `must be at most ${max}`);
 }
 
 /**
@@ -84,8 +83,10 @@ export const env = {
       .min(0, "must be between 0 and 65535")
       .max(65535, "must be between 0 and 65535")
       .default(fallback),
-  positiveInt: (fallback: number, max = Number.MAX_SAFE_INTEGER) => wholeNumber(fallback, 1, max),
-  nonNegativeInt: (fallback: number, max = Number.MAX_SAFE_INTEGER) => wholeNumber(fallback, 0, max),
+  positiveInt: (fallback: number, max = Number.MAX_SAFE_INTEGER) => wholeNumber(1, max).default(fallback),
+  nonNegativeInt: (fallback: number, max = Number.MAX_SAFE_INTEGER) => wholeNumber(0, max).default(fallback),
+  /** Without a default: add `.default(…)`, or `.optional()` where unset means something of its own. */
+  wholeNumber: (min: number, max = Number.MAX_SAFE_INTEGER) => wholeNumber(min, max),
   host: (fallback: string) => z.string().min(1).default(fallback),
   /** A gRPC target: host:port, or a full target such as dns:///svc:50051. */
   grpcTarget: (fallback: string) =>

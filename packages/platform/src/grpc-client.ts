@@ -16,6 +16,8 @@ export function grpcTarget(address: string): string {
 
 const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+  // grpc-js ends a call still running on a connection the server aged out at the next of these pings
+  // (grpc/grpc-node#3068): until it is fixed, calls that outlive a connection's age by 30 s are cut whatever the grace.
   "grpc.keepalive_time_ms": 30_000,
   "grpc.keepalive_timeout_ms": 10_000,
   // grpc-js waits 1 s after a failed connection, growing to two minutes, by default; a

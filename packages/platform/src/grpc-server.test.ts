@@ -3,12 +3,14 @@ import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { afterEach, describe, expect, it } from "vitest";
-import { bearerToken, type CallerTokens } from "./caller-credentials.js";
+import { bearerToken } from "./caller-credentials.js";
+import { loadConfig } from "./config.js";
 import { AuthServiceClient, type AuthServiceServer, AuthServiceService } from "./gen/winnow/auth/v1/auth.js";
 import { checkHealth, createClient, promiseClient } from "./grpc-client.js";
-import { type RunningGrpcServer, startGrpcServer, unary } from "./grpc-server.js";
+import { type GrpcServerOptions, type RunningGrpcServer, startGrpcServer, unary } from "./grpc-server.js";
 import { createLogger } from "./logger.js";
 import { WinnowError } from "./problems.js";
+import { grpcServiceConfig } from "./service-config.js";
 
 const logger = createLogger("test", "silent");
 const TOKENS = { gateway: "gateway-token-for-the-grpc-server-tests", admin: "admin-token-for-the-grpc-server-tests" };
@@ -20,7 +22,7 @@ afterEach(async () => {
 /** A server for the helper under test: its handlers wait, fail or answer as each test needs. */
 async function serve(
   validateKey: (apiKey: string, signal: AbortSignal) => Promise<void>,
-  callers: CallerTokens = TOKENS,
+  options: Partial<Pick<GrpcServerOptions, "callers" | "maxConnectionAgeMs" | "maxConnectionAgeGraceMs">> = {},
 ) {
   const implementation: AuthServiceServer = {
     validateKey: unary(logger, async (request, ctx) => {
@@ -40,7 +42,8 @@ async function serve(
     host: "127.0.0.1",
     port: 0,
     logger,
-    callers,
+    callers: TOKENS,
+    ...options,
     services: [
       {
         name: "winnow.auth.v1.AuthService",
@@ -57,6 +60,8 @@ async function serve(
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** GRPC_MAX_CONNECTION_AGE_GRACE_MS's default before it covered the longest request deadline. */
+const OLD_GRACE_MS = 30_000;
 
 describe("startGrpcServer", () => {
   it("reports NOT_SERVING until the service says it is ready", async () => {
@@ -123,6 +128,29 @@ describe("startGrpcServer", () => {
     await server.shutdown(100);
     expect(((await inFlight) as WinnowError).type).toBe("backend-unavailable");
   });
+
+  it(
+    "lets a call longer than the old 30 s grace finish on a connection past its maximum age",
+    async () => {
+      // The services' configured grace, on a connection whose age passes as soon as the call starts.
+      const { GRPC_MAX_CONNECTION_AGE_GRACE_MS } = loadConfig(grpcServiceConfig({ grpcPort: 0, metricsPort: 0 }), {});
+      const { address } = await serve(() => sleep(OLD_GRACE_MS + 2_000), {
+        maxConnectionAgeMs: 500,
+        maxConnectionAgeGraceMs: GRPC_MAX_CONNECTION_AGE_GRACE_MS,
+      });
+      // A client without keepalive pings: grpc-js cuts a call still running on a connection the server aged out at the
+      // client's next keepalive ping (grpc/grpc-node#3068), whatever the grace.
+      const client = promiseClient(
+        new AuthServiceClient(address, grpc.credentials.createInsecure(), {
+          interceptors: [bearerToken(TOKENS.admin)],
+        }),
+      );
+      const answer = client.validateKey({ apiKey: "k" }, { deadline: new Date(Date.now() + 3 * OLD_GRACE_MS) });
+      expect(await answer).toMatchObject({ valid: true });
+      client.grpc.close();
+    },
+    3 * OLD_GRACE_MS,
+  );
 
   it("serves reflection listing the service and health", async () => {
     const { address } = await serve(async () => undefined);

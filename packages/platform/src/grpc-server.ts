@@ -10,6 +10,7 @@ import { toGrpcStatus } from "./grpc-errors.js";
 import { meter, SECONDS_BUCKETS } from "./metrics.js";
 import { WinnowError } from "./problems.js";
 import { requestFieldsOf, withRequestFields } from "./request-fields.js";
+import { MAX_REQUEST_TIMEOUT_MS } from "./service-config.js";
 
 const rpcDuration = meter.createHistogram("winnow.rpc.server.duration", {
   unit: "s",
@@ -40,7 +41,7 @@ export interface GrpcServerOptions {
   logger: Logger;
   /** Connections are closed after this age so clients re-resolve DNS and spread over new replicas. */
   maxConnectionAgeMs?: number;
-  /** How long calls on a connection past its age may still run before it is dropped. */
+  /** How long calls on a connection past its age may still run before it is dropped; the longest deadline by default. */
   maxConnectionAgeGraceMs?: number;
 }
 
@@ -66,7 +67,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   );
   const server = new grpc.Server({
     "grpc.max_connection_age_ms": options.maxConnectionAgeMs ?? 5 * 60_000,
-    "grpc.max_connection_age_grace_ms": options.maxConnectionAgeGraceMs ?? 30_000,
+    "grpc.max_connection_age_grace_ms": options.maxConnectionAgeGraceMs ?? MAX_REQUEST_TIMEOUT_MS,
     "grpc.max_receive_message_length": 64 * 1024 * 1024,
     interceptors: [
       callerCheck({

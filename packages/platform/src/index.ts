@@ -72,6 +72,6 @@ export {
   type SchemaNode,
 } from "./schema-language.js";
 export { readSecretFile, writeSecretFile } from "./secret-file.js";
-export { grpcServiceConfig } from "./service-config.js";
+export { grpcServiceConfig, MAX_REQUEST_TIMEOUT_MS } from "./service-config.js";
 export { checkTargetUrl, MAX_URL_LENGTH, parseTargetUrl } from "./target-url.js";
 export { untraced } from "./untraced.js";

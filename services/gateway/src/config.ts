@@ -1,4 +1,4 @@
-import { env, metricsConfig } from "@winnow/platform";
+import { env, MAX_REQUEST_TIMEOUT_MS, metricsConfig } from "@winnow/platform";
 import { z } from "zod";
 
 /** The gateway's environment variables; see docs/configuration.md. */
@@ -14,7 +14,7 @@ export const configShape = {
   /** Sent to the renderer and the extractor, which never see the gateway's token. */
   WINNOW_SERVICE_TOKEN: env.callerToken(),
   /** One deadline for a whole scrape, passed down every hop. */
-  REQUEST_TIMEOUT_MS: env.positiveInt(60_000, 600_000),
+  REQUEST_TIMEOUT_MS: env.positiveInt(60_000, MAX_REQUEST_TIMEOUT_MS),
   MAX_BODY_BYTES: env.positiveInt(1024 * 1024, 16 * 1024 * 1024),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   LOG_LEVEL: env.logLevel(),

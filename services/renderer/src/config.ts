@@ -10,9 +10,13 @@ export const rendererConfigShape = {
   /** Searched first; where it names no executable, the search goes on (browser-discovery.ts). */
   CHROMIUM_PATH: z.string().min(1).optional(),
   RENDER_MAX_PAGES: env.positiveInt(4, 64),
+  /** Pages one account may hold at once; unset: all but one of RENDER_MAX_PAGES (page-slots.ts). */
+  RENDER_MAX_PAGES_PER_ACCOUNT: env.wholeNumber(1, 64).optional(),
   RENDER_MAX_QUEUE: env.positiveInt(32),
   RENDER_TIMEOUT_MS: env.positiveInt(20_000),
   RENDER_MAX_HTML_BYTES: env.positiveInt(10 * 1024 * 1024),
+  /** A page's JavaScript heap (each of the browser's renderer processes); a page that needs more is page-too-large. */
+  RENDER_MAX_HEAP_MB: env.wholeNumber(64, 16_384).default(256),
   RENDER_MAX_REDIRECTS: env.positiveInt(10, 20),
   RENDER_RECYCLE_AFTER_PAGES: env.positiveInt(500),
   RENDER_RECYCLE_AT_MEMORY_MB: env.positiveInt(1024),

@@ -33,6 +33,10 @@ const MAX_HTML_BYTES = 64 * 1024;
 /** Hits on paths the guard must keep the browser away from. */
 const secretHits: string[] = [];
 
+/** Responses to /held, answered only once heldPages.open is set (a slow page, held as long as the test likes). */
+const heldPages = { open: false, waiting: [] as http.ServerResponse[] };
+const HELD_PAGE = "<!doctype html><html><head><title>Held</title></head><body>held</body></html>";
+
 /** Fixture pages; `port` is the fixture server's own, for pages that point back at it under other names. */
 function fixtures(port: number): Record<string, (res: http.ServerResponse) => void> {
   const html =
@@ -68,6 +72,10 @@ function fixtures(port: number): Record<string, (res: http.ServerResponse) => vo
     },
     "/hang": () => {
       // Never answers: the render must give up on its own.
+    },
+    "/held": (res) => {
+      if (heldPages.open) res.end(HELD_PAGE);
+      else heldPages.waiting.push(res);
     },
     "/secret": (res) => {
       secretHits.push("/secret");
@@ -146,9 +154,11 @@ function render(
   url: string,
   options: Partial<NonNullable<RenderRequest["options"]>> = {},
   deadline = new Date(Date.now() + 30_000),
+  accountId = "",
 ): Promise<RenderResponse> {
   const request: RenderRequest = {
     url,
+    accountId,
     options: {
       mode: RenderMode.RENDER_MODE_UNSPECIFIED,
       timeoutMs: 0,
@@ -306,6 +316,23 @@ describe("Render", () => {
 
   it("answers invalid-request for an unparsable URL", async () => {
     expect((await failure("not a url")).type).toBe("invalid-request");
+  });
+});
+
+describe("browser pages shared between accounts", () => {
+  it("keeps a page for a neighbour while one account's slow pages hold all it may take", async () => {
+    const browserMode = { mode: RenderMode.RENDER_MODE_BROWSER };
+    // RENDER_MAX_PAGES is 4: account a may hold 3; its fourth render waits although a page is free.
+    const slow = Array.from({ length: 4 }, () => render(`${base}/held`, browserMode, undefined, "a"));
+    await vi.waitFor(() => expect([heldPages.waiting.length, slots.queued]).toEqual([3, 1]), { timeout: 30_000 });
+    const neighbour = await render(`${base}/static`, browserMode, undefined, "b");
+    expect(neighbour.title).toBe("Static fixture");
+    // a's pages were still held throughout.
+    expect([heldPages.waiting.length, slots.queued]).toEqual([3, 1]);
+
+    heldPages.open = true;
+    for (const res of heldPages.waiting.splice(0)) res.end(HELD_PAGE);
+    expect((await Promise.all(slow)).map((page) => page.title)).toEqual(["Held", "Held", "Held", "Held"]);
   });
 });
 

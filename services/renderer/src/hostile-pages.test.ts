@@ -26,6 +26,8 @@ const CORRUPT_GZIP = Buffer.concat([
   gzipSync(`<!doctype html><body>${TEXT}</body>`).subarray(0, 12),
   Buffer.alloc(64, 7),
 ]);
+/** Small, so that a page allocating without end reaches it soon even on a slow machine. */
+const MAX_HEAP_MB = 128;
 const POPUPS = 500;
 const popupsOpened: string[] = [];
 /** What a page the browser cannot finish within the deadline may end with: either is clear and in time. */
@@ -75,6 +77,14 @@ const pages: Record<string, (res: http.ServerResponse) => void> = {
       res,
       `<!doctype html><title>dom</title><body>${TEXT}<script>
         for (let i = 0; i < 200000; i++) { const d = document.createElement("div"); d.textContent = "node " + i; document.body.append(d); }
+      </script></body>`,
+    ),
+  // Keeps everything it allocates: without a heap limit, gigabytes within the render's time.
+  "/heap-hog": (res) =>
+    html(
+      res,
+      `<!doctype html><title>hog</title><body>${TEXT}<script>
+        const keep = []; for (let i = 0; ; i++) keep.push({ i, text: "item " + i, more: [i, i + 1] });
       </script></body>`,
     ),
   "/shift-jis": (res) =>
@@ -193,6 +203,7 @@ beforeAll(async () => {
   rendering = await startRendering({
     WINNOW_EGRESS_ALLOW: `127.0.0.1:${site.port}`,
     RENDER_MAX_HTML_BYTES: String(MAX_BYTES),
+    RENDER_MAX_HEAP_MB: String(MAX_HEAP_MB),
   });
 });
 
@@ -283,6 +294,14 @@ describe("hostile pages, browser only", () => {
     await expectUnharmed("browser");
   });
 
+  it("ends a page whose script allocates without end as page-too-large, and renders the next page", async () => {
+    // The deadline only bounds a machine too slow to allocate 128 MB; without the limit the page ends target-timeout.
+    const error = await renderFailure(rendering, `${base}/heap-hog`, { mode: "browser", timeoutMs: 45_000 });
+    expect(error.type, error.message).toBe("page-too-large");
+    expect(error.message).toContain(`${MAX_HEAP_MB} MB of JavaScript heap`);
+    await expectUnharmed("browser");
+  });
+
   it("scrolls so content loaded on scroll is in the DOM", async () => {
     const page = await renderWith(rendering, `${base}/lazy`, { mode: "browser" });
     expect(page.html).toContain("loaded on scroll");
@@ -296,7 +315,12 @@ describe("hostile pages, browser only", () => {
     expect(error.type).toBe("target-unreachable");
     // Where a script sends the page passes the egress guard like a redirect does; the browser's error page is never
     // returned.
-    expect((await renderFailure(rendering, `${base}/moves-away`, { mode: "browser" })).type).toBe("url-not-allowed");
+    // The address asked for was allowed: the refusal says the page itself went elsewhere.
+    const away = await renderFailure(rendering, `${base}/moves-away`, { mode: "browser" });
+    expect(away.type).toBe("url-not-allowed");
+    expect(away.message).toMatch(
+      /^the page loaded, then navigated itself \(by script, refresh or form\) to http:\/\/10\.0\.0\.1\/elsewhere, which is refused: 10\.0\.0\.1 is not a public address/,
+    );
     await expectUnharmed("browser");
   });
 

@@ -13,6 +13,8 @@ export interface RenderJob {
   screenshot?: boolean;
   outline?: string[];
   timeoutMs: number;
+  /** Whom the render is for: browser pages are shared fairly between accounts (page-slots.ts); unset: anonymous. */
+  account?: string;
   /**
    * The caller's deadline set timeoutMs (not its own timeout or the service's limit): running out of it is the
    * request's deadline, not the page's slowness.
@@ -75,6 +77,7 @@ export function toRenderJob(
     screenshot,
     outline,
     timeoutMs,
+    account: request.accountId,
     deadlineBound: timeoutMs === leftOfDeadline,
     signal: context.signal,
   };

@@ -44,9 +44,15 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
           proxyUrl: proxy.url,
           recycleAfterPages: config.RENDER_RECYCLE_AFTER_PAGES,
           recycleAtMemoryBytes: config.RENDER_RECYCLE_AT_MEMORY_MB * 2 ** 20,
+          maxHeapMb: config.RENDER_MAX_HEAP_MB,
           logger,
         });
-  const slots = new PageSlots(config.RENDER_MAX_PAGES, config.RENDER_MAX_QUEUE);
+  const slots = new PageSlots(
+    config.RENDER_MAX_PAGES,
+    config.RENDER_MAX_QUEUE,
+    // A lone account still uses all but one page; a neighbour always finds one.
+    config.RENDER_MAX_PAGES_PER_ACCOUNT ?? Math.max(1, config.RENDER_MAX_PAGES - 1),
+  );
   observeBrowserPool(slots, config.RENDER_MAX_PAGES, () => host?.connected ?? false);
   const staticFetcher = new StaticFetcher({ guard, maxBytes, maxRedirects: config.RENDER_MAX_REDIRECTS });
   const renderer = new PageRenderer(
@@ -60,6 +66,7 @@ export async function createRendering(config: RendererConfig, logger: Logger, lo
           maxHtmlBytes: maxBytes,
           maxDecodedBytes: maxBytes * PAGE_BYTES_PER_HTML_BYTE,
           maxRedirects: config.RENDER_MAX_REDIRECTS,
+          maxHeapMb: config.RENDER_MAX_HEAP_MB,
         })
       : NO_BROWSER,
   );

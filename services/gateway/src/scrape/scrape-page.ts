@@ -80,7 +80,11 @@ export async function scrapePage(
     timings.cache = performance.now() - started;
   } else {
     started = performance.now();
-    page = await backends.renderer.render({ url: request.url, options: request.renderOptions }, hop);
+    page = await backends.renderer.render(
+      // The renderer shares its browser pages fairly between accounts.
+      { url: request.url, options: request.renderOptions, accountId: context.accountId },
+      hop,
+    );
     timings.render = performance.now() - started;
     // The renderer's own split of that time: waiting for a browser page, loading, letting the page settle.
     if (page.timings) {
@@ -150,7 +154,13 @@ export async function scrapePage(
   let screenshot: string | undefined;
   if (request.screenshot) {
     started = performance.now();
-    screenshot = await screenshotOf(backends, page.finalUrl, request.renderOptions, result.evidence, hop);
+    screenshot = await screenshotOf(
+      backends,
+      { url: page.finalUrl, accountId: context.accountId },
+      request.renderOptions,
+      result.evidence,
+      hop,
+    );
     timings.screenshot = performance.now() - started;
   }
   if (dataKey) keeping?.keepData(dataKey, context.accountId, result, screenshot);
@@ -178,14 +188,14 @@ function answerPath(result: ExtractResponse): AnswerPath {
  */
 async function screenshotOf(
   backends: Backends,
-  url: string,
+  target: { url: string; accountId: string },
   options: RenderOptions,
   evidence: Evidence[],
   hop: CallOptions,
 ): Promise<string> {
   const outline = [...new Set(evidence.map((item) => item.selector).filter((selector) => selector !== ""))];
   const shot = await backends.renderer.render(
-    { url, options: { ...options, mode: RenderMode.RENDER_MODE_BROWSER, screenshot: true, outline } },
+    { ...target, options: { ...options, mode: RenderMode.RENDER_MODE_BROWSER, screenshot: true, outline } },
     hop,
   );
   return `data:image/jpeg;base64,${shot.screenshot.toString("base64")}`;

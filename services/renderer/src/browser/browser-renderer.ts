@@ -11,7 +11,7 @@ import {
   type Response,
 } from "playwright-core";
 import { pageContent } from "../content-type.js";
-import type { EgressProxy, EgressSession } from "../egress/egress-proxy.js";
+import { type EgressProxy, type EgressSession, withoutFragment } from "../egress/egress-proxy.js";
 import type { RenderedPage } from "../page-renderer.js";
 import type { RenderJob } from "../render-request.js";
 import { abortable } from "../static/static-fetch.js";
@@ -45,6 +45,8 @@ export interface BrowserRendererOptions {
   maxDecodedBytes: number;
   /** The static path's redirect limit; the browser's navigations are bounded by it too. */
   maxRedirects: number;
+  /** The heap limit the browser's renderer processes run with (browser.ts), named when a page crashes past it. */
+  maxHeapMb: number;
 }
 
 /** How long a render waits for its context to close before it gives the page slot back regardless. */
@@ -104,7 +106,7 @@ export class BrowserRenderer {
     // Refuse early, before a page slot is spent; the route handler asks again (from the memo).
     const refused = await abortable(refusal(job.url.href), signal);
     if (refused) throw refused;
-    const release = await this.options.slots.acquire(signal);
+    const release = await this.options.slots.acquire(job.account ?? "", signal);
     const queueMs = elapsed();
     let session: EgressSession | undefined;
     try {
@@ -183,9 +185,19 @@ export class BrowserRenderer {
       trip = reject;
     });
     tripped.catch(() => undefined); // it may trip before anyone waits on it
+    // Where the page sent itself after it loaded (a script, a refresh, a form), as opposed to the address asked for
+    // and its redirects: a refusal there says so, since the caller asked for an allowed page.
+    const navigatedByPage = new Set<string>();
+    let firstNavigation: Request | undefined;
+    const blame = (url: string, problem: WinnowError, hop = false) => {
+      if (navigatedByPage.has(withoutFragment(url))) return navigatedAway(url, problem);
+      return hop
+        ? new WinnowError("url-not-allowed", `the page redirected to a refused URL: ${problem.message}`)
+        : problem;
+    };
     // The page's own documents' problems end the render, a sub-resource's do not.
     session.onProblem((url, problem) => {
-      if (session.isDocument(url)) trip(problem);
+      if (session.isDocument(url)) trip(blame(url, problem));
     });
     // Each redirect hop is a navigation request too.
     const maxNavigations = (this.options.maxRedirects + 1) * (MAX_CLIENT_NAVIGATIONS + 1);
@@ -195,11 +207,13 @@ export class BrowserRenderer {
       // Only the page's own navigations (redirect hops, and where its scripts send it): a sub-resource's refused hop
       // just fails that sub-resource.
       if (!isMainFrameNavigation(request)) return;
-      hops.push(refusal(request.url()));
       const url = request.url();
+      firstNavigation ??= request;
+      if (initialRequest(request) !== firstNavigation) navigatedByPage.add(withoutFragment(url));
+      hops.push(refusal(url).then((refused) => refused && blame(url, refused, true)));
       session.addDocument(url);
       const problem = session.problemWith(url);
-      if (problem) trip(problem);
+      if (problem) trip(blame(url, problem));
       if (++navigations > maxNavigations)
         trip(new WinnowError("target-unreachable", "the page kept navigating away from itself"));
     });
@@ -211,6 +225,15 @@ export class BrowserRenderer {
       { maxDocumentBytes: this.options.maxHtmlBytes, maxTotalBytes: this.options.maxDecodedBytes },
       trip,
     );
+    // A tab that crashed (V8 past its heap limit, most often) answers nothing more: end the render now.
+    page.on("crash", () =>
+      trip(
+        new WinnowError(
+          "page-too-large",
+          `the page crashed its browser tab (it may need more than the ${this.options.maxHeapMb} MB of JavaScript heap a page may use)`,
+        ),
+      ),
+    );
     context.on("page", (popup) => void popup.close().catch(() => undefined));
     page.on("dialog", (dialog) => void dialog.dismiss().catch(() => undefined));
     return {
@@ -220,8 +243,7 @@ export class BrowserRenderer {
       tripped,
       async assertRedirectsAllowed() {
         const refused = (await Promise.all(hops)).find((verdict) => verdict !== undefined);
-        if (refused)
-          throw new WinnowError("url-not-allowed", `the page redirected to a refused URL: ${refused.message}`);
+        if (refused) throw refused;
       },
     };
   }
@@ -416,6 +438,21 @@ async function refusedSubresource(
 ): Promise<boolean> {
   if (request.isNavigationRequest() || !/^https?:/i.test(request.url())) return false;
   return (await refusal(request.url()).catch(() => undefined)) !== undefined;
+}
+
+/** The request a chain of redirects began with. */
+function initialRequest(request: Request): Request {
+  let first = request;
+  for (let from = first.redirectedFrom(); from; from = from.redirectedFrom()) first = from;
+  return first;
+}
+
+/** The address asked for was allowed and loaded; the page then sent itself somewhere refused. */
+function navigatedAway(url: string, refused: WinnowError): WinnowError {
+  return new WinnowError(
+    "url-not-allowed",
+    `the page loaded, then navigated itself (by script, refresh or form) to ${url}, which is refused: ${refused.message}`,
+  );
 }
 
 function isMainFrameNavigation(request: Request): boolean {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@winnow/platform";
 import { type Browser, type BrowserContext, type BrowserContextOptions, chromium } from "playwright-core";
+import { browserEnv } from "./browser-env.js";
 import { overloaded } from "./overloaded.js";
 import { browserMemoryBytes } from "./process-memory.js";
 
@@ -51,6 +52,8 @@ export interface BrowserHostOptions {
    * few pages).
    */
   recycleAtMemoryBytes: number;
+  /** V8's heap limit in each renderer process: a page past it crashes its tab, not the pod. */
+  maxHeapMb: number;
   logger: Logger;
 }
 
@@ -149,8 +152,13 @@ export class BrowserHost {
     return chromium.launch({
       executablePath: this.options.executablePath,
       headless: true,
-      args: [...LAUNCH_ARGS, ...egressArgs(this.options.proxyUrl)],
+      args: [
+        ...LAUNCH_ARGS,
+        ...egressArgs(this.options.proxyUrl),
+        `--js-flags=--max-old-space-size=${this.options.maxHeapMb}`,
+      ],
       ignoreDefaultArgs: DROPPED_DEFAULT_ARGS,
+      env: browserEnv(),
       // Shutdown is ours: in-flight renders finish before the browser closes.
       handleSIGINT: false,
       handleSIGTERM: false,

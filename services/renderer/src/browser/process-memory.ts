@@ -66,11 +66,21 @@ export function descendantsRssBytes(rootPid: number, includeRoot = false): numbe
 export function browserMemoryBytes(launchedWith: string): number {
   const table = readProcessTable();
   if (!table) return 0;
-  const browsers = (table.children.get(process.pid) ?? []).filter((pid) => commandLine(pid).includes(launchedWith));
-  return withDescendants(table, browsers).reduce(
+  return browserProcesses(table, launchedWith).reduce(
     (total, pid) => total + (proportionalBytes(pid) ?? table.rssBytes.get(pid) ?? 0),
     0,
   );
+}
+
+/** The processes of the browsers this process launched with the argument `launchedWith`; none where /proc is missing. */
+export function browserPids(launchedWith: string): number[] {
+  const table = readProcessTable();
+  return table ? browserProcesses(table, launchedWith) : [];
+}
+
+function browserProcesses(table: ProcessTable, launchedWith: string): number[] {
+  const browsers = (table.children.get(process.pid) ?? []).filter((pid) => commandLine(pid).includes(launchedWith));
+  return withDescendants(table, browsers);
 }
 
 function commandLine(pid: number): string[] {

@@ -147,7 +147,7 @@ export interface EgressSession {
 }
 
 /** A URL as the proxy sees it: browsers never send the fragment. */
-function withoutFragment(url: string): string {
+export function withoutFragment(url: string): string {
   try {
     const parsed = new URL(url);
     parsed.hash = "";

@@ -130,7 +130,14 @@ export interface RenderOptions {
 
 export interface RenderRequest {
   url: string;
-  options?: RenderOptions | undefined;
+  options?:
+    | RenderOptions
+    | undefined;
+  /**
+   * The account the render is for: browser pages are shared fairly between
+   * accounts (RENDER_MAX_PAGES_PER_ACCOUNT). Empty: one anonymous account.
+   */
+  accountId: string;
 }
 
 export interface RenderTimings {
@@ -313,7 +320,7 @@ export const RenderOptions: MessageFns<RenderOptions> = {
 };
 
 function createBaseRenderRequest(): RenderRequest {
-  return { url: "", options: undefined };
+  return { url: "", options: undefined, accountId: "" };
 }
 
 export const RenderRequest: MessageFns<RenderRequest> = {
@@ -323,6 +330,9 @@ export const RenderRequest: MessageFns<RenderRequest> = {
     }
     if (message.options !== undefined) {
       RenderOptions.encode(message.options, writer.uint32(18).fork()).join();
+    }
+    if (message.accountId !== "") {
+      writer.uint32(26).string(message.accountId);
     }
     return writer;
   },
@@ -356,6 +366,14 @@ export const RenderRequest: MessageFns<RenderRequest> = {
             message.options = RenderOptions.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.accountId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -372,6 +390,11 @@ export const RenderRequest: MessageFns<RenderRequest> = {
     return {
       url: isSet(object.url) ? globalThis.String(object.url) : "",
       options: isSet(object.options) ? RenderOptions.fromJSON(object.options) : undefined,
+      accountId: isSet(object.accountId)
+        ? globalThis.String(object.accountId)
+        : isSet(object.account_id)
+        ? globalThis.String(object.account_id)
+        : "",
     };
   },
 
@@ -382,6 +405,9 @@ export const RenderRequest: MessageFns<RenderRequest> = {
     }
     if (message.options !== undefined) {
       obj.options = RenderOptions.toJSON(message.options);
+    }
+    if (message.accountId !== "") {
+      obj.accountId = message.accountId;
     }
     return obj;
   },
@@ -395,6 +421,7 @@ export const RenderRequest: MessageFns<RenderRequest> = {
     message.options = (object.options !== undefined && object.options !== null)
       ? RenderOptions.fromPartial(object.options)
       : undefined;
+    message.accountId = object.accountId ?? "";
     return message;
   },
 };
