@@ -38,7 +38,19 @@ export const configShape = {
    * model is held too; it costs memory then, not CPU).
    */
   EXTRACT_WORKERS: env.positiveInt(Math.max(4, 2 * availableParallelism()), 256),
-  /** Extractions waiting for a worker; more are refused as overloaded (503, retryable). */
+  /**
+   * Extraction workers one account (the request's tenant) holds at once; by default half of EXTRACT_WORKERS (at least
+   * one), so that one account's slow pages leave workers to the others. Its further extractions wait their turn.
+   */
+  EXTRACT_WORKERS_PER_ACCOUNT: z.coerce
+    .number({ message: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .optional(),
+  /**
+   * Extractions waiting for a worker; more are refused as overloaded (503, retryable). An account's own waiting
+   * extractions are held to its share (EXTRACT_WORKERS_PER_ACCOUNT of EXTRACT_WORKERS) of this queue.
+   */
   EXTRACT_MAX_QUEUE: env.nonNegativeInt(256),
   EXTRACT_MAX_PARTS: env.positiveInt(8, 100),
   EXTRACT_GROUNDING: z.enum(["off", "warn", "strict"], { message: "must be off, warn or strict" }).default("warn"),
@@ -82,6 +94,14 @@ export function llmSettings(config: ExtractorConfig): LlmSettings | undefined {
     maxRetries: config.LLM_MAX_RETRIES,
     timeoutMs: config.LLM_TIMEOUT_MS,
   };
+}
+
+/** Workers one account holds at once: EXTRACT_WORKERS_PER_ACCOUNT, at most EXTRACT_WORKERS; by default half of them. */
+export function workersPerAccount(config: ExtractorConfig): number {
+  return Math.min(
+    config.EXTRACT_WORKERS,
+    config.EXTRACT_WORKERS_PER_ACCOUNT ?? Math.max(1, Math.floor(config.EXTRACT_WORKERS / 2)),
+  );
 }
 
 /** How pages are prepared for the model and its answers checked; used for include_model_input even without a model. */

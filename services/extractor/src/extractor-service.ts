@@ -88,6 +88,8 @@ async function extract(
       templateScope: scope,
       pageWarnings: request.pageWarnings,
     },
+    // Workers are shared fairly by account, the tenant the gateway names (template-scope.ts checked it).
+    request.tenant,
     ctx,
   );
   deps.logger.info(

@@ -21,6 +21,7 @@ export async function startTestExtractor(
   const extractions = new ExtractionPool(
     {
       workers: 2,
+      workersPerAccount: 2,
       maxQueue: 16,
       worker: {
         prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },

@@ -8,7 +8,7 @@ import {
   startGrpcServer,
   warnOnUnsupportedNode,
 } from "@winnow/platform";
-import { configShape, llmSettings, promptSettings } from "./config.js";
+import { configShape, llmSettings, promptSettings, workersPerAccount } from "./config.js";
 import { engineIdentity } from "./engine-identity.js";
 import { LlmEngine } from "./engines/model/llm.js";
 import { extractorServiceBinding } from "./extractor-service.js";
@@ -54,6 +54,7 @@ if (database && !config.WINNOW_PAGE_SIGNING_KEY)
 const extractions = new ExtractionPool(
   {
     workers: config.EXTRACT_WORKERS,
+    workersPerAccount: workersPerAccount(config),
     maxQueue: config.EXTRACT_MAX_QUEUE,
     worker: {
       prompts: promptSettings(config),

@@ -66,14 +66,18 @@ export function withStatus(response: ExtractResponse, facts: StatusFacts): Extra
   );
   const unread = response.warnings.some(({ code }) => UNREAD.has(code));
   const evidenceMap = evidenceOfMessages(response.evidence);
+  // Whether a field's values are proven is a fact of the field: judged once per field, not once per value (a list of
+  // n records has n values under one field, and each judgement reads all of them).
+  const proven = new Map(
+    facts.tree.fields.map(({ name, node }) => [name, isProven(evidenceMap, name, fieldKind(name, node))]),
+  );
   const evidence = response.evidence.map((e) => {
     const field = topField(e.pointer);
-    const node = facts.tree.fields.find(({ name }) => name === field)?.node;
     // The model read the fields neither the pre-fill nor the template answered; any other value stands on its source's
     // cross-site reliability. A template's locators held on its own site's pages; across sites it is measured like
     // every other source.
     const readByModel = facts.modelRead && e.source !== "template" && !facts.prefilledFields.includes(field);
-    const trusted = readByModel || (node !== undefined && isProven(evidenceMap, field, fieldKind(field, node)));
+    const trusted = readByModel || proven.get(field) === true;
     return { ...e, status: byWarning.get(e.pointer) ?? valueStatus(e, trusted, task) };
   });
   const fieldStatus = facts.tree.fields.flatMap(({ name }): FieldStatus[] => {

@@ -28,18 +28,21 @@ const CURRENCY_SYMBOLS = new Map([
 ]);
 const CODES = "USD|EUR|GBP|JPY|CNY|INR|CAD|AUD|CHF|SEK|NOK|DKK|PLN|BRL|MXN|KRW|RUB|NZD|ZAR";
 const CURRENCY_CODE = new RegExp(`\\b(${CODES})\\b`);
+/** Each symbol's test, longest symbols first so "US$" is not read as "$"; built once (a list reads thousands of prices). */
+const SYMBOL_TESTS = [...CURRENCY_SYMBOLS]
+  .sort((a, b) => b[0].length - a[0].length)
+  .map(([symbol, iso]): [(lower: string) => boolean, string] => {
+    if (symbol.length === 1) return [(lower) => lower.includes(symbol), iso];
+    const pattern = new RegExp(`(^|[^a-z])${escapeRegExp(symbol)}`);
+    return [(lower) => pattern.test(lower), iso];
+  });
 
 /** The ISO 4217 code a price text names by code or symbol ("$12" → USD, "12,50 €" → EUR), or undefined. */
 export function currencyCode(text: string): string | undefined {
   const code = CURRENCY_CODE.exec(text.toUpperCase());
   if (code) return code[1];
   const lower = text.toLowerCase();
-  // Longest symbols first, so "US$" is not read as "$".
-  for (const [symbol, iso] of [...CURRENCY_SYMBOLS].sort((a, b) => b[0].length - a[0].length)) {
-    if (symbol.length === 1 ? lower.includes(symbol) : new RegExp(`(^|[^a-z])${escapeRegExp(symbol)}`).test(lower))
-      return iso;
-  }
-  return undefined;
+  return SYMBOL_TESTS.find(([test]) => test(lower))?.[1];
 }
 
 /**

@@ -7,13 +7,15 @@
  * the other workers meanwhile, and the main thread keeps answering gRPC,
  * health checks and the workers' calls: the model call and the template
  * store stay here, so the model's concurrency limit and the store's cache
- * are one per process.
+ * are one per process. Workers are shared fairly between accounts
+ * (account-slots.ts): no account holds more than its share of them.
  */
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from "node:worker_threads";
 import { type CallContext, currentRequestFields, deadlineSignal, WinnowError } from "@winnow/platform";
 import { Piscina } from "piscina";
 import type { LlmEngine } from "../engines/model/llm.js";
 import type { TemplateStore } from "../templates/store.js";
+import { AccountSlots } from "./account-slots.js";
 import {
   type Answered,
   type ExtractionInput,
@@ -28,6 +30,8 @@ import {
 export interface PoolSettings {
   /** Extractions at once (EXTRACT_WORKERS); a worker waiting for the model is held too. */
   workers: number;
+  /** Extractions one account runs at once (EXTRACT_WORKERS_PER_ACCOUNT); its others wait their turn. */
+  workersPerAccount: number;
   /** Extractions waiting for a worker before new ones are refused as overloaded (EXTRACT_MAX_QUEUE). */
   maxQueue: number;
   worker: WorkerSettings;
@@ -46,12 +50,18 @@ function workerModule(): URL {
 
 export class ExtractionPool {
   private readonly pool: Piscina;
+  private readonly slots: AccountSlots;
 
   constructor(
     settings: PoolSettings,
     private readonly llm: LlmEngine | undefined,
     private readonly store: TemplateStore | undefined,
   ) {
+    this.slots = new AccountSlots({
+      workers: settings.workers,
+      perAccount: settings.workersPerAccount,
+      maxQueue: settings.maxQueue,
+    });
     this.pool = new Piscina({
       filename: workerModule().href,
       minThreads: Math.min(settings.workers, 2),
@@ -66,8 +76,11 @@ export class ExtractionPool {
     });
   }
 
-  /** Runs one extraction in a worker; ends that worker when the deadline passes or the caller cancels first. */
-  run(input: ExtractionInput, ctx: CallContext): Promise<Answered> {
+  /**
+   * Runs one extraction in a worker when its account's turn comes; ends that worker when the deadline passes or the
+   * caller cancels first. `account` is the request's tenant ("" for internal callers).
+   */
+  run(input: ExtractionInput, account: string, ctx: CallContext): Promise<Answered> {
     const { port1: port, port2 } = new MessageChannel();
     const deadline = deadlineSignal({ signal: ctx.signal, deadline: ctx.deadline });
     return new Promise<Answered>((resolve, reject) => {
@@ -84,11 +97,15 @@ export class ExtractionPool {
         }
       };
       port.on("message", receive);
-      this.pool
-        // The request's fields go along, so the worker's log lines name the request too.
-        .run(
-          { input, port: port2, request: currentRequestFields() },
-          { transferList: [port2], signal: deadline.signal },
+      // The request's fields go along, so the worker's log lines name the request too.
+      const request = currentRequestFields();
+      // The slot is held until the task ends, learning included: the worker is busy until then.
+      this.slots
+        .acquire(account, deadline.signal)
+        .then((release) =>
+          this.pool
+            .run({ input, port: port2, request }, { transferList: [port2], signal: deadline.signal })
+            .finally(release),
         )
         .then(
           () => {
@@ -132,6 +149,8 @@ export class ExtractionPool {
 
   /** Why a task ended without an answer, as the caller should hear it. */
   private failure(error: unknown, ctx: CallContext): Error {
+    // A refusal of the account's turn (overloaded) says itself.
+    if (error instanceof WinnowError) return error;
     const message = (error as Error).message;
     if ((error as Error).name === "AbortError") {
       return ctx.deadline && Date.now() >= ctx.deadline.getTime()

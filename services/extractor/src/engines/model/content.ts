@@ -331,12 +331,14 @@ function leftOut($: CheerioAPI): Set<AnyNode> {
   const out = new Set<AnyNode>([...$(NEVER_CONTENT), ...$(NAVIGATION)]);
   for (const element of $(FURNITURE)) if ($(element).closest("article, main").length === 0) out.add(element);
   for (const element of $("[id], [class]")) {
-    // A block that holds the page's shown heading is the content, whatever its class says.
-    const holdsHeading = $(element)
-      .find("h1")
-      .toArray()
-      .some((heading) => !isLeftOut(heading, out));
-    if (isBoilerplate(element) && !["html", "body", "main", "article"].includes(element.name) && !holdsHeading)
+    // A block that holds the page's shown heading is the content, whatever its class says. Asked last, of boilerplate
+    // only: searching every classed element's subtree costs a list page its records times their depth.
+    const holdsHeading = () =>
+      $(element)
+        .find("h1")
+        .toArray()
+        .some((heading) => !isLeftOut(heading, out));
+    if (isBoilerplate(element) && !["html", "body", "main", "article"].includes(element.name) && !holdsHeading())
       out.add(element);
   }
   return out;
