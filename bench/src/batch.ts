@@ -23,9 +23,9 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { REPO_ROOT } from "@winnow/scripts/stack";
 import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
-import { Redis } from "ioredis";
 import { cpuMs } from "./process-cpu.js";
 import { PRODUCT_SCHEMA, productPage } from "./product-page.js";
+import { redisAnswers } from "./redis-answers.js";
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -56,19 +56,6 @@ interface Row {
   batch: Side;
   /** Batch pages per second over one-by-one pages per second. */
   ratio: number;
-}
-
-async function redisAnswers(): Promise<boolean> {
-  if (REDIS_URL === "none") return false;
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
-  try {
-    await redis.connect();
-    return (await redis.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
 }
 
 async function measure(queue: string, env: Record<string, string>): Promise<Row> {
@@ -145,7 +132,7 @@ async function measure(queue: string, env: Record<string, string>): Promise<Row>
 }
 
 const rows: Row[] = [await measure("embedded (pg-boss on PGlite)", {})];
-if (await redisAnswers())
+if (await redisAnswers(REDIS_URL))
   rows.push(await measure("Redis (BullMQ)", { REDIS_URL, REDIS_KEY_PREFIX: `bench-batch-${Date.now()}:` }));
 else console.log(`\n${REDIS_URL} does not answer: the Redis queue is not measured`);
 site.close();

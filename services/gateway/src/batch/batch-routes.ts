@@ -42,7 +42,11 @@ export function batchRouter(options: BatchRoutesOptions): Router {
       },
       options.maxLiveJobs,
     );
-    await options.pages.add(queued.map((index) => ({ jobId: id, index })));
+    // Accounts take turns at the workers: another account's pages wait for about one page per account waiting.
+    await options.pages.add(
+      queued.map((index) => ({ jobId: id, index })),
+      accountId,
+    );
     const job = (await store.job(id))!;
     // Every URL refused up front: the job is over already.
     if (job.state === "completed") await options.events.completed(job);

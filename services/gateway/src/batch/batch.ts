@@ -17,6 +17,12 @@ import type { QueueBackend, TaskQueue } from "./task-queue.js";
 const CLEANUP_INTERVAL_MS = 60_000;
 /** Webhook deliveries this gateway makes at once, all accounts together. */
 const WEBHOOK_WORKERS = 4;
+/**
+ * A page's first retry comes 5 to 10 s after a retryable failure, the next 10 to 20 s after that: a backend that
+ * restarts (the supervisor's delay, a browser's launch, the gateway's gRPC reconnection backoff) is back by then,
+ * where retries at 1 and 2 s ended most pages of a restart failed.
+ */
+const PAGE_RETRY_BACKOFF_MS = 5_000;
 
 export interface BatchQueues {
   pages: TaskQueue<PageTask>;
@@ -42,7 +48,7 @@ export async function openBatchQueues(backend: QueueBackend, options: BatchQueue
     pages: await backend.queue<PageTask>({
       name: "batch-pages",
       attempts: options.pageAttempts,
-      backoffMs: 1_000,
+      backoffMs: PAGE_RETRY_BACKOFF_MS,
       concurrency: options.concurrency,
       leaseMs: options.leaseMs,
     }),

@@ -6,6 +6,8 @@ import type { QueueBackend, QueueSpec, TaskQueue } from "./task-queue.js";
 
 /** How long an idle worker waits before looking for tasks again (tasks added by this process wake it at once). */
 const IDLE_POLL_MS = 250;
+/** pg-boss's priority is an integer: turns past this one share it, in arrival order. */
+const LAST_TURN = 2_147_483_647;
 
 /**
  * Queues in the gateway database with pg-boss: PGlite for `npm start`, or
@@ -44,6 +46,7 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
       await boss.createQueue(givenUpName);
       await boss.createQueue(spec.name);
       const options = {
+        name: spec.name,
         retryLimit: spec.attempts - 1,
         retryDelay: Math.max(1, Math.round(spec.backoffMs / 1000)),
         retryBackoff: true,
@@ -88,7 +91,7 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
                 await completeFinished();
                 fetched =
                   (await boss
-                    .fetch<T>(name, { batchSize: concurrency, includeMetadata: true, priority: false })
+                    .fetch<T>(name, { batchSize: concurrency, includeMetadata: true, priority: true })
                     .catch(warn(name))) ?? [];
                 if (fetched.length === 0) {
                   const signal = AbortSignal.any([stopping.signal, wake.signal]);
@@ -112,23 +115,33 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
         );
       };
       return {
-        async add(items) {
+        async add(items, key = "") {
           if (items.length === 0) return;
-          await boss.insert(items.map((data) => ({ name: spec.name, data, ...options })));
+          const first = await nextTurn(db, spec.name, key);
+          await boss.insert(
+            items.map((data, i) => ({
+              data,
+              ...options,
+              singletonKey: key,
+              priority: -Math.min(first + i, LAST_TURN),
+            })),
+          );
           wake.abort();
           wake = new AbortController();
         },
         work(handler, givenUp) {
           // Again as new tasks with the retries they have left: pg-boss has no delay, nor a giving back, that spends
-          // none (a task fetched but never started must not count as tried).
+          // none (a task fetched but never started must not count as tried). Each keeps its key's turn: a page that
+          // waits for its key's limits stays in its key's line, which holds one turn per round.
           const again = (jobs: PgBoss.JobWithMetadata<T>[], startAfter?: Date) =>
             boss.insert(
               jobs.map((job) => ({
-                name: spec.name,
                 data: job.data,
                 ...options,
                 retryLimit: job.retryLimit - job.retryCount,
                 startAfter,
+                singletonKey: job.singletonKey ?? "",
+                priority: job.priority,
               })),
             );
           pump(
@@ -168,6 +181,23 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
       await boss.stop({ graceful: false, wait: true, close: false });
     },
   };
+}
+
+/**
+ * The turn of the next task of `key` in queue `name`, fair queueing on pg-boss's own order (highest priority
+ * first; a task's priority is its turn negated): a key's tasks take turns 1, 2, 3... after the later of its own
+ * last task waiting and the earliest turn waiting of any key. So a key with thousands of tasks waiting holds
+ * one turn per round, and a key that comes later starts at the round being served, not behind that backlog.
+ * Read from the tasks waiting (pg-boss's singleton_key, a plain column in a standard queue, holds the key),
+ * turns start again from 1 whenever the queue empties.
+ */
+async function nextTurn(db: SqlDatabase, name: string, key: string): Promise<number> {
+  const [row] = await db.query<{ turn: number }>(
+    `SELECT LEAST(GREATEST(COALESCE(-max(priority), 0), COALESCE(-min(priority) FILTER (WHERE singleton_key = $2), 0))::bigint + 1, $3)::int AS turn
+     FROM pgboss.job WHERE name = $1 AND state < 'active'`,
+    [name, key, LAST_TURN],
+  );
+  return row!.turn;
 }
 
 function isMultiStatementError(error: unknown): boolean {

@@ -19,7 +19,7 @@ export interface QueueSpec {
   name: string;
   /** Tries per task in all, the first one included. */
   attempts: number;
-  /** Delay before the first retry; it doubles with each retry after. */
+  /** Delay before the first retry, at least (jittered up to twice as long); it doubles with each retry after. */
   backoffMs: number;
   /** Tasks this process runs at once. */
   concurrency: number;
@@ -31,10 +31,14 @@ export interface QueueSpec {
  * A durable queue of tasks shared by every gateway on the same store: a task
  * added is run once by some gateway; one whose handler throws is tried again
  * after a backoff, until its attempts are used up; one whose worker died is
- * tried again by another.
+ * tried again by another. Keys take turns: the workers take one task of each
+ * key with tasks waiting per round, oldest first within a key, so a key with
+ * a large backlog (or one whose tasks keep coming back later) delays another
+ * key's tasks by about one task per key waiting, not by its whole backlog.
  */
 export interface TaskQueue<T> {
-  add(items: T[]): Promise<void>;
+  /** Queues `items` in `key`'s line (tasks added without a key share one). */
+  add(items: T[], key?: string): Promise<void>;
   /**
    * Starts running tasks with `handler`, the spec's concurrency at a time. `signal` aborts when the queue closes.
    * Every task the queue gives up (its attempts used up, by throws or by workers lost or cut short) is handed to
