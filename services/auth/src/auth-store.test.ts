@@ -114,20 +114,21 @@ describe.each(BACKENDS)("AuthStore on %s", (backend) => {
     expect(await store.findShownKey(account.id)).toMatchObject({ id: key.id, plaintext: key.plaintext });
   });
 
-  it("seals stored keys anew when the encryption key rotates, and still shows each one", async () => {
+  it("seals stored keys and webhook secrets anew when the encryption key rotates, and still shows each one", async () => {
     const key = generateApiKey();
     const account = await store.createAccount(email(), "default", key);
+    const [secret] = (await store.webhookSecrets(account.id)) ?? [];
     const next = randomBytes(32);
     const rotating = new AuthStore(db.database, new KeyCipher(next, [testCipher.key]));
-    expect((await rotating.resealKeys()).resealed).toBeGreaterThan(0);
-    // Sealed under the new key alone now: a store that has only it shows the key, the old key opens it no more.
-    expect((await new AuthStore(db.database, new KeyCipher(next)).findShownKey(account.id))?.plaintext).toBe(
-      key.plaintext,
-    );
+    expect((await rotating.resealSecrets()).resealed).toBeGreaterThan(1);
+    // Sealed under the new key alone now: a store that has only it shows both, the old key opens them no more.
+    const rotated = new AuthStore(db.database, new KeyCipher(next));
+    expect((await rotated.findShownKey(account.id))?.plaintext).toBe(key.plaintext);
+    expect((await rotated.webhookSecrets(account.id))?.[0]?.secret).toBe(secret?.secret);
     await expect(store.findShownKey(account.id)).rejects.toThrow();
-    expect(await rotating.resealKeys()).toEqual({ resealed: 0, unreadable: 0 });
+    expect(await rotating.resealSecrets()).toEqual({ resealed: 0, unreadable: 0 });
     // Back to the test cipher for the other tests of this database.
-    await new AuthStore(db.database, new KeyCipher(testCipher.key, [next])).resealKeys();
+    await new AuthStore(db.database, new KeyCipher(testCipher.key, [next])).resealSecrets();
   });
 
   it("shows no plaintext for a key stored before keys were sealed", async () => {

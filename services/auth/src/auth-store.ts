@@ -62,6 +62,12 @@ interface AccountRow {
 
 const UNIQUE_VIOLATION = "23505";
 
+/** Where values sealed with the cipher are kept (table, column), each row's id their additional data. */
+const SEALED_COLUMNS = [
+  ["api_keys", "key_ciphertext"],
+  ["webhook_secrets", "secret_ciphertext"],
+] as const;
+
 /**
  * Accounts, their API keys, sessions and usage. Nothing is cached here:
  * every answer comes from the database (gateways cache validated keys and
@@ -217,31 +223,33 @@ export class AuthStore {
   }
 
   /**
-   * Seals anew under the current encryption key every stored key sealed under a previous one (a rotation of
-   * WINNOW_ENCRYPTION_KEY); what opens under no configured key is left as it is and counted.
+   * Seals anew under the current encryption key every stored API key and webhook secret sealed under a previous one
+   * (a rotation of WINNOW_ENCRYPTION_KEY); what opens under no configured key is left as it is and counted.
    */
-  async resealKeys(): Promise<{ resealed: number; unreadable: number }> {
-    const rows = await this.db.query<{ id: string; key_ciphertext: string }>(
-      "SELECT id, key_ciphertext FROM api_keys WHERE key_ciphertext IS NOT NULL",
-    );
+  async resealSecrets(): Promise<{ resealed: number; unreadable: number }> {
     let resealed = 0;
     let unreadable = 0;
-    for (const row of rows) {
-      let sealed: string | undefined;
-      try {
-        sealed = this.cipher.resealed(row.key_ciphertext, row.id);
-      } catch {
-        unreadable += 1;
-        continue;
+    for (const [table, column] of SEALED_COLUMNS) {
+      const rows = await this.db.query<{ id: string; sealed: string }>(
+        `SELECT id, ${column} AS sealed FROM ${table} WHERE ${column} IS NOT NULL`,
+      );
+      for (const row of rows) {
+        let sealed: string | undefined;
+        try {
+          sealed = this.cipher.resealed(row.sealed, row.id);
+        } catch {
+          unreadable += 1;
+          continue;
+        }
+        if (sealed === undefined) continue;
+        // Only where the row still holds what was read: a value replaced meanwhile keeps its new one.
+        await this.db.query(`UPDATE ${table} SET ${column} = $1 WHERE id = $2 AND ${column} = $3`, [
+          sealed,
+          row.id,
+          row.sealed,
+        ]);
+        resealed += 1;
       }
-      if (sealed === undefined) continue;
-      // Only where the row still holds what was read: a key replaced meanwhile keeps its new value.
-      await this.db.query("UPDATE api_keys SET key_ciphertext = $1 WHERE id = $2 AND key_ciphertext = $3", [
-        sealed,
-        row.id,
-        row.key_ciphertext,
-      ]);
-      resealed += 1;
     }
     return { resealed, unreadable };
   }

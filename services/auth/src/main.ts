@@ -38,10 +38,10 @@ const cipher = await loadKeyCipher({
 });
 const store = new AuthStore(database, cipher);
 if (cipher.rotating) {
-  const { resealed, unreadable } = await store.resealKeys();
+  const { resealed, unreadable } = await store.resealSecrets();
   logger.info(
     { resealed, unreadable },
-    "sealed stored keys anew under the first WINNOW_ENCRYPTION_KEY; once every auth replica has done so, keep only that key",
+    "sealed stored keys and webhook secrets anew under the first WINNOW_ENCRYPTION_KEY; once every auth replica has done so, keep only that key",
   );
 }
 const revocations = new RevocationFeed(store, config.KEY_CACHE_LEASE_MS, logger);
