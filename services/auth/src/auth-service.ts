@@ -90,6 +90,7 @@ const CALLERS: Record<keyof AuthServiceServer, readonly CallerRole[]> = {
   // The gateway signs deliveries with them, and answers GET /account and the dashboard.
   getWebhookSecrets: GATEWAY_OR_ADMIN,
   rotateWebhookSecret: GATEWAY_OR_ADMIN,
+  changePassword: GATEWAY_OR_ADMIN,
 };
 
 /** The service as a gRPC server registers it. */
@@ -196,6 +197,18 @@ function createAuthService({
       await store.createSession(login.accountId, hashToken(token), expiresAt);
       logger.info({ accountId: login.accountId }, "logged in");
       return { session: { token, expiresAt } };
+    }),
+
+    changePassword: unary(logger, async (request) => {
+      const accountId = await sessionAccount(request.sessionToken);
+      const account = await store.findAccount(accountId);
+      const login = account && (await store.findLogin(account.email));
+      const matches = await verifyPassword(login?.passwordHash, request.currentPassword.slice(0, MAX_PASSWORD_LENGTH));
+      if (!account || !matches) throw new WinnowError("unauthorized", "The current password is incorrect.");
+      const password = validField("new_password", passwordSchema(account.email), request.newPassword);
+      await store.changePassword(accountId, await hashPassword(password), hashToken(request.sessionToken));
+      logger.info({ accountId }, "password changed; the account's other sessions ended");
+      return {};
     }),
 
     logOut: unary(logger, async (request) => {

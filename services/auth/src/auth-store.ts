@@ -193,6 +193,14 @@ export class AuthStore {
     });
   }
 
+  /** Sets the account's password hash and ends all its sessions but the one that changed it. */
+  async changePassword(accountId: string, passwordHash: string, keptSessionHash: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query("UPDATE accounts SET password_hash = $1 WHERE id = $2", [passwordHash, accountId]);
+      await tx.query("DELETE FROM sessions WHERE account_id = $1 AND token_hash <> $2", [accountId, keptSessionHash]);
+    });
+  }
+
   /** The account of an unexpired session. */
   async findSessionAccount(tokenHash: string): Promise<string | undefined> {
     const [row] = await this.db.query<{ account_id: string }>(

@@ -203,6 +203,30 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       expect(await validate(rotated.apiKey)).toMatchObject({ valid: true });
     });
 
+    it("changes a password given the current one, ending the account's other sessions but not this one", async () => {
+      const email = `${randomUUID()}@example.com`;
+      await client.createAccount({ email, password });
+      const { session: here } = await logIn(email, password);
+      const { session: elsewhere } = await logIn(email, password);
+      const change = (currentPassword: string, newPassword: string) =>
+        client.changePassword({ sessionToken: here!.token, currentPassword, newPassword });
+      expect((await failure(change("wrong password!", "a quite new passphrase"))).type).toBe("unauthorized");
+      const weak = await failure(change(password, "password123"));
+      expect(weak.type).toBe("invalid-request");
+      expect(weak.violations[0]?.path).toBe("/new_password");
+      // Neither refusal changed anything.
+      expect(await getAccount(elsewhere!.token)).toMatchObject({ account: { email } });
+
+      await change(password, "a quite new passphrase");
+      expect(await getAccount(here!.token)).toMatchObject({ account: { email } });
+      expect((await failure(getAccount(elsewhere!.token))).type).toBe("unauthorized");
+      expect((await failure(logIn(email, password))).type).toBe("unauthorized");
+      expect((await logIn(email, "a quite new passphrase")).session?.token).toBeDefined();
+      expect(
+        (await failure(client.changePassword({ sessionToken: "", currentPassword: "x", newPassword: "y" }))).type,
+      ).toBe("unauthorized");
+    });
+
     it("answers the same unauthorized for a wrong password, an unknown email and an account without a password", async () => {
       const email = `${randomUUID()}@example.com`;
       await client.createAccount({ email, password });

@@ -148,7 +148,7 @@ ${notice(page.message, "info")}
 <section class="card" aria-labelledby="key-heading">
 <h2 id="key-heading">Key</h2>
 ${key}
-<p><a class="button danger" href="/dashboard/refresh">Refresh key…</a></p>
+<p><a class="button danger" href="/dashboard/refresh">Refresh key…</a> <a class="button" href="/dashboard/password">Change password…</a></p>
 ${page.webhookSecrets ? webhookSecretSection(page.csrf, page.webhookSecrets) : undefined}
 <p class="muted">Plan limits: ${page.requestsPerMinute} requests per minute, ${page.maxConcurrentScrapes} scrapes at a time.</p>
 </section>
@@ -179,6 +179,34 @@ ${expiresAt ? html`<p class="muted">The previous secret still signs deliveries (
   <button type="submit">Rotate webhook secret</button>
   <span class="muted">Deliveries are signed with both secrets for a grace period; rotate twice to end the old one at once.</span>
 </form>`;
+}
+
+export function passwordPage({
+  csrf,
+  message,
+  minPasswordLength,
+}: {
+  csrf: string;
+  message?: string;
+  minPasswordLength: number;
+}): string {
+  return layout(
+    "Change password",
+    html`<h1>Change your password</h1>
+${notice(message)}
+<form method="post" action="/dashboard/password" class="card">
+  ${csrfField(csrf)}
+  <label for="current-password">Current password</label>
+  <input id="current-password" name="current_password" type="password" autocomplete="current-password" required>
+  <label for="new-password">New password (at least ${minPasswordLength} characters, not easy to guess)</label>
+  <input id="new-password" name="new_password" type="password" autocomplete="new-password" minlength="${minPasswordLength}" required>
+  <p class="muted">Every other browser logged in to this account is logged out.</p>
+  <button type="submit">Change password</button>
+  <a class="button" href="/dashboard">Cancel</a>
+</form>`,
+    true,
+    csrf,
+  );
 }
 
 export function refreshPage({ csrf, keyId }: { csrf: string; keyId: string }): string {

@@ -5,7 +5,15 @@ import express, { type ErrorRequestHandler, type Request, type Response, type Ro
 import { countRateLimited } from "../http/gateway-metrics.js";
 import type { LimiterFactory } from "../http/rate-limits.js";
 import { hop } from "../http/request-context.js";
-import { accountPage, errorPage, logInPage, playgroundPage, refreshPage, signUpPage } from "./dashboard-pages.js";
+import {
+  accountPage,
+  errorPage,
+  logInPage,
+  passwordPage,
+  playgroundPage,
+  refreshPage,
+  signUpPage,
+} from "./dashboard-pages.js";
 import {
   clearSessionCookie,
   csrfProtection,
@@ -123,7 +131,9 @@ export function dashboardRouter({
             ? "Your key was refreshed. The previous key no longer works."
             : req.query["webhook-secret"] === "rotated"
               ? "Your webhook secret was rotated. Deliveries are signed with both secrets until the previous one expires."
-              : undefined,
+              : req.query.password === "changed"
+                ? "Your password was changed. Other browsers logged in to this account were logged out."
+                : undefined,
       }),
     );
   });
@@ -194,6 +204,41 @@ export function dashboardRouter({
     res.redirect(303, "/dashboard?refreshed=1");
   });
 
+  router.get("/password", async (req, res) => {
+    const session = await signedIn(req, res);
+    if (session) res.send(passwordPage({ csrf: res.locals.csrfToken!, minPasswordLength: MIN_PASSWORD_LENGTH }));
+  });
+
+  router.post("/password", async (req, res) => {
+    const session = await signedIn(req, res);
+    if (!session) return;
+    const page = (status: number, message: string) =>
+      res
+        .status(status)
+        .send(passwordPage({ csrf: res.locals.csrfToken!, message, minPasswordLength: MIN_PASSWORD_LENGTH }));
+    // A wrong current password counts as a failed log-in of this account from this address and browser.
+    const attempt = { address: clientAddress(req), email: session.account.account!.email, device: deviceToken(req) };
+    const refused = await loginLimits.attempt(attempt);
+    if (refused) return refuse(res, attempt.address, refused);
+    try {
+      await auth.changePassword(
+        {
+          sessionToken: session.token,
+          currentPassword: formField(req, "current_password"),
+          newPassword: formField(req, "new_password"),
+        },
+        hop(res),
+      );
+    } catch (error) {
+      if (!(error instanceof WinnowError)) throw error;
+      if (error.type === "invalid-request") return page(400, capitalise(error.message));
+      if (error.type !== "unauthorized") throw error;
+      await loginLimits.failed(attempt);
+      return page(401, "The current password is incorrect.");
+    }
+    res.redirect(303, "/dashboard?password=changed");
+  });
+
   router.post("/webhook-secret", async (req, res) => {
     const session = await signedIn(req, res);
     if (!session) return;
@@ -219,9 +264,13 @@ function clientAddress(req: Request): string {
 }
 
 function credentials(req: Request): { email: string; password: string } {
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  const text = (value: unknown) => (typeof value === "string" ? value : "");
-  return { email: text(body.email).trim().toLowerCase().slice(0, 254), password: text(body.password) };
+  return { email: formField(req, "email").trim().toLowerCase().slice(0, 254), password: formField(req, "password") };
+}
+
+/** A form field's text; "" when the form lacks it. */
+function formField(req: Request, name: string): string {
+  const value = ((req.body ?? {}) as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : "";
 }
 
 /** A form body the parser refused (too large, badly encoded) is the sender's problem, not ours. */

@@ -316,6 +316,16 @@ export interface RotateWebhookSecretResponse {
   secrets: WebhookSecret[];
 }
 
+export interface ChangePasswordRequest {
+  sessionToken: string;
+  currentPassword: string;
+  /** Held to the sign-up rules (length, and not easy to guess). */
+  newPassword: string;
+}
+
+export interface ChangePasswordResponse {
+}
+
 function createBaseValidateKeyRequest(): ValidateKeyRequest {
   return { apiKey: "" };
 }
@@ -3929,6 +3939,171 @@ export const RotateWebhookSecretResponse: MessageFns<RotateWebhookSecretResponse
   },
 };
 
+function createBaseChangePasswordRequest(): ChangePasswordRequest {
+  return { sessionToken: "", currentPassword: "", newPassword: "" };
+}
+
+export const ChangePasswordRequest: MessageFns<ChangePasswordRequest> = {
+  encode(message: ChangePasswordRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionToken !== "") {
+      writer.uint32(10).string(message.sessionToken);
+    }
+    if (message.currentPassword !== "") {
+      writer.uint32(18).string(message.currentPassword);
+    }
+    if (message.newPassword !== "") {
+      writer.uint32(26).string(message.newPassword);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangePasswordRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangePasswordRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.currentPassword = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.newPassword = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangePasswordRequest {
+    return {
+      sessionToken: isSet(object.sessionToken)
+        ? globalThis.String(object.sessionToken)
+        : isSet(object.session_token)
+        ? globalThis.String(object.session_token)
+        : "",
+      currentPassword: isSet(object.currentPassword)
+        ? globalThis.String(object.currentPassword)
+        : isSet(object.current_password)
+        ? globalThis.String(object.current_password)
+        : "",
+      newPassword: isSet(object.newPassword)
+        ? globalThis.String(object.newPassword)
+        : isSet(object.new_password)
+        ? globalThis.String(object.new_password)
+        : "",
+    };
+  },
+
+  toJSON(message: ChangePasswordRequest): unknown {
+    const obj: any = {};
+    if (message.sessionToken !== "") {
+      obj.sessionToken = message.sessionToken;
+    }
+    if (message.currentPassword !== "") {
+      obj.currentPassword = message.currentPassword;
+    }
+    if (message.newPassword !== "") {
+      obj.newPassword = message.newPassword;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangePasswordRequest>, I>>(base?: I): ChangePasswordRequest {
+    return ChangePasswordRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangePasswordRequest>, I>>(object: I): ChangePasswordRequest {
+    const message = createBaseChangePasswordRequest();
+    message.sessionToken = object.sessionToken ?? "";
+    message.currentPassword = object.currentPassword ?? "";
+    message.newPassword = object.newPassword ?? "";
+    return message;
+  },
+};
+
+function createBaseChangePasswordResponse(): ChangePasswordResponse {
+  return {};
+}
+
+export const ChangePasswordResponse: MessageFns<ChangePasswordResponse> = {
+  encode(_: ChangePasswordResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangePasswordResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangePasswordResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ChangePasswordResponse {
+    return {};
+  },
+
+  toJSON(_: ChangePasswordResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangePasswordResponse>, I>>(base?: I): ChangePasswordResponse {
+    return ChangePasswordResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangePasswordResponse>, I>>(_: I): ChangePasswordResponse {
+    const message = createBaseChangePasswordResponse();
+    return message;
+  },
+};
+
 /**
  * Accounts, API keys, dashboard sessions and usage. A key is stored as a
  * hash (for lookup) and encrypted (AES-256-GCM) so its owner can see it again
@@ -4138,6 +4313,21 @@ export const AuthServiceService = {
       Buffer.from(RotateWebhookSecretResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RotateWebhookSecretResponse => RotateWebhookSecretResponse.decode(value),
   },
+  /**
+   * Replaces the session's account's password, given its current one ("unauthorized" when that is wrong),
+   * and ends every other session of the account: whoever logged in with the old password is logged out.
+   */
+  changePassword: {
+    path: "/winnow.auth.v1.AuthService/ChangePassword" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ChangePasswordRequest): Buffer =>
+      Buffer.from(ChangePasswordRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ChangePasswordRequest => ChangePasswordRequest.decode(value),
+    responseSerialize: (value: ChangePasswordResponse): Buffer =>
+      Buffer.from(ChangePasswordResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ChangePasswordResponse => ChangePasswordResponse.decode(value),
+  },
 } as const;
 
 export interface AuthServiceServer extends UntypedServiceImplementation {
@@ -4210,6 +4400,11 @@ export interface AuthServiceServer extends UntypedServiceImplementation {
    * in its grace ends now: rotating twice ends the old secret at once.
    */
   rotateWebhookSecret: handleUnaryCall<RotateWebhookSecretRequest, RotateWebhookSecretResponse>;
+  /**
+   * Replaces the session's account's password, given its current one ("unauthorized" when that is wrong),
+   * and ends every other session of the account: whoever logged in with the old password is logged out.
+   */
+  changePassword: handleUnaryCall<ChangePasswordRequest, ChangePasswordResponse>;
 }
 
 export interface AuthServiceClient extends Client {
@@ -4484,6 +4679,25 @@ export interface AuthServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RotateWebhookSecretResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Replaces the session's account's password, given its current one ("unauthorized" when that is wrong),
+   * and ends every other session of the account: whoever logged in with the old password is logged out.
+   */
+  changePassword(
+    request: ChangePasswordRequest,
+    callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
+  ): ClientUnaryCall;
+  changePassword(
+    request: ChangePasswordRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
+  ): ClientUnaryCall;
+  changePassword(
+    request: ChangePasswordRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ChangePasswordResponse) => void,
   ): ClientUnaryCall;
 }
 
