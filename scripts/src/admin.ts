@@ -45,7 +45,7 @@ try {
 
 /** WINNOW_ADMIN_TOKEN, else the one `npm start` generated and keeps in the data directory. */
 async function adminToken(): Promise<string> {
-  if (config.WINNOW_ADMIN_TOKEN) return config.WINNOW_ADMIN_TOKEN;
+  if (config.WINNOW_ADMIN_TOKEN) return config.WINNOW_ADMIN_TOKEN.current;
   const file = tokenFile(path.resolve(REPO_ROOT, config.WINNOW_DATA_DIR), "admin");
   const kept = (await readSecretFile(file))?.trim();
   if (kept) return kept;

@@ -5,7 +5,14 @@
  * four services are ready; Ctrl-C stops everything.
  */
 import path from "node:path";
-import { env, keepFilesPrivate, loadConfigOrExit, lockDirectory, StartupError } from "@winnow/platform";
+import {
+  env,
+  keepFilesPrivate,
+  loadConfigOrExit,
+  lockDirectory,
+  StartupError,
+  warnOnUnsupportedNode,
+} from "@winnow/platform";
 import { z } from "zod";
 import { formatLogLine } from "./log-format.js";
 import { portsInUse } from "./ports.js";
@@ -72,6 +79,8 @@ const egressAllow = [process.env.WINNOW_EGRESS_ALLOW, sample.hostPort].filter(Bo
 const interrupted = () => process.exit(130);
 process.once("SIGINT", interrupted);
 process.once("SIGTERM", interrupted);
+// Once for the whole stack (the services it starts leave it to this process), and not before a refusal's one line.
+warnOnUnsupportedNode((warning) => console.warn(`Warning: ${warning}`));
 console.log("Starting Winnow: auth, renderer, extractor, gateway ...");
 let stack: Stack;
 try {

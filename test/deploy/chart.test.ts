@@ -333,10 +333,10 @@ describe("rendered objects", () => {
     const gateway = config("gateway");
     const auth = config("auth");
     // What the gateway sends to auth is auth's gateway role; what it sends to the others is their service token.
-    expect(gateway.WINNOW_GATEWAY_TOKEN).toBe(auth.WINNOW_GATEWAY_TOKEN);
-    expect(gateway.WINNOW_GATEWAY_TOKEN).not.toBe(auth.WINNOW_ADMIN_TOKEN);
+    expect(gateway.WINNOW_GATEWAY_TOKEN).toEqual(auth.WINNOW_GATEWAY_TOKEN);
+    expect(gateway.WINNOW_GATEWAY_TOKEN).not.toEqual(auth.WINNOW_ADMIN_TOKEN);
     for (const backend of ["renderer", "extractor"] as const) {
-      expect(config(backend).WINNOW_SERVICE_TOKEN, backend).toBe(gateway.WINNOW_SERVICE_TOKEN);
+      expect(config(backend).WINNOW_SERVICE_TOKEN, backend).toEqual(gateway.WINNOW_SERVICE_TOKEN);
       const tokens = envOf(backend)
         .map((v) => v.name)
         .filter((name) => name.endsWith("_TOKEN"));

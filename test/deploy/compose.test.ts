@@ -191,9 +191,11 @@ describe("compose", () => {
     expect(tokens("renderer")).toEqual(["WINNOW_SERVICE_TOKEN"]);
     expect(tokens("extractor")).toEqual(["WINNOW_SERVICE_TOKEN"]);
     const gateway = loadServiceConfig("gateway", environment("gateway"));
-    expect(loadServiceConfig("auth", environment("auth")).WINNOW_GATEWAY_TOKEN).toBe(gateway.WINNOW_GATEWAY_TOKEN);
+    expect(loadServiceConfig("auth", environment("auth")).WINNOW_GATEWAY_TOKEN).toEqual(gateway.WINNOW_GATEWAY_TOKEN);
     for (const backend of ["renderer", "extractor"] as const) {
-      expect(loadServiceConfig(backend, environment(backend)).WINNOW_SERVICE_TOKEN).toBe(gateway.WINNOW_SERVICE_TOKEN);
+      expect(loadServiceConfig(backend, environment(backend)).WINNOW_SERVICE_TOKEN).toEqual(
+        gateway.WINNOW_SERVICE_TOKEN,
+      );
     }
   });
 
@@ -202,7 +204,7 @@ describe("compose", () => {
       (name) => environment(name).WINNOW_PAGE_SIGNING_KEY !== undefined,
     );
     expect(holders).toEqual(["renderer", "extractor"]);
-    expect(loadServiceConfig("renderer", environment("renderer")).WINNOW_PAGE_SIGNING_KEY).toBe(
+    expect(loadServiceConfig("renderer", environment("renderer")).WINNOW_PAGE_SIGNING_KEY).toEqual(
       loadServiceConfig("extractor", environment("extractor")).WINNOW_PAGE_SIGNING_KEY,
     );
   });

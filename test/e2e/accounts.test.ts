@@ -327,7 +327,7 @@ describe("dashboard security", () => {
     expect(message(await known.text())).toBe(message(await unknown.text()));
   });
 
-  it("rate-limits failed log-ins per email", async () => {
+  it("rate-limits failed log-ins per email from one address", async () => {
     const email = `${randomUUID()}@example.com`;
     const { cookie, csrf } = await visit();
     const statuses: number[] = [];

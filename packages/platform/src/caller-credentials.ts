@@ -19,8 +19,8 @@ export const TOKEN_VARIABLES: Readonly<Record<CallerRole, string>> = {
   service: "WINNOW_SERVICE_TOKEN",
 };
 
-/** The tokens a server accepts, by the role each one proves. */
-export type CallerTokens = Partial<Record<CallerRole, string>>;
+/** The tokens a server accepts, by the role each one proves: several for a role while its token rotates. */
+export type CallerTokens = Partial<Record<CallerRole, string | readonly string[]>>;
 
 /** Shortest token the services accept: 32 characters (e.g. 24 random bytes in base64). */
 export const MIN_TOKEN_LENGTH = 32;
@@ -56,17 +56,19 @@ export interface CallerCheckOptions {
  * compared as SHA-256 digests in constant time, so neither their content nor their length leaks.
  */
 export function callerCheck({ tokens, rolesFor, onRefused }: CallerCheckOptions): grpc.ServerInterceptor {
-  const accepted = Object.entries(tokens).map(([role, token]) => ({ role: role as CallerRole, digest: digest(token) }));
+  const accepted = Object.entries(tokens).flatMap(([role, given]) =>
+    [given ?? []].flat().map((token) => ({ role: role as CallerRole, digest: digest(token) })),
+  );
   if (accepted.length === 0) throw new Error("a gRPC server needs at least one caller token");
   for (const [i, a] of accepted.entries()) {
-    const twin = accepted.slice(i + 1).find((b) => timingSafeEqual(a.digest, b.digest));
+    const twin = accepted.slice(i + 1).find((b) => b.role !== a.role && timingSafeEqual(a.digest, b.digest));
     if (twin) {
       throw new Error(
         `${TOKEN_VARIABLES[a.role]} and ${TOKEN_VARIABLES[twin.role]} hold the same token; each role needs its own`,
       );
     }
   }
-  const variables = accepted.map((a) => TOKEN_VARIABLES[a.role]).join(" or ");
+  const variables = [...new Set(accepted.map((a) => TOKEN_VARIABLES[a.role]))].join(" or ");
 
   const roleOf = (metadata: grpc.Metadata): CallerRole | undefined => {
     const presented = BEARER.exec(String(metadata.get(HEADER)[0] ?? ""))?.[1];

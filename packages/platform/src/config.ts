@@ -45,17 +45,34 @@ function wholeNumber(min: number, max: number) {
     .max(max, `must be at most ${max}`);
 }
 
+/**
+ * A secret that rotates without downtime: one value, or during a rotation several separated by commas. The first is
+ * the one this process sends, signs or seals with; every one is accepted. Rolling a new value in: give every
+ * accepting process "old,new", then every process "new,old", then "new" alone (docs/security.md).
+ */
+export interface RotatingSecret {
+  current: string;
+  accepted: readonly string[];
+}
+
 /** Reusable variable types, with messages that say what is expected. */
 function sharedSecret(what: string) {
+  const each = `at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -base64 32; npm start generates it)`;
   return z
     .string({
-      error: (issue) =>
-        issue.input === undefined
-          ? `is required: ${what}, at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -base64 32; npm start generates it)`
-          : "must be text",
+      error: (issue) => (issue.input === undefined ? `is required: ${what}, ${each}` : "must be text"),
     })
-    .trim()
-    .min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -base64 32)`);
+    .transform((value, ctx): RotatingSecret => {
+      const accepted = value.split(",").map((part) => part.trim());
+      if (accepted.some((part) => part.length < MIN_TOKEN_LENGTH)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -base64 32); during a rotation, several such values separated by commas`,
+        });
+        return z.NEVER;
+      }
+      return { current: accepted[0] as string, accepted };
+    });
 }
 
 export const env = {

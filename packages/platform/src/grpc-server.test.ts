@@ -3,7 +3,7 @@ import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
 import { afterEach, describe, expect, it } from "vitest";
-import { bearerToken } from "./caller-credentials.js";
+import { bearerToken, type CallerTokens } from "./caller-credentials.js";
 import { loadConfig } from "./config.js";
 import { AuthServiceClient, type AuthServiceServer, AuthServiceService } from "./gen/winnow/auth/v1/auth.js";
 import { checkHealth, createClient, promiseClient } from "./grpc-client.js";
@@ -22,6 +22,7 @@ afterEach(async () => {
 /** A server for the helper under test: its handlers wait, fail or answer as each test needs. */
 async function serve(
   validateKey: (apiKey: string, signal: AbortSignal) => Promise<void>,
+  callers: CallerTokens = TOKENS,
   connections: Pick<GrpcServerOptions, "maxConnectionAgeMs" | "maxConnectionAgeGraceMs"> = {},
 ) {
   const implementation: AuthServiceServer = {
@@ -42,7 +43,7 @@ async function serve(
     host: "127.0.0.1",
     port: 0,
     logger,
-    callers: TOKENS,
+    callers,
     ...connections,
     services: [
       {
@@ -134,7 +135,7 @@ describe("startGrpcServer", () => {
     async () => {
       // The services' configured grace, on a connection whose age passes as soon as the call starts.
       const { GRPC_MAX_CONNECTION_AGE_GRACE_MS } = loadConfig(grpcServiceConfig({ grpcPort: 0, metricsPort: 0 }), {});
-      const { address } = await serve(() => sleep(OLD_GRACE_MS + 2_000), {
+      const { address } = await serve(() => sleep(OLD_GRACE_MS + 2_000), TOKENS, {
         maxConnectionAgeMs: 500,
         maxConnectionAgeGraceMs: GRPC_MAX_CONNECTION_AGE_GRACE_MS,
       });
@@ -233,6 +234,23 @@ describe("caller credentials", () => {
     );
   });
 
+  it("accepts a role's previous token beside its new one while it rotates, with each role's rights", async () => {
+    const previous = "the-gateway-token-before-the-rotation-xx";
+    const { address } = await serve(async () => undefined, {
+      gateway: [TOKENS.gateway, previous],
+      admin: TOKENS.admin,
+    });
+    for (const token of [TOKENS.gateway, previous]) {
+      const client = rawClient(address, token);
+      expect((await statusOf(client, "validateKey")).code, token).toBe(grpc.status.OK);
+      expect((await statusOf(client, "rotateKey")).code, token).toBe(grpc.status.PERMISSION_DENIED);
+      client.close();
+    }
+    const stranger = rawClient(address, "not-the-token-of-any-role-at-all-xxxxxx");
+    expect((await statusOf(stranger, "validateKey")).code).toBe(grpc.status.UNAUTHENTICATED);
+    stranger.close();
+  });
+
   it("refuses to start when two roles share a token", async () => {
     await expect(
       startGrpcServer({
@@ -240,6 +258,15 @@ describe("caller credentials", () => {
         port: 0,
         logger,
         callers: { gateway: TOKENS.gateway, admin: TOKENS.gateway },
+        services: [],
+      }),
+    ).rejects.toThrow("WINNOW_GATEWAY_TOKEN and WINNOW_ADMIN_TOKEN hold the same token; each role needs its own");
+    await expect(
+      startGrpcServer({
+        host: "127.0.0.1",
+        port: 0,
+        logger,
+        callers: { gateway: [TOKENS.gateway, TOKENS.admin], admin: TOKENS.admin },
         services: [],
       }),
     ).rejects.toThrow("WINNOW_GATEWAY_TOKEN and WINNOW_ADMIN_TOKEN hold the same token; each role needs its own");

@@ -3,7 +3,7 @@ export {
   type CallerTokens,
   TOKEN_VARIABLES,
 } from "./caller-credentials.js";
-export { ConfigError, env, loadConfig, loadConfigOrExit } from "./config.js";
+export { ConfigError, env, loadConfig, loadConfigOrExit, type RotatingSecret } from "./config.js";
 export { type Deadline, type DeadlineBounds, deadlineSignal } from "./deadline.js";
 export { lockDirectory } from "./directory-lock.js";
 export { dnsLookup, type Lookup } from "./dns-lookup.js";
@@ -48,6 +48,7 @@ export {
 } from "./lifecycle.js";
 export { createLogger, type Logger } from "./logger.js";
 export { meter, metricsConfig, serveMetrics } from "./metrics.js";
+export { unsupportedNodeWarning, warnOnUnsupportedNode } from "./node-runtime.js";
 export { PAGE_SIGNING_KEY_VARIABLE, pageSignatureHolds, signPage } from "./page-signature.js";
 export { keepFilesPrivate } from "./private-files.js";
 export {

@@ -10,7 +10,13 @@ import {
 import { z } from "zod";
 import { generateApiKey, parseApiKey } from "./api-key.js";
 import type { AccountRecord, AuthStore } from "./auth-store.js";
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from "./passwords.js";
+import {
+  hashPassword,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  passwordWeakness,
+  verifyPassword,
+} from "./passwords.js";
 import { DEFAULT_PLAN, type PlanLookup } from "./plans.js";
 import type { RevocationFeed } from "./revocation-feed.js";
 
@@ -39,10 +45,19 @@ const emailSchema = z
 
 const accountIdSchema = z.string().min(1, "is required").pipe(z.uuid("must be an account id (a UUID)"));
 
-const passwordSchema = z
-  .string()
-  .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
-  .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
+/** A new password for `email`: long enough, and not one that is easy to guess. */
+const passwordSchema = (email: string) =>
+  z
+    .string()
+    .min(MIN_PASSWORD_LENGTH, `must be at least ${MIN_PASSWORD_LENGTH} characters`)
+    .max(MAX_PASSWORD_LENGTH, `must be at most ${MAX_PASSWORD_LENGTH} characters`)
+    // Scored once it is of a length allowed (the length alone says what to do otherwise).
+    .pipe(
+      z.string().superRefine((password, context) => {
+        const weakness = passwordWeakness(password, email);
+        if (weakness) context.addIssue({ code: "custom", message: weakness });
+      }),
+    );
 
 const keyIdSchema = z.string().regex(/^[0-9A-Za-z]{11}$/, "must be a key id (11 letters and digits)");
 
@@ -137,7 +152,7 @@ function createAuthService({
 
     createAccount: unary(logger, async (request) => {
       const email = validField("email", emailSchema, request.email);
-      const password = request.password ? validField("password", passwordSchema, request.password) : undefined;
+      const password = request.password ? validField("password", passwordSchema(email), request.password) : undefined;
       const key = generateApiKey();
       const account = await store.createAccount(email, DEFAULT_PLAN, key, password && (await hashPassword(password)));
       logger.info({ accountId: account.id, keyId: key.id }, "account created");

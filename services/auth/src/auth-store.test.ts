@@ -1,9 +1,10 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { WinnowError } from "@winnow/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "./api-key.js";
 import { AuthStore } from "./auth-store.js";
 import { BACKENDS, openTestDatabase, type TestDatabase, testCipher } from "./databases.test-helpers.js";
+import { KeyCipher } from "./key-cipher.js";
 import { migrate } from "./migrations.js";
 
 const email = () => `${randomUUID()}@example.com`;
@@ -111,6 +112,22 @@ describe.each(BACKENDS)("AuthStore on %s", (backend) => {
     expect(row!.key_hash).toBe(key.hash);
     expect(row!.key_ciphertext).not.toContain(key.plaintext);
     expect(await store.findShownKey(account.id)).toMatchObject({ id: key.id, plaintext: key.plaintext });
+  });
+
+  it("seals stored keys anew when the encryption key rotates, and still shows each one", async () => {
+    const key = generateApiKey();
+    const account = await store.createAccount(email(), "default", key);
+    const next = randomBytes(32);
+    const rotating = new AuthStore(db.database, new KeyCipher(next, [testCipher.key]));
+    expect((await rotating.resealKeys()).resealed).toBeGreaterThan(0);
+    // Sealed under the new key alone now: a store that has only it shows the key, the old key opens it no more.
+    expect((await new AuthStore(db.database, new KeyCipher(next)).findShownKey(account.id))?.plaintext).toBe(
+      key.plaintext,
+    );
+    await expect(store.findShownKey(account.id)).rejects.toThrow();
+    expect(await rotating.resealKeys()).toEqual({ resealed: 0, unreadable: 0 });
+    // Back to the test cipher for the other tests of this database.
+    await new AuthStore(db.database, new KeyCipher(testCipher.key, [next])).resealKeys();
   });
 
   it("shows no plaintext for a key stored before keys were sealed", async () => {

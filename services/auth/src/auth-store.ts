@@ -209,6 +209,36 @@ export class AuthStore {
   }
 
   /**
+   * Seals anew under the current encryption key every stored key sealed under a previous one (a rotation of
+   * WINNOW_ENCRYPTION_KEY); what opens under no configured key is left as it is and counted.
+   */
+  async resealKeys(): Promise<{ resealed: number; unreadable: number }> {
+    const rows = await this.db.query<{ id: string; key_ciphertext: string }>(
+      "SELECT id, key_ciphertext FROM api_keys WHERE key_ciphertext IS NOT NULL",
+    );
+    let resealed = 0;
+    let unreadable = 0;
+    for (const row of rows) {
+      let sealed: string | undefined;
+      try {
+        sealed = this.cipher.resealed(row.key_ciphertext, row.id);
+      } catch {
+        unreadable += 1;
+        continue;
+      }
+      if (sealed === undefined) continue;
+      // Only where the row still holds what was read: a key replaced meanwhile keeps its new value.
+      await this.db.query("UPDATE api_keys SET key_ciphertext = $1 WHERE id = $2 AND key_ciphertext = $3", [
+        sealed,
+        row.id,
+        row.key_ciphertext,
+      ]);
+      resealed += 1;
+    }
+    return { resealed, unreadable };
+  }
+
+  /**
    * Adds each entry to its key's counters for its UTC day (today when it
    * names none), in one transaction; the ids of entries whose key does not exist.
    */

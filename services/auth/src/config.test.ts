@@ -17,14 +17,24 @@ describe("auth configuration", () => {
       message = (error as ConfigError).message;
     }
     expect(message).toContain(
-      'WINNOW_ADMIN_TOKEN: must be at least 32 characters (e.g. openssl rand -base64 32) (got "<redacted>")',
+      'WINNOW_ADMIN_TOKEN: must be at least 32 characters (e.g. openssl rand -base64 32); during a rotation, several such values separated by commas (got "<redacted>")',
     );
     expect(message).not.toContain("short-secret");
   });
 
+  it("takes a caller token rotating as 'new,old': the first is sent, both are accepted", () => {
+    const old = "o".repeat(32);
+    const config = loadConfig(authConfigShape, { ...TOKENS, WINNOW_GATEWAY_TOKEN: ` ${"n".repeat(32)} , ${old}` });
+    expect(config.WINNOW_GATEWAY_TOKEN).toEqual({ current: "n".repeat(32), accepted: ["n".repeat(32), old] });
+    expect(() => loadConfig(authConfigShape, { ...TOKENS, WINNOW_GATEWAY_TOKEN: `${old},short` })).toThrow(
+      /WINNOW_GATEWAY_TOKEN: must be at least 32 characters/,
+    );
+  });
+
   it("has defaults for everything else", () => {
     expect(loadConfig(authConfigShape, TOKENS)).toEqual({
-      ...TOKENS,
+      WINNOW_GATEWAY_TOKEN: { current: TOKENS.WINNOW_GATEWAY_TOKEN, accepted: [TOKENS.WINNOW_GATEWAY_TOKEN] },
+      WINNOW_ADMIN_TOKEN: { current: TOKENS.WINNOW_ADMIN_TOKEN, accepted: [TOKENS.WINNOW_ADMIN_TOKEN] },
       GRPC_HOST: "127.0.0.1",
       GRPC_PORT: 50051,
       METRICS_HOST: "127.0.0.1",
@@ -68,7 +78,14 @@ describe("auth configuration", () => {
     const key = Buffer.alloc(32, 7);
     expect(
       loadConfig(authConfigShape, { ...TOKENS, WINNOW_ENCRYPTION_KEY: key.toString("hex") }).WINNOW_ENCRYPTION_KEY,
-    ).toEqual(key);
+    ).toEqual([key]);
+    const next = Buffer.alloc(32, 8);
+    expect(
+      loadConfig(authConfigShape, {
+        ...TOKENS,
+        WINNOW_ENCRYPTION_KEY: `${next.toString("base64")},${key.toString("hex")}`,
+      }).WINNOW_ENCRYPTION_KEY,
+    ).toEqual([next, key]);
     let message = "";
     try {
       loadConfig(authConfigShape, { ...TOKENS, WINNOW_ENCRYPTION_KEY: "hunter2-secret" });

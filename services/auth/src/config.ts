@@ -13,15 +13,19 @@ export const authConfigShape = {
   WINNOW_DATA_DIR: z.string().min(1).default(".data"),
   /** A Postgres server to use instead of the embedded PGlite database. */
   DATABASE_URL: env.postgresUrl().optional(),
-  /** AES-256-GCM key for API keys at rest; without it one is generated under WINNOW_DATA_DIR. */
+  /**
+   * AES-256-GCM key for API keys at rest; without it one is generated under WINNOW_DATA_DIR. During a rotation,
+   * "new,old": values sealed under the old key are sealed anew under the new one at start.
+   */
   WINNOW_ENCRYPTION_KEY: z
     .string()
     .transform((value, ctx) => {
-      const key = decodeEncryptionKey(value);
-      if (key) return key;
+      const keys = value.split(",").map(decodeEncryptionKey);
+      if (keys.every((key) => key !== undefined)) return keys;
       ctx.addIssue({
         code: "custom",
-        message: "must be 32 bytes as base64 or as 64 hex digits (for example: openssl rand -base64 32)",
+        message:
+          "must be 32 bytes as base64 or as 64 hex digits (for example: openssl rand -base64 32); during a rotation, the new key and the old one separated by a comma",
       });
       return z.NEVER;
     })

@@ -16,8 +16,9 @@ export type Backend = (typeof BACKENDS)[number];
 
 export const silentLogger = createLogger("auth-test", "silent");
 
-/** A cipher with a throwaway key, as WINNOW_ENCRYPTION_KEY would give. */
-export const testCipher = new KeyCipher(randomBytes(32));
+/** A cipher with a throwaway key, as WINNOW_ENCRYPTION_KEY would give; `key` to build rotations from it. */
+const testKey = randomBytes(32);
+export const testCipher = Object.assign(new KeyCipher(testKey), { key: testKey });
 
 export interface TestDatabase {
   database: SqlDatabase;

@@ -233,6 +233,20 @@ describe.each(BACKENDS)("AuthService over gRPC on %s", (backend) => {
       expect(error.type).toBe("invalid-request");
       expect(error.violations[0]?.path).toBe("/password");
     });
+
+    it.each([
+      ["ten spaces", " ".repeat(10), /Repeated characters/],
+      ["a common password", "password123", /commonly used password/],
+      ["a keyboard row", "qwertyuiop", /easy to guess/],
+      ["a sequence", "abcdefghij", /character sequences/],
+      ["the email itself", "", /easy to guess/],
+    ])("refuses %s as a password, saying why", async (_, chosen, why) => {
+      const email = `${randomUUID().slice(0, 12)}@example.com`;
+      const error = await failure(client.createAccount({ email, password: chosen || email }));
+      expect(error.type).toBe("invalid-request");
+      expect(error.violations).toEqual([{ path: "/password", description: expect.stringMatching(why) }]);
+      expect(error.message).toMatch(/^password is too easy to guess/);
+    });
   });
 
   describe("usage", () => {

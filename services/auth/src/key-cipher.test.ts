@@ -32,6 +32,22 @@ describe("KeyCipher", () => {
   });
 });
 
+describe("KeyCipher across a rotation", () => {
+  it("opens what a previous key sealed, seals with the current one, and says which values to seal anew", () => {
+    const [older, newer] = [randomBytes(32), randomBytes(32)];
+    const key = generateApiKey();
+    const sealedBefore = new KeyCipher(older).seal(key.plaintext, key.id);
+    const rotating = new KeyCipher(newer, [older]);
+    expect(rotating.rotating).toBe(true);
+    expect(rotating.open(sealedBefore, key.id)).toBe(key.plaintext);
+    const resealed = rotating.resealed(sealedBefore, key.id);
+    expect(resealed).toBeDefined();
+    expect(new KeyCipher(newer).open(resealed!, key.id)).toBe(key.plaintext);
+    expect(rotating.resealed(resealed!, key.id)).toBeUndefined();
+    expect(() => new KeyCipher(newer).open(sealedBefore, key.id)).toThrow(/none of the encryption keys/);
+  });
+});
+
 describe("decodeEncryptionKey", () => {
   const bytes = randomBytes(32);
   it.each([
@@ -71,7 +87,7 @@ describe("loadKeyCipher", () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "winnow-cipher-"));
     const configured = randomBytes(32);
     const key = generateApiKey();
-    const cipher = await loadKeyCipher({ configured, dataDir, logger: silentLogger });
+    const cipher = await loadKeyCipher({ configured: [configured], dataDir, logger: silentLogger });
     expect(new KeyCipher(configured).open(cipher.seal(key.plaintext, key.id), key.id)).toBe(key.plaintext);
     await expect(stat(path.join(dataDir, ENCRYPTION_KEY_FILE))).rejects.toThrow();
   });

@@ -14,16 +14,27 @@ const VERSION = "v1";
  * AES-256-GCM for API keys at rest, so the dashboard can show a key again.
  * Sealed form: `v1.<iv>.<tag>.<ciphertext>` (base64url). The key id is the
  * additional authenticated data: a ciphertext copied onto another key's row
- * fails to open instead of showing the wrong key.
+ * fails to open instead of showing the wrong key. While the encryption key
+ * rotates, values sealed under a previous key still open, and `resealed`
+ * moves them to the current one.
  */
 export class KeyCipher {
-  constructor(private readonly key: Buffer) {
-    if (key.length !== KEY_BYTES) throw new Error(`the encryption key must be ${KEY_BYTES} bytes`);
+  private readonly keys: readonly Buffer[];
+
+  constructor(current: Buffer, previous: readonly Buffer[] = []) {
+    this.keys = [current, ...previous];
+    if (this.keys.some((key) => key.length !== KEY_BYTES))
+      throw new Error(`the encryption key must be ${KEY_BYTES} bytes`);
+  }
+
+  /** Whether a previous key is configured beside the current one (a rotation under way). */
+  get rotating(): boolean {
+    return this.keys.length > 1;
   }
 
   seal(plaintext: string, keyId: string): string {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv("aes-256-gcm", this.key, iv, { authTagLength: TAG_BYTES });
+    const cipher = createCipheriv("aes-256-gcm", this.keys[0] as Buffer, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(keyId, "utf8"));
     const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
     return [VERSION, iv, cipher.getAuthTag(), ciphertext]
@@ -31,18 +42,39 @@ export class KeyCipher {
       .join(".");
   }
 
-  /** The plaintext; throws when the sealed value was not made with this key for this key id. */
+  /** The plaintext; throws when the sealed value was not made with one of the keys for this key id. */
   open(sealed: string, keyId: string): string {
+    return this.opened(sealed, keyId).plaintext;
+  }
+
+  /**
+   * The value sealed anew under the current key when it was sealed under a previous one; undefined when it is
+   * already current. Throws as `open` does.
+   */
+  resealed(sealed: string, keyId: string): string | undefined {
+    const { plaintext, current } = this.opened(sealed, keyId);
+    return current ? undefined : this.seal(plaintext, keyId);
+  }
+
+  private opened(sealed: string, keyId: string): { plaintext: string; current: boolean } {
     const [version, iv, tag, ciphertext] = sealed.split(".");
     if (version !== VERSION || iv === undefined || tag === undefined || ciphertext === undefined) {
       throw new Error("not a sealed API key");
     }
-    const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64url"), {
-      authTagLength: TAG_BYTES,
-    });
-    decipher.setAAD(Buffer.from(keyId, "utf8"));
-    decipher.setAuthTag(Buffer.from(tag, "base64url"));
-    return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8");
+    for (const [index, key] of this.keys.entries()) {
+      const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"), {
+        authTagLength: TAG_BYTES,
+      });
+      decipher.setAAD(Buffer.from(keyId, "utf8"));
+      decipher.setAuthTag(Buffer.from(tag, "base64url"));
+      try {
+        const plaintext = Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]);
+        return { plaintext: plaintext.toString("utf8"), current: index === 0 };
+      } catch {
+        // Not this key's: the next one may open it.
+      }
+    }
+    throw new Error("the sealed value opens under none of the encryption keys");
   }
 }
 
@@ -56,8 +88,8 @@ export function decodeEncryptionKey(value: string): Buffer | undefined {
 }
 
 export interface LoadKeyCipherOptions {
-  /** WINNOW_ENCRYPTION_KEY, already decoded; when set it is the key. */
-  configured: Buffer | undefined;
+  /** WINNOW_ENCRYPTION_KEY, already decoded: the current key, then any previous ones. */
+  configured: readonly Buffer[] | undefined;
   dataDir: string;
   logger: Logger;
   /** A stack with the dev account (`npm start`) expects a generated key: said at info, not as a warning. */
@@ -75,7 +107,7 @@ export async function loadKeyCipher({
   logger,
   devAccount = false,
 }: LoadKeyCipherOptions): Promise<KeyCipher> {
-  if (configured) return new KeyCipher(configured);
+  if (configured) return new KeyCipher(configured[0] as Buffer, configured.slice(1));
   const file = path.join(dataDir, ENCRYPTION_KEY_FILE);
   const kept = await readSecretFile(file);
   if (kept !== undefined) {

@@ -7,6 +7,7 @@ import {
   reportListening,
   serveMetrics,
   startGrpcServer,
+  warnOnUnsupportedNode,
 } from "@winnow/platform";
 import { authServiceBinding } from "./auth-service.js";
 import { AuthStore } from "./auth-store.js";
@@ -24,6 +25,7 @@ const config = loadConfigOrExit(authConfigShape);
 
 const logger = createLogger("auth", config.LOG_LEVEL);
 logFatalErrors(logger);
+warnOnUnsupportedNode((warning) => logger.warn(warning));
 await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.WINNOW_DATA_DIR, logger });
@@ -35,6 +37,13 @@ const cipher = await loadKeyCipher({
   devAccount: config.WINNOW_DEV_ACCOUNT,
 });
 const store = new AuthStore(database, cipher);
+if (cipher.rotating) {
+  const { resealed, unreadable } = await store.resealKeys();
+  logger.info(
+    { resealed, unreadable },
+    "sealed stored keys anew under the first WINNOW_ENCRYPTION_KEY; once every auth replica has done so, keep only that key",
+  );
+}
 const revocations = new RevocationFeed(store, config.KEY_CACHE_LEASE_MS, logger);
 const devAccount = { store, revocations, dataDir: config.WINNOW_DATA_DIR, logger };
 if (config.WINNOW_DEV_ACCOUNT) await seedDevAccount({ ...devAccount, fixedKey: config.WINNOW_DEV_API_KEY });
@@ -46,7 +55,7 @@ const server = await startGrpcServer({
   maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
   maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
   logger,
-  callers: { gateway: config.WINNOW_GATEWAY_TOKEN, admin: config.WINNOW_ADMIN_TOKEN },
+  callers: { gateway: config.WINNOW_GATEWAY_TOKEN.accepted, admin: config.WINNOW_ADMIN_TOKEN.accepted },
   services: [
     authServiceBinding({
       store,

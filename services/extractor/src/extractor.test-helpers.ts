@@ -44,7 +44,10 @@ export async function startTestExtractor(
         schemas: new SchemaCache(),
         llm,
         maxHtmlBytes: 64 * 1024,
-        templateScope: { shared: options.sharedTemplates ?? false, pageSigningKey: options.pageSigningKey },
+        templateScope: {
+          shared: options.sharedTemplates ?? false,
+          pageSigningKeys: options.pageSigningKey ? [options.pageSigningKey] : [],
+        },
         extractions,
         identity: { model: llm ? "test-model" : "", engineVersion: "test" },
       }),

@@ -6,6 +6,7 @@ import {
   reportListening,
   serveMetrics,
   startGrpcServer,
+  warnOnUnsupportedNode,
 } from "@winnow/platform";
 import { configShape, llmSettings, promptSettings } from "./config.js";
 import { engineIdentity } from "./engine-identity.js";
@@ -20,6 +21,7 @@ const config = loadConfigOrExit(configShape);
 
 const logger = createLogger("extractor", config.LOG_LEVEL);
 logFatalErrors(logger);
+warnOnUnsupportedNode((warning) => logger.warn(warning));
 await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const settings = llmSettings(config);
@@ -71,14 +73,17 @@ const server = await startGrpcServer({
   maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
   maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
   logger,
-  callers: { service: config.WINNOW_SERVICE_TOKEN },
+  callers: { service: config.WINNOW_SERVICE_TOKEN.accepted },
   services: [
     extractorServiceBinding({
       logger,
       schemas: new SchemaCache(config.SCHEMA_CACHE_SIZE),
       llm,
       maxHtmlBytes: config.EXTRACT_MAX_HTML_BYTES,
-      templateScope: { shared: config.EXTRACT_TEMPLATES_SHARED, pageSigningKey: config.WINNOW_PAGE_SIGNING_KEY },
+      templateScope: {
+        shared: config.EXTRACT_TEMPLATES_SHARED,
+        pageSigningKeys: config.WINNOW_PAGE_SIGNING_KEY?.accepted ?? [],
+      },
       extractions,
       identity: await engineIdentity(config),
     }),

@@ -220,8 +220,9 @@ function toWinnowError(error: unknown, logger: Logger): WinnowError {
       return new WinnowError("invalid-request", "The request body was not received completely.");
   }
   // zlib's own errors (body-parser passes them on with no type): a body that its Content-Encoding does not decode.
+  // gzip and deflate say Z_*, brotli's decoder ERR__ERROR_* (BROTLI_DECODER_ERROR_* with its prefix cut).
   const code = (error as { code?: unknown })?.code;
-  if (typeof code === "string" && code.startsWith("Z_"))
+  if (typeof code === "string" && /^(Z_|ERR__ERROR_)/.test(code))
     return new WinnowError("invalid-request", "The request body could not be decoded as its Content-Encoding says.");
   logger.error({ err: error }, "unexpected error");
   return new WinnowError("internal", "unexpected error", { cause: error });

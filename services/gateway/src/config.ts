@@ -36,6 +36,10 @@ export const configShape = {
   CACHE_MAX_ENTRIES: env.nonNegativeInt(10_000, 10_000_000),
   /** Bytes of cached pages and extractions in all; the oldest go first. */
   CACHE_MAX_BYTES: env.positiveInt(256 * 1024 * 1024, 64 * 1024 * 1024 * 1024),
+  /** Cache entries one account's scrapes keep; beyond them its own oldest go, never another account's. */
+  CACHE_ACCOUNT_MAX_ENTRIES: env.positiveInt(1_000, 10_000_000),
+  /** Bytes of cached pages and extractions one account's scrapes keep; likewise. */
+  CACHE_ACCOUNT_MAX_BYTES: env.positiveInt(32 * 1024 * 1024, 64 * 1024 * 1024 * 1024),
   /** Every account reads and writes one cache: one account's scrape answers another's. Off: each account its own. */
   CACHE_SHARED: env.boolean(false),
   /** Keep every scrape's page and answer, even at max_age 0 (which reads nothing), for later requests with max_age. */
@@ -65,8 +69,9 @@ export const configShape = {
   /** Tries per webhook delivery (with backoff) before it is given up. */
   WEBHOOK_ATTEMPTS: env.positiveInt(8, 20),
   /**
-   * Consecutive failed log-ins per email (within a day) before it is blocked (15 minutes, doubling with each block);
-   * ten times that is the log-in and sign-up attempts per client address in 15 minutes.
+   * Consecutive failed log-ins per email and address (within a day) before they are blocked (15 minutes, doubling
+   * with each block); ten times that: failed log-ins per email in a day before only known browsers log in, and
+   * log-in and sign-up attempts per client address in 15 minutes (dashboard/login-limits.ts).
    */
   LOGIN_ATTEMPTS_PER_15_MIN: env.positiveInt(10, 10_000),
   /** Failed API-key checks per client address and minute; past them, 429 without asking auth. */

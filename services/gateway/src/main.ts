@@ -5,6 +5,7 @@ import {
   onShutdownSignal,
   reportListening,
   serveMetrics,
+  warnOnUnsupportedNode,
 } from "@winnow/platform";
 import { createGateway } from "./app.js";
 import { connectBackends } from "./backends.js";
@@ -20,11 +21,12 @@ const config = loadConfigOrExit(configShape);
 
 const logger = createLogger("gateway", config.LOG_LEVEL);
 logFatalErrors(logger);
+warnOnUnsupportedNode((warning) => logger.warn(warning));
 await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const backends = connectBackends(
   { auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR },
-  { gateway: config.WINNOW_GATEWAY_TOKEN, service: config.WINNOW_SERVICE_TOKEN },
+  { gateway: config.WINNOW_GATEWAY_TOKEN.current, service: config.WINNOW_SERVICE_TOKEN.current },
 );
 const drain = new Drain();
 const limiters = createLimiterFactory({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger });
@@ -40,6 +42,8 @@ const cache = await openCacheStore({
     ttlSeconds: config.CACHE_TTL_SECONDS,
     maxEntries: config.CACHE_MAX_ENTRIES,
     maxBytes: config.CACHE_MAX_BYTES,
+    accountMaxEntries: config.CACHE_ACCOUNT_MAX_ENTRIES,
+    accountMaxBytes: config.CACHE_ACCOUNT_MAX_BYTES,
   },
   redis: limiters.redis,
   keyPrefix: config.REDIS_KEY_PREFIX,

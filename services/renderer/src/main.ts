@@ -6,6 +6,7 @@ import {
   reportListening,
   serveMetrics,
   startGrpcServer,
+  warnOnUnsupportedNode,
 } from "@winnow/platform";
 import { rendererConfigShape } from "./config.js";
 import { rendererServiceBinding } from "./renderer-service.js";
@@ -14,6 +15,7 @@ import { createRendering } from "./rendering.js";
 const config = loadConfigOrExit(rendererConfigShape);
 const logger = createLogger("renderer", config.LOG_LEVEL);
 logFatalErrors(logger);
+warnOnUnsupportedNode((warning) => logger.warn(warning));
 await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
 const { renderer, browser, close } = await createRendering(config, logger);
@@ -25,13 +27,13 @@ const server = await startGrpcServer({
   maxConnectionAgeMs: config.GRPC_MAX_CONNECTION_AGE_MS,
   maxConnectionAgeGraceMs: config.GRPC_MAX_CONNECTION_AGE_GRACE_MS,
   logger,
-  callers: { service: config.WINNOW_SERVICE_TOKEN },
+  callers: { service: config.WINNOW_SERVICE_TOKEN.accepted },
   services: [
     rendererServiceBinding({
       logger,
       renderer,
       renderTimeoutMs: config.RENDER_TIMEOUT_MS,
-      pageSigningKey: config.WINNOW_PAGE_SIGNING_KEY,
+      pageSigningKey: config.WINNOW_PAGE_SIGNING_KEY?.current,
     }),
   ],
 });

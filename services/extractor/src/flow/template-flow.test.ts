@@ -172,8 +172,8 @@ describe("template scope", () => {
   });
 
   it("is the request's tenant, or the shared one when templates are shared", () => {
-    const own = { shared: false, pageSigningKey: TEST_PAGE_SIGNING_KEY };
-    const shared = { shared: true, pageSigningKey: TEST_PAGE_SIGNING_KEY };
+    const own = { shared: false, pageSigningKeys: [TEST_PAGE_SIGNING_KEY] };
+    const shared = { shared: true, pageSigningKeys: [TEST_PAGE_SIGNING_KEY] };
     expect(templateScope(signed({ tenant: TENANT, learn: true }), own)).toEqual({ tenant: TENANT, learn: true });
     expect(templateScope(signed({ tenant: "", learn: false }), own)).toBeUndefined();
     expect(templateScope(signed({ tenant: TENANT, learn: true }), shared)).toEqual({
@@ -190,15 +190,21 @@ describe("template scope", () => {
   });
 
   it("learns only from a page the renderer signed: exactly its URL and HTML, under the extractor's key", () => {
-    const own = { shared: false, pageSigningKey: TEST_PAGE_SIGNING_KEY };
+    const own = { shared: false, pageSigningKeys: [TEST_PAGE_SIGNING_KEY] };
     const page = signed({ tenant: TENANT, learn: true });
     expect(templateScope(page, own)?.learn).toBe(true);
     expect(templateScope({ ...page, pageSignature: new Uint8Array() }, own)?.learn).toBe(false);
     expect(templateScope({ ...page, html: `${page.html}<p>planted</p>` }, own)?.learn).toBe(false);
     expect(templateScope({ ...page, url: "https://shop.example/other" }, own)?.learn).toBe(false);
-    expect(templateScope(page, { shared: false, pageSigningKey: "another-key-0123456789abcdefghijkl" })?.learn).toBe(
+    expect(templateScope(page, { shared: false, pageSigningKeys: ["another-key-0123456789abcdefghijkl"] })?.learn).toBe(
       false,
     );
-    expect(templateScope(page, { shared: false, pageSigningKey: undefined })?.learn).toBe(false);
+    expect(templateScope(page, { shared: false, pageSigningKeys: [] })?.learn).toBe(false);
+  });
+
+  it("learns from pages signed with either key while the signing key rotates", () => {
+    const page = signed({ tenant: TENANT, learn: true });
+    const rotating = ["the-new-key-0123456789abcdefghijkl", TEST_PAGE_SIGNING_KEY];
+    expect(templateScope(page, { shared: false, pageSigningKeys: rotating })?.learn).toBe(true);
   });
 });

@@ -32,8 +32,8 @@ interface ScopeRequest {
 export interface ScopeSettings {
   /** Every account reads and teaches one set of templates (EXTRACT_TEMPLATES_SHARED). */
   shared: boolean;
-  /** The renderer's page signing key; undefined: no page teaches. */
-  pageSigningKey: string | undefined;
+  /** The renderer's page signing keys (several while the key rotates); none: no page teaches. */
+  pageSigningKeys: readonly string[];
 }
 
 /** An account id, or an internal tenant's name: no spaces (template ids join their parts with one). */
@@ -45,12 +45,12 @@ export function templateScope(request: ScopeRequest, settings: ScopeSettings): T
     throw new WinnowError("invalid-request", "tenant must be 1 to 128 letters, digits, '.', '_', ':' or '-'");
   if (request.learn && request.tenant === "")
     throw new WinnowError("invalid-request", "learn needs a tenant: a page teaches the templates of its account");
-  const learn = request.learn && renderedHere(request, settings.pageSigningKey);
+  const learn = request.learn && renderedHere(request, settings.pageSigningKeys);
   if (settings.shared) return { tenant: SHARED_TENANT, learn };
   return request.tenant === "" ? undefined : { tenant: request.tenant, learn };
 }
 
-/** Whether the renderer signed exactly this page. */
-function renderedHere(request: ScopeRequest, key: string | undefined): boolean {
-  return key !== undefined && pageSignatureHolds(key, request.url, request.html, request.pageSignature);
+/** Whether the renderer signed exactly this page, with any key it may sign with. */
+function renderedHere(request: ScopeRequest, keys: readonly string[]): boolean {
+  return keys.some((key) => pageSignatureHolds(key, request.url, request.html, request.pageSignature));
 }

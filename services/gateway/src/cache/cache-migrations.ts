@@ -17,6 +17,15 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX scrape_cache_by_age ON scrape_cache (stored_at);
     `,
   },
+  {
+    version: 2,
+    name: "scrape cache entries per account",
+    sql: `
+      -- The account whose scrape stored the entry ('' for entries from before): bounds hold per account too.
+      ALTER TABLE scrape_cache ADD COLUMN account text NOT NULL DEFAULT '';
+      CREATE INDEX scrape_cache_by_account ON scrape_cache (account, stored_at);
+    `,
+  },
 ];
 
 /** Brings the scrape cache's tables up to date; their record is scrape_cache_migrations. */

@@ -7,12 +7,14 @@ export interface CacheEntry {
 /**
  * Where the scrape cache keeps its entries: Redis (redis-cache-store.ts) or
  * the gateway's embedded database (sql-cache-store.ts). Both drop entries
- * older than the TTL and, past the bounds, the oldest entries first.
+ * older than the TTL; past an account's bounds, that account's oldest
+ * entries; then, past the bounds in all, the oldest entries first.
  */
 export interface CacheStore {
   /** The entry, unless it is missing or older than the TTL. */
   get(key: string): Promise<CacheEntry | undefined>;
-  set(key: string, value: Buffer): Promise<void>;
+  /** Stores an entry on the account of `owner`, the account whose scrape made it. */
+  set(key: string, value: Buffer, owner: string): Promise<void>;
 }
 
 export interface CacheBounds {
@@ -21,4 +23,8 @@ export interface CacheBounds {
   maxEntries: number;
   /** The values' bytes in all. */
   maxBytes: number;
+  /** Entries one account's scrapes keep; beyond it the account's own oldest go, never another's. */
+  accountMaxEntries: number;
+  /** The values' bytes one account's scrapes keep, likewise. */
+  accountMaxBytes: number;
 }

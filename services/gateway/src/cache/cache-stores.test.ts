@@ -1,8 +1,9 @@
 /**
  * Both scrape-cache stores, on the real thing (the gateway's embedded
  * PGlite database, and Redis under a key prefix of the test's own): entries
- * are answered with their time, older than the TTL they are not, and past the
- * entry or byte bounds the oldest go first.
+ * are answered with their time, older than the TTL they are not, past the
+ * entry or byte bounds the oldest go first, and past an account's bounds that
+ * account's oldest, never another's.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -19,7 +20,14 @@ import { RedisCacheStore } from "./redis-cache-store.js";
 import { SqlCacheStore } from "./sql-cache-store.js";
 
 const logger = createLogger("cache-test", "silent");
-const BOUNDS: CacheBounds = { ttlSeconds: 1, maxEntries: 3, maxBytes: 1_000 };
+const BOUNDS: CacheBounds = {
+  ttlSeconds: 1,
+  maxEntries: 3,
+  maxBytes: 1_000,
+  accountMaxEntries: 3,
+  accountMaxBytes: 1_000,
+};
+const OWNER = "account-a";
 
 interface Opened {
   open(bounds: CacheBounds): Promise<CacheStore>;
@@ -84,19 +92,19 @@ describe.each(STORES)("the scrape cache in the $name", ({ setUp }) => {
   it("answers what was stored, with when, and nothing for a key never stored", async () => {
     const store = await stores.open({ ...BOUNDS, ttlSeconds: 60 });
     const before = Date.now();
-    await store.set("answer-a", Buffer.from("page a"));
+    await store.set("answer-a", Buffer.from("page a"), OWNER);
     const entry = await store.get("answer-a");
     expect(entry?.value.toString()).toBe("page a");
     expect(entry!.storedAt).toBeGreaterThanOrEqual(before);
     expect(entry!.storedAt).toBeLessThanOrEqual(Date.now());
     expect(await store.get("answer-never")).toBeUndefined();
-    await store.set("answer-a", Buffer.from("page a again"));
+    await store.set("answer-a", Buffer.from("page a again"), OWNER);
     expect((await store.get("answer-a"))?.value.toString()).toBe("page a again");
   });
 
   it("answers no entry older than the TTL", async () => {
     const store = await stores.open(BOUNDS);
-    await store.set("ttl-a", Buffer.from("soon stale"));
+    await store.set("ttl-a", Buffer.from("soon stale"), OWNER);
     expect(await store.get("ttl-a")).toBeDefined();
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect(await store.get("ttl-a")).toBeUndefined();
@@ -105,7 +113,7 @@ describe.each(STORES)("the scrape cache in the $name", ({ setUp }) => {
   it("drops the oldest entries past the entry bound", async () => {
     const store = await stores.open({ ...BOUNDS, ttlSeconds: 60 });
     for (const key of ["count-1", "count-2", "count-3", "count-4"]) {
-      await store.set(key, Buffer.from(key));
+      await store.set(key, Buffer.from(key), OWNER);
       // Distinct times, so "oldest" is well defined.
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -115,14 +123,42 @@ describe.each(STORES)("the scrape cache in the $name", ({ setUp }) => {
   });
 
   it("drops the oldest entries past the byte bound", async () => {
-    const store = await stores.open({ ...BOUNDS, ttlSeconds: 60, maxEntries: 100 });
+    const store = await stores.open({ ...BOUNDS, ttlSeconds: 60, maxEntries: 100, accountMaxEntries: 100 });
     for (const key of ["bytes-1", "bytes-2", "bytes-3"]) {
-      await store.set(key, Buffer.alloc(400, key));
+      await store.set(key, Buffer.alloc(400, key), OWNER);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     await stores.settled(store);
     expect(await store.get("bytes-1")).toBeUndefined();
     expect(await store.get("bytes-2")).toBeDefined();
     expect(await store.get("bytes-3")).toBeDefined();
+  });
+
+  it("keeps an account within its own bounds: one far beyond its share drops only its own oldest", async () => {
+    const store = await stores.open({
+      ttlSeconds: 60,
+      maxEntries: 10,
+      maxBytes: 10_000,
+      accountMaxEntries: 4,
+      accountMaxBytes: 2_000,
+    });
+    for (const key of ["b-1", "b-2"]) await store.set(key, Buffer.alloc(100, key), "account-b");
+    // Forty entries from account A, many times its share and four times the bounds in all; some far over its bytes.
+    for (let i = 0; i < 40; i++) {
+      await store.set(`a-${i}`, Buffer.alloc(i % 10 === 9 ? 1_500 : 300, "a"), "account-a");
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await stores.settled(store);
+    for (const key of ["b-1", "b-2"]) expect((await store.get(key))?.value.length).toBe(100);
+    const kept: string[] = [];
+    for (let i = 0; i < 40; i++) if (await store.get(`a-${i}`)) kept.push(`a-${i}`);
+    // The newest of A's that fit its 4 entries and 2,000 bytes (Redis counts 8 more per entry, its time).
+    expect(kept).toEqual(["a-38", "a-39"]);
+    // A's bookkeeping follows its entries: 400 more bytes fit beside a-39 alone.
+    await store.set("a-40", Buffer.alloc(400, "a"), "account-a");
+    await stores.settled(store);
+    expect(await store.get("a-38")).toBeUndefined();
+    expect(await store.get("a-39")).toBeDefined();
+    expect(await store.get("a-40")).toBeDefined();
   });
 });

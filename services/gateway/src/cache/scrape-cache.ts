@@ -57,10 +57,13 @@ export class ScrapeCache {
     return entry && { page: RenderResponse.decode(entry.value), renderedAt: entry.storedAt };
   }
 
-  /** Keeps a page; one whose render ran out of time is not kept (the next scrape may get all of it). */
-  keepPage(scope: string, url: string, options: RenderOptions, page: RenderResponse): void {
+  /**
+   * Keeps a page on the account of `owner` (whose scrape rendered it); one whose render ran out of time is not kept
+   * (the next scrape may get all of it).
+   */
+  keepPage(scope: string, owner: string, url: string, options: RenderOptions, page: RenderResponse): void {
     if (page.incomplete) return;
-    this.write(pageKey(scope, url, options), Buffer.from(RenderResponse.encode(page).finish()));
+    this.write(pageKey(scope, url, options), Buffer.from(RenderResponse.encode(page).finish()), owner);
   }
 
   /** The data key for this page and question, or undefined when the extractor cannot say what would answer. */
@@ -78,9 +81,9 @@ export class ScrapeCache {
     return { response: ExtractResponse.fromJSON(stored.response), screenshot: stored.screenshot };
   }
 
-  keepData(key: string, response: ExtractResponse, screenshot: string | undefined): void {
+  keepData(key: string, owner: string, response: ExtractResponse, screenshot: string | undefined): void {
     const stored: StoredData = { response: ExtractResponse.toJSON(response), screenshot };
-    this.write(key, Buffer.from(JSON.stringify(stored), "utf8"));
+    this.write(key, Buffer.from(JSON.stringify(stored), "utf8"), owner);
   }
 
   private async engines(): Promise<DescribeEnginesResponse | undefined> {
@@ -112,8 +115,8 @@ export class ScrapeCache {
    * Stores in the background: a scrape's answer does not wait for it. Until it is done, this gateway's reads of the
    * key wait for it, so a repeat scrape here finds what the previous one kept.
    */
-  private write(key: string, value: Buffer): void {
-    const done = withTimeout(this.store.set(key, value)).then(
+  private write(key: string, value: Buffer, owner: string): void {
+    const done = withTimeout(this.store.set(key, value, owner)).then(
       () => this.recovered(),
       (error: unknown) => this.failed(error),
     );

@@ -10,6 +10,8 @@ import type { CacheBounds, CacheEntry, CacheStore } from "./cache-store.js";
 export class SqlCacheStore implements CacheStore {
   private evicting: Promise<void> | undefined;
   private evictAgain = false;
+  /** Accounts that stored entries since the last eviction pass began: the ones whose bounds it checks. */
+  private readonly writtenBy = new Set<string>();
 
   constructor(
     private readonly db: SqlDatabase,
@@ -25,12 +27,14 @@ export class SqlCacheStore implements CacheStore {
     return row && { value: Buffer.from(row.value, "base64"), storedAt: row.stored_at };
   }
 
-  async set(key: string, value: Buffer): Promise<void> {
+  async set(key: string, value: Buffer, owner: string): Promise<void> {
     await this.db.query(
-      `INSERT INTO scrape_cache (key, value, bytes, stored_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (key) DO UPDATE SET value = excluded.value, bytes = excluded.bytes, stored_at = excluded.stored_at`,
-      [key, value.toString("base64"), value.length, Date.now()],
+      `INSERT INTO scrape_cache (key, value, bytes, stored_at, account) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (key) DO UPDATE
+         SET value = excluded.value, bytes = excluded.bytes, stored_at = excluded.stored_at, account = excluded.account`,
+      [key, value.toString("base64"), value.length, Date.now(), owner],
     );
+    this.writtenBy.add(owner);
     this.scheduleEviction();
   }
 
@@ -55,21 +59,32 @@ export class SqlCacheStore implements CacheStore {
       });
   }
 
-  /** Deletes expired entries, then the oldest beyond the entry and byte bounds (newest kept first). */
+  /**
+   * Deletes expired entries, then the oldest of each account written since the last pass beyond its bounds, then the
+   * oldest beyond the bounds in all (newest kept first), so that an account past its share trims its own entries
+   * before any other's.
+   */
   private async evict(): Promise<void> {
-    const { ttlSeconds, maxEntries, maxBytes } = this.bounds;
+    const { ttlSeconds, maxEntries, maxBytes, accountMaxEntries, accountMaxBytes } = this.bounds;
+    const owners = [...this.writtenBy];
+    this.writtenBy.clear();
     await this.db.query("DELETE FROM scrape_cache WHERE stored_at <= $1", [Date.now() - ttlSeconds * 1000]);
+    for (const owner of owners) await this.deleteBeyond(accountMaxEntries, accountMaxBytes, owner);
+    await this.deleteBeyond(maxEntries, maxBytes);
+  }
+
+  /** Deletes the entries past `entries` or `bytes`, counting from the newest: of `owner` (by its index), or of all. */
+  private async deleteBeyond(entries: number, bytes: number, owner?: string): Promise<void> {
     await this.db.query(
       `DELETE FROM scrape_cache WHERE key IN (
          SELECT key FROM (
-           SELECT key,
-                  row_number() OVER (ORDER BY stored_at DESC, key) AS position,
-                  sum(bytes) OVER (ORDER BY stored_at DESC, key) AS bytes_so_far
-             FROM scrape_cache
+           SELECT key, row_number() OVER newest AS position, sum(bytes) OVER newest AS bytes_so_far
+             FROM scrape_cache ${owner === undefined ? "" : "WHERE account = $3"}
+           WINDOW newest AS (ORDER BY stored_at DESC, key)
          ) ranked
          WHERE position > $1 OR bytes_so_far > $2
        )`,
-      [maxEntries, maxBytes],
+      owner === undefined ? [entries, bytes] : [entries, bytes, owner],
     );
   }
 }

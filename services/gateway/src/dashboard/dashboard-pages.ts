@@ -103,7 +103,7 @@ ${notice(message)}
   ${csrfField(csrf)}
   <label for="email">Email</label>
   <input id="email" name="email" type="email" autocomplete="username" required value="${email}">
-  <label for="password">Password (at least ${minPasswordLength} characters)</label>
+  <label for="password">Password (at least ${minPasswordLength} characters, not easy to guess: a few uncommon words do)</label>
   <input id="password" name="password" type="password" autocomplete="new-password" minlength="${minPasswordLength}" required>
   <button type="submit">Sign up</button>
 </form>

@@ -6,6 +6,8 @@ import type { CookieOptions, Request, RequestHandler, Response } from "express";
 const SESSION_COOKIE = "winnow_session";
 const CSRF_COOKIE = "winnow_csrf";
 const CSRF_FIELD = "_csrf";
+const DEVICE_COOKIE = "winnow_device";
+const RANDOM_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * A cookie's name for this request: over TLS with the __Host- prefix, which
@@ -39,6 +41,25 @@ export function clearSessionCookie(req: Request, res: Response): void {
 }
 
 /**
+ * This browser's known-device token (see LoginLimits), kept across log-outs:
+ * the one it sent, if well formed. Sent back on every successful log-in, which
+ * renews it for `maxAgeSeconds`.
+ */
+export function deviceToken(req: Request): string | undefined {
+  const sent = cookies(req)[cookieName(req, DEVICE_COOKIE)];
+  return sent && RANDOM_TOKEN.test(sent) ? sent : undefined;
+}
+
+export function setDeviceCookie(req: Request, res: Response, token: string, maxAgeSeconds: number): void {
+  res.cookie(cookieName(req, DEVICE_COOKIE), token, { ...cookieOptions(req, "strict"), maxAge: maxAgeSeconds * 1000 });
+}
+
+/** 256 random bits, as the CSRF binding and the known-device token are. */
+export function randomToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/**
  * CSRF protection. A form's token is bound to the session it was made for:
  * derived from the session token when signed in, else from a random value in
  * a SameSite=Strict cookie (the log-in and sign-up forms). A token taken from
@@ -54,8 +75,8 @@ export function csrfProtection(): RequestHandler {
     let binding = sessionToken(req);
     if (!binding) {
       binding = cookies(req)[cookieName(req, CSRF_COOKIE)];
-      if (!binding || !/^[A-Za-z0-9_-]{43}$/.test(binding)) {
-        binding = randomBytes(32).toString("base64url");
+      if (!binding || !RANDOM_TOKEN.test(binding)) {
+        binding = randomToken();
         res.cookie(cookieName(req, CSRF_COOKIE), binding, cookieOptions(req, "strict"));
       }
     }

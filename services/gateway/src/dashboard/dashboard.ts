@@ -7,8 +7,16 @@ import type { LimiterFactory } from "../http/rate-limits.js";
 import { hop } from "../http/request-context.js";
 import type { WebhookSecrets } from "../webhooks/webhook-secrets.js";
 import { accountPage, errorPage, logInPage, playgroundPage, refreshPage, signUpPage } from "./dashboard-pages.js";
-import { clearSessionCookie, csrfProtection, sessionToken, setSessionCookie } from "./dashboard-session.js";
-import { LoginLimits } from "./login-limits.js";
+import {
+  clearSessionCookie,
+  csrfProtection,
+  deviceToken,
+  randomToken,
+  sessionToken,
+  setDeviceCookie,
+  setSessionCookie,
+} from "./dashboard-session.js";
+import { KNOWN_DEVICE_SECONDS, LoginLimits, type LoginRefusal } from "./login-limits.js";
 
 /** Mirrors the auth service's rule, so the form can say it up front. */
 const MIN_PASSWORD_LENGTH = 10;
@@ -19,7 +27,7 @@ export interface DashboardOptions {
   limiters: LimiterFactory;
   /** Each account's webhook signing secret, shown on its page (absent: no batch jobs, nothing shown). */
   webhookSecrets?: WebhookSecrets;
-  /** Consecutive failed log-ins per email before it is blocked (ten times that: attempts per address in 15 minutes). */
+  /** Consecutive failed log-ins per email and address before they are blocked (see LoginLimits). */
   loginAttemptsPer15Min: number;
   logger: Logger;
 }
@@ -66,28 +74,29 @@ export function dashboardRouter({
     return undefined;
   };
 
-  /** Counts an attempt from this address for this email; false, with a 429 page sent, when over a limit. */
-  const attemptAllowed = async (req: Request, res: Response, email: string): Promise<boolean> => {
-    const address = req.ip ?? "unknown";
-    const refused = await loginLimits.attempt(address, email);
-    if (!refused) return true;
+  /** Sends the 429 page for a refused attempt. */
+  const refuse = (res: Response, address: string, refused: LoginRefusal) => {
     logger.warn({ address, by: refused.by }, "dashboard log-in attempts rate-limited");
     countRateLimited("dashboard_login");
     res.setHeader("Retry-After", String(refused.retryAfterSeconds));
-    const from = refused.by === "account" ? "for this email address" : "from here";
+    const from =
+      refused.by === "account"
+        ? "for this email address. Log in from a browser you have logged in with before, or try again"
+        : "from here. Try again";
     res.status(429).send(
       errorPage({
         status: 429,
         title: "Too many attempts",
-        message: `Too many attempts ${from}. Try again in ${Math.ceil(refused.retryAfterSeconds / 60)} minutes.`,
+        message: `Too many attempts ${from} in ${Math.ceil(refused.retryAfterSeconds / 60)} minutes.`,
       }),
     );
-    return false;
   };
 
   const startSession = async (req: Request, res: Response, email: string, password: string) => {
     const { session } = await auth.logIn({ email, password }, hop(res));
-    await loginLimits.succeeded(email);
+    const device = deviceToken(req) ?? randomToken();
+    await loginLimits.succeeded({ address: clientAddress(req), email, device });
+    setDeviceCookie(req, res, device, KNOWN_DEVICE_SECONDS);
     setSessionCookie(req, res, session!.token, session!.expiresAt!);
     res.redirect(303, "/dashboard");
   };
@@ -119,12 +128,14 @@ export function dashboardRouter({
 
   router.post("/login", async (req, res) => {
     const { email, password } = credentials(req);
-    if (!(await attemptAllowed(req, res, email))) return;
+    const attempt = { address: clientAddress(req), email, device: deviceToken(req) };
+    const refused = await loginLimits.attempt(attempt);
+    if (refused) return refuse(res, attempt.address, refused);
     try {
       await startSession(req, res, email, password);
     } catch (error) {
       if (!(error instanceof WinnowError && error.type === "unauthorized")) throw error;
-      await loginLimits.failed(email);
+      await loginLimits.failed(attempt);
       res
         .status(401)
         .send(logInPage({ csrf: res.locals.csrfToken!, email, message: "The email or password is incorrect." }));
@@ -137,7 +148,9 @@ export function dashboardRouter({
 
   router.post("/signup", async (req, res) => {
     const { email, password } = credentials(req);
-    if (!(await attemptAllowed(req, res, email))) return;
+    const address = clientAddress(req);
+    const refused = await loginLimits.signUpAttempt(address);
+    if (refused) return refuse(res, address, refused);
     const page = (status: number, message: string) =>
       res
         .status(status)
@@ -147,9 +160,8 @@ export function dashboardRouter({
     } catch (error) {
       if (!(error instanceof WinnowError)) throw error;
       if (error.type === "invalid-request") return page(400, capitalise(error.message));
-      // Neither confirms nor denies that the address has an account; counts as a failure for it, as a log-in would.
+      // Neither confirms nor denies that the address has an account; not a failed log-in (it tried no password).
       if (error.type === "already-exists") {
-        await loginLimits.failed(email);
         return page(409, "We could not create an account with these details. If you already have one, log in.");
       }
       throw error;
@@ -186,6 +198,10 @@ export function dashboardRouter({
   });
   router.use(dashboardErrors(logger));
   return router;
+}
+
+function clientAddress(req: Request): string {
+  return req.ip ?? "unknown";
 }
 
 function credentials(req: Request): { email: string; password: string } {

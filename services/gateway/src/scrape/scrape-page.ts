@@ -92,7 +92,7 @@ export async function scrapePage(
       timings["render-navigation"] = page.timings.navigationMs;
       timings["render-settle"] = page.timings.settleMs;
     }
-    keeping?.keepPage(scope, request.url, request.renderOptions, page);
+    keeping?.keepPage(scope, context.accountId, request.url, request.renderOptions, page);
   }
 
   const question = {
@@ -163,7 +163,7 @@ export async function scrapePage(
     );
     timings.screenshot = performance.now() - started;
   }
-  if (dataKey) keeping?.keepData(dataKey, result, screenshot);
+  if (dataKey) keeping?.keepData(dataKey, context.accountId, result, screenshot);
   return {
     page,
     result,
