@@ -236,8 +236,7 @@ describe("caller credentials", () => {
   it("accepts a role's previous token beside its new one while it rotates, with each role's rights", async () => {
     const previous = "the-gateway-token-before-the-rotation-xx";
     const { address } = await serve(async () => undefined, {
-      gateway: [TOKENS.gateway, previous],
-      admin: TOKENS.admin,
+      callers: { gateway: [TOKENS.gateway, previous], admin: TOKENS.admin },
     });
     for (const token of [TOKENS.gateway, previous]) {
       const client = rawClient(address, token);
