@@ -41,6 +41,7 @@ export const configShape = {
   /**
    * Extraction workers one account (the request's tenant) holds at once; by default half of EXTRACT_WORKERS (at least
    * one), so that one account's slow pages leave workers to the others. Its further extractions wait their turn.
+   * Internal callers (no tenant) may use every worker.
    */
   EXTRACT_WORKERS_PER_ACCOUNT: z.coerce
     .number({ message: "must be a number" })

@@ -55,4 +55,9 @@ describe("account slots", () => {
     held[1]!();
     await again;
   });
+
+  it("lets internal callers (no tenant) use every worker", async () => {
+    const slots = new AccountSlots({ workers: 2, perAccount: 1, maxQueue: 2 });
+    await Promise.all([0, 1].map(() => slots.acquire("", new AbortController().signal)));
+  });
 });

@@ -1,6 +1,8 @@
 /**
  * The extraction workers, shared fairly between accounts (a request's
- * tenant; internal callers, who send none, count as one account). An
+ * tenant, which the gateway sets to the API key's account). Internal
+ * callers, who send none, are the operator's own: they may use every
+ * worker and the whole queue, and take their turn like an account. An
  * account holds at most its share of the workers at once; its further
  * extractions wait in its own queue, and a free worker goes to the waiting
  * accounts in turn (round robin), so one account's pages, however slow,
@@ -18,6 +20,9 @@ export interface SlotLimits {
   /** Extractions waiting in all (EXTRACT_MAX_QUEUE). */
   maxQueue: number;
 }
+
+/** The tenant of an internal caller's request: none. */
+const INTERNAL = "";
 
 interface Waiter {
   start: (release: () => void) => void;
@@ -44,7 +49,7 @@ export class AccountSlots {
   acquire(account: string, signal: AbortSignal): Promise<() => void> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const queue = this.waiting.get(account) ?? [];
-    if (this.queued >= this.limits.maxQueue || queue.length >= this.queuePerAccount)
+    if (this.queued >= this.limits.maxQueue || (account !== INTERNAL && queue.length >= this.queuePerAccount))
       return Promise.reject(
         new WinnowError("overloaded", "this account's extractions fill their share of the workers and of the queue"),
       );
@@ -74,7 +79,7 @@ export class AccountSlots {
   /** Starts waiting extractions while workers are free, one account after another. */
   private dispatch(): void {
     while (this.inUse < this.limits.workers) {
-      const account = [...this.waiting.keys()].find((name) => (this.running.get(name) ?? 0) < this.limits.perAccount);
+      const account = [...this.waiting.keys()].find((name) => (this.running.get(name) ?? 0) < this.capOf(name));
       if (account === undefined) return;
       const queue = this.waiting.get(account)!;
       const waiter = queue.shift()!;
@@ -86,6 +91,10 @@ export class AccountSlots {
       this.running.set(account, (this.running.get(account) ?? 0) + 1);
       waiter.start(this.releaser(account));
     }
+  }
+
+  private capOf(account: string): number {
+    return account === INTERNAL ? this.limits.workers : this.limits.perAccount;
   }
 
   private releaser(account: string): () => void {
