@@ -158,7 +158,7 @@ describe("webhook deliveries", () => {
       return fast.deliveries.filter((d) => d.event.job_id === job);
     };
     const verifies = (delivery: Delivery, secret: string) =>
-      verifyWebhookSignature(delivery.body, delivery.headers["winnow-signature"] as string, secret);
+      verifyWebhookSignature(delivery.body, delivery.headers["winnow-signature"], secret);
 
     const first = await secretOf(apiKey);
     const other = await secretOf(otherKey);

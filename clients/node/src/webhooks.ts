@@ -21,11 +21,11 @@ export interface VerifyWebhookOptions {
  */
 export async function verifyWebhookSignature(
   body: string | Uint8Array,
-  signature: string | undefined,
+  signature: string | string[] | null | undefined,
   secret: string,
   { toleranceSeconds = 300, now = Math.floor(Date.now() / 1000) }: VerifyWebhookOptions = {},
 ): Promise<boolean> {
-  // Typed as a string, but often handed a request's header as is: undefined, or an array when repeated.
+  // A request's header as Node.js gives it: undefined when missing, an array when repeated (never ours).
   if (typeof signature !== "string") return false;
   const parts = signature.split(",").map((part) => {
     const at = part.indexOf("=");
