@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from "node:timers/promises";
+import { setImmediate, setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@winnow/platform";
 import type { SqlDatabase } from "@winnow/platform/sql";
 import PgBoss from "pg-boss";
@@ -87,6 +87,9 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
         loops.push(
           (async () => {
             while (!stopping.signal.aborted) {
+              // PGlite answers on this thread without I/O: tasks that end at once (pages that wait for their key's
+              // limits) would keep this loop in promise callbacks, and timers and requests would never run.
+              await setImmediate();
               if (fetched.length === 0) {
                 await completeFinished();
                 fetched =
