@@ -21,6 +21,7 @@ import { KeyFailureLimit } from "./keys/key-failures.js";
 import { KeyLimits } from "./keys/key-limits.js";
 import { UsageCounter } from "./keys/usage.js";
 import { scrapeHandler } from "./scrape/scrape.js";
+import { WebhookSecretCache } from "./webhooks/webhook-secret-cache.js";
 import { describeWebhookSecrets, webhookSecretRouter } from "./webhooks/webhook-secret-routes.js";
 
 export interface AppOptions {
@@ -60,6 +61,8 @@ export function createGateway(options: AppOptions): Gateway {
   const { backends, drain, logger, requestTimeoutMs, maxBodyBytes } = options;
   const keys = new KeyCheck(backends.auth, { ...options.keyCache, logger });
   const usage = new UsageCounter(backends.auth, options.usageFlushMs, logger);
+  // Batch jobs send webhooks: their secrets are asked of auth at most once a few seconds per account.
+  const webhookSecrets = options.batch && new WebhookSecretCache(backends.auth);
   const scrapeCache = options.cache?.store && new ScrapeCache(options.cache.store, backends.extractor, logger);
   const app = express();
   app.disable("x-powered-by");
@@ -119,7 +122,7 @@ export function createGateway(options: AppOptions): Gateway {
     dashboardRouter({
       auth: backends.auth,
       limiters: options.limiters,
-      webhookSecrets: Boolean(options.batch),
+      webhookSecrets,
       loginAttemptsPer15Min: options.loginAttemptsPer15Min,
       logger,
     }),
@@ -129,12 +132,11 @@ export function createGateway(options: AppOptions): Gateway {
   app.get("/account", apiKey, keyLimits.requests(), async (_req, res) => {
     const { accountId, keyId, limits } = res.locals;
     // What this account's webhook deliveries are signed with (see the docs' webhooks section).
-    const webhookSecrets =
-      options.batch && (await backends.auth.getWebhookSecrets({ accountId: accountId!, sessionToken: "" }, hop(res)));
+    const secrets = webhookSecrets && (await webhookSecrets.secrets(accountId!, hop(res)));
     res.json({
       account_id: accountId,
       key_id: keyId,
-      ...(webhookSecrets && describeWebhookSecrets(webhookSecrets.secrets)),
+      ...(secrets && describeWebhookSecrets(secrets)),
       limits: {
         plan: limits!.plan,
         requests_per_minute: limits!.requestsPerMinute,
@@ -142,8 +144,8 @@ export function createGateway(options: AppOptions): Gateway {
       },
     });
   });
-  if (options.batch) {
-    app.use("/account/webhook-secret", webhookSecretRouter(backends.auth, [apiKey, keyLimits.requests()]));
+  if (webhookSecrets) {
+    app.use("/account/webhook-secret", webhookSecretRouter(webhookSecrets, [apiKey, keyLimits.requests()]));
   }
 
   const scrapeDeps = {
@@ -167,6 +169,7 @@ export function createGateway(options: AppOptions): Gateway {
     options.batch &&
     startBatch(options.batch, {
       scrape: scrapeDeps,
+      webhookSecrets: webhookSecrets as WebhookSecretCache,
       keys,
       keyLimits,
       usage,

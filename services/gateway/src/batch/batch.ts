@@ -6,6 +6,7 @@ import type { KeyLimits } from "../keys/key-limits.js";
 import type { UsageCounter } from "../keys/usage.js";
 import type { ScrapeDependencies } from "../scrape/scrape-page.js";
 import { DeliverySlots } from "../webhooks/delivery-slots.js";
+import type { WebhookSecretCache } from "../webhooks/webhook-secret-cache.js";
 import { Webhooks, type WebhookTask } from "../webhooks/webhooks.js";
 import { batchRouter } from "./batch-routes.js";
 import { BatchStore } from "./batch-store.js";
@@ -79,6 +80,8 @@ export interface BatchSetup {
 export interface BatchContext {
   /** What POST /scrape scrapes with: each page is one such scrape. */
   scrape: ScrapeDependencies;
+  /** What deliveries are signed with. */
+  webhookSecrets: WebhookSecretCache;
   /** A job's pages run under its key as it is now: still valid, with its plan's current limits. */
   keys: KeyCheck;
   keyLimits: KeyLimits;
@@ -97,7 +100,7 @@ export function startBatch(setup: BatchSetup, context: BatchContext): { router: 
   const webhooks = new Webhooks(
     setup.queues.webhooks,
     store,
-    context.scrape.backends.auth,
+    context.webhookSecrets,
     new EgressGuard(setup.egressAllow),
     {
       timeoutMs: setup.webhookTimeoutMs,

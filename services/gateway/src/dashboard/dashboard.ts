@@ -5,6 +5,7 @@ import express, { type ErrorRequestHandler, type Request, type Response, type Ro
 import { countRateLimited } from "../http/gateway-metrics.js";
 import type { LimiterFactory } from "../http/rate-limits.js";
 import { hop } from "../http/request-context.js";
+import type { WebhookSecretCache } from "../webhooks/webhook-secret-cache.js";
 import {
   accountPage,
   errorPage,
@@ -32,8 +33,8 @@ const ASSETS = fileURLToPath(new URL("../../assets/", import.meta.url));
 export interface DashboardOptions {
   auth: AuthClient;
   limiters: LimiterFactory;
-  /** Whether the account page shows (and rotates) the webhook signing secret: false without batch jobs. */
-  webhookSecrets: boolean;
+  /** The webhook signing secrets the account page shows and rotates; none without batch jobs. */
+  webhookSecrets: WebhookSecretCache | undefined;
   /** Consecutive failed log-ins per email and address before they are blocked (see LoginLimits). */
   loginAttemptsPer15Min: number;
   logger: Logger;
@@ -113,15 +114,14 @@ export function dashboardRouter({
     if (!session) return;
     const { account } = session;
     const { days } = await auth.getUsage({ sessionToken: session.token, accountId: "", days: 30 }, hop(res));
-    const secrets =
-      webhookSecrets && (await auth.getWebhookSecrets({ sessionToken: session.token, accountId: "" }, hop(res)));
+    const secrets = webhookSecrets && (await webhookSecrets.secrets(account.account!.id, hop(res)));
     res.send(
       accountPage({
         csrf: res.locals.csrfToken!,
         email: account.account!.email,
         keyId: account.keyId,
         apiKey: account.apiKey,
-        webhookSecrets: secrets ? secrets.secrets : undefined,
+        webhookSecrets: secrets,
         keyCreatedAt: account.keyCreatedAt,
         requestsPerMinute: account.account!.limits!.requestsPerMinute,
         maxConcurrentScrapes: account.account!.limits!.maxConcurrentScrapes,
@@ -243,7 +243,7 @@ export function dashboardRouter({
     const session = await signedIn(req, res);
     if (!session) return;
     if (!webhookSecrets) throw new WinnowError("not-found", "This server runs no batch jobs, so it sends no webhooks.");
-    await auth.rotateWebhookSecret({ sessionToken: session.token, accountId: "" }, hop(res));
+    await webhookSecrets.rotate(session.account.account!.id, hop(res), session.token);
     res.redirect(303, "/dashboard?webhook-secret=rotated");
   });
 

@@ -1,7 +1,7 @@
-import type { AuthClient } from "@winnow/platform";
 import type { WebhookSecret } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { type RequestHandler, Router } from "express";
 import { hop } from "../http/request-context.js";
+import type { WebhookSecretCache } from "./webhook-secret-cache.js";
 
 /** An account's webhook secret as GET /account and the rotation answer it. */
 export function describeWebhookSecrets(secrets: WebhookSecret[]): {
@@ -19,14 +19,10 @@ export function describeWebhookSecrets(secrets: WebhookSecret[]): {
  * POST /account/webhook-secret/rotate: a new random secret for the key's account; the one it replaces still
  * signs deliveries (beside the new one) until its grace ends. Rotating again ends the replaced one at once.
  */
-export function webhookSecretRouter(auth: AuthClient, guards: RequestHandler[]): Router {
+export function webhookSecretRouter(secrets: WebhookSecretCache, guards: RequestHandler[]): Router {
   const router = Router();
   router.post("/rotate", ...guards, async (_req, res) => {
-    const { secrets } = await auth.rotateWebhookSecret(
-      { accountId: res.locals.accountId!, sessionToken: "" },
-      hop(res),
-    );
-    res.json(describeWebhookSecrets(secrets));
+    res.json(describeWebhookSecrets(await secrets.rotate(res.locals.accountId!, hop(res))));
   });
   return router;
 }

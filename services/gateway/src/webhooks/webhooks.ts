@@ -1,9 +1,10 @@
-import { type AuthClient, type EgressGuard, type Logger, pinnedLookup, WinnowError } from "@winnow/platform";
+import { type EgressGuard, type Logger, pinnedLookup, WinnowError } from "@winnow/platform";
 import { Agent, request } from "undici";
 import type { BatchJob, BatchStore, PageResult } from "../batch/batch-store.js";
 import type { JobEvents } from "../batch/page-runner.js";
 import type { Task, TaskOutcome, TaskQueue } from "../batch/task-queue.js";
 import type { DeliverySlots } from "./delivery-slots.js";
+import type { WebhookSecretCache } from "./webhook-secret-cache.js";
 import { signatureHeaders } from "./webhook-signature.js";
 
 /** One event to deliver, as queued: the body is signed when it is sent, each try with its own timestamp. */
@@ -37,8 +38,8 @@ export class Webhooks implements JobEvents {
   constructor(
     private readonly queue: TaskQueue<WebhookTask>,
     private readonly store: BatchStore,
-    /** Keeps each account's webhook secrets (random, sealed, rotated there). */
-    private readonly auth: AuthClient,
+    /** Each account's webhook secrets (random, sealed and rotated by auth). */
+    private readonly secrets: WebhookSecretCache,
     private readonly guard: EgressGuard,
     private readonly limits: DeliveryLimits,
     private readonly logger: Logger,
@@ -106,11 +107,11 @@ export class Webhooks implements JobEvents {
     // One deadline for the whole attempt: a receiver that trickles its answer a byte at a time is cut off too.
     const deadline = AbortSignal.timeout(this.limits.timeoutMs);
     const attempt = AbortSignal.any([signal, deadline]);
-    // Asked at each attempt, so that a rotation signs the very next one.
-    const { secrets } = await this.auth.getWebhookSecrets(
-      { accountId: data.accountId, sessionToken: "" },
-      { signal: attempt, deadline: new Date(Date.now() + this.limits.timeoutMs) },
-    );
+    // Asked at each attempt (of auth at most once a few seconds), so that a rotation signs the next ones.
+    const secrets = await this.secrets.secrets(data.accountId, {
+      signal: attempt,
+      deadline: new Date(Date.now() + this.limits.timeoutMs),
+    });
     const dispatcher = new Agent({ connect: { lookup: pinnedLookup(pin) } });
     try {
       const timestamp = Math.floor(Date.now() / 1000);

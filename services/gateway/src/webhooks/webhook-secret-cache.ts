@@ -1,0 +1,51 @@
+import type { AuthClient, CallOptions } from "@winnow/platform";
+import type { WebhookSecret } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+
+/** How long an account's secrets are used before auth is asked again: another gateway's rotation shows by then. */
+const TTL_MS = 5_000;
+/** Accounts kept at most; the least recently asked go first. */
+const MAX_ACCOUNTS = 10_000;
+
+/**
+ * Each account's webhook secrets as auth keeps them, asked at most once per TTL_MS per account, so that a job of
+ * many pages (a delivery each) and GET /account cost auth one read, not one each. A rotation through this gateway
+ * is seen at once; one through another gateway within TTL_MS, while the replaced secret still signs beside the new
+ * one (its grace), except after a second rotation, which ends it on every gateway within TTL_MS.
+ */
+export class WebhookSecretCache {
+  private readonly entries = new Map<string, { at: number; secrets: Promise<WebhookSecret[]> }>();
+
+  constructor(private readonly auth: AuthClient) {}
+
+  /** The account's secrets: the current one first, then one in its grace. */
+  secrets(accountId: string, options: CallOptions): Promise<WebhookSecret[]> {
+    const kept = this.entries.get(accountId);
+    if (kept && Date.now() - kept.at < TTL_MS) return kept.secrets;
+    const secrets = this.auth.getWebhookSecrets({ accountId, sessionToken: "" }, options).then((r) => r.secrets);
+    this.keep(accountId, secrets);
+    return secrets;
+  }
+
+  /**
+   * Rotates the account's secret and keeps what auth answers. With a session token auth rotates the session's
+   * account (the dashboard), which must be `accountId`.
+   */
+  async rotate(accountId: string, options: CallOptions, sessionToken = ""): Promise<WebhookSecret[]> {
+    const { secrets } = await this.auth.rotateWebhookSecret(
+      sessionToken ? { accountId: "", sessionToken } : { accountId, sessionToken: "" },
+      options,
+    );
+    this.keep(accountId, Promise.resolve(secrets));
+    return secrets;
+  }
+
+  private keep(accountId: string, secrets: Promise<WebhookSecret[]>): void {
+    this.entries.delete(accountId);
+    this.entries.set(accountId, { at: Date.now(), secrets });
+    // A failed read is not kept: the next caller asks again.
+    secrets.catch(() => {
+      if (this.entries.get(accountId)?.secrets === secrets) this.entries.delete(accountId);
+    });
+    if (this.entries.size > MAX_ACCOUNTS) this.entries.delete(this.entries.keys().next().value as string);
+  }
+}
