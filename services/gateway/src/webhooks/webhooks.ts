@@ -140,6 +140,10 @@ export class Webhooks implements JobEvents {
 
   private async send(job: BatchJob, event: "page" | "completed", payload: object): Promise<void> {
     if (!job.webhook?.events.includes(event)) return;
-    await this.queue.add([{ url: job.webhook.url, accountId: job.accountId, body: JSON.stringify(payload) }]);
+    // In the account's line: accounts take turns at the delivery workers, as at the page workers.
+    await this.queue.add(
+      [{ url: job.webhook.url, accountId: job.accountId, body: JSON.stringify(payload) }],
+      job.accountId,
+    );
   }
 }
