@@ -16,15 +16,13 @@
  * the Redis queue. Prints a table and writes bench/results/batch.json.
  */
 import { mkdir, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { REPO_ROOT } from "@winnow/scripts/stack";
 import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 import { cpuMs } from "./process-cpu.js";
-import { PRODUCT_SCHEMA, productPage } from "./product-page.js";
+import { PRODUCT_SCHEMA, serveProductPages } from "./product-page.js";
 import { redisAnswers } from "./redis-answers.js";
 
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000);
@@ -32,13 +30,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const WARM_UP_PAGES = 100;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 
-const site = createServer((req, res) => {
-  const [, n] = /^\/p\/(\d+)$/.exec(req.url ?? "") ?? [];
-  if (n === undefined) return void res.writeHead(404).end();
-  res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(productPage(Number(n)));
-});
-await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
-const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+const { site, origin } = await serveProductPages();
 
 interface Side {
   seconds: number;

@@ -13,8 +13,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -22,7 +20,7 @@ import { createClient, promiseClient } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { REPO_ROOT } from "@winnow/scripts/stack";
 import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
-import { PRODUCT_SCHEMA, productPage } from "./product-page.js";
+import { PRODUCT_SCHEMA, serveProductPages } from "./product-page.js";
 import { redisAnswers } from "./redis-answers.js";
 
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 5000);
@@ -30,13 +28,7 @@ const NEIGHBOUR_PAGES = Number(process.env.BENCH_NEIGHBOUR_PAGES ?? 20);
 const JOB_PAGES = 1000;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 
-const site = createServer((req, res) => {
-  const [, n] = /^\/p\/(\d+)$/.exec(req.url ?? "") ?? [];
-  if (n === undefined) return void res.writeHead(404).end();
-  res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(productPage(Number(n)));
-});
-await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
-const origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+const { site, origin } = await serveProductPages();
 
 interface Row {
   queue: string;
