@@ -41,7 +41,7 @@ describe("auth configuration", () => {
       METRICS_PORT: 9465,
       SHUTDOWN_GRACE_MS: 10_000,
       GRPC_MAX_CONNECTION_AGE_MS: 300_000,
-      GRPC_MAX_CONNECTION_AGE_GRACE_MS: 30_000,
+      GRPC_MAX_CONNECTION_AGE_GRACE_MS: 600_000,
       LOG_LEVEL: "info",
       WINNOW_DATA_DIR: ".data",
       SESSION_TTL_HOURS: 12,
