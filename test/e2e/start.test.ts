@@ -59,7 +59,6 @@ describe("npm start", () => {
       LOG_LEVEL: "debug",
       // Planned reconnects every few seconds instead of every five minutes.
       GRPC_MAX_CONNECTION_AGE_MS: "2000",
-      GRPC_MAX_CONNECTION_AGE_GRACE_MS: "500",
     });
     firstStack = await untilReady(first);
   });

@@ -44,7 +44,7 @@ if (cipher.rotating) {
     "sealed stored keys and webhook secrets anew under the first WINNOW_ENCRYPTION_KEY; once every auth replica has done so, keep only that key",
   );
 }
-const revocations = new RevocationFeed(store, config.KEY_CACHE_LEASE_MS, logger);
+const revocations = new RevocationFeed(store, config.KEY_CACHE_LEASE_MS, logger, config.GRPC_MAX_CONNECTION_AGE_MS);
 const devAccount = { store, revocations, dataDir: config.WINNOW_DATA_DIR, logger };
 if (config.WINNOW_DEV_ACCOUNT) await seedDevAccount({ ...devAccount, fixedKey: config.WINNOW_DEV_API_KEY });
 else await closeDevAccount(devAccount);

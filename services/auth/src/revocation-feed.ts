@@ -38,13 +38,27 @@ export class RevocationFeed {
     /** How long gateways may trust their caches after an answered ping; 0 = they must not cache. */
     private readonly leaseMs: number,
     private readonly logger: Logger,
+    /**
+     * A stream is ended at this age and the gateway reconnects with its cursor: a feed that outlived its
+     * connection's planned age would hold the connection (and its replica) for the whole connection-age grace.
+     */
+    private readonly maxStreamAgeMs = Number.POSITIVE_INFINITY,
   ) {}
 
   /** The WatchRevocations handler. */
   readonly watch = (call: WatchCall): void => {
     const watcher: Watcher = { call, cursor: undefined, ping: 0 };
     this.watchers.add(watcher);
-    const forget = () => this.watchers.delete(watcher);
+    const age = Number.isFinite(this.maxStreamAgeMs)
+      ? setTimeout(() => {
+          forget();
+          call.end();
+        }, this.maxStreamAgeMs).unref()
+      : undefined;
+    const forget = () => {
+      clearTimeout(age);
+      this.watchers.delete(watcher);
+    };
     call.on("cancelled", forget);
     call.on("error", forget);
     call.on("end", () => {
