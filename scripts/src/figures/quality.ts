@@ -73,7 +73,14 @@ function calibrationTable(r: Results): string {
   return [
     table(
       ["source kind", "sites", "answers", "right", "precision", "stated"],
-      shown.map((c) => [c.cell, String(c.sites), String(c.answers), String(c.right), f3(c.precision), f3(c.reliability)]),
+      shown.map((c) => [
+        c.cell,
+        String(c.sites),
+        String(c.answers),
+        String(c.right),
+        f3(c.precision),
+        f3(c.reliability),
+      ]),
     ),
     "",
     `(and ${cells.length - shown.length} rarer cells, seen on fewer than ${CALIBRATION_SITES} sites).`,

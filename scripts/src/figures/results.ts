@@ -8,7 +8,10 @@ export type Results = Readonly<Record<string, unknown>>;
 export async function loadResults(dir: string): Promise<Results> {
   const names = (await readdir(dir)).filter((name) => name.endsWith(".json"));
   const entries = await Promise.all(
-    names.map(async (name) => [name.slice(0, -".json".length), JSON.parse(await readFile(path.join(dir, name), "utf8"))]),
+    names.map(async (name) => [
+      name.slice(0, -".json".length),
+      JSON.parse(await readFile(path.join(dir, name), "utf8")),
+    ]),
   );
   return Object.fromEntries(entries);
 }
