@@ -4,13 +4,20 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Drift, renderFigures } from "../doc-figures.js";
 import { listsFigures } from "./lists.js";
+import { pageFigures } from "./pages.js";
 import { qualityFigures } from "./quality.js";
 import { loadResults, type Results } from "./results.js";
+import { serviceFigures } from "./services.js";
 
 /** scripts/src/figures or scripts/dist/figures → the repository. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 
-const benchFigures = (r: Results) => ({ ...qualityFigures(r), ...listsFigures(r) });
+const benchFigures = (r: Results) => ({
+  ...qualityFigures(r),
+  ...listsFigures(r),
+  ...serviceFigures(r),
+  ...pageFigures(r),
+});
 
 /** README.md, bench/README.md and docs/*.md, by their path from the repository. */
 async function docFiles(root: string): Promise<string[]> {

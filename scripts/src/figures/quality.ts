@@ -16,6 +16,7 @@ interface CalibrationCell {
   sites: number;
   answers: number;
   right: number;
+  /** The mean of the sites' precisions (`bench/src/reliability.ts`). */
   precision: number;
   reliability: number;
   heldOutProven: number;
@@ -72,12 +73,12 @@ function calibrationTable(r: Results): string {
   const shown = cells.filter((c) => c.sites >= CALIBRATION_SITES).sort((a, b) => b.reliability - a.reliability);
   return [
     table(
-      ["source kind", "sites", "answers", "right", "precision", "stated"],
+      ["source kind", "sites", "answers", "precision", "site mean", "stated"],
       shown.map((c) => [
         c.cell,
         String(c.sites),
         String(c.answers),
-        String(c.right),
+        f3(c.right / c.answers),
         f3(c.precision),
         f3(c.reliability),
       ]),
@@ -93,12 +94,23 @@ const cell = (r: Results, name: string): CalibrationCell => {
   return found;
 };
 
+/** By source, the answers that would stand without the model with their own site left out, and how many are right. */
 function heldOutProven(r: Results): string {
-  const cells = list<CalibrationCell>(r, "quality.calibration.cells").filter((c) => c.heldOutProven > 0);
-  const total = cells.reduce((n, c) => n + c.heldOutProven, 0);
-  const right = cells.reduce((n, c) => n + c.heldOutProvenRight, 0);
-  const parts = cells.map((c) => `${c.cell} ${c.heldOutProvenRight} of ${c.heldOutProven}`).join(", ");
-  return `${total} answers would have stood without the model, ${right} of them right (${parts})`;
+  return list<CalibrationCell>(r, "quality.calibration.cells")
+    .filter((c) => c.heldOutProven > 0)
+    .map((c) => `${c.cell} ${c.heldOutProvenRight} right of ${c.heldOutProven}`)
+    .join(", ");
+}
+
+/** Per corpus, the answers that stand without the model when each site is judged by the others' figures. */
+function crossSite(r: Results): string {
+  const corpora = at(r, "quality.calibration.corpora") as Record<
+    string,
+    { crossSite: { answers: number; right: number } }
+  >;
+  return Object.entries(corpora)
+    .map(([corpus, { crossSite: c }]) => `${corpus} ${c.answers ? `${c.right} right of ${c.answers}` : "none"}`)
+    .join(", ");
 }
 
 function lossesTable(r: Results): string {
@@ -188,6 +200,7 @@ export function qualityFigures(r: Results): Figures {
       `p50 ${f1(num(r, "quality.timing.p50Ms"))} ms, p95 ${f1(num(r, "quality.timing.p95Ms"))} ms, max ${f1(num(r, "quality.timing.maxMs"))} ms`,
     "quality.calibration": () => calibrationTable(r),
     "quality.calibration.held-out-proven": () => heldOutProven(r),
+    "quality.calibration.cross-site": () => crossSite(r),
     "quality.calibration.json-ld-integer": () =>
       `${f3(cell(r, "json-ld integer").reliability)} over ${cell(r, "json-ld integer").sites} sites`,
     "quality.calibration.byline-date": () => f3(cell(r, "byline date").reliability),
