@@ -19,6 +19,12 @@ describe("generated figures in markdown", () => {
     expect(renderFigures(text, figures).drift).toEqual([]);
   });
 
+  it("leaves a marker named in prose alone: an inline figure ends on its own line", () => {
+    const doc =
+      "Figures sit between `<!-- figure:quality.f1 -->` markers.\nF1 <!-- figure:quality.f1 -->0.891<!-- /figure -->.";
+    expect(renderFigures(doc, figures)).toEqual({ text: doc, drift: [] });
+  });
+
   it("refuses a figure it cannot render", () => {
     expect(() => renderFigures("<!-- figure:quality.f2 -->1<!-- /figure -->", figures)).toThrow(/quality\.f2/);
   });

@@ -14,7 +14,8 @@ export interface Drift {
   rendered: string;
 }
 
-const INLINE = /(<!-- figure:([\w.-]+) -->)([\s\S]*?)(<!-- \/figure -->)/g;
+// An inline figure is on one line, so that a marker named in prose never reaches another figure's end.
+const INLINE = /(<!-- figure:([\w.-]+) -->)([^\n]*?)(<!-- \/figure -->)/g;
 const BLOCK = /(<!-- figures:([\w.-]+) -->\n)([\s\S]*?)(\n<!-- \/figures:\2 -->)/g;
 
 /** The document with every marked figure rendered, and the figures that changed. Unknown names throw. */
