@@ -2,16 +2,11 @@
 import type { Figures } from "../doc-figures.js";
 import { at, count, f1, f3, list, num, pct, type Results, table } from "./results.js";
 
-interface BlockedRow {
-  kind: string;
-  renders: number;
-  failed: number;
-  incomplete: number;
-  navigationP50Ms: number;
-  navigationP95Ms: number;
-  totalP50Ms: number;
-  totalP95Ms: number;
-}
+/** A row of bench/src/blocked.ts's output. */
+type BlockedRow = { kind: string } & Record<
+  "renders" | "failed" | "incomplete" | "navigationP50Ms" | "navigationP95Ms" | "totalP50Ms" | "totalP95Ms",
+  number
+>;
 
 interface ContentRow {
   corpus: string;

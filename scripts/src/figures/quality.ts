@@ -1,6 +1,6 @@
 /** Figures of `npm run bench:quality` (bench/results/quality*.json) in bench/README.md and docs/architecture.md. */
 import type { Figures } from "../doc-figures.js";
-import { at, count, f1, f3, list, num, pct, prf, type Results, table } from "./results.js";
+import { at, f1, f3, list, num, pct, prf, type Results, table } from "./results.js";
 
 interface Score {
   tp: number;
@@ -222,7 +222,5 @@ export function qualityFigures(r: Results): Figures {
       const s = score(r, "quality-llm-stack.overall");
       return `P ${f3(s.precision)} / R ${f3(s.recall)} / F1 ${f3(s.f1)}`;
     },
-    "quality-llm.calls": () =>
-      `${count(num(r, "quality-llm.modelCalls.calls"))} calls on ${num(r, "quality-llm.modelCalls.pagesWithModel")} pages`,
   };
 }
