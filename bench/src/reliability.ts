@@ -200,7 +200,7 @@ export interface TableName {
   command: string;
 }
 
-export const SOURCE_TABLE: TableName = {
+const SOURCE_TABLE: TableName = {
   constant: "SOURCE_RELIABILITY",
   holds: 'Per "<evidence source> <kind of value>": the cross-site reliability (prefill-calibration.ts).',
   command: "npm run bench:quality -- --write-calibration",

@@ -12,7 +12,7 @@ import { labelsComplete, matches, type SchemaValue } from "./score.js";
 /** How one labelled field came out: a value right or wrong, a null where the page states one, a true null. */
 type Verdict = "right" | "wrong" | "missed" | "trulyAbsent";
 
-export interface StatusRow {
+interface StatusRow {
   /** Fields answered with this status, by verdict. */
   right: number;
   wrong: number;
@@ -22,7 +22,7 @@ export interface StatusRow {
   missedJudged: number;
 }
 
-export interface StatusFigures {
+interface StatusFigures {
   /** Right `found` values over all `found` values. */
   foundPrecision: number;
   /** Right values that say `found`, over all right values. */

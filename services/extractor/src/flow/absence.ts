@@ -16,7 +16,7 @@ import { nameHints } from "../schema/field-names.js";
 const MIN_WORD = 3;
 
 /** The phrases a page would name the field's concept with: its name's words, alone and together, and their synonyms. */
-export function conceptPhrases(name: string): string[] {
+function conceptPhrases(name: string): string[] {
   const { subject } = nameHints(name);
   const phrase = subject.join(" ");
   const words = subject.filter((word) => word.length >= MIN_WORD);

@@ -133,16 +133,6 @@ export function evidenceMessages(evidence: EvidenceMap): EvidenceMessage[] {
   }));
 }
 
-/** Evidence as ExtractResponse carries it, by pointer again (its source is one an engine named). */
-export function evidenceOfMessages(messages: EvidenceMessage[]): EvidenceMap {
-  return new Map(
-    messages.map(({ pointer, source, confidence, grounded }) => [
-      pointer,
-      { source: source as EvidenceSource, confidence, grounded },
-    ]),
-  );
-}
-
 /** A pointer's keys, unescaped (RFC 6901). */
 export function pointerKeys(pointer: string): string[] {
   return pointer
