@@ -15,7 +15,8 @@ import { provenAbsent } from "./absence.js";
 import { answerByEngines, answerRemaining, type EngineSettings } from "./engines.js";
 import type { EngineAnswer, ExtractionJob } from "./job.js";
 import { learnFromPage } from "./learning.js";
-import { withoutModel, withStatus } from "./status.js";
+import { withStatus } from "./status.js";
+import { withoutModel } from "./task-answer.js";
 import { answerByTemplate, withTemplateAnswers } from "./template-answer.js";
 
 export interface FlowSettings extends EngineSettings {
