@@ -42,7 +42,8 @@ function finished(job: ExtractionJob, extraction: Extraction): ExtractResponse {
   const { tree } = job.schema;
   const base = extraction.response;
   let response = { ...base, warnings: [...job.pageWarnings, ...base.warnings] };
-  if (!job.llm && job.taskDescription.trim() !== "") response = withoutModel(response, tree, job.taskDescription);
+  if (!job.llm && job.taskDescription.trim() !== "")
+    response = withoutModel(response, tree, job.taskDescription, job.page);
   const page = new PageStatements(job.page);
   response = withStatus(response, {
     tree,
