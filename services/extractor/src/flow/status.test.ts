@@ -192,12 +192,12 @@ describe("field status, builtin engine", () => {
 
   it("writes a date as the task asks, where the builtin engine reads it", async () => {
     const { data, codes } = await extract(
-      `<html><body><h1>Harbour news</h1><p>Published: 25 May 2010</p><p>The harbour reopened.</p></body></html>`,
-      { published_date: "string" },
+      `<html><body><h1>Harbour pool</h1><table><tr><th>Opening date</th><td>25 May 2010</td></tr></table></body></html>`,
+      { opening_date: "string" },
       { task: "Return dates as ISO 8601." },
     );
-    expect(data.published_date).toBe("2010-05-25");
-    expect(codes).not.toContain("instruction-not-applied /published_date");
+    expect(data.opening_date).toBe("2010-05-25");
+    expect(codes).not.toContain("instruction-not-applied /opening_date");
   });
 
   it("gives every status even when evidence was not asked for, and then returns none", async () => {
