@@ -38,7 +38,13 @@ export interface Runner {
    * `url` serves the page on loopback; `originalUrl` is where it was saved from; `engine` is honoured in gRPC mode;
    * `taskDescription` is the request's (with-task.ts).
    */
-  run(url: string, schema: unknown, originalUrl: string, engine?: Engine, taskDescription?: string): Promise<Extraction>;
+  run(
+    url: string,
+    schema: unknown,
+    originalUrl: string,
+    engine?: Engine,
+    taskDescription?: string,
+  ): Promise<Extraction>;
   stop(): Promise<void>;
 }
 

@@ -30,14 +30,19 @@ describe("readTask", () => {
       total_price: "number",
       price: "number",
     };
-    const task = "Classify the review's sentiment, summarize the product and translate the title. Compute the total price.";
+    const task =
+      "Classify the review's sentiment, summarize the product and translate the title. Compute the total price.";
     expect(read(task, schema).produced).toEqual(["product_summary", "review_sentiment", "title_fr", "total_price"]);
     // With no other product of the action, the object itself is rewritten.
     expect(read("Translate the title into German.", { title: "string" }).produced).toEqual(["title"]);
   });
 
   it("asks nothing of a field for generic instructions", () => {
-    for (const task of ["Extract the fields accurately.", "Be concise; use null when unsure.", "Prices are in US dollars or euros."])
+    for (const task of [
+      "Extract the fields accurately.",
+      "Be concise; use null when unsure.",
+      "Prices are in US dollars or euros.",
+    ])
       expect(read(task, { fields: "string", price: "number", summary: "string" }).produced).toEqual([]);
   });
 

@@ -185,10 +185,17 @@ function allowedValuesOf(clause: Term[], names: string[]): string[] {
   const options = clause.slice(clause[copula]!.tags.has("Copula") ? copula + 1 : copula);
   const words = options.map((term) => term.word);
   const listed = words.includes("or") || words.join(" ").startsWith("one of");
-  if (!listed || options.some((term) => term.tags.has("Verb") || term.tags.has("Preposition") && term.word !== "of"))
+  if (!listed || options.some((term) => term.tags.has("Verb") || (term.tags.has("Preposition") && term.word !== "of")))
     return [];
   const said = clause.slice(0, copula).filter((term) => !term.tags.has("Determiner"));
-  return fullest(names.filter((name) => isObject(name, said.map((term) => term.word))));
+  return fullest(
+    names.filter((name) =>
+      isObject(
+        name,
+        said.map((term) => term.word),
+      ),
+    ),
+  );
 }
 
 /**
@@ -196,7 +203,10 @@ function allowedValuesOf(clause: Term[], names: string[]): string[] {
  * percentages are left out: the builtin engine writes them one way whatever the task says.
  */
 function instructionOf(clause: Term[]): Instruction | undefined {
-  const text = clause.map((term) => `${term.text}${term.post}`).join("").trim();
+  const text = clause
+    .map((term) => `${term.text}${term.post}`)
+    .join("")
+    .trim();
   // Units as written: the singular forms ("gram") are not the spellings field names use ("grams").
   const { subject: _subject, format, ...hints }: NameHints = nameHints(clause.map((term) => term.text).join("_"));
   const stated: Instruction["hints"] = { ...hints, ...(format === "iso8601" ? { format } : {}) };

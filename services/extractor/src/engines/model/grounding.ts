@@ -14,9 +14,9 @@
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { readTask, type TaskFields } from "../../flow/task-fields.js";
 import { normalizeText, numbersIn, withoutUrls } from "../../page/text-match.js";
 import { childPointer, type EvidenceMap, MAX_TEXT } from "../../schema/evidence.js";
-import { readTask, type TaskFields } from "../../flow/task-fields.js";
 import { nameHints } from "../../schema/field-names.js";
 
 export type GroundingMode = "off" | "warn" | "strict";
