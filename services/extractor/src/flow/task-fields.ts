@@ -27,7 +27,8 @@
  * `published_date`); task-answer.ts applies it without a model.
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
-import nlp from "compromise";
+import { createRequire } from "node:module";
+import type Nlp from "compromise";
 import { type NameHints, nameHints } from "../schema/field-names.js";
 
 /**
@@ -96,6 +97,9 @@ interface Term {
   post: string;
 }
 
+/** Loaded for the first task description: most requests have none, and each extraction worker would pay for it. */
+let nlp: typeof Nlp | undefined;
+
 const NOTHING: TaskFields = { produced: new Set(), instructed: new Map() };
 
 /** What the task asks of the schema's fields. */
@@ -125,6 +129,7 @@ export function askedOf(task: TaskFields, tree: ObjectNode): string[] {
 
 /** The task's clauses (sentences, and their parts between semicolons), as terms with their base forms. */
 function clauses(taskDescription: string): Term[][] {
+  nlp ??= createRequire(import.meta.url)("compromise") as typeof Nlp;
   const doc = nlp(taskDescription);
   // Roots, leaving the text as written: verbs' infinitives and nouns' singulars ("summarised" → "summarise").
   doc.compute("root");
