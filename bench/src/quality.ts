@@ -33,9 +33,9 @@ import { classifyLosses, modelCallFigures, printLosses, READER_LIMITS, withoutRe
 import { type Oracle, type OracleCall, startOracle } from "./oracle.js";
 import { printReliability, reliability, writeReliabilityTable } from "./reliability.js";
 import { type Extraction, type Runner, startExtractorRunner, startStackRunner } from "./runners.js";
-import { printAgainstWithout, taskFor } from "./with-task.js";
 import { addOutcome, type Counts, labelsComplete, type Metrics, metrics, type Outcome, scoreField } from "./score.js";
 import { printStatusTables, statusTables } from "./status-figures.js";
+import { printAgainstWithout, taskFor } from "./with-task.js";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

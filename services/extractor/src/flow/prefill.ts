@@ -39,7 +39,9 @@ export function prefill(
 ): Prefill {
   const trail = new EvidenceTrail();
   const read = shape(tree, extractBuiltin(tree, page, trail)).data;
-  const data = Object.fromEntries(Object.entries(read).map(([name, value]) => [name, asked.includes(name) ? null : value]));
+  const data = Object.fromEntries(
+    Object.entries(read).map(([name, value]) => [name, asked.includes(name) ? null : value]),
+  );
   const evidence = withStatedValues(presentIn(trail.evidence, data), data, new PageStatements(page));
   const kinds = fieldKinds(tree);
   const trusted = tree.fields

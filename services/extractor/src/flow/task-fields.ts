@@ -26,8 +26,9 @@
  * It concerns the fields whose head word the clause says (`price`,
  * `published_date`); task-answer.ts applies it without a model.
  */
-import type { ObjectNode, SchemaNode } from "@winnow/platform";
+
 import { createRequire } from "node:module";
+import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type Nlp from "compromise";
 import { type NameHints, nameHints } from "../schema/field-names.js";
 
