@@ -9,6 +9,8 @@
  * evidence source and kind of value where the extractor states it
  * (services/extractor/src/flow/source-reliability.ts; rebuild to apply).
  *
+ * `--task` asks every case with a generic task description (bench/src/with-task.ts) and writes quality-task.json.
+ *
  * `--llm` measures the model path's ceiling: the corpus's perfect reader
  * (`--oracle`, by default ../shared/tools/oracle_llm.py) stands in for the
  * model, the figures are printed beside the builtin engine's, every loss is
@@ -33,6 +35,7 @@ import { printReliability, reliability, writeReliabilityTable } from "./reliabil
 import { type Extraction, type Runner, startExtractorRunner, startStackRunner } from "./runners.js";
 import { addOutcome, type Counts, labelsComplete, type Metrics, metrics, type Outcome, scoreField } from "./score.js";
 import { printStatusTables, statusTables } from "./status-figures.js";
+import { printAgainstWithout, taskFor } from "./with-task.js";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -42,6 +45,7 @@ const { values, positionals } = parseArgs({
     oracle: { type: "string", default: path.join(REPO_ROOT, "../shared/tools/oracle_llm.py") },
     concurrency: { type: "string", default: "2" },
     "write-calibration": { type: "boolean", default: false },
+    task: { type: "boolean", default: false },
   },
 });
 const corpusDir = path.resolve(positionals[0] ?? path.join(REPO_ROOT, "../shared/corpus/dev"));
@@ -95,13 +99,15 @@ async function runAll(target: Runner, engine: Engine, watched?: Oracle): Promise
   await Promise.all(
     Array.from({ length: watched ? 1 : concurrency }, async () => {
       while (next < cases.length) {
-        const item = cases[next++]!;
+        const index = next++;
+        const item = cases[index]!;
         const before = watched ? (await watched.calls()).length : 0;
         const extraction = await target.run(
           pages.urlOf(item),
           item.schema,
           originalUrl(item) ?? pages.urlOf(item),
           engine,
+          values.task ? taskFor(index) : "",
         );
         done.push({ item, extraction, calls: watched ? (await watched.calls()).slice(before) : [] });
       }
@@ -348,8 +354,9 @@ await mkdir(resultsDir, { recursive: true });
 const corpusName = path.basename(corpusDir) === "dev" ? "" : `-${path.basename(corpusDir)}`;
 const output = path.join(
   resultsDir,
-  `quality${corpusName}${model ? "-llm" : ""}${mode === "stack" ? "-stack" : ""}.json`,
+  `quality${corpusName}${model ? "-llm" : ""}${mode === "stack" ? "-stack" : ""}${values.task ? "-task" : ""}.json`,
 );
+if (values.task) printAgainstWithout(metrics(scores.overall).f1, output.replace(/-task\.json$/, ".json"));
 await writeFile(
   output,
   `${JSON.stringify(

@@ -34,8 +34,17 @@ export interface Extraction {
 }
 
 export interface Runner {
-  /** `url` serves the page on loopback; `originalUrl` is where it was saved from; `engine` is honoured in gRPC mode. */
-  run(url: string, schema: unknown, originalUrl: string, engine?: Engine): Promise<Extraction>;
+  /**
+   * `url` serves the page on loopback; `originalUrl` is where it was saved from; `engine` is honoured in gRPC mode;
+   * `taskDescription` is the request's (with-task.ts).
+   */
+  run(
+    url: string,
+    schema: unknown,
+    originalUrl: string,
+    engine?: Engine,
+    taskDescription?: string,
+  ): Promise<Extraction>;
   stop(): Promise<void>;
 }
 
@@ -89,7 +98,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
   }
   const client = createClient(ExtractorServiceClient, address, SERVICE_TOKEN);
   return {
-    async run(url, schema, originalUrl, engine = Engine.ENGINE_BUILTIN) {
+    async run(url, schema, originalUrl, engine = Engine.ENGINE_BUILTIN, taskDescription = "") {
       const html = await (await fetch(url)).text();
       const started = performance.now();
       try {
@@ -100,7 +109,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
             url: originalUrl,
             html,
             schemaJson: JSON.stringify(schema),
-            taskDescription: "",
+            taskDescription,
             options: { engine, includeModelInput: false, evidence: true },
             tenant: "bench",
             learn: true,
@@ -154,13 +163,13 @@ export async function startStackRunner(pageHostPort: string, model?: ModelEndpoi
     throw new Error(`${error.message}\n${output.slice(-30).join("\n")}`);
   });
   return {
-    async run(url, schema) {
+    async run(url, schema, _originalUrl, _engine, taskDescription) {
       const started = performance.now();
       try {
         const response = await fetch(`${stack.gatewayUrl}/scrape`, {
           method: "POST",
           headers: { "content-type": "application/json", "x-api-key": stack.apiKey },
-          body: JSON.stringify({ url, schema }),
+          body: JSON.stringify({ url, schema, ...(taskDescription ? { task_description: taskDescription } : {}) }),
           signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
         });
         const body = (await response.json()) as Record<string, unknown>;

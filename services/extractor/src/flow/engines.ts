@@ -25,6 +25,7 @@ import { isComplete, shape } from "../schema/shape.js";
 import type { EngineAnswer, ExtractionJob } from "./job.js";
 import { prefill, prefillWarning, suggestionsOf } from "./prefill.js";
 import { calibrated, fieldKinds } from "./prefill-calibration.js";
+import { askedOf, readTask } from "./task-fields.js";
 
 /** See EXTRACT_HYBRID in config.ts. */
 type HybridMode = "proven" | "confident" | "off";
@@ -59,9 +60,9 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
     };
     return { response, prefilled: undefined, prefilledFields: [], model: undefined };
   }
-  // Not with a task description: it may want fields derived otherwise than as the page states them.
-  const pre =
-    settings.hybrid !== "off" && !job.taskDescription.trim() ? prefill(schema.tree, page, settings.hybrid) : undefined;
+  // The fields a task description asks the model to produce or to write its way are the model's; the rest are pre-filled.
+  const asked = askedOf(readTask(job.taskDescription, schema.tree), schema.tree);
+  const pre = settings.hybrid !== "off" ? prefill(schema.tree, page, settings.hybrid, asked) : undefined;
   if (pre && pre.remaining.length === 0) {
     const evidence = evidenceMessages(underFields(pre.evidence, pre.trusted));
     const response = {

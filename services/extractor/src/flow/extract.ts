@@ -15,7 +15,8 @@ import { provenAbsent } from "./absence.js";
 import { answerByEngines, answerRemaining, type EngineSettings } from "./engines.js";
 import type { EngineAnswer, ExtractionJob } from "./job.js";
 import { learnFromPage } from "./learning.js";
-import { withoutModel, withStatus } from "./status.js";
+import { withStatus } from "./status.js";
+import { withoutModel } from "./task-answer.js";
 import { answerByTemplate, withTemplateAnswers } from "./template-answer.js";
 
 export interface FlowSettings extends EngineSettings {
@@ -41,7 +42,8 @@ function finished(job: ExtractionJob, extraction: Extraction): ExtractResponse {
   const { tree } = job.schema;
   const base = extraction.response;
   let response = { ...base, warnings: [...job.pageWarnings, ...base.warnings] };
-  if (!job.llm && job.taskDescription.trim() !== "") response = withoutModel(response, tree, job.taskDescription);
+  if (!job.llm && job.taskDescription.trim() !== "")
+    response = withoutModel(response, tree, job.taskDescription, job.page);
   const page = new PageStatements(job.page);
   response = withStatus(response, {
     tree,

@@ -26,10 +26,22 @@ export interface Prefill {
   remaining: string[];
 }
 
-/** Runs the builtin engine and sorts its answers into those that stand and those the model checks. */
-export function prefill(tree: ObjectNode, page: Page, mode: "proven" | "confident"): Prefill {
+/**
+ * Runs the builtin engine and sorts its answers into those that stand and those the model checks. `asked`: fields the
+ * task description asks the model to produce, or to write in a unit or format (task-fields.ts); the model answers
+ * them, without the builtin engine's reading as a suggestion.
+ */
+export function prefill(
+  tree: ObjectNode,
+  page: Page,
+  mode: "proven" | "confident",
+  asked: readonly string[] = [],
+): Prefill {
   const trail = new EvidenceTrail();
-  const { data } = shape(tree, extractBuiltin(tree, page, trail));
+  const read = shape(tree, extractBuiltin(tree, page, trail)).data;
+  const data = Object.fromEntries(
+    Object.entries(read).map(([name, value]) => [name, asked.includes(name) ? null : value]),
+  );
   const evidence = withStatedValues(presentIn(trail.evidence, data), data, new PageStatements(page));
   const kinds = fieldKinds(tree);
   const trusted = tree.fields

@@ -29,6 +29,8 @@ interface Run {
   maxParts?: number;
   pageWarnings?: ExtractResponse["warnings"];
   evidence?: boolean;
+  /** With a model, which of the builtin engine's answers stand without it; off unless a test says so. */
+  hybrid?: "proven" | "off";
 }
 
 async function extract(html: string, schema: object, run: Run = {}) {
@@ -57,7 +59,7 @@ async function extract(html: string, schema: object, run: Run = {}) {
     {
       schemas,
       prompts: { pageTokens: run.pageTokens ?? 4_000, maxParts: run.maxParts ?? 8, maxParallel: 2, grounding: "warn" },
-      hybrid: "off",
+      hybrid: run.hybrid ?? "off",
       templates: undefined,
       logger,
     },
@@ -77,6 +79,18 @@ const SHOP = `<html><head><title>Ridgeline Kettle | Shop</title>
   <h1>Ridgeline Kettle</h1>
   <table class="specs"><tr><th>Material</th><td>Brushed steel</td></tr><tr><th>Capacity</th><td>1.7 litres</td></tr></table>
   <p>Boils fast on any stove.</p>
+</body></html>`;
+
+/** A product page whose name and price are in JSON-LD, with a review. */
+const product = (price: string, currency: string) => `<html><head><title>Ridgeline Kettle | Shop</title>
+  <script type="application/ld+json">${JSON.stringify({
+    "@context": "https://schema.org",
+    "@type": "Product",
+    name: "Ridgeline Kettle",
+    offers: { "@type": "Offer", price, priceCurrency: currency },
+  })}</script></head><body>
+  <h1>Ridgeline Kettle</h1>
+  <h2>Reviews</h2><p>Boils fast on any stove, and the handle stays cool.</p>
 </body></html>`;
 
 describe("field status, builtin engine", () => {
@@ -123,15 +137,22 @@ describe("field status, builtin engine", () => {
     expect(status).toEqual({ "/warranty": "not-found", "/author": "not-found" });
   });
 
-  it("answers a field the task description names with null and needs-model, not with the page's text", async () => {
+  it("answers the README's task: the fields it asks to produce need a model, the product's name is read", async () => {
     const { data, status, codes } = await extract(
-      SHOP,
-      { title: "string", summary: "string" },
-      { task: "Summarize the product in one sentence." },
+      product("49.50", "USD"),
+      { product_name: "string", summary: "string", sentiment: "string", product_name_fr: "string" },
+      {
+        task: "Summarise the reviews in one sentence. Sentiment is one of: positive, neutral, negative. Translate the product name into French as product_name_fr.",
+      },
     );
-    expect(data.summary).toBeNull();
-    expect(status["/summary"]).toBe("needs-model");
-    expect(codes).toContain("needs-model /summary");
+    expect(data).toEqual({ product_name: "Ridgeline Kettle", summary: null, sentiment: null, product_name_fr: null });
+    expect(status).toMatchObject({
+      "/summary": "needs-model",
+      "/sentiment": "needs-model",
+      "/product_name_fr": "needs-model",
+    });
+    expect(status["/product_name"]).not.toBe("needs-model");
+    expect(codes).not.toContain("needs-model /product_name");
   });
 
   it("reads a field whose name only shares the task's object: the product's name is no summary", async () => {
@@ -143,6 +164,40 @@ describe("field status, builtin engine", () => {
     expect(status["/product_name"]).not.toBe("needs-model");
     expect(codes).not.toContain("needs-model /product_name");
     expect(status["/product_summary"]).toBe("needs-model");
+  });
+
+  it("keeps the prices of the clients' task, which asks for a currency the page states", async () => {
+    const { data, status, codes } = await extract(
+      product("49.50", "USD"),
+      { price_usd: "number", price: "number" },
+      { task: "Prices in US dollars." },
+    );
+    expect(data).toEqual({ price_usd: 49.5, price: 49.5 });
+    expect(status["/price_usd"]).not.toBe("needs-model");
+    expect(codes.filter((code) => code.startsWith("needs-model") || code.startsWith("instruction"))).toEqual([]);
+  });
+
+  it("keeps a price in another currency than the task asks, unverified, with a warning that it was not converted", async () => {
+    const { data, status, response } = await extract(
+      product("39.00", "EUR"),
+      { product_name: "string", price: "number" },
+      { task: "Prices in US dollars." },
+    );
+    expect(data.price).toBe(39);
+    expect(status["/price"]).toBe("unverified");
+    const warning = response.warnings.find((w) => w.code === "instruction-not-applied");
+    expect(warning).toMatchObject({ path: "/price" });
+    expect(warning?.message).toContain("EUR");
+  });
+
+  it("writes a date as the task asks, where the builtin engine reads it", async () => {
+    const { data, codes } = await extract(
+      `<html><body><h1>Harbour pool</h1><table><tr><th>Opening date</th><td>25 May 2010</td></tr></table></body></html>`,
+      { opening_date: "string" },
+      { task: "Return dates as ISO 8601." },
+    );
+    expect(data.opening_date).toBe("2010-05-25");
+    expect(codes).not.toContain("instruction-not-applied /opening_date");
   });
 
   it("gives every status even when evidence was not asked for, and then returns none", async () => {
@@ -187,6 +242,27 @@ describe("field status, with a model", () => {
       grounded: false,
       status: "unverified",
     });
+  });
+
+  it("with a task, lets the builtin engine's proven answers stand for the fields the task does not ask for", async () => {
+    const asked: string[] = [];
+    const { data, status, codes, response } = await extract(
+      SHOP,
+      { servings: "integer", summary: "string" },
+      {
+        task: "Summarize the product in one sentence.",
+        hybrid: "proven",
+        model: (body) => {
+          asked.push(body.messages[1]?.content ?? "");
+          return { servings: 2, summary: "A fast steel kettle." };
+        },
+      },
+    );
+    expect(asked).toHaveLength(1);
+    expect(data).toEqual({ servings: 4, summary: "A fast steel kettle." });
+    expect(codes).toContain("prefilled");
+    expect(status["/summary"]).toBe("derived");
+    expect(response.evidence.find((e) => e.pointer === "/servings")?.source).toBe("json-ld");
   });
 
   it("conflict where the parts of a page disagree", async () => {

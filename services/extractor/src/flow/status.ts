@@ -7,8 +7,9 @@
  */
 import type { ObjectNode } from "@winnow/platform";
 import type { Evidence, ExtractResponse, FieldStatus } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { asksConversion, isDerived, namedByTask, taskWords } from "../engines/model/grounding.js";
+import { asksConversion, isDerived } from "../engines/model/grounding.js";
 import { childPointer, isUnder, pointerKeys } from "../schema/evidence.js";
+import { readTask, type TaskFields } from "./task-fields.js";
 
 /** Worst first: a field holding values of several statuses has the first of them. */
 const SEVERITY = ["needs-model", "conflict", "truncated", "unverified", "derived", "found"] as const;
@@ -26,6 +27,7 @@ const STATUS_OF_WARNING: Readonly<Record<string, Status>> = {
   "merge-conflict": "conflict",
   ungrounded: "unverified",
   "list-incomplete": "truncated",
+  "instruction-not-applied": "unverified",
 };
 
 /** Warnings on the whole page that say part of it was not read: a null field may be in that part. */
@@ -38,33 +40,10 @@ export interface StatusFacts {
   absent: (field: string) => boolean;
 }
 
-/**
- * Without a model, a field the task description names (a summary, a sentiment) has no engine that can produce it:
- * it answers null, with a needs-model warning, rather than whatever text the page shows under that name.
- */
-export function withoutModel(response: ExtractResponse, tree: ObjectNode, taskDescription: string): ExtractResponse {
-  const task = taskWords(taskDescription);
-  const needed = tree.fields.map(({ name }) => name).filter((name) => namedByTask(name, task));
-  if (needed.length === 0) return response;
-  const data = JSON.parse(response.dataJson) as Record<string, unknown>;
-  for (const name of needed) data[name] = null;
-  const warnings = needed.map((name) => ({
-    code: "needs-model",
-    message: `the task description asks for ${JSON.stringify(name)}, which only a model produces; the builtin engine answered (a model is configured with LLM_BASE_URL)`,
-    path: childPointer("", name),
-  }));
-  return {
-    ...response,
-    dataJson: JSON.stringify(data),
-    warnings: [...response.warnings, ...warnings],
-    evidence: response.evidence.filter((e) => !isUnder(e.pointer, needed)),
-  };
-}
-
 /** The response with each value's status: in its evidence, and as field_status (every field, and mixed fields' values). */
 export function withStatus(response: ExtractResponse, facts: StatusFacts): ExtractResponse {
   const data = JSON.parse(response.dataJson) as Record<string, unknown>;
-  const task = taskWords(facts.taskDescription);
+  const task = readTask(facts.taskDescription, facts.tree);
   const byWarning = new Map(
     response.warnings.flatMap(({ code, path }) => (STATUS_OF_WARNING[code] ? [[path, STATUS_OF_WARNING[code]]] : [])),
   );
@@ -101,7 +80,7 @@ export function withStatus(response: ExtractResponse, facts: StatusFacts): Extra
   return { ...response, evidence, fieldStatus };
 }
 
-function valueStatus(e: Evidence, task: ReadonlySet<string>): Status {
+function valueStatus(e: Evidence, task: TaskFields): Status {
   const names = pointerKeys(e.pointer).filter((token) => !/^\d+$/.test(token));
   if (e.source === "model") {
     if (e.grounded) return "found";

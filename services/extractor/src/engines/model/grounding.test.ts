@@ -1,7 +1,7 @@
 import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { numbersIn } from "../../page/text-match.js";
-import { groundAnswer, namedByTask, taskWords } from "./grounding.js";
+import { groundAnswer } from "./grounding.js";
 
 const PAGE =
   "# The “Desk” Lamp\n\nPrice: $1,299.50 — was 1.499,00 €. Weight 2 kg.\n\n![photo](https://shop.example/lamp.jpg)";
@@ -60,14 +60,13 @@ describe("groundAnswer", () => {
     expect(warnings.map((w) => w.path)).toEqual(["/description"]);
   });
 
-  it("takes a field as named by the task by its head word only", () => {
-    const task = taskWords("Classify the review's sentiment, summarize the product and translate the title.");
-    expect(namedByTask("review_sentiment", task)).toBe(true);
-    expect(namedByTask("product_summary", task)).toBe(true);
-    expect(namedByTask("title_fr", task)).toBe(true);
-    expect(namedByTask("review_text", task)).toBe(false);
-    expect(namedByTask("product_name", task)).toBe(false);
-    expect(namedByTask("name", task)).toBe(false);
+  it("grounds the fields a task shares words with but does not ask to produce", () => {
+    const schema = parseSchema({ review_sentiment: "string", product_summary: "string", product_name: "string" });
+    const answer = { review_sentiment: "positive", product_summary: "A lamp.", product_name: "Floor Lamp" };
+    const task = "Classify the review's sentiment and summarize the product.";
+    const { warnings, evidence } = groundAnswer(schema, answer, "# Desk Lamp", task, "warn");
+    expect(warnings.map((w) => w.path)).toEqual(["/product_name"]);
+    expect(evidence.get("/review_sentiment")).toMatchObject({ grounded: false, confidence: 0.5 });
   });
 
   it("does nothing when off", () => {

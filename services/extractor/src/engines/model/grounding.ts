@@ -5,18 +5,19 @@
  * found are reported as "ungrounded" warnings, or nulled in strict mode.
  *
  * Not checked, because the model is asked to produce rather than copy them:
- * - fields the task description names (a word of the field name, four
- *   letters or more, appears in it, in any form of the word: "summarize"
- *   names `summary`): summaries, sentiment, translations;
+ * - fields the task description asks to produce or transform (summaries,
+ *   sentiment, translations) or to write in a unit or format
+ *   (task-fields.ts);
  * - fields whose name asks for a conversion: a duration unit, a scale or a
  *   format (`total_time_minutes`, `rating_1_to_5`, `date_iso8601`);
  * - booleans and free-form objects.
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { readTask, type TaskFields } from "../../flow/task-fields.js";
 import { normalizeText, numbersIn, withoutUrls } from "../../page/text-match.js";
 import { childPointer, type EvidenceMap, MAX_TEXT } from "../../schema/evidence.js";
-import { nameHints, nameTokens } from "../../schema/field-names.js";
+import { nameHints } from "../../schema/field-names.js";
 
 export type GroundingMode = "off" | "warn" | "strict";
 
@@ -51,7 +52,7 @@ export function groundAnswer(
   const page = new PageText(pageText);
   const warnings: Warning[] = [];
   const evidence: EvidenceMap = new Map();
-  const task = taskWords(taskDescription);
+  const task = readTask(taskDescription, tree);
   const ungrounded = new Set<string>();
   // `top`: the top-level field the value is under.
   const walk = (node: SchemaNode, value: unknown, path: string, derived: boolean, top: string): unknown => {
@@ -114,44 +115,18 @@ export function groundAnswer(
   return { data: mode === "off" ? data : grounded, warnings, evidence, ungrounded };
 }
 
-/** The words of a task description, as namedByTask looks for them. */
-export function taskWords(taskDescription: string): Set<string> {
-  return new Set(nameTokens(taskDescription));
-}
-
-/** Whether the model is asked to produce the field's value rather than copy it: the task names it, or its name asks a conversion. */
-export function isDerived(name: string, task: ReadonlySet<string>): boolean {
-  return asksConversion(name) || namedByTask(name, task);
+/**
+ * Whether the model is asked to produce the field's value rather than copy it: the task asks to produce it or to write
+ * it in a unit or format (task-fields.ts), or its name asks a conversion.
+ */
+export function isDerived(name: string, task: TaskFields): boolean {
+  return asksConversion(name) || task.produced.has(name) || task.instructed.has(name);
 }
 
 /** Whether a field's name asks for a conversion: a duration unit, a scale or a format. */
 export function asksConversion(name: string): boolean {
   const hints = nameHints(name);
   return Boolean(hints.durationUnit || hints.scale || hints.format);
-}
-
-/**
- * Whether the task description names the field: the head word of its name (what the field is) appears in it. Only the
- * head: "Summarize the product" names a `summary`, not a `product_name`, whose head says it is the product's name.
- */
-export function namedByTask(name: string, task: ReadonlySet<string>): boolean {
-  // The last word of four letters or more: units and codes (`title_fr`, `price_usd`) are shorter.
-  const head = nameTokens(name)
-    .filter((token) => token.length >= 4)
-    .at(-1);
-  return head !== undefined && (task.has(head) || [...task].some((said) => sameStem(head, said)));
-}
-
-/**
- * Two forms of one word, as a task says it and a field is named ("summarize", "summary"; "translate", "translation"):
- * they share their first five letters or more, and neither goes on for more than three beyond what they share.
- */
-const STEM = { shared: 5, ending: 3 };
-
-function sameStem(a: string, b: string): boolean {
-  let shared = 0;
-  while (shared < a.length && a[shared] === b[shared]) shared++;
-  return shared >= STEM.shared && a.length - shared <= STEM.ending && b.length - shared <= STEM.ending;
 }
 
 class PageText {
