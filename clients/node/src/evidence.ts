@@ -29,12 +29,29 @@ export interface Evidence {
 }
 
 /**
- * How far a value can be trusted: `found` (read from the page, from a proven source or found there by grounding),
- * `derived` (produced for the task description, or by a conversion its name asks), `absent` (null: not on the page),
- * `unverified` (nothing proven confirms it), `conflict` (parts of the page disagree), `truncated` (the part of the page
- * that may hold it was not read), `needs-model` (null: the task description asks for it and no model answered).
+ * How far a value can be trusted: each status with what it means, in one line (the API docs' *Field status* says
+ * more).
  */
-export type FieldStatus = "found" | "derived" | "absent" | "unverified" | "conflict" | "truncated" | "needs-model";
+export const STATUS_MEANINGS = {
+  found: "The page shows this value where it was read, from a source reliable across sites.",
+  derived: "Converted from the page as the field's name asks, or produced by the model for the task.",
+  unverified: "Not confirmed: the page does not show it where it was read, or its source is less reliable.",
+  absent: "null: the page does not state it (it names nothing of this field).",
+  "not-found": "null: no value was read, but the page may state one (a model may find it).",
+  conflict: "Parts of the page disagree; the first part's value was kept.",
+  truncated: "Part of the page that may hold it was not read, or a list has fewer records than the page.",
+  "needs-model": "null: the task asks for it and only an AI model produces it; none is configured.",
+} as const satisfies Record<string, string>;
+
+/** A value's status (see `STATUS_MEANINGS`). */
+export type FieldStatus = keyof typeof STATUS_MEANINGS;
+
+/** What a status means, in one line; a newer server's status this client does not know is said to be one. */
+export function describeStatus(status: string): string {
+  return Object.hasOwn(STATUS_MEANINGS, status)
+    ? STATUS_MEANINGS[status as FieldStatus]
+    : `A status this client does not know (${status}): see the API docs.`;
+}
 
 /**
  * Something the extractor (or the renderer) noticed: `content-truncated`, `ungrounded`, `merge-conflict`,

@@ -104,46 +104,57 @@ const EXAMPLE_RESPONSE = {
   reviews: [{ author: "Ada Brook", rating_1_to_5: 5 }],
 };
 
-/** Each value's status: how far it can be trusted (Winnow-Field-Status, and the evidence envelope). */
-export const FIELD_STATUSES: { status: string; meaning: string }[] = [
+/**
+ * Each value's status: how far it can be trusted (Winnow-Field-Status, and the evidence envelope). `meaning` is the
+ * docs'; `summary`, one line of at most 100 characters, is what the playground and the clients show beside a value.
+ */
+export const FIELD_STATUSES: { status: string; meaning: string; summary: string }[] = [
   {
     status: "found",
     meaning:
       "The page shows this value where it was read, as whole words (structured data counts only where a shown element holds the same value), from a source reliable on sites it was not tuned on (confidence 0.7 or more); a model's value: found in the page text it read.",
+    summary: "The page shows this value where it was read, from a source reliable across sites.",
   },
   {
     status: "derived",
     meaning:
       "Read from the page and converted as the field's name asks (`_minutes`, `_1_to_5`, `_iso8601`), or produced by the model for the task description.",
+    summary: "Converted from the page as the field's name asks, or produced by the model for the task.",
   },
   {
     status: "unverified",
     meaning:
       "A value the page does not show as answered (structured data no shown element states, a model's value not in the text it read), or from a source less reliable across sites: check it before relying on it.",
+    summary: "Not confirmed: the page does not show it where it was read, or its source is less reliable.",
   },
   {
     status: "absent",
     meaning:
       "`null`: the page does not state it. Said only where the page names nothing of the field (no word of its name, no label pages use for it) and the field is one pages name where they state it.",
+    summary: "null: the page does not state it (it names nothing of this field).",
   },
   {
     status: "not-found",
     meaning:
       "`null`: no value was read, but the page may state one: it names the field, or the field is one pages state without a label (a heading, a byline, a price, running text). A model may find it.",
+    summary: "null: no value was read, but the page may state one (a model may find it).",
   },
   {
     status: "conflict",
     meaning: "Parts of the page disagree; the first part's value was kept (a `merge-conflict` warning says which).",
+    summary: "Parts of the page disagree; the first part's value was kept.",
   },
   {
     status: "truncated",
     meaning:
       "The part of the page that may hold it was not read (`content-truncated`, `render-incomplete`), or a list holds fewer records than the page shows (`list-incomplete`).",
+    summary: "Part of the page that may hold it was not read, or a list has fewer records than the page.",
   },
   {
     status: "needs-model",
     meaning:
       "`null`: the task description asks for it and only a model produces it, but the builtin engine answered (no model is configured).",
+    summary: "null: the task asks for it and only an AI model produces it; none is configured.",
   },
 ];
 
