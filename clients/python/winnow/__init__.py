@@ -1,16 +1,16 @@
 """Official Python client for the Winnow web data extraction API.
 
-    from winnow import Winnow, WinnowError
+    from winnow import Winnow, WinnowError, describe_status
 
     client = Winnow(api_key="...")  # or set WINNOW_API_KEY
     data = client.scrape("https://shop.example/item", {"product_name": "string", "price_usd": "number"})
-    print(data["price_usd"], data.status["/price_usd"])
+    print(data["price_usd"], data.status["/price_usd"], describe_status(data.status["/price_usd"]))
 """
 
 from ._client import AsyncWinnow, Winnow, __version__
 from .batch import WinnowBatch
 from .evidence import Evidence, ScrapeWithEvidence
-from .result import Account, ScrapeResult, ScrapeWarning
+from .result import STATUS_MEANINGS, Account, ScrapeResult, ScrapeWarning, describe_status
 from .errors import (
     AuthenticationError,
     ConnectionError,
@@ -36,6 +36,7 @@ __all__ = [
     "ScrapeResult",
     "ScrapeWarning",
     "ScrapeWithEvidence",
+    "STATUS_MEANINGS",
     "ServerError",
     "TargetError",
     "TimeoutError",
@@ -44,5 +45,6 @@ __all__ = [
     "WinnowBatch",
     "WinnowError",
     "__version__",
+    "describe_status",
     "verify_webhook_signature",
 ]

@@ -32,12 +32,10 @@ class Evidence(_EvidenceRequired, total=False):
 class _ScrapeWithEvidenceRequired(TypedDict):
     """``data`` in the schema's shape; ``evidence`` by JSON pointer ("/price", "/ingredients/0").
 
-    ``status`` holds every field's status by pointer (and a value's inside a field whose values differ): "found" (read
-    from the page, from a proven source or found there by grounding), "derived" (produced for the task description,
-    or by a conversion the name asks), "absent" (null: not on the page), "unverified" (nothing proven confirms it),
-    "conflict" (parts of the page disagree), "truncated" (the part of the page that may hold it was not read) or
-    "needs-model" (null: the task description asks for it and no model answered). ``warnings`` are the extractor's,
-    with their messages. ``data`` is a :class:`ScrapeResult` (its ``request_id`` and ``engine`` say how it was made).
+    ``status`` holds every field's status by pointer (and a value's inside a field whose values differ), one of
+    :data:`STATUS_MEANINGS`'s ("found", "derived", "unverified", "absent", "not-found", "conflict", "truncated",
+    "needs-model"; :func:`describe_status` says what each means). ``warnings`` are the extractor's, with their
+    messages. ``data`` is a :class:`ScrapeResult` (its ``request_id`` and ``engine`` say how it was made).
     """
 
     data: ScrapeResult

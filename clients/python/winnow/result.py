@@ -4,6 +4,23 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, TypedDict
 
+# How far a value can be trusted: each status with what it means, in one line (the API docs' "Field status" says more).
+STATUS_MEANINGS: Dict[str, str] = {
+    "found": "The page shows this value where it was read, from a source reliable across sites.",
+    "derived": "Converted from the page as the field's name asks, or produced by the model for the task.",
+    "unverified": "Not confirmed: the page does not show it where it was read, or its source is less reliable.",
+    "absent": "null: the page does not state it (it names nothing of this field).",
+    "not-found": "null: no value was read, but the page may state one (a model may find it).",
+    "conflict": "Parts of the page disagree; the first part's value was kept.",
+    "truncated": "Part of the page that may hold it was not read, or a list has fewer records than the page.",
+    "needs-model": "null: the task asks for it and only an AI model produces it; none is configured.",
+}
+
+
+def describe_status(status: str) -> str:
+    """What a status means, in one line; a newer server's status this client does not know is said to be one."""
+    return STATUS_MEANINGS.get(status, f"A status this client does not know ({status}): see the API docs.")
+
 
 class _WarningRequired(TypedDict):
     code: str
@@ -22,7 +39,8 @@ class ScrapeResult(Dict[str, Any]):
     """The data in the schema's shape (a dict, equal to the plain answer), with what the response said about it.
 
     ``status``: each field's status by JSON pointer ("/price", and "/ingredients/0" for a value inside a field
-    whose values differ): "found", "derived", "absent", "unverified", "conflict", "truncated" or "needs-model".
+    whose values differ): "found", "derived", "unverified", "absent", "not-found", "conflict", "truncated" or
+    "needs-model" (:func:`describe_status` says what each means).
     ``warnings``: the extractor's. Without ``evidence`` both come from the response's headers, which list at most
     32 members each: ``omitted`` counts those left out (the fields not listed are then left out of ``status``).
     ``request_id`` (x-request-id), ``engine`` ("llm", "builtin" or "template"), ``render_path`` ("static" or
