@@ -67,7 +67,8 @@ document.addEventListener("DOMContentLoaded", () => {
         output.textContent = JSON.stringify(response.ok ? answer.data : answer, null, 2);
         if (response.ok) {
           showEvidence(answer);
-          if (leaves(answer.data, "").length === 0) showProblem(nothingFound(answer, response.headers));
+          if (leaves(answer.data, "").every(([, value]) => value === null))
+            showProblem(nothingFound(answer, response.headers));
         } else {
           showProblem(problemShown(answer));
         }
@@ -132,7 +133,10 @@ function nothingFound(answer, headers) {
     title: "Nothing matched",
     answered: true,
     detail: "Every field came back null.",
-    errors: Object.entries(answer.status ?? {}).map(([path, status]) => ({ path, description: status })),
+    errors: Object.entries(answer.status ?? {}).map(([path, status]) => ({
+      path,
+      description: `${status}: ${meaningOf(status) ?? ""}`,
+    })),
     hint: `Possible reasons: ${reasons.join("; ")}.`,
   };
 }
@@ -156,7 +160,10 @@ function showProblem(problem) {
   box.querySelector(".problem-id").textContent = problem.requestId ? `Request id ${problem.requestId}` : "";
 }
 
-/** One row per value: its pointer and value, its source, the page text it was read from, its confidence; and the screenshot. */
+/**
+ * One row per value, null ones too: its pointer and value, its status with what that means, its source, the page text
+ * it was read from, and (a detail) the engine's confidence; and the screenshot.
+ */
 function showEvidence(answer) {
   const table = document.getElementById("evidence");
   const figure = document.getElementById("page-shot");
@@ -170,26 +177,41 @@ function showEvidence(answer) {
     const row = rows.insertRow();
     const what = row.insertCell();
     what.append(cell("code", pointer), document.createElement("br"), cell("strong", JSON.stringify(value)));
+    const status = evidence?.status ?? statusAt(answer.status ?? {}, pointer);
+    const said = row.insertCell();
+    if (status) {
+      said.append(cell("span", status, `status status-${status}`));
+      const meaning = meaningOf(status);
+      if (meaning) said.append(document.createElement("br"), cell("span", meaning, "meaning"));
+    } else said.textContent = "—";
     row
       .insertCell()
       .append(cell("span", evidence ? evidence.source : "—", evidence ? `source source-${evidence.source}` : "source"));
     const text = row.insertCell();
     text.append(evidence?.text ?? (evidence ? "(not read from the page)" : "—"));
     if (evidence?.selector) text.append(document.createElement("br"), cell("code", evidence.selector, "selector"));
-    const sure = row.insertCell();
-    sure.textContent = evidence
-      ? `${Math.round(evidence.confidence * 100)}%${evidence.grounded ? "" : " · not on the page"}`
-      : "—";
-    if (evidence && (evidence.confidence < 0.6 || !evidence.grounded)) sure.className = "doubt";
+    row.insertCell().append(cell("span", evidence ? `${Math.round(evidence.confidence * 100)}%` : "—", "muted"));
   }
   if (answer.screenshot) figure.querySelector("img").src = answer.screenshot;
 }
 
-/** The non-null values of the data by JSON pointer, in order. */
+/** A value's status: its own, else its field's (the answer lists a value inside a field only where they differ). */
+function statusAt(statuses, pointer) {
+  for (let at = pointer; at; at = at.slice(0, at.lastIndexOf("/"))) if (statuses[at]) return statuses[at];
+  return undefined;
+}
+
+/** A status's one-line meaning, as the page lists it (from the gateway's own list). */
+function meaningOf(status) {
+  return [...document.querySelectorAll("#status-meanings dd")].find((dd) => dd.dataset.status === status)
+    ?.textContent;
+}
+
+/** The values of the data by JSON pointer, in order: scalars, nulls, and empty lists (each has a status). */
 function leaves(value, pointer) {
-  if (value === null) return [];
-  if (Array.isArray(value)) return value.flatMap((item, index) => leaves(item, `${pointer}/${index}`));
-  if (typeof value === "object")
+  if (Array.isArray(value) && value.length > 0)
+    return value.flatMap((item, index) => leaves(item, `${pointer}/${index}`));
+  if (value !== null && typeof value === "object")
     return Object.entries(value).flatMap(([key, inner]) =>
       leaves(inner, `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`),
     );

@@ -1,6 +1,7 @@
 /** The dashboard's pages: server-rendered HTML, every interpolated value escaped. */
 
 import type { UsageDay, WebhookSecret } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
+import { FIELD_STATUSES } from "../docs/openapi.js";
 import { escapeHtml } from "../http/escape-html.js";
 
 /** HTML that has been escaped already (or is markup we wrote). */
@@ -254,16 +255,26 @@ export function playgroundPage({ csrf, apiKey }: { csrf: string; apiKey: string 
 <p class="problem-id muted"></p>
 </div>
 <div class="scroll"><table id="evidence" hidden>
-<caption class="muted">Each value, where it was read and how sure Winnow is</caption>
-<thead><tr><th scope="col">Value</th><th scope="col">Source</th><th scope="col">Page text</th><th scope="col">Confidence</th></tr></thead>
+<caption class="muted">Each value, its status (how far to trust it) and where it was read</caption>
+<thead><tr><th scope="col">Value</th><th scope="col">Status</th><th scope="col">Source</th><th scope="col">Page text</th><th scope="col">Confidence</th></tr></thead>
 <tbody></tbody>
 </table></div>
+${statusLegend()}
 <figure id="page-shot" hidden><img alt="The page, with the elements values were read from outlined"><figcaption class="muted">The page as the browser loaded it; outlined: the elements values were read from.</figcaption></figure>
 <details><summary>JSON</summary><pre id="result" tabindex="0"></pre></details>
 </section>`,
     true,
     csrf,
   );
+}
+
+/** Each status with its one-line meaning: the playground's script shows a value's beside it. */
+function statusLegend(): Html {
+  const entries = FIELD_STATUSES.map(
+    ({ status, summary }) =>
+      html`<dt><span class="status status-${status}">${status}</span></dt><dd data-status="${status}">${summary}</dd>`,
+  );
+  return html`<details><summary>What each status means</summary><dl id="status-meanings">${entries}</dl></details>`;
 }
 
 export function errorPage({ status, title, message }: { status: number; title: string; message: string }): string {
