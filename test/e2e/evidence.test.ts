@@ -12,6 +12,7 @@ import { LAUNCH_ARGS } from "@winnow/renderer";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/src/stack.js";
+import { FIELD_STATUSES } from "../../services/gateway/src/docs/openapi.js";
 import { type ChatRequestBody, type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 import { PAGES } from "./pages.js";
@@ -216,7 +217,7 @@ describe("evidence for every value", () => {
     });
   });
 
-  it("shows each value in the playground with its source, text and confidence, and the page with those elements outlined, at desktop and phone width", async () => {
+  it("shows each value in the playground with its status and what it means, its source, text and confidence, and the page with those elements outlined, at desktop and phone width", async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
     const dashboard = await context.newPage();
@@ -246,14 +247,17 @@ describe("evidence for every value", () => {
     const rows = dashboard.locator("#evidence tbody tr");
     expect(await rows.count()).toBe(10);
     const cuisine = rows.filter({ hasText: "/cuisine" });
+    const status = (await cuisine.locator(".status").textContent())!;
+    const meaning = FIELD_STATUSES.find((known) => known.status === status)?.summary;
     expect(await cuisine.locator("td").allTextContents()).toEqual([
       expect.stringContaining('"Alpine"'),
+      `${status}${meaning}`,
       "label",
       expect.stringContaining("Alpine"),
       expect.stringMatching(/^\d+%$/),
     ]);
     expect(await cuisine.locator(".selector").textContent()).toBeTruthy();
-    expect(await rows.filter({ hasText: "/ingredients/0" }).locator("td").nth(1).textContent()).toBe("json-ld");
+    expect(await rows.filter({ hasText: "/ingredients/0" }).locator("td").nth(2).textContent()).toBe("json-ld");
     // The screenshot is the page as the browser loaded it, shown under the table.
     const image = dashboard.getByRole("img", { name: /elements values were read from outlined/ });
     expect(await image.getAttribute("src")).toMatch(/^data:image\/jpeg;base64,/);

@@ -1,7 +1,8 @@
 /**
  * The first pages a new user sees, in Chromium at desktop and phone width:
  * the playground shows a problem in full (title, detail, each field's path,
- * a hint) and says why an answer is all null; a local address names
+ * a hint), each value's status in words with its meaning, and says why an
+ * answer is all null; a local address names
  * WINNOW_EGRESS_ALLOW; /docs and the dashboard link each other, fit a phone
  * without sideways scrolling, and every page has an icon that loads.
  * Screenshots go to test-results/surface/ (docs/screenshots/ holds copies).
@@ -13,6 +14,7 @@ import { LAUNCH_ARGS } from "@winnow/renderer";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/src/stack.js";
+import { FIELD_STATUSES } from "../../services/gateway/src/docs/openapi.js";
 import { freePorts } from "../support/ports.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 
@@ -95,6 +97,24 @@ describe("the playground", () => {
     expect(await page.locator("#problem .problem-detail").textContent()).toContain(
       `WINNOW_EGRESS_ALLOW=127.0.0.1:${port}`,
     );
+  });
+
+  it("shows each value's status in words with its one-line meaning, null values too", async () => {
+    await scrapeInPlayground({ url: `${run.site.origin}/kettle`, schema: '{ "title": "string", "price": "number" }' });
+    expect(await page.locator("#result-status").textContent()).toBe("200 OK");
+    const rows = page.locator("#evidence tbody tr");
+    expect(await rows.locator("td:first-child code").allTextContents()).toEqual(["/title", "/price"]);
+    const meanings = Object.fromEntries(FIELD_STATUSES.map(({ status, summary }) => [status, summary]));
+    for (const row of await rows.all()) {
+      const status = (await row.locator(".status").textContent())!;
+      expect(await row.locator(".meaning").textContent(), status).toBe(meanings[status]);
+    }
+    expect(await rows.nth(1).locator("td:first-child strong").textContent()).toBe("null");
+    expect(["absent", "not-found"]).toContain(await rows.nth(1).locator(".status").textContent());
+    await shot("playground-statuses-desktop");
+    await page.setViewportSize(PHONE);
+    expect(await overflows()).toBe(false);
+    await shot("playground-statuses-phone");
   });
 
   it("explains an all-null answer from the fields' statuses", async () => {
