@@ -24,8 +24,8 @@ export {
   type Evidence,
   type EvidenceSource,
   type FieldStatus,
-  STATUS_MEANINGS,
   type ScrapeWarning,
+  STATUS_MEANINGS,
 } from "./evidence.js";
 export type { Account, Engine, ScrapeResponse, ScrapeWithEvidence } from "./response.js";
 export type { FieldType, ScalarTypeName, Schema, ScrapeResult } from "./schema.js";

@@ -203,8 +203,7 @@ function statusAt(statuses, pointer) {
 
 /** A status's one-line meaning, as the page lists it (from the gateway's own list). */
 function meaningOf(status) {
-  return [...document.querySelectorAll("#status-meanings dd")].find((dd) => dd.dataset.status === status)
-    ?.textContent;
+  return [...document.querySelectorAll("#status-meanings dd")].find((dd) => dd.dataset.status === status)?.textContent;
 }
 
 /** The values of the data by JSON pointer, in order: scalars, nulls, and empty lists (each has a status). */
