@@ -6,9 +6,9 @@ export type Engine = "llm" | "builtin" | "template";
 
 /**
  * The answer to a scrape: `data` in the schema's shape; `status`, each field's status by JSON pointer ("/price", and
- * "/ingredients/0" for a value inside a field whose values differ); `warnings`, the extractor's. Without `evidence`
- * they come from the response's headers, which list at most 32 members each: `omitted` counts those left out (then the
- * fields not listed are left out of `status` too; ask `evidence` for all).
+ * "/ingredients/0" for a value inside a field whose values differ; `describeStatus` says what each means); `warnings`,
+ * the extractor's. Without `evidence` they come from the response's headers, which list at most 32 members each:
+ * `omitted` counts those left out (then the fields not listed are left out of `status` too; ask `evidence` for all).
  */
 export interface ScrapeResponse<S extends Schema> {
   data: ScrapeResult<S>;

@@ -102,7 +102,7 @@ nav{display:flex;flex-wrap:wrap;gap:.5rem 1rem}h2{margin-top:2.5rem}
 <p>Send a page URL and a schema of field names and types; get JSON in exactly the schema's shape, <code>null</code> for what the page does not say. Machine-readable: <a href="/openapi.json">OpenAPI 3.1</a>.</p>
 <h2 id="clients">Dashboard and clients</h2>
 <p>Sign up, see and refresh your API key, follow your usage and try requests in the <a href="/dashboard">dashboard</a>.</p>
-<p>Client libraries, in the Winnow repository (each folder's <code>README.md</code> has the whole of its API): they send the key, raise a typed exception for every problem type and retry <code>429</code>, <code>503</code> and network failures with backoff.</p>
+<p>Client libraries, in the Winnow repository (each folder's <code>README.md</code> has the whole of its API): they send the key, give each value's status with its meaning in one line (<code>describeStatus</code>, <code>describe_status</code>), raise a typed exception for every problem type and retry <code>429</code>, <code>503</code> and network failures with backoff.</p>
 <ul>
 <li>Node.js: <code>@winnow/client</code> in <code>clients/node</code>; install with <code>npm install ./clients/node</code>. Types are inferred from your schema.</li>
 <li>Python: <code>winnow-client</code> (imported as <code>winnow</code>) in <code>clients/python</code>; install with <code>pip install ./clients/python</code>. Standard library only, with an asyncio variant.</li>
