@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { LAUNCH_ARGS } from "@winnow/renderer";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/src/stack.js";
 import { FIELD_STATUSES } from "../../services/gateway/src/docs/openapi.js";
@@ -43,7 +43,17 @@ const MODEL_VALUES: Record<string, unknown> = {
   title: "Ridge Stew",
   summary: "A hearty beef stew.",
   difficulty: "Hard",
+  // A model that stops after the first record of the list.
+  lamps: [{ name: "Lamp model 1 with a long descriptive name", price_usd: 11.99 }],
 };
+
+const lamp = (i: number) =>
+  `<div class="product"><h3><a href="/p/${i}">Lamp model ${i} with a long descriptive name</a></h3>` +
+  `<p class="desc">Bright and warm light for a desk.</p><span class="price">$${10 + i}.99</span></div>`;
+
+/** A list of four records: the page shows more of them than the scripted model returns. */
+const LAMPS = `<!doctype html><html><head><title>Lamps</title></head><body><h1>Lamps</h1>
+<div class="results">${[1, 2, 3, 4].map(lamp).join("")}</div></body></html>`;
 
 /** The scripted model confirms the builtin engine's suggested values (they are on this page) and adds its own. */
 function modelAnswer(body: ChatRequestBody): Record<string, unknown> {
@@ -77,11 +87,14 @@ describe("evidence for every value", () => {
   let page: Page;
   beforeAll(async () => {
     llm = await startFakeLlm(modelAnswer);
-    run = await launchStack(PAGES, {
-      LLM_BASE_URL: llm.baseUrl,
-      LLM_API_KEY: "test-key",
-      LLM_MODEL: "winnow-test-model",
-    });
+    run = await launchStack(
+      { ...PAGES, "/lamps": { body: LAMPS } },
+      {
+        LLM_BASE_URL: llm.baseUrl,
+        LLM_API_KEY: "test-key",
+        LLM_MODEL: "winnow-test-model",
+      },
+    );
     browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: LAUNCH_ARGS });
     page = await browser.newPage();
   });
@@ -217,8 +230,8 @@ describe("evidence for every value", () => {
     });
   });
 
-  it("shows each value in the playground with its status and what it means, its source, text and confidence, and the page with those elements outlined, at desktop and phone width", async () => {
-    await mkdir(SCREENSHOTS, { recursive: true });
+  /** A new account's playground, in a browser context of its own. */
+  async function openPlayground(): Promise<{ context: BrowserContext; dashboard: Page }> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
     const dashboard = await context.newPage();
     await dashboard.goto(`${run.stack.gatewayUrl}/dashboard/login`);
@@ -227,8 +240,13 @@ describe("evidence for every value", () => {
     await dashboard.getByLabel(/^Password/).fill("a long enough password");
     await dashboard.getByRole("button", { name: "Sign up" }).click();
     await dashboard.waitForURL(`${run.stack.gatewayUrl}/dashboard`);
-
     await dashboard.getByRole("link", { name: "Playground", exact: true }).click();
+    return { context, dashboard };
+  }
+
+  it("shows each value in the playground with its status and what it means, its source, text and confidence, and the page with those elements outlined, at desktop and phone width", async () => {
+    await mkdir(SCREENSHOTS, { recursive: true });
+    const { context, dashboard } = await openPlayground();
     await dashboard.getByLabel("Page URL").fill(`${run.site.origin}/recipe`);
     await dashboard.getByLabel(/^Schema/).fill(
       JSON.stringify({
@@ -268,6 +286,26 @@ describe("evidence for every value", () => {
     await dashboard.setViewportSize({ width: 390, height: 844 });
     expect(await dashboard.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await dashboard.screenshot({ path: path.join(SCREENSHOTS, "playground-phone.png"), fullPage: true });
+    await context.close();
+  });
+
+  it("shows a list's own status in the playground when none of its records has it (fewer records than the page)", async () => {
+    const { context, dashboard } = await openPlayground();
+    await dashboard.getByLabel("Page URL").fill(`${run.site.origin}/lamps`);
+    await dashboard.getByLabel(/^Schema/).fill(JSON.stringify({ lamps: [{ name: "string", price_usd: "number" }] }));
+    await dashboard.getByRole("button", { name: "Scrape" }).click();
+    await expect.poll(() => dashboard.locator("#result-status").textContent(), { timeout: 60_000 }).toBe("200 OK");
+    const rows = dashboard.locator("#evidence tbody tr");
+    expect(await rows.locator("td:first-child code").allTextContents()).toEqual([
+      "/lamps",
+      "/lamps/0/name",
+      "/lamps/0/price_usd",
+    ]);
+    expect(await rows.first().locator("td:first-child strong").textContent()).toBe("(the field as a whole)");
+    expect(await rows.first().locator(".status").textContent()).toBe("truncated");
+    expect(await rows.first().locator(".meaning").textContent()).toBe(
+      FIELD_STATUSES.find(({ status }) => status === "truncated")?.summary,
+    );
     await context.close();
   });
 });

@@ -172,12 +172,22 @@ function showEvidence(answer) {
   table.hidden = !answer || leaves(answer.data, "").length === 0;
   figure.hidden = !answer?.screenshot;
   if (!answer) return;
-  for (const [pointer, value] of leaves(answer.data, "")) {
+  const statuses = answer.status ?? {};
+  const shown = leaves(answer.data, "").map(([pointer, value]) => {
     const evidence = answer.evidence[pointer];
+    return { pointer, value: JSON.stringify(value), evidence, status: evidence?.status ?? statusAt(statuses, pointer) };
+  });
+  // A field's status as a whole that none of its values has (a list holding fewer records than the page shows): a row
+  // of its own, before its values, so that it is not hidden behind theirs.
+  for (const [pointer, status] of Object.entries(statuses)) {
+    const under = shown.filter((row) => row.pointer === pointer || row.pointer.startsWith(`${pointer}/`));
+    if (under.length > 0 && !under.some((row) => row.status === status))
+      shown.splice(shown.indexOf(under[0]), 0, { pointer, value: "(the field as a whole)", status });
+  }
+  for (const { pointer, value, evidence, status } of shown) {
     const row = rows.insertRow();
     const what = row.insertCell();
-    what.append(cell("code", pointer), document.createElement("br"), cell("strong", JSON.stringify(value)));
-    const status = evidence?.status ?? statusAt(answer.status ?? {}, pointer);
+    what.append(cell("code", pointer), document.createElement("br"), cell("strong", value));
     const said = row.insertCell();
     if (status) {
       said.append(cell("span", status, `status status-${status}`));
