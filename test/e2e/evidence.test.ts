@@ -147,7 +147,8 @@ describe("evidence for every value", () => {
     for (const [pointer, { text, selector, confidence, grounded }] of Object.entries(evidence)) {
       expect(text, pointer).toBeTruthy();
       expect(text!.length).toBeLessThanOrEqual(300);
-      expect(grounded, pointer).toBe(true);
+      // Grounded where a reader sees the value: the meta description and the JSON-LD's ingredients are shown nowhere.
+      expect(grounded, pointer).toBe(!/^\/(description|ingredients\/\d+)$/.test(pointer));
       // A value's confidence is its engine's score capped at how reliable its source is on other sites: a source
       // measured on few sites states little (docs/api.md, evidence).
       expect(confidence, pointer).toBeGreaterThan(0);
@@ -187,11 +188,8 @@ describe("evidence for every value", () => {
       evidence: Record<string, Evidence>;
     };
     expect(data).toEqual({ title: "Ridge Stew", summary: "A hearty beef stew.", difficulty: "Hard" });
-    expect(evidence["/title"]).toMatchObject({
-      source: "model",
-      text: expect.stringContaining("Ridge Stew"),
-      grounded: true,
-    });
+    // The task asks for a summary only: the builtin engine's title (the heading the page shows) stands.
+    expect(evidence["/title"]).toMatchObject({ source: "json-ld", grounded: true, status: "found" });
     expect(evidence["/summary"]).toEqual({ source: "model", confidence: 0.5, grounded: false, status: "derived" });
     expect(evidence["/difficulty"]).toEqual({
       source: "model",
