@@ -76,7 +76,8 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
-  const deadline = Date.now() + 30_000;
+  // Its worker threads load the build before it serves: on a machine busy with other runs that took over 30 s.
+  const deadline = Date.now() + 120_000;
   while ((await checkHealth(address)) !== "SERVING") {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill();
