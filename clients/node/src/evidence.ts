@@ -26,12 +26,27 @@ export interface Evidence {
   grounded: boolean;
   /** How far the value can be trusted. */
   status: FieldStatus;
+  /**
+   * Only where the builtin engine and the model read different values (status `conflict`), at the field's pointer: the
+   * value not kept.
+   */
+  alternative?: AlternativeValue;
+}
+
+/** A value one engine read where another's was kept. */
+export interface AlternativeValue {
+  value: unknown;
+  source: EvidenceSource;
+  /** The page text it was read from, when there is one. */
+  text?: string;
+  grounded: boolean;
 }
 
 /**
  * How far a value can be trusted: `found` (read from the page, from a proven source or found there by grounding),
  * `derived` (produced for the task description, or by a conversion its name asks), `absent` (null: not on the page),
- * `unverified` (nothing proven confirms it), `conflict` (parts of the page disagree), `truncated` (the part of the page
+ * `unverified` (nothing proven confirms it), `conflict` (parts of the page, or the builtin engine and the model,
+ * disagree: `alternative` holds the value not kept), `truncated` (the part of the page
  * that may hold it was not read), `needs-model` (null: the task description asks for it and no model answered).
  */
 export type FieldStatus = "found" | "derived" | "absent" | "unverified" | "conflict" | "truncated" | "needs-model";

@@ -19,7 +19,7 @@ export {
   TimeoutError,
   WinnowError,
 } from "./errors.js";
-export type { Evidence, EvidenceSource, FieldStatus, ScrapeWarning } from "./evidence.js";
+export type { AlternativeValue, Evidence, EvidenceSource, FieldStatus, ScrapeWarning } from "./evidence.js";
 export type { Account, Engine, ScrapeResponse, ScrapeWithEvidence } from "./response.js";
 export type { FieldType, ScalarTypeName, Schema, ScrapeResult } from "./schema.js";
 export { type VerifyWebhookOptions, verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from "./webhooks.js";
