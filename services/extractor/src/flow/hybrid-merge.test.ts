@@ -1,66 +1,10 @@
-import { createLogger } from "@winnow/platform";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  type ChatRequestBody,
-  type FakeAnswer,
-  type FakeLlm,
-  startFakeLlm,
-} from "../../../../test/support/fake-llm.js";
-import { LlmEngine } from "../engines/model/llm.js";
-import { loadPage } from "../page/page.js";
-import { SchemaCache } from "../schema/schema-cache.js";
-import { runExtraction } from "./extract.js";
-
-const logger = createLogger("test", "silent");
-const schemas = new SchemaCache();
-
-let fake: FakeLlm | undefined;
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
+import { describe, expect, it } from "vitest";
+import type { ChatRequestBody, FakeAnswer } from "../../../../test/support/fake-llm.js";
+import { extract as run } from "./extraction.test-helpers.js";
 
 /** Hybrid extraction as configured by default (proven pre-fill), with a scripted model; none: the builtin engine. */
-async function extract(html: string, schema: object, model?: (body: ChatRequestBody) => FakeAnswer) {
-  const schemaJson = JSON.stringify(schema);
-  fake = model ? await startFakeLlm(model) : undefined;
-  const llm = fake
-    ? new LlmEngine(
-        { baseUrl: fake.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: 10_000 },
-        logger,
-      )
-    : undefined;
-  const { response } = await runExtraction(
-    {
-      schemaJson,
-      fieldHints: {},
-      schema: schemas.get(schemaJson),
-      page: loadPage(html, "https://www.example.org/page/1"),
-      taskDescription: "",
-      includeModelInput: false,
-      evidence: true,
-      llm,
-      bounds: { signal: new AbortController().signal, deadline: new Date(Date.now() + 10_000) },
-      templateScope: undefined,
-      pageWarnings: [],
-    },
-    {
-      schemas,
-      prompts: { pageTokens: 4_000, maxParts: 8, maxParallel: 2, grounding: "warn" },
-      hybrid: "proven",
-      templates: undefined,
-      logger,
-    },
-  );
-  await fake?.close();
-  fake = undefined;
-  return {
-    data: JSON.parse(response.dataJson) as Record<string, unknown>,
-    status: Object.fromEntries(response.fieldStatus.map((s) => [s.pointer, s.status])),
-    codes: response.warnings.map((w) => `${w.code} ${w.path}`.trim()),
-    evidence: new Map(response.evidence.map((e) => [e.pointer, e])),
-  };
-}
+const extract = (html: string, schema: object, model?: (body: ChatRequestBody) => FakeAnswer) =>
+  run(html, schema, { model, hybrid: "proven" });
 
 /** Every field null, as a model that did not see them answers. */
 const nothing = (body: ChatRequestBody) =>
