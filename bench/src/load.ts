@@ -299,7 +299,7 @@ const out = path.join(REPO_ROOT, "bench/results/load.json");
 await mkdir(path.dirname(out), { recursive: true });
 await writeFile(
   out,
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, rows, cacheRows }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, rows, cacheRows, floor }, null, 2)}\n`,
 );
 console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
 process.exit(0);

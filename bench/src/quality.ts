@@ -37,6 +37,7 @@ import { type Oracle, type OracleCall, startOracle } from "./oracle.js";
 import { printReliability, reliability, writeReliabilityTable } from "./reliability.js";
 import { type Extraction, type Runner, startExtractorRunner, startStackRunner } from "./runners.js";
 import { addOutcome, type Counts, labelsComplete, type Metrics, metrics, type Outcome, scoreField } from "./score.js";
+import { printStatusTables, statusTables } from "./status-figures.js";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -163,7 +164,18 @@ function score(run: Result[]): Scores {
     const misses = Object.fromEntries(
       Object.entries(outcomes)
         .filter(([, outcome]) => outcome !== "tp")
-        .map(([field]) => [field, { expected: item.expected[field], predicted: extraction.data?.[field] ?? null }]),
+        .map(([field]) => [
+          field,
+          {
+            expected: item.expected[field],
+            predicted: extraction.data?.[field] ?? null,
+            status: extraction.fieldStatus.get(`/${field}`),
+            sources: [...extraction.evidence]
+              .filter(([pointer]) => pointer === `/${field}` || pointer.startsWith(`/${field}/`))
+              .slice(0, 3)
+              .map(([pointer, e]) => `${pointer} ${e.source} ${e.confidence} ${e.status}`),
+          },
+        ]),
     );
     scores.perCase.push({
       id: item.id,
@@ -295,6 +307,23 @@ if (evidence) {
   );
 }
 
+// What each value's status is worth (gRPC mode: the stack runner reads the data alone).
+const status =
+  mode === "extractor"
+    ? Object.fromEntries(
+        statusTables(
+          results.map(({ item, extraction }) => ({
+            corpus: item.corpus,
+            schema: item.schema,
+            expected: item.expected,
+            data: extraction.data,
+            fieldStatus: extraction.fieldStatus,
+          })),
+        ),
+      )
+    : undefined;
+if (status) printStatusTables(new Map(Object.entries(status)));
+
 let llm: Record<string, unknown> | undefined;
 if (oracle) {
   await oracle.stop();
@@ -346,6 +375,7 @@ await writeFile(
       pageKb,
       hybrid,
       evidence,
+      status,
       errors,
       calibration,
       ...llm,

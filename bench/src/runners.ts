@@ -29,6 +29,8 @@ export interface Extraction {
   warnings: string[];
   /** Each value's evidence by JSON pointer (gRPC mode; empty in stack mode). */
   evidence: Map<string, Evidence>;
+  /** Each field's status by JSON pointer (gRPC mode; empty in stack mode). */
+  fieldStatus: Map<string, string>;
 }
 
 export interface Runner {
@@ -76,7 +78,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
-  // Its worker threads load the build before it serves: on a machine busy with other runs that took over 30 s.
+  // Generous: a loaded machine starts slowly, and a child that exits ends the wait at once.
   const deadline = Date.now() + 120_000;
   while ((await checkHealth(address)) !== "SERVING") {
     if (child.exitCode !== null || Date.now() > deadline) {
@@ -116,6 +118,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
           tokens: response.usage?.totalTokens ?? 0,
           warnings: response.warnings.map((w) => w.code),
           evidence: new Map(response.evidence.map((item) => [item.pointer, item])),
+          fieldStatus: new Map(response.fieldStatus.map(({ pointer, status }) => [pointer, status])),
         };
       } catch (error) {
         return {
@@ -126,6 +129,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
           tokens: undefined,
           warnings: [],
           evidence: new Map(),
+          fieldStatus: new Map(),
         };
       }
     },
@@ -166,6 +170,7 @@ export async function startStackRunner(pageHostPort: string, model?: ModelEndpoi
           tokens: undefined,
           warnings: [],
           evidence: new Map<string, Evidence>(),
+          fieldStatus: new Map<string, string>(),
         };
         if (!response.ok)
           return {
@@ -184,6 +189,7 @@ export async function startStackRunner(pageHostPort: string, model?: ModelEndpoi
           tokens: undefined,
           warnings: [],
           evidence: new Map(),
+          fieldStatus: new Map(),
         };
       }
     },

@@ -12,7 +12,8 @@
 import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { extractBuiltin } from "../engines/builtin/index.js";
 import { extractWithModel, modelInputsFor, type PromptSettings } from "../engines/model/extract.js";
-import { EvidenceTrail, evidenceMessages, presentIn, underFields } from "../schema/evidence.js";
+import { PageStatements } from "../page/stated.js";
+import { EvidenceTrail, evidenceMessages, presentIn, underFields, withStatedValues } from "../schema/evidence.js";
 import type { SchemaCache } from "../schema/schema-cache.js";
 import { shape } from "../schema/shape.js";
 import { mergeReadings } from "./hybrid-merge.js";
@@ -38,7 +39,8 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
     // Evidence is gathered for every answer (each value's status is read from it); its selectors only when returned.
     const trail = new EvidenceTrail({ selectors: job.evidence });
     const shaped = shape(schema.tree, extractBuiltin(schema.tree, page, trail));
-    const evidence = calibrated(presentIn(trail.evidence, shaped.data), fieldKinds(schema.tree));
+    const stated = withStatedValues(presentIn(trail.evidence, shaped.data), shaped.data, new PageStatements(page));
+    const evidence = calibrated(stated, fieldKinds(schema.tree));
     const response = {
       dataJson: JSON.stringify(shaped.data),
       engine: Engine.ENGINE_BUILTIN,

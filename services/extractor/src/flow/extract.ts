@@ -9,7 +9,9 @@
  */
 import type { Logger } from "@winnow/platform";
 import type { ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { PageStatements } from "../page/stated.js";
 import type { TemplateFieldAnswer, TemplateLearner } from "../templates/learner.js";
+import { provenAbsent } from "./absence.js";
 import { answerByEngines, answerRemaining, type EngineSettings } from "./engines.js";
 import type { EngineAnswer, ExtractionJob } from "./job.js";
 import { learnFromPage } from "./learning.js";
@@ -40,11 +42,11 @@ function finished(job: ExtractionJob, extraction: Extraction): ExtractResponse {
   const base = extraction.response;
   let response = { ...base, warnings: [...job.pageWarnings, ...base.warnings] };
   if (!job.llm && job.taskDescription.trim() !== "") response = withoutModel(response, tree, job.taskDescription);
+  const page = new PageStatements(job.page);
   response = withStatus(response, {
     tree,
     taskDescription: job.taskDescription,
-    modelRead: extraction.model !== undefined,
-    prefilledFields: extraction.prefilledFields,
+    absent: (field) => provenAbsent(page, field),
   });
   return job.evidence ? response : { ...response, evidence: [] };
 }

@@ -1,12 +1,15 @@
 /**
  * Hybrid extraction's last step: the builtin engine's reading and the model's,
  * field by field. The model fills what the builtin engine left and corrects
- * what it read, but never erases what the page states: where the builtin
- * engine's value is grounded (its evidence ties it to the page), a model's
- * null or a shorter list does not replace it. Where both answer and
+ * what it read, but never erases what the page states. A model's null is no
+ * reading (the model did not see it, or did not recognise it), so it never
+ * replaces a value the builtin engine read from the page's markup or data,
+ * which keeps its own status. A shorter list does not replace a grounded one
+ * (its evidence shows every value on the page). Where both answer and
  * disagree, the model's value is kept (it corrects) unless grounding did not
- * find it on the page; the field is warned of as a `merge-conflict`, and its
- * evidence holds the value not kept (Evidence.alternative).
+ * find it on the page while the builtin engine's is grounded; the field is
+ * warned of as a `merge-conflict`, and its evidence holds the value not kept
+ * (Evidence.alternative).
  *
  * A list is kept whole from one engine, the longer of the two when the
  * builtin engine's is grounded, rather than merged record by record: a model
@@ -16,7 +19,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { Evidence, Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { childPointer, type EvidenceMap, evidenceMessages, isUnder, underFields } from "../schema/evidence.js";
+import { childPointer, evidenceMessages, isUnder, underFields } from "../schema/evidence.js";
 import { isComplete } from "../schema/shape.js";
 import type { Prefill } from "./prefill.js";
 
@@ -77,19 +80,15 @@ function choose(name: string, pre: Prefill, model: ModelReading): Choice {
   const builtin = pre.data[name];
   const read = model.data[name] ?? null;
   if (isComplete(read) && isDeepStrictEqual(read, builtin)) return { from: "confirmed" };
-  if (holdsNothing(builtin) || !isGrounded(pre.evidence, name)) return { from: "model" };
-  // The model did not see it (a part it was not sent, a value it did not recognise): that is no reason to drop it.
+  const evidence = [...underFields(pre.evidence, [name]).values()];
+  if (holdsNothing(builtin) || evidence.length === 0) return { from: "model" };
   if (holdsNothing(read)) return { from: "builtin" };
+  if (!evidence.every((e) => e.grounded))
+    return { from: "model", conflict: "the builtin engine's value is not shown on the page" };
   if (Array.isArray(read) && Array.isArray(builtin) && read.length < builtin.length)
     return { from: "builtin", conflict: "the model's list is shorter" };
   if (model.ungrounded.has(name)) return { from: "builtin", conflict: "the model's value is not on the page" };
   return { from: "model", conflict: "the model's reading corrects the builtin engine's" };
-}
-
-/** Every value the builtin engine read under the field has evidence that ties it to the page. */
-function isGrounded(evidence: EvidenceMap, name: string): boolean {
-  const under = [...underFields(evidence, [name]).values()];
-  return under.length > 0 && under.every((e) => e.grounded);
 }
 
 /** Null, an empty list, or an object of such: nothing read. */
@@ -112,7 +111,7 @@ function alternativeOf(name: string, from: "builtin" | "model", pre: Prefill, mo
     valueJson: JSON.stringify(value),
     source: under[0]?.source ?? from,
     text: under.find((e) => e.pointer === pointer)?.text ?? "",
-    grounded: from === "builtin" ? isGrounded(pre.evidence, name) : !model.ungrounded.has(name),
+    grounded: under.length > 0 && under.every((e) => e.grounded),
   };
 }
 

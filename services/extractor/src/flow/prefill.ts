@@ -7,7 +7,8 @@ import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor
 import { extractBuiltin } from "../engines/builtin/index.js";
 import type { Suggestion } from "../engines/model/prompt.js";
 import type { Page } from "../page/page.js";
-import { type EvidenceMap, EvidenceTrail, presentIn, underFields } from "../schema/evidence.js";
+import { PageStatements } from "../page/stated.js";
+import { type EvidenceMap, EvidenceTrail, presentIn, underFields, withStatedValues } from "../schema/evidence.js";
 import { isComplete, shape } from "../schema/shape.js";
 import { calibrated, fieldKinds, isProven } from "./prefill-calibration.js";
 
@@ -29,7 +30,7 @@ export interface Prefill {
 export function prefill(tree: ObjectNode, page: Page, mode: "proven" | "confident"): Prefill {
   const trail = new EvidenceTrail();
   const { data } = shape(tree, extractBuiltin(tree, page, trail));
-  const evidence = presentIn(trail.evidence, data);
+  const evidence = withStatedValues(presentIn(trail.evidence, data), data, new PageStatements(page));
   const kinds = fieldKinds(tree);
   const trusted = tree.fields
     .filter(

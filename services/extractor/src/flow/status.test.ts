@@ -12,23 +12,47 @@ const SHOP = `<html><head><title>Ridgeline Kettle | Shop</title>
 </body></html>`;
 
 describe("field status, builtin engine", () => {
-  it("says which values a proven source read, which none confirms, which the page lacks", async () => {
-    const { status, response } = await extract(SHOP, {
+  it("found: a value the page shows where it was read; unverified: one it does not show; absent: a concept it never names", async () => {
+    const { data, status, response } = await extract(SHOP, {
       servings: "integer",
       material: "string",
       title: "string",
       total_time_minutes: "integer",
       warranty: "string",
     });
-    // A JSON-LD integer holds on the corpus's sites (source-reliability.ts); a labelled text on too few of them.
+    expect(data.title).toBe("Kettle Tea");
     expect(status).toEqual({
-      "/servings": "found",
-      "/material": "unverified",
+      // JSON-LD says "Kettle Tea", 4 servings and 45 minutes; the page a reader sees says none of them.
+      "/servings": "unverified",
+      "/total_time_minutes": "unverified",
       "/title": "unverified",
-      "/total_time_minutes": "derived",
+      // The spec table's cell shows its value.
+      "/material": "found",
+      // Nothing on the page names a warranty.
       "/warranty": "absent",
     });
-    expect(response.evidence.find((e) => e.pointer === "/servings")?.status).toBe("found");
+    expect(response.evidence.find((e) => e.pointer === "/material")).toMatchObject({
+      grounded: true,
+      status: "found",
+    });
+    expect(response.evidence.find((e) => e.pointer === "/servings")).toMatchObject({
+      grounded: false,
+      status: "unverified",
+    });
+  });
+
+  it("found or derived for structured data the visible page states too; derived where the name asks a conversion", async () => {
+    const shown = SHOP.replace("<p>Boils fast", "<p>Serves 4</p><p>Ready in 45 minutes</p><p>Boils fast");
+    const { status } = await extract(shown, { servings: "integer", total_time_minutes: "integer" });
+    expect(status).toEqual({ "/servings": "found", "/total_time_minutes": "derived" });
+  });
+
+  it("not-found, not absent, for a null whose concept the page names but no engine read", async () => {
+    const named = SHOP.replace("<p>Boils fast", "<p>Ask us about the warranty when you order.</p><p>Boils fast");
+    const { data, status } = await extract(named, { warranty: "string", author: "string" });
+    expect(data).toEqual({ warranty: null, author: null });
+    // An author is stated without naming it (a byline): its null proves nothing either.
+    expect(status).toEqual({ "/warranty": "not-found", "/author": "not-found" });
   });
 
   it("answers a field the task description names with null and needs-model, not with the page's text", async () => {
@@ -54,18 +78,18 @@ describe("field status, builtin engine", () => {
   });
 
   it("gives every status even when evidence was not asked for, and then returns none", async () => {
-    const { status, response } = await extract(SHOP, { servings: "integer", warranty: "string" }, { evidence: false });
-    expect(status).toEqual({ "/servings": "found", "/warranty": "absent" });
+    const { status, response } = await extract(SHOP, { material: "string", warranty: "string" }, { evidence: false });
+    expect(status).toEqual({ "/material": "found", "/warranty": "absent" });
     expect(response.evidence).toEqual([]);
   });
 
   it("marks what the page does not hold as truncated when its fetcher read it only in part", async () => {
     const { status, codes } = await extract(
       SHOP,
-      { servings: "integer", warranty: "string" },
+      { material: "string", warranty: "string" },
       { pageWarnings: [{ code: "render-incomplete", message: "the render ran out of time", path: "" }] },
     );
-    expect(status).toEqual({ "/servings": "found", "/warranty": "truncated" });
+    expect(status).toEqual({ "/material": "found", "/warranty": "truncated" });
     expect(codes).toContain("render-incomplete");
   });
 });

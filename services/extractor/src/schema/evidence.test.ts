@@ -2,7 +2,8 @@ import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { extractBuiltin } from "../engines/builtin/index.js";
 import { loadPage } from "../page/page.js";
-import { EvidenceTrail, presentIn } from "./evidence.js";
+import { PageStatements } from "../page/stated.js";
+import { EvidenceTrail, presentIn, withStatedValues } from "./evidence.js";
 import { shape } from "./shape.js";
 
 const PAGE = `<html><head><title>Ridge Stew | Cook Site</title>
@@ -35,7 +36,7 @@ describe("builtin evidence", () => {
   const page = loadPage(PAGE, "https://cook.example/ridge-stew");
   const trail = new EvidenceTrail();
   const { data } = shape(tree, extractBuiltin(tree, page, trail));
-  const evidence = presentIn(trail.evidence, data);
+  const evidence = withStatedValues(presentIn(trail.evidence, data), data, new PageStatements(page));
 
   it("says where each value was read, by JSON pointer", () => {
     expect(Object.fromEntries([...evidence].map(([pointer, e]) => [pointer, e.source]))).toEqual({
@@ -55,9 +56,8 @@ describe("builtin evidence", () => {
   });
 
   it("gives the text the value was read from and a selector of an element holding it", () => {
-    for (const [pointer, { text, selector, confidence, grounded }] of evidence) {
+    for (const [pointer, { text, selector, confidence }] of evidence) {
       expect(text, pointer).toBeTruthy();
-      expect(grounded).toBe(true);
       expect(confidence).toBeGreaterThanOrEqual(0.6);
       if (!selector) continue;
       const selected = page.$(selector);
@@ -72,5 +72,23 @@ describe("builtin evidence", () => {
     });
     expect(evidence.get("/cuisine")).toMatchObject({ text: "Alpine", selector: "td" });
     expect(evidence.get("/reviews/1/author")).toMatchObject({ text: "Lee" });
+  });
+
+  it("grounds what the page shows a reader: structured data only where the visible page states it too", () => {
+    const grounded = Object.fromEntries([...evidence].map(([pointer, e]) => [pointer, e.grounded]));
+    expect(grounded).toEqual({
+      // The JSON-LD name is the page's heading; its ingredients and the meta description are shown nowhere.
+      "/title": true,
+      "/description": false,
+      "/author": true,
+      "/published": true,
+      "/cuisine": true,
+      "/ingredients/0": false,
+      "/ingredients/1": false,
+      "/reviews/0/author": true,
+      "/reviews/0/rating": true,
+      "/reviews/1/author": true,
+      "/reviews/1/rating": true,
+    });
   });
 });

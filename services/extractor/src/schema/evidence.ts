@@ -9,6 +9,7 @@
 import type { Evidence as EvidenceMessage } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { Element } from "domhandler";
 import { selectorOf } from "../page/selector.js";
+import type { PageStatements } from "../page/stated.js";
 
 type EvidenceSource =
   | "json-ld"
@@ -40,8 +41,10 @@ interface Evidence {
   selector?: string;
   /** 0 to 1. */
   confidence: number;
-  /** Whether the value is on the page. */
+  /** Whether the value is on the page: stated where a reader sees it (a model's value: in the text it read). */
   grounded: boolean;
+  /** The element it was read from, kept while the answer is built to check the value against (never sent). */
+  element?: Element;
 }
 
 /** Evidence by JSON pointer ("/price", "/ingredients/0", "/author/name"). */
@@ -64,9 +67,29 @@ export class EvidenceTrail {
       ...(text ? { text } : {}),
       ...(origin.element && this.options.selectors ? { selector: selectorOf(origin.element) } : {}),
       confidence: Math.round(confidence * 1000) / 1000,
-      grounded: true,
+      // Until checked against the page (withStatedValues).
+      grounded: false,
+      ...(origin.element ? { element: origin.element } : {}),
     });
   }
+}
+
+/**
+ * The evidence with each value checked against what the page shows (page/stated.ts): grounded where the page states
+ * the value as the answer holds it. A boolean is stated by the marker it was read from (an availability text, a
+ * schema.org availability, a checked control), which the engine's evidence holds.
+ */
+export function withStatedValues(evidence: EvidenceMap, data: unknown, page: PageStatements): EvidenceMap {
+  return new Map(
+    [...evidence].map(([pointer, e]) => {
+      const value = valueAt(data, pointer);
+      const grounded =
+        typeof value === "boolean"
+          ? e.text !== undefined || e.element !== undefined
+          : page.states(value, e.element, /\/\d+$/.test(pointer));
+      return [pointer, { ...e, grounded }];
+    }),
+  );
 }
 
 /** A pointer one level down: RFC 6901 escapes "~" and "/" in a key. */

@@ -108,18 +108,28 @@ const EXAMPLE_RESPONSE = {
 export const FIELD_STATUSES: { status: string; meaning: string }[] = [
   {
     status: "found",
-    meaning: "Read from the page, from a source proven on the corpus, or found on the page by grounding.",
+    meaning:
+      "The page shows this value where it was read, as whole words (structured data counts only where a shown element holds the same value), from a source reliable on sites it was not tuned on (confidence 0.7 or more); a model's value: found in the page text it read.",
   },
   {
     status: "derived",
     meaning:
-      "Produced by the model for the task description, or by a conversion the field's name asks (`_minutes`, `_1_to_5`, `_iso8601`).",
+      "Read from the page and converted as the field's name asks (`_minutes`, `_1_to_5`, `_iso8601`), or produced by the model for the task description.",
   },
-  { status: "absent", meaning: "`null`: the page does not state it." },
   {
     status: "unverified",
     meaning:
-      "A value no proven source or grounding confirms: the builtin engine's reading from a source not proven on the corpus, or a model's value not found on the page.",
+      "A value the page does not show as answered (structured data no shown element states, a model's value not in the text it read), or from a source less reliable across sites: check it before relying on it.",
+  },
+  {
+    status: "absent",
+    meaning:
+      "`null`: the page does not state it. Said only where the page names nothing of the field (no word of its name, no label pages use for it) and the field is one pages name where they state it.",
+  },
+  {
+    status: "not-found",
+    meaning:
+      "`null`: no value was read, but the page may state one: it names the field, or the field is one pages state without a label (a heading, a byline, a price, running text). A model may find it.",
   },
   {
     status: "conflict",

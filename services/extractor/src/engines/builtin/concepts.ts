@@ -126,6 +126,9 @@ export const CONCEPTS = new Map<string, Place[]>(
   }),
 );
 
+/** Concepts pages state as running text, never under a label of their own name: an article's description or body. */
+export const RUNNING_TEXT = new Set(["description", "summary", "body", "text"]);
+
 /**
  * Fields a product page labels for shoppers (brand, SKU): where the label
  * and structured data disagree, the label wins, because shops' data often

@@ -1,0 +1,194 @@
+/**
+ * Whether the page states a value where a reader sees it: the check behind
+ * the status `found`. A string is stated when its words stand in the shown
+ * text as whole words in order ("Ann" is not in "Announcement"); a number
+ * when it is one of the text's numbers in any common written form; a date
+ * when the text names that day; a URL when it is one of the page's own links
+ * or images. An element's own text is checked first (where the value was
+ * read); a value read from structured data (JSON-LD, meta tags) counts as
+ * stated only when the visible page says it too.
+ */
+import type { Element } from "domhandler";
+import { datesIn } from "../schema/normalize.js";
+import { elementsUnder, isHidden, isHiddenWithin, NOT_TEXT, textOf } from "./elements.js";
+import { absoluteUrl, type Page } from "./page.js";
+import { normalizeText, numbersIn } from "./text-match.js";
+
+/** Long strings (a recipe's step) may be reflowed or trimmed by the engine: most of their words in order suffices. */
+const LONG_STRING_WORDS = 6;
+const LONG_STRING_COVERAGE = 0.9;
+
+/** A text in the forms values are looked up in: its words, its numbers, the days it names. */
+class Shown {
+  private readonly words: string;
+  private readonly wordSet: Set<string>;
+  private numbers: Set<number> | undefined;
+  private days: Set<string> | undefined;
+
+  constructor(private readonly text: string) {
+    const words = wordsOf(text);
+    // Spaces around every word: a lookup of " ann " finds only the whole word.
+    this.words = ` ${words.join(" ")} `;
+    this.wordSet = new Set(words);
+  }
+
+  string(value: string): boolean {
+    const words = wordsOf(value);
+    if (words.length === 0) return false;
+    if (this.words.includes(` ${words.join(" ")} `)) return true;
+    return (
+      words.length >= LONG_STRING_WORDS &&
+      words.filter((word) => this.wordSet.has(word)).length / words.length >= LONG_STRING_COVERAGE
+    );
+  }
+
+  number(value: number): boolean {
+    this.numbers ??= numbersIn(this.text);
+    return this.numbers.has(value) || this.numbers.has(Math.abs(value));
+  }
+
+  day(value: string): boolean {
+    this.days ??= new Set(datesIn(this.text).map(({ date }) => date));
+    return this.days.has(value.slice(0, 10));
+  }
+}
+
+function wordsOf(text: string): string[] {
+  return normalizeText(text)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== "");
+}
+
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}(?:$|T)/;
+
+/** Elements with more below them hold a section, not a value: their texts are not kept whole. */
+const MAX_VALUE_ELEMENTS = 64;
+/** Bound on the elements read, as the engine's other walkers have. */
+const MAX_ELEMENTS = 20_000;
+/** A number or a date read from structured data is stated by a short element showing it (a price, a byline). */
+const NUMBER_WORDS = 8;
+const DATE_WORDS = 16;
+
+/** The texts of the page's shown elements that can hold a value whole, each in its word form. */
+interface ElementTexts {
+  whole: Set<string>;
+  numbers: Set<number>;
+  days: Set<string>;
+}
+
+/**
+ * What a page shows a reader, for checking values against: built once per answer, each part when first needed.
+ * A value read from an element is stated when that element shows it. A value read from structured data is
+ * stated only when a shown element holds it whole: a short text or a list item is an element's whole text, a
+ * number or a date stands in a short element; a longer text stands in the page's text word for word.
+ */
+export class PageStatements {
+  private page: Shown | undefined;
+  private readonly elements = new Map<Element, Shown>();
+  private texts: ElementTexts | undefined;
+  private links: Set<string> | undefined;
+
+  constructor(private readonly source: Page) {}
+
+  /** Whether the value (a scalar; `item`: an item of a list) is stated where a reader sees it. */
+  states(value: unknown, element: Element | undefined, item: boolean): boolean {
+    if (typeof value === "boolean") return false;
+    if (typeof value === "string" && /^https?:/i.test(value) && URL.canParse(value)) return this.linksTo(value);
+    if (element && isShown(element)) return check(this.of(element), value);
+    const texts = this.elementTexts();
+    if (typeof value === "number") return texts.numbers.has(value) || texts.numbers.has(Math.abs(value));
+    if (typeof value !== "string") return false;
+    if (ISO_DAY.test(value)) return texts.days.has(value.slice(0, 10));
+    const words = wordsOf(value);
+    if (words.length === 0) return false;
+    if (texts.whole.has(words.join(" "))) return true;
+    return !item && words.length >= LONG_STRING_WORDS && this.visible().string(value);
+  }
+
+  /** Whether the page's shown text names any of these phrases (as whole words, a plural or singular form too). */
+  names(phrases: string[]): boolean {
+    const visible = this.visible();
+    return phrases.some((phrase) => {
+      const words = wordsOf(phrase);
+      if (words.length === 0) return false;
+      const last = words.length - 1;
+      const forms = [words[last]!, `${words[last]}s`, words[last]!.replace(/s$/, "")];
+      return forms.some((form) => visible.string([...words.slice(0, last), form].join(" ")));
+    });
+  }
+
+  private of(element: Element): Shown {
+    let shown = this.elements.get(element);
+    if (!shown) {
+      shown = new Shown(textOf(element));
+      this.elements.set(element, shown);
+    }
+    return shown;
+  }
+
+  private visible(): Shown {
+    const body = this.source.$("body")[0];
+    this.page ??= new Shown(body ? textOf(body) : "");
+    return this.page;
+  }
+
+  private elementTexts(): ElementTexts {
+    if (this.texts) return this.texts;
+    const texts: ElementTexts = { whole: new Set(), numbers: new Set(), days: new Set() };
+    this.texts = texts;
+    const body = this.source.$("body")[0];
+    if (!body) return texts;
+    const elements = [body, ...elementsUnder(body, MAX_ELEMENTS)];
+    // Elements below each one, counted from the last: a child comes after its parent in document order.
+    const sizes = new Map<Element, number>();
+    for (let i = elements.length - 1; i >= 0; i -= 1) {
+      const element = elements[i]!;
+      let size = 1;
+      for (const child of element.children) size += child.type === "tag" ? (sizes.get(child as Element) ?? 0) : 0;
+      sizes.set(element, size);
+    }
+    // Hidden with an ancestor: a parent comes before its children.
+    const hidden = new Set<Element>();
+    for (const element of elements) {
+      if (isHidden(element) || hidden.has(element.parent as Element)) {
+        hidden.add(element);
+        continue;
+      }
+      if (sizes.get(element)! > MAX_VALUE_ELEMENTS) continue;
+      const text = textOf(element);
+      const words = wordsOf(text);
+      if (words.length === 0) continue;
+      texts.whole.add(words.join(" "));
+      if (words.length <= NUMBER_WORDS) for (const n of numbersIn(normalizeText(text))) texts.numbers.add(n);
+      if (words.length <= DATE_WORDS) for (const { date } of datesIn(text)) texts.days.add(date);
+    }
+    return texts;
+  }
+
+  /** The page links to it or shows it (an anchor, an image, a canonical link), resolved against the page's base. */
+  private linksTo(url: string): boolean {
+    if (!this.links) {
+      const { $, baseUrl } = this.source;
+      this.links = new Set();
+      for (const element of $("a[href], img[src], link[href], source[src]")) {
+        const resolved = absoluteUrl(element.attribs.href ?? element.attribs.src, baseUrl);
+        if (resolved) this.links.add(resolved);
+      }
+    }
+    return this.links.has(url) || this.links.has(new URL(url).href);
+  }
+}
+
+function check(shown: Shown, value: unknown): boolean {
+  if (typeof value === "number") return shown.number(value);
+  if (typeof value !== "string") return false;
+  if (ISO_DAY.test(value) && shown.day(value)) return true;
+  return shown.string(value);
+}
+
+/** An element a reader sees: in the body's text, not hidden by the markup. */
+function isShown(element: Element): boolean {
+  for (let node: Element | null = element; node?.type === "tag"; node = node.parent as Element | null)
+    if (NOT_TEXT.has(node.tagName)) return false;
+  return !isHiddenWithin(element);
+}
