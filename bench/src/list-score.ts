@@ -31,10 +31,14 @@ export function itemSchemaOf(schema: SchemaValue): Record<string, SchemaValue> |
   return item !== undefined && typeof item === "object" && !Array.isArray(item) ? item : undefined;
 }
 
+/** Told of every value a predicted record holds: its record's index, its field, and whether it is right. */
+export type ValueJudge = (record: number, name: string, right: boolean) => void;
+
 export function scoreRecords(
   item: Record<string, SchemaValue>,
   expectedList: unknown,
   predictedList: unknown,
+  judge: ValueJudge = () => {},
 ): RecordScore {
   const expected = asItems(expectedList);
   const predicted = asItems(predictedList);
@@ -65,19 +69,31 @@ export function scoreRecords(
   }
 
   expected.forEach((e, i) => {
-    const p = partner[i] === -1 ? undefined : predicted[partner[i]!];
+    const j = partner[i]!;
+    const p = j === -1 ? undefined : predicted[j];
     for (const name of names) {
       const counts = fields.get(name)!;
       const [want, got] = [e[name], p?.[name]];
       if (!present(want)) {
-        if (present(got)) counts.fp += 1;
+        if (present(got)) {
+          counts.fp += 1;
+          judge(j, name, false);
+        }
       } else if (!present(got)) counts.fn += 1;
-      else addOutcome(counts, matches(name, item[name]!, want, got) ? "tp" : "fp");
+      else {
+        const right = matches(name, item[name]!, want, got);
+        addOutcome(counts, right ? "tp" : "fp");
+        judge(j, name, right);
+      }
     }
   });
   predicted.forEach((p, j) => {
     if (taken[j]) return;
-    for (const name of names) if (present(p[name])) fields.get(name)!.fp += 1;
+    for (const name of names)
+      if (present(p[name])) {
+        fields.get(name)!.fp += 1;
+        judge(j, name, false);
+      }
   });
   const found = partner.filter((p) => p !== -1).length;
   return { expected: expected.length, predicted: predicted.length, found, extra: predicted.length - found, fields };

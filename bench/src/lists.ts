@@ -11,6 +11,12 @@
  * the cost of reading lists is seen without parsing and transport: p50 and
  * p95 over the pages and the figure of the largest page.
  *
+ * It also measures what each value's status is worth on records (right and
+ * wrong values by status), and the builtin engine's reliability per evidence
+ * source on record values across sites, which `--write-calibration` writes
+ * for the extractor to state (services/extractor/src/flow/record-reliability.ts;
+ * rebuild to apply).
+ *
  * `--llm` adds the model path with the corpus's perfect reader (`--oracle`,
  * by default ../shared/tools/oracle_llm.py) as the model, beside the
  * builtin engine's figures, and writes bench/results/lists-llm.json.
@@ -19,7 +25,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { extractBuiltin, extractRecords, loadPage } from "@winnow/extractor";
+import { extractBuiltin, extractRecords, loadPage, reliabilityOf, SURE_FROM } from "@winnow/extractor";
 import { parseSchema } from "@winnow/platform";
 import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { REPO_ROOT } from "@winnow/scripts/stack";
@@ -27,6 +33,7 @@ import { type Case, readCases, servePages } from "./corpus.js";
 import { fmt, pct, percentile, round } from "./format.js";
 import { addScore, emptyScore, itemSchemaOf, type RecordScore, scoreRecords, sumFields } from "./list-score.js";
 import { startOracle } from "./oracle.js";
+import { acrossSites, writeReliabilityTable } from "./reliability.js";
 import { type Extraction, type Runner, startExtractorRunner } from "./runners.js";
 import { type Counts, type Metrics, metrics } from "./score.js";
 
@@ -37,6 +44,7 @@ const { values, positionals } = parseArgs({
     oracle: { type: "string", default: path.join(REPO_ROOT, "../shared/tools/oracle_llm.py") },
     concurrency: { type: "string", default: "2" },
     runs: { type: "string", default: "3" },
+    "write-calibration": { type: "boolean", default: false },
   },
 });
 const corpusDir = path.resolve(positionals[0] ?? path.join(REPO_ROOT, "../shared/corpus/lists"));
@@ -93,7 +101,13 @@ async function runAll(target: Runner, engine: Engine, workers = concurrency): Pr
   return done;
 }
 
+/** One record value the builtin engine answered: its site, source, whether the engine was sure, and whether right. */
+type RecordAnswer = { site: string; cell: string; sure: boolean; right: boolean };
+
 interface Scores {
+  answers: RecordAnswer[];
+  /** The record values by their status (evidence), right and wrong: what each status is worth on lists. */
+  byStatus: Map<string, { right: number; wrong: number }>;
   bySite: Map<string, RecordScore>;
   byField: Map<string, Counts>;
   overall: RecordScore;
@@ -111,12 +125,32 @@ interface Scores {
 }
 
 function score(run: Result[]): Scores {
-  const scores: Scores = { bySite: new Map(), byField: new Map(), overall: emptyScore(), perCase: [] };
+  const scores: Scores = {
+    answers: [],
+    byStatus: new Map(),
+    bySite: new Map(),
+    byField: new Map(),
+    overall: emptyScore(),
+    perCase: [],
+  };
   for (const { item, extraction } of run) {
     const [field, schema] = Object.entries(item.schema)[0]!;
     const itemSchema = itemSchemaOf(schema);
     if (!itemSchema) continue;
-    const result = scoreRecords(itemSchema, item.expected[field], extraction.data?.[field] ?? null);
+    const judge = (record: number, name: string, right: boolean) => {
+      const evidence = extraction.evidence.get(`/${field}/${record}/${name}`);
+      if (evidence) {
+        const cell = `${evidence.source} record`;
+        // As the quality benchmark reads it: a stated confidence at SURE_FROM, or at the reliability when lower.
+        const sure = evidence.confidence >= Math.min(SURE_FROM, reliabilityOf(evidence.source, "record"));
+        scores.answers.push({ site: item.site, cell, sure, right });
+      }
+      const status = evidence?.status || "none";
+      const row = scores.byStatus.get(status) ?? { right: 0, wrong: 0 };
+      row[right ? "right" : "wrong"] += 1;
+      scores.byStatus.set(status, row);
+    };
+    const result = scoreRecords(itemSchema, item.expected[field], extraction.data?.[field] ?? null, judge);
     addScore(scores.overall, result);
     const site = scores.bySite.get(item.site) ?? emptyScore();
     scores.bySite.set(item.site, site);
@@ -158,10 +192,52 @@ function printScores(title: string, scores: Scores): void {
   );
   for (const [field, counts] of [...scores.byField].sort(([a], [b]) => a.localeCompare(b)))
     console.log(`${field.padEnd(26)} ${figures(metrics(counts))}`);
+  const status = statusFigures(scores);
+  console.log(`\n${title}: record values by status\n${"".padEnd(26)} ${"right".padStart(6)} ${"wrong".padStart(6)}`);
+  for (const [name, row] of Object.entries(status.rows))
+    console.log(`${name.padEnd(26)} ${String(row.right).padStart(6)} ${String(row.wrong).padStart(6)}`);
+  console.log(
+    `  found precision ${status.foundPrecision.toFixed(3)}; right values found ${pct(status.rightFound * 1000, 1000)}; wrong values not found ${pct(status.wrongNotFound * 1000, 1000)}`,
+  );
+}
+
+/** What `found` is worth on record values: its precision, and the shares of right and wrong values it covers. */
+function statusFigures(scores: Scores) {
+  const rows = Object.fromEntries([...scores.byStatus].sort(([a], [b]) => a.localeCompare(b)));
+  const found = scores.byStatus.get("found") ?? { right: 0, wrong: 0 };
+  const all = [...scores.byStatus.values()];
+  const right = all.reduce((sum, row) => sum + row.right, 0);
+  const wrong = all.reduce((sum, row) => sum + row.wrong, 0);
+  const ratio = (a: number, b: number) => (b > 0 ? Math.round((1000 * a) / b) / 1000 : 0);
+  return {
+    rows,
+    foundPrecision: ratio(found.right, found.right + found.wrong),
+    rightFound: ratio(found.right, right),
+    wrongNotFound: ratio(wrong - found.wrong, wrong),
+  };
 }
 
 const builtinScores = score(builtin);
 printScores("Builtin engine", builtinScores);
+const recordCells = [...new Set(builtinScores.answers.map((a) => a.cell))].sort().map((cell) => {
+  const mine = builtinScores.answers.filter((a) => a.cell === cell);
+  return { cell, answers: mine.length, ...acrossSites(mine) };
+});
+console.log(`\nBuiltin engine reliability on record values, across sites (per evidence source)`);
+for (const row of recordCells)
+  console.log(
+    `${row.cell.padEnd(26)} ${String(row.sites).padStart(3)} sites ${String(row.answers).padStart(6)} values  site-mean precision ${fmt(row.precision)}  stated ${fmt(row.reliability)}`,
+  );
+if (values["write-calibration"]) {
+  const table = path.join(REPO_ROOT, "services/extractor/src/flow/record-reliability.ts");
+  await writeReliabilityTable(table, recordCells, path.relative(REPO_ROOT, corpusDir), {
+    constant: "RECORD_RELIABILITY",
+    holds:
+      'Per "<evidence source> record": the cross-site reliability of values in a list\'s records (prefill-calibration.ts).',
+    command: "npm run bench:lists -- --write-calibration",
+  });
+  console.log(`Wrote ${path.relative(REPO_ROOT, table)}`);
+}
 const modelScores = model && score(model);
 if (modelScores) printScores("Model path (oracle reader, hybrid pre-fill on)", modelScores);
 
@@ -248,6 +324,7 @@ await writeFile(
       corpus: path.relative(REPO_ROOT, corpusDir),
       cases: cases.length,
       builtin: summary(builtinScores),
+      recordReliability: recordCells,
       ...(modelScores ? { model: { reader: "oracle", ...summary(modelScores) } } : {}),
       timing,
       engineTimes,
@@ -270,6 +347,7 @@ function summary(scores: Scores) {
   return {
     records: records(scores.overall),
     overall: metrics(sumFields(scores.overall)),
+    status: statusFigures(scores),
     sites: Object.fromEntries(
       [...scores.bySite].map(([site, s]) => [site, { ...records(s), ...metrics(sumFields(s)) }]),
     ),

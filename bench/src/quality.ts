@@ -280,7 +280,7 @@ if (calibration) printReliability(calibration);
 if (values["write-calibration"]) {
   if (!calibration) throw new Error("--write-calibration needs the builtin engine's evidence (gRPC mode)");
   const table = path.join(REPO_ROOT, "services/extractor/src/flow/source-reliability.ts");
-  await writeReliabilityTable(table, calibration, path.relative(REPO_ROOT, corpusDir));
+  await writeReliabilityTable(table, calibration.cells, path.relative(REPO_ROOT, corpusDir));
   console.log(`Wrote ${path.relative(REPO_ROOT, table)}`);
 }
 

@@ -144,12 +144,12 @@ describe("field status without a model", () => {
       warranty: null,
       summary: null,
     });
-    // Only a source that holds across the corpus's sites is `found` without a model: a JSON-LD integer is, a labelled
-    // text not yet (flow/source-reliability.ts).
+    // `found` is what the page shows: the spec table's material. The JSON-LD's title, servings and time are shown
+    // nowhere a reader sees; nothing on the page names a warranty.
     expect(statusOf(res.headers.get("winnow-field-status"))).toEqual({
-      "/material": "unverified",
+      "/servings": "unverified",
       "/title": "unverified",
-      "/total_time_minutes": "derived",
+      "/total_time_minutes": "unverified",
       "/warranty": "absent",
       "/summary": "needs-model",
     });
@@ -167,10 +167,10 @@ describe("field status without a model", () => {
         summary: null,
       },
       status: {
-        "/servings": "found",
-        "/material": "unverified",
+        "/servings": "unverified",
+        "/material": "found",
         "/title": "unverified",
-        "/total_time_minutes": "derived",
+        "/total_time_minutes": "unverified",
         "/warranty": "absent",
         "/summary": "needs-model",
       },
@@ -190,15 +190,15 @@ describe("field status without a model", () => {
     const res = await run.scrape(request({ evidence: true }));
     const { evidence, status, warnings } = (await res.json()) as Envelope;
     expect(status).toEqual({
-      "/servings": "found",
-      "/material": "unverified",
+      "/servings": "unverified",
+      "/material": "found",
       "/title": "unverified",
-      "/total_time_minutes": "derived",
+      "/total_time_minutes": "unverified",
       "/warranty": "absent",
       "/summary": "needs-model",
     });
-    expect(evidence["/servings"]).toMatchObject({ source: "json-ld", status: "found" });
-    expect(evidence["/material"]).toMatchObject({ source: "label", status: "unverified" });
+    expect(evidence["/servings"]).toMatchObject({ source: "json-ld", grounded: false, status: "unverified" });
+    expect(evidence["/material"]).toMatchObject({ source: "label", grounded: true, status: "found" });
     expect(evidence["/title"]?.status).toBe("unverified");
     expect(evidence["/summary"]).toBeUndefined();
     expect(warnings).toEqual([{ code: "needs-model", path: "/summary", message: expect.stringContaining("model") }]);

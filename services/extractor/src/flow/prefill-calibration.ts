@@ -13,9 +13,11 @@
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import { type EvidenceMap, underFields } from "../schema/evidence.js";
 import { nameHints } from "../schema/field-names.js";
+import { RECORD_RELIABILITY } from "./record-reliability.js";
 import { SOURCE_RELIABILITY } from "./source-reliability.js";
 
-export type ValueKind = "text" | "date" | "number" | "integer" | "boolean" | "list" | "object";
+/** `record`: a value inside a record of a list of objects (a listing's item), measured on listing pages. */
+export type ValueKind = "text" | "date" | "number" | "integer" | "boolean" | "list" | "record" | "object";
 
 /** A field's kind of value: what its answers have in common, whatever the page (a date is a text that names a day). */
 export function fieldKind(name: string, node: SchemaNode): ValueKind {
@@ -28,6 +30,7 @@ export function fieldKind(name: string, node: SchemaNode): ValueKind {
         : "text";
     }
     case "array":
+      return node.items.kind === "object" ? "record" : "list";
     case "any-array":
       return "list";
     default:
@@ -49,9 +52,12 @@ export const PROVEN_RELIABILITY = 0.95;
 /** Below this score the engine itself doubts a value (the builtin engine's MIN_CONFIDENCE). */
 export const SURE_FROM = 0.6;
 
-/** A source's cross-site reliability for a kind of value; 0 where the corpus never measured it. */
+/**
+ * A source's cross-site reliability for a kind of value; 0 where the corpus never measured it. Values inside a list's
+ * records are measured on the listing corpus, every other kind on the single pages.
+ */
 export function reliabilityOf(source: string, kind: ValueKind): number {
-  return SOURCE_RELIABILITY[`${source} ${kind}`] ?? 0;
+  return (kind === "record" ? RECORD_RELIABILITY : SOURCE_RELIABILITY)[`${source} ${kind}`] ?? 0;
 }
 
 /** The confidence stated to callers: the engine's own score, never above what its source and kind earned across sites. */
