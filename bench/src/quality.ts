@@ -16,6 +16,10 @@
  * model, the figures are printed beside the builtin engine's, every loss is
  * classified by where it happened (bench/src/losses.ts), and the result goes
  * to bench/results/quality-llm.json.
+ *
+ * `--null-model` puts a model that answers every field null (bench/src/null-model.ts) in its place: what hybrid
+ * extraction loses to a model that says "not found" (nothing, when it never erases the builtin engine's reading);
+ * results to bench/results/quality-null-model.json.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -30,6 +34,7 @@ import { addEvidence, DOUBT_BELOW, emptyEvidenceCounts } from "./evidence-figure
 import { fmt, pct, percentile, round } from "./format.js";
 import { labelsOnPage } from "./labels-on-page.js";
 import { classifyLosses, modelCallFigures, printLosses, READER_LIMITS, withoutReaderLimits } from "./losses.js";
+import { startNullModel } from "./null-model.js";
 import { type Oracle, type OracleCall, startOracle } from "./oracle.js";
 import { printReliability, reliability, writeReliabilityTable } from "./reliability.js";
 import { type Extraction, type Runner, startExtractorRunner, startStackRunner } from "./runners.js";
@@ -42,6 +47,7 @@ const { values, positionals } = parseArgs({
   options: {
     stack: { type: "boolean", default: false },
     llm: { type: "boolean", default: false },
+    "null-model": { type: "boolean", default: false },
     oracle: { type: "string", default: path.join(REPO_ROOT, "../shared/tools/oracle_llm.py") },
     concurrency: { type: "string", default: "2" },
     "write-calibration": { type: "boolean", default: false },
@@ -67,11 +73,14 @@ if (values.llm && !existsSync(values.oracle)) {
 const cases = await readCases(corpusDir);
 const pages = await servePages(corpusDir);
 const oracle = values.llm ? await startOracle(values.oracle, path.join(corpusDir, "cases.jsonl")) : undefined;
-const model = oracle && { baseUrl: oracle.baseUrl, model: "oracle" };
+const nullModel = values["null-model"] && !oracle ? await startNullModel() : undefined;
+const model = oracle
+  ? { baseUrl: oracle.baseUrl, model: "oracle" }
+  : nullModel && { baseUrl: nullModel.baseUrl, model: "null" };
 const runner = values.stack ? await startStackRunner(pages.hostPort, model) : await startExtractorRunner(model);
 const through = mode === "stack" ? "whole stack over HTTP" : "extractor over gRPC";
 console.log(
-  `${cases.length} cases from ${corpusDir}, through the ${through} (${model ? "the oracle reader as the model, hybrid pre-fill on" : "builtin engine"})`,
+  `${cases.length} cases from ${corpusDir}, through the ${through} (${model ? `the ${oracle ? "oracle reader" : "null model"} as the model, hybrid pre-fill on` : "builtin engine"})`,
 );
 
 /**
@@ -91,6 +100,7 @@ try {
 } finally {
   await runner.stop();
   await pages.close();
+  await nullModel?.stop();
 }
 
 async function runAll(target: Runner, engine: Engine, watched?: Oracle): Promise<Result[]> {
@@ -354,7 +364,7 @@ await mkdir(resultsDir, { recursive: true });
 const corpusName = path.basename(corpusDir) === "dev" ? "" : `-${path.basename(corpusDir)}`;
 const output = path.join(
   resultsDir,
-  `quality${corpusName}${model ? "-llm" : ""}${mode === "stack" ? "-stack" : ""}${values.task ? "-task" : ""}.json`,
+  `quality${corpusName}${model ? `-${nullModel ? "null-model" : "llm"}` : ""}${mode === "stack" ? "-stack" : ""}${values.task ? "-task" : ""}.json`,
 );
 if (values.task) printAgainstWithout(metrics(scores.overall).f1, output.replace(/-task\.json$/, ".json"));
 await writeFile(

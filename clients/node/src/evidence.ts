@@ -26,6 +26,20 @@ export interface Evidence {
   grounded: boolean;
   /** How far the value can be trusted. */
   status: FieldStatus;
+  /**
+   * Only where the builtin engine and the model read different values (status `conflict`), at the field's pointer: the
+   * value not kept.
+   */
+  alternative?: AlternativeValue;
+}
+
+/** A value one engine read where another's was kept. */
+export interface AlternativeValue {
+  value: unknown;
+  source: EvidenceSource;
+  /** The page text it was read from, when there is one. */
+  text?: string;
+  grounded: boolean;
 }
 
 /**
@@ -38,7 +52,7 @@ export const STATUS_MEANINGS = {
   unverified: "Not confirmed: the page does not show it where it was read, or its source is less reliable.",
   absent: "null: the page does not state it (it names nothing of this field).",
   "not-found": "null: no value was read, but the page may state one (a model may find it).",
-  conflict: "Parts of the page disagree; the first part's value was kept.",
+  conflict: "Readings disagree (parts of the page, or the engines); the evidence holds the other value.",
   truncated: "Part of the page that may hold it was not read, or a list has fewer records than the page.",
   "needs-model": "null: the task asks for it and only an AI model produces it; none is configured.",
 } as const satisfies Record<string, string>;

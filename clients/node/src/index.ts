@@ -20,6 +20,7 @@ export {
   WinnowError,
 } from "./errors.js";
 export {
+  type AlternativeValue,
   describeStatus,
   type Evidence,
   type EvidenceSource,

@@ -61,8 +61,8 @@ describe("Winnow client", () => {
     const name: string | null = data.product_name;
     expect(name).toBe("Ridgeline Trail Shoe");
     expect(upstream.seen.at(-1)?.headers["x-api-key"]).toBe(run.stack.apiKey);
-    // From the Winnow-Field-Status header (JSON-LD text and prices are not proven sources across the corpus's sites).
-    expect(status).toEqual({ "/product_name": "unverified", "/price_usd": "unverified", "/tags": "absent" });
+    // From the Winnow-Field-Status header: the page shows the JSON-LD's name and price; nothing on it names tags.
+    expect(status).toEqual({ "/product_name": "found", "/price_usd": "found", "/tags": "absent" });
     expect({ warnings, omitted, engine, renderPath }).toEqual({
       warnings: [],
       omitted: 0,
@@ -142,9 +142,9 @@ describe("Winnow client", () => {
       options: { evidence: true },
     });
     expect(data).toEqual({ product_name: "Ridgeline Trail Shoe", colour: null, summary: null });
-    // Free text from JSON-LD is not a proven source on the corpus: nothing confirms it.
-    expect(status).toEqual({ "/product_name": "unverified", "/colour": "absent", "/summary": "needs-model" });
-    expect(evidence["/product_name"]?.status).toBe("unverified");
+    // The JSON-LD's name is the heading the page shows; nothing on the page names a colour.
+    expect(status).toEqual({ "/product_name": "found", "/colour": "absent", "/summary": "needs-model" });
+    expect(evidence["/product_name"]?.status).toBe("found");
     expect(warnings).toEqual([{ code: "needs-model", path: "/summary", message: expect.stringContaining("model") }]);
   });
 
@@ -355,7 +355,7 @@ console.log(JSON.stringify({ name, price, priceStatus, engine }));
     expect(JSON.parse(stdout)).toEqual({
       name: "Ridgeline Trail Shoe",
       price: 129.99,
-      priceStatus: "unverified",
+      priceStatus: "found",
       engine: "builtin",
     });
     const cjs = await exec(process.execPath, ["-e", "console.log(typeof require('@winnow/client').Winnow)"], {

@@ -62,8 +62,8 @@ class ScrapeTest(unittest.TestCase):
 
     def test_every_answer_carries_each_fields_status_the_warnings_the_request_id_and_the_engine(self) -> None:
         data = client().scrape(product_url(), {"product_name": "string", "price_usd": "number", "tags": ["string"]})
-        # From the Winnow-Field-Status header (JSON-LD text and prices are not proven sources across the corpus's sites).
-        self.assertEqual(data.status, {"/product_name": "unverified", "/price_usd": "unverified", "/tags": "absent"})
+        # From the Winnow-Field-Status header: the page shows the JSON-LD's name and price; nothing on it names tags.
+        self.assertEqual(data.status, {"/product_name": "found", "/price_usd": "found", "/tags": "absent"})
         self.assertEqual((data.warnings, data.omitted, data.engine, data.render_path), ([], 0, "builtin", "static"))
         self.assertRegex(data.request_id or "", r"^[\w-]{8,}$")
         self.assertIsInstance(data, ScrapeResult)
@@ -113,8 +113,8 @@ class ScrapeTest(unittest.TestCase):
         answer = client().scrape(product_url(), schema, "Summarize it in one sentence.", evidence=True)
         self.assertEqual(answer["data"], {"product_name": "Ridgeline Trail Shoe", "colour": None, "summary": None})
         # Free text from JSON-LD is not a proven source on the corpus; a task without a model needs one.
-        self.assertEqual(answer["status"], {"/product_name": "unverified", "/colour": "absent", "/summary": "needs-model"})
-        self.assertEqual(answer["evidence"]["/product_name"]["status"], "unverified")
+        self.assertEqual(answer["status"], {"/product_name": "found", "/colour": "absent", "/summary": "needs-model"})
+        self.assertEqual(answer["evidence"]["/product_name"]["status"], "found")
         self.assertEqual([(w["code"], w.get("path")) for w in answer["warnings"]], [("needs-model", "/summary")])
         self.assertEqual((answer["data"].status, answer["data"].engine), (answer["status"], "builtin"))
 

@@ -9,7 +9,7 @@
 
 from ._client import AsyncWinnow, Winnow, __version__
 from .batch import WinnowBatch
-from .evidence import Evidence, ScrapeWithEvidence
+from .evidence import Alternative, Evidence, ScrapeWithEvidence
 from .result import STATUS_MEANINGS, Account, ScrapeResult, ScrapeWarning, describe_status
 from .errors import (
     AuthenticationError,
@@ -26,6 +26,7 @@ from .webhooks import WEBHOOK_SIGNATURE_HEADER, verify_webhook_signature
 
 __all__ = [
     "Account",
+    "Alternative",
     "AsyncWinnow",
     "AuthenticationError",
     "ConnectionError",

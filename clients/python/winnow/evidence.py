@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, TypedDict
+from typing import Any, Dict, List, TypedDict
 
 from .result import ScrapeResult, ScrapeWarning
+
+
+class _AlternativeRequired(TypedDict):
+    value: Any
+    source: str
+    grounded: bool
+
+
+class Alternative(_AlternativeRequired, total=False):
+    """A value one engine read where another's was kept: ``value`` in the field's shape, where it was read, ``text``
+    (the page text it was read from, when there is one) and whether it is on the page."""
+
+    text: str
 
 
 class _EvidenceRequired(TypedDict):
@@ -22,11 +35,14 @@ class Evidence(_EvidenceRequired, total=False):
     read from (absent for a value the model derived); ``selector`` is a CSS
     selector of the element, when it came from the page's markup;
     ``confidence`` is 0 to 1; ``grounded`` says whether the value is on the page;
-    ``status`` is how far the value can be trusted (see ``ScrapeWithEvidence``).
+    ``status`` is how far the value can be trusted (see ``ScrapeWithEvidence``);
+    ``alternative``, only where the builtin engine and the model read different
+    values (status "conflict"), is the value not kept.
     """
 
     text: str
     selector: str
+    alternative: Alternative
 
 
 class _ScrapeWithEvidenceRequired(TypedDict):

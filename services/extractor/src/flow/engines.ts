@@ -5,23 +5,18 @@
  * sites (prefill-calibration.ts) stand, and a page it answers whole that way costs
  * no model call at all. Otherwise the model reads the page for the whole
  * schema, with the builtin engine's answers beside it as suggestions to
- * confirm or correct; its answer is final for every field not proven.
+ * confirm or correct; its answer fills and corrects the fields not proven,
+ * but never erases a value the builtin engine read from the page
+ * (hybrid-merge.ts).
  */
-import { isDeepStrictEqual } from "node:util";
 import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { extractBuiltin } from "../engines/builtin/index.js";
 import { extractWithModel, modelInputsFor, type PromptSettings } from "../engines/model/extract.js";
 import { PageStatements } from "../page/stated.js";
-import {
-  EvidenceTrail,
-  evidenceMessages,
-  isUnder,
-  presentIn,
-  underFields,
-  withStatedValues,
-} from "../schema/evidence.js";
+import { EvidenceTrail, evidenceMessages, presentIn, underFields, withStatedValues } from "../schema/evidence.js";
 import type { SchemaCache } from "../schema/schema-cache.js";
-import { isComplete, shape } from "../schema/shape.js";
+import { shape } from "../schema/shape.js";
+import { mergeReadings } from "./hybrid-merge.js";
 import type { EngineAnswer, ExtractionJob } from "./job.js";
 import { prefill, prefillWarning, suggestionsOf } from "./prefill.js";
 import { calibrated, fieldKinds } from "./prefill-calibration.js";
@@ -87,26 +82,21 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
     job.bounds,
   );
   if (!pre) return { response: answer, prefilled: undefined, prefilledFields: [], model: facts };
-  const model = JSON.parse(answer.dataJson) as Record<string, unknown>;
-  const data = Object.fromEntries(
-    schema.tree.fields.map(({ name }) => [name, pre.trusted.includes(name) ? pre.data[name] : (model[name] ?? null)]),
+  const merged = mergeReadings(
+    schema.tree.fields.map(({ name }) => name),
+    pre,
+    {
+      data: JSON.parse(answer.dataJson) as Record<string, unknown>,
+      evidence: answer.evidence,
+      ungrounded: facts.ungrounded,
+      warnings: answer.warnings,
+    },
   );
-  // The model was asked the trusted fields too, but its answers there do not stand; where it confirmed a suggestion,
-  // the
-  // builtin engine's evidence says where on the page the value is (its element, not just a line of text).
-  const confirmed = pre.remaining.filter(
-    (name) => isComplete(model[name]) && isDeepStrictEqual(model[name], pre.data[name]),
-  );
-  const fromBuiltin = [...pre.trusted, ...confirmed];
-  const evidence = [
-    ...evidenceMessages(underFields(pre.evidence, fromBuiltin)),
-    ...answer.evidence.filter((e) => !isUnder(e.pointer, fromBuiltin)),
-  ];
-  const warnings = pre.trusted.length > 0 ? [prefillWarning(pre), ...answer.warnings] : answer.warnings;
+  const warnings = pre.trusted.length > 0 ? [prefillWarning(pre), ...merged.warnings] : merged.warnings;
   return {
-    response: { ...answer, dataJson: JSON.stringify(data), warnings, evidence },
+    response: { ...answer, dataJson: JSON.stringify(merged.data), warnings, evidence: merged.evidence },
     prefilled: pre.trusted.length,
-    prefilledFields: pre.trusted,
+    prefilledFields: merged.builtinFields,
     model: facts,
   };
 }

@@ -35,7 +35,10 @@ export interface EngineAnswer {
   response: ExtractResponse;
   /** How many fields the builtin engine answered before the model (hybrid extraction only). */
   prefilled: number | undefined;
-  /** Which fields those were: their answers stood without the model. */
+  /**
+   * The fields whose answer is the builtin engine's reading, which the model did not confirm: those the pre-fill let
+   * stand, and those kept where the model answered nothing, or less, or off the page (hybrid-merge.ts).
+   */
   prefilledFields: string[];
   /** Set when the model read the page: which values it found on the page, and whether it read the whole page. */
   model: ModelFacts | undefined;

@@ -186,14 +186,19 @@ function objectOf(clause: Term[], at: number): string[] {
  * values of (a subject, then after "is" or a colon only options: no preposition or verb, "one of" or an "or").
  */
 function allowedValuesOf(clause: Term[], names: string[]): string[] {
-  const copula = clause.findIndex((term, i) => term.tags.has("Copula") || (i > 0 && clause[i - 1]!.post.includes(":")));
+  // A copula, or "be" after a modal ("must be one of"), which the tagger reads as a plain verb.
+  const isCopula = (term: Term) => term.tags.has("Copula") || term.word === "be";
+  const copula = clause.findIndex((term, i) => isCopula(term) || (i > 0 && clause[i - 1]!.post.includes(":")));
   if (copula <= 0) return [];
-  const options = clause.slice(clause[copula]!.tags.has("Copula") ? copula + 1 : copula);
+  const options = clause.slice(isCopula(clause[copula]!) ? copula + 1 : copula);
   const words = options.map((term) => term.word);
   const listed = words.includes("or") || words.join(" ").startsWith("one of");
   if (!listed || options.some((term) => term.tags.has("Verb") || (term.tags.has("Preposition") && term.word !== "of")))
     return [];
-  const said = clause.slice(0, copula).filter((term) => !term.tags.has("Determiner"));
+  // "must be one of", "should be one of": the modal says how the field is bound, not what it is.
+  const said = clause
+    .slice(0, copula)
+    .filter((term) => !term.tags.has("Determiner") && !term.tags.has("Modal") && !term.tags.has("Auxiliary"));
   return fullest(
     names.filter((name) =>
       isObject(

@@ -9,6 +9,10 @@
  * that differs yields to the engines. The page then teaches like any page
  * the engines answer (learning.ts): the stated value disagrees with the
  * locator, which no longer answers.
+ *
+ * A field the template holds absent (learned where a model answered null)
+ * yields wherever the builtin engine reads it on the page, from any source:
+ * a null never stands over a value the page states.
  */
 import type { ObjectNode } from "@winnow/platform";
 import { extractBuiltin } from "../engines/builtin/index.js";
@@ -38,6 +42,7 @@ export function conflictsWithPage(
     .filter(({ name, node }) => {
       const stated = data[name];
       const sources = [...underFields(evidence, [name]).values()];
+      if (answers.get(name)!.value === null) return isComplete(stated) && sources.length > 0;
       const byPage =
         sources.every((e) => STRUCTURED.has(e.source)) ||
         (sources.every((e) => e.source === "label") && outranks(evidence, name, fieldKind(name, node), "template"));

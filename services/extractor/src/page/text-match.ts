@@ -40,6 +40,33 @@ export function numbersIn(text: string): Set<number> {
   return numbers;
 }
 
+/**
+ * A number written as a token of its own: not the end of a word or of a longer number ("A4", "mp3", the 5 of "4.5");
+ * a unit may follow it ("2kg").
+ */
+export const NUMBER_TOKEN = /(?<![\p{L}\p{N}]|\p{N}[.,])\d+(?:[.,\u00a0\u202f ]\d+)*(?!\p{N}|[.,]\d)/gu;
+const WHOLE_POINT_DECIMAL = new RegExp(`^(?:${POINT_DECIMAL.source})$`);
+const WHOLE_COMMA_DECIMAL = new RegExp(`^(?:${COMMA_DECIMAL.source})$`);
+
+/**
+ * The numbers the text writes as tokens of their own, each read as 1,234.5 and as 1.234,5 where the whole token reads
+ * so: a value is on the page as a number the page writes, not as digits inside another.
+ */
+export function numberTokensIn(text: string): Set<number> {
+  const numbers = new Set<number>();
+  for (const [token] of text.matchAll(NUMBER_TOKEN)) {
+    // Numbers apart ("4 5") are no one number: each stands alone, or with the groups of three digits after it ("12 345").
+    const apart = [...token.split(/[\u00a0\u202f ](?!\d{3}(?!\d))/), ...token.split(/[\u00a0\u202f ]/)];
+    for (const written of new Set([token, ...apart])) {
+      if (WHOLE_POINT_DECIMAL.test(written)) numbers.add(Number(written.replaceAll(",", "")));
+      if (WHOLE_COMMA_DECIMAL.test(written))
+        numbers.add(Number(written.replace(/[. \u00a0\u202f]/g, "").replace(",", ".")));
+    }
+  }
+  numbers.delete(Number.NaN);
+  return numbers;
+}
+
 /** A JSON object (an item of a list of records), not an array or null. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

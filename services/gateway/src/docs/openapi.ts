@@ -141,8 +141,9 @@ export const FIELD_STATUSES: { status: string; meaning: string; summary: string 
   },
   {
     status: "conflict",
-    meaning: "Parts of the page disagree; the first part's value was kept (a `merge-conflict` warning says which).",
-    summary: "Parts of the page disagree; the first part's value was kept.",
+    meaning:
+      "Readings disagree: parts of the page (the first part's value was kept), or the builtin engine and the model (the model's value was kept unless it is not on the page or is a shorter list; the evidence's `alternative` holds the other). A `merge-conflict` warning says which.",
+    summary: "Readings disagree (parts of the page, or the engines); the evidence holds the other value.",
   },
   {
     status: "truncated",
@@ -198,6 +199,18 @@ const evidenceSchema = {
         "Whether the value is on the page; `false` for a model's value grounding did not find, and for derived values.",
     },
     status: { enum: STATUS_NAMES, description: "The value's status (see *Field status*)." },
+    alternative: {
+      type: "object",
+      description:
+        "Only where the builtin engine and the model read different values (status `conflict`), at the field's pointer: the value not kept. The model's value is kept (it corrects) unless grounding did not find it on the page or its list is shorter; a model's null never replaces a value the builtin engine read from the page.",
+      required: ["value", "source", "grounded"],
+      properties: {
+        value: { description: "The value not kept, in the field's shape." },
+        source: { enum: EVIDENCE_SOURCES, description: "Where it was read." },
+        text: { type: "string", maxLength: 300, description: "The page text it was read from, when there is one." },
+        grounded: { type: "boolean", description: "Whether it is on the page." },
+      },
+    },
   },
 };
 

@@ -1,4 +1,9 @@
-import { type Engine, type Evidence, engineToJSON } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import {
+  type Alternative,
+  type Engine,
+  type Evidence,
+  engineToJSON,
+} from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { type RenderPath, renderPathToJSON } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { RequestHandler, Response } from "express";
 import { countScrape } from "../http/gateway-metrics.js";
@@ -57,11 +62,24 @@ export function answerBody({ result, cache, screenshot }: ScrapeOutcome, evidenc
 /** The extractor's evidence as the API states it: by JSON pointer, empty text and selector left out. */
 function evidenceByPointer(evidence: Evidence[]): Record<string, unknown> {
   return Object.fromEntries(
-    evidence.map(({ pointer, source, text, selector, confidence, grounded, status }) => [
+    evidence.map(({ pointer, source, text, selector, confidence, grounded, status, alternative }) => [
       pointer,
-      { source, ...(text ? { text } : {}), ...(selector ? { selector } : {}), confidence, grounded, status },
+      {
+        source,
+        ...(text ? { text } : {}),
+        ...(selector ? { selector } : {}),
+        confidence,
+        grounded,
+        status,
+        ...(alternative ? { alternative: alternativeOf(alternative) } : {}),
+      },
     ]),
   );
+}
+
+/** The value an engine read where another's was kept: the value itself (not its JSON), where read, empty text left out. */
+function alternativeOf({ valueJson, source, text, grounded }: Alternative): Record<string, unknown> {
+  return { value: JSON.parse(valueJson) as unknown, source, ...(text ? { text } : {}), grounded };
 }
 
 function setHeaderIf(res: Response, name: string, value: string | undefined): void {

@@ -122,7 +122,13 @@ export async function extractWithModel(
     texts,
     shownTimesIn(prompts.lists),
   );
-  const grounded = groundAnswer(schema.tree, merged.data, prompts.text, taskDescription, settings.grounding);
+  const grounded = groundAnswer(
+    schema.tree,
+    merged.data,
+    { page: question.page, pageText: prompts.text },
+    taskDescription,
+    settings.grounding,
+  );
   const response = {
     dataJson: JSON.stringify(grounded.data),
     engine: Engine.ENGINE_LLM,

@@ -1,8 +1,18 @@
 /**
- * Grounding: are the model's values on the page? Every string and number of
- * a plain-extraction field is looked up in the text the model read
- * (normalised; numbers in their common written forms). Values that are not
- * found are reported as "ungrounded" warnings, or nulled in strict mode.
+ * Grounding: are the model's values on the page? Each value of a
+ * plain-extraction field is looked for as the page states it, at token level:
+ * - a string as whole words of the text the model read (normalised: "Ann" is
+ *   not in "Announcement");
+ * - a number as one of the numbers the text writes as tokens of their own
+ *   (in its common written forms; not the 4 of "A4" or "4.5");
+ * - a URL as one of the page's own links or image sources, resolved against
+ *   the page's address (page-urls.ts), even where the field's name or the
+ *   task asks for one: a page links a URL, nothing derives it;
+ * - a boolean by a marker the page shows that states it (stated-markers.ts);
+ *   without one it is not warned of or nulled, only not grounded: a yes or
+ *   no is the model's judgement, not a copy of the page's text.
+ * Strings, numbers and URLs not found are reported as "ungrounded" warnings,
+ * or nulled in strict mode.
  *
  * Not checked, because the model is asked to produce rather than copy them:
  * - fields the task description asks to produce or transform (summaries,
@@ -10,14 +20,17 @@
  *   (task-fields.ts);
  * - fields whose name asks for a conversion: a duration unit, a scale or a
  *   format (`total_time_minutes`, `rating_1_to_5`, `date_iso8601`);
- * - booleans and free-form objects.
+ * - free-form objects.
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { readTask, type TaskFields } from "../../flow/task-fields.js";
-import { normalizeText, numbersIn, withoutUrls } from "../../page/text-match.js";
+import type { Page } from "../../page/page.js";
+import { looksLikeUrl, PageUrls } from "../../page/page-urls.js";
+import { NUMBER_TOKEN, normalizeText, numberTokensIn, withoutUrls } from "../../page/text-match.js";
 import { childPointer, type EvidenceMap, MAX_TEXT } from "../../schema/evidence.js";
 import { nameHints } from "../../schema/field-names.js";
+import { StatedMarkers } from "./stated-markers.js";
 
 export type GroundingMode = "off" | "warn" | "strict";
 
@@ -42,20 +55,30 @@ export interface Grounded {
   ungrounded: Set<string>;
 }
 
+/** `pageText`: what the model read of `page`. */
 export function groundAnswer(
   tree: ObjectNode,
   data: Record<string, unknown>,
-  pageText: string,
+  { page: parsed, pageText }: { page: Page; pageText: string },
   taskDescription: string,
   mode: GroundingMode,
 ): Grounded {
   const page = new PageText(pageText);
+  const urls = new PageUrls(parsed);
+  const markers = new StatedMarkers(parsed);
   const warnings: Warning[] = [];
   const evidence: EvidenceMap = new Map();
   const task = readTask(taskDescription, tree);
   const ungrounded = new Set<string>();
-  // `top`: the top-level field the value is under.
-  const walk = (node: SchemaNode, value: unknown, path: string, derived: boolean, top: string): unknown => {
+  // `top`: the top-level field the value is under; `name`: the field the value is of.
+  const walk = (
+    node: SchemaNode,
+    value: unknown,
+    path: string,
+    derived: boolean,
+    top: string,
+    name: string,
+  ): unknown => {
     if (value === null || value === undefined) return value;
     switch (node.kind) {
       case "object": {
@@ -71,6 +94,7 @@ export function groundAnswer(
                 childPointer(path, field.name),
                 derived || isDerived(field.name, task),
                 path === "" ? field.name : top,
+                field.name,
               ),
             ];
           }),
@@ -78,15 +102,27 @@ export function groundAnswer(
       }
       case "array":
         return (value as unknown[])
-          .map((item, i) => walk(node.items, item, childPointer(path, i), derived, top))
+          .map((item, i) => walk(node.items, item, childPointer(path, i), derived, top, name))
           .filter((item) => item !== null);
       case "scalar": {
-        if (derived || typeof value === "boolean") {
+        // A URL is checked whatever the field asks: no conversion or task makes one up, a page links it.
+        const url = typeof value === "string" && looksLikeUrl(value.trim());
+        if (derived && !url) {
           evidence.set(path, { source: "model", confidence: MODEL_CONFIDENCE.derived, grounded: false });
           return value;
         }
-        const text = page.excerpt(value);
-        if (text !== undefined || page.supports(value)) {
+        if (typeof value === "boolean") {
+          const text = markers.support(name, value);
+          evidence.set(
+            path,
+            text === undefined
+              ? { source: "model", confidence: MODEL_CONFIDENCE.derived, grounded: false }
+              : { source: "model", text, confidence: MODEL_CONFIDENCE.grounded, grounded: true },
+          );
+          return value;
+        }
+        const text = url ? undefined : page.excerpt(value);
+        if (url ? urls.has(value as string) : text !== undefined || page.supports(value)) {
           evidence.set(path, {
             source: "model",
             ...(text ? { text } : {}),
@@ -110,7 +146,7 @@ export function groundAnswer(
         return value;
     }
   };
-  const grounded = walk(tree, data, "", false, "") as Record<string, unknown>;
+  const grounded = walk(tree, data, "", false, "", "") as Record<string, unknown>;
   // Off, the answer is the model's as it is; the evidence still says what the page supports.
   return { data: mode === "off" ? data : grounded, warnings, evidence, ungrounded };
 }
@@ -144,12 +180,12 @@ class PageText {
 
   supports(value: unknown): boolean {
     if (typeof value === "number") {
-      this.numbers ??= numbersIn(this.text);
+      this.numbers ??= numberTokensIn(this.text);
       return this.numbers.has(value) || this.numbers.has(Math.abs(value));
     }
     if (typeof value !== "string") return true;
     const wanted = normalizeText(value);
-    if (wanted === "" || this.text.includes(wanted)) return true;
+    if (wanted === "" || hasWhole(this.text, wanted)) return true;
     const words = wanted.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== "");
     return (
       words.length >= LONG_STRING_WORDS &&
@@ -162,13 +198,15 @@ class PageText {
    * at most MAX_TEXT characters around it.
    */
   excerpt(value: unknown): string | undefined {
-    if (typeof value === "number") return this.lineOf((match) => numbersIn(match).has(Math.abs(value)), NUMBER);
+    if (typeof value === "number")
+      return this.lineOf((match) => numberTokensIn(match).has(Math.abs(value)), NUMBER_TOKEN);
     if (typeof value !== "string" || value.trim() === "") return undefined;
-    const words = value
-      .trim()
-      .split(/\s+/)
-      .map((word) => [...word].map(written).join(""));
-    return this.lineOf(() => true, new RegExp(words.join("\\s+"), "giu"));
+    const trimmed = value.trim();
+    const words = trimmed.split(/\s+/).map((word) => [...word].map(written).join(""));
+    // Whole words: a value that starts or ends with a letter or digit is not the middle of a word.
+    const before = WORD_CHAR.test(trimmed.at(0)!) ? "(?<![\\p{L}\\p{N}])" : "";
+    const after = WORD_CHAR.test(trimmed.at(-1)!) ? "(?![\\p{L}\\p{N}])" : "";
+    return this.lineOf(() => true, new RegExp(`${before}${words.join("\\s+")}${after}`, "giu"));
   }
 
   private lineOf(accept: (match: string) => boolean, pattern: RegExp): string | undefined {
@@ -209,5 +247,14 @@ function written(char: string): string {
   return char.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
 
-/** A written number: digits with their grouping and decimal marks. */
-const NUMBER = /\d[\d.,\u00a0\u202f ]*\d|\d/g;
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** Whether `text` holds `wanted` as whole words: not inside a longer word ("Ann" in "Announcement"). */
+function hasWhole(text: string, wanted: string): boolean {
+  const bounded = (at: number) => at < 0 || at >= text.length || !WORD_CHAR.test(text[at]!);
+  const startsWord = WORD_CHAR.test(wanted[0]!);
+  const endsWord = WORD_CHAR.test(wanted.at(-1)!);
+  for (let at = text.indexOf(wanted); at >= 0; at = text.indexOf(wanted, at + 1))
+    if ((!startsWord || bounded(at - 1)) && (!endsWord || bounded(at + wanted.length))) return true;
+  return false;
+}

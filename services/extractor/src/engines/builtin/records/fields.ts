@@ -147,7 +147,7 @@ const AD_HINT = /ad|sponsor|promot|advert/i;
 /** Words of markup that mark an ad ("adSlot", "sponsored-result"; singular). */
 const AD_MARKUP = new Set(["sponsored", "ad", "advert", "advertisement", "promoted"]);
 /** Texts that mark a record as an ad, in the languages shops commonly use. */
-const AD_TEXT =
+export const AD_TEXT =
   /^(sponsored|sponsorisé|gesponsert|patrocinado|sponsorizzato|gesponsord|ad|ads|advertisement|anzeige|annonce|promoted|publicidad|pubblicità)( (result|results|listing|listings|post|product|products|ad|link|links|by .*))?\s*[·•:|-]?$/i;
 
 /** How strongly each kind of evidence says that a column answers a field. */

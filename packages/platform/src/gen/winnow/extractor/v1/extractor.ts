@@ -243,6 +243,23 @@ export interface Evidence {
   grounded: boolean;
   /** The value's status, as FieldStatus.status states it. */
   status: string;
+  /**
+   * Set where the builtin engine and the model read different values (status
+   * "conflict"): the value not kept, at the field's pointer.
+   */
+  alternative?: Alternative | undefined;
+}
+
+/** A value one engine read where another's was kept. */
+export interface Alternative {
+  /** The value, as JSON. */
+  valueJson: string;
+  /** Where it was read, as Evidence.source names it. */
+  source: string;
+  /** The page text it was read from; empty when there is none. */
+  text: string;
+  /** Whether it is on the page. */
+  grounded: boolean;
 }
 
 function createBaseDescribeEnginesRequest(): DescribeEnginesRequest {
@@ -1563,7 +1580,16 @@ export const FieldStatus: MessageFns<FieldStatus> = {
 };
 
 function createBaseEvidence(): Evidence {
-  return { pointer: "", source: "", text: "", selector: "", confidence: 0, grounded: false, status: "" };
+  return {
+    pointer: "",
+    source: "",
+    text: "",
+    selector: "",
+    confidence: 0,
+    grounded: false,
+    status: "",
+    alternative: undefined,
+  };
 }
 
 export const Evidence: MessageFns<Evidence> = {
@@ -1588,6 +1614,9 @@ export const Evidence: MessageFns<Evidence> = {
     }
     if (message.status !== "") {
       writer.uint32(58).string(message.status);
+    }
+    if (message.alternative !== undefined) {
+      Alternative.encode(message.alternative, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -1661,6 +1690,14 @@ export const Evidence: MessageFns<Evidence> = {
             message.status = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.alternative = Alternative.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1682,6 +1719,7 @@ export const Evidence: MessageFns<Evidence> = {
       confidence: isSet(object.confidence) ? globalThis.Number(object.confidence) : 0,
       grounded: isSet(object.grounded) ? globalThis.Boolean(object.grounded) : false,
       status: isSet(object.status) ? globalThis.String(object.status) : "",
+      alternative: isSet(object.alternative) ? Alternative.fromJSON(object.alternative) : undefined,
     };
   },
 
@@ -1708,6 +1746,9 @@ export const Evidence: MessageFns<Evidence> = {
     if (message.status !== "") {
       obj.status = message.status;
     }
+    if (message.alternative !== undefined) {
+      obj.alternative = Alternative.toJSON(message.alternative);
+    }
     return obj;
   },
 
@@ -1723,6 +1764,130 @@ export const Evidence: MessageFns<Evidence> = {
     message.confidence = object.confidence ?? 0;
     message.grounded = object.grounded ?? false;
     message.status = object.status ?? "";
+    message.alternative = (object.alternative !== undefined && object.alternative !== null)
+      ? Alternative.fromPartial(object.alternative)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAlternative(): Alternative {
+  return { valueJson: "", source: "", text: "", grounded: false };
+}
+
+export const Alternative: MessageFns<Alternative> = {
+  encode(message: Alternative, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.valueJson !== "") {
+      writer.uint32(10).string(message.valueJson);
+    }
+    if (message.source !== "") {
+      writer.uint32(18).string(message.source);
+    }
+    if (message.text !== "") {
+      writer.uint32(26).string(message.text);
+    }
+    if (message.grounded !== false) {
+      writer.uint32(32).bool(message.grounded);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Alternative {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAlternative();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.valueJson = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.source = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.text = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.grounded = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Alternative {
+    return {
+      valueJson: isSet(object.valueJson)
+        ? globalThis.String(object.valueJson)
+        : isSet(object.value_json)
+        ? globalThis.String(object.value_json)
+        : "",
+      source: isSet(object.source) ? globalThis.String(object.source) : "",
+      text: isSet(object.text) ? globalThis.String(object.text) : "",
+      grounded: isSet(object.grounded) ? globalThis.Boolean(object.grounded) : false,
+    };
+  },
+
+  toJSON(message: Alternative): unknown {
+    const obj: any = {};
+    if (message.valueJson !== "") {
+      obj.valueJson = message.valueJson;
+    }
+    if (message.source !== "") {
+      obj.source = message.source;
+    }
+    if (message.text !== "") {
+      obj.text = message.text;
+    }
+    if (message.grounded !== false) {
+      obj.grounded = message.grounded;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Alternative>, I>>(base?: I): Alternative {
+    return Alternative.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Alternative>, I>>(object: I): Alternative {
+    const message = createBaseAlternative();
+    message.valueJson = object.valueJson ?? "";
+    message.source = object.source ?? "";
+    message.text = object.text ?? "";
+    message.grounded = object.grounded ?? false;
     return message;
   },
 };
