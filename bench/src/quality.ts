@@ -9,6 +9,10 @@
  * evidence source and kind of value where the extractor states it
  * (services/extractor/src/flow/source-reliability.ts; rebuild to apply).
  *
+ * `--names <map.json>` renames every case's fields by the map
+ * (bench/src/paraphrase.ts; bench/paraphrased-names.json is ours) and
+ * writes quality-names.json: the figures under names a caller would write.
+ *
  * `--llm` measures the model path's ceiling: the corpus's perfect reader
  * (`--oracle`, by default ../shared/tools/oracle_llm.py) stands in for the
  * model, the figures are printed beside the builtin engine's, every loss is
@@ -29,6 +33,7 @@ import { fmt, pct, percentile, round } from "./format.js";
 import { labelsOnPage } from "./labels-on-page.js";
 import { classifyLosses, modelCallFigures, printLosses, READER_LIMITS, withoutReaderLimits } from "./losses.js";
 import { type Oracle, type OracleCall, startOracle } from "./oracle.js";
+import { originalName, paraphraseCases, readNameMap } from "./paraphrase.js";
 import { printReliability, reliability, writeReliabilityTable } from "./reliability.js";
 import { type Extraction, type Runner, startExtractorRunner, startStackRunner } from "./runners.js";
 import { addOutcome, type Counts, labelsComplete, type Metrics, metrics, type Outcome, scoreField } from "./score.js";
@@ -41,6 +46,7 @@ const { values, positionals } = parseArgs({
     oracle: { type: "string", default: path.join(REPO_ROOT, "../shared/tools/oracle_llm.py") },
     concurrency: { type: "string", default: "2" },
     "write-calibration": { type: "boolean", default: false },
+    names: { type: "string" },
   },
 });
 const corpusDir = path.resolve(positionals[0] ?? path.join(REPO_ROOT, "../shared/corpus/dev"));
@@ -59,7 +65,8 @@ if (values.llm && !existsSync(values.oracle)) {
   );
   process.exit(2);
 }
-const cases = await readCases(corpusDir);
+const nameMap = values.names ? await readNameMap(path.resolve(values.names)) : undefined;
+const cases = nameMap ? paraphraseCases(await readCases(corpusDir), nameMap) : await readCases(corpusDir);
 const pages = await servePages(corpusDir);
 const oracle = values.llm ? await startOracle(values.oracle, path.join(corpusDir, "cases.jsonl")) : undefined;
 const model = oracle && { baseUrl: oracle.baseUrl, model: "oracle" };
@@ -138,7 +145,7 @@ function score(run: Result[]): Scores {
         schema,
         item.expected[field] ?? null,
         extraction.data?.[field] ?? null,
-        labelsComplete(item.corpus, field),
+        labelsComplete(item.corpus, nameMap ? originalName(nameMap, field) : field),
       );
       if (!outcome) continue;
       outcomes[field] = outcome;
@@ -319,7 +326,7 @@ await mkdir(resultsDir, { recursive: true });
 const corpusName = path.basename(corpusDir) === "dev" ? "" : `-${path.basename(corpusDir)}`;
 const output = path.join(
   resultsDir,
-  `quality${corpusName}${model ? "-llm" : ""}${mode === "stack" ? "-stack" : ""}.json`,
+  `quality${corpusName}${nameMap ? "-names" : ""}${model ? "-llm" : ""}${mode === "stack" ? "-stack" : ""}.json`,
 );
 await writeFile(
   output,
