@@ -8,7 +8,7 @@ import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Element } from "domhandler";
 import { squashed } from "../../page/elements.js";
 import { childPointer, type EvidenceTrail, type Origin } from "../../schema/evidence.js";
-import { type NameHints, nameHints } from "../../schema/field-names.js";
+import type { NameHints } from "../../schema/field-names.js";
 import {
   currencyCode,
   firstNumber,
@@ -27,6 +27,7 @@ import { listTexts, texts, toQuantity } from "./flatten.js";
 import { asEntity, asList, first, typesOf } from "./graph.js";
 import { failsName, withoutInterfaceTail } from "./interface-text.js";
 import type { Labelled } from "./labels.js";
+import { fieldHints, namesMainThing } from "./name-concepts.js";
 import { labelsExactly, MIN_CONFIDENCE, matchLabel, type Scored, singular, withoutOwnLabel } from "./match.js";
 import type { PageValues } from "./page-values.js";
 import { declaredItems } from "./records/declared.js";
@@ -43,7 +44,7 @@ export function fillObject(
   return Object.fromEntries(
     node.fields.map((field) => [
       field.name,
-      fill(field.node, nameHints(field.name), source, { trail, pointer: childPointer(pointer, field.name) }),
+      fill(field.node, fieldHints(field.name), source, { trail, pointer: childPointer(pointer, field.name) }),
     ]),
   );
 }
@@ -84,7 +85,7 @@ function fill(node: SchemaNode, hints: NameHints, source: Source, at: At): unkno
         return noted(typeof value === "string" ? withoutOwnLabel(value, concept) : value, confident);
       }
       if (value !== undefined) return noted(value, confident);
-      const labelled = fromLabel(node, hints, source);
+      const labelled = fromLabel(node, hints, source) ?? mainTitle(node, hints, source);
       return labelled ? noted(labelled.value, labelled) : null;
     }
     case "object": {
@@ -191,8 +192,8 @@ function fillArray(
     // Else the page's repeated blocks may hold them; what the data states for an item's field (a flat ingredient list)
     // helps find them.
     const known = (name: string) => {
-      const stated = find(nameHints(name), source);
-      return stated && stated.confidence >= MIN_CONFIDENCE ? listTexts(stated.value, nameHints(name)) : [];
+      const stated = find(fieldHints(name), source);
+      return stated && stated.confidence >= MIN_CONFIDENCE ? listTexts(stated.value, fieldHints(name)) : [];
     };
     // Or the page's main list of records, found by its layout alone (records/index.ts weighs the two).
     const { page } = source;
@@ -243,6 +244,15 @@ function labelledList(node: SchemaNode, hints: NameHints, source: Source, at: At
   if (!labelled || !Array.isArray(labelled.value)) return undefined;
   noteItems(labelled.value, labelled, at);
   return labelled.value;
+}
+
+/** The page's heading for a text field that asks what the page's main thing is called (`product_name`), when nothing better answers. */
+function mainTitle(node: SchemaNode, hints: NameHints, source: Source): Scored<unknown> | undefined {
+  const headline = source.page?.headline;
+  if (node.kind !== "scalar" || node.type !== "string" || !headline || !namesMainThing(hints)) return undefined;
+  return headline.confidence >= MIN_CONFIDENCE && meant(headline.value, hints, headline) !== undefined
+    ? headline
+    : undefined;
 }
 
 /**

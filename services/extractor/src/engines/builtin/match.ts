@@ -22,7 +22,7 @@ export interface Scored<T> {
 /** Below this a value is left null (and, in hybrid mode, left to the model). */
 export const MIN_CONFIDENCE = 0.6;
 
-const STOP_WORDS = new Set(["the", "a", "an", "of", "for", "and", "to", "in", "on", "is"]);
+export const STOP_WORDS = new Set(["the", "a", "an", "of", "for", "and", "to", "in", "on", "is"]);
 
 export function words(text: string): string[] {
   return text

@@ -6,13 +6,14 @@
  */
 import type { ObjectNode } from "@winnow/platform";
 import { squashed } from "../../page/elements.js";
-import { type NameHints, nameHints } from "../../schema/field-names.js";
+import type { NameHints } from "../../schema/field-names.js";
 import { isElsewhere } from "./byline.js";
 import { type Candidate, candidateAt, nested, type Source } from "./candidates.js";
 import { CONCEPTS, entity } from "./concepts.js";
 import { texts } from "./flatten.js";
 import { type Entity, type Graph, isSupporting, itemElement } from "./graph.js";
 import { MIN_CONFIDENCE, type Scored, singular } from "./match.js";
+import { fieldHints } from "./name-concepts.js";
 import type { PageValues } from "./page-values.js";
 import { calendarDayInDoubt } from "./utc-date.js";
 
@@ -204,7 +205,7 @@ export function primaryEntity(tree: ObjectNode, graph: Graph): Entity | undefine
   let bestScore = -1;
   for (const entity of candidates.slice(0, MAX_CANDIDATES)) {
     const source = nested(entity, graph);
-    const score = tree.fields.filter((field) => find(nameHints(field.name), source) !== undefined).length;
+    const score = tree.fields.filter((field) => find(fieldHints(field.name), source) !== undefined).length;
     if (score > bestScore) [best, bestScore] = [entity, score];
   }
   return best;
