@@ -138,7 +138,10 @@ function dataLine(pos: Pos, offset: number): string {
 export function baseForms(word: string): { lemma: string; pos: Pos }[] {
   const found: { lemma: string; pos: Pos }[] = [];
   for (const pos of POSES) {
-    const forms = [word, ...DETACHMENTS[pos].filter(([end]) => word.endsWith(end)).map(([end, put]) => word.slice(0, -end.length) + put)];
+    const forms = [
+      word,
+      ...DETACHMENTS[pos].filter(([end]) => word.endsWith(end)).map(([end, put]) => word.slice(0, -end.length) + put),
+    ];
     for (const lemma of forms)
       if (lemma.length > 1 && senses(lemma, pos).length > 0 && !found.some((f) => f.lemma === lemma && f.pos === pos))
         found.push({ lemma, pos });

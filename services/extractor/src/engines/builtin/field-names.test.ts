@@ -1,6 +1,7 @@
 import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { loadPage } from "../../page/page.js";
+import { EvidenceTrail } from "../../schema/evidence.js";
 import { shape } from "../../schema/shape.js";
 import { extractBuiltin } from "./index.js";
 
@@ -82,8 +83,66 @@ describe("field names a caller would write", () => {
       name: "Corner Deli",
       telephone: "+1 555 0100",
     });
-    const product = jsonLd({ "@context": "https://schema.org", "@type": "Product", name: "Kettle", offers: { price: 30 } });
+    const product = jsonLd({
+      "@context": "https://schema.org",
+      "@type": "Product",
+      name: "Kettle",
+      offers: { price: 30 },
+    });
     expect(run(shop, { phone_number: "string" })).toEqual({ phone_number: "+1 555 0100" });
     expect(run(product, { cost: "number" })).toEqual({ cost: 30 });
+  });
+});
+
+describe("values a page shows under labels and in nested fields", () => {
+  it("reads a nested author's name and link as the flat author's", () => {
+    const article = `<html><head><title>Rain Due - News</title></head><body><article><h1>Rain due on Sunday</h1>
+      <p class="byline">By <a href="/authors/ana-ruiz" rel="author">Ana Ruiz</a> · <time datetime="2024-05-01">May 1, 2024</time></p>
+      <p>Forecasters expect rain across the region on Sunday afternoon, with a chance of thunder later.</p></article></body></html>`;
+    expect(run(article, { author: { name: "string", url: "string" } })).toEqual({
+      author: { name: "Ana Ruiz", url: "https://shop.example/authors/ana-ruiz" },
+    });
+  });
+
+  it("reads `vcpus` and `memory_gb` under a table's column headers", () => {
+    const plan = `<html><body><h1>Compute plan</h1><table>
+      <tr><th>vCPUs</th><th>Memory</th><th>Storage</th></tr>
+      <tr><td>4</td><td>16 GB</td><td>200 GB SSD</td></tr></table></body></html>`;
+    expect(run(plan, { vcpus: "integer", memory_gb: "number" })).toEqual({ vcpus: 4, memory_gb: 16 });
+  });
+
+  it("reads ingredients and instructions under plain headings", () => {
+    const recipe = `<html><head><title>Lemon Cake</title></head><body><h1>Lemon Cake</h1>
+      <h2>Ingredients</h2><ul><li>2 lemons</li><li>200 g flour</li><li>100 g sugar</li></ul>
+      <h2>Instructions</h2><ol><li>Heat the oven to 180 °C.</li><li>Mix everything and bake for 40 minutes.</li></ol>
+      </body></html>`;
+    expect(run(recipe, { ingredients: ["string"], instructions: ["string"] })).toEqual({
+      ingredients: ["2 lemons", "200 g flour", "100 g sugar"],
+      instructions: ["Heat the oven to 180 °C.", "Mix everything and bake for 40 minutes."],
+    });
+  });
+});
+
+describe("a near name's hint", () => {
+  it("warns when a field answers null while a concept its name holds answers", () => {
+    const product = jsonLd({
+      "@context": "https://schema.org",
+      "@type": "Product",
+      name: "Kettle",
+      offers: { price: 30 },
+    });
+    const tree = parseSchema({ price_tier: "string", colour: "string" });
+    const trail = new EvidenceTrail();
+    expect(extractBuiltin(tree, loadPage(product, "https://shop.example/p/1"), trail)).toEqual({
+      price_tier: null,
+      colour: null,
+    });
+    expect(trail.warnings).toEqual([
+      {
+        code: "name-hint",
+        message: 'no value for this name; the page answers the near name "price"',
+        path: "/price_tier",
+      },
+    ]);
   });
 });

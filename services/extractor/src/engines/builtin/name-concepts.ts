@@ -61,7 +61,7 @@ function spanAt(words: string[], start: number): { words: string[]; length: numb
 }
 
 /** Words that ask for what a thing is called: `product_name`, `recipe_title`. */
-const NAMING_WORDS = new Set(["name", "title"]);
+export const NAMING_WORDS = new Set(["name", "title"]);
 
 /**
  * Whether the name asks what the page's main thing is called, naming the

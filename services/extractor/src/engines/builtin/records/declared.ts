@@ -6,10 +6,10 @@
  * schema's ingredient groups) does not.
  */
 import type { ObjectNode } from "@winnow/platform";
-import { fieldHints } from "../name-concepts.js";
 import { nested } from "../candidates.js";
 import { asEntity, asList, type Entity, type Graph, ownValue, typesOf } from "../graph.js";
 import { MIN_CONFIDENCE } from "../match.js";
+import { fieldHints } from "../name-concepts.js";
 import { find } from "../scoring.js";
 
 /** Share of (item, field) pairs a declared list must answer. */
