@@ -60,8 +60,20 @@ function index(pos: Pos): Buffer {
   return buffer;
 }
 
+const looked = new Map<string, string[]>();
+
 /** The synset offsets of a lemma ("phone_number") in the index of a part of speech, most common sense first. */
 function senses(lemma: string, pos: Pos): string[] {
+  const key = `${pos}:${lemma}`;
+  let found = looked.get(key);
+  if (!found) {
+    found = lookUp(lemma, pos);
+    looked.set(key, found);
+  }
+  return found;
+}
+
+function lookUp(lemma: string, pos: Pos): string[] {
   const buffer = index(pos);
   const key = Buffer.from(`${lemma} `);
   let [low, high] = [0, buffer.length];
@@ -149,12 +161,12 @@ export function baseForms(word: string): { lemma: string; pos: Pos }[] {
   return found;
 }
 
-/** How many of a word's senses are read: the common ones; rare senses relate words a field name never means. */
-const MAX_SENSES = 2;
+/** How many of a word's senses are read: the commonest; rarer senses relate words a field name seldom means. */
+const MAX_SENSES = 1;
 
 /**
- * Words that mean the same as `word` in one of its common senses, or name
- * the same thing as another part of speech ("cost" → price, "available" →
+ * Words that mean the same as `word` in its commonest sense as a noun or an
+ * adjective, or name the same thing as another part of speech ("cost" → price, "available" →
  * availability, "publication" → publish), as WordNet lemmas (lower case,
  * "_" between the words of a compound).
  */
@@ -163,7 +175,8 @@ export function relatedWords(word: string): string[] {
   for (const { lemma, pos } of baseForms(word)) {
     for (const offset of senses(lemma, pos).slice(0, MAX_SENSES)) {
       const { words, derivations } = synset(offset, pos);
-      for (const other of words) related.add(other);
+      // A verb's synonyms are its uses ("cook": make, fix), not names of a thing; its derived nouns are.
+      if (pos !== "verb") for (const other of words) related.add(other);
       for (const { source, target, pos: targetPos, word } of derivations) {
         const other = words[source - 1] === lemma ? synset(target, targetPos).words[word - 1] : undefined;
         if (other) related.add(other);

@@ -146,3 +146,20 @@ describe("a near name's hint", () => {
     ]);
   });
 });
+
+describe("labels that name a field in fewer words", () => {
+  it("matches `director_name` to “Director:” and `player_height` to “Height:”", () => {
+    const page = `<html><body><h1>Sam Lee</h1><ul><li><b>Director:</b> Ana Ruiz</li><li><b>Height:</b> 6-2</li></ul></body></html>`;
+    expect(run(page, { director_name: "string", player_height: "string" })).toEqual({
+      director_name: "Ana Ruiz",
+      player_height: "6-2",
+    });
+  });
+
+  it("reads `cooking_time_minutes` from a recipe's cookTime and `product_code` as the SKU", () => {
+    const recipe = jsonLd({ "@context": "https://schema.org", "@type": "Recipe", name: "Stew", cookTime: "PT1H30M" });
+    expect(run(recipe, { cooking_time_minutes: "integer" })).toEqual({ cooking_time_minutes: 90 });
+    const product = jsonLd({ "@context": "https://schema.org", "@type": "Product", name: "Kettle", sku: "KT-100" });
+    expect(run(product, { product_code: "string" })).toEqual({ product_code: "KT-100" });
+  });
+});

@@ -27,7 +27,15 @@ import { listTexts, texts, toQuantity } from "./flatten.js";
 import { asEntity, asList, first, typesOf } from "./graph.js";
 import { failsName, withoutInterfaceTail } from "./interface-text.js";
 import type { Labelled } from "./labels.js";
-import { labelsExactly, MIN_CONFIDENCE, matchLabel, type Scored, singular, withoutOwnLabel } from "./match.js";
+import {
+  labelsExactly,
+  MIN_CONFIDENCE,
+  matchLabel,
+  matchShorterLabel,
+  type Scored,
+  singular,
+  withoutOwnLabel,
+} from "./match.js";
 import { fieldHints, NAMING_WORDS, namesMainThing } from "./name-concepts.js";
 import type { PageValues } from "./page-values.js";
 import { declaredItems } from "./records/declared.js";
@@ -319,10 +327,15 @@ function mainTitle(node: SchemaNode, hints: NameHints, source: Source): Scored<u
  */
 function fromLabel(node: SchemaNode, hints: NameHints, source: Source, exactly = false): Scored<unknown> | undefined {
   if (!source.page) return undefined;
-  const match = matchLabel(hints, source.page.labels);
+  const { labels } = source.page;
+  const whole = matchLabel(hints, labels);
+  const { match, hints: said } = (whole || exactly ? undefined : matchShorterLabel(hints, labels)) ?? {
+    match: whole,
+    hints,
+  };
   if (!match || match.confidence < MIN_CONFIDENCE || (exactly && !labelsExactly(hints, match.value.label)))
     return undefined;
-  const value = meant(labelValue(node, hints, match.value), hints, match.value);
+  const value = meant(labelValue(node, said, match.value), said, match.value);
   return value === undefined
     ? undefined
     : {

@@ -81,13 +81,21 @@ export function namesMainThing(hints: NameHints): boolean {
 
 let vocabulary: Map<string, string> | undefined;
 
-/** The concept table's phrases by the base forms of their words ("rating count" under "rating count", "in stock" under "stock"). */
+/**
+ * The concept table's phrases and the label words for them, by the base forms of their words ("in stock" under
+ * "stock", "product code" under "product code" for sku).
+ */
 function conceptVocabulary(): Map<string, string> {
   if (!vocabulary) {
     vocabulary = new Map();
-    for (const phrase of [...CONCEPTS.keys(), ...LABEL_SYNONYMS.keys()]) {
+    // A concept's own words first, then the words labels use for it ("product code" for sku, "cost" for price).
+    const phrases: [string, string][] = [
+      ...[...CONCEPTS.keys(), ...LABEL_SYNONYMS.keys()].map((phrase): [string, string] => [phrase, phrase]),
+      ...[...LABEL_SYNONYMS].flatMap(([concept, labels]) => labels.map((label): [string, string] => [label, concept])),
+    ];
+    for (const [phrase, concept] of phrases) {
       const key = baseKey(phrase.split(" "));
-      if (key && !vocabulary.has(key)) vocabulary.set(key, phrase);
+      if (key && !vocabulary.has(key)) vocabulary.set(key, concept);
     }
   }
   return vocabulary;
@@ -112,9 +120,12 @@ function conceptOf(span: string[]): string | undefined {
 function baseKey(words: string[]): string {
   return words
     .filter((word) => !STOP_WORDS.has(word))
-    .map((word) => {
-      const forms = baseForms(word).map((form) => form.lemma);
-      return forms.length > 0 ? forms.reduce((a, b) => (b.length < a.length ? b : a)) : word;
-    })
+    .map(baseForm)
     .join(" ");
+}
+
+/** A word's shortest base form that WordNet knows ("cooking" → cook, "ratings" → rating), else the word. */
+export function baseForm(word: string): string {
+  const forms = baseForms(word).map((form) => form.lemma);
+  return forms.length > 0 ? forms.reduce((a, b) => (b.length < a.length ? b : a)) : word;
 }

@@ -13,7 +13,7 @@ import { CONCEPTS, entity } from "./concepts.js";
 import { texts } from "./flatten.js";
 import { type Entity, type Graph, isSupporting, itemElement } from "./graph.js";
 import { MIN_CONFIDENCE, type Scored, singular } from "./match.js";
-import { fieldHints } from "./name-concepts.js";
+import { baseForm, fieldHints } from "./name-concepts.js";
 import type { PageValues } from "./page-values.js";
 import { calendarDayInDoubt } from "./utc-date.js";
 
@@ -81,9 +81,11 @@ function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean)
         !ATTRIBUTE_WORDS.has(word) &&
         !source.page?.aboutWords.some((type) => type.includes(word)),
     ).length;
-    const camel = phrase.replace(/ (\w)/g, (_, c: string) => c.toUpperCase());
+    const camel = camelCase(words);
     const concepts = CONCEPTS.get(phrase) ?? [];
-    const places = [...concepts, entity(camel), entity(singular(camel))];
+    // Properties are named in base forms: `cooking_time` is a recipe's cookTime.
+    const base = camelCase(words.map(baseForm));
+    const places = [...concepts, entity(camel), entity(singular(camel)), ...(base === camel ? [] : [entity(base)])];
     for (const [index, place] of places.entries()) {
       const found = candidateAt(place, source);
       // A link where a text field wants a name (an author given as a profile URL) is no value: later sources may have
@@ -105,6 +107,11 @@ function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean)
       yield { ...found, confidence: base * found.confidence * doubt * 0.5 ** leftOut };
     }
   }
+}
+
+/** ["cook", "time"] → "cookTime". */
+function camelCase(words: string[]): string {
+  return words.map((word, i) => (i === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1))).join("");
 }
 
 /** Contiguous token runs, longest first and left to right: "author name" before "author" before "name". */
