@@ -111,6 +111,21 @@ describe("values a page shows under labels and in nested fields", () => {
     expect(run(plan, { vcpus: "integer", memory_gb: "number" })).toEqual({ vcpus: 4, memory_gb: 16 });
   });
 
+  it("reads a rating out of 5 and a count of reviews as the page writes them", () => {
+    expect(run(PLAIN_PRODUCT, { rating_out_of_5: "number", review_count: "integer", num_reviews: "integer" })).toEqual({
+      rating_out_of_5: 4.4,
+      review_count: 87,
+      num_reviews: 87,
+    });
+  });
+
+  it("reads the brand a product's heading credits (“by Northpeak”)", () => {
+    expect(run(PLAIN_PRODUCT, { brand: "string", brand_name: "string" })).toEqual({
+      brand: "Northpeak",
+      brand_name: "Northpeak",
+    });
+  });
+
   it("reads ingredients and instructions under plain headings", () => {
     const recipe = `<html><head><title>Lemon Cake</title></head><body><h1>Lemon Cake</h1>
       <h2>Ingredients</h2><ul><li>2 lemons</li><li>200 g flour</li><li>100 g sugar</li></ul>
@@ -156,9 +171,14 @@ describe("labels that name a field in fewer words", () => {
     });
   });
 
-  it("reads `cooking_time_minutes` from a recipe's cookTime and `product_code` as the SKU", () => {
+  it("reads `cooking_time_minutes`, `preparation_time_minutes` and `total_duration_minutes` from a recipe's times, `product_code` as the SKU", () => {
     const recipe = jsonLd({ "@context": "https://schema.org", "@type": "Recipe", name: "Stew", cookTime: "PT1H30M" });
     expect(run(recipe, { cooking_time_minutes: "integer" })).toEqual({ cooking_time_minutes: 90 });
+    const timed = jsonLd({ "@context": "https://schema.org", "@type": "Recipe", prepTime: "PT15M", totalTime: "PT1H" });
+    expect(run(timed, { preparation_time_minutes: "integer", total_duration_minutes: "integer" })).toEqual({
+      preparation_time_minutes: 15,
+      total_duration_minutes: 60,
+    });
     const product = jsonLd({ "@context": "https://schema.org", "@type": "Product", name: "Kettle", sku: "KT-100" });
     expect(run(product, { product_code: "string" })).toEqual({ product_code: "KT-100" });
   });

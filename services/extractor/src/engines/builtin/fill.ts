@@ -88,12 +88,14 @@ function fill(node: SchemaNode, hints: NameHints, source: Source, at: At): unkno
       const shown = hints.subject.find((word) => SHOWN_FIRST.has(word));
       if (value !== undefined && shown) {
         const concept = { ...hints, subject: [shown] };
-        const labelled = fromLabel(node, concept, source, true);
+        const labelled = fromLabel(node, concept, source, "exactly");
         if (labelled) return noted(labelled.value, labelled);
         return noted(typeof value === "string" ? withoutOwnLabel(value, concept) : value, confident);
       }
       if (value !== undefined) return noted(value, confident);
-      const labelled = fromLabel(node, hints, source) ?? mainTitle(node, hints, source);
+      // A name that asks what the page's thing is called is its heading before a label that says only part of the name.
+      const labelled =
+        fromLabel(node, hints, source) ?? mainTitle(node, hints, source) ?? fromLabel(node, hints, source, "shorter");
       if (labelled) return noted(labelled.value, labelled);
       hintNearName(hints, source, at);
       return null;
@@ -284,7 +286,7 @@ function noteItems(values: unknown[], found: Scored<unknown>, at: At): void {
 
 /** A list the page labels for the field ("Genres: Crime | Thriller"). */
 function labelledList(node: SchemaNode, hints: NameHints, source: Source, at: At): unknown[] | undefined {
-  const labelled = fromLabel(node, hints, source);
+  const labelled = fromLabel(node, hints, source) ?? fromLabel(node, hints, source, "shorter");
   if (!labelled || !Array.isArray(labelled.value)) return undefined;
   noteItems(labelled.value, labelled, at);
   return labelled.value;
@@ -323,16 +325,22 @@ function mainTitle(node: SchemaNode, hints: NameHints, source: Source): Scored<u
  * A value the page labels for the field ("ISBN-13: 978-..."), read into the
  * field's type; undefined when no label matches confidently or its value
  * does not read as the type (a date field's label followed by no date).
- * `exactly`: only a label that says the field's name or a synonym as written.
+ * `exactly`: only a label that says the field's name or a synonym as written; `shorter`: only one that says part of it
+ * (match.ts: matchShorterLabel).
  */
-function fromLabel(node: SchemaNode, hints: NameHints, source: Source, exactly = false): Scored<unknown> | undefined {
+function fromLabel(
+  node: SchemaNode,
+  hints: NameHints,
+  source: Source,
+  how: "whole" | "exactly" | "shorter" = "whole",
+): Scored<unknown> | undefined {
   if (!source.page) return undefined;
   const { labels } = source.page;
-  const whole = matchLabel(hints, labels);
-  const { match, hints: said } = (whole || exactly ? undefined : matchShorterLabel(hints, labels)) ?? {
-    match: whole,
-    hints,
-  };
+  const exactly = how === "exactly";
+  const { match, hints: said } =
+    how === "shorter"
+      ? (matchShorterLabel(hints, labels) ?? { match: undefined, hints })
+      : { match: matchLabel(hints, labels), hints };
   if (!match || match.confidence < MIN_CONFIDENCE || (exactly && !labelsExactly(hints, match.value.label)))
     return undefined;
   const value = meant(labelValue(node, said, match.value), said, match.value);

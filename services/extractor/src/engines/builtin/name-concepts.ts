@@ -17,6 +17,7 @@ import { STOP_WORDS } from "./match.js";
 const QUALIFIERS = new Set(["is", "has", "have", "current", "amount", "number"]);
 /** Words that make a name a count of what follows: `num_reviews`, `number_of_ratings`. */
 const COUNT_WORDS = new Set(["num", "number", "count", "no"]);
+const DURATION_WORDS = new Set(["duration", "length", "period"]);
 /** Spans of a name tried as one concept: the concept table's longest phrase has three words. */
 const MAX_SPAN = 3;
 
@@ -27,7 +28,11 @@ export function fieldHints(name: string): NameHints {
   let hints = cache.get(name);
   if (!hints) {
     const read = nameHints(name);
-    hints = { ...read, subject: conceptWords(read.subject) };
+    // With a duration's unit in the name (`total_duration_minutes`), its generic words say "time", as the data does.
+    const subject = read.durationUnit
+      ? read.subject.map((word) => (DURATION_WORDS.has(word) ? "time" : word))
+      : read.subject;
+    hints = { ...read, subject: conceptWords(subject) };
     cache.set(name, hints);
   }
   return hints;

@@ -85,7 +85,14 @@ function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean)
     const concepts = CONCEPTS.get(phrase) ?? [];
     // Properties are named in base forms: `cooking_time` is a recipe's cookTime.
     const base = camelCase(words.map(baseForm));
-    const places = [...concepts, entity(camel), entity(singular(camel)), ...(base === camel ? [] : [entity(base)])];
+    const abbreviated = abbreviatedKey(words, source);
+    const places = [
+      ...concepts,
+      entity(camel),
+      entity(singular(camel)),
+      ...(base === camel ? [] : [entity(base)]),
+      ...(abbreviated ? [entity(abbreviated)] : []),
+    ];
     for (const [index, place] of places.entries()) {
       const found = candidateAt(place, source);
       // A link where a text field wants a name (an author given as a profile URL) is no value: later sources may have
@@ -107,6 +114,26 @@ function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean)
       yield { ...found, confidence: base * found.confidence * doubt * 0.5 ** leftOut };
     }
   }
+}
+
+/** How short a property's word may be and still abbreviate a name's word ("prep" for "preparation"). */
+const MIN_ABBREVIATION = 4;
+
+/**
+ * A property of the level's entities that names the phrase in shortened words (`preparation_time` is a recipe's
+ * prepTime): the same number of words, each the name's word or its start.
+ */
+function abbreviatedKey(words: string[], source: Source): string | undefined {
+  for (const key of source.entities.flatMap((e) => Object.keys(e))) {
+    const parts = key.split(/(?=[A-Z])/).map((part) => part.toLowerCase());
+    if (
+      parts.length === words.length &&
+      parts.some((part, i) => part !== words[i]) &&
+      parts.every((part, i) => part === words[i] || (part.length >= MIN_ABBREVIATION && words[i]!.startsWith(part)))
+    )
+      return key;
+  }
+  return undefined;
 }
 
 /** ["cook", "time"] → "cookTime". */
