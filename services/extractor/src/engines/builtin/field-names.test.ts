@@ -66,13 +66,8 @@ describe("field names a caller would write", () => {
   });
 
   it("reads word forms and WordNet synonyms: `ingredient_list`, `cost`, `publication_date_iso8601`, `phone_number`", () => {
-    const recipe = jsonLd({
-      "@context": "https://schema.org",
-      "@type": "Recipe",
-      name: "Lemon Cake",
-      datePublished: "2024-03-02",
-      recipeIngredient: ["2 lemons", "200 g flour"],
-    });
+    const stated = { datePublished: "2024-03-02", recipeIngredient: ["2 lemons", "200 g flour"] };
+    const recipe = jsonLd({ "@context": "https://schema.org", "@type": "Recipe", ...stated });
     expect(run(recipe, { ingredient_list: ["string"], publication_date_iso8601: "string" })).toEqual({
       ingredient_list: ["2 lemons", "200 g flour"],
       publication_date_iso8601: "2024-03-02",
