@@ -44,25 +44,33 @@ function conceptWords(subject: string[]): string[] {
     subject.length > 1 && COUNT_WORDS.has(subject[0]!)
       ? [...subject.slice(subject[1] === "of" ? 2 : 1), "count"]
       : subject;
+  // A qualifier goes only where the words it qualifies name a concept: `phone_number` is the phone, `part_number` stays.
   const qualified = counted.filter((word) => !QUALIFIERS.has(word));
-  const words = qualified.length > 0 ? qualified : counted;
-  const result: string[] = [];
+  const spans = qualified.length > 0 ? spansOf(qualified) : [];
+  return spans.some((span) => span.concept)
+    ? spans.flatMap((span) => span.words)
+    : spansOf(counted).flatMap((span) => span.words);
+}
+
+/** The words split into spans, each the longest from its start that names a concept, else one word as written. */
+function spansOf(words: string[]): { words: string[]; concept: boolean }[] {
+  const spans: { words: string[]; concept: boolean }[] = [];
   for (let start = 0; start < words.length; ) {
     const span = spanAt(words, start);
-    result.push(...span.words);
+    spans.push({ words: span.words, concept: span.concept });
     start += span.length;
   }
-  return result;
+  return spans;
 }
 
 /** The longest span from `start` that names a concept (in its own words), else the word there as written. */
-function spanAt(words: string[], start: number): { words: string[]; length: number } {
+function spanAt(words: string[], start: number): { words: string[]; length: number; concept: boolean } {
   for (let length = Math.min(MAX_SPAN, words.length - start); length > 0; length -= 1) {
     const span = words.slice(start, start + length);
     const concept = conceptOf(span);
-    if (concept) return { words: concept.split(" "), length };
+    if (concept) return { words: concept.split(" "), length, concept: true };
   }
-  return { words: [words[start]!], length: 1 };
+  return { words: [words[start]!], length: 1, concept: false };
 }
 
 /** Words that ask for what a thing is called: `product_name`, `recipe_title`. */
@@ -114,9 +122,10 @@ function conceptOf(span: string[]): string | undefined {
   const [word] = span as [string];
   // A word that is a concept's own or one WordNet does not know stays as it is.
   if (word.length < 3 || /\d/.test(word)) return undefined;
+  // WordNet's words lead only to a concept's own phrase: label words ("portions" for servings) are too loose for that.
   for (const related of relatedWords(word)) {
     const found = known.get(baseKey(related.split("_")));
-    if (found) return found;
+    if (found && baseKey(found.split(" ")) === baseKey(related.split("_"))) return found;
   }
   return undefined;
 }
