@@ -50,7 +50,7 @@ export function matchLabel(hints: NameHints, labels: Labelled[]): Scored<Labelle
 }
 
 /** Words of a field's name that say what form its value takes, not what it is about: labels rarely repeat them. */
-const FORM_WORDS = new Set(["name", "names", "list", "title", "text", "value", "values"]);
+const FORM_WORDS = new Set(["name", "names", "list", "title", "text", "value", "values", "type", "kind"]);
 /** How sure a label is that names the field in fewer words than its name. */
 const SHORTER_LABEL = 0.65;
 
