@@ -160,10 +160,23 @@ describe("a near name's hint", () => {
 describe("labels that name a field in fewer words", () => {
   it("matches `director_name` to “Director:”, `player_height` to “Height:”, `cuisine_type` to “Cuisine:”", () => {
     const page = `<html><body><h1>Sam Lee</h1><ul><li><b>Director:</b> Ana Ruiz</li><li><b>Height:</b> 6-2</li>
-      <li><b>Cuisine:</b> Thai</li><li><b>Part number:</b> 3506B001</li></ul></body></html>`;
+      <li><b>Cuisine:</b> Thai</li><li><b>Part number:</b> 3506B001</li>
+      <li><b>ISBN-10:</b> 0307269991</li><li><b>ISBN-13:</b> 978-0307269997</li></ul></body></html>`;
     expect(
-      run(page, { director_name: "string", player_height: "string", cuisine_type: "string", part_number: "string" }),
-    ).toEqual({ director_name: "Ana Ruiz", player_height: "6-2", cuisine_type: "Thai", part_number: "3506B001" });
+      run(page, {
+        director_name: "string",
+        player_height: "string",
+        cuisine_type: "string",
+        part_number: "string",
+        isbn_13: "string",
+      }),
+    ).toEqual({
+      director_name: "Ana Ruiz",
+      player_height: "6-2",
+      cuisine_type: "Thai",
+      part_number: "3506B001",
+      isbn_13: "978-0307269997",
+    });
   });
 
   it("reads `cooking_time_minutes`, `preparation_time_minutes` and `total_duration_minutes` from a recipe's times, `product_code` as the SKU", () => {

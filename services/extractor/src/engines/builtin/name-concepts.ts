@@ -118,6 +118,8 @@ function conceptVocabulary(): Map<string, string> {
 function conceptOf(span: string[]): string | undefined {
   const known = conceptVocabulary();
   const concept = known.get(baseKey(span));
+  // A number tells variants apart (`isbn_13`, not any ISBN): a span with one keeps its words.
+  if (span.some((word) => /\d/.test(word))) return concept === span.join(" ") ? concept : undefined;
   if (concept || span.length > 1) return concept;
   const [word] = span as [string];
   // A word that is a concept's own or one WordNet does not know stays as it is.
