@@ -10,6 +10,9 @@
  * (services/extractor/src/flow/source-reliability.ts; rebuild to apply).
  *
  * `--task` asks every case with a generic task description (bench/src/with-task.ts) and writes quality-task.json.
+ * `--names <map.json>` renames every case's fields by the map
+ * (bench/src/paraphrase.ts; bench/paraphrased-names.json is ours) and
+ * writes quality-names.json: the figures under names a caller would write.
  *
  * `--llm` measures the model path's ceiling: the corpus's perfect reader
  * (`--oracle`, by default ../shared/tools/oracle_llm.py) stands in for the
@@ -36,6 +39,7 @@ import { labelsOnPage } from "./labels-on-page.js";
 import { classifyLosses, modelCallFigures, printLosses, READER_LIMITS, withoutReaderLimits } from "./losses.js";
 import { startNullModel } from "./null-model.js";
 import { type Oracle, type OracleCall, startOracle } from "./oracle.js";
+import { originalName, paraphraseCases, readNameMap } from "./paraphrase.js";
 import { printReliability, reliability, writeReliabilityTable } from "./reliability.js";
 import { type Extraction, type Runner, startExtractorRunner, startStackRunner } from "./runners.js";
 import { addOutcome, type Counts, labelsComplete, type Metrics, metrics, type Outcome, scoreField } from "./score.js";
@@ -52,6 +56,7 @@ const { values, positionals } = parseArgs({
     concurrency: { type: "string", default: "2" },
     "write-calibration": { type: "boolean", default: false },
     task: { type: "boolean", default: false },
+    names: { type: "string" },
   },
 });
 const corpusDir = path.resolve(positionals[0] ?? path.join(REPO_ROOT, "../shared/corpus/dev"));
@@ -70,7 +75,8 @@ if (values.llm && !existsSync(values.oracle)) {
   );
   process.exit(2);
 }
-const cases = await readCases(corpusDir);
+const nameMap = values.names ? await readNameMap(path.resolve(values.names)) : undefined;
+const cases = nameMap ? paraphraseCases(await readCases(corpusDir), nameMap) : await readCases(corpusDir);
 const pages = await servePages(corpusDir);
 const oracle = values.llm ? await startOracle(values.oracle, path.join(corpusDir, "cases.jsonl")) : undefined;
 const nullModel = values["null-model"] && !oracle ? await startNullModel() : undefined;
@@ -155,7 +161,7 @@ function score(run: Result[]): Scores {
         schema,
         item.expected[field] ?? null,
         extraction.data?.[field] ?? null,
-        labelsComplete(item.corpus, field),
+        labelsComplete(item.corpus, nameMap ? originalName(nameMap, field) : field),
       );
       if (!outcome) continue;
       outcomes[field] = outcome;
@@ -364,7 +370,7 @@ await mkdir(resultsDir, { recursive: true });
 const corpusName = path.basename(corpusDir) === "dev" ? "" : `-${path.basename(corpusDir)}`;
 const output = path.join(
   resultsDir,
-  `quality${corpusName}${model ? `-${nullModel ? "null-model" : "llm"}` : ""}${mode === "stack" ? "-stack" : ""}${values.task ? "-task" : ""}.json`,
+  `quality${corpusName}${model ? `-${nullModel ? "null-model" : "llm"}` : ""}${mode === "stack" ? "-stack" : ""}${values.task ? "-task" : ""}${nameMap ? "-names" : ""}.json`,
 );
 if (values.task) printAgainstWithout(metrics(scores.overall).f1, output.replace(/-task\.json$/, ".json"));
 await writeFile(

@@ -46,7 +46,7 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
       dataJson: JSON.stringify(shaped.data),
       engine: Engine.ENGINE_BUILTIN,
       model: "",
-      warnings: shaped.warnings,
+      warnings: [...shaped.warnings, ...trail.warnings],
       modelInputs: job.includeModelInput
         ? modelInputsFor({ schema, page, taskDescription: job.taskDescription, suggestions: [] }, settings.prompts)
         : [],

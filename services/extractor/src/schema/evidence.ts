@@ -6,7 +6,7 @@
  * whether the value is on the page. Engines note an Origin where they read a
  * value; the EvidenceTrail turns it into Evidence at the value's pointer.
  */
-import type { Evidence as EvidenceMessage } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import type { Evidence as EvidenceMessage, Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { Element } from "domhandler";
 import { selectorOf } from "../page/selector.js";
 import type { PageStatements } from "../page/stated.js";
@@ -55,6 +55,8 @@ export const MAX_TEXT = 300;
 /** Collects evidence while an engine fills a schema. */
 export class EvidenceTrail {
   readonly evidence: EvidenceMap = new Map();
+  /** What the engine noticed while reading that the caller may act on (a near name that would answer). */
+  readonly warnings: Warning[] = [];
 
   /** selectors: whether to name each value's element; most of the trail's cost, and needed only for evidence returned. */
   constructor(private readonly options = { selectors: true }) {}

@@ -19,7 +19,7 @@ export function nameTokens(name: string): string[] {
 
 export type DurationUnit = "seconds" | "minutes" | "hours" | "days";
 
-/** A unit of mass, length, volume or temperature a field's name can state (`weight_grams`); normalize.ts converts. */
+/** A unit of mass, length, volume, temperature or data size a field's name can state (`weight_grams`); normalize.ts converts. */
 export type MeasureUnit =
   | "milligrams"
   | "grams"
@@ -35,7 +35,11 @@ export type MeasureUnit =
   | "milliliters"
   | "liters"
   | "celsius"
-  | "fahrenheit";
+  | "fahrenheit"
+  | "kilobytes"
+  | "megabytes"
+  | "gigabytes"
+  | "terabytes";
 
 export interface NameHints {
   /** ISO 4217 code named in the field, e.g. "USD" for `price_usd`. */
@@ -120,6 +124,14 @@ const MEASURE_UNITS = new Map<string, MeasureUnit>([
   ["celsius", "celsius"],
   ["centigrade", "celsius"],
   ["fahrenheit", "fahrenheit"],
+  ["kb", "kilobytes"],
+  ["kilobytes", "kilobytes"],
+  ["mb", "megabytes"],
+  ["megabytes", "megabytes"],
+  ["gb", "gigabytes"],
+  ["gigabytes", "gigabytes"],
+  ["tb", "terabytes"],
+  ["terabytes", "terabytes"],
 ]);
 const FORMATS = new Map<string, NonNullable<NameHints["format"]>>([
   ["iso", "iso8601"],

@@ -275,7 +275,7 @@ export function durationIn(text: string, unit: DurationUnit): number | undefined
 }
 
 /**
- * Measures: each unit's dimension and its size in the dimension's base unit (gram, millimetre, millilitre); degrees
+ * Measures: each unit's dimension and its size in the dimension's base unit (gram, millimetre, millilitre, kilobyte); degrees
  * are converted by their own rule. A small table: pages spell units their own ways ("lbs.", "°C", "kilos"), which is
  * what needs writing down; unit libraries convert but do not read those.
  */
@@ -296,6 +296,11 @@ const MEASURES: Record<MeasureUnit, { dimension: string; size: number }> = {
   // Degrees do not scale from a zero: toDegrees and fromDegrees convert them.
   celsius: { dimension: "temperature", size: 1 },
   fahrenheit: { dimension: "temperature", size: 1 },
+  // Memory and storage as their makers count them: 1024 of one unit make the next.
+  kilobytes: { dimension: "data", size: 1 },
+  megabytes: { dimension: "data", size: 1024 },
+  gigabytes: { dimension: "data", size: 1024 ** 2 },
+  terabytes: { dimension: "data", size: 1024 ** 3 },
 };
 /** Units as pages write them after a number, lower-cased. */
 const WRITTEN_MEASURES: [RegExp, MeasureUnit][] = [
@@ -314,6 +319,10 @@ const WRITTEN_MEASURES: [RegExp, MeasureUnit][] = [
   [/^(?:l|lit(?:er|re)s?)$/, "liters"],
   [/^(?:°\s*c|℃|degrees? c(?:elsius)?|celsius)$/, "celsius"],
   [/^(?:°\s*f|℉|degrees? f(?:ahrenheit)?|fahrenheit)$/, "fahrenheit"],
+  [/^(?:kb|kib|kilobytes?)$/, "kilobytes"],
+  [/^(?:mb|mib|megabytes?)$/, "megabytes"],
+  [/^(?:gb|gib|gigabytes?)$/, "gigabytes"],
+  [/^(?:tb|tib|terabytes?)$/, "terabytes"],
 ];
 /** A number and the unit after it: "640 g", "1.2kg", "-5 °C", "5'", "14.5 in.". */
 const MEASURE = /([+\-−]?\d[\d.,]*)\s*(°\s*[cf]\b|℃|℉|degrees? (?:c(?:elsius)?|f(?:ahrenheit)?)\b|["″'′]|[a-z]+\b)/gi;

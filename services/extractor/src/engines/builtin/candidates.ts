@@ -103,6 +103,12 @@ function pageValue(part: PagePart, source: Source): Scored<unknown> | undefined 
       const id = page.addressId();
       return id === undefined ? undefined : { value: id.value, confidence: 0.65, origin: id.origin };
     }
+    case "maker":
+      return page.makerLine();
+    case "rating":
+      return page.ratingText().rating;
+    case "review count":
+      return page.ratingText().count;
     case "currency": {
       const shown = page.offer().shownCurrency;
       return shown ? { value: shown.value, confidence: 0.7, origin: shown.origin } : undefined;

@@ -8,15 +8,26 @@
  * take their first item), a meta tag, or a part of the page the engine reads
  * for itself (builtin/page-values.ts): its heading (title, og:title and <h1>
  * reconciled), the byline's date and author beside it, a product's offer
- * (structured data and the buy box weighed: builtin/offer.ts) and the product
- * id in the page's address (builtin/address-id.ts).
+ * (structured data and the buy box weighed: builtin/offer.ts), the product
+ * id in the page's address (builtin/address-id.ts) and a rating written for
+ * readers (builtin/rating-text.ts).
  */
 export type Place =
   | { kind: "entity"; path: string }
   | { kind: "meta"; name: string }
   | { kind: "page"; part: PagePart }
   | { kind: "sum"; paths: string[] };
-export type PagePart = "headline" | "date" | "author" | "price" | "availability" | "currency" | "address id";
+export type PagePart =
+  | "headline"
+  | "date"
+  | "author"
+  | "price"
+  | "availability"
+  | "currency"
+  | "address id"
+  | "rating"
+  | "review count"
+  | "maker";
 
 export const entity = (path: string): Place => ({ kind: "entity", path });
 const meta = (name: string): Place => ({ kind: "meta", name });
@@ -75,13 +86,21 @@ export const CONCEPTS = new Map<string, Place[]>(
       meta("og:price:currency"),
       page("currency"),
     ],
-    rating: [entity("aggregateRating.ratingValue"), entity("reviewRating.ratingValue")],
-    "review count": [entity("aggregateRating.reviewCount"), entity("aggregateRating.ratingCount")],
-    "rating count": [entity("aggregateRating.ratingCount"), entity("aggregateRating.reviewCount")],
+    rating: [entity("aggregateRating.ratingValue"), entity("reviewRating.ratingValue"), page("rating")],
+    "review count": [
+      entity("aggregateRating.reviewCount"),
+      entity("aggregateRating.ratingCount"),
+      page("review count"),
+    ],
+    "rating count": [
+      entity("aggregateRating.ratingCount"),
+      entity("aggregateRating.reviewCount"),
+      page("review count"),
+    ],
     availability: AVAILABILITY,
     "in stock": AVAILABILITY,
     available: AVAILABILITY,
-    brand: [entity("brand"), entity("manufacturer")],
+    brand: [entity("brand"), entity("manufacturer"), page("maker")],
     // A variant's own SKU (in its offer) stands in where the product states none, then the maker's part number, the
     // shop's
     // catalogue id in its meta tags, and last the id the page's address gives it.

@@ -6,9 +6,9 @@
  */
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Element } from "domhandler";
-import { squashed } from "../../page/elements.js";
+import { elementsUnder, squashed } from "../../page/elements.js";
 import { childPointer, type EvidenceTrail, type Origin } from "../../schema/evidence.js";
-import { type NameHints, nameHints } from "../../schema/field-names.js";
+import type { NameHints } from "../../schema/field-names.js";
 import {
   currencyCode,
   firstNumber,
@@ -22,12 +22,21 @@ import {
 import { readBlocks } from "./blocks/index.js";
 import { withoutByWord, withoutSiteRole } from "./byline.js";
 import { candidateAt, nested, type Source } from "./candidates.js";
-import { entity as at, SHOWN_FIRST } from "./concepts.js";
+import { entity as at, CONCEPTS, SHOWN_FIRST } from "./concepts.js";
 import { listTexts, texts, toQuantity } from "./flatten.js";
 import { asEntity, asList, first, typesOf } from "./graph.js";
 import { failsName, withoutInterfaceTail } from "./interface-text.js";
 import type { Labelled } from "./labels.js";
-import { labelsExactly, MIN_CONFIDENCE, matchLabel, type Scored, singular, withoutOwnLabel } from "./match.js";
+import {
+  labelsExactly,
+  MIN_CONFIDENCE,
+  matchLabel,
+  matchShorterLabel,
+  type Scored,
+  singular,
+  withoutOwnLabel,
+} from "./match.js";
+import { fieldHints, NAMING_WORDS, namesMainThing } from "./name-concepts.js";
 import type { PageValues } from "./page-values.js";
 import { declaredItems } from "./records/declared.js";
 import { layoutList } from "./records/index.js";
@@ -43,7 +52,7 @@ export function fillObject(
   return Object.fromEntries(
     node.fields.map((field) => [
       field.name,
-      fill(field.node, nameHints(field.name), source, { trail, pointer: childPointer(pointer, field.name) }),
+      fill(field.node, fieldHints(field.name), source, { trail, pointer: childPointer(pointer, field.name) }),
     ]),
   );
 }
@@ -79,19 +88,26 @@ function fill(node: SchemaNode, hints: NameHints, source: Source, at: At): unkno
       const shown = hints.subject.find((word) => SHOWN_FIRST.has(word));
       if (value !== undefined && shown) {
         const concept = { ...hints, subject: [shown] };
-        const labelled = fromLabel(node, concept, source, true);
+        const labelled = fromLabel(node, concept, source, "exactly");
         if (labelled) return noted(labelled.value, labelled);
         return noted(typeof value === "string" ? withoutOwnLabel(value, concept) : value, confident);
       }
       if (value !== undefined) return noted(value, confident);
-      const labelled = fromLabel(node, hints, source);
-      return labelled ? noted(labelled.value, labelled) : null;
+      // A name that asks what the page's thing is called is its heading before a label that says only part of the name.
+      const labelled =
+        fromLabel(node, hints, source) ?? mainTitle(node, hints, source) ?? fromLabel(node, hints, source, "shorter");
+      if (labelled) return noted(labelled.value, labelled);
+      hintNearName(hints, source, at);
+      return null;
     }
     case "object": {
       // A field with no source of its own groups fields of the same entity: {"product": {"name", "price"}}.
       if (found === undefined) return fillObject(node, source, at.trail, at.pointer);
       const entity = confident === undefined ? undefined : asEntity(first(confident.value), source.graph);
-      return entity ? fillObject(node, nested(entity, source.graph), at.trail, at.pointer) : null;
+      if (entity) return fillObject(node, nested(entity, source.graph), at.trail, at.pointer);
+      return confident && typeof first(confident.value) === "string"
+        ? textParts(node, hints, confident, source, at)
+        : null;
     }
     case "array":
       return fillArray(node.items, hints, confident, source, at) ?? labelledList(node, hints, source, at) ?? null;
@@ -101,6 +117,37 @@ function fill(node: SchemaNode, hints: NameHints, source: Source, at: At): unkno
       return (confident !== undefined && noted(asEntity(first(confident.value), source.graph), confident)) || null;
   }
 }
+
+/**
+ * An object asked for a thing the page states as text (`author: {name, url}` where the byline names the author): the
+ * part that names it (`name`, `title`) is what the flat field answers, and a link part is the link the text was read
+ * from; any other part is not stated.
+ */
+function textParts(node: ObjectNode, hints: NameHints, found: Scored<unknown>, source: Source, at: At): unknown {
+  const parts = node.fields.map(({ name, node: part }) => {
+    const pointer = childPointer(at.pointer, name);
+    const { subject, format } = fieldHints(name);
+    if (subject.every((word) => NAMING_WORDS.has(word)) && part.kind === "scalar")
+      return [name, fill(part, hints, source, { trail: at.trail, pointer })];
+    const link = format === "url" && part.kind === "scalar" ? linkOf(found.origin?.element, source) : undefined;
+    if (link) at.trail?.note(pointer, found.origin, found.confidence);
+    return [name, link ?? null];
+  });
+  return parts.some(([, value]) => value !== null) ? Object.fromEntries(parts) : null;
+}
+
+/** The address of the link an element is or holds (resolved against the page's), if it is one link. */
+function linkOf(element: Element | undefined, source: Source): string | undefined {
+  const links = element
+    ? [element, ...elementsUnder(element, MAX_LINK_ELEMENTS)].filter((e) => e.tagName === "a" && e.attribs.href)
+    : [];
+  const href =
+    links.length > 0 && new Set(links.map((a) => a.attribs.href)).size === 1 ? links[0]!.attribs.href! : undefined;
+  return href && URL.canParse(href, source.page?.baseUrl) ? new URL(href, source.page?.baseUrl).href : undefined;
+}
+
+/** A byline holds a few elements; more is not one credit's markup. */
+const MAX_LINK_ELEMENTS = 20;
 
 /**
  * A text value as the field's name means it: without an interface phrase after it, and no value at all when what is
@@ -191,8 +238,8 @@ function fillArray(
     // Else the page's repeated blocks may hold them; what the data states for an item's field (a flat ingredient list)
     // helps find them.
     const known = (name: string) => {
-      const stated = find(nameHints(name), source);
-      return stated && stated.confidence >= MIN_CONFIDENCE ? listTexts(stated.value, nameHints(name)) : [];
+      const stated = find(fieldHints(name), source);
+      return stated && stated.confidence >= MIN_CONFIDENCE ? listTexts(stated.value, fieldHints(name)) : [];
     };
     // Or the page's main list of records, found by its layout alone (records/index.ts weighs the two).
     const { page } = source;
@@ -239,24 +286,64 @@ function noteItems(values: unknown[], found: Scored<unknown>, at: At): void {
 
 /** A list the page labels for the field ("Genres: Crime | Thriller"). */
 function labelledList(node: SchemaNode, hints: NameHints, source: Source, at: At): unknown[] | undefined {
-  const labelled = fromLabel(node, hints, source);
+  const labelled = fromLabel(node, hints, source) ?? fromLabel(node, hints, source, "shorter");
   if (!labelled || !Array.isArray(labelled.value)) return undefined;
   noteItems(labelled.value, labelled, at);
   return labelled.value;
 }
 
 /**
+ * A warning for a field left null whose name holds the name of a concept the page does answer (`publication_day`
+ * null while `published` has a value): the caller may have meant it. Only top-level fields, one lookup per word.
+ */
+function hintNearName(hints: NameHints, source: Source, at: At): void {
+  if (!source.page || !at.trail || hints.subject.length < 2) return;
+  for (const word of hints.subject) {
+    if (NAMING_WORDS.has(word) || !CONCEPTS.has(word)) continue;
+    const near = find({ ...hints, subject: [word] }, source);
+    if (near && near.confidence >= MIN_CONFIDENCE) {
+      at.trail.warnings.push({
+        code: "name-hint",
+        message: `no value for this name; the page answers the near name "${word}"`,
+        path: at.pointer,
+      });
+      return;
+    }
+  }
+}
+
+/** The page's heading for a text field that asks what the page's main thing is called (`product_name`), when nothing better answers. */
+function mainTitle(node: SchemaNode, hints: NameHints, source: Source): Scored<unknown> | undefined {
+  const headline = source.page?.headline;
+  if (node.kind !== "scalar" || node.type !== "string" || !headline || !namesMainThing(hints)) return undefined;
+  return headline.confidence >= MIN_CONFIDENCE && meant(headline.value, hints, headline) !== undefined
+    ? headline
+    : undefined;
+}
+
+/**
  * A value the page labels for the field ("ISBN-13: 978-..."), read into the
  * field's type; undefined when no label matches confidently or its value
  * does not read as the type (a date field's label followed by no date).
- * `exactly`: only a label that says the field's name or a synonym as written.
+ * `exactly`: only a label that says the field's name or a synonym as written; `shorter`: only one that says part of it
+ * (match.ts: matchShorterLabel).
  */
-function fromLabel(node: SchemaNode, hints: NameHints, source: Source, exactly = false): Scored<unknown> | undefined {
+function fromLabel(
+  node: SchemaNode,
+  hints: NameHints,
+  source: Source,
+  how: "whole" | "exactly" | "shorter" = "whole",
+): Scored<unknown> | undefined {
   if (!source.page) return undefined;
-  const match = matchLabel(hints, source.page.labels);
+  const { labels } = source.page;
+  const exactly = how === "exactly";
+  const { match, hints: said } =
+    how === "shorter"
+      ? (matchShorterLabel(hints, labels) ?? { match: undefined, hints })
+      : { match: matchLabel(hints, labels), hints };
   if (!match || match.confidence < MIN_CONFIDENCE || (exactly && !labelsExactly(hints, match.value.label)))
     return undefined;
-  const value = meant(labelValue(node, hints, match.value), hints, match.value);
+  const value = meant(labelValue(node, said, match.value), said, match.value);
   return value === undefined
     ? undefined
     : {

@@ -66,9 +66,20 @@ export function readLabels($: CheerioAPI): Labelled[] {
     });
   };
 
+  const headerRows = new Set<Element>();
+  $("table").each((_, table) => {
+    const columns = columnTable($, table);
+    if (!columns) return;
+    headerRows.add(columns.header);
+    columns.headers.each((i, header) => {
+      const cell = columns.cells.eq(i);
+      add(cell.get(0)!, $(header).text(), cell, laidOutText(cell.get(0)!));
+    });
+  });
   $("tr").each((_, row) => {
     const cells = $(row).children("th, td");
-    if (cells.length === 2) add(row, cells.eq(0).text(), cells.eq(1), laidOutText(cells.get(1)!));
+    if (cells.length === 2 && !headerRows.has(row))
+      add(row, cells.eq(0).text(), cells.eq(1), laidOutText(cells.get(1)!));
   });
   $("dt").each((_, term) => {
     const definition = $(term).next("dd");
@@ -91,6 +102,14 @@ export function readLabels($: CheerioAPI): Labelled[] {
         if (next) add(element, text, next, laidOutText(next.get(0)!));
       }
     });
+  // A section's heading over a list labels the list ("Ingredients" over its items); over prose it is only a title.
+  $("h2").each((_, heading) => {
+    const next = $(heading)
+      .nextAll()
+      .filter((_, sibling) => collapsed($(sibling).text()) !== "")
+      .first();
+    if (next.is("ul, ol")) add(heading, $(heading).text(), next, laidOutText(next.get(0)!));
+  });
   $(LINES)
     .filter((_, element) => ownText(element).includes(":") || ownText(element).includes("："))
     .each((_, element) => {
@@ -107,6 +126,26 @@ export function readLabels($: CheerioAPI): Labelled[] {
       if (match) add(element, match[1]!, undefined, match[2]!);
     });
   return found;
+}
+
+/**
+ * A table of one record laid out in columns: a row of header cells over a single row of values ("vCPUs | Memory"
+ * over "4 | 16 GB"). With more rows it is a list, whose values no single label names.
+ */
+function columnTable(
+  $: CheerioAPI,
+  table: Element,
+): { header: Element; headers: Cheerio<Element>; cells: Cheerio<Element> } | undefined {
+  const rows = $(table)
+    .find("tr")
+    .filter((_, row) => $(row).closest("table").get(0) === table);
+  if (rows.length !== 2) return undefined;
+  const headers = rows.eq(0).children("th, td");
+  const cells = rows.eq(1).children("th, td");
+  const allHeaders = headers.length >= 2 && headers.toArray().every((cell) => cell.tagName === "th");
+  return allHeaders && cells.length === headers.length && cells.filter("th").length === 0
+    ? { header: rows.get(0)!, headers, cells }
+    : undefined;
 }
 
 /**

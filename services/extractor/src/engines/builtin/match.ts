@@ -22,7 +22,7 @@ export interface Scored<T> {
 /** Below this a value is left null (and, in hybrid mode, left to the model). */
 export const MIN_CONFIDENCE = 0.6;
 
-const STOP_WORDS = new Set(["the", "a", "an", "of", "for", "and", "to", "in", "on", "is"]);
+export const STOP_WORDS = new Set(["the", "a", "an", "of", "for", "and", "to", "in", "on", "is"]);
 
 export function words(text: string): string[] {
   return text
@@ -47,6 +47,32 @@ export function matchLabel(hints: NameHints, labels: Labelled[]): Scored<Labelle
       labels.filter((label) => label.hidden),
     )
   );
+}
+
+/** Words of a field's name that say what form its value takes, not what it is about: labels rarely repeat them. */
+const FORM_WORDS = new Set(["name", "names", "list", "title", "text", "value", "values", "type", "kind"]);
+/** How sure a label is that names the field in fewer words than its name. */
+const SHORTER_LABEL = 0.65;
+
+/**
+ * The best label for a field that names it in fewer words than the field's
+ * name: "Director" for `director_name` (its form words left out), else
+ * "Height" for `player_height` (the name's last word: English puts a
+ * compound's head last). Less sure than a label that says the whole name;
+ * `hints` are the words the label says, which its value is read for.
+ */
+export function matchShorterLabel(
+  hints: NameHints,
+  labels: Labelled[],
+): { match: Scored<Labelled>; hints: NameHints } | undefined {
+  const content = hints.subject.filter((word) => !FORM_WORDS.has(word));
+  for (const subject of [content, content.slice(-1)]) {
+    if (subject.length === 0 || subject.length >= hints.subject.length) continue;
+    const shorter = { ...hints, subject };
+    const match = matchLabel(shorter, labels);
+    if (match) return { match: { ...match, confidence: Math.min(match.confidence, SHORTER_LABEL) }, hints: shorter };
+  }
+  return undefined;
 }
 
 /**

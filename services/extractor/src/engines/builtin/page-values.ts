@@ -15,8 +15,10 @@ import { type Byline, readByline, readCredit } from "./byline.js";
 import { type Entity, type Graph, ownValue } from "./graph.js";
 import { pageHeadline, siteNamesOf } from "./headline.js";
 import { type Labelled, readLabels } from "./labels.js";
+import { readMakerLine } from "./maker-line.js";
 import type { Scored } from "./match.js";
 import { type Offer, readOffer } from "./offer.js";
+import { type RatingText, readRatingText } from "./rating-text.js";
 
 export interface PageValues {
   data: StructuredData;
@@ -34,6 +36,10 @@ export interface PageValues {
   addressId: () => { value: string; origin: Origin } | undefined;
   /** The product's price and availability, structured data weighed against the buy box; read only when a field asks. */
   offer: () => Offer;
+  /** The maker a product's heading is credited to ("by Northpeak"); read only when a field asks. */
+  makerLine: () => Scored<string> | undefined;
+  /** A rating and a count of reviews written for readers ("4.4 out of 5", "87 reviews"); read only when a field asks. */
+  ratingText: () => RatingText;
   /**
    * The site's names, squashed (og:site_name, application-name, the host's name): "The Planetary Press" is
    * "theplanetarypress".
@@ -61,6 +67,7 @@ export function readPageValues(
   let credit: { found: Scored<string> | undefined } | undefined;
   let addressId: { found: ReturnType<typeof idInAddress> } | undefined;
   let offer: Offer | undefined;
+  let ratingText: RatingText | undefined;
   const named =
     headline !== undefined &&
     primary !== undefined &&
@@ -81,6 +88,8 @@ export function readPageValues(
       return addressId.found;
     },
     offer: () => (offer ??= readOffer(primary, graph, structured, readBuyBox(page.$, headline?.value))),
+    makerLine: () => readMakerLine(headline?.origin?.source === "heading" ? headline.origin.element : undefined),
+    ratingText: () => (ratingText ??= readRatingText(page.$)),
     siteNames: sites,
     descriptionsDisagree: disagree(structured.meta.get("description"), structured.meta.get("og:description")),
     aboutWords,

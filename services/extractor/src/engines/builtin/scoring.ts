@@ -6,13 +6,14 @@
  */
 import type { ObjectNode } from "@winnow/platform";
 import { squashed } from "../../page/elements.js";
-import { type NameHints, nameHints } from "../../schema/field-names.js";
+import type { NameHints } from "../../schema/field-names.js";
 import { isElsewhere } from "./byline.js";
 import { type Candidate, candidateAt, nested, type Source } from "./candidates.js";
 import { CONCEPTS, entity } from "./concepts.js";
 import { texts } from "./flatten.js";
 import { type Entity, type Graph, isSupporting, itemElement } from "./graph.js";
 import { MIN_CONFIDENCE, type Scored, singular } from "./match.js";
+import { baseForm, fieldHints } from "./name-concepts.js";
 import type { PageValues } from "./page-values.js";
 import { calendarDayInDoubt } from "./utc-date.js";
 
@@ -80,9 +81,18 @@ function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean)
         !ATTRIBUTE_WORDS.has(word) &&
         !source.page?.aboutWords.some((type) => type.includes(word)),
     ).length;
-    const camel = phrase.replace(/ (\w)/g, (_, c: string) => c.toUpperCase());
+    const camel = camelCase(words);
     const concepts = CONCEPTS.get(phrase) ?? [];
-    const places = [...concepts, entity(camel), entity(singular(camel))];
+    // Properties are named in base forms: `cooking_time` is a recipe's cookTime.
+    const base = camelCase(words.map(baseForm));
+    const abbreviated = abbreviatedKey(words, source);
+    const places = [
+      ...concepts,
+      entity(camel),
+      entity(singular(camel)),
+      ...(base === camel ? [] : [entity(base)]),
+      ...(abbreviated ? [entity(abbreviated)] : []),
+    ];
     for (const [index, place] of places.entries()) {
       const found = candidateAt(place, source);
       // A link where a text field wants a name (an author given as a profile URL) is no value: later sources may have
@@ -104,6 +114,31 @@ function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean)
       yield { ...found, confidence: base * found.confidence * doubt * 0.5 ** leftOut };
     }
   }
+}
+
+/** How short a property's word may be and still abbreviate a name's word ("prep" for "preparation"). */
+const MIN_ABBREVIATION = 4;
+
+/**
+ * A property of the level's entities that names the phrase in shortened words (`preparation_time` is a recipe's
+ * prepTime): the same number of words, each the name's word or its start.
+ */
+function abbreviatedKey(words: string[], source: Source): string | undefined {
+  for (const key of source.entities.flatMap((e) => Object.keys(e))) {
+    const parts = key.split(/(?=[A-Z])/).map((part) => part.toLowerCase());
+    if (
+      parts.length === words.length &&
+      parts.some((part, i) => part !== words[i]) &&
+      parts.every((part, i) => part === words[i] || (part.length >= MIN_ABBREVIATION && words[i]!.startsWith(part)))
+    )
+      return key;
+  }
+  return undefined;
+}
+
+/** ["cook", "time"] → "cookTime". */
+function camelCase(words: string[]): string {
+  return words.map((word, i) => (i === 0 ? word : word.charAt(0).toUpperCase() + word.slice(1))).join("");
 }
 
 /** Contiguous token runs, longest first and left to right: "author name" before "author" before "name". */
@@ -204,7 +239,7 @@ export function primaryEntity(tree: ObjectNode, graph: Graph): Entity | undefine
   let bestScore = -1;
   for (const entity of candidates.slice(0, MAX_CANDIDATES)) {
     const source = nested(entity, graph);
-    const score = tree.fields.filter((field) => find(nameHints(field.name), source) !== undefined).length;
+    const score = tree.fields.filter((field) => find(fieldHints(field.name), source) !== undefined).length;
     if (score > bestScore) [best, bestScore] = [entity, score];
   }
   return best;

@@ -6,10 +6,11 @@
 import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { Element } from "domhandler";
 import { textOf } from "../../../page/elements.js";
-import { nameHints, nameTokens } from "../../../schema/field-names.js";
+import { nameTokens } from "../../../schema/field-names.js";
 import { firstNumber, parseNumber } from "../../../schema/normalize.js";
 import { LABEL_SYNONYMS } from "../concepts.js";
 import { type Scored, singular, words } from "../match.js";
+import { fieldHints } from "../name-concepts.js";
 
 export type Item = Record<string, unknown>;
 
@@ -65,7 +66,7 @@ export interface Blocks extends Scored<Item[]> {
 
 export function fieldsOf(item: ObjectNode): Field[] {
   return item.fields.map(({ name, node }) => {
-    const subject = nameHints(name).subject.map(singular);
+    const subject = fieldHints(name).subject.map(singular);
     const synonyms = (LABEL_SYNONYMS.get(subject.join(" ")) ?? []).map(words);
     return {
       name,

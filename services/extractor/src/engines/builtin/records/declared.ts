@@ -6,10 +6,10 @@
  * schema's ingredient groups) does not.
  */
 import type { ObjectNode } from "@winnow/platform";
-import { nameHints } from "../../../schema/field-names.js";
 import { nested } from "../candidates.js";
 import { asEntity, asList, type Entity, type Graph, ownValue, typesOf } from "../graph.js";
 import { MIN_CONFIDENCE } from "../match.js";
+import { fieldHints } from "../name-concepts.js";
 import { find } from "../scoring.js";
 
 /** Share of (item, field) pairs a declared list must answer. */
@@ -32,7 +32,7 @@ export function declaredItems(item: ObjectNode, graph: Graph): Entity[] | undefi
       (sum, entity) =>
         sum +
         item.fields.filter(
-          (field) => (find(nameHints(field.name), nested(entity, graph))?.confidence ?? 0) >= MIN_CONFIDENCE,
+          (field) => (find(fieldHints(field.name), nested(entity, graph))?.confidence ?? 0) >= MIN_CONFIDENCE,
         ).length,
       0,
     );
