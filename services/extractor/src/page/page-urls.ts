@@ -14,7 +14,14 @@ const SRCSET_ATTRIBUTES = ["srcset", "data-srcset"];
 export class PageUrls {
   private readonly urls = new Set<string>();
 
-  constructor(private readonly page: Page) {
+  /**
+   * `declared`: whether URLs written in meta tags' content and structured data count too (they do for grounding a
+   * model's reading; a value the page must show a reader counts only the page's links and sources).
+   */
+  constructor(
+    private readonly page: Page,
+    { declared = true }: { declared?: boolean } = {},
+  ) {
     const add = (reference: string | undefined) => {
       const url = absoluteUrl(reference, page.baseUrl);
       if (url) this.urls.add(comparable(url));
@@ -27,7 +34,7 @@ export class PageUrls {
     for (const element of page.$("*").toArray()) {
       if (!isTag(element)) continue;
       for (const name of URL_ATTRIBUTES) add(element.attribs[name]);
-      addWritten(element.attribs.content);
+      if (declared) addWritten(element.attribs.content);
       for (const name of SRCSET_ATTRIBUTES)
         for (const candidate of element.attribs[name]?.split(",") ?? []) add(candidate.trim().split(/\s+/)[0]);
     }
@@ -36,7 +43,7 @@ export class PageUrls {
       else if (Array.isArray(value)) value.forEach(visit);
       else if (typeof value === "object" && value !== null) Object.values(value).forEach(visit);
     };
-    visit(page.structured.jsonLd);
+    if (declared) visit(page.structured.jsonLd);
   }
 
   /** Whether a URL (absolute, or relative to the page) is one of the page's, its fragment and a trailing slash aside. */

@@ -11,8 +11,9 @@
 import type { Element } from "domhandler";
 import { datesIn } from "../schema/normalize.js";
 import { elementsUnder, isHidden, isHiddenWithin, NOT_TEXT, textOf } from "./elements.js";
-import { absoluteUrl, type Page } from "./page.js";
-import { normalizeText, numbersIn } from "./text-match.js";
+import type { Page } from "./page.js";
+import { PageUrls } from "./page-urls.js";
+import { normalizeText, numberTokensIn } from "./text-match.js";
 
 /** Long strings (a recipe's step) may be reflowed or trimmed by the engine: most of their words in order suffices. */
 const LONG_STRING_WORDS = 6;
@@ -43,7 +44,7 @@ class Shown {
   }
 
   number(value: number): boolean {
-    this.numbers ??= numbersIn(this.text);
+    this.numbers ??= numberTokensIn(this.text);
     return this.numbers.has(value) || this.numbers.has(Math.abs(value));
   }
 
@@ -86,7 +87,7 @@ export class PageStatements {
   private page: Shown | undefined;
   private readonly elements = new Map<Element, Shown>();
   private texts: ElementTexts | undefined;
-  private links: Set<string> | undefined;
+  private links: PageUrls | undefined;
 
   constructor(private readonly source: Page) {}
 
@@ -159,7 +160,7 @@ export class PageStatements {
       const words = wordsOf(text);
       if (words.length === 0) continue;
       texts.whole.add(words.join(" "));
-      if (words.length <= NUMBER_WORDS) for (const n of numbersIn(normalizeText(text))) texts.numbers.add(n);
+      if (words.length <= NUMBER_WORDS) for (const n of numberTokensIn(normalizeText(text))) texts.numbers.add(n);
       if (words.length <= DATE_WORDS) for (const { date } of datesIn(text)) texts.days.add(date);
     }
     return texts;
@@ -167,15 +168,8 @@ export class PageStatements {
 
   /** The page links to it or shows it (an anchor, an image, a canonical link), resolved against the page's base. */
   private linksTo(url: string): boolean {
-    if (!this.links) {
-      const { $, baseUrl } = this.source;
-      this.links = new Set();
-      for (const element of $("a[href], img[src], link[href], source[src]")) {
-        const resolved = absoluteUrl(element.attribs.href ?? element.attribs.src, baseUrl);
-        if (resolved) this.links.add(resolved);
-      }
-    }
-    return this.links.has(url) || this.links.has(new URL(url).href);
+    this.links ??= new PageUrls(this.source, { declared: false });
+    return this.links.has(url);
   }
 }
 
