@@ -9,20 +9,20 @@
  * evidence source and kind of value where the extractor states it
  * (services/extractor/src/flow/source-reliability.ts; rebuild to apply).
  *
- * `--task` asks every case with a generic task description (bench/src/with-task.ts) and writes quality-task.json.
- * `--names <map.json>` renames every case's fields by the map
- * (bench/src/paraphrase.ts; bench/paraphrased-names.json is ours) and
- * writes quality-names.json: the figures under names a caller would write.
+ * With the builtin engine over gRPC it then measures how dependable the
+ * answers are as callers ask (issue 38), each against the run above: the
+ * same cases under field names a caller would write (`--names <map.json>`,
+ * by default bench/paraphrased-names.json: bench/src/paraphrase.ts), with a
+ * generic task description that asks for nothing the page states
+ * (bench/src/with-task.ts), and in hybrid mode with a model that answers
+ * every field null (bench/src/null-model.ts): what the model path loses to
+ * a model that says "not found". `--skip-variants` leaves them out.
  *
  * `--llm` measures the model path's ceiling: the corpus's perfect reader
  * (`--oracle`, by default ../shared/tools/oracle_llm.py) stands in for the
  * model, the figures are printed beside the builtin engine's, every loss is
  * classified by where it happened (bench/src/losses.ts), and the result goes
  * to bench/results/quality-llm.json.
- *
- * `--null-model` puts a model that answers every field null (bench/src/null-model.ts) in its place: what hybrid
- * extraction loses to a model that says "not found" (nothing, when it never erases the builtin engine's reading);
- * results to bench/results/quality-null-model.json.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -41,22 +41,21 @@ import { startNullModel } from "./null-model.js";
 import { type Oracle, type OracleCall, startOracle } from "./oracle.js";
 import { originalName, paraphraseCases, readNameMap } from "./paraphrase.js";
 import { printReliability, reliability, writeReliabilityTable } from "./reliability.js";
-import { type Extraction, type Runner, startExtractorRunner, startStackRunner } from "./runners.js";
+import { type Extraction, type ModelEndpoint, type Runner, startExtractorRunner, startStackRunner } from "./runners.js";
 import { addOutcome, type Counts, labelsComplete, type Metrics, metrics, type Outcome, scoreField } from "./score.js";
 import { printStatusTables, statusTables } from "./status-figures.js";
-import { printAgainstWithout, taskFor } from "./with-task.js";
+import { taskFor } from "./with-task.js";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     stack: { type: "boolean", default: false },
     llm: { type: "boolean", default: false },
-    "null-model": { type: "boolean", default: false },
     oracle: { type: "string", default: path.join(REPO_ROOT, "../shared/tools/oracle_llm.py") },
     concurrency: { type: "string", default: "2" },
     "write-calibration": { type: "boolean", default: false },
-    task: { type: "boolean", default: false },
-    names: { type: "string" },
+    names: { type: "string", default: path.join(REPO_ROOT, "bench/paraphrased-names.json") },
+    "skip-variants": { type: "boolean", default: false },
   },
 });
 const corpusDir = path.resolve(positionals[0] ?? path.join(REPO_ROOT, "../shared/corpus/dev"));
@@ -75,18 +74,14 @@ if (values.llm && !existsSync(values.oracle)) {
   );
   process.exit(2);
 }
-const nameMap = values.names ? await readNameMap(path.resolve(values.names)) : undefined;
-const cases = nameMap ? paraphraseCases(await readCases(corpusDir), nameMap) : await readCases(corpusDir);
+const cases = await readCases(corpusDir);
 const pages = await servePages(corpusDir);
 const oracle = values.llm ? await startOracle(values.oracle, path.join(corpusDir, "cases.jsonl")) : undefined;
-const nullModel = values["null-model"] && !oracle ? await startNullModel() : undefined;
-const model = oracle
-  ? { baseUrl: oracle.baseUrl, model: "oracle" }
-  : nullModel && { baseUrl: nullModel.baseUrl, model: "null" };
+const model = oracle && { baseUrl: oracle.baseUrl, model: "oracle" };
 const runner = values.stack ? await startStackRunner(pages.hostPort, model) : await startExtractorRunner(model);
 const through = mode === "stack" ? "whole stack over HTTP" : "extractor over gRPC";
 console.log(
-  `${cases.length} cases from ${corpusDir}, through the ${through} (${model ? `the ${oracle ? "oracle reader" : "null model"} as the model, hybrid pre-fill on` : "builtin engine"})`,
+  `${cases.length} cases from ${corpusDir}, through the ${through} (${model ? "the oracle reader as the model, hybrid pre-fill on" : "builtin engine"})`,
 );
 
 /**
@@ -102,28 +97,38 @@ try {
     const alone = await startExtractorRunner();
     builtin = await runAll(alone, Engine.ENGINE_BUILTIN).finally(() => alone.stop());
   }
-  results = await runAll(runner, Engine.ENGINE_UNSPECIFIED, oracle);
+  results = await runAll(runner, Engine.ENGINE_UNSPECIFIED, { watched: oracle });
 } finally {
   await runner.stop();
-  await pages.close();
-  await nullModel?.stop();
+}
+const variants =
+  !model && mode === "extractor" && !values["skip-variants"]
+    ? await runVariants().finally(() => pages.close())
+    : await pages.close().then(() => undefined);
+
+interface RunOptions {
+  /** The cases run (by default the corpus's). */
+  asked?: Case[];
+  /** The task description each case is asked with, by its index. */
+  task?: (index: number) => string;
+  watched?: Oracle;
 }
 
-async function runAll(target: Runner, engine: Engine, watched?: Oracle): Promise<Result[]> {
+async function runAll(target: Runner, engine: Engine, { asked = cases, task, watched }: RunOptions = {}) {
   const done: Result[] = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: watched ? 1 : concurrency }, async () => {
-      while (next < cases.length) {
+      while (next < asked.length) {
         const index = next++;
-        const item = cases[index]!;
+        const item = asked[index]!;
         const before = watched ? (await watched.calls()).length : 0;
         const extraction = await target.run(
           pages.urlOf(item),
           item.schema,
           originalUrl(item) ?? pages.urlOf(item),
           engine,
-          values.task ? taskFor(index) : "",
+          task?.(index) ?? "",
         );
         done.push({ item, extraction, calls: watched ? (await watched.calls()).slice(before) : [] });
       }
@@ -151,7 +156,8 @@ interface Scores {
   }[];
 }
 
-function score(run: Result[]): Scores {
+/** `original`: a field's name in the corpus (complete labels are the corpus's, by its names). */
+function score(run: Result[], original: (field: string) => string = (field) => field): Scores {
   const scores: Scores = { byCorpus: new Map(), byField: new Map(), overall: { tp: 0, fp: 0, fn: 0 }, perCase: [] };
   for (const { item, extraction } of run) {
     const outcomes: Record<string, string> = {};
@@ -161,7 +167,7 @@ function score(run: Result[]): Scores {
         schema,
         item.expected[field] ?? null,
         extraction.data?.[field] ?? null,
-        labelsComplete(item.corpus, nameMap ? originalName(nameMap, field) : field),
+        labelsComplete(item.corpus, original(field)),
       );
       if (!outcome) continue;
       outcomes[field] = outcome;
@@ -208,6 +214,30 @@ function countsFor(map: Map<string, Counts>, key: string): Counts {
     map.set(key, counts);
   }
   return counts;
+}
+
+/**
+ * The same corpus asked as callers ask, each run by an extractor of its own (templates learned on one run must not
+ * answer another): under other field names, with a task, and with a model that answers null.
+ */
+async function runVariants() {
+  const names = await readNameMap(path.resolve(values.names));
+  const fresh = async (run: (runner: Runner) => Promise<Result[]>, endpoint?: ModelEndpoint) => {
+    const runner = await startExtractorRunner(endpoint);
+    return run(runner).finally(() => runner.stop());
+  };
+  const renamed = await fresh((r) => runAll(r, Engine.ENGINE_BUILTIN, { asked: paraphraseCases(cases, names) }));
+  const tasked = await fresh((r) => runAll(r, Engine.ENGINE_BUILTIN, { task: taskFor }));
+  const nullModel = await startNullModel();
+  const nulled = await fresh((r) => runAll(r, Engine.ENGINE_UNSPECIFIED), {
+    baseUrl: nullModel.baseUrl,
+    model: "null",
+  }).finally(() => nullModel.stop());
+  return {
+    names: score(renamed, (field) => originalName(names, field)),
+    task: score(tasked),
+    nullModel: score(nulled),
+  };
 }
 
 const scores = score(results);
@@ -336,6 +366,36 @@ const status =
     : undefined;
 if (status) printStatusTables(new Map(Object.entries(status)));
 
+// The variants against the run above, overall and per corpus: what a caller's own names, a task or a model's nulls cost.
+const dependability = variants && dependabilityFigures(variants);
+if (dependability) {
+  console.log(
+    `\nAs callers ask (F1, and its ratio to the run above; aims: names >= 0.95x, task >= 0.98x, null model 1x)`,
+  );
+  console.log(`${"".padEnd(24)} ${"names".padStart(15)} ${"task".padStart(15)} ${"null model".padStart(15)}`);
+  for (const [corpus, row] of Object.entries(dependability)) {
+    const cell = ({ f1, ratio }: { f1: number; ratio: number }) => `${fmt(f1)} ${fmt(ratio)}x`.padStart(15);
+    console.log(`${corpus.padEnd(24)} ${cell(row.names)} ${cell(row.task)} ${cell(row.nullModel)}`);
+  }
+}
+
+function dependabilityFigures(runs: NonNullable<typeof variants>) {
+  const against = (counts: Counts | undefined, base: Counts | undefined) => {
+    const f1 = counts ? metrics(counts).f1 : 0;
+    const baseF1 = base ? metrics(base).f1 : 0;
+    return { f1: round(f1 * 1000) / 1000, ratio: baseF1 > 0 ? Math.round((1000 * f1) / baseF1) / 1000 : 0 };
+  };
+  const row = (of: (s: Scores) => Counts | undefined) => ({
+    names: against(of(runs.names), of(scores)),
+    task: against(of(runs.task), of(scores)),
+    nullModel: against(of(runs.nullModel), of(scores)),
+  });
+  return Object.fromEntries([
+    ...[...scores.byCorpus.keys()].sort().map((corpus) => [corpus, row((s) => s.byCorpus.get(corpus))] as const),
+    ["overall", row((s) => s.overall)] as const,
+  ]);
+}
+
 let llm: Record<string, unknown> | undefined;
 if (oracle) {
   await oracle.stop();
@@ -370,9 +430,8 @@ await mkdir(resultsDir, { recursive: true });
 const corpusName = path.basename(corpusDir) === "dev" ? "" : `-${path.basename(corpusDir)}`;
 const output = path.join(
   resultsDir,
-  `quality${corpusName}${model ? `-${nullModel ? "null-model" : "llm"}` : ""}${mode === "stack" ? "-stack" : ""}${values.task ? "-task" : ""}${nameMap ? "-names" : ""}.json`,
+  `quality${corpusName}${model ? "-llm" : ""}${mode === "stack" ? "-stack" : ""}.json`,
 );
-if (values.task) printAgainstWithout(metrics(scores.overall).f1, output.replace(/-task\.json$/, ".json"));
 await writeFile(
   output,
   `${JSON.stringify(
@@ -389,6 +448,7 @@ await writeFile(
       hybrid,
       evidence,
       status,
+      dependability,
       errors,
       calibration,
       ...llm,
