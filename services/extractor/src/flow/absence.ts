@@ -8,16 +8,22 @@
  * and so does any field whose concept pages state without naming it: a
  * heading, a byline's author or date, a price, an availability, running text.
  */
-import { CONCEPTS, LABEL_SYNONYMS, RUNNING_TEXT } from "../engines/builtin/concepts.js";
+import { CONCEPTS, LABEL_SYNONYMS, type PagePart, RUNNING_TEXT } from "../engines/builtin/concepts.js";
+import { fieldHints } from "../engines/builtin/name-concepts.js";
 import type { PageStatements } from "../page/stated.js";
-import { nameHints } from "../schema/field-names.js";
+
+/**
+ * Parts of the page the engine reads that do not state a value unnamed: an id read from the page's address is not
+ * shown at all, and a count is read with its noun ("87 reviews").
+ */
+const NAMED_PARTS = new Set<PagePart>(["address id", "review count"]);
 
 /** Words shorter than this ("of", "is", "id") name nothing on their own. */
 const MIN_WORD = 3;
 
 /** The phrases a page would name the field's concept with: its name's words, alone and together, and their synonyms. */
 function conceptPhrases(name: string): string[] {
-  const { subject } = nameHints(name);
+  const { subject } = fieldHints(name);
   const phrase = subject.join(" ");
   const words = subject.filter((word) => word.length >= MIN_WORD);
   return [
@@ -36,11 +42,14 @@ export function provenAbsent(page: PageStatements, name: string): boolean {
 
 /** The field's concept is one pages state without naming it (its place is a part of the page's layout, or prose). */
 function statedUnnamed(name: string): boolean {
-  const { subject } = nameHints(name);
+  const { subject } = fieldHints(name);
   return subject.some((_, start) =>
     subject.slice(start).some((_, i) => {
       const phrase = subject.slice(start, start + i + 1).join(" ");
-      return RUNNING_TEXT.has(phrase) || (CONCEPTS.get(phrase) ?? []).some((place) => place.kind === "page");
+      return (
+        RUNNING_TEXT.has(phrase) ||
+        (CONCEPTS.get(phrase) ?? []).some((place) => place.kind === "page" && !NAMED_PARTS.has(place.part))
+      );
     }),
   );
 }

@@ -3,7 +3,7 @@
 export const SOURCE_RELIABILITY: Readonly<Record<string, number>> = {
   "byline date": 0.942, // 75 sites, 80 answers, site-mean precision 0.987
   "byline text": 0.803, // 20 sites, 20 answers, site-mean precision 0.950
-  "heading text": 0.901, // 103 sites, 141 answers, site-mean precision 0.950
+  "heading text": 0.893, // 108 sites, 146 answers, site-mean precision 0.943
   "json-ld boolean": 0.588, // 8 sites, 12 answers, site-mean precision 0.875
   "json-ld date": 0.648, // 5 sites, 5 answers, site-mean precision 1.000
   "json-ld integer": 0.952, // 54 sites, 188 answers, site-mean precision 1.000
@@ -11,16 +11,15 @@ export const SOURCE_RELIABILITY: Readonly<Record<string, number>> = {
   "json-ld number": 0.908, // 46 sites, 46 answers, site-mean precision 0.978
   "json-ld text": 0.909, // 95 sites, 170 answers, site-mean precision 0.958
   "label integer": 0.269, // 1 sites, 1 answers, site-mean precision 1.000
-  "label list": 0.12, // 2 sites, 11 answers, site-mean precision 0.500
+  "label list": 0.253, // 3 sites, 12 answers, site-mean precision 0.667
   "label number": 0.12, // 2 sites, 3 answers, site-mean precision 0.500
   "label text": 0.876, // 20 sites, 154 answers, site-mean precision 0.997
   "layout boolean": 0.847, // 15 sites, 24 answers, site-mean precision 1.000
-  "layout list": 0.648, // 5 sites, 5 answers, site-mean precision 1.000
   "layout number": 0.726, // 19 sites, 29 answers, site-mean precision 0.895
   "meta boolean": 0.269, // 1 sites, 1 answers, site-mean precision 1.000
   "meta date": 0.747, // 8 sites, 8 answers, site-mean precision 1.000
   "meta number": 0.269, // 1 sites, 2 answers, site-mean precision 1.000
-  "meta text": 0.698, // 45 sites, 52 answers, site-mean precision 0.811
+  "meta text": 0.686, // 47 sites, 61 answers, site-mean precision 0.798
   "microdata boolean": 0.424, // 2 sites, 2 answers, site-mean precision 1.000
   "microdata date": 0.269, // 1 sites, 1 answers, site-mean precision 1.000
   "microdata integer": 0.721, // 7 sites, 14 answers, site-mean precision 1.000
@@ -28,5 +27,5 @@ export const SOURCE_RELIABILITY: Readonly<Record<string, number>> = {
   "microdata number": 0.588, // 8 sites, 9 answers, site-mean precision 0.875
   "microdata text": 0.846, // 21 sites, 54 answers, site-mean precision 0.976
   "template number": 0.269, // 1 sites, 2 answers, site-mean precision 1.000
-  "template text": 0.525, // 3 sites, 14 answers, site-mean precision 1.000
+  "template text": 0.356, // 4 sites, 16 answers, site-mean precision 0.750
 };

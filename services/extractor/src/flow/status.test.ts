@@ -61,10 +61,21 @@ describe("field status, builtin engine", () => {
 
   it("not-found, not absent, for a null whose concept the page names but no engine read", async () => {
     const named = SHOP.replace("<p>Boils fast", "<p>Ask us about the warranty when you order.</p><p>Boils fast");
-    const { data, status } = await extract(named, { warranty: "string", author: "string" });
-    expect(data).toEqual({ warranty: null, author: null });
-    // An author is stated without naming it (a byline): its null proves nothing either.
-    expect(status).toEqual({ "/warranty": "not-found", "/author": "not-found" });
+    const { data, status } = await extract(named, {
+      warranty: "string",
+      author: "string",
+      brand: "string",
+      sku: "string",
+    });
+    expect(data).toEqual({ warranty: null, author: null, brand: null, sku: null });
+    // An author and a brand are stated without naming them (a byline, "by Northpeak"): their nulls prove nothing
+    // either. A SKU is labelled where a page states one, and nothing here names one.
+    expect(status).toEqual({
+      "/warranty": "not-found",
+      "/author": "not-found",
+      "/brand": "not-found",
+      "/sku": "absent",
+    });
   });
 
   it("answers the README's task: the fields it asks to produce need a model, the product's name is read", async () => {
