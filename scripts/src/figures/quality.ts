@@ -164,10 +164,72 @@ function wrongByCorpus(r: Results, file: string): string {
   return `${num(r, `${file}.overall.fp`)} wrong answers (${wrong.join(", ")})`;
 }
 
+interface StatusFigures {
+  rows: Record<string, { right: number; wrong: number; missed: number; trulyAbsent: number }>;
+  figures: {
+    foundPrecision: number;
+    rightFound: number;
+    wrongNotFound: number;
+    absentTrue: number | null;
+    stated: { precision: number; right: number; wrongOut: number };
+  };
+}
+
+/** What each status is worth per corpus (bench/src/status-figures.ts). */
+function statusTable(r: Results): string {
+  const corpora = at(r, "quality.status") as Record<string, StatusFigures>;
+  const rows = Object.entries(corpora).map(([corpus, { rows: byStatus, figures }]) => {
+    const absent = byStatus.absent;
+    return [
+      CORPORA[corpus]?.label ?? corpus,
+      f3(figures.foundPrecision),
+      pct(figures.rightFound, 0),
+      pct(figures.stated.right, 0),
+      pct(figures.wrongNotFound, 0),
+      absent ? `${absent.missed + absent.trulyAbsent} (${absent.missed} stated)` : "0",
+      String(byStatus["not-found"] ? byStatus["not-found"].missed + byStatus["not-found"].trulyAbsent : 0),
+      figures.absentTrue === null ? "–" : f3(figures.absentTrue),
+    ];
+  });
+  return table(
+    [
+      "corpus",
+      "`found` precision",
+      "right values `found`",
+      "right `found` or `derived`",
+      "wrong values not `found`",
+      "`absent` nulls",
+      "`not-found` nulls",
+      "`absent` truly absent (complete labels)",
+    ],
+    rows,
+  );
+}
+
+/** The dev corpus asked as callers ask, against the plain run (bench:quality's variants). */
+function dependabilityTable(r: Results): string {
+  const rows = at(r, "quality.dependability") as Record<
+    string,
+    Record<"names" | "task" | "nullModel", { f1: number; ratio: number }>
+  >;
+  const cell = ({ f1, ratio }: { f1: number; ratio: number }) => `${f3(f1)} (${f3(ratio)}×)`;
+  return table(
+    ["corpus", "paraphrased names (aim ≥ 0.95×)", "with a task (aim ≥ 0.98×)", "model answering null (aim 1×)"],
+    Object.entries(rows).map(([corpus, row]) => [
+      CORPORA[corpus]?.label ?? corpus,
+      cell(row.names),
+      cell(row.task),
+      cell(row.nullModel),
+    ]),
+  );
+}
+
 export function qualityFigures(r: Results): Figures {
   const shop = () => score(r, `quality.corpora.${SHOP}`);
   return {
     "quality.corpora": () => corporaTable(r, "quality"),
+    "quality.status": () => statusTable(r),
+    "quality.dependability": () => dependabilityTable(r),
     "quality.product-fields": () => productFieldsTable(r, "quality"),
     "quality.shop.precision": () => f3(shop().precision),
     // The three wrong prices are labels that read a grouped number as a decimal (named in the prose).
