@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { TEST_TIMEOUT_MS } from "./test/support/test-timeout.js";
 
 export default defineConfig({
   test: {
@@ -11,8 +12,8 @@ export default defineConfig({
       "clients/node/test/**/*.test.ts",
     ],
     // Tests start real servers and processes; give them room on a 2-core machine.
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    testTimeout: TEST_TIMEOUT_MS,
+    hookTimeout: 2 * TEST_TIMEOUT_MS,
     pool: "forks",
   },
 });

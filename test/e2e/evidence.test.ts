@@ -15,6 +15,7 @@ import { REPO_ROOT } from "../../scripts/src/stack.js";
 import { FIELD_STATUSES } from "../../services/gateway/src/docs/openapi.js";
 import { type ChatRequestBody, type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
+import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
 import { PAGES } from "./pages.js";
 
 interface Evidence {
@@ -257,7 +258,9 @@ describe("evidence for every value", () => {
     );
     await dashboard.getByLabel(/Show the page/).check();
     await dashboard.getByRole("button", { name: "Scrape" }).click();
-    await expect.poll(() => dashboard.locator("#result-status").textContent(), { timeout: 60_000 }).toBe("200 OK");
+    await expect
+      .poll(() => dashboard.locator("#result-status").textContent(), { timeout: TEST_TIMEOUT_MS })
+      .toBe("200 OK");
 
     // One row per value: 3 fields, 3 ingredients, 2 reviews of 2 fields.
     const rows = dashboard.locator("#evidence tbody tr");
@@ -292,7 +295,9 @@ describe("evidence for every value", () => {
     await dashboard.getByLabel("Page URL").fill(`${run.site.origin}/lamps`);
     await dashboard.getByLabel(/^Schema/).fill(JSON.stringify({ lamps: [{ name: "string", price_usd: "number" }] }));
     await dashboard.getByRole("button", { name: "Scrape" }).click();
-    await expect.poll(() => dashboard.locator("#result-status").textContent(), { timeout: 60_000 }).toBe("200 OK");
+    await expect
+      .poll(() => dashboard.locator("#result-status").textContent(), { timeout: TEST_TIMEOUT_MS })
+      .toBe("200 OK");
     const rows = dashboard.locator("#evidence tbody tr");
     // The model returned one record of the four the page shows: the builtin engine's four stand, each found, and the
     // list as a whole is a conflict (its evidence holds the model's shorter list).
