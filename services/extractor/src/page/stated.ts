@@ -13,11 +13,7 @@ import { datesIn } from "../schema/normalize.js";
 import { elementsUnder, isHidden, isHiddenWithin, NOT_TEXT, textOf } from "./elements.js";
 import type { Page } from "./page.js";
 import { PageUrls } from "./page-urls.js";
-import { normalizeText, numberTokensIn } from "./text-match.js";
-
-/** Long strings (a recipe's step) may be reflowed or trimmed by the engine: most of their words in order suffices. */
-const LONG_STRING_WORDS = 6;
-const LONG_STRING_COVERAGE = 0.9;
+import { isLongString, normalizeText, numberTokensIn, wordsCovered } from "./text-match.js";
 
 /** A text in the forms values are looked up in: its words, its numbers, the days it names. */
 class Shown {
@@ -37,10 +33,7 @@ class Shown {
     const words = wordsOf(value);
     if (words.length === 0) return false;
     if (this.words.includes(` ${words.join(" ")} `)) return true;
-    return (
-      words.length >= LONG_STRING_WORDS &&
-      words.filter((word) => this.wordSet.has(word)).length / words.length >= LONG_STRING_COVERAGE
-    );
+    return wordsCovered(words, this.wordSet);
   }
 
   number(value: number): boolean {
@@ -103,7 +96,7 @@ export class PageStatements {
     const words = wordsOf(value);
     if (words.length === 0) return false;
     if (texts.whole.has(words.join(" "))) return true;
-    return !item && words.length >= LONG_STRING_WORDS && this.visible().string(value);
+    return !item && isLongString(words) && this.visible().string(value);
   }
 
   /** Whether the page's shown text names any of these phrases (as whole words, a plural or singular form too). */

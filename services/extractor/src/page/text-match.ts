@@ -106,3 +106,20 @@ function stringsOf(value: unknown): string[] {
   if (isRecord(value)) return Object.values(value).flatMap(stringsOf);
   return [];
 }
+
+/** Long strings (a recipe's step) may be reflowed or trimmed: most of their words on the page suffices. */
+const LONG_STRING_WORDS = 6;
+const LONG_STRING_COVERAGE = 0.9;
+
+/** A long string (its words, in the page's word form) whose words the page holds nearly all of. */
+export function wordsCovered(words: readonly string[], known: ReadonlySet<string>): boolean {
+  return (
+    words.length >= LONG_STRING_WORDS &&
+    words.filter((word) => known.has(word)).length / words.length >= LONG_STRING_COVERAGE
+  );
+}
+
+/** Whether a string is long enough to be matched by most of its words (wordsCovered). */
+export function isLongString(words: readonly string[]): boolean {
+  return words.length >= LONG_STRING_WORDS;
+}

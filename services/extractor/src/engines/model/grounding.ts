@@ -27,16 +27,12 @@ import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor
 import { readTask, type TaskFields } from "../../flow/task-fields.js";
 import type { Page } from "../../page/page.js";
 import { looksLikeUrl, PageUrls } from "../../page/page-urls.js";
-import { NUMBER_TOKEN, normalizeText, numberTokensIn, withoutUrls } from "../../page/text-match.js";
+import { NUMBER_TOKEN, normalizeText, numberTokensIn, withoutUrls, wordsCovered } from "../../page/text-match.js";
 import { childPointer, type EvidenceMap, MAX_TEXT } from "../../schema/evidence.js";
 import { nameHints } from "../../schema/field-names.js";
 import { StatedMarkers } from "./stated-markers.js";
 
 export type GroundingMode = "off" | "warn" | "strict";
-
-/** Long strings (a step of a recipe) may be reflowed by the model: most of their words on the page is enough. */
-const LONG_STRING_WORDS = 6;
-const LONG_STRING_COVERAGE = 0.9;
 
 /**
  * How sure a model's value is, for its evidence: the model states no
@@ -187,10 +183,7 @@ class PageText {
     const wanted = normalizeText(value);
     if (wanted === "" || hasWhole(this.text, wanted)) return true;
     const words = wanted.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== "");
-    return (
-      words.length >= LONG_STRING_WORDS &&
-      words.filter((word) => this.words.has(word)).length / words.length >= LONG_STRING_COVERAGE
-    );
+    return wordsCovered(words, this.words);
   }
 
   /**
