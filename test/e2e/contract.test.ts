@@ -13,6 +13,13 @@ import { type FakeLlm, reply, startFakeLlm } from "../support/fake-llm.js";
 import type { FixturePage } from "../support/fixture-site.js";
 import { freePorts } from "../support/ports.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
+import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
+
+/**
+ * The renderer's limit, from the suite's one deadline setting: a loaded machine must still render "/bit-slow" within
+ * it, and "/slow" stays well past it.
+ */
+const RENDER_TIMEOUT_MS = Math.round(TEST_TIMEOUT_MS / 6);
 
 const PAGE = (text: string) =>
   `<!doctype html><html><head><title>${text}</title></head><body><h1>${text}</h1><p>${text}</p></body></html>`;
@@ -21,7 +28,7 @@ const PAGES: Record<string, FixturePage> = {
   "/gone": { status: 404, body: PAGE("Gone") },
   "/pdf": { type: "application/pdf", body: "%PDF-1.4 not really" },
   "/huge": { body: PAGE("x".repeat(150_000)) },
-  "/slow": { body: PAGE("Slow"), delayMs: 6_000 },
+  "/slow": { body: PAGE("Slow"), delayMs: 2 * RENDER_TIMEOUT_MS },
   "/bit-slow": { body: PAGE("A bit slow"), delayMs: 1_500 },
 };
 
@@ -46,7 +53,7 @@ beforeAll(async () => {
       LLM_BASE_URL: llm.baseUrl,
       LLM_MAX_RETRIES: "0",
       RENDER_MAX_HTML_BYTES: "100000",
-      RENDER_TIMEOUT_MS: "3000",
+      RENDER_TIMEOUT_MS: String(RENDER_TIMEOUT_MS),
       RENDER_MAX_PAGES: "1",
       RENDER_MAX_QUEUE: "1",
       MAX_BODY_BYTES: "65536",
