@@ -39,8 +39,8 @@ import { addScore, emptyScore, itemSchemaOf, type RecordScore, scoreRecords, sum
 import { startOracle } from "./oracle.js";
 import { acrossSites, writeReliabilityTable } from "./reliability.js";
 import { type Extraction, type Runner, startExtractorRunner } from "./runners.js";
-import { scrambleNames } from "./scramble.js";
 import { type Counts, type Metrics, metrics } from "./score.js";
+import { scrambleNames } from "./scramble.js";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -9,7 +9,16 @@ import { createHash } from "node:crypto";
 import { load } from "cheerio";
 
 /** Attributes whose value is a space-separated list of ids. */
-const ID_LISTS = ["for", "aria-labelledby", "aria-describedby", "aria-controls", "aria-owns", "headers", "list", "form"];
+const ID_LISTS = [
+  "for",
+  "aria-labelledby",
+  "aria-describedby",
+  "aria-controls",
+  "aria-owns",
+  "headers",
+  "list",
+  "form",
+];
 
 /** A token for a name: letters and digits from its hash, starting with a letter, as generated class names look. */
 function token(name: string): string {
@@ -23,14 +32,24 @@ const words = (value: string) => value.split(/\s+/).filter(Boolean);
 export function scrambleNames(html: string): string {
   const $ = load(html);
   $("[class]").each((_, element) => {
-    $(element).attr("class", words($(element).attr("class") ?? "").map(token).join(" "));
+    $(element).attr(
+      "class",
+      words($(element).attr("class") ?? "")
+        .map(token)
+        .join(" "),
+    );
   });
   $("[id]").each((_, element) => {
     $(element).attr("id", token($(element).attr("id") ?? ""));
   });
   for (const name of ID_LISTS) {
     $(`[${name}]`).each((_, element) => {
-      $(element).attr(name, words($(element).attr(name) ?? "").map(token).join(" "));
+      $(element).attr(
+        name,
+        words($(element).attr(name) ?? "")
+          .map(token)
+          .join(" "),
+      );
     });
   }
   $('[href^="#"]').each((_, element) => {
