@@ -16,6 +16,7 @@ import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FixturePage } from "../support/fixture-site.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
+import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const PAGE_COUNT = 200;
@@ -277,10 +278,21 @@ describe.each([
       ["done", "Item 3"],
       ["failed", undefined],
     ]);
+    // A result states each field's status itself (it has no headers); with evidence, its own status stays the page's.
+    expect(results[0]).toMatchObject({ field_status: { "/name": "found" }, warnings: expect.any(Array) });
+    const [withEvidence] = await batch.batchScrape(
+      { urls: urls.slice(0, 1), schema: { name: "string" }, options: { render: "static", evidence: true } },
+      { intervalMs: 100 },
+    );
+    expect(withEvidence).toMatchObject({
+      status: "done",
+      data: { name: "Item 2" },
+      field_status: { "/name": "found" },
+      evidence: { "/name": expect.objectContaining({ status: "found" }) },
+    });
 
     const script = `
 import json, sys
-import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
 sys.path.insert(0, "clients/python")
 from winnow import WinnowBatch
 client = WinnowBatch(api_key=sys.argv[1], base_url=sys.argv[2])
