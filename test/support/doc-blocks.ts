@@ -69,6 +69,18 @@ export async function docBlocks(root: string): Promise<DocBlock[]> {
   return blocks;
 }
 
+/** The text of the first code block after a heading of a document (e.g. a guide's commands, to run them as written). */
+export async function firstBlockUnder(root: string, file: string, heading: string): Promise<string> {
+  let under = false;
+  let found: string | undefined;
+  walkTokens(lexer(await readFile(path.join(root, file), "utf8")), (token: Token) => {
+    if (token.type === "heading") under = (token as Tokens.Heading).text === heading;
+    else if (under && token.type === "code" && found === undefined) found = (token as Tokens.Code).text;
+  });
+  if (found === undefined) throw new Error(`${file}: no code block under the heading "${heading}"`);
+  return found;
+}
+
 function kindOf(lang: string, text: string): BlockKind {
   switch (lang) {
     case "sh":
