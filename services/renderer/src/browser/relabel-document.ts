@@ -26,16 +26,22 @@ export async function relabelMisreadDocument(
 ): Promise<Response> {
   const contentType = response.headers()["content-type"] ?? "";
   const sniffed = sniffEncoding(bytes, charsetLabel(contentType));
-  if (!sniffed.detected) return response;
+  const url = response.url();
+  // A page its scripts already sent elsewhere is another document: that one is read as it is.
+  if (!sniffed.detected || page.url() !== url) return response;
   const readAs = await page.evaluate(() => document.characterSet);
   if (readAs.toLowerCase() === sniffed.encoding.toLowerCase()) return response;
 
-  const url = response.url();
   const headers = Object.fromEntries(
     Object.entries(response.headers()).filter(([name]) => !WIRE_HEADERS.has(name.toLowerCase())),
   );
   headers["content-type"] = `${contentType || "text/html"}; charset=${sniffed.encoding}`;
-  await page.route(url, (route) => route.fulfill({ status: response.status(), headers, body: bytes }), { times: 1 });
+  // Matched as a URL, not as a glob pattern (a query's "?" or a "*" in a path would be wildcards).
+  await page.route(
+    (requested) => requested.href === url,
+    (route) => route.fulfill({ status: response.status(), headers, body: bytes }),
+    { times: 1 },
+  );
   const reloaded = await page.goto(url, { waitUntil: "domcontentloaded", timeout: timeoutMs });
   return reloaded ?? response;
 }
