@@ -166,7 +166,15 @@ function matchesOf(index: PageIndex, locator: Pick<Locator, "path" | "label" | "
 /** The raw value a locator reads on this page, or undefined when the page does not show it as the locator expects. */
 export function applyLocator(index: PageIndex, locator: Locator): Located | undefined {
   const element = locateElement(index, locator);
-  if (!element) return undefined;
+  return element && readAt(index, element, locator);
+}
+
+/** The raw value a locator's reading reads at the element it names, or undefined when the element does not show one. */
+export function readAt(
+  index: PageIndex,
+  element: Element,
+  locator: Reading & Pick<Locator, "items" | "fields">,
+): Located | undefined {
   if (locator.items === undefined) {
     const read = readElement(index, element, locator);
     return read && { ...read, element };
@@ -218,11 +226,17 @@ function readElement(index: PageIndex, element: Element, reading: Reading): { ra
     return raw === undefined ? undefined : { raw, text: value };
   }
   const text = reading.own ? index.ownText(element) : index.text(element);
+  const raw = readText(text, reading);
+  return raw === undefined ? undefined : { raw, text };
+}
+
+/** What a reading reads in an element's text (or own text): undefined when the text does not show it as it expects. */
+export function readText(text: string, reading: Omit<Reading, "attr">): string | undefined {
   const written = reading.decimalComma ? swapSeparators(text) : text;
   const raw = reading.firstNumber
     ? numberText(firstNumber(written))
     : cut(written, reading.prefix ?? "", reading.suffix ?? "");
-  return raw === undefined || raw === "" ? undefined : { raw, text };
+  return raw === "" ? undefined : raw;
 }
 
 /**

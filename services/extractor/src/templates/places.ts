@@ -40,22 +40,57 @@ export function spanOf(text: string, value: unknown, name: string): [number, num
   return at >= 0 && text.length - wanted.length <= MAX_AROUND ? [at, at + wanted.length] : undefined;
 }
 
+/** One step of a path as data: the tag ("*" for any) and the stable names the element must have. */
+export interface Step {
+  tag: string;
+  id?: string;
+  classes: string[];
+  itemprop?: string;
+}
+
+/** The step that names the element: its tag with its stable id (unless `relative`), classes and itemprop. */
+export function stepOf(element: Element, relative = false): Step {
+  const id = relative ? undefined : stableId(element);
+  const itemprop = stableItemprop(element);
+  return {
+    tag: tagOf(element),
+    ...(id ? { id } : {}),
+    classes: stableClasses(element),
+    ...(itemprop ? { itemprop } : {}),
+  };
+}
+
+/** A step as CSS writes it: `div#main.price[itemprop="price"]`. */
+export function writtenStep(step: Step): string {
+  const classes = step.classes.map((c) => `.${c}`).join("");
+  return `${step.tag}${step.id ? `#${step.id}` : ""}${classes}${step.itemprop ? `[itemprop="${step.itemprop}"]` : ""}`;
+}
+
+/**
+ * Whether an element is one a step finds, as the CSS it writes matches: the tag, the id and the itemprop as written,
+ * each class among the element's.
+ */
+export function matchesStep(element: Element, step: Step): boolean {
+  const { attribs } = element;
+  if (step.tag !== "*" && element.tagName !== step.tag) return false;
+  if (
+    (step.id !== undefined && attribs.id !== step.id) ||
+    (step.itemprop !== undefined && attribs.itemprop !== step.itemprop)
+  )
+    return false;
+  if (step.classes.length === 0) return true;
+  const classes = (attribs.class ?? "").split(/\s+/);
+  return step.classes.every((name) => classes.includes(name));
+}
+
 /** One step of a path: the tag with its stable id, classes and itemprop. */
 export function selectorStep(element: Element): string {
-  const id = stableId(element);
-  return `${tagOf(element)}${id ? `#${id}` : ""}${namesOf(element)}`;
+  return writtenStep(stepOf(element));
 }
 
 /** A step for an element found relative to something else: without its id, which would name it alone. */
 export function relativeStep(element: Element): string {
-  return `${tagOf(element)}${namesOf(element)}`;
-}
-
-function namesOf(element: Element): string {
-  const itemprop = stableItemprop(element);
-  return `${stableClasses(element)
-    .map((c) => `.${c}`)
-    .join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
+  return writtenStep(stepOf(element, true));
 }
 
 /** The tag as a selector can name it; "*" for a name CSS cannot write ("fb:like"). */
