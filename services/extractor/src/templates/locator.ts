@@ -12,8 +12,7 @@
 import type { Element } from "domhandler";
 import { z } from "zod";
 import type { PageIndex } from "../page/page-index.js";
-import { firstNumber } from "../schema/normalize.js";
-import { numberText, swapSeparators } from "./places.js";
+import { readText } from "./places.js";
 
 /**
  * How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and
@@ -228,23 +227,4 @@ function readElement(index: PageIndex, element: Element, reading: Reading): { ra
   const text = reading.own ? index.ownText(element) : index.text(element);
   const raw = readText(text, reading);
   return raw === undefined ? undefined : { raw, text };
-}
-
-/** What a reading reads in an element's text (or own text): undefined when the text does not show it as it expects. */
-export function readText(text: string, reading: Omit<Reading, "attr">): string | undefined {
-  const written = reading.decimalComma ? swapSeparators(text) : text;
-  const raw = reading.firstNumber
-    ? numberText(firstNumber(written))
-    : cut(written, reading.prefix ?? "", reading.suffix ?? "");
-  return raw === "" ? undefined : raw;
-}
-
-/**
- * The text between a prefix and a suffix (their numbers may be any numbers), or undefined when the text does not have
- * them.
- */
-function cut(text: string, prefix: string, suffix: string): string | undefined {
-  const pattern = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\d+/g, "\\d+");
-  const match = new RegExp(`^${pattern(prefix)}([\\s\\S]*?)${pattern(suffix)}$`).exec(text);
-  return match?.[1]?.trim();
 }

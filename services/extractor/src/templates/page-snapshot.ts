@@ -2,16 +2,16 @@
  * The first phase of learning: one page, read once into the plain data that
  * finding locators for its answers needs. Deriving them (derive.ts) then
  * reads this snapshot alone and never goes back to the page: the texts of its
- * elements, its innermost elements by normalised text (the labels among
- * them), the values its attributes hold, its elements in document order
- * (what a locator's CSS path can find) and the page's own lists of records
- * that show a list of objects answered.
+ * elements and the steps that name them, its innermost elements by
+ * normalised text, its labels, the values its attributes hold, its elements
+ * in document order (what a locator's CSS path can find) and the page's own
+ * lists of records that show a list of objects answered.
  */
 import type { Field, ObjectNode } from "@winnow/platform";
 import { type Element, isTag } from "domhandler";
-import { labelKey, type PageIndex } from "../page/page-index.js";
+import { isLabelText, labelKey, type PageIndex } from "../page/page-index.js";
 import { type Located, type Locator, readAt } from "./locator.js";
-import { VALUE_ATTRIBUTES } from "./places.js";
+import { type Step, stepOf, VALUE_ATTRIBUTES } from "./places.js";
 import { recordReadings } from "./records.js";
 
 /** An attribute that may hold a value, with what a locator reading it reads: links made absolute. */
@@ -31,6 +31,12 @@ export interface RecordsShown {
   raw: Located["raw"] | undefined;
 }
 
+/** The steps that name an element: on a path from the body (with its stable id), and found from something else. */
+export interface ElementSteps {
+  step: Step;
+  relative: Step;
+}
+
 export interface PageSnapshot {
   /** Elements that hold page text, in document order, as the page index bounds them. */
   elements: readonly Element[];
@@ -47,9 +53,14 @@ export interface PageSnapshot {
   texts: ReadonlyMap<Element, string>;
   /** Own text of each of `elements`, without its child elements'. */
   ownTexts: ReadonlyMap<Element, string>;
+  steps: ReadonlyMap<Element, ElementSteps>;
   /** The innermost elements showing a text (no child element shows the same), by its normalised form (labelKey). */
   shownBy: ReadonlyMap<string, readonly Element[]>;
-  innermost: ReadonlySet<Element>;
+  /**
+   * The innermost elements whose text can label a value, each with the first element showing the same label: where a
+   * locator from that label looks from.
+   */
+  labels: ReadonlyMap<Element, Element>;
   /** Attributes of `elements` that may hold a value, each element's in the order locators try them. */
   attributes: ReadonlyMap<Element, readonly AttributeValue[]>;
   /** For each answered list of objects (by field name), the page's lists showing it, as records.ts reads them. */
@@ -64,19 +75,17 @@ export interface Answered {
 
 /** The page's snapshot for these answers: a list of objects answered brings the page's records that show it. */
 export function pageSnapshot(index: PageIndex, answered: readonly Answered[]): PageSnapshot {
-  const records = new Map<string, RecordsShown[]>();
-  for (const { field, value } of answered) {
-    const item = objectItems(field);
-    if (item) records.set(field.name, recordsShown(index, item, value as Record<string, unknown>[]));
-  }
-  const elements = index.elements;
+  const { elements } = index;
+  const { tree, spans } = documentOrder(rootOf(elements[0]));
   const positions = new Map(elements.map((element, at) => [element, at]));
   const texts = new Map<Element, string>();
   const ownTexts = new Map<Element, string>();
+  const steps = new Map<Element, ElementSteps>();
   const attributes = new Map<Element, AttributeValue[]>();
   for (const element of elements) {
     texts.set(element, index.text(element));
     ownTexts.set(element, index.ownText(element));
+    steps.set(element, { step: stepOf(element), relative: stepOf(element, true) });
     const values = VALUE_ATTRIBUTES.flatMap((attr) => {
       const written = element.attribs[attr]?.trim();
       if (written === undefined) return [];
@@ -85,14 +94,39 @@ export function pageSnapshot(index: PageIndex, answered: readonly Answered[]): P
     });
     if (values.length > 0) attributes.set(element, values);
   }
-  const { shownBy, innermost } = shownTexts(elements, positions, texts);
-  const { tree, spans } = documentOrder(rootOf(elements[0]));
-  return { elements, positions, tree, spans, texts, ownTexts, shownBy, innermost, attributes, records };
-}
-
-function objectItems(field: Field): ObjectNode | undefined {
-  const { node } = field;
-  return node.kind === "array" && node.items.kind === "object" ? node.items : undefined;
+  const shownBy = new Map<string, Element[]>();
+  const labels = new Map<Element, Element>();
+  const firstLabelled = new Map<string, Element>();
+  for (const element of elements) {
+    const text = texts.get(element)!;
+    // Innermost: none of its indexed children shows the same text.
+    const inner = !element.children.some(
+      (child) => child.type === "tag" && positions.has(child as Element) && texts.get(child as Element) === text,
+    );
+    if (!inner) continue;
+    const key = labelKey(text);
+    const shown = shownBy.get(key);
+    if (shown) shown.push(element);
+    else shownBy.set(key, [element]);
+    if (!isLabelText(text)) continue;
+    if (!firstLabelled.has(key)) firstLabelled.set(key, element);
+    labels.set(element, firstLabelled.get(key)!);
+  }
+  const records = new Map<string, RecordsShown[]>();
+  for (const { field, value } of answered) {
+    const { node } = field;
+    if (node.kind === "array" && node.items.kind === "object")
+      records.set(field.name, recordsShown(index, node.items, value as Record<string, unknown>[]));
+  }
+  // A list's container may stand outside the indexed elements: it and what holds it are named too.
+  for (const { container } of [...records.values()].flat())
+    for (
+      let node: Element | null = container;
+      node && isTag(node) && !steps.has(node);
+      node = node.parent as Element | null
+    )
+      steps.set(node, { step: stepOf(node), relative: stepOf(node, true) });
+  return { elements, positions, tree, spans, texts, ownTexts, steps, shownBy, labels, attributes, records };
 }
 
 function recordsShown(index: PageIndex, item: ObjectNode, value: Record<string, unknown>[]): RecordsShown[] {
@@ -101,30 +135,6 @@ function recordsShown(index: PageIndex, item: ObjectNode, value: Record<string, 
     reading,
     raw: readAt(index, container, reading)?.raw,
   }));
-}
-
-/** The innermost elements of each text: an element none of whose indexed children shows its whole text. */
-function shownTexts(
-  elements: readonly Element[],
-  positions: ReadonlyMap<Element, number>,
-  texts: ReadonlyMap<Element, string>,
-): { shownBy: Map<string, Element[]>; innermost: Set<Element> } {
-  const shownBy = new Map<string, Element[]>();
-  const innermost = new Set<Element>();
-  for (const element of elements) {
-    const text = texts.get(element);
-    if (text === undefined) continue;
-    const inner = !element.children.some(
-      (child) => child.type === "tag" && positions.has(child as Element) && texts.get(child as Element) === text,
-    );
-    if (!inner) continue;
-    innermost.add(element);
-    const key = labelKey(text);
-    const shown = shownBy.get(key);
-    if (shown) shown.push(element);
-    else shownBy.set(key, [element]);
-  }
-  return { shownBy, innermost };
 }
 
 /** The topmost element above the body: <html>. */

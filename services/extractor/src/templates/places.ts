@@ -6,7 +6,7 @@
  */
 import type { Element } from "domhandler";
 import { nameHints } from "../schema/field-names.js";
-import { datesIn, parseBoolean, parseNumber } from "../schema/normalize.js";
+import { datesIn, firstNumber, parseBoolean, parseNumber } from "../schema/normalize.js";
 import { stableClasses, stableId, stableItemprop } from "./names.js";
 
 /** Text around a value that a locator may cut off: more than this, and the value sits in running text, not a slot. */
@@ -40,57 +40,34 @@ export function spanOf(text: string, value: unknown, name: string): [number, num
   return at >= 0 && text.length - wanted.length <= MAX_AROUND ? [at, at + wanted.length] : undefined;
 }
 
-/** One step of a path as data: the tag ("*" for any) and the stable names the element must have. */
+/** One step of a path as data: the tag ("*" for any) and the stable names the element must have, and as CSS. */
 export interface Step {
   tag: string;
   id?: string;
   classes: string[];
   itemprop?: string;
+  /** As CSS writes it: `div#main.price[itemprop="price"]`. */
+  css: string;
 }
 
 /** The step that names the element: its tag with its stable id (unless `relative`), classes and itemprop. */
 export function stepOf(element: Element, relative = false): Step {
+  const tag = tagOf(element);
   const id = relative ? undefined : stableId(element);
+  const classes = stableClasses(element);
   const itemprop = stableItemprop(element);
-  return {
-    tag: tagOf(element),
-    ...(id ? { id } : {}),
-    classes: stableClasses(element),
-    ...(itemprop ? { itemprop } : {}),
-  };
-}
-
-/** A step as CSS writes it: `div#main.price[itemprop="price"]`. */
-export function writtenStep(step: Step): string {
-  const classes = step.classes.map((c) => `.${c}`).join("");
-  return `${step.tag}${step.id ? `#${step.id}` : ""}${classes}${step.itemprop ? `[itemprop="${step.itemprop}"]` : ""}`;
-}
-
-/**
- * Whether an element is one a step finds, as the CSS it writes matches: the tag, the id and the itemprop as written,
- * each class among the element's.
- */
-export function matchesStep(element: Element, step: Step): boolean {
-  const { attribs } = element;
-  if (step.tag !== "*" && element.tagName !== step.tag) return false;
-  if (
-    (step.id !== undefined && attribs.id !== step.id) ||
-    (step.itemprop !== undefined && attribs.itemprop !== step.itemprop)
-  )
-    return false;
-  if (step.classes.length === 0) return true;
-  const classes = (attribs.class ?? "").split(/\s+/);
-  return step.classes.every((name) => classes.includes(name));
+  const css = `${tag}${id ? `#${id}` : ""}${classes.map((c) => `.${c}`).join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
+  return { tag, ...(id ? { id } : {}), classes, ...(itemprop ? { itemprop } : {}), css };
 }
 
 /** One step of a path: the tag with its stable id, classes and itemprop. */
 export function selectorStep(element: Element): string {
-  return writtenStep(stepOf(element));
+  return stepOf(element).css;
 }
 
 /** A step for an element found relative to something else: without its id, which would name it alone. */
 export function relativeStep(element: Element): string {
-  return writtenStep(stepOf(element, true));
+  return stepOf(element, true).css;
 }
 
 /** The tag as a selector can name it; "*" for a name CSS cannot write ("fb:like"). */
@@ -111,4 +88,31 @@ export function swapSeparators(text: string): string {
 /** A number read from a text, as a raw text shape.ts reads back ("$14.98 (2 offers)" → "14.98"). */
 export function numberText(value: number | undefined): string | undefined {
   return value === undefined ? undefined : String(value);
+}
+
+/** How a text is read as a value: numbers with "." and "," swapped, the first number, or what stands between a prefix and a suffix. */
+export interface TextReading {
+  decimalComma?: true;
+  firstNumber?: true;
+  prefix?: string;
+  suffix?: string;
+}
+
+/** What a reading reads in an element's text (or own text): undefined when the text does not show it as it expects. */
+export function readText(text: string, reading: TextReading): string | undefined {
+  const written = reading.decimalComma ? swapSeparators(text) : text;
+  const raw = reading.firstNumber
+    ? numberText(firstNumber(written))
+    : cut(written, reading.prefix ?? "", reading.suffix ?? "");
+  return raw === "" ? undefined : raw;
+}
+
+/**
+ * The text between a prefix and a suffix (their numbers may be any numbers), or undefined when the text does not have
+ * them.
+ */
+function cut(text: string, prefix: string, suffix: string): string | undefined {
+  const pattern = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\d+/g, "\\d+");
+  const match = new RegExp(`^${pattern(prefix)}([\\s\\S]*?)${pattern(suffix)}$`).exec(text);
+  return match?.[1]?.trim();
 }
