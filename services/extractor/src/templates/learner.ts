@@ -168,38 +168,33 @@ export class TemplateLearner {
   ): Promise<void> {
     if (!this.firstReading(key, page)) return;
     const records = await this.records(key);
-    // Each field's updates, in the order of its fields: the stored locators' first, then those found anew.
-    const lessons = new Map<string, LocatorUpdate[]>();
-    const sought: Answered[] = [];
-    for (const field of tree.fields.filter(isLearnable)) {
-      const value = values[field.name];
-      if (!Object.hasOwn(values, field.name)) continue;
-      if (value === null) {
-        lessons.set(fieldKey(field), [{ field: fieldKey(field), locator: ABSENCE, agree: 1, disagree: 0 }]);
-        continue;
-      }
+    const answered = tree.fields
+      .filter((field) => isLearnable(field) && Object.hasOwn(values, field.name))
+      .map((field): Answered => ({ field, value: values[field.name] }));
+    const sought = answered.filter(({ field, value }) => isPresentValue(value) && this.seeks(key, field));
+    // The first phase: the page read once, for every value whose locators are looked for. Reading a large page
+    // takes tens of milliseconds: requests waiting meanwhile go first.
+    if (sought.length > 0) await setImmediatePromise();
+    const snapshot = sought.length > 0 ? pageSnapshot(index, sought) : undefined;
+    const updates: LocatorUpdate[] = [];
+    for (const answer of answered) {
+      const { field, value } = answer;
+      if (value === null) updates.push({ field: fieldKey(field), locator: ABSENCE, agree: 1, disagree: 0 });
       if (!isPresentValue(value)) continue;
-      // A field's locators on a large page take tens of milliseconds: requests waiting meanwhile go first.
+      // So do a field's locators.
       await setImmediatePromise();
       const fieldRecords = records.filter((r) => r.field === fieldKey(field));
-      lessons.set(fieldKey(field), heldAgainst(index, field, value, fieldRecords));
-      if (this.seeks(key, field)) sought.push({ field, value });
+      // The second phase: the locators that read the value back, from the snapshot alone.
+      const derived = snapshot && sought.includes(answer) ? deriveLocators(snapshot, field, value) : undefined;
+      if (derived) this.countShown(key, field, derived.length > 0);
+      const known = new Set(fieldRecords.map((r) => locatorKey(r.locator)));
+      updates.push(
+        ...heldAgainst(index, field, value, fieldRecords),
+        ...(derived ?? [])
+          .filter((locator) => !known.has(locatorKey(locator)))
+          .map((locator) => ({ field: fieldKey(field), locator, agree: 1, disagree: 0 })),
+      );
     }
-    const snapshot = sought.length > 0 ? pageSnapshot(index, sought) : undefined;
-    for (const { field, value } of sought) {
-      await setImmediatePromise();
-      const derived = deriveLocators(snapshot!, field, value);
-      const unshown = unshownKey(key, field);
-      if (derived.length === 0) this.unshown.set(unshown, (this.unshown.get(unshown) ?? 0) + 1);
-      else this.unshown.delete(unshown);
-      const fieldLessons = lessons.get(fieldKey(field))!;
-      const known = new Set(records.filter((r) => r.field === fieldKey(field)).map((r) => locatorKey(r.locator)));
-      for (const locator of derived) {
-        if (!known.has(locatorKey(locator)))
-          fieldLessons.push({ field: fieldKey(field), locator, agree: 1, disagree: 0 });
-      }
-    }
-    const updates = [...lessons.values()].flat();
     // A page that only agrees with what the template already trusts teaches it nothing: no write (the steady state).
     const trusted = new Set(records.filter(isTrusted).map((r) => `${r.field}\u0000${locatorKey(r.locator)}`));
     if (updates.every((u) => u.disagree === 0 && trusted.has(`${u.field}\u0000${locatorKey(u.locator)}`))) return;
@@ -210,6 +205,12 @@ export class TemplateLearner {
    * Whether the field's value is looked for in the page's elements: always while elements have shown it lately, and
    * on every UNSHOWN_RECHECK-th page after UNSHOWN_AFTER pages in a row where none did (counted here).
    */
+  private countShown(key: TemplateKey, field: Field, shown: boolean): void {
+    const unshown = unshownKey(key, field);
+    if (shown) this.unshown.delete(unshown);
+    else this.unshown.set(unshown, (this.unshown.get(unshown) ?? 0) + 1);
+  }
+
   private seeks(key: TemplateKey, field: Field): boolean {
     const unshown = unshownKey(key, field);
     const misses = this.unshown.get(unshown) ?? 0;
