@@ -141,7 +141,7 @@ export function locateElement(
  * The path's matches in document order: from the first label shown, within `up` levels of it; or in the whole body. A
  * selector the parser refuses matches nothing.
  */
-export function matches(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): readonly Element[] {
+function matches(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): readonly Element[] {
   try {
     return matchesOf(index, locator);
   } catch {

@@ -15,7 +15,7 @@ import { type Step, stepOf, VALUE_ATTRIBUTES } from "./places.js";
 import { recordReadings } from "./records.js";
 
 /** An attribute that may hold a value, with what a locator reading it reads: links made absolute. */
-export interface AttributeValue {
+interface AttributeValue {
   attr: (typeof VALUE_ATTRIBUTES)[number];
   /** As written, trimmed. */
   written: string;
@@ -24,7 +24,7 @@ export interface AttributeValue {
 }
 
 /** A page's list whose records show an answered list of objects: its container, how to read it, and what that reads. */
-export interface RecordsShown {
+interface RecordsShown {
   container: Element;
   reading: Pick<Locator, "items" | "fields">;
   /** What the reading reads there; undefined when it reads no record. */
@@ -32,7 +32,7 @@ export interface RecordsShown {
 }
 
 /** The steps that name an element: on a path from the body (with its stable id), and found from something else. */
-export interface ElementSteps {
+interface ElementSteps {
   step: Step;
   relative: Step;
 }

@@ -60,18 +60,13 @@ export function stepOf(element: Element, relative = false): Step {
   return { tag, ...(id ? { id } : {}), classes, ...(itemprop ? { itemprop } : {}), css };
 }
 
-/** One step of a path: the tag with its stable id, classes and itemprop. */
-export function selectorStep(element: Element): string {
-  return stepOf(element).css;
-}
-
 /** A step for an element found relative to something else: without its id, which would name it alone. */
 export function relativeStep(element: Element): string {
   return stepOf(element, true).css;
 }
 
 /** The tag as a selector can name it; "*" for a name CSS cannot write ("fb:like"). */
-export function tagOf(element: Element): string {
+function tagOf(element: Element): string {
   return /^[a-z][a-z0-9-]*$/i.test(element.tagName) ? element.tagName : "*";
 }
 
