@@ -201,16 +201,17 @@ export class TemplateLearner {
     await this.store.record(key, layout.paths, updates);
   }
 
-  /**
-   * Whether the field's value is looked for in the page's elements: always while elements have shown it lately, and
-   * on every UNSHOWN_RECHECK-th page after UNSHOWN_AFTER pages in a row where none did (counted here).
-   */
+  /** Counts a page on which the field's value was looked for: one more in a row where no element showed it, or none. */
   private countShown(key: TemplateKey, field: Field, shown: boolean): void {
     const unshown = unshownKey(key, field);
     if (shown) this.unshown.delete(unshown);
     else this.unshown.set(unshown, (this.unshown.get(unshown) ?? 0) + 1);
   }
 
+  /**
+   * Whether the field's value is looked for in the page's elements: always while elements have shown it lately, and
+   * on every UNSHOWN_RECHECK-th page after UNSHOWN_AFTER pages in a row where none did (a page passed over counts).
+   */
   private seeks(key: TemplateKey, field: Field): boolean {
     const unshown = unshownKey(key, field);
     const misses = this.unshown.get(unshown) ?? 0;

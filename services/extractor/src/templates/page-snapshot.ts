@@ -11,7 +11,7 @@ import type { Field, ObjectNode } from "@winnow/platform";
 import { type Element, isTag } from "domhandler";
 import { isLabelText, labelKey, type PageIndex } from "../page/page-index.js";
 import { type Located, type Locator, readAt } from "./locator.js";
-import { type Step, stepOf, VALUE_ATTRIBUTES } from "./places.js";
+import { type Step, stepsOf, VALUE_ATTRIBUTES } from "./places.js";
 import { recordReadings } from "./records.js";
 
 /** An attribute that may hold a value, with what a locator reading it reads: links made absolute. */
@@ -85,7 +85,7 @@ export function pageSnapshot(index: PageIndex, answered: readonly Answered[]): P
   for (const element of elements) {
     texts.set(element, index.text(element));
     ownTexts.set(element, index.ownText(element));
-    steps.set(element, { step: stepOf(element), relative: stepOf(element, true) });
+    steps.set(element, stepsOf(element));
     const values = VALUE_ATTRIBUTES.flatMap((attr) => {
       const written = element.attribs[attr]?.trim();
       if (written === undefined) return [];
@@ -125,7 +125,7 @@ export function pageSnapshot(index: PageIndex, answered: readonly Answered[]): P
       node && isTag(node) && !steps.has(node);
       node = node.parent as Element | null
     )
-      steps.set(node, { step: stepOf(node), relative: stepOf(node, true) });
+      steps.set(node, stepsOf(node));
   return { elements, positions, tree, spans, texts, ownTexts, steps, shownBy, labels, attributes, records };
 }
 

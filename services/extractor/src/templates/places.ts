@@ -50,19 +50,23 @@ export interface Step {
   css: string;
 }
 
-/** The step that names the element: its tag with its stable id (unless `relative`), classes and itemprop. */
-export function stepOf(element: Element, relative = false): Step {
+/**
+ * The steps that name the element: its tag with its stable id, classes and itemprop, on a path from the body; and
+ * without its id, which would name it alone, where it is found from something else.
+ */
+export function stepsOf(element: Element): { step: Step; relative: Step } {
   const tag = tagOf(element);
-  const id = relative ? undefined : stableId(element);
+  const id = stableId(element);
   const classes = stableClasses(element);
   const itemprop = stableItemprop(element);
-  const css = `${tag}${id ? `#${id}` : ""}${classes.map((c) => `.${c}`).join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
-  return { tag, ...(id ? { id } : {}), classes, ...(itemprop ? { itemprop } : {}), css };
+  const names = `${classes.map((c) => `.${c}`).join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
+  const relative = { tag, classes, ...(itemprop ? { itemprop } : {}), css: `${tag}${names}` };
+  return { step: id ? { ...relative, id, css: `${tag}#${id}${names}` } : relative, relative };
 }
 
 /** A step for an element found relative to something else: without its id, which would name it alone. */
 export function relativeStep(element: Element): string {
-  return stepOf(element, true).css;
+  return stepsOf(element).relative.css;
 }
 
 /** The tag as a selector can name it; "*" for a name CSS cannot write ("fb:like"). */

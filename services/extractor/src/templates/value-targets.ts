@@ -37,9 +37,8 @@ export function valueTargets(snapshot: PageSnapshot, field: Field, value: unknow
       reading,
       raw,
     }));
-  return !Array.isArray(value)
-    ? scalarTargets(snapshot, field, value)
-    : listTargets(snapshot, field, value as string[]);
+  if (!Array.isArray(value)) return scalarTargets(snapshot, field, value);
+  return listTargets(snapshot, field, value as string[]);
 }
 
 /** The innermost elements whose text shows the value, with the text around it; then attributes that hold it. */
