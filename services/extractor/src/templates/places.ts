@@ -1,8 +1,8 @@
 /**
  * Where a value sits on a page, as locators write it: the span of an
  * element's text that holds the value (in any form shape.ts reads back as
- * the value), and the CSS steps that name an element by its tag and stable
- * names.
+ * the value), what a reading reads back from such a text, and the CSS steps
+ * that name an element by its tag and stable names.
  */
 import type { Element } from "domhandler";
 import { nameHints } from "../schema/field-names.js";
@@ -89,7 +89,10 @@ export function numberText(value: number | undefined): string | undefined {
   return value === undefined ? undefined : String(value);
 }
 
-/** How a text is read as a value: numbers with "." and "," swapped, the first number, or what stands between a prefix and a suffix. */
+/**
+ * How a text is read as a value: with "." and "," swapped in its numbers, then its first number, or what stands
+ * between a prefix and a suffix.
+ */
 export interface TextReading {
   decimalComma?: true;
   firstNumber?: true;
