@@ -17,7 +17,7 @@ import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 import { PAGES } from "./pages.js";
 
 const BIN = path.join(REPO_ROOT, "clients/node/dist/esm/mcp/bin.js");
-const PRODUCT_SCHEMA = { name: "string", brand: "string", price_usd: "number", warranty: "string" };
+const PRODUCT_SCHEMA = { name: "string", brand: "string", price_usd: "number", warranty: "string" } as const;
 
 let run: RunningStack;
 beforeAll(async () => {
