@@ -17,6 +17,8 @@ import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 import { PAGES } from "./pages.js";
 
 const BIN = path.join(REPO_ROOT, "clients/node/dist/esm/mcp/bin.js");
+/** The id the HTTP client's messages carry: a tool's own call to the API carries it on. */
+const HTTP_REQUEST_ID = "mcp-e2e";
 const PRODUCT_SCHEMA = { name: "string", brand: "string", price_usd: "number", warranty: "string" } as const;
 
 let run: RunningStack;
@@ -39,7 +41,7 @@ async function connect(transport: "stdio" | "http", apiKey: string): Promise<Cli
           stderr: "pipe",
         })
       : new StreamableHTTPClientTransport(new URL(`${run.stack.gatewayUrl}/mcp`), {
-          requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+          requestInit: { headers: { authorization: `Bearer ${apiKey}`, "x-request-id": HTTP_REQUEST_ID } },
         }),
   );
   return client;
@@ -75,6 +77,7 @@ describe.each(["stdio", "http"] as const)("the MCP tools over %s", (transport) =
     expect(answer.status).toEqual(direct.status);
     expect(answer.warnings).toEqual(direct.warnings);
     expect(answer.lists).toEqual([]);
+    if (transport === "http") expect(answer.request_id).toBe(HTTP_REQUEST_ID);
     expect(direct.data.price_usd).toBe(129.99);
   });
 

@@ -184,10 +184,7 @@ export function createGateway(options: AppOptions): Gateway {
   if (batch) app.use("/batch/scrape", batch.router);
 
   // Winnow's tools for AI agents (MCP); the scrape slot and usage are taken by the tool's own call to /scrape.
-  app.use(
-    "/mcp",
-    mcpRouter({ keyed: [apiKey, keyLimits.requests()], maxBodyBytes, requestTimeoutMs, pages: defaultAnswerPages() }),
-  );
+  app.use("/mcp", mcpRouter({ keyed: [apiKey, keyLimits.requests()], maxBodyBytes, pages: defaultAnswerPages() }));
 
   app.all("/scrape", (req, res) => {
     res.setHeader("Allow", "POST");

@@ -180,8 +180,9 @@ export function createWinnowMcpServer({ api, pages, scope = "" }: McpServerOptio
       },
       outputSchema: {
         ...job,
+        // As GET /batch/scrape/{id} lists them, what answered each page too (engine, render_path, tokens_in, ...).
         results: z.array(
-          z.object({
+          z.looseObject({
             index: z.number().int(),
             url: z.string(),
             status: z.string(),

@@ -11,7 +11,6 @@ export interface McpRouteOptions {
   /** Checks the key and counts the request, as on /scrape; a tool's own API call then passes that route's checks. */
   keyed: RequestHandler[];
   maxBodyBytes: number;
-  requestTimeoutMs: number;
   /** Later pages of long lists, per account, for this gateway's life (see AnswerPages). */
   pages: AnswerPages;
 }
@@ -21,18 +20,34 @@ export interface McpRouteOptions {
  * own, in JSON). A tool calls this gateway's own API on the address the request came in on, with the caller's key, so
  * that a scrape through MCP is limited, counted and cached as POST /scrape is, by the same code.
  */
-export function mcpRouter({ keyed, maxBodyBytes, requestTimeoutMs, pages }: McpRouteOptions): express.Router {
+export function mcpRouter({ keyed, maxBodyBytes, pages }: McpRouteOptions): express.Router {
   const router = express.Router();
   router.post("/", ...keyed, ...jsonBody(maxBodyBytes), async (req, res) => {
     const apiKey = keyOf(req.get("x-api-key"), req.get("authorization"))!;
     const baseUrl = ownAddress(req.socket);
+    const { requestId, signal, deadline } = res.locals;
+    // The tools' calls carry this request's id, so that one id names the work in every log line, and stop when its
+    // caller goes away.
+    const ownFetch: typeof fetch = (input, init) =>
+      fetch(input, {
+        ...init,
+        headers: { ...(init?.headers as Record<string, string>), "x-request-id": requestId },
+        signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal,
+      });
     const server = createWinnowMcpServer({
       pages,
       scope: res.locals.accountId!,
-      // No retries here: a 429 goes back to the agent at once, whose own pace it is.
+      // No retries here: a 429 goes back to the agent at once, whose own pace it is. Within this request's deadline,
+      // so that running out of time is a tool error, not a lost answer.
       api: () => ({
-        winnow: new Winnow({ apiKey, baseUrl, maxRetries: 0, timeoutMs: requestTimeoutMs }),
-        batch: new WinnowBatch({ apiKey, baseUrl }),
+        winnow: new Winnow({
+          apiKey,
+          baseUrl,
+          fetch: ownFetch,
+          maxRetries: 0,
+          timeoutMs: Math.max(1, deadline.getTime() - Date.now()),
+        }),
+        batch: new WinnowBatch({ apiKey, baseUrl, fetch: ownFetch }),
       }),
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
