@@ -105,6 +105,14 @@ describe.each(["stdio", "http"] as const)("the MCP tools over %s", (transport) =
     expect(JSON.parse((unknown.content as { text: string }[])[0]!.text)).toMatchObject({ type: "invalid-cursor" });
   });
 
+  it("answers a request the API refuses with a tool error carrying the problem's type and detail", async () => {
+    const url = `${run.site.origin}/product`;
+    const result = await client.callTool({ name: "scrape", arguments: { url, schema: { price: "money" } } });
+    expect(result.isError).toBe(true);
+    const problem = JSON.parse((result.content as { text: string }[])[0]!.text);
+    expect(problem).toMatchObject({ type: "invalid-schema", status: 400, detail: expect.any(String) });
+  });
+
   it("answers the key's account and limits", async () => {
     const answer = structured(await client.callTool({ name: "account", arguments: {} }));
     expect(answer).toMatchObject({ plan: expect.any(String), requests_per_minute: expect.any(Number) });
