@@ -161,6 +161,8 @@ const EVIDENCE = {
   valueWord: 0.7,
   mainLink: 0.75,
   heading: 0.7,
+  // A record's first line of text is its title where nothing else says which is (a card that is one link).
+  firstText: 0.6,
   longest: 0.6,
   sequence: 0.8,
   typeOnly: 0.55,
@@ -227,6 +229,11 @@ function kindOf(node: SchemaNode, hints: NameHints, arrayWord: string): Kind {
   return "string";
 }
 
+/** Whether a field's name is a price's ("price", "price_text"), whatever type it asks for. */
+function namesPrice(field: ItemField): boolean {
+  return field.hints.subject.some((word) => PRICE_WORDS.has(singular(word)));
+}
+
 function isPlural(word: string): boolean {
   return singular(word) !== word;
 }
@@ -282,9 +289,15 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
     return found;
   };
   const mainLinks = mainLinkColumn(records, columns);
-  const headings = columns.columns.filter((column) =>
-    column.cells.some((cell) => cell && /^h[1-6]$/.test(cell.tagName)),
-  );
+  const firstTexts = firstTextColumn(records, columns);
+  const roles: Roles = {
+    mainLinks,
+    wholeLink: mainLinks !== undefined && isWholeRecord(mainLinks, firstTexts, records),
+    firstTexts,
+    headings: columns.columns.filter((column) => column.cells.some((cell) => cell && /^h[1-6]$/.test(cell.tagName))),
+    columns,
+    n,
+  };
 
   type Choice = { field: ItemField; column: Column; score: number; list?: string };
   const choices: Choice[] = [];
@@ -299,7 +312,7 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
     for (const column of columns.columns) {
       if (column.count === 0 || (column.holdsRecords && field.kind !== "url") || !hasContent(column, field, textsOf))
         continue;
-      const evidence = evidenceFor(field, column, wordsOf, textsOf, { mainLinks, headings, columns, n });
+      const evidence = evidenceFor(field, column, wordsOf, textsOf, roles);
       if (evidence <= 0) continue;
       const fit = fitOf(field, column, textsOf(column), context);
       if (fit < MIN_FIT || ((field.kind === "title" || field.kind === "text") && !varies(textsOf(column)))) continue;
@@ -595,6 +608,9 @@ function previousElement(element: Element): Element | undefined {
 
 interface Roles {
   mainLinks: Column | undefined;
+  /** Whether the main link wraps the whole record (a card that is one link): its text is not a title. */
+  wholeLink: boolean;
+  firstTexts: Column | undefined;
   headings: Column[];
   columns: Columns;
   n: number;
@@ -619,7 +635,8 @@ function evidenceFor(
   const texts = textsOf(column);
   switch (field.kind) {
     case "title":
-      if (column === roles.mainLinks) best = Math.max(best, EVIDENCE.mainLink);
+      if (column === roles.mainLinks && !roles.wholeLink) best = Math.max(best, EVIDENCE.mainLink);
+      if (column === roles.firstTexts) best = Math.max(best, EVIDENCE.firstText);
       if (roles.headings.includes(column)) best = Math.max(best, EVIDENCE.heading);
       break;
     case "url":
@@ -656,6 +673,9 @@ function evidenceFor(
     case "string":
       if (share(texts, (text) => text.length <= 60 && unitNames(text, field.names, true)) >= MIN_FIT)
         best = Math.max(best, EVIDENCE.valueWord);
+      // A price asked for as text is still written with its currency ("CDN$ 21.99").
+      if (best === 0 && namesPrice(field) && share(texts, (text) => currencyOf(text) !== undefined) >= MIN_FIT)
+        best = EVIDENCE.typeOnly;
       // A link's address names what it links to ("/user?id=kim" for an author, "/company/acme" for a company).
       if (best === 0 && column.cells.some((cell) => cell?.tagName === "a"))
         best = named(field.names, words.href) * EVIDENCE.href;
@@ -798,6 +818,62 @@ function mainLinkColumn(records: Element[][], columns: Columns): Column | undefi
   });
   const [best, count] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [undefined, 0];
   return best && count * 2 >= records.length ? best : undefined;
+}
+
+/**
+ * Whether a place's elements hold most of their records' text, of which the
+ * record's first line is only a part, in most records: the record itself
+ * (a card that is one link), not its title.
+ */
+function isWholeRecord(column: Column, firstTexts: Column | undefined, records: Element[][]): boolean {
+  if (!firstTexts || !isWithin(firstTexts, column)) return false;
+  let whole = 0;
+  records.forEach((record, index) => {
+    const [cell, first] = [column.cells[index], firstTexts.cells[index]];
+    if (!cell || !first) return;
+    const recordText = record.reduce((sum, element) => sum + valueText(element).length, 0);
+    const text = valueText(cell).length;
+    if (text > 0.8 * recordText && valueText(first).length < 0.8 * text) whole += 1;
+  });
+  return whole * 2 > records.length;
+}
+
+/**
+ * The place of each record's first text with letters in reading order (its
+ * first line), where most records have it at the same place: a title comes
+ * first in a record, before what is said of it.
+ */
+function firstTextColumn(records: Element[][], columns: Columns): Column | undefined {
+  const counts = new Map<Column, number>();
+  for (const record of records) {
+    const first = firstLettered(record);
+    const column = first && columns.placeOf.get(first);
+    if (column) counts.set(column, (counts.get(column) ?? 0) + 1);
+  }
+  const [best, count] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [undefined, 0];
+  return best && count * 2 >= records.length ? best : undefined;
+}
+
+/** The first element in reading order whose own text has letters, among the shown elements of a record. */
+function firstLettered(record: Element[]): Element | undefined {
+  let read = 0;
+  const visit = (element: Element): Element | undefined => {
+    read += 1;
+    if (read > MAX_LINK_SEARCH || NOT_TEXT.has(element.tagName) || valueText(element) === "") return undefined;
+    for (const child of element.children) {
+      if (isText(child) && /\p{L}/u.test(child.data)) return element;
+      if (isTag(child)) {
+        const found = visit(child);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  for (const element of record) {
+    const found = visit(element);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** Whether a place is a heading or inside one, in the record where it first is. */

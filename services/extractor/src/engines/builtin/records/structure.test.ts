@@ -1,0 +1,35 @@
+/**
+ * Lists read by their structure where class names say nothing: hashed or
+ * utility classes (as CSS-in-JS and utility-first sites write them), so
+ * that columns come from the records' repeated shape, their values' shapes
+ * and the labels a reader sees.
+ */
+import { parseSchema } from "@winnow/platform";
+import { describe, expect, it } from "vitest";
+import { loadPage } from "../../../page/page.js";
+import { extractBuiltin } from "../index.js";
+
+function records(html: string, schema: Record<string, unknown>, url = "https://shop.example/search?q=x"): unknown {
+  const tree = parseSchema(schema);
+  return extractBuiltin(tree, loadPage(html, url))[tree.fields[0]!.name];
+}
+
+const games = [
+  ["Harbor Lights", "14 Oct, 2016", "CDN$ 21.99"],
+  ["Moss and Stone", "1 Jun, 2015", "CDN$ 5.49"],
+  ["Night Ferry", "3 Mar, 2017", "CDN$ 11.00"],
+  ["Paper Orchard", "22 Aug, 2018", "CDN$ 7.25"],
+];
+
+describe("lists read by structure, with meaningless class names", () => {
+  it("reads a card that is one link: its first line is the title, not the whole card", () => {
+    const card = ([title, date, price]: string[], i: number) =>
+      `<a class="k3x9q" href="/app/${i}"><div class="zz81a"><img src="/c/${i}.jpg"></div><div class="p0qv7">
+        <div class="m2kd1"><span class="t7w2e">${title}</span><p><span class="w1u4"></span></p></div>
+        <div class="r5s0b">${date}</div><div class="e4nq2"><div class="f8hh1">${price}</div></div></div></a>`;
+    const html = `<main><div class="y6c3j">${games.map(card).join("")}</div></main>`;
+    expect(records(html, { games: [{ title: "string", release_date: "string", price: "string" }] })).toEqual(
+      games.map(([title, release_date, price]) => ({ title, release_date, price })),
+    );
+  });
+});
