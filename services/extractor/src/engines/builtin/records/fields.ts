@@ -581,8 +581,10 @@ function cellsOf(row: Element): Element[] {
   );
 }
 
+/** The words of a link's path and of its fragment: "#instructor" names the part of the page it leads to. */
 function hrefWords(href: string): string[] {
-  const path = href.replace(/^[a-z]+:\/\/[^/]+/i, "").split(/[?#]/)[0] ?? "";
+  const [address = "", fragment = ""] = href.replace(/^[a-z]+:\/\/[^/]+/i, "").split("#");
+  const path = `${address.split("?")[0] ?? ""} ${fragment}`;
   return cachedTokens(path)
     .filter((t) => !/\d/.test(t) && t.length > 2)
     .map(singular);
@@ -876,11 +878,26 @@ function firstLettered(record: Element[]): Element | undefined {
   return undefined;
 }
 
-/** Whether a place is a heading or inside one, in the record where it first is. */
+/** Whether a place is a heading, inside one or around one (a link holding a heading), in the record where it first is. */
 function inHeading(column: Column): boolean {
   for (let node: Column | undefined = column; node; node = node.parent) {
     const cell = node.cells.find((c) => c !== undefined);
-    if (cell && /^h[1-6]$/.test(cell.tagName)) return true;
+    if (cell && HEADING.test(cell.tagName)) return true;
+  }
+  const cell = column.cells.find((c) => c !== undefined);
+  return cell !== undefined && holdsHeading(cell);
+}
+
+const HEADING = /^h[1-6]$/;
+
+/** Whether an element's only shown child (down a few levels) is a heading. */
+function holdsHeading(element: Element): boolean {
+  let node = element;
+  for (let depth = 0; depth < 3; depth += 1) {
+    const shown = node.children.filter((child): child is Element => isTag(child) && valueText(child) !== "");
+    if (shown.length !== 1) return false;
+    node = shown[0]!;
+    if (HEADING.test(node.tagName)) return true;
   }
   return false;
 }

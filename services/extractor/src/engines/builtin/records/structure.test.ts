@@ -32,4 +32,20 @@ describe("lists read by structure, with meaningless class names", () => {
       games.map(([title, release_date, price]) => ({ title, release_date, price })),
     );
   });
+
+  it("takes the title from a link around a heading over a longer link, and a field from the fragment its link names", () => {
+    const courses = [
+      ["Spreadsheets from scratch", "Ana Ruiz", "Data analyst at a bank"],
+      ["Podcasting for nurses", "Joe Miller", "Podcaster, author and critical care nurse"],
+      ["Mobile apps in a week", "Grant Kim", "Professional app developer"],
+    ];
+    const card = ([title, name, job]: string[], i: number) =>
+      `<li class="a1b2"><a class="c3d4" href="/c/${i}/"><h1>${title}</h1></a>
+        <p><a class="e5f6" href="/c/${i}/#instructor"><span>${name}</span><span> • ${job}</span></a></p>
+        <div class="g7h8"><span class="i9j0">${10 + i} lectures</span></div></li>`;
+    const html = `<main><ul class="k1l2">${courses.map(card).join("")}</ul></main>`;
+    expect(
+      records(html, { courses: [{ course_title: "string", instructor: "string", lectures: "number" }] }),
+    ).toEqual(courses.map(([title, name], i) => ({ course_title: title, instructor: name, lectures: 10 + i })));
+  });
 });
