@@ -174,3 +174,26 @@ function stepOf(element: Element, shared: Set<string>): string {
   const classes = [...classesOf(element)].filter((name) => shared.has(name)).sort();
   return classes.length > 0 ? `${element.tagName}.${classes.join(".")}` : element.tagName;
 }
+
+/** Whether `inner` is a place below `outer`: in the records that have both, its element is inside the other's. */
+export function isWithin(inner: Column, outer: Column): boolean {
+  if (inner === outer) return false;
+  let checked = 0;
+  for (let i = 0; i < inner.cells.length && checked < 3; i += 1) {
+    const [a, b] = [inner.cells[i], outer.cells[i]];
+    if (!a || !b) continue;
+    checked += 1;
+    if (!contains(b, a)) return false;
+  }
+  return checked > 0;
+}
+
+function contains(outer: Element, inner: Element): boolean {
+  for (
+    let node: Element | null = inner.parent as Element | null;
+    node && isTag(node);
+    node = node.parent as Element | null
+  )
+    if (node === outer) return true;
+  return false;
+}

@@ -18,8 +18,9 @@ import { type NameHints, nameHints, nameTokens } from "../../../schema/field-nam
 import { datesIn, firstNumber, isoDate, parseBoolean, parseNumber } from "../../../schema/normalize.js";
 import { LABEL_SYNONYMS } from "../concepts.js";
 import { singular, withoutOwnLabel } from "../match.js";
-import type { Column, Columns } from "./columns.js";
+import { type Column, type Columns, isWithin } from "./columns.js";
 import { currencyOf, wordsOf as markupWords, valueText } from "./memo.js";
+import { aboveAnother, perUnitPlaces, readPrice } from "./prices.js";
 
 type Kind =
   | "title"
@@ -320,6 +321,8 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
       const score = evidence * fit * oldPrice * (0.6 + (0.4 * column.count) / n);
       if (score >= MIN_SCORE) scored.push({ field, column, score });
     }
+    if (field.kind === "price")
+      for (const choice of [...aboveAnother(scored, field.hints), ...perUnitPlaces(scored)]) choice.score *= OLD_PRICE;
     // Of the places that may hold a description, the one with the longest texts, down to the part that holds most of it.
     if (field.kind === "text") {
       for (const choice of scored) choice.column = core(choice.column, columns, textsOf);
@@ -454,29 +457,6 @@ const MOST_DIFFER = 0.8;
 const INNER = 0.8;
 /** A place that stands in for a field's column on the records without it is this nearly as sure. */
 const ALTERNATE = 0.7;
-
-/** Whether `inner` is a place below `outer`: in the records that have both, its element is inside the other's. */
-function isWithin(inner: Column, outer: Column): boolean {
-  if (inner === outer) return false;
-  let checked = 0;
-  for (let i = 0; i < inner.cells.length && checked < 3; i += 1) {
-    const [a, b] = [inner.cells[i], outer.cells[i]];
-    if (!a || !b) continue;
-    checked += 1;
-    if (!contains(b, a)) return false;
-  }
-  return checked > 0;
-}
-
-function contains(outer: Element, inner: Element): boolean {
-  for (
-    let node: Element | null = inner.parent as Element | null;
-    node && isTag(node);
-    node = node.parent as Element | null
-  )
-    if (node === outer) return true;
-  return false;
-}
 
 interface ColumnWords {
   /** Markup words of the element itself and its labelling attributes. */
@@ -1083,21 +1063,6 @@ function firstPart(cell: Element): string | undefined {
   }
   return undefined;
 }
-
-/** A price in the field's currency: the amount after or before a currency sign; undefined when the text names another currency. */
-export function readPrice(text: string, hints: NameHints): number | undefined {
-  const match = PRICE.exec(text);
-  if (!match) return undefined;
-  const written = match[0];
-  const stated = currencyOf(written);
-  if (hints.currency && stated && stated !== hints.currency) return undefined;
-  if (!stated && !hints.currency && !/^\s*[\d.,\s]+\s*$/.test(text)) return undefined;
-  const digits = /\d[\d.,\s\u00a0]*\d|\d/.exec(written)?.[0];
-  return digits ? parseNumber(digits.trim()) : undefined;
-}
-
-const PRICE =
-  /(?:[A-Z]{1,3}\s?)?(?:\p{Sc}|\b[A-Z]{3}\b)\s?\d[\d.,\s\u00a0]*\d?|\d[\d.,\s\u00a0]*\d?\s?(?:\p{Sc}|\b[A-Z]{3}\b)/u;
 
 /**
  * A count as written: "1,145 points", "(299 ratings)", "1.2k", "92.284" (a

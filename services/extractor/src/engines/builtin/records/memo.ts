@@ -30,7 +30,12 @@ function spacedText(element: Element): string {
   let raw = "";
   for (const node of element.children) {
     if (isText(node)) raw += node.data;
-    else if (isTag(node) && shows(node)) raw += laidOutApart(node) ? ` ${spacedText(node)} ` : spacedText(node);
+    else if (isTag(node) && shows(node)) {
+      const inner = spacedText(node);
+      // A price's cents raised after its whole amount ("$12<sup>99</sup>") are its decimals.
+      if (node.tagName === "sup" && /\d$/.test(raw) && /^\d{2}$/.test(inner.trim())) raw += `.${inner.trim()}`;
+      else raw += laidOutApart(node) ? ` ${inner} ` : inner;
+    }
   }
   text = raw.replace(/\s+/g, " ");
   spaced.set(element, text);

@@ -44,8 +44,39 @@ describe("lists read by structure, with meaningless class names", () => {
         <p><a class="e5f6" href="/c/${i}/#instructor"><span>${name}</span><span> • ${job}</span></a></p>
         <div class="g7h8"><span class="i9j0">${10 + i} lectures</span></div></li>`;
     const html = `<main><ul class="k1l2">${courses.map(card).join("")}</ul></main>`;
-    expect(
-      records(html, { courses: [{ course_title: "string", instructor: "string", lectures: "number" }] }),
-    ).toEqual(courses.map(([title, name], i) => ({ course_title: title, instructor: name, lectures: 10 + i })));
+    expect(records(html, { courses: [{ course_title: "string", instructor: "string", lectures: "number" }] })).toEqual(
+      courses.map(([title, name], i) => ({ course_title: title, instructor: name, lectures: 10 + i })),
+    );
+  });
+
+  it("reads a price split across elements, and takes the lower of two prices as the one to pay", () => {
+    const items = [
+      ["Desk lamp", "18", "99", "$24.00"],
+      ["Floor lamp", "42", "50", "$60.00"],
+      ["Wall light", "9", "05", "$12.50"],
+    ];
+    const card = ([title, whole, cents, was]: string[], i: number) =>
+      `<div class="u1 u2"><a class="u3" href="/p/${i}">${title}</a><ul class="u4">
+        <li class="u5">${was}</li><li class="u5"><span>$</span><span>${whole}</span><sup>${cents}</sup></li>
+        <li class="u6">Save 20%</li></ul></div>`;
+    const html = `<main><div class="u7">${items.map(card).join("")}</div></main>`;
+    expect(records(html, { products: [{ title: "string", price_usd: "number" }] })).toEqual(
+      items.map(([title, whole, cents]) => ({ title, price_usd: Number(`${whole}.${cents}`) })),
+    );
+  });
+
+  it("does not take a price per unit, or a lower price beside one record's price, for the price", () => {
+    const items = [
+      ["Cat food, 1 kg", "€2.95", "(€2.95/kg)"],
+      ["Cat food, 400 g", "€19.77", "(€49.43/kg)"],
+      ["Cat treats, 200 g", "€3.10", "(€15.50/kg)"],
+    ];
+    const card = ([title, price, unit]: string[], i: number) =>
+      `<div class="s1"><h2><a href="/p/${i}">${title}</a></h2><div class="s2"><span class="s3">${price}</span>
+        <span class="s4">${unit}</span>${i === 1 ? `<span>€17.67</span>` : ""}</div></div>`;
+    const html = `<main><div class="s5">${items.map(card).join("")}</div></main>`;
+    expect(records(html, { products: [{ title: "string", price_eur: "number" }] })).toEqual(
+      items.map(([title, price]) => ({ title, price_eur: Number(price!.slice(1)) })),
+    );
   });
 });
