@@ -100,7 +100,7 @@ const LIST_SYNONYMS = new Map<string, string[]>(
     comment: ["reply", "discussion"],
     "review count": ["review", "rating", "ratings count", "review number"],
     "rating count": ["rating", "review"],
-    author: ["user", "username", "poster", "submitter", "byline", "creator", "owner"],
+    author: ["user", "username", "poster", "submitter", "byline", "creator", "owner", "by"],
     instructor: ["teacher", "tutor", "lecturer", "author"],
     language: ["lang"],
     description: ["desc", "summary", "snippet", "abstract", "excerpt", "teaser", "caption"],
@@ -125,7 +125,10 @@ const LIST_SYNONYMS = new Map<string, string[]>(
 /** A part set apart from the one before it: after a bullet, a bar, a dash, or in brackets. */
 const ASIDE = /^[•·|–—([-]/;
 /** A name's leading by-word ("by Ann Lee"); only unambiguous ones, as a name may begin with "Di" or "Van". */
-const BY_WORD = /^(by|von|par|por)\s+(?=\S)/i;
+const BY_WORDS = "by|von|par|por";
+const BY_WORD = new RegExp(`^(${BY_WORDS})\\s+(?=\\S)`, "i");
+/** The same word alone, as a label before a name. */
+const BY_LABEL = new RegExp(`^(${BY_WORDS})$`, "i");
 /** Words of an old price beside the current one ("was $18.99", a struck-through list price). */
 const OLD_PRICE_WORDS = new Set([
   "was",
@@ -158,6 +161,8 @@ const EVIDENCE = {
   ownPrefix: 0.85,
   ancestor: 0.8,
   icon: 0.8,
+  // A label a reader sees before the value ("Location:") or a table's header over it.
+  label: 0.9,
   head: 0.7,
   valueWord: 0.7,
   mainLink: 0.75,
@@ -467,6 +472,8 @@ interface ColumnWords {
   ancestors: Set<string>;
   /** Markup words of an empty element just before it: an icon or a colour swatch that labels it. */
   icon: Set<string>;
+  /** Words of the visible label before it ("Tags:") or of its table column's header. */
+  label: Set<string>;
   /** Words of the path of the link it is in or is. */
   href: Set<string>;
 }
@@ -475,6 +482,7 @@ function readWords(column: Column, ancestors: Set<string>): ColumnWords {
   const own = new Set<string>();
   const markup = new Set<string>();
   const icon = new Set<string>();
+  const label = new Set<string>();
   const sampledCells: Element[] = [];
   let sampled = 0;
   for (const cell of column.cells) {
@@ -486,7 +494,8 @@ function readWords(column: Column, ancestors: Set<string>): ColumnWords {
     }
     for (const word of labelWords(cell)) own.add(word);
     // A table cell is named by its column's header ("Rating" over the ratings).
-    for (const word of headerWords(cell)) icon.add(word);
+    for (const word of headerWords(cell)) label.add(word);
+    for (const word of visibleLabel(cell)) label.add(word);
     const before = previousElement(cell);
     if (before && valueText(before) === "") for (const word of markupWords(before)) icon.add(word);
     sampledCells.push(cell);
@@ -497,6 +506,7 @@ function readWords(column: Column, ancestors: Set<string>): ColumnWords {
     markup,
     ancestors,
     icon,
+    label,
     // Read only when asked: few fields look at the addresses of links.
     get href() {
       if (!href) {
@@ -583,6 +593,26 @@ function cachedTokens(text: string): string[] {
   return found;
 }
 
+/** A visible label is short and ends with a colon ("Tags:", "Ships from:"). */
+const LABEL = /^([^:]{1,30}):$/;
+
+/**
+ * The words of the label written just before an element, in its parent:
+ * the text or the element before it (empty elements and whitespace passed
+ * over) when that reads as a label.
+ */
+function visibleLabel(element: Element): string[] {
+  for (let node = element.prev; node; node = node.prev) {
+    const text = isText(node) ? collapsed(node.data) : isTag(node) ? valueText(node) : "";
+    if (!text) continue;
+    // "by" before a name is a byline's label, in the languages BY_WORD knows.
+    if (BY_LABEL.test(text.trim())) return ["by"];
+    const label = LABEL.exec(text.trim());
+    return label ? cachedTokens(label[1]!).map(singular) : [];
+  }
+  return [];
+}
+
 function previousElement(element: Element): Element | undefined {
   for (let node = element.prev; node; node = node.prev) if (isTag(node)) return node;
   return undefined;
@@ -611,6 +641,7 @@ function evidenceFor(
     named(field.names, words.own) * EVIDENCE.own,
     named(field.names, words.ancestors) * EVIDENCE.ancestor,
     named(field.names, words.icon) * EVIDENCE.icon,
+    named(field.names, words.label) * EVIDENCE.label,
     named(field.heads, words.own) * EVIDENCE.head,
     named(field.heads, words.ancestors) * EVIDENCE.head * EVIDENCE.ancestor,
   );
@@ -904,7 +935,13 @@ function listColumn(
   for (const column of columns.columns) {
     if (!column.key.endsWith("#0") || column.count === 0) continue;
     const words = wordsOf(column);
-    const evidence = Math.max(named(field.names, words.own), named(field.names, words.ancestors) * EVIDENCE.ancestor);
+    const evidence = Math.max(
+      named(field.names, words.own),
+      named(field.names, words.ancestors) * EVIDENCE.ancestor,
+      named(field.names, words.label) * EVIDENCE.label,
+      // Links whose addresses name the field ("/tag/change/" for tags).
+      column.cells.some((cell) => cell?.tagName === "a") ? named(field.names, words.href) * EVIDENCE.href : 0,
+    );
     if (evidence === 0) continue;
     const items = columns.lists.get(column.path) ?? [];
     const several = items.filter((list) => list && list.length >= 2).length;
@@ -991,7 +1028,8 @@ function isNamed(
   if (
     named(field.names, words.own) > 0 ||
     named(field.names, words.ancestors) > 0 ||
-    named(field.names, words.icon) > 0
+    named(field.names, words.icon) > 0 ||
+    named(field.names, words.label) > 0
   )
     return true;
   return (

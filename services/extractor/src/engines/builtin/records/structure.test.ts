@@ -79,4 +79,21 @@ describe("lists read by structure, with meaningless class names", () => {
       items.map(([title, price]) => ({ title, price_eur: Number(price!.slice(1)) })),
     );
   });
+
+  it("reads fields by the labels a reader sees: a list after 'Tags:', a name after 'by', a value after 'Location:'", () => {
+    const jobs = [
+      ["Night nurse", "Ana Ruiz", "Leeds", ["health", "nights"]],
+      ["Line cook", "Joe Miller", "York", ["food"]],
+      ["Bus driver", "Grant Kim", "Hull", ["transport", "shifts", "union"]],
+    ] as const;
+    const card = ([title, poster, city, tags]: (typeof jobs)[number], i: number) =>
+      `<div class="w1"><h3><a href="/j/${i}">${title}</a></h3><span class="w2">by <a href="/u/${i}">${poster}</a></span>
+        <div class="w3"><span class="w4">Location:</span> <span class="w5">${city}</span></div>
+        <div class="w6">Tags: ${tags.map((tag) => `<a class="w7" href="/t/${tag}">${tag}</a>`).join(" ")}</div></div>`;
+    const html = `<main><div class="w8">${jobs.map(card).join("")}</div></main>`;
+    const schema = { jobs: [{ title: "string", author: "string", location: "string", tags: ["string"] }] };
+    expect(records(html, schema)).toEqual(
+      jobs.map(([title, author, location, tags]) => ({ title, author, location, tags: [...tags] })),
+    );
+  });
 });
