@@ -100,7 +100,7 @@ const LIST_SYNONYMS = new Map<string, string[]>(
     comment: ["reply", "discussion"],
     "review count": ["review", "rating", "ratings count", "review number"],
     "rating count": ["rating", "review"],
-    author: ["user", "username", "poster", "submitter", "byline", "creator", "owner", "by"],
+    author: ["user", "username", "poster", "submitter", "byline", "creator", "owner"],
     instructor: ["teacher", "tutor", "lecturer", "author"],
     language: ["lang"],
     description: ["desc", "summary", "snippet", "abstract", "excerpt", "teaser", "caption"],
@@ -605,8 +605,8 @@ function visibleLabel(element: Element): string[] {
   for (let node = element.prev; node; node = node.prev) {
     const text = isText(node) ? collapsed(node.data) : isTag(node) ? valueText(node) : "";
     if (!text) continue;
-    // "by" before a name is a byline's label, in the languages BY_WORD knows.
-    if (BY_LABEL.test(text.trim())) return ["by"];
+    // "by" before a name is a byline's label: the name is its author's.
+    if (BY_LABEL.test(text.trim())) return ["author"];
     const label = LABEL.exec(text.trim());
     return label ? cachedTokens(label[1]!).map(singular) : [];
   }
