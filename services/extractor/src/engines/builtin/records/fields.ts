@@ -323,7 +323,9 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
       const fit = fitOf(field, column, textsOf(column), context);
       if (fit < MIN_FIT || ((field.kind === "title" || field.kind === "text") && !varies(textsOf(column)))) continue;
       const oldPrice = field.kind === "price" && isOldPrice(column, wordsOf) ? OLD_PRICE : 1;
-      const score = evidence * fit * oldPrice * (0.6 + (0.4 * column.count) / n);
+      // A place counts by the records that show something there: an empty element on most records is a rare value.
+      const shown = READ_WITHOUT_TEXT.has(field.kind) ? column.count : textsOf(column).filter((text) => text).length;
+      const score = evidence * fit * oldPrice * (0.6 + (0.4 * Math.max(shown, 1)) / n);
       if (score >= MIN_SCORE) scored.push({ field, column, score });
     }
     if (field.kind === "price")
@@ -455,6 +457,8 @@ function preferInner<T extends { column: Column; score: number }>(
   });
 }
 
+/** Fields an element answers without text: a link's address, a rating or a number in a labelling attribute. */
+const READ_WITHOUT_TEXT = new Set<Kind>(["url", "rating", "number"]);
 /** Fields read as numbers, which may share a text where they read different numbers in it. */
 const NUMBER_KINDS = new Set<Kind>(["price", "rating", "count", "number", "rank"]);
 const MOST_DIFFER = 0.8;

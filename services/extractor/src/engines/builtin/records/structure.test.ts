@@ -96,4 +96,19 @@ describe("lists read by structure, with meaningless class names", () => {
       jobs.map(([title, author, location, tags]) => ({ title, author, location, tags: [...tags] })),
     );
   });
+
+  it("reads the price from the place that shows one on most records, over an old price's place that is mostly empty", () => {
+    const items = [
+      ["Phone A", "", "$399.99 (1 offer)"],
+      ["Phone B", "$199.99", "$189.99 (4 offers)"],
+      ["Phone C", "", "$249.00 (2 offers)"],
+      ["Phone D", "", "$99.50 (1 offer)"],
+    ];
+    const card = ([title, was, price]: string[], i: number) =>
+      `<div class="v1"><a class="v2" href="/p/${i}">${title}</a><ul class="v3"><li class="v4">${was}</li><li class="v5">${price}</li></ul></div>`;
+    const html = `<main><div class="v6">${items.map(card).join("")}</div></main>`;
+    expect(records(html, { products: [{ title: "string", price_usd: "number" }] })).toEqual(
+      items.map(([title, , price]) => ({ title, price_usd: Number(price!.slice(1).split(" ")[0]) })),
+    );
+  });
 });
