@@ -39,8 +39,11 @@ export interface PageServer {
   close(): Promise<void>;
 }
 
-/** Serves the pages of the corpus (and nothing outside its folder) on 127.0.0.1, as text/html. */
-export async function servePages(corpusDir: string): Promise<PageServer> {
+/**
+ * Serves the pages of the corpus (and nothing outside its folder) on 127.0.0.1, as text/html; `transform`, when
+ * given, rewrites each page before it is served (e.g. scramble.ts).
+ */
+export async function servePages(corpusDir: string, transform?: (html: string) => string): Promise<PageServer> {
   const root = path.resolve(corpusDir);
   const server: Server = createServer((req, res) => {
     const file = path.resolve(root, `.${decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname)}`);
@@ -49,7 +52,10 @@ export async function servePages(corpusDir: string): Promise<PageServer> {
       return;
     }
     readFile(file).then(
-      (body) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body),
+      (body) =>
+        res
+          .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+          .end(transform ? transform(body.toString("utf8")) : body),
       () => res.writeHead(404).end(),
     );
   });

@@ -17,6 +17,10 @@
  * for the extractor to state (services/extractor/src/flow/record-reliability.ts;
  * rebuild to apply).
  *
+ * The builtin engine also reads every page scrambled (bench/src/scramble.ts: every class and id replaced by a
+ * meaningless token, as sites with hashed or utility classes look), in the same run, so a reader that leans on the
+ * words of class names shows it here; `--skip-scrambled` leaves that run out.
+ *
  * `--llm` adds the model path with the corpus's perfect reader (`--oracle`,
  * by default ../shared/tools/oracle_llm.py) as the model, beside the
  * builtin engine's figures, and writes bench/results/lists-llm.json.
@@ -29,13 +33,14 @@ import { extractBuiltin, extractRecords, loadPage, reliabilityOf, SURE_FROM } fr
 import { parseSchema } from "@winnow/platform";
 import { Engine } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { REPO_ROOT } from "@winnow/scripts/stack";
-import { type Case, readCases, servePages } from "./corpus.js";
+import { type Case, type PageServer, readCases, servePages } from "./corpus.js";
 import { fmt, pct, percentile, round } from "./format.js";
 import { addScore, emptyScore, itemSchemaOf, type RecordScore, scoreRecords, sumFields } from "./list-score.js";
 import { startOracle } from "./oracle.js";
 import { acrossSites, writeReliabilityTable } from "./reliability.js";
 import { type Extraction, type Runner, startExtractorRunner } from "./runners.js";
 import { type Counts, type Metrics, metrics } from "./score.js";
+import { scrambleNames } from "./scramble.js";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -45,6 +50,7 @@ const { values, positionals } = parseArgs({
     concurrency: { type: "string", default: "2" },
     runs: { type: "string", default: "3" },
     "write-calibration": { type: "boolean", default: false },
+    "skip-scrambled": { type: "boolean", default: false },
   },
 });
 const corpusDir = path.resolve(positionals[0] ?? path.join(REPO_ROOT, "../shared/corpus/lists"));
@@ -64,27 +70,35 @@ if (values.llm && !existsSync(values.oracle)) {
 
 const cases = await readCases(corpusDir);
 const pages = await servePages(corpusDir);
+const scrambledPages = values["skip-scrambled"] ? undefined : await servePages(corpusDir, scrambleNames);
 console.log(`${cases.length} listing pages from ${corpusDir}, through the extractor over gRPC`);
 
 type Result = { item: Case; extraction: Extraction };
 let builtin: Result[];
+let scrambled: Result[] | undefined;
 let model: Result[] | undefined;
 try {
   const alone = await startExtractorRunner();
-  builtin = await runAll(alone, Engine.ENGINE_BUILTIN).finally(() => alone.stop());
+  try {
+    builtin = await runAll(alone, Engine.ENGINE_BUILTIN, pages);
+    if (scrambledPages) scrambled = await runAll(alone, Engine.ENGINE_BUILTIN, scrambledPages);
+  } finally {
+    await alone.stop();
+  }
   if (values.llm) {
     const oracle = await startOracle(values.oracle, path.join(corpusDir, "cases.jsonl"));
     const runner = await startExtractorRunner({ baseUrl: oracle.baseUrl, model: "oracle" });
-    model = await runAll(runner, Engine.ENGINE_UNSPECIFIED, 1).finally(async () => {
+    model = await runAll(runner, Engine.ENGINE_UNSPECIFIED, pages, 1).finally(async () => {
       await runner.stop();
       await oracle.stop();
     });
   }
 } finally {
   await pages.close();
+  await scrambledPages?.close();
 }
 
-async function runAll(target: Runner, engine: Engine, workers = concurrency): Promise<Result[]> {
+async function runAll(target: Runner, engine: Engine, server: PageServer, workers = concurrency): Promise<Result[]> {
   const done: Result[] = new Array<Result>(cases.length);
   let next = 0;
   await Promise.all(
@@ -94,7 +108,7 @@ async function runAll(target: Runner, engine: Engine, workers = concurrency): Pr
         const item = cases[index]!;
         const original =
           item.url && /^https?:\/\//.test(item.url) && URL.canParse(item.url) ? item.url : `https://${item.site}/`;
-        done[index] = { item, extraction: await target.run(pages.urlOf(item), item.schema, original, engine) };
+        done[index] = { item, extraction: await target.run(server.urlOf(item), item.schema, original, engine) };
       }
     }),
   );
@@ -238,10 +252,21 @@ if (values["write-calibration"]) {
   });
   console.log(`Wrote ${path.relative(REPO_ROOT, table)}`);
 }
+const scrambledScores = scrambled && score(scrambled);
+if (scrambledScores) {
+  printScores("Builtin engine, every class and id scrambled", scrambledScores);
+  const line = (name: string, s: RecordScore) => {
+    const m = metrics(sumFields(s));
+    return `${name.padEnd(26)} records ${pct(s.found, s.expected).padStart(7)}  P ${fmt(m.precision)}  F1 ${fmt(m.f1)}`;
+  };
+  console.log(
+    `\nBuiltin engine, as they are and scrambled\n${line("as they are", builtinScores.overall)}\n${line("scrambled", scrambledScores.overall)}`,
+  );
+}
 const modelScores = model && score(model);
 if (modelScores) printScores("Model path (oracle reader, hybrid pre-fill on)", modelScores);
 
-const errors = [...builtin, ...(model ?? [])].flatMap(({ item, extraction }) =>
+const errors = [...builtin, ...(scrambled ?? []), ...(model ?? [])].flatMap(({ item, extraction }) =>
   extraction.error ? [{ id: item.id, error: extraction.error }] : [],
 );
 if (errors.length > 0) {
@@ -324,6 +349,7 @@ await writeFile(
       corpus: path.relative(REPO_ROOT, corpusDir),
       cases: cases.length,
       builtin: summary(builtinScores),
+      ...(scrambledScores ? { builtinScrambled: summary(scrambledScores) } : {}),
       recordReliability: recordCells,
       ...(modelScores ? { model: { reader: "oracle", ...summary(modelScores) } } : {}),
       timing,

@@ -17,7 +17,8 @@ const PRODUCT = {
   aggregateRating: { "@type": "AggregateRating", ratingValue: "4.6", reviewCount: "212" },
 };
 
-const PAGE = `<!doctype html>
+/** The sample shop page; the docs' examples run against it too (test/e2e/doc-examples.test.ts). */
+export const SAMPLE_PAGE = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -29,7 +30,7 @@ const PAGE = `<!doctype html>
 <body>
   <h1>${PRODUCT.name}</h1>
   <p>${PRODUCT.description}</p>
-  <p>Price: $129.99 · In stock · Rated 4.6 of 5 by 212 runners</p>
+  <p class="price">Price: $129.99 · In stock · Rated 4.6 of 5 by 212 runners</p>
 </body>
 </html>`;
 
@@ -42,7 +43,7 @@ export interface SampleSite {
 
 export async function startSampleSite(): Promise<SampleSite> {
   const server: Server = createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(PAGE);
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(SAMPLE_PAGE);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

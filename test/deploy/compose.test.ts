@@ -3,24 +3,51 @@
  * interpolated from deploy/.env.example), then each service's environment checked against
  * the configuration that service validates at start-up.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { TEST_PAGE_SIGNING_KEY, TEST_TOKEN_ENV } from "../support/caller-tokens.js";
+import { REPO_ROOT } from "../../scripts/src/stack.js";
+import { TEST_TOKEN_ENV } from "../support/caller-tokens.js";
+import { firstBlockUnder } from "../support/doc-blocks.js";
 import { COMPONENTS, loadServiceConfig, requiredVariables, unknownVariables } from "./service-config.js";
 
 const DEPLOY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../deploy");
 const composeSource = readFileSync(path.join(DEPLOY, "compose.yaml"), "utf8");
 
-/** deploy/.env.example as compose reads an env file: KEY=VALUE lines, # comments. */
-const envFile = new Map(
-  readFileSync(path.join(DEPLOY, ".env.example"), "utf8")
-    .split("\n")
-    .filter((line) => /^[A-Z_][A-Z0-9_]*=/.test(line))
-    .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)] as const),
+/** An env file as compose reads it: KEY=VALUE lines, # comments. */
+const readEnvFile = (file: string) =>
+  new Map(
+    readFileSync(file, "utf8")
+      .split("\n")
+      .filter((line) => /^[A-Z_][A-Z0-9_]*=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)] as const),
+  );
+const envFile = readEnvFile(path.join(DEPLOY, ".env.example"));
+
+/**
+ * deploy/.env as an operator makes it: the deployment guide's own lines that write it (its "One host" block up to
+ * `docker compose`), run as written in a copy of the repository's deploy folder.
+ */
+const guideBlock = (await firstBlockUnder(REPO_ROOT, "deploy/README.md", "2. One host: Docker Compose")).split("\n");
+const GUIDE_LINES = guideBlock.slice(
+  0,
+  guideBlock.findIndex((line) => line.startsWith("docker compose")),
 );
+const guideEnv = (() => {
+  const dir = mkdtempSync(path.join(tmpdir(), "winnow-guide-"));
+  try {
+    mkdirSync(path.join(dir, "deploy"));
+    copyFileSync(path.join(DEPLOY, ".env.example"), path.join(dir, "deploy/.env.example"));
+    execFileSync("bash", ["-euo", "pipefail", "-c", GUIDE_LINES.join("\n")], { cwd: dir });
+    return readEnvFile(path.join(dir, "deploy/.env"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+})();
 
 const REFERENCE = /\$\{([A-Z_][A-Z0-9_]*)(?:(:?[-?])([^}]*))?\}/g;
 
@@ -41,12 +68,8 @@ type ComposeService = {
   networks?: string[];
   [key: string]: any;
 };
-/** The env file as an operator fills it in: the caller tokens generated (the example leaves them empty). */
-const filledIn = new Map([
-  ...envFile,
-  ...Object.entries(TEST_TOKEN_ENV),
-  ["WINNOW_PAGE_SIGNING_KEY", TEST_PAGE_SIGNING_KEY],
-]);
+/** The env file as the guide's lines fill it in: the caller tokens and the page signing key generated. */
+const filledIn = guideEnv;
 const compose = parse(interpolate(composeSource, filledIn), { merge: true }) as {
   services: Record<string, ComposeService>;
   networks: Record<string, { internal?: boolean } | null>;
@@ -65,6 +88,17 @@ describe("compose", () => {
     expect(Object.keys(compose.services).sort()).toEqual(
       [...COMPONENTS, "postgres", "redis", "otel-collector", "jaeger"].sort(),
     );
+  });
+
+  it("starts from the deployment guide's own lines: they fill in every secret compose requires", () => {
+    expect(GUIDE_LINES.length).toBeGreaterThanOrEqual(2);
+    const secrets = [...Object.keys(TEST_TOKEN_ENV), "WINNOW_PAGE_SIGNING_KEY"];
+    for (const secret of secrets) {
+      expect(envFile.get(secret), `${secret} in the example`).toBe("");
+      expect(Buffer.from(guideEnv.get(secret) ?? "", "base64").length, `${secret} generated`).toBe(32);
+    }
+    expect(new Set(secrets.map((secret) => guideEnv.get(secret))).size, "each secret its own").toBe(secrets.length);
+    expect(() => interpolate(composeSource, guideEnv)).not.toThrow();
   });
 
   // biome-ignore lint/suspicious/noTemplateCurlyInString: the title names compose's ${VAR} references.

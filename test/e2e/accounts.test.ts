@@ -20,6 +20,7 @@ import { type FixtureSite, startFixtureSite } from "../support/fixture-site.js";
 import { freePorts } from "../support/ports.js";
 import { type ServiceProcess, startService } from "../support/service-process.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
+import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
 import { PAGES } from "./pages.js";
 
 const SCREENSHOTS = path.join(REPO_ROOT, "test-results", "dashboard");
@@ -171,7 +172,9 @@ describe("the dashboard in Chromium", () => {
     await page.getByLabel(/^Schema/).fill(JSON.stringify(SCHEMA));
     await page.getByLabel(/Task description/).fill("Prices in US dollars.");
     await page.getByRole("button", { name: "Scrape" }).click();
-    await expect.poll(() => page.locator("#result-status").textContent(), { timeout: 30_000 }).toBe("200 OK");
+    await expect
+      .poll(() => page.locator("#result-status").textContent(), { timeout: TEST_TIMEOUT_MS / 2 })
+      .toBe("200 OK");
     expect(await page.locator("#result").textContent()).toBe(
       JSON.stringify({ product_name: "Ridgeline Trail Shoe", price_usd: 129.99 }, null, 2),
     );
@@ -213,7 +216,7 @@ describe("the dashboard in Chromium", () => {
         .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")));
     };
     await expect
-      .poll(async () => (await usageRows()).map((row) => row.slice(0, 3)).sort(), { timeout: 10_000 })
+      .poll(async () => (await usageRows()).map((row) => row.slice(0, 3)).sort(), { timeout: TEST_TIMEOUT_MS / 4 })
       .toEqual(
         [
           [today, oldId, "2"],

@@ -13,6 +13,7 @@ import { freePorts } from "../support/ports.js";
 import { type PrivatePostgres, startPrivatePostgres } from "../support/private-postgres.js";
 import { type ServiceProcess, startService } from "../support/service-process.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
+import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const PAGE_COUNT = 40;
@@ -65,43 +66,47 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
-it("a gateway killed mid-page has its pages run by the other, and the job finishes with every result once", async () => {
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(`${run.stack.gatewayUrl}${path}`, {
-      ...init,
-      headers: { "content-type": "application/json", "x-api-key": run.stack.apiKey },
+it(
+  "a gateway killed mid-page has its pages run by the other, and the job finishes with every result once",
+  async () => {
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(`${run.stack.gatewayUrl}${path}`, {
+        ...init,
+        headers: { "content-type": "application/json", "x-api-key": run.stack.apiKey },
+      });
+    const submitted = await api("/batch/scrape", {
+      method: "POST",
+      body: JSON.stringify({
+        urls: Array.from({ length: PAGE_COUNT }, (_, i) => `${run.site.origin}/slow/${i}`),
+        schema: { title: "string" },
+        options: { render: "static" },
+      }),
     });
-  const submitted = await api("/batch/scrape", {
-    method: "POST",
-    body: JSON.stringify({
-      urls: Array.from({ length: PAGE_COUNT }, (_, i) => `${run.site.origin}/slow/${i}`),
-      schema: { title: "string" },
-      options: { render: "static" },
-    }),
-  });
-  expect(submitted.status).toBe(202);
-  const { status_url } = (await submitted.json()) as { status_url: string };
-  const status = async () =>
-    (await (await api(status_url)).json()) as { status: string; counts: { queued: number; done: number } };
+    expect(submitted.status).toBe(202);
+    const { status_url } = (await submitted.json()) as { status_url: string };
+    const status = async () =>
+      (await (await api(status_url)).json()) as { status: string; counts: { queued: number; done: number } };
 
-  for (;;) {
-    if ((await status()).counts.done >= 4) break;
-    await sleep(50);
-  }
-  second.child.kill("SIGKILL");
-  for (;;) {
-    if ((await status()).status === "completed") break;
-    await sleep(500);
-  }
+    for (;;) {
+      if ((await status()).counts.done >= 4) break;
+      await sleep(50);
+    }
+    second.child.kill("SIGKILL");
+    for (;;) {
+      if ((await status()).status === "completed") break;
+      await sleep(500);
+    }
 
-  const { results, counts } = (await (await api(`${status_url}?limit=1000`)).json()) as {
-    results: { index: number; status: string; data: { title: string } }[];
-    counts: object;
-  };
-  expect(counts).toMatchObject({ queued: 0, done: PAGE_COUNT, failed: 0 });
-  expect(results.map((r) => [r.status, r.data.title])).toEqual(
-    Array.from({ length: PAGE_COUNT }, (_, i) => ["done", `Slow ${i}`]),
-  );
-  // The killed gateway had pages in flight: they were fetched again, by the survivor.
-  expect([...run.site.hits.values()].some((n) => n > 1)).toBe(true);
-}, 300_000);
+    const { results, counts } = (await (await api(`${status_url}?limit=1000`)).json()) as {
+      results: { index: number; status: string; data: { title: string } }[];
+      counts: object;
+    };
+    expect(counts).toMatchObject({ queued: 0, done: PAGE_COUNT, failed: 0 });
+    expect(results.map((r) => [r.status, r.data.title])).toEqual(
+      Array.from({ length: PAGE_COUNT }, (_, i) => ["done", `Slow ${i}`]),
+    );
+    // The killed gateway had pages in flight: they were fetched again, by the survivor.
+    expect([...run.site.hits.values()].some((n) => n > 1)).toBe(true);
+  },
+  5 * TEST_TIMEOUT_MS,
+);

@@ -16,6 +16,7 @@ import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FixturePage } from "../support/fixture-site.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
+import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const PAGE_COUNT = 200;
@@ -120,101 +121,105 @@ describe.each([
     await new Promise((resolve) => receiver?.server.close(resolve));
   });
 
-  it("finishes a 200-page job with every page's result, through a gateway restart, within the key's plan, with signed webhooks", async () => {
-    const urls = Array.from({ length: PAGE_COUNT }, (_, i) => `${run.site.origin}/item/${i}`);
-    const submitted = await submit({
-      urls: [...urls, "ftp://example.com/file", "not a url"],
-      schema: { name: "string" },
-      options: { render: "static" },
-      webhook: { url: `http://${receiver.hostPort}/hooks` },
-    });
-    expect(submitted.status).toBe(202);
-    const job = (await submitted.json()) as { id: string; status_url: string; total: number };
-    expect(submitted.headers.get("location")).toBe(job.status_url);
-    expect(job.total).toBe(PAGE_COUNT + 2);
+  it(
+    "finishes a 200-page job with every page's result, through a gateway restart, within the key's plan, with signed webhooks",
+    async () => {
+      const urls = Array.from({ length: PAGE_COUNT }, (_, i) => `${run.site.origin}/item/${i}`);
+      const submitted = await submit({
+        urls: [...urls, "ftp://example.com/file", "not a url"],
+        schema: { name: "string" },
+        options: { render: "static" },
+        webhook: { url: `http://${receiver.hostPort}/hooks` },
+      });
+      expect(submitted.status).toBe(202);
+      const job = (await submitted.json()) as { id: string; status_url: string; total: number };
+      expect(submitted.headers.get("location")).toBe(job.status_url);
+      expect(job.total).toBe(PAGE_COUNT + 2);
 
-    const status = async () =>
-      (await (await api(job.status_url)).json()) as {
-        status: string;
-        counts: { queued: number; done: number; failed: number };
-      };
-    // Restart the gateway once some pages are done and others are not.
-    for (;;) {
-      const { counts } = await status();
-      if (counts.done >= 20) break;
-      await sleep(50);
-    }
-    expect((await status()).counts.queued).toBeGreaterThan(0);
-    run.stack.process("gateway").kill("SIGTERM");
-    await sleep(500);
-    await run.stack.waitUntilReady();
-    for (;;) {
-      const current = await status();
-      if (current.status === "completed") break;
-      await sleep(200);
-    }
+      const status = async () =>
+        (await (await api(job.status_url)).json()) as {
+          status: string;
+          counts: { queued: number; done: number; failed: number };
+        };
+      // Restart the gateway once some pages are done and others are not.
+      for (;;) {
+        const { counts } = await status();
+        if (counts.done >= 20) break;
+        await sleep(50);
+      }
+      expect((await status()).counts.queued).toBeGreaterThan(0);
+      run.stack.process("gateway").kill("SIGTERM");
+      await sleep(500);
+      await run.stack.waitUntilReady();
+      for (;;) {
+        const current = await status();
+        if (current.status === "completed") break;
+        await sleep(200);
+      }
 
-    // Every result, a page of results at a time.
-    const results: { index: number; url: string; status: string; data?: { name: string }; problem?: object }[] = [];
-    for (let cursor: string | null = "0"; cursor !== null; ) {
-      const page = (await (await api(`${job.status_url}?cursor=${cursor}&limit=64`)).json()) as {
-        results: typeof results;
-        next_cursor: string | null;
-      };
-      results.push(...page.results);
-      cursor = page.next_cursor;
-    }
-    expect(results).toHaveLength(PAGE_COUNT + 2);
-    for (let i = 0; i < PAGE_COUNT; i++) {
-      expect(results[i]).toMatchObject({ index: i, url: urls[i], status: "done", data: { name: `Item ${i}` } });
-    }
-    expect(results[PAGE_COUNT]).toMatchObject({
-      status: "failed",
-      problem: { type: "https://winnow.dev/problems/url-not-allowed" },
-    });
-    expect(results[PAGE_COUNT + 1]).toMatchObject({
-      status: "failed",
-      problem: { type: "https://winnow.dev/problems/invalid-request" },
-    });
-    expect((await status()).counts).toMatchObject({ queued: 0, done: PAGE_COUNT, failed: 2 });
-    // The key's plan held: never more of its pages at once than its scrape slots.
-    expect(run.site.maxInFlight()).toBeLessThanOrEqual(MAX_CONCURRENT_SCRAPES);
+      // Every result, a page of results at a time.
+      const results: { index: number; url: string; status: string; data?: { name: string }; problem?: object }[] = [];
+      for (let cursor: string | null = "0"; cursor !== null; ) {
+        const page = (await (await api(`${job.status_url}?cursor=${cursor}&limit=64`)).json()) as {
+          results: typeof results;
+          next_cursor: string | null;
+        };
+        results.push(...page.results);
+        cursor = page.next_cursor;
+      }
+      expect(results).toHaveLength(PAGE_COUNT + 2);
+      for (let i = 0; i < PAGE_COUNT; i++) {
+        expect(results[i]).toMatchObject({ index: i, url: urls[i], status: "done", data: { name: `Item ${i}` } });
+      }
+      expect(results[PAGE_COUNT]).toMatchObject({
+        status: "failed",
+        problem: { type: "https://winnow.dev/problems/url-not-allowed" },
+      });
+      expect(results[PAGE_COUNT + 1]).toMatchObject({
+        status: "failed",
+        problem: { type: "https://winnow.dev/problems/invalid-request" },
+      });
+      expect((await status()).counts).toMatchObject({ queued: 0, done: PAGE_COUNT, failed: 2 });
+      // The key's plan held: never more of its pages at once than its scrape slots.
+      expect(run.site.maxInFlight()).toBeLessThanOrEqual(MAX_CONCURRENT_SCRAPES);
 
-    // No finished page ran again: beyond one fetch per page, only those cut short by the restart were fetched again.
-    const fetches = [...run.site.hits.values()].reduce((sum, n) => sum + n, 0);
-    expect(fetches - PAGE_COUNT).toBeLessThanOrEqual(MAX_CONCURRENT_SCRAPES);
+      // No finished page ran again: beyond one fetch per page, only those cut short by the restart were fetched again.
+      const fetches = [...run.site.hits.values()].reduce((sum, n) => sum + n, 0);
+      expect(fetches - PAGE_COUNT).toBeLessThanOrEqual(MAX_CONCURRENT_SCRAPES);
 
-    // One `page` event per page that ran (the URLs refused up front are in the results from the start), then
-    // `completed`, after a retry. Deliveries are at least once: one cut short by the restart is sent again, with
-    // the same id and the same body (the page's one result).
-    for (;;) {
-      if (receiver.deliveries.some((d) => JSON.parse(d.body).type === "completed")) break;
-      await sleep(200);
-    }
-    const byId = new Map<string, string>();
-    for (const { body } of receiver.deliveries) {
-      const { id } = JSON.parse(body) as { id: string };
-      expect(byId.get(id) ?? body).toBe(body);
-      byId.set(id, body);
-    }
-    const events = [...byId.values()].map((body) => JSON.parse(body) as { type: string; page?: { index: number } });
-    const pageEvents = events.filter((event) => event.type === "page").map((event) => event.page!.index);
-    expect(pageEvents.sort((a, b) => a - b)).toEqual(Array.from({ length: PAGE_COUNT }, (_, i) => i));
-    expect(events.find((event) => event.type === "completed")).toMatchObject({
-      job_id: job.id,
-      job: { status: "completed", counts: { done: PAGE_COUNT, failed: 2 } },
-    });
+      // One `page` event per page that ran (the URLs refused up front are in the results from the start), then
+      // `completed`, after a retry. Deliveries are at least once: one cut short by the restart is sent again, with
+      // the same id and the same body (the page's one result).
+      for (;;) {
+        if (receiver.deliveries.some((d) => JSON.parse(d.body).type === "completed")) break;
+        await sleep(200);
+      }
+      const byId = new Map<string, string>();
+      for (const { body } of receiver.deliveries) {
+        const { id } = JSON.parse(body) as { id: string };
+        expect(byId.get(id) ?? body).toBe(body);
+        byId.set(id, body);
+      }
+      const events = [...byId.values()].map((body) => JSON.parse(body) as { type: string; page?: { index: number } });
+      const pageEvents = events.filter((event) => event.type === "page").map((event) => event.page!.index);
+      expect(pageEvents.sort((a, b) => a - b)).toEqual(Array.from({ length: PAGE_COUNT }, (_, i) => i));
+      expect(events.find((event) => event.type === "completed")).toMatchObject({
+        job_id: job.id,
+        job: { status: "completed", counts: { done: PAGE_COUNT, failed: 2 } },
+      });
 
-    const { webhook_secret: secret } = (await (await api("/account")).json()) as { webhook_secret: string };
-    expect(secret).toMatch(/^whsec_/);
-    for (const delivery of receiver.deliveries) {
-      const signature = String(delivery.headers["winnow-signature"]);
-      expect(await verifyWebhookSignature(delivery.body, signature, secret)).toBe(true);
-      expect(await verifyWebhookSignature(`${delivery.body} `, signature, secret)).toBe(false);
-    }
-    expect(verifiedByPython(receiver.deliveries, secret)).toBe(receiver.deliveries.length);
-    expect(verifiedByPython(receiver.deliveries, `${secret}x`)).toBe(0);
-  }, 300_000);
+      const { webhook_secret: secret } = (await (await api("/account")).json()) as { webhook_secret: string };
+      expect(secret).toMatch(/^whsec_/);
+      for (const delivery of receiver.deliveries) {
+        const signature = String(delivery.headers["winnow-signature"]);
+        expect(await verifyWebhookSignature(delivery.body, signature, secret)).toBe(true);
+        expect(await verifyWebhookSignature(`${delivery.body} `, signature, secret)).toBe(false);
+      }
+      expect(verifiedByPython(receiver.deliveries, secret)).toBe(receiver.deliveries.length);
+      expect(verifiedByPython(receiver.deliveries, `${secret}x`)).toBe(0);
+    },
+    5 * TEST_TIMEOUT_MS,
+  );
 
   it("refuses a webhook to a private address, and shows a job to its own account only", async () => {
     for (const url of ["http://10.1.2.3/hook", "http://127.0.0.1:9/hook", "http://localhost/hook"]) {
@@ -273,6 +278,18 @@ describe.each([
       ["done", "Item 3"],
       ["failed", undefined],
     ]);
+    // A result states each field's status itself (it has no headers); with evidence, its own status stays the page's.
+    expect(results[0]).toMatchObject({ field_status: { "/name": "found" }, warnings: expect.any(Array) });
+    const [withEvidence] = await batch.batchScrape(
+      { urls: urls.slice(0, 1), schema: { name: "string" }, options: { render: "static", evidence: true } },
+      { intervalMs: 100 },
+    );
+    expect(withEvidence).toMatchObject({
+      status: "done",
+      data: { name: "Item 2" },
+      field_status: { "/name": "found" },
+      evidence: { "/name": expect.objectContaining({ status: "found" }) },
+    });
 
     const script = `
 import json, sys
@@ -393,75 +410,91 @@ describe.each([
   const hitsOf = (prefix: string) =>
     [...run.site.hits].filter(([path]) => path.startsWith(`/${prefix}/`)).reduce((sum, [, n]) => sum + n, 0);
 
-  it("runs another key's job while a throttled key's pages wait in the queue, not in the workers", async () => {
-    const a = await newAccount();
-    const b = await newAccount();
-    // A's pages each hold its one scrape slot for seconds; the gateway has two workers.
-    const jobA = await submit(a.apiKey, "fair-a", 3);
-    await until(jobA, a.apiKey, () => hitsOf("fair-a") > 0);
-    const jobB = await submit(b.apiKey, "fair-b", 3);
-    await until(jobB, b.apiKey, (job) => job.status === "completed");
-    // B's job finished while A's first page still held A's slot: A's other pages waited without holding a worker.
-    const a1 = await status(jobA, a.apiKey);
-    expect(a1.counts.done).toBeLessThanOrEqual(1);
-    expect(a1.counts.queued).toBeGreaterThanOrEqual(2);
-    expect((await status(jobB, b.apiKey)).counts).toMatchObject({ done: 3, failed: 0 });
-    await api(jobA, a.apiKey, { method: "DELETE" });
-    a.close();
-    b.close();
-  }, 120_000);
+  it(
+    "runs another key's job while a throttled key's pages wait in the queue, not in the workers",
+    async () => {
+      const a = await newAccount();
+      const b = await newAccount();
+      // A's pages each hold its one scrape slot for seconds; the gateway has two workers.
+      const jobA = await submit(a.apiKey, "fair-a", 3);
+      await until(jobA, a.apiKey, () => hitsOf("fair-a") > 0);
+      const jobB = await submit(b.apiKey, "fair-b", 3);
+      await until(jobB, b.apiKey, (job) => job.status === "completed");
+      // B's job finished while A's first page still held A's slot: A's other pages waited without holding a worker.
+      const a1 = await status(jobA, a.apiKey);
+      expect(a1.counts.done).toBeLessThanOrEqual(1);
+      expect(a1.counts.queued).toBeGreaterThanOrEqual(2);
+      expect((await status(jobB, b.apiKey)).counts).toMatchObject({ done: 3, failed: 0 });
+      await api(jobA, a.apiKey, { method: "DELETE" });
+      a.close();
+      b.close();
+    },
+    2 * TEST_TIMEOUT_MS,
+  );
 
-  it("runs exactly the key's requests for the minute, and leaves the other pages queued", async () => {
-    const owner = await newAccount();
-    const job = await submit(owner.apiKey, "minute", 6);
-    // The submission took one of the minute's requests; each page takes one.
-    const allowed = TIGHT.perMinute - 1;
-    await until(job, owner.apiKey, (each) => each.counts.done >= allowed);
-    // The other pages wait for the next minute: they stay queued, and the site is not asked for them.
-    await sleep(2_000);
-    expect((await status(job, owner.apiKey)).counts).toMatchObject({ done: allowed, queued: 6 - allowed, failed: 0 });
-    expect(hitsOf("minute")).toBe(allowed);
-    const cancelled = (await (await api(job, owner.apiKey, { method: "DELETE" })).json()) as Job;
-    expect(cancelled.counts).toMatchObject({ done: allowed, cancelled: 6 - allowed, queued: 0 });
-    owner.close();
-  }, 120_000);
+  it(
+    "runs exactly the key's requests for the minute, and leaves the other pages queued",
+    async () => {
+      const owner = await newAccount();
+      const job = await submit(owner.apiKey, "minute", 6);
+      // The submission took one of the minute's requests; each page takes one.
+      const allowed = TIGHT.perMinute - 1;
+      await until(job, owner.apiKey, (each) => each.counts.done >= allowed);
+      // The other pages wait for the next minute: they stay queued, and the site is not asked for them.
+      await sleep(2_000);
+      expect((await status(job, owner.apiKey)).counts).toMatchObject({ done: allowed, queued: 6 - allowed, failed: 0 });
+      expect(hitsOf("minute")).toBe(allowed);
+      const cancelled = (await (await api(job, owner.apiKey, { method: "DELETE" })).json()) as Job;
+      expect(cancelled.counts).toMatchObject({ done: allowed, cancelled: 6 - allowed, queued: 0 });
+      owner.close();
+    },
+    2 * TEST_TIMEOUT_MS,
+  );
 
-  it("stops a job once its key is refreshed: the pages left are failed as key-revoked, never fetched", async () => {
-    const owner = await newAccount();
-    const job = await submit(owner.apiKey, "revoked", 3);
-    await until(job, owner.apiKey, (each) => each.counts.done >= 1);
-    const rotated = await owner.rotate();
-    const ended = await until(job, rotated.apiKey, (each) => each.status === "completed");
-    const revoked = ended.results.filter((result) => result.status === "failed");
-    expect(revoked.length).toBeGreaterThanOrEqual(1);
-    expect(ended.counts.done + revoked.length).toBe(3);
-    for (const result of revoked) {
-      expect(result.problem).toMatchObject({ type: "https://winnow.dev/problems/key-revoked", retryable: false });
-      expect(run.site.hits.get(`/revoked/${result.index}`) ?? 0).toBe(0);
-    }
-    owner.close();
-  }, 120_000);
+  it(
+    "stops a job once its key is refreshed: the pages left are failed as key-revoked, never fetched",
+    async () => {
+      const owner = await newAccount();
+      const job = await submit(owner.apiKey, "revoked", 3);
+      await until(job, owner.apiKey, (each) => each.counts.done >= 1);
+      const rotated = await owner.rotate();
+      const ended = await until(job, rotated.apiKey, (each) => each.status === "completed");
+      const revoked = ended.results.filter((result) => result.status === "failed");
+      expect(revoked.length).toBeGreaterThanOrEqual(1);
+      expect(ended.counts.done + revoked.length).toBe(3);
+      for (const result of revoked) {
+        expect(result.problem).toMatchObject({ type: "https://winnow.dev/problems/key-revoked", retryable: false });
+        expect(run.site.hits.get(`/revoked/${result.index}`) ?? 0).toBe(0);
+      }
+      owner.close();
+    },
+    2 * TEST_TIMEOUT_MS,
+  );
 
-  it("ends a page whose every attempt was cut short as page-abandoned, and completes its job", async () => {
-    const owner = await newAccount();
-    const job = await submit(owner.apiKey, "abandoned", 1, `http://${receiver.hostPort}/abandoned`);
-    // The page's one attempt is in flight, and outlives the gateway's shutdown grace.
-    await until(job, owner.apiKey, () => hitsOf("abandoned") > 0);
-    run.stack.process("gateway").kill("SIGTERM");
-    await sleep(500);
-    await run.stack.waitUntilReady();
-    const ended = await until(job, owner.apiKey, (each) => each.status === "completed");
-    expect(ended.results).toMatchObject([
-      {
-        status: "failed",
-        problem: { type: "https://winnow.dev/problems/page-abandoned", status: 503, retryable: true },
-      },
-    ]);
-    for (;;) {
-      const events = receiver.deliveries.map((d) => JSON.parse(d.body) as { type: string; job_id: string });
-      if (events.some((event) => event.type === "completed" && event.job_id === ended.id)) break;
-      await sleep(200);
-    }
-    owner.close();
-  }, 120_000);
+  it(
+    "ends a page whose every attempt was cut short as page-abandoned, and completes its job",
+    async () => {
+      const owner = await newAccount();
+      const job = await submit(owner.apiKey, "abandoned", 1, `http://${receiver.hostPort}/abandoned`);
+      // The page's one attempt is in flight, and outlives the gateway's shutdown grace.
+      await until(job, owner.apiKey, () => hitsOf("abandoned") > 0);
+      run.stack.process("gateway").kill("SIGTERM");
+      await sleep(500);
+      await run.stack.waitUntilReady();
+      const ended = await until(job, owner.apiKey, (each) => each.status === "completed");
+      expect(ended.results).toMatchObject([
+        {
+          status: "failed",
+          problem: { type: "https://winnow.dev/problems/page-abandoned", status: 503, retryable: true },
+        },
+      ]);
+      for (;;) {
+        const events = receiver.deliveries.map((d) => JSON.parse(d.body) as { type: string; job_id: string });
+        if (events.some((event) => event.type === "completed" && event.job_id === ended.id)) break;
+        await sleep(200);
+      }
+      owner.close();
+    },
+    2 * TEST_TIMEOUT_MS,
+  );
 });

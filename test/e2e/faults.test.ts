@@ -14,6 +14,7 @@ import { type FakeLlm, reply, startFakeLlm } from "../support/fake-llm.js";
 import type { FixturePage } from "../support/fixture-site.js";
 import { type PrivatePostgres, startPrivatePostgres } from "../support/private-postgres.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
+import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
 
 const PAGE = `<!doctype html><html><head><title>Fault page</title></head><body><h1>Fault page</h1></body></html>`;
 const PAGES: Record<string, FixturePage> = {
@@ -107,7 +108,7 @@ describe("a model endpoint that fails", () => {
     run = await launchStack(PAGES, {
       LLM_BASE_URL: llm.baseUrl,
       LLM_MAX_RETRIES: "2",
-      REQUEST_TIMEOUT_MS: "4000",
+      REQUEST_TIMEOUT_MS: String(TEST_TIMEOUT_MS / 6),
       EXTRACT_HYBRID: "off",
     });
   });
@@ -160,29 +161,33 @@ describe("Postgres restarted under auth", () => {
 
 describe("accounts and keys survive a restart of every service", () => {
   for (const backend of ["pglite", "postgres"] as const) {
-    it(`on ${backend}`, async () => {
-      const postgres = backend === "postgres" ? await startPrivatePostgres() : undefined;
-      const env = postgres ? { DATABASE_URL: postgres.url } : {};
-      const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-restart-"));
-      try {
-        const first = await launchStack(PAGES, env, { dataDir });
-        const key = first.stack.apiKey;
-        expect((await first.scrape({ url: `${first.site.origin}/ok`, schema: SCHEMA })).status).toBe(200);
-        await first.stop();
-
-        const second = await launchStack(PAGES, env, { dataDir });
+    it(
+      `on ${backend}`,
+      async () => {
+        const postgres = backend === "postgres" ? await startPrivatePostgres() : undefined;
+        const env = postgres ? { DATABASE_URL: postgres.url } : {};
+        const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-restart-"));
         try {
-          expect(second.stack.apiKey).toBe(key);
-          expect(
-            (await second.scrape({ url: `${second.site.origin}/ok`, schema: SCHEMA }, { "x-api-key": key })).status,
-          ).toBe(200);
+          const first = await launchStack(PAGES, env, { dataDir });
+          const key = first.stack.apiKey;
+          expect((await first.scrape({ url: `${first.site.origin}/ok`, schema: SCHEMA })).status).toBe(200);
+          await first.stop();
+
+          const second = await launchStack(PAGES, env, { dataDir });
+          try {
+            expect(second.stack.apiKey).toBe(key);
+            expect(
+              (await second.scrape({ url: `${second.site.origin}/ok`, schema: SCHEMA }, { "x-api-key": key })).status,
+            ).toBe(200);
+          } finally {
+            await second.stop();
+          }
         } finally {
-          await second.stop();
+          await rm(dataDir, { recursive: true, force: true });
+          await postgres?.stop();
         }
-      } finally {
-        await rm(dataDir, { recursive: true, force: true });
-        await postgres?.stop();
-      }
-    }, 240_000); // two stacks start and stop in this test
+      },
+      4 * TEST_TIMEOUT_MS,
+    ); // two stacks start and stop in this test
   }
 });

@@ -22,6 +22,7 @@ import {
   stackPlacement,
   untilReady,
 } from "../support/start-process.js";
+import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
 
 const WARN = 40;
 
@@ -147,23 +148,27 @@ describe("npm start", () => {
     expect(first.lines.filter((line) => line.startsWith("supervisor:"))).toEqual([]);
   });
 
-  it("runs a second stack beside the first on other ports, each service with runtime metrics of its own", async () => {
-    const placement = await stackPlacement(await newDataDir());
-    const second = runStart(placement);
-    try {
-      const secondStack = await untilReady(second);
-      await expectServes(secondStack);
-      await expectServes(firstStack);
-      const base = Number(placement.METRICS_PORT_BASE);
-      for (let i = 0; i < 4; i++) {
-        const metrics = await (await fetch(`http://127.0.0.1:${base + i}/metrics`)).text();
-        expect(metrics).toMatch(/^nodejs_eventloop_delay_p99\S* /m);
-        expect(metrics).toMatch(/^nodejs_eventloop_utilization\S* /m);
-        expect(metrics).toMatch(/^v8js_memory_heap_used\S* /m);
+  it(
+    "runs a second stack beside the first on other ports, each service with runtime metrics of its own",
+    async () => {
+      const placement = await stackPlacement(await newDataDir());
+      const second = runStart(placement);
+      try {
+        const secondStack = await untilReady(second);
+        await expectServes(secondStack);
+        await expectServes(firstStack);
+        const base = Number(placement.METRICS_PORT_BASE);
+        for (let i = 0; i < 4; i++) {
+          const metrics = await (await fetch(`http://127.0.0.1:${base + i}/metrics`)).text();
+          expect(metrics).toMatch(/^nodejs_eventloop_delay_p99\S* /m);
+          expect(metrics).toMatch(/^nodejs_eventloop_utilization\S* /m);
+          expect(metrics).toMatch(/^v8js_memory_heap_used\S* /m);
+        }
+      } finally {
+        await second.stop();
       }
-    } finally {
-      await second.stop();
-    }
-    // A whole stack starts in this test (the hooks' allowance, not the default test's).
-  }, 120_000);
+      // A whole stack starts in this test (the hooks' allowance, not the default test's).
+    },
+    2 * TEST_TIMEOUT_MS,
+  );
 });

@@ -1,5 +1,6 @@
 import { connectionOf } from "./connection.js";
 import { errorFromProblem, type Problem } from "./errors.js";
+import { refuseUnknownKeys } from "./known-keys.js";
 import type { Schema } from "./schema.js";
 
 export interface WinnowBatchOptions {
@@ -36,6 +37,11 @@ export interface BatchResult<T = Record<string, unknown>> {
   url: string;
   status: "queued" | "done" | "failed" | "cancelled";
   data?: T;
+  /** A done page's field statuses by JSON pointer ("found", "absent", ...: STATUS_MEANINGS). */
+  field_status?: Record<string, string>;
+  warnings?: { code: string; message: string; path?: string }[];
+  /** With `options.evidence`: where each value was read, by JSON pointer. */
+  evidence?: Record<string, unknown>;
   problem?: Problem;
   engine?: string;
   render_path?: string;
@@ -78,6 +84,7 @@ export class WinnowBatch {
   }
 
   async submit(request: BatchScrapeRequest): Promise<BatchJob> {
+    refuseUnknownKeys(request, ["urls", "schema", "taskDescription", "options", "webhook"], "submit");
     const body: Record<string, unknown> = { urls: request.urls, schema: request.schema };
     if (request.taskDescription !== undefined) body.task_description = request.taskDescription;
     if (request.options) body.options = request.options;

@@ -1,5 +1,6 @@
 import { connectionOf } from "./connection.js";
 import { ConnectionError, errorFromProblem, type Problem, ServerError, TimeoutError, WinnowError } from "./errors.js";
+import { refuseUnknownKeys } from "./known-keys.js";
 import type { Account, Engine, ScrapeResponse, ScrapeWithEvidence } from "./response.js";
 import type { Schema } from "./schema.js";
 import { readStatusHeaders } from "./status-headers.js";
@@ -47,6 +48,9 @@ export interface ScrapeRequest<S extends Schema, E extends boolean = boolean> {
   timeoutMs?: number;
 }
 
+const REQUEST_KEYS = ["url", "schema", "taskDescription", "options", "signal", "timeoutMs"] as const;
+const OPTION_KEYS = ["render", "timeoutMs", "waitFor", "evidence", "screenshot"] as const;
+
 const VERSION = "0.1.0";
 const MAX_BACKOFF_MS = 8_000;
 
@@ -76,6 +80,7 @@ export class Winnow {
   async scrape<const S extends Schema, const E extends boolean = false>(
     request: ScrapeRequest<S, E>,
   ): Promise<E extends true ? ScrapeWithEvidence<S> : ScrapeResponse<S>> {
+    refuseUnknownKeys(request, REQUEST_KEYS, "scrape");
     const body: Record<string, unknown> = { url: request.url, schema: request.schema };
     if (request.taskDescription !== undefined) body.task_description = request.taskDescription;
     if (request.options) body.options = toWireOptions(request.options);
@@ -103,10 +108,12 @@ export class Winnow {
       options.signal,
       options.timeoutMs ?? this.#timeoutMs,
     );
-    const { account_id, key_id, limits } = answer as {
+    const { account_id, key_id, limits, webhook_secret, webhook_secret_previous_expires_at } = answer as {
       account_id: string;
       key_id: string;
       limits: { plan: string; requests_per_minute: number; max_concurrent_scrapes: number };
+      webhook_secret: string;
+      webhook_secret_previous_expires_at?: string;
     };
     return {
       accountId: account_id,
@@ -116,6 +123,8 @@ export class Winnow {
         requestsPerMinute: limits.requests_per_minute,
         maxConcurrentScrapes: limits.max_concurrent_scrapes,
       },
+      webhookSecret: webhook_secret,
+      ...(webhook_secret_previous_expires_at && { webhookSecretPreviousExpiresAt: webhook_secret_previous_expires_at }),
     };
   }
 
@@ -189,6 +198,7 @@ export class Winnow {
 }
 
 function toWireOptions(options: ScrapeOptions): Record<string, unknown> {
+  refuseUnknownKeys(options, OPTION_KEYS, "scrape options");
   const wire: Record<string, unknown> = {};
   if (options.render !== undefined) wire.render = options.render;
   if (options.timeoutMs !== undefined) wire.timeout_ms = options.timeoutMs;

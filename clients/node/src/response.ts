@@ -20,7 +20,7 @@ export interface ScrapeResponse<S extends Schema> {
   engine?: Engine;
   /** How the page was loaded. */
   renderPath?: "static" | "browser";
-  /** Model tokens sent and received (the LLM engine only). */
+  /** Model tokens sent and received; both 0 when no model was asked. */
   tokens?: { input: number; output: number };
 }
 
@@ -29,6 +29,10 @@ export interface Account {
   accountId: string;
   keyId: string;
   limits: { plan: string; requestsPerMinute: number; maxConcurrentScrapes: number };
+  /** The secret that signs the account's webhook deliveries (verifyWebhook). */
+  webhookSecret: string;
+  /** While a replaced secret still signs deliveries too: when that ends (ISO 8601). */
+  webhookSecretPreviousExpiresAt?: string;
 }
 
 /** The answer with `options.evidence`: each value's evidence by JSON pointer too, and the screenshot when asked. */

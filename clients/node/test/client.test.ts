@@ -102,6 +102,7 @@ describe("Winnow client", () => {
         requestsPerMinute: expect.any(Number),
         maxConcurrentScrapes: expect.any(Number),
       },
+      webhookSecret: expect.stringMatching(/.{16,}/),
     });
     expect(run.stack.apiKey).toContain(account.keyId);
     const refused = await failure(client({ apiKey: "wnw_not_a_real_key" }).account());

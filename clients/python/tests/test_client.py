@@ -93,7 +93,8 @@ class ScrapeTest(unittest.TestCase):
 
     def test_answers_the_keys_account(self) -> None:
         account = Winnow(api_key=stack.api_key, base_url=stack.gateway_url).account()
-        self.assertEqual(sorted(account), ["account_id", "key_id", "limits"])
+        self.assertEqual(sorted(account), ["account_id", "key_id", "limits", "webhook_secret"])
+        self.assertTrue(account["webhook_secret"])
         self.assertIn(account["key_id"], stack.api_key)
         self.assertEqual(sorted(account["limits"]), ["max_concurrent_scrapes", "plan", "requests_per_minute"])
         with self.assertRaises(AuthenticationError):

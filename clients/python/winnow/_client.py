@@ -121,7 +121,12 @@ class Winnow:
     def account(self, *, timeout: Optional[float] = None) -> Account:
         """The key's account and limits: a cheap way to check a key (it counts against the key's requests per minute)."""
         answer, _ = self._call("GET", "/account", None, self.timeout if timeout is None else timeout)
-        return Account(account_id=answer["account_id"], key_id=answer["key_id"], limits=answer["limits"])
+        account = Account(
+            account_id=answer["account_id"], key_id=answer["key_id"], limits=answer["limits"], webhook_secret=answer["webhook_secret"]
+        )
+        if "webhook_secret_previous_expires_at" in answer:
+            account["webhook_secret_previous_expires_at"] = answer["webhook_secret_previous_expires_at"]
+        return account
 
     def _call(self, method: str, path: str, body: Optional[Dict[str, Any]], timeout: float) -> Tuple[Any, Mapping[str, str]]:
         data = None if body is None else json.dumps(body).encode("utf-8")

@@ -83,7 +83,7 @@ class WinnowBatch:
             time.sleep(interval)
 
     def results(self, job_id: str, page_size: int = 500) -> Iterator[Dict[str, Any]]:
-        """Every result of the job (``index``, ``url``, ``status``, ``data`` or ``problem``), a page at a time."""
+        """Every result of the job (``index``, ``url``, ``status``; ``data``, ``field_status`` and ``warnings``, or ``problem``), a page at a time."""
         cursor: Optional[str] = "0"
         while cursor is not None:
             page = self._call("GET", f"/batch/scrape/{urllib.parse.quote(job_id)}?cursor={cursor}&limit={page_size}")

@@ -44,8 +44,8 @@ class ScrapeResult(Dict[str, Any]):
     ``warnings``: the extractor's. Without ``evidence`` both come from the response's headers, which list at most
     32 members each: ``omitted`` counts those left out (the fields not listed are then left out of ``status``).
     ``request_id`` (x-request-id), ``engine`` ("llm", "builtin" or "template"), ``render_path`` ("static" or
-    "browser") and ``tokens`` (``{"input", "output"}``: the model's, the LLM engine only) are None when the response
-    did not say.
+    "browser") and ``tokens`` (``{"input", "output"}``: the model's tokens, both 0 when no model was asked) are None when the
+    response did not say.
     """
 
     def __init__(
@@ -76,9 +76,15 @@ class _Limits(TypedDict):
     max_concurrent_scrapes: int
 
 
-class Account(TypedDict):
-    """The key's account, as ``GET /account`` answers."""
-
+class _AccountRequired(TypedDict):
     account_id: str
     key_id: str
     limits: _Limits
+    webhook_secret: str
+
+
+class Account(_AccountRequired, total=False):
+    """The key's account, as ``GET /account`` answers: with the secret that signs its webhook deliveries, and while a
+    replaced secret still signs them too, when that ends (ISO 8601)."""
+
+    webhook_secret_previous_expires_at: str

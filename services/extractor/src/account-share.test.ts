@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_TOKENS } from "../../../test/support/caller-tokens.js";
 import { freePorts } from "../../../test/support/ports.js";
 import { type ServiceProcess, startService } from "../../../test/support/service-process.js";
+import { TEST_TIMEOUT_MS } from "../../../test/support/test-timeout.js";
 
 const SCHEMA = JSON.stringify({ title: "string", price_usd: "number" });
 const NORMAL = `<html><head><title>Desk Lamp</title></head><body><h1>Desk Lamp</h1><p>Price: $19.99</p></body></html>`;
@@ -39,7 +40,7 @@ beforeAll(async () => {
     address,
   );
   client = createClient(ExtractorServiceClient, address, TEST_TOKENS.service);
-}, 120_000);
+}, 2 * TEST_TIMEOUT_MS);
 
 afterAll(async () => {
   client?.close();
@@ -75,23 +76,27 @@ async function outcome(call: Promise<ExtractResponse>): Promise<Record<string, u
 }
 
 describe("extraction workers shared by account", () => {
-  it("answers account B while account A's slow pages hold A's share, and refuses A's beyond its queue", async () => {
-    const settled: string[] = [];
-    const noted = (name: string, call: Promise<ExtractResponse>) =>
-      outcome(call).then((result) => {
-        settled.push(name);
-        return result;
-      });
-    // A holds its one worker and its one place in the queue; the third of its pages to arrive is refused at once.
-    const heavy = ["A1", "A2", "A3"].map((name) => noted(name, extract("account-a", HEAVY, 30_000)));
-    expect(await Promise.race(heavy)).toBe("overloaded");
-    // Only now is B's page sent, when A's are all in: one running, one waiting.
-    const normal = noted("B", extract("account-b", NORMAL, 120_000));
-    expect(await normal).toEqual({ title: "Desk Lamp", price_usd: 19.99 });
-    // B was answered before either of A's other extractions ended.
-    expect(settled).toHaveLength(2);
-    expect(settled[1]).toBe("B");
-    const outcomes = await Promise.all(heavy);
-    expect(outcomes.filter((result) => result === "overloaded")).toHaveLength(1);
-  }, 130_000);
+  it(
+    "answers account B while account A's slow pages hold A's share, and refuses A's beyond its queue",
+    async () => {
+      const settled: string[] = [];
+      const noted = (name: string, call: Promise<ExtractResponse>) =>
+        outcome(call).then((result) => {
+          settled.push(name);
+          return result;
+        });
+      // A holds its one worker and its one place in the queue; the third of its pages to arrive is refused at once.
+      const heavy = ["A1", "A2", "A3"].map((name) => noted(name, extract("account-a", HEAVY, 30_000)));
+      expect(await Promise.race(heavy)).toBe("overloaded");
+      // Only now is B's page sent, when A's are all in: one running, one waiting.
+      const normal = noted("B", extract("account-b", NORMAL, 120_000));
+      expect(await normal).toEqual({ title: "Desk Lamp", price_usd: 19.99 });
+      // B was answered before either of A's other extractions ended.
+      expect(settled).toHaveLength(2);
+      expect(settled[1]).toBe("B");
+      const outcomes = await Promise.all(heavy);
+      expect(outcomes.filter((result) => result === "overloaded")).toHaveLength(1);
+    },
+    2.2 * TEST_TIMEOUT_MS,
+  );
 });

@@ -8,6 +8,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callStatus, TEST_TOKENS } from "../../../test/support/caller-tokens.js";
 import { type FakeAnswer, type FakeLlm, reply, startFakeLlm } from "../../../test/support/fake-llm.js";
+import { TEST_TIMEOUT_MS } from "../../../test/support/test-timeout.js";
 import { LlmEngine } from "./engines/model/llm.js";
 import { startTestExtractor } from "./extractor.test-helpers.js";
 
@@ -18,7 +19,11 @@ const HTML = `<html><head><title>Desk Lamp | Shop</title>
 </head><body><h1>Desk Lamp</h1><p>Only <a href="/deals">$19.99</a> today.</p></body></html>`;
 const SCHEMA = JSON.stringify({ title: "string", price_usd: "number", colours: ["string"] });
 
-function extractWith(client: ExtractorServiceClient, request: Partial<ExtractRequest>, deadlineMs = 10_000) {
+function extractWith(
+  client: ExtractorServiceClient,
+  request: Partial<ExtractRequest>,
+  deadlineMs = TEST_TIMEOUT_MS / 2,
+) {
   return promiseClient(client).extract(
     {
       url: "https://shop.example/lamp",
@@ -55,7 +60,7 @@ beforeAll(async () => {
   fake = await startFakeLlm(() => modelAnswer());
   withLlm = await startTestExtractor(
     new LlmEngine(
-      { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 },
+      { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: TEST_TIMEOUT_MS / 2 },
       logger,
     ),
   );

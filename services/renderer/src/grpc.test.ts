@@ -22,6 +22,7 @@ import {
 } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { callStatus, TEST_PAGE_SIGNING_KEY, TEST_TOKENS } from "../../../test/support/caller-tokens.js";
+import { TEST_TIMEOUT_MS } from "../../../test/support/test-timeout.js";
 import type { BrowserHost } from "./browser/browser.js";
 import type { PageSlots } from "./browser/page-slots.js";
 import { rendererConfigShape } from "./config.js";
@@ -153,7 +154,7 @@ afterAll(async () => {
 function render(
   url: string,
   options: Partial<NonNullable<RenderRequest["options"]>> = {},
-  deadline = new Date(Date.now() + 30_000),
+  deadline = new Date(Date.now() + TEST_TIMEOUT_MS / 2),
   accountId = "",
 ): Promise<RenderResponse> {
   const request: RenderRequest = {
@@ -324,7 +325,9 @@ describe("browser pages shared between accounts", () => {
     const browserMode = { mode: RenderMode.RENDER_MODE_BROWSER };
     // RENDER_MAX_PAGES is 4: account a may hold 3; its fourth render waits although a page is free.
     const slow = Array.from({ length: 4 }, () => render(`${base}/held`, browserMode, undefined, "a"));
-    await vi.waitFor(() => expect([heldPages.waiting.length, slots.queued]).toEqual([3, 1]), { timeout: 30_000 });
+    await vi.waitFor(() => expect([heldPages.waiting.length, slots.queued]).toEqual([3, 1]), {
+      timeout: TEST_TIMEOUT_MS / 2,
+    });
     const neighbour = await render(`${base}/static`, browserMode, undefined, "b");
     expect(neighbour.title).toBe("Static fixture");
     // a's pages were still held throughout.
@@ -343,7 +346,7 @@ describe("when the browser goes away", () => {
     browser.onReadyChange((ready) => transitions.push(ready));
     const context = await browser.newContext({});
     await context.browser()?.close();
-    await vi.waitFor(() => expect(transitions).toEqual([false, true]), { timeout: 30_000 });
+    await vi.waitFor(() => expect(transitions).toEqual([false, true]), { timeout: TEST_TIMEOUT_MS / 2 });
     expect(await checkHealth(address, RENDERER_SERVICE_NAME)).toBe("SERVING");
     expect((await render(`${base}/static`)).title).toBe("Static fixture");
   });

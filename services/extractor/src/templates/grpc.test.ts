@@ -4,6 +4,7 @@ import { load } from "cheerio";
 import { afterAll, expect, it, vi } from "vitest";
 import { TEST_PAGE_SIGNING_KEY } from "../../../../test/support/caller-tokens.js";
 import { startFakeLlm } from "../../../../test/support/fake-llm.js";
+import { TEST_TIMEOUT_MS } from "../../../../test/support/test-timeout.js";
 import { LlmEngine } from "../engines/model/llm.js";
 import { startTestExtractor } from "../extractor.test-helpers.js";
 import { PROVEN_RELIABILITY, reliabilityOf } from "../flow/prefill-calibration.js";
@@ -31,7 +32,7 @@ const fake = await startFakeLlm((body) => {
 async function startExtractor(shared: boolean) {
   const store = new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 });
   const llm = new LlmEngine(
-    { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: 10_000 },
+    { baseUrl: fake.baseUrl, apiKey: undefined, model: "fake-model", maxRetries: 0, timeoutMs: TEST_TIMEOUT_MS / 2 },
     logger,
   );
   return {
@@ -76,14 +77,14 @@ async function extract(
       fieldHints: {},
       ...scope,
     },
-    { deadline: new Date(Date.now() + 10_000) },
+    { deadline: new Date(Date.now() + TEST_TIMEOUT_MS / 2) },
   );
 }
 
 /** Learning settles after the answer; the next page waits until the store has counted this one. */
 async function learned(host: string, pages: number, tenant = GATEWAY.tenant, from = store) {
   await vi.waitFor(async () => expect((await from.list(host)).find((t) => t.tenant === tenant)?.pages).toBe(pages), {
-    timeout: 5_000,
+    timeout: TEST_TIMEOUT_MS / 4,
     interval: 10,
   });
 }

@@ -2,6 +2,7 @@ import { type Logger, requestMetadata, WinnowError } from "@winnow/platform";
 import { LRUCache } from "lru-cache";
 import { problemDocument } from "../http/problem.js";
 import type { UsageCounter } from "../keys/usage.js";
+import { statusEnvelope } from "../scrape/field-status.js";
 import { answerBody, engineName, renderPathName } from "../scrape/scrape.js";
 import { type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "../scrape/scrape-page.js";
 import type { BatchJob, BatchStore, PageResult } from "./batch-store.js";
@@ -135,11 +136,18 @@ function revokedKeyProblem(): WinnowError {
   );
 }
 
-/** A page's result as the job lists it: the data (with the evidence envelope when asked) and what answered it. */
+/**
+ * A page's result as the job lists it: the data, each field's status and the warnings (a batch result has no headers
+ * to carry them), the evidence envelope when asked, and what answered it. The field statuses are `field_status` here:
+ * a result's own `status` is the page's state.
+ */
 function resultOf(scraped: ScrapeOutcome, evidence: boolean): PageResult {
-  const body = JSON.parse(answerBody(scraped, evidence)) as Record<string, unknown>;
+  const answer = JSON.parse(answerBody(scraped, evidence)) as Record<string, unknown>;
+  const fields = statusEnvelope(scraped.result.fieldStatus, scraped.result.warnings);
   return {
-    ...(evidence ? body : { data: body }),
+    ...(evidence ? { ...answer, status: undefined } : { data: answer }),
+    field_status: fields.status,
+    warnings: fields.warnings,
     engine: engineName(scraped.result.engine),
     render_path: renderPathName(scraped.page.path),
     path: scraped.path,

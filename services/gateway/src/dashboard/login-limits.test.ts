@@ -7,6 +7,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { createLogger } from "@winnow/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_TIMEOUT_MS } from "../../../../test/support/test-timeout.js";
 import {
   dashboardVisit,
   postForm,
@@ -128,7 +129,7 @@ describe.each([
     const attempt = { address: "198.51.100.1", email: `${randomUUID()}@example.com` };
     for (const blockSeconds of [1, 2]) {
       // The last block has run out (none yet the first time): two more failures block it again.
-      await expect.poll(() => limits.attempt(attempt), { timeout: 5_000, interval: 100 }).toBeUndefined();
+      await expect.poll(() => limits.attempt(attempt), { timeout: TEST_TIMEOUT_MS / 4, interval: 100 }).toBeUndefined();
       await limits.failed(attempt);
       expect(await limits.attempt(attempt)).toBeUndefined();
       await limits.failed(attempt);

@@ -15,7 +15,7 @@ const table = (head: string[], rows: string[][]) =>
     .map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join("")}</tr>`)
     .join("")}</tbody></table></div>`;
 
-const EXAMPLE = `curl -s $WINNOW_URL/scrape \\
+const EXAMPLE = `curl -s $WINNOW_BASE_URL/scrape \\
   -H 'content-type: application/json' \\
   -H "x-api-key: $WINNOW_API_KEY" \\
   -d '{"url": "https://shop.example/products/ridgeline",
@@ -25,12 +25,13 @@ const EXAMPLE = `curl -s $WINNOW_URL/scrape \\
 const OPTIONS_EXAMPLE = `{"url": "https://shop.example/item/42", "schema": {"price_usd": "number"},
  "options": {"render": "browser", "wait_for": ".price", "timeout_ms": 10000, "evidence": true}}`;
 
-const ACCOUNT_EXAMPLE = `curl -s $WINNOW_URL/account -H "x-api-key: $WINNOW_API_KEY"
+const ACCOUNT_EXAMPLE = `curl -s $WINNOW_BASE_URL/account -H "x-api-key: $WINNOW_API_KEY"
 {"account_id": "...", "key_id": "...",
- "limits": {"plan": "...", "requests_per_minute": 60, "max_concurrent_scrapes": 4}}`;
+ "limits": {"plan": "...", "requests_per_minute": 60, "max_concurrent_scrapes": 4},
+ "webhook_secret": "..."}`;
 
 const NODE_EXAMPLE = `import { Winnow } from "@winnow/client";
-const winnow = new Winnow({ apiKey: process.env.WINNOW_API_KEY, baseUrl: process.env.WINNOW_URL });
+const winnow = new Winnow({ apiKey: process.env.WINNOW_API_KEY, baseUrl: process.env.WINNOW_BASE_URL });
 const { data: product, status } = await winnow.scrape({
   url: "https://shop.example/products/ridgeline",
   schema: { product_name: "string", price_usd: "number" },
@@ -41,13 +42,13 @@ client = Winnow()  # reads WINNOW_API_KEY and WINNOW_BASE_URL
 product = client.scrape("https://shop.example/products/ridgeline",
                         {"product_name": "string", "price_usd": "number"})`;
 
-const BATCH_EXAMPLE = `curl -s $WINNOW_URL/batch/scrape \\
+const BATCH_EXAMPLE = `curl -s $WINNOW_BASE_URL/batch/scrape \\
   -H 'content-type: application/json' \\
   -H "x-api-key: $WINNOW_API_KEY" \\
   -d '{"urls": ["https://shop.example/products/ridgeline", "https://shop.example/products/summit"],
        "schema": {"product_name": "string", "price_usd": "number"},
        "webhook": {"url": "https://hooks.example/winnow"}}'
-curl -s $WINNOW_URL/batch/scrape/<id> -H "x-api-key: $WINNOW_API_KEY"`;
+curl -s $WINNOW_BASE_URL/batch/scrape/<id> -H "x-api-key: $WINNOW_API_KEY"`;
 
 const VERIFY_EXAMPLE = `// Node.js (@winnow/client); the raw body, before JSON.parse
 import { verifyWebhookSignature } from "@winnow/client";

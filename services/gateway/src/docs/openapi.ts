@@ -360,18 +360,25 @@ const batchResultSchema = {
   title: "BatchResult",
   type: "object",
   description:
-    "One URL of the job, in submission order. A `done` page has `data` exactly as POST /scrape answers it (with `options.evidence`, also `evidence`, `status`, `warnings` and `screenshot` as in its evidence envelope) and what answered it; a `failed` one has the `problem` POST /scrape would have answered.",
+    "One URL of the job, in submission order; `status` is the page's state. A `done` page has `data` exactly as POST /scrape answers it, `field_status` and `warnings` (what POST /scrape's headers carry), with `options.evidence` also `evidence`, `cache` and `screenshot` as in its evidence envelope, and what answered it; a `failed` one has the `problem` POST /scrape would have answered.",
   required: ["index", "url", "status"],
   properties: {
     index: { type: "integer" },
     url: { type: "string" },
     status: { enum: ["queued", "done", "failed", "cancelled"] },
     data: { type: "object" },
+    field_status: {
+      type: "object",
+      additionalProperties: { type: "string" },
+      description: "Each field's status by JSON pointer, as `Winnow-Field-Status`.",
+    },
+    warnings: { type: "array", items: { type: "object" }, description: "As `Winnow-Warnings`, in full." },
+    evidence: { type: "object", description: "With `options.evidence`: as in POST /scrape's evidence envelope." },
     problem: { $ref: "#/components/schemas/Problem" },
     engine: { type: "string", description: "As `x-winnow-engine`." },
     render_path: { type: "string", description: "As `x-winnow-render-path`." },
-    tokens_in: { type: "integer", description: "Model tokens sent, when a model answered." },
-    tokens_out: { type: "integer", description: "Model tokens received, when a model answered." },
+    tokens_in: { type: "integer", description: "Model tokens sent; 0 unless a model answered." },
+    tokens_out: { type: "integer", description: "Model tokens received; 0 unless a model answered." },
   },
 };
 

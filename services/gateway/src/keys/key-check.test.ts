@@ -17,6 +17,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TEST_TOKENS } from "../../../../test/support/caller-tokens.js";
 import { startTcpProxy, type TcpProxy } from "../../../../test/support/tcp-proxy.js";
+import { TEST_TIMEOUT_MS } from "../../../../test/support/test-timeout.js";
 import { authServiceBinding } from "../../../auth/src/auth-service.js";
 import { AuthStore } from "../../../auth/src/auth-store.js";
 import {
@@ -96,7 +97,7 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
   const check = async (apiKey: string) => {
     for (;;) {
       try {
-        return (await keys.check(apiKey, { deadline: new Date(Date.now() + 5_000) })).key;
+        return (await keys.check(apiKey, { deadline: new Date(Date.now() + TEST_TIMEOUT_MS / 4) })).key;
       } catch (error) {
         if ((error as { type?: string }).type !== "backend-unavailable") throw error;
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -136,7 +137,7 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
 
     it("answers a key by its id from memory, with its plan, until a rotation revokes it", async () => {
       const created = await account();
-      const checkId = () => keys.checkId(created.keyId, { deadline: new Date(Date.now() + 5_000) });
+      const checkId = () => keys.checkId(created.keyId, { deadline: new Date(Date.now() + TEST_TIMEOUT_MS / 4) });
       await untilCached(created.apiKey);
       expect(await asked(checkId)).toBe(1);
       expect(
@@ -172,7 +173,7 @@ describe.each([LEASE_MS, 0])("KeyCheck with auth's lease at %i ms", (leaseMs) =>
       };
       try {
         const { apiKey } = await account();
-        const hop = () => ({ deadline: new Date(Date.now() + 5_000) });
+        const hop = () => ({ deadline: new Date(Date.now() + TEST_TIMEOUT_MS / 4) });
         while (!(await watched.check(apiKey, hop())).cached) await new Promise((r) => setTimeout(r, 20));
         link.cut();
         link.restore();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { TEST_TIMEOUT_MS } from "../../../../test/support/test-timeout.js";
 import {
   closeServer,
   listen,
@@ -39,7 +40,7 @@ async function freshBrowsers(env: Record<string, string>, count: number, expectF
       );
     }
     // Recycling launches the fresh browser in the background; give it time to come up.
-    if (expectFresh) await vi.waitFor(() => expect(launches).toBeGreaterThan(0), { timeout: 30_000 });
+    if (expectFresh) await vi.waitFor(() => expect(launches).toBeGreaterThan(0), { timeout: TEST_TIMEOUT_MS / 2 });
     return launches;
   } finally {
     await rendering.close();

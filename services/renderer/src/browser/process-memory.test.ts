@@ -1,5 +1,6 @@
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_TIMEOUT_MS } from "../../../../test/support/test-timeout.js";
 import {
   closeServer,
   listen,
@@ -40,7 +41,7 @@ describe("browser memory, as recycling measures it", () => {
           const rss = descendantsRssBytes(process.pid);
           return browserMemoryBytes(proxyArg(rendering.proxy.url)) < rss;
         },
-        { timeout: 10_000 },
+        { timeout: TEST_TIMEOUT_MS / 4 },
       )
       .toBe(true);
 

@@ -7,6 +7,7 @@ import {
   reply,
   startFakeLlm,
 } from "../../../../../test/support/fake-llm.js";
+import { TEST_TIMEOUT_MS } from "../../../../../test/support/test-timeout.js";
 import { loadPage } from "../../page/page.js";
 import { SchemaCache } from "../../schema/schema-cache.js";
 import { extractWithModel, type PromptSettings } from "./extract.js";
@@ -29,7 +30,7 @@ async function run(
 ) {
   fake = await startFakeLlm(respond);
   const llm = new LlmEngine(
-    { baseUrl: fake.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: 10_000 },
+    { baseUrl: fake.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: TEST_TIMEOUT_MS / 2 },
     createLogger("test", "silent"),
   );
   const bounds = {
@@ -108,7 +109,7 @@ describe("extractWithModel", () => {
         const part = pagePart(body);
         return /Aisle [45]/.test(part) ? reply.hang() : { items: [...part.matchAll(/Item \d/g)].map((m) => m[0]) };
       },
-      { settings: { pageTokens: 300 }, deadlineMs: 1_500 },
+      { settings: { pageTokens: 300 }, deadlineMs: TEST_TIMEOUT_MS / 20 },
     );
 
     const items = response.data.items as string[];

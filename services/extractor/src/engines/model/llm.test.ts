@@ -1,6 +1,7 @@
 import { createLogger, parseSchema, WinnowError } from "@winnow/platform";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeAnswer, type FakeLlm, reply, startFakeLlm } from "../../../../../test/support/fake-llm.js";
+import { TEST_TIMEOUT_MS } from "../../../../../test/support/test-timeout.js";
 import { toResponseFormat } from "../../schema/json-schema.js";
 import { LlmEngine, type LlmSettings } from "./llm.js";
 
@@ -17,7 +18,14 @@ afterEach(async () => {
 async function engineAnswering(respond: () => FakeAnswer, settings: Partial<LlmSettings> = {}): Promise<LlmEngine> {
   fake = await startFakeLlm(respond);
   return new LlmEngine(
-    { baseUrl: fake.baseUrl, apiKey: "test-key", model: "test-model", maxRetries: 2, timeoutMs: 10_000, ...settings },
+    {
+      baseUrl: fake.baseUrl,
+      apiKey: "test-key",
+      model: "test-model",
+      maxRetries: 2,
+      timeoutMs: TEST_TIMEOUT_MS / 2,
+      ...settings,
+    },
     createLogger("llm-test", "silent"),
   );
 }
@@ -153,19 +161,22 @@ describe("LlmEngine", () => {
     );
     const answer = await engine.extract(request, {
       signal: new AbortController().signal,
-      deadline: new Date(Date.now() + 5_000),
+      deadline: new Date(Date.now() + TEST_TIMEOUT_MS / 2),
     });
     expect(answer.value).toEqual({ title: "Desk Lamp", price_usd: 19.99 });
     expect(fake!.requests).toHaveLength(2);
   });
 
   it("does not wait for a retry the deadline leaves no time for", async () => {
-    const engine = await engineAnswering(() => reply.status(429, 60_000), { maxRetries: 5 });
+    const engine = await engineAnswering(() => reply.status(429, 2 * TEST_TIMEOUT_MS), { maxRetries: 5 });
     const error = await failure(
-      engine.extract(request, { signal: new AbortController().signal, deadline: new Date(Date.now() + 2_000) }),
+      engine.extract(request, {
+        signal: new AbortController().signal,
+        deadline: new Date(Date.now() + TEST_TIMEOUT_MS / 4),
+      }),
     );
     expect(error.type).toBe("model-unavailable");
-    expect(error.retryAfterMs).toBe(60_000);
+    expect(error.retryAfterMs).toBe(2 * TEST_TIMEOUT_MS);
     expect(fake!.requests).toHaveLength(1);
   });
 
