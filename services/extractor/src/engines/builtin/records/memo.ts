@@ -47,12 +47,17 @@ function shows(element: Element): boolean {
 }
 
 const classes = new WeakMap<Element, Set<string>>();
+const NUMBERED = /(^|[-_])\d+($|[-_])|^[a-z]+\d+$/i;
 
-/** The element's classes, without those that number it ("review-3"). */
+/**
+ * The element's classes, without those that number it ("review-3", "a-star-4-5", "item12"): a part of the name
+ * that is a number, or a word followed by one. A generated name with digits among its letters ("css-1q2w3e",
+ * as CSS-in-JS writes them) is kept: it names a place as any other class does.
+ */
 export function classesOf(element: Element): Set<string> {
   let found = classes.get(element);
   if (!found) {
-    found = new Set((element.attribs.class ?? "").split(/\s+/).filter((c) => c.length > 0 && !/\d/.test(c)));
+    found = new Set((element.attribs.class ?? "").split(/\s+/).filter((c) => c.length > 0 && !NUMBERED.test(c)));
     classes.set(element, found);
   }
   return found;

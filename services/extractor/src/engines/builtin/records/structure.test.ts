@@ -111,4 +111,18 @@ describe("lists read by structure, with meaningless class names", () => {
       items.map(([title, , price]) => ({ title, price_usd: Number(price!.slice(1).split(" ")[0]) })),
     );
   });
+
+  it("keeps generated class names with digits among their letters: results alike by class, some with sitelinks, are one list", () => {
+    const sitelinks = `<ul><li><h3><a href="/a">Docs</a></h3><p><span>Read the docs</span></p></li></ul>
+      <table><tbody><tr><td>Pricing</td></tr></tbody></table><div><span><b>4.5</b></span></div>`;
+    const result = (i: number) =>
+      `<li class="css-8k2m1x"><h2><a href="https://site${i}.example/">Result ${i} title</a></h2>
+        <div class="css-3j9q0w"><cite>site${i}.example</cite><p>What page ${i} says about the query, in a sentence.</p></div>
+        ${i % 3 === 0 ? sitelinks : ""}</li>`;
+    const html = `<main><ol class="css-1v7b2z">${[0, 1, 2, 3, 4, 5].map(result).join("")}</ol></main>`;
+    const found = records(html, { results: [{ title: "string", url: "string", snippet: "string" }] });
+    expect((found as { title: string }[]).map(({ title }) => title)).toEqual(
+      [0, 1, 2, 3, 4, 5].map((i) => `Result ${i} title`),
+    );
+  });
 });
