@@ -337,7 +337,9 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
       const longest = Math.max(0, ...lengths.values());
       for (const choice of scored) choice.score *= 0.5 + (0.5 * lengths.get(choice.column)!) / Math.max(longest, 1);
     }
-    choices.push(...preferInner(scored, field, mainLinks));
+    const sameValues = (inner: Column, outer: Column) =>
+      NUMBER_KINDS.has(field.kind) && readsAlike(field, inner, outer, context, textsOf);
+    choices.push(...preferInner(scored, field, mainLinks, sameValues));
   }
   choices.sort((a, b) => b.score - a.score);
   const chosen = new Map<string, Chosen>();
@@ -436,6 +438,7 @@ function preferInner<T extends { column: Column; score: number }>(
   scored: T[],
   field: ItemField,
   mainLinks: Column | undefined,
+  sameValues: (inner: Column, outer: Column) => boolean,
 ): T[] {
   return scored.map((choice) => {
     if (field.kind === "title" && mainLinks && choice.column !== mainLinks && isWithin(mainLinks, choice.column)) {
@@ -446,7 +449,10 @@ function preferInner<T extends { column: Column; score: number }>(
     for (;;) {
       const outer = best;
       const inner = scored.filter(
-        (other) => other !== outer && isWithin(other.column, outer.column) && other.score >= INNER * outer.score,
+        (other) =>
+          other !== outer &&
+          isWithin(other.column, outer.column) &&
+          (other.score >= INNER * outer.score || sameValues(other.column, outer.column)),
       );
       if (inner.length === 0) break;
       best = inner.reduce((a, b) =>
@@ -456,6 +462,38 @@ function preferInner<T extends { column: Column; score: number }>(
     return best;
   });
 }
+
+/**
+ * Whether an inner place reads the same number as the outer one, never
+ * another, in nearly every record where the outer one reads one: the
+ * number's own element, more exact than a text that also holds other
+ * numbers ("4.6 out of 5 stars 132,223").
+ */
+function readsAlike(
+  field: ItemField,
+  inner: Column,
+  outer: Column,
+  context: Context,
+  textsOf: (column: Column) => (string | undefined)[],
+): boolean {
+  let read = 0;
+  let both = 0;
+  let shorter = 0;
+  for (let i = 0; i < context.records.length; i += 1) {
+    const b = readField(field, i, { column: outer }, context, textsOf);
+    if (b === undefined) continue;
+    read += 1;
+    const a = readField(field, i, { column: inner }, context, textsOf);
+    if (a === undefined) continue;
+    if (a !== b) return false;
+    both += 1;
+    if ((textsOf(inner)[i] ?? "").length < (textsOf(outer)[i] ?? "").length) shorter += 1;
+  }
+  // Only where the inner text is a part of the outer one: the same text one level down is no more exact.
+  return both > 0 && both >= NEARLY_ALL * read && shorter * 2 > both;
+}
+
+const NEARLY_ALL = 0.9;
 
 /** Fields an element answers without text: a link's address, a rating or a number in a labelling attribute. */
 const READ_WITHOUT_TEXT = new Set<Kind>(["url", "rating", "number"]);
@@ -1036,10 +1074,11 @@ function isNamed(
     named(field.names, words.label) > 0
   )
     return true;
-  return (
-    (field.kind === "count" || field.kind === "number") &&
-    share(textsOf(column), (text) => unitNames(text, field.names)) >= MIN_FIT
-  );
+  const texts = textsOf(column);
+  // A unit names a count ("1,145 points"), a currency a price ("$59.99").
+  if (field.kind === "count" || field.kind === "number")
+    return share(texts, (text) => unitNames(text, field.names)) >= MIN_FIT;
+  return field.kind === "price" && share(texts, (text) => currencyOf(text) !== undefined) >= MIN_FIT;
 }
 
 function readCell(field: ItemField, cell: Element, text: string, context: Context): unknown {

@@ -125,4 +125,27 @@ describe("lists read by structure, with meaningless class names", () => {
       [0, 1, 2, 3, 4, 5].map((i) => `Result ${i} title`),
     );
   });
+
+  it("reads a rating and a count from their own elements inside one labelled link, and a price written in two places", () => {
+    const items = [
+      ["Video doorbell", "4.6", "132,223", "$59.99", true],
+      ["Smart plug", "4.7", "527,720", "$12.99", false],
+      ["Strip lights", "4.5", "48,878", "$19.99", true],
+      ["Echo speaker", "4.7", "901,332", "$49.99", false],
+    ] as const;
+    const card = ([title, rating, count, price, offers]: (typeof items)[number], i: number) =>
+      `<div class="g7"><a class="h1x" href="/dp/${i}"><span><div class="c4z">${title}</div></span></a>
+        <div class="r2"><a class="h1x" title="${rating} out of 5 stars" href="/reviews/${i}"><i class="s9"><span class="q1">${rating} out of 5 stars</span></i> <span class="n3">${count}</span></a></div>
+        <div class="r2">${offers ? `<a class="h1x" href="/dp/${i}"><span class="o5">1 offer from <span class="p8">${price}</span></span></a>` : `<span class="p8">${price}</span>`}</div></div>`;
+    const html = `<main><div class="k0">${items.map(card).join("")}</div></main>`;
+    const schema = { products: [{ title: "string", price_usd: "number", rating: "number", review_count: "number" }] };
+    expect(records(html, schema)).toEqual(
+      items.map(([title, rating, count, price]) => ({
+        title,
+        price_usd: Number(price.slice(1)),
+        rating: Number(rating),
+        review_count: Number(count.replace(/,/g, "")),
+      })),
+    );
+  });
 });
