@@ -14,9 +14,12 @@ import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
 import { childPointer, type EvidenceTrail } from "../../../schema/evidence.js";
 import { type NameHints, nameHints } from "../../../schema/field-names.js";
+import { isAd } from "./ads.js";
+import { type Assignment, assignColumns } from "./assign.js";
 import { type Columns, readColumns } from "./columns.js";
-import { type Assignment, assignColumns, cellOf, describeFields, type ItemField, isAd, readField } from "./fields.js";
+import { describeFields, type ItemField } from "./field-kinds.js";
 import { valueText } from "./memo.js";
+import { cellOf, readField } from "./read-cell.js";
 import { type RecordList, segmentRecords, withNested } from "./segment.js";
 
 export type Item = Record<string, unknown>;

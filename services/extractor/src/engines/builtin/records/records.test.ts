@@ -3,8 +3,8 @@ import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
 import { loadPage } from "../../../page/page.js";
 import { extractBuiltin } from "../index.js";
-import { readCount } from "./fields.js";
 import { readPrice } from "./prices.js";
+import { readCount } from "./read-cell.js";
 import { segmentRecords } from "./segment.js";
 
 /** The engine's answer for a schema of one list field, on a page saved from `url`. */
