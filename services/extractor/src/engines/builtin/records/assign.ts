@@ -20,6 +20,7 @@ import { aboveAnother, perUnitPlaces } from "./prices.js";
 import { type Context, fitOf, readField } from "./read-cell.js";
 import { averageLength, core, firstTextColumn, isWholeRecord, mainLinkColumn, varies } from "./roles.js";
 
+/** Below this a column's evidence, fit and presence together are too weak to answer a field. */
 const MIN_SCORE = 0.35;
 
 /** An old price is a column to avoid for a price. */
@@ -268,8 +269,9 @@ function readsAlike(
   return both > 0 && both >= NEARLY_ALL * read && shorter * 2 > both;
 }
 
+/** An inner number's place must read in this share of the records where its outer place reads. */
 const NEARLY_ALL = 0.9;
-
+/** Two number fields may share a text where they read different numbers in this share of its records. */
 const MOST_DIFFER = 0.8;
 
 /** An inner place this nearly as sure as the outer one is preferred. */

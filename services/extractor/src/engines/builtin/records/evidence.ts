@@ -135,8 +135,8 @@ export function evidenceFor(
   return best;
 }
 
+/** Dates as lists write them relative to now ("3 days ago"), and a rating's scale ("4.5 out of 5", "8/10"). */
 const DATE_LIKE = /\b(\d+\s+(second|minute|hour|day|week|month|year)s?\s+ago|yesterday|today|just now|just posted)\b/i;
-
 const OUT_OF = /\d\s*(\/|\p{L}+(\s\p{L}+)?)\s*(5|10)\b/u;
 
 /** A list field's path: the elements its markup names, several in a record where they are. */

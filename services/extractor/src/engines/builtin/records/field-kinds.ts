@@ -36,7 +36,6 @@ export interface ItemField {
 
 /** Words of a field's subject and the kind of value they ask for. */
 const TITLE_WORDS = new Set(["title", "name", "headline", "heading"]);
-
 const TEXT_WORDS = new Set([
   "description",
   "snippet",
@@ -56,9 +55,7 @@ const TEXT_WORDS = new Set([
   "caption",
   "subtitle",
 ]);
-
 const URL_WORDS = new Set(["url", "link", "href", "permalink"]);
-
 const DATE_WORDS = new Set([
   "date",
   "time",
@@ -70,15 +67,10 @@ const DATE_WORDS = new Set([
   "year",
   "iso8601",
 ]);
-
 const AD_WORDS = new Set(["sponsored", "ad", "ads", "advert", "advertisement", "promoted", "promotion", "paid"]);
-
 const PRICE_WORDS = new Set(["price", "cost", "fee", "amount"]);
-
 const RATING_WORDS = new Set(["rating", "score", "stars", "star"]);
-
 const RANK_WORDS = new Set(["rank", "ranking", "position", "place"]);
-
 const COUNT_WORDS = new Set(["count", "number", "num", "total", "votes", "views"]);
 
 /** Head words too general to name a field alone. */

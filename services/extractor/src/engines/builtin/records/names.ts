@@ -16,6 +16,7 @@ export const BY_WORD = new RegExp(`^(${BY_WORDS})\\s+(?=\\S)`, "i");
 /** The same word alone, as a label before a name. */
 export const BY_LABEL = new RegExp(`^(${BY_WORDS})$`, "i");
 
+/** Name tokens by text, bounded. */
 const tokens = new Map<string, string[]>();
 
 /** A text's name tokens, remembered: records repeat the same labels and link paths. */
@@ -78,6 +79,7 @@ export function unitNumber(text: string, names: string[][]): number | undefined 
   return undefined;
 }
 
+/** A number and the word after it ("1.2k points"). */
 const UNIT = /(\d[\d.,\u00a0]*\d|\d)\s?([kKmM]\b)?\+?\s*(\p{L}+)/gu;
 
 export function share(texts: (string | undefined)[], test: (text: string) => boolean): number {

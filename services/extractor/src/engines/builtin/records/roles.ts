@@ -16,9 +16,7 @@ export const MAX_LINK_SEARCH = 400;
 
 /** A description is at least this long on average, in characters and in words; found in this share of the records. */
 const MIN_TEXT_CHARS = 20;
-
 const MIN_TEXT_WORDS = 3;
-
 const MOST = 0.25;
 
 /** Numbers that count up one by one from record to record: 1, 2, 3 (ranks). */
@@ -163,6 +161,7 @@ function inHeading(column: Column): boolean {
   return cell !== undefined && holdsHeading(cell);
 }
 
+/** Heading elements. */
 const HEADING = /^h[1-6]$/;
 
 /** Whether an element's only shown child (down a few levels) is a heading. */
@@ -189,4 +188,5 @@ export function isNavigable(href: string | undefined): boolean {
   return href !== undefined && href.trim() !== "" && !/^(#|javascript:)/i.test(href.trim());
 }
 
+/** A text that is an address written out (a search result's green URL line), not words. */
 export const ADDRESS = /^(https?:\/\/\S+|www\.\S+|[\w-]+(\.[\w-]+)+(\/\S*)?)$/i;
