@@ -4,7 +4,7 @@
  */
 import { type Element, isTag, isText } from "domhandler";
 import { collapsed, NOT_TEXT } from "../../../page/elements.js";
-import { wordsOf as markupWords } from "./memo.js";
+import { wordsOf as markupWords } from "./markup.js";
 import { MAX_LINK_SEARCH } from "./roles.js";
 
 /** A quick look for the words of AD_MARKUP in a class or id, before they are split into words. */

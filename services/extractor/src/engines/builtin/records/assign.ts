@@ -11,11 +11,10 @@
  * column answers one field; a record without an element there answers null.
  */
 
+import { type Column, isWithin, valueText } from "../../../layout/index.js";
 import { type ColumnWords, readWords } from "./column-words.js";
-import { type Column, isWithin } from "./columns.js";
 import { evidenceFor, isNamed, isOldPrice, listColumn, MIN_FIT, type Roles } from "./evidence.js";
 import { type ItemField, NUMBER_KINDS, READ_WITHOUT_TEXT } from "./field-kinds.js";
-import { valueText } from "./memo.js";
 import { aboveAnother, perUnitPlaces } from "./prices.js";
 import { type Context, fitOf, readField } from "./read-cell.js";
 import { averageLength, core, firstTextColumn, isWholeRecord, mainLinkColumn, varies } from "./roles.js";

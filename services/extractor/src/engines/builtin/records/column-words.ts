@@ -4,10 +4,11 @@
  * their table column's header, and their links' addresses.
  */
 import { type Element, isTag, isText } from "domhandler";
+import type { Column } from "../../../layout/index.js";
+import { valueText } from "../../../layout/index.js";
 import { collapsed } from "../../../page/elements.js";
 import { singular } from "../match.js";
-import type { Column } from "./columns.js";
-import { wordsOf as markupWords, valueText } from "./memo.js";
+import { wordsOf as markupWords } from "./markup.js";
 import { BY_LABEL, cachedTokens } from "./names.js";
 import { closestLink } from "./read-cell.js";
 

@@ -4,11 +4,11 @@
  * each worth a named weight.
  */
 import { type Element, isTag } from "domhandler";
+import type { Column, Columns } from "../../../layout/index.js";
+import { currencyOf } from "../../../layout/index.js";
 import { datesIn } from "../../../schema/normalize.js";
 import type { ColumnWords } from "./column-words.js";
-import type { Column, Columns } from "./columns.js";
 import { type ItemField, namesPrice } from "./field-kinds.js";
-import { currencyOf } from "./memo.js";
 import { named, share, unitNames } from "./names.js";
 import { isProse, isSequence } from "./roles.js";
 

@@ -5,10 +5,9 @@
  * than by the class names around them.
  */
 import { type Element, isTag } from "domhandler";
+import { type Column, currencyOf, isWithin, valueText } from "../../../layout/index.js";
 import type { NameHints } from "../../../schema/field-names.js";
 import { parseNumber } from "../../../schema/normalize.js";
-import { type Column, isWithin } from "./columns.js";
-import { currencyOf, valueText } from "./memo.js";
 
 /** An old price stands above the sale price in at least this share of the records showing both. */
 const MOST_ABOVE = 0.8;

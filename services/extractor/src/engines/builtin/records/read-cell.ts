@@ -4,14 +4,14 @@
  * label.
  */
 import { type Element, isTag, isText } from "domhandler";
+import type { Column, Columns } from "../../../layout/index.js";
+import { valueText } from "../../../layout/index.js";
 import { absoluteUrl } from "../../../page/page.js";
 import type { NameHints } from "../../../schema/field-names.js";
 import { datesIn, firstNumber, isoDate, parseBoolean, parseNumber } from "../../../schema/normalize.js";
 import { withoutOwnLabel } from "../match.js";
 import type { Chosen } from "./assign.js";
-import type { Column, Columns } from "./columns.js";
 import type { ItemField } from "./field-kinds.js";
-import { valueText } from "./memo.js";
 import { BY_WORD, unitNumber } from "./names.js";
 import { readPrice } from "./prices.js";
 import { ADDRESS, isNavigable } from "./roles.js";

@@ -1,11 +1,11 @@
 import { parseSchema } from "@winnow/platform";
 import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
+import { segmentRecords } from "../../../layout/segment.js";
 import { loadPage } from "../../../page/page.js";
 import { extractBuiltin } from "../index.js";
 import { readPrice } from "./prices.js";
 import { readCount } from "./read-cell.js";
-import { segmentRecords } from "./segment.js";
 
 /** The engine's answer for a schema of one list field, on a page saved from `url`. */
 function records(html: string, schema: Record<string, unknown>, url = "https://shop.example/search?q=x"): unknown {

@@ -4,11 +4,10 @@
  * first line, a heading, prose, a sequence of ranks.
  */
 import { type Element, isTag, isText } from "domhandler";
+import { type Column, type Columns, isWithin, valueText } from "../../../layout/index.js";
 import { NOT_TEXT } from "../../../page/elements.js";
 import { firstNumber } from "../../../schema/normalize.js";
-import { type Column, type Columns, isWithin } from "./columns.js";
 import { MIN_FIT } from "./evidence.js";
-import { valueText } from "./memo.js";
 import { share } from "./names.js";
 
 /** Elements searched for a record's main link. */

@@ -7,9 +7,9 @@
  * each record's element at its place, or nothing where the record lacks it.
  */
 import { type Element, isTag } from "domhandler";
-import { NOT_TEXT } from "../../../page/elements.js";
+import { NOT_TEXT } from "../page/elements.js";
+import { classesOf } from "./element-facts.js";
 import { isUnseen } from "./hidden.js";
-import { classesOf } from "./memo.js";
 
 /** Elements read per record: a record larger than this is read in part. */
 const MAX_RECORD_ELEMENTS = 400;

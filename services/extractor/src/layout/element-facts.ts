@@ -1,13 +1,12 @@
 /**
  * What reading records asks of an element again and again, read once per
- * element: the text it shows as a value, its classes, the words its markup
- * names it by, and the currency a text names. Kept by element (weakly, so
+ * element: the text it shows as a value, its classes, and the currency a
+ * text names. Kept by element (weakly, so
  * a page's entries go with its document).
  */
 import { type Element, isTag, isText } from "domhandler";
-import { laidOutApart, NOT_TEXT } from "../../../page/elements.js";
-import { currencyCode } from "../../../schema/normalize.js";
-import { markupWords } from "../blocks/fields.js";
+import { laidOutApart, NOT_TEXT } from "../page/elements.js";
+import { currencyCode } from "../schema/normalize.js";
 import { isUnseen } from "./hidden.js";
 
 /** Struck-through text is an old value (a price before the discount). */
@@ -59,18 +58,6 @@ export function classesOf(element: Element): Set<string> {
   if (!found) {
     found = new Set((element.attribs.class ?? "").split(/\s+/).filter((c) => c.length > 0 && !NUMBERED.test(c)));
     classes.set(element, found);
-  }
-  return found;
-}
-
-const words = new WeakMap<Element, Set<string>>();
-
-/** The words an element's markup names it by (class, id, itemprop, data attribute names; singular). */
-export function wordsOf(element: Element): Set<string> {
-  let found = words.get(element);
-  if (!found) {
-    found = markupWords(element);
-    words.set(element, found);
   }
   return found;
 }
