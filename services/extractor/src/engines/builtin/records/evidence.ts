@@ -98,6 +98,9 @@ export function evidenceFor(
     case "number":
       if (share(texts, (text) => unitNames(text, field.names)) >= MIN_FIT) best = Math.max(best, EVIDENCE.unit);
       if (best === 0) best = named(field.names, words.href) * EVIDENCE.href;
+      // A count written bare ("12" beside an answer) where nothing names one: numbers alone that are not ranks.
+      if (best === 0 && share(texts, (text) => BARE_NUMBER.test(text)) >= MIN_FIT && !isSequence(texts))
+        best = EVIDENCE.typeOnly;
       break;
     case "rank":
       if (isSequence(texts)) best = Math.max(best, EVIDENCE.sequence);
@@ -135,6 +138,8 @@ export function evidenceFor(
   return best;
 }
 
+/** A text that is a number alone, perhaps shortened ("12", "1,204", "1.2k"). */
+const BARE_NUMBER = /^[+-]?\d[\d.,\u00a0]*[kKmM]?$/;
 /** Dates as lists write them relative to now ("3 days ago"), and a rating's scale ("4.5 out of 5", "8/10"). */
 const DATE_LIKE = /\b(\d+\s+(second|minute|hour|day|week|month|year)s?\s+ago|yesterday|today|just now|just posted)\b/i;
 const OUT_OF = /\d\s*(\/|\p{L}+(\s\p{L}+)?)\s*(5|10)\b/u;

@@ -13,8 +13,8 @@ const BY_WORDS = "by|von|par|por";
 
 export const BY_WORD = new RegExp(`^(${BY_WORDS})\\s+(?=\\S)`, "i");
 
-/** The same word alone, as a label before a name. */
-export const BY_LABEL = new RegExp(`^(${BY_WORDS})$`, "i");
+/** The same word ending a label before a name ("by", "answered by", "posted by"). */
+export const BY_LABEL = new RegExp(`(^|\\s)(${BY_WORDS})$`, "i");
 
 /** Name tokens by text, bounded. */
 const tokens = new Map<string, string[]>();
