@@ -14,6 +14,7 @@ export { type Column, type Columns, isWithin, readColumns } from "./columns.js";
 export { currencyOf, valueText } from "./element-facts.js";
 export { withNested } from "./nested.js";
 export type { RecordList } from "./segment.js";
+export { headerCellOf } from "./table-header.js";
 
 /** Each page's lists, by its document's root: segmentation only reads the document. */
 const segmented = new WeakMap<object, RecordList[]>();

@@ -18,6 +18,7 @@ import { NOT_TEXT } from "../page/elements.js";
 import { inBoilerplate, markupTokens } from "./boilerplate.js";
 import { classesOf } from "./element-facts.js";
 import { isUnseen } from "./hidden.js";
+import { isHeaderRow } from "./table-header.js";
 
 export interface RecordList {
   /** The element the records are children of; for a grid, the parent of its rows. */
@@ -180,8 +181,9 @@ function visibleLength(text: string): number {
   return text.trim().length;
 }
 
+/** The children a list is made of: shown elements, a table's header row left out (it names the columns). */
 function visibleChildren(parent: Element, facts: Map<Element, Facts>): Element[] {
-  return parent.children.filter((child): child is Element => isTag(child) && facts.has(child));
+  return parent.children.filter((child): child is Element => isTag(child) && facts.has(child) && !isHeaderRow(child));
 }
 
 /** Tag paths below an element, a few levels deep and a bounded number of them: its structure, for comparing siblings. */

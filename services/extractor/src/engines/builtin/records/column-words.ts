@@ -5,7 +5,7 @@
  */
 import { type Element, isTag, isText } from "domhandler";
 import type { Column } from "../../../layout/index.js";
-import { valueText } from "../../../layout/index.js";
+import { headerCellOf, valueText } from "../../../layout/index.js";
 import { collapsed } from "../../../page/elements.js";
 import { singular } from "../match.js";
 import { wordsOf as markupWords } from "./markup.js";
@@ -48,8 +48,10 @@ export function readWords(column: Column, ancestors: Set<string>): ColumnWords {
     // A table cell is named by its column's header ("Rating" over the ratings).
     for (const word of headerWords(cell)) label.add(word);
     for (const word of visibleLabel(cell)) label.add(word);
-    const before = previousElement(cell);
-    if (before && valueText(before) === "") for (const word of markupWords(before)) icon.add(word);
+    // An empty element just before the cell's text, beside it or inside it: an icon, named by its markup or its label.
+    for (const mark of [previousElement(cell), leadingElement(cell)])
+      if (mark && valueText(mark) === "")
+        for (const word of [...markupWords(mark), ...labelWords(mark)]) icon.add(word);
     sampledCells.push(cell);
   }
   let href: Set<string> | undefined;
@@ -88,39 +90,8 @@ function labelWords(element: Element): string[] {
 
 /** The words of the header cell above a table cell: the header row's cell at the same position. */
 function headerWords(cell: Element): string[] {
-  if (cell.tagName !== "td" && cell.tagName !== "th") return [];
-  const row = cell.parent;
-  if (!row || !isTag(row) || row.tagName !== "tr") return [];
-  let table: Element | null = row.parent as Element | null;
-  if (table && isTag(table) && /^(tbody|thead|tfoot)$/.test(table.tagName)) table = table.parent as Element | null;
-  if (!table || !isTag(table) || table.tagName !== "table") return [];
-  const header = headerRow(table);
-  if (!header || header === row) return [];
-  const position = cellsOf(row).indexOf(cell);
-  const above = position >= 0 ? cellsOf(header)[position] : undefined;
+  const above = headerCellOf(cell);
   return above ? cachedTokens(valueText(above)).map(singular) : [];
-}
-
-/** A table's header row: the row of its <thead>, or a first row of <th> cells. */
-function headerRow(table: Element): Element | undefined {
-  const rows: Element[] = [];
-  for (const child of table.children) {
-    if (!isTag(child)) continue;
-    if (child.tagName === "tr") rows.push(child);
-    else if (/^(thead|tbody)$/.test(child.tagName))
-      for (const row of child.children) if (isTag(row) && row.tagName === "tr") rows.push(row);
-    if (rows.length > 0) break;
-  }
-  const first = rows[0];
-  if (!first) return undefined;
-  const inHead = first.parent && isTag(first.parent) && first.parent.tagName === "thead";
-  return inHead || cellsOf(first).every((cell) => cell.tagName === "th") ? first : undefined;
-}
-
-function cellsOf(row: Element): Element[] {
-  return row.children.filter(
-    (child): child is Element => isTag(child) && (child.tagName === "td" || child.tagName === "th"),
-  );
 }
 
 /** The words of a link's path and of its fragment: "#instructor" names the part of the page it leads to. */
@@ -150,6 +121,15 @@ function visibleLabel(element: Element): string[] {
     return label ? cachedTokens(label[1]!).map(singular) : [];
   }
   return [];
+}
+
+/** The element a cell starts with, before any text of its own. */
+function leadingElement(cell: Element): Element | undefined {
+  for (const node of cell.children) {
+    if (isTag(node)) return node;
+    if (isText(node) && node.data.trim() !== "") return undefined;
+  }
+  return undefined;
 }
 
 function previousElement(element: Element): Element | undefined {

@@ -156,8 +156,11 @@ function kindOf(node: SchemaNode, hints: NameHints, arrayWord: string): Kind {
 
 /** Whether a field's name is a price's ("price", "price_text"), whatever type it asks for. */
 export function namesPrice(field: ItemField): boolean {
-  return field.hints.subject.some((word) => PRICE_WORDS.has(singular(word)));
+  return field.hints.subject.some((word) => PRICE_WORDS.has(singular(word)) || PAY_WORDS.has(singular(word)));
 }
+
+/** Amounts of money paid for work, asked for as text ("$41,000", "£30k a year"): written with a currency as prices are. */
+const PAY_WORDS = new Set(["salary", "pay", "wage", "compensation"]);
 
 function isPlural(word: string): boolean {
   return singular(word) !== word;

@@ -148,4 +148,41 @@ describe("lists read by structure, with meaningless class names", () => {
       })),
     );
   });
+
+  it("reads a table whose header row is a first row of plain cells, without classes or <th>", () => {
+    const rows = [
+      ["Oak desk", "Leeds", "4", "$120.00"],
+      ["Pine shelf", "York", "11", "$45.50"],
+      ["Elm table", "Hull", "2", "$310.00"],
+    ];
+    const row = (cells: string[]) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join("")}</tr>`;
+    const html = `<main><table><tbody>${row(["Item", "Warehouse", "Stock", "Price"])}${rows.map(row).join("")}</tbody></table></main>`;
+    const schema = { items: [{ item: "string", warehouse: "string", stock: "integer", price: "number" }] };
+    expect(records(html, schema)).toEqual(
+      rows.map(([item, warehouse, stock, price]) => ({
+        item,
+        warehouse,
+        stock: Number(stock),
+        price: Number(price!.slice(1)),
+      })),
+    );
+  });
+
+  it("reads a utility-class page, where every column has the same classes, by labels, icons' names and value shapes", () => {
+    const jobs = [
+      ["Night nurse", "Acme Health", "Leeds", "$41,000"],
+      ["Line cook", "Blue Door Kitchen", "York", "$28,500"],
+      ["Bus driver", "City Transit", "Hull", "$33,000"],
+    ];
+    const card = ([title, company, city, salary]: string[], i: number) =>
+      `<li class="flex flex-col gap-2 p-4 border-b"><h3 class="text-lg font-semibold"><a class="hover:underline" href="/jobs/${i}">${title}</a></h3>
+        <div class="flex gap-4 text-sm text-gray-600"><a class="text-sm text-gray-600" href="/companies/${company.toLowerCase().replace(/ /g, "-")}">${company}</a>
+        <span class="text-sm text-gray-600"><svg class="h-4 w-4" aria-label="Location"></svg>${city}</span>
+        <span class="text-sm text-gray-600">${salary}</span></div></li>`;
+    const html = `<main><ul class="divide-y">${jobs.map(card).join("")}</ul></main>`;
+    const schema = { jobs: [{ title: "string", company: "string", location: "string", salary: "string" }] };
+    expect(records(html, schema)).toEqual(
+      jobs.map(([title, company, location, salary]) => ({ title, company, location, salary })),
+    );
+  });
 });
