@@ -34,10 +34,16 @@ const PRICE =
  * ("$0.43/count") or with a condition is lower for another reason.
  */
 export function aboveAnother<T extends { column: Column }>(scored: T[], hints: NameHints): T[] {
+  // Places above and below one another repeat the same texts: each text is read once.
+  const alone = new Map<string, number | undefined>();
+  const amountOf = (text: string) => {
+    if (!alone.has(text)) alone.set(text, isPriceAlone(text) ? readPrice(text, hints) : undefined);
+    return alone.get(text);
+  };
   const amounts = scored.map(({ column }) =>
     column.cells.map((cell) => {
-      const text = cell ? valueText(cell) : "";
-      return cell && isPriceAlone(text) && !perUnit(cell) ? readPrice(text, hints) : undefined;
+      const amount = cell ? amountOf(valueText(cell)) : undefined;
+      return amount !== undefined && !perUnit(cell!) ? amount : undefined;
     }),
   );
   return scored.filter((choice, i) =>
