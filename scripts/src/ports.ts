@@ -17,27 +17,3 @@ export async function freePorts(count: number): Promise<number[]> {
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
   return ports;
 }
-
-/** Where a server of the stack will listen, and the variable that chooses its port. */
-export interface PlannedPort {
-  host: string;
-  port: number;
-  variable: string;
-}
-
-/** Those of `planned` that something else holds now (a listen on them fails with EADDRINUSE). */
-export async function portsInUse(planned: PlannedPort[]): Promise<PlannedPort[]> {
-  const taken = await Promise.all(
-    planned.map(
-      ({ host, port }) =>
-        new Promise<boolean>((resolve, reject) => {
-          const server = createServer();
-          server.once("error", (error: NodeJS.ErrnoException) =>
-            error.code === "EADDRINUSE" ? resolve(true) : reject(error),
-          );
-          server.listen(port, host, () => server.close(() => resolve(false)));
-        }),
-    ),
-  );
-  return planned.filter((_, i) => taken[i]);
-}

@@ -9,7 +9,6 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import { checkHealth, LISTENING_MESSAGE, PAGE_SIGNING_KEY_VARIABLE, TOKEN_VARIABLES } from "@winnow/platform";
 import {
   type CallerTokenSet,
@@ -17,8 +16,9 @@ import {
   loadOrCreatePageSigningKey,
   tokenEnv,
 } from "./caller-tokens.js";
+import { REPO_ROOT } from "./start-checks.js";
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export { REPO_ROOT };
 
 export type ServiceName = "auth" | "renderer" | "extractor" | "gateway";
 
@@ -196,7 +196,8 @@ class Supervisor {
     child.on("message", (message) => {
       if (message === LISTENING_MESSAGE) this.listening = true;
     });
-    // The channel must not keep this process alive either.
+    // The channel must not keep this process alive either. Its closing is what tells the service this process is
+    // gone, however it ended (platform's supervisorGone): the process group above keeps signals from saying so.
     child.channel?.unref();
     // Both piped (stdio above).
     for (const stream of [child.stdout!, child.stderr!]) {

@@ -17,6 +17,7 @@ import { REPO_ROOT } from "../../scripts/src/stack.js";
 import { FIELD_STATUSES } from "../../services/gateway/src/docs/openapi.js";
 import { freePorts } from "../support/ports.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
+import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
 
 const SCREENSHOTS = path.join(REPO_ROOT, "test-results", "surface");
 const PHONE = { width: 390, height: 844 };
@@ -71,7 +72,9 @@ async function scrapeInPlayground(fields: { url: string; schema: string; task?: 
   await page.getByLabel(/^Schema/).fill(fields.schema);
   if (fields.task) await page.getByLabel(/^Task description/).fill(fields.task);
   await page.getByRole("button", { name: "Scrape" }).click();
-  await expect.poll(() => page.locator("#result-status").textContent(), { timeout: 60_000 }).not.toBe("Scraping…");
+  await expect
+    .poll(() => page.locator("#result-status").textContent(), { timeout: TEST_TIMEOUT_MS })
+    .not.toBe("Scraping…");
 }
 
 describe("the playground", () => {
@@ -134,6 +137,68 @@ describe("the playground", () => {
     await page.setViewportSize(PHONE);
     expect(await overflows()).toBe(false);
     await shot("playground-nothing-matched-phone");
+  });
+});
+
+describe("the pages at 390, 768, 1280 and 1920 px", () => {
+  const WIDTHS = [390, 768, 1280, 1920];
+
+  it("keep a laptop's answer in view, and an error leaves nothing of the answer before it", async () => {
+    await page.setViewportSize({ width: 1366, height: 768 });
+    await page.goto(`${run.stack.gatewayUrl}/dashboard/playground`);
+    await page.getByLabel("Page URL").fill(`${run.site.origin}/kettle`);
+    await page.getByLabel(/^Schema/).fill('{ "title": "string" }');
+    await page.getByRole("button", { name: "Scrape" }).click();
+    await expect
+      .poll(() => page.locator("#result-status").textContent(), { timeout: TEST_TIMEOUT_MS / 2 })
+      .toBe("200 OK");
+    // The answer's status and its first values are on screen, not below the fold.
+    const inView = (selector: string) =>
+      page.locator(selector).evaluate((element) => {
+        const box = element.getBoundingClientRect();
+        return box.top >= 0 && box.top < window.innerHeight && box.bottom > 0;
+      });
+    expect(await inView("#result-status")).toBe(true);
+    expect(await inView("#evidence tbody tr")).toBe(true);
+    expect(await page.locator("#evidence").isVisible()).toBe(true);
+    await shot("playground-answer-laptop", false);
+    await page.getByLabel(/^Schema/).fill('{ "title": ');
+    await page.getByRole("button", { name: "Scrape" }).click();
+    expect(await page.locator("#result-status").textContent()).toMatch(/^The schema is not valid JSON/);
+    expect(await page.locator("#evidence").isVisible()).toBe(false);
+    expect(await page.locator("#result").textContent()).toBe("");
+  });
+
+  it("show the usage table whole from 768 px, and say it scrolls on a phone; the example is this gateway's, with the key", async () => {
+    await page.goto(`${run.stack.gatewayUrl}/dashboard`);
+    const key = await page.locator("#api-key").inputValue();
+    expect(
+      (await run.scrape({ url: `${run.site.origin}/kettle`, schema: { title: "string" } }, { "x-api-key": key }))
+        .status,
+    ).toBe(200);
+    // Counted once the gateway flushes its usage.
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return page.locator("#usage").count();
+        },
+        { timeout: TEST_TIMEOUT_MS / 2, interval: 500 },
+      )
+      .toBe(1);
+    const example = await page.locator("pre.example").textContent();
+    expect(example).toContain(`${run.stack.gatewayUrl}/scrape`);
+    expect(example).toContain(`x-api-key: ${key}`);
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      const table = await page.locator("#usage").evaluate((box) => ({
+        scrolls: box.scrollWidth > box.clientWidth,
+        hint: !box.previousElementSibling!.hasAttribute("hidden"),
+      }));
+      expect(table, `${width} px`).toEqual({ scrolls: width < 768, hint: width < 768 });
+      expect(await overflows(), `${width} px`).toBe(false);
+      await shot(`account-${width}`);
+    }
   });
 });
 

@@ -4,16 +4,19 @@
  * through planned reconnects of the revocation feed), one request followed
  * across all four services' logs, a second start refused on ports or data
  * directory in use, a second auth refused on a database in use, and a second
- * stack beside the first on its own ports and data directory.
+ * stack beside the first on its own ports and data directory; refusals come
+ * before any build, and killing it outright takes its services down too.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { unsupportedNodeWarning } from "@winnow/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT, serviceEntry } from "../../scripts/src/stack.js";
 import { TEST_TOKEN_ENV } from "../support/caller-tokens.js";
+import { descendants, stillRunning } from "../support/process-tree.js";
 import {
   type ReadyStack,
   runStart,
@@ -105,9 +108,28 @@ describe("npm start", () => {
     expect(await second.exited).toBe(1);
     expect(second.lines).toHaveLength(1);
     expect(second.lines[0]).toMatch(
-      new RegExp(`^Winnow did not start: ports ${first.env.PORT} \\(PORT\\), .* in use.*METRICS_PORT_BASE`),
+      new RegExp(
+        `^Winnow did not start: ports ${first.env.PORT} \\(the gateway's HTTP port, PORT\\), .*` +
+          `${first.env.METRICS_PORT_BASE} \\(the gateway's metrics port, METRICS_PORT_BASE\\), .* in use`,
+      ),
     );
     await expectServes(firstStack);
+  });
+
+  it("refuses a start on ports in use before it builds anything", async () => {
+    const npm = spawn("npm", ["run", "-s", "start"], {
+      cwd: REPO_ROOT,
+      env: first.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const lines: string[] = [];
+    for (const stream of [npm.stdout, npm.stderr]) {
+      createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => lines.push(line));
+    }
+    expect(await new Promise((resolve) => npm.once("close", resolve))).toBe(1);
+    // The refusal is all it said: the build's announcement (which precedes the build) never came.
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^Winnow did not start: ports .* in use/);
   });
 
   it("refuses a second start on free ports but the same data directory", async () => {
@@ -168,6 +190,20 @@ describe("npm start", () => {
         await second.stop();
       }
       // A whole stack starts in this test (the hooks' allowance, not the default test's).
+    },
+    2 * TEST_TIMEOUT_MS,
+  );
+
+  // Last: it ends the first stack.
+  it(
+    "takes its services and their Chromium down with it when it is killed outright",
+    async () => {
+      const processes = descendants(first.child.pid!);
+      // The four services and at least Chromium's main process.
+      expect(processes.length).toBeGreaterThan(4);
+      first.child.kill("SIGKILL");
+      await expect.poll(() => stillRunning(processes), { timeout: TEST_TIMEOUT_MS, interval: 200 }).toEqual([]);
+      // The poll's own limit ends it first, naming the processes left.
     },
     2 * TEST_TIMEOUT_MS,
   );

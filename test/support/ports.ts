@@ -1,4 +1,4 @@
-import { portsInUse } from "../../scripts/src/ports.js";
+import { portsInUse } from "../../scripts/src/start-checks.js";
 
 export { freePorts } from "../../scripts/src/ports.js";
 

@@ -38,8 +38,10 @@ export async function startService(
       ...(ownDataDir && { WINNOW_DATA_DIR: ownDataDir }),
       ...env,
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    // An IPC channel: a test run that is interrupted takes the service with it (platform's supervisorGone).
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
+  child.channel?.unref();
   const output: string[] = [];
   for (const stream of [child.stdout, child.stderr]) {
     stream.setEncoding("utf8");

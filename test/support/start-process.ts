@@ -44,8 +44,10 @@ export function runStart(env: NodeJS.ProcessEnv): StartProcess {
   const child = spawn(process.execPath, [path.join(REPO_ROOT, "scripts/dist/start.js")], {
     cwd: REPO_ROOT,
     env: fullEnv,
-    stdio: ["ignore", "pipe", "pipe"],
+    // An IPC channel: a test run that is interrupted takes its stacks with it (platform's supervisorGone).
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
+  child.channel?.unref();
   const lines: string[] = [];
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => lines.push(line));

@@ -45,6 +45,7 @@ export {
   onShutdownSignal,
   reportListening,
   StartupError,
+  supervisorGone,
 } from "./lifecycle.js";
 export { createLogger, type Logger } from "./logger.js";
 export { meter, metricsConfig, serveMetrics } from "./metrics.js";

@@ -3,14 +3,15 @@ import type { Logger } from "pino";
 type Hook = () => Promise<void> | void;
 
 /**
- * Runs the given shutdown steps once on SIGTERM or SIGINT, then flushes
+ * Runs the given shutdown steps once on SIGTERM or SIGINT, or when the
+ * supervisor that started this process is gone (supervisorGone), then flushes
  * telemetry and exits. Later signals are ignored: Ctrl-C in a terminal
  * reaches a service and its supervisor's SIGTERM follows, and the shutdown
  * steps are bounded by their own grace period anyway.
  */
 export function onShutdownSignal(logger: Logger, shutdown: Hook): void {
   let stopping = false;
-  const handler = (signal: NodeJS.Signals) => {
+  const handler = (signal: NodeJS.Signals | "supervisor gone") => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, "shutting down");
@@ -29,6 +30,27 @@ export function onShutdownSignal(logger: Logger, shutdown: Hook): void {
   };
   process.on("SIGTERM", handler);
   process.on("SIGINT", handler);
+  supervisorGone(() => handler("supervisor gone"));
+}
+
+/**
+ * Calls `then` once the process that started this one over an IPC channel (a
+ * supervisor: scripts' stack.ts, a test) is gone, however it ended: a process
+ * group of its own keeps this process out of its supervisor's signals, and a
+ * supervisor killed outright (SIGKILL, a closed terminal, a CI timeout) sends
+ * none, but the channel closes with it. A no-op for a process started without
+ * one.
+ */
+export function supervisorGone(then: () => void): void {
+  // Undefined without a channel; null once it has closed (before this was called).
+  if (process.channel === undefined) return;
+  // Once nobody reads them, writing to the supervisor's pipes fails (EPIPE): the shutdown must still run to its end.
+  const onGone = () => {
+    for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
+    then();
+  };
+  if (process.connected) process.once("disconnect", onGone);
+  else onGone();
 }
 
 /** Flushes spans when the telemetry preload is loaded; a no-op otherwise. */

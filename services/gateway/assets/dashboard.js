@@ -27,19 +27,41 @@ document.addEventListener("DOMContentLoaded", () => {
     });
   }
 
+  // A table that does not fit says so above it (its edges' shadows show it too).
+  const hints = [...document.querySelectorAll(".scroll-hint")];
+  const showHints = () => {
+    for (const hint of hints) {
+      const box = hint.nextElementSibling;
+      hint.hidden = !box || box.scrollWidth <= box.clientWidth;
+    }
+  };
+  if (hints.length > 0) {
+    showHints();
+    window.addEventListener("resize", showHints);
+  }
+
   const form = document.getElementById("playground");
   if (form) {
     const status = document.getElementById("result-status");
     const output = document.getElementById("result");
+    // The answer lands below the form: on a laptop's screen, out of sight unless brought into view.
+    const result = document.getElementById("result-heading");
+    const intoView = () => {
+      if (result.getBoundingClientRect().top > window.innerHeight / 3) result.scrollIntoView({ block: "start" });
+    };
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
+      // Nothing of an earlier answer stays under this one.
+      output.textContent = "";
+      showProblem(undefined);
+      showEvidence(undefined);
       let schema;
       try {
         schema = JSON.parse(form.elements.schema.value);
       } catch (error) {
         status.className = "error";
         status.textContent = `The schema is not valid JSON: ${error.message}`;
-        output.textContent = "";
+        intoView();
         return;
       }
       // The playground always asks for evidence: each value is shown with where it was read.
@@ -52,9 +74,6 @@ document.addEventListener("DOMContentLoaded", () => {
       if (form.elements.wait_for.value.trim()) body.options.wait_for = form.elements.wait_for.value.trim();
       status.className = "muted";
       status.textContent = "Scraping…";
-      output.textContent = "";
-      showProblem(undefined);
-      showEvidence(undefined);
       try {
         const response = await fetch("/scrape", {
           method: "POST",
@@ -76,6 +95,7 @@ document.addEventListener("DOMContentLoaded", () => {
         status.className = "error";
         status.textContent = `The request failed: ${error.message}`;
       }
+      intoView();
     });
   }
 });

@@ -1,4 +1,5 @@
 import { WinnowError } from "@winnow/platform";
+import { charsetLabel } from "./html-encoding.js";
 
 const HTML_MEDIA_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 const PASSED_THROUGH = new Set(["text/plain", "application/json"]);
@@ -28,6 +29,5 @@ export function pageContent(contentType: string, decode: (charsetLabel: string |
   if (!isHtml && !PASSED_THROUGH.has(mediaType) && !mediaType.endsWith("+json")) {
     throw new WinnowError("unsupported-content", `the target answered ${mediaType}, not a web page, text or JSON`);
   }
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
-  return { contentType, html: decode(charset), isHtml };
+  return { contentType, html: decode(charsetLabel(contentType)), isHtml };
 }

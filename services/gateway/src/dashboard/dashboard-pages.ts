@@ -123,6 +123,8 @@ export interface AccountPage {
   requestsPerMinute: number;
   maxConcurrentScrapes: number;
   usage: UsageDay[];
+  /** This gateway's address as the browser reached it, for the example. */
+  origin: string;
   message?: string;
 }
 
@@ -157,11 +159,12 @@ ${page.webhookSecrets ? webhookSecretSection(page.csrf, page.webhookSecrets) : u
 <h2 id="usage-heading">Usage (last 30 days, UTC)</h2>
 ${
   rows.length > 0
-    ? html`<div class="scroll"><table><thead><tr><th scope="col">Day</th><th scope="col">Key</th><th scope="col">Scrapes</th><th scope="col" title="answered from cache: no render, no model call">From cache</th><th scope="col" title="answered by a template learned for the site">Template</th><th scope="col" title="answered by the builtin engine, no model call">Builtin</th><th scope="col" title="the model was called">Model</th><th scope="col">Model tokens in</th><th scope="col">Model tokens out</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? html`<p class="scroll-hint muted" hidden>Scroll the table sideways for all nine columns →</p>
+<div class="scroll" id="usage"><table><thead><tr><th scope="col">Day</th><th scope="col">Key</th><th scope="col">Scrapes</th><th scope="col" title="answered from cache: no render, no model call">Cache</th><th scope="col" title="answered by a template learned for the site">Template</th><th scope="col" title="answered by the builtin engine, no model call">Builtin</th><th scope="col" title="the model was called">Model</th><th scope="col" title="model tokens sent">Tokens in</th><th scope="col" title="model tokens received">Tokens out</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p>No scrapes yet. Try the <a href="/dashboard/playground">playground</a>, or:</p>`
 }
-<pre class="example"><code>curl -X POST http://&lt;gateway&gt;/scrape \\
-  -H 'content-type: application/json' -H 'x-api-key: &lt;API_KEY&gt;' \\
+<pre class="example"><code>curl -X POST ${page.origin}/scrape \\
+  -H 'content-type: application/json' -H 'x-api-key: ${page.apiKey ?? "<your API key>"}' \\
   -d '{"url":"https://example.com","schema":{"title":"string"}}'</code></pre>
 </section>`,
     true,

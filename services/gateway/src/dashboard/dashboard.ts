@@ -126,6 +126,7 @@ export function dashboardRouter({
         requestsPerMinute: account.account!.limits!.requestsPerMinute,
         maxConcurrentScrapes: account.account!.limits!.maxConcurrentScrapes,
         usage: days,
+        origin: `${req.protocol}://${req.get("host")}`,
         message:
           req.query.refreshed === "1"
             ? "Your key was refreshed. The previous key no longer works."

@@ -1,5 +1,6 @@
 import { PROBLEM_TYPES, problemTypeUri, type WinnowError } from "@winnow/platform";
 import type { Response } from "express";
+import { noteProblem } from "./access-log.js";
 import { countProblem } from "./gateway-metrics.js";
 
 /** The RFC 9457 problem document's fields for `error` (a failed batch page states its failure with them too). */
@@ -30,5 +31,6 @@ export function sendProblem(res: Response, error: WinnowError): void {
   if (error.retryable && (kind.status >= 500 || error.type === "rate-limited")) {
     res.setHeader("Retry-After", String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
   }
+  noteProblem(res, error);
   res.status(kind.status).type("application/problem+json").send(problemBody(error, res.locals.requestId));
 }

@@ -81,18 +81,31 @@ export class Webhooks implements JobEvents {
    * attempt's deadline. A delivery whose receiver or account already has its deliveries in flight is put off,
    * spending none of its attempts, so that one slow receiver cannot hold every delivery worker.
    */
-  async deliver({ data }: Task<WebhookTask>, signal: AbortSignal): Promise<TaskOutcome> {
+  async deliver({ data, lastAttempt }: Task<WebhookTask>, signal: AbortSignal): Promise<TaskOutcome> {
     const url = new URL(data.url);
     const release = this.limits.slots.take(url, data.accountId);
     if (!release) return { laterMs: SLOT_WAIT_MS * (0.5 + Math.random()) };
+    const started = performance.now();
+    // Each attempt is logged by its receiver's host alone, as givenUp says it: a webhook's path may hold its token.
+    const fields = () => ({ host: url.host, account_id: data.accountId, ms: Math.round(performance.now() - started) });
     try {
-      await this.post(url, data, signal);
+      const status = await this.post(url, data, signal);
+      if (status !== undefined)
+        this.logger.info({ ...fields(), status }, `webhook delivered to ${url.host} (${status})`);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn(
+        { ...fields(), err: error, last_attempt: lastAttempt },
+        `webhook delivery to ${url.host} failed: ${reason}${lastAttempt ? "" : "; it will be retried"}`,
+      );
+      throw error;
     } finally {
       release();
     }
   }
 
-  private async post(url: URL, data: WebhookTask, signal: AbortSignal): Promise<void> {
+  /** Sends one attempt; resolves to the receiver's status, or undefined when the guard refused the address. */
+  private async post(url: URL, data: WebhookTask, signal: AbortSignal): Promise<number | undefined> {
     let pin: Awaited<ReturnType<EgressGuard["pinUrl"]>>;
     try {
       pin = await this.guard.pinUrl(url);
@@ -100,7 +113,7 @@ export class Webhooks implements JobEvents {
       // The address became private since the job was accepted: never sent, and retrying will not change that.
       if (error instanceof WinnowError && error.type === "url-not-allowed") {
         this.logger.warn({ host: url.host, err: error }, "webhook refused by the egress guard");
-        return;
+        return undefined;
       }
       throw error;
     }
@@ -130,6 +143,7 @@ export class Webhooks implements JobEvents {
       if (response.statusCode < 200 || response.statusCode > 299) {
         throw new Error(`the webhook receiver answered ${response.statusCode}`);
       }
+      return response.statusCode;
     } catch (error) {
       if (!deadline.aborted) throw error;
       throw new Error(`the webhook receiver did not answer within ${this.limits.timeoutMs} ms`, { cause: error });

@@ -12,6 +12,7 @@ import {
 } from "playwright-core";
 import { pageContent } from "../content-type.js";
 import { type EgressProxy, type EgressSession, withoutFragment } from "../egress/egress-proxy.js";
+import { charsetLabel, decodeDocument } from "../html-encoding.js";
 import type { RenderedPage } from "../page-renderer.js";
 import type { RenderJob } from "../render-request.js";
 import { abortable } from "../static/static-fetch.js";
@@ -32,6 +33,7 @@ import {
 } from "./in-page.js";
 import { InFlightRequests, pageQuiet } from "./page-quiet.js";
 import type { PageSlots } from "./page-slots.js";
+import { relabelMisreadDocument } from "./relabel-document.js";
 import { toRenderError } from "./render-errors.js";
 
 export interface BrowserRendererOptions {
@@ -259,20 +261,24 @@ export class BrowserRenderer {
 
     let mark = performance.now();
     // The response first, so that it is in hand should the page never get to DOM ready.
-    const response = await page
+    let response = await page
       .goto(job.url.href, { waitUntil: "commit", timeout: remaining() })
       .finally(assertRedirectsAllowed); // a refused hop outranks whatever the navigation ran into
     if (!response) throw new WinnowError("target-unreachable", "the navigation produced no response");
     assertRenderable(response, session);
     const contentType = response.headers()["content-type"] ?? "";
     // Read now: Chromium keeps a document's body only until it navigates or its buffer fills with sub-resources.
-    const sent = response.text();
+    const bytes = response.body();
+    const sent = bytes.then((body) => decodeDocument(body, charsetLabel(contentType)));
     sent.catch(() => undefined); // read only when the page runs out of time
     Object.assign(inHand, { page, response, contentType, sent });
     await page.waitForLoadState("domcontentloaded", { timeout: remaining() });
+    const passedThrough = pageContent(contentType, () => "");
+    // A body Chromium no longer holds cannot be sniffed: the page stays as the browser read it.
+    const body = passedThrough.isHtml ? await bytes.catch(() => undefined) : undefined;
+    if (body) response = await relabelMisreadDocument(page, response, body, remaining());
     session.pageParsed();
     timings.navigationMs = performance.now() - mark;
-    const passedThrough = pageContent(contentType, () => "");
     if (!passedThrough.isHtml) {
       return {
         finalUrl: page.url(),

@@ -1,11 +1,11 @@
 import { type Readable, Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type EgressGuard, type PinnedTarget, pinnedLookup, WinnowError } from "@winnow/platform";
-import { decodeBuffer } from "encoding-sniffer";
 import { LRUCache } from "lru-cache";
 import { Pool, request } from "undici";
 import { ACCEPT_ENCODING, byteCap, codeOf, decoderFor, decodingProblem } from "../content-encoding.js";
 import { type PageContent, pageContent } from "../content-type.js";
+import { decodeDocument } from "../html-encoding.js";
 
 export interface StaticFetchOptions {
   guard: EgressGuard;
@@ -82,7 +82,7 @@ export class StaticFetcher {
         }
         const contentType = header(response.headers["content-type"]);
         const body = await this.#readBody(response.body, header(response.headers["content-encoding"]), signal);
-        const content = pageContent(contentType, (label) => decodeBuffer(body, { transportLayerEncodingLabel: label }));
+        const content = pageContent(contentType, (label) => decodeDocument(body, label));
         return { ...content, finalUrl: current.href, status: response.statusCode };
       }
     } catch (error) {
