@@ -3,6 +3,7 @@
  * a class or id word.
  */
 import { type Element, isTag, isText } from "domhandler";
+import { AD_TEXT } from "../../../page/ad-text.js";
 import { collapsed, NOT_TEXT } from "../../../page/elements.js";
 import { wordsOf as markupWords } from "./markup.js";
 import { MAX_LINK_SEARCH } from "./roles.js";
@@ -12,10 +13,6 @@ const AD_HINT = /ad|sponsor|promot|advert/i;
 
 /** Words of markup that mark an ad ("adSlot", "sponsored-result"; singular). */
 const AD_MARKUP = new Set(["sponsored", "ad", "advert", "advertisement", "promoted"]);
-
-/** Texts that mark a record as an ad, in the languages shops commonly use. */
-export const AD_TEXT =
-  /^(sponsored|sponsorisé|gesponsert|patrocinado|sponsorizzato|gesponsord|ad|ads|advertisement|anzeige|annonce|promoted|publicidad|pubblicità)( (result|results|listing|listings|post|product|products|ad|link|links|by .*))?\s*[·•:|-]?$/i;
 
 /** Whether a record is an ad: a short text that says so, or a class or id word that does ("adSlot", "sponsored-result"). */
 export function isAd(record: Element[]): boolean {
