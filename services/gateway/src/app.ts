@@ -20,6 +20,7 @@ import { KeyCheck } from "./keys/key-check.js";
 import { KeyFailureLimit } from "./keys/key-failures.js";
 import { KeyLimits } from "./keys/key-limits.js";
 import { UsageCounter } from "./keys/usage.js";
+import { LISTING_DEFAULTS } from "./listing/read-listing.js";
 import { scrapeHandler } from "./scrape/scrape.js";
 import { WebhookSecretCache } from "./webhooks/webhook-secret-cache.js";
 import { describeWebhookSecrets, webhookSecretRouter } from "./webhooks/webhook-secret-routes.js";
@@ -44,6 +45,8 @@ export interface AppOptions {
   trustProxy: boolean | number | string;
   /** Repeat scrapes from cache: the store, max_age's default, and whether accounts share it. Absent: no cache. */
   cache?: { store: CacheStore | undefined; defaultMaxAgeSeconds: number; shared: boolean; storeAlways: boolean };
+  /** Whole listings (options.pages, options.details): the page cap and records' pages read at once per host. */
+  listing?: { maxPages: number; detailConcurrency: number };
 }
 
 /** One SVG icon for every page (/docs, the dashboard), at the address browsers ask for unprompted. */
@@ -162,7 +165,7 @@ export function createGateway(options: AppOptions): Gateway {
     keyLimits.scrapeSlot(),
     usage.middleware(),
     ...jsonBody(maxBodyBytes),
-    scrapeHandler(scrapeDeps),
+    scrapeHandler(scrapeDeps, options.listing ?? LISTING_DEFAULTS),
   );
 
   const batch =

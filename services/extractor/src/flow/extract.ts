@@ -52,7 +52,7 @@ function finished(job: ExtractionJob, extraction: Extraction): ExtractResponse {
     absent: (field) => provenAbsent(page, field),
   });
   // Every answer names the page's next listing page: the gateway reads whole listings (options.pages) by it.
-  response = { ...response, nextPageUrl: nextPageUrl(job.page) ?? "" };
+  response = { ...response, nextPageUrl: nextPageUrl(job.page) };
   return job.evidence ? response : { ...response, evidence: [] };
 }
 

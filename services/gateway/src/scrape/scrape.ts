@@ -7,6 +7,7 @@ import {
 import { type RenderPath, renderPathToJSON } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { RequestHandler, Response } from "express";
 import { countScrape } from "../http/gateway-metrics.js";
+import { type ListingSettings, PAGES_HEADER, pagesHeader, readListing } from "../listing/read-listing.js";
 import { hop } from "../http/request-context.js";
 import {
   FIELD_STATUS_HEADER,
@@ -16,17 +17,22 @@ import {
   warningsHeader,
 } from "./field-status.js";
 import { type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "./scrape-page.js";
-import { parseScrapeRequest } from "./scrape-request.js";
+import { type ListingLimits, parseScrapeRequest } from "./scrape-request.js";
 
 /**
  * POST /scrape: render the page, fill the schema, answer with JSON in the
  * schema's shape (scrape-page.ts), with what it cost and where it came from in headers.
  */
-export function scrapeHandler(deps: ScrapeDependencies): RequestHandler {
+export function scrapeHandler(deps: ScrapeDependencies, listing: ListingLimits & ListingSettings): RequestHandler {
   return async (req, res) => {
-    const request = parseScrapeRequest(req.body);
+    const request = parseScrapeRequest(req.body, listing);
     res.locals.targetHost = new URL(request.url).hostname;
-    const outcome = await scrapePage(deps, request, { accountId: res.locals.accountId!, hop: hop(res) });
+    const context = { accountId: res.locals.accountId!, hop: hop(res) };
+    // One page unless the request asks for more of the listing or the records' own pages (listing/read-listing.ts).
+    const multiPage = request.listing.pages > 1 || request.listing.details;
+    const listed = multiPage ? await readListing(deps, request, context, listing) : undefined;
+    const outcome = listed ?? (await scrapePage(deps, request, context));
+    if (listed) res.setHeader(PAGES_HEADER, pagesHeader(listed.pages));
     const { page, result, cache } = outcome;
     Object.assign(res.locals.timings, outcome.timings);
 

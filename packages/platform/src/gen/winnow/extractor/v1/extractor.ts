@@ -202,10 +202,10 @@ export interface ExtractResponse {
   /**
    * The page's own link to the next page of its listing (rel=next, a pager's
    * "Next", the numbered pager's next number, a ?page=N / start=N step or a
-   * plain "load more" link), absolute; empty when the page shows none. Any
+   * plain "load more" link), absolute; unset when the page shows none. Any
    * site: the caller decides whether to follow it (page/next-page.ts).
    */
-  nextPageUrl: string;
+  nextPageUrl?: string | undefined;
 }
 
 /** One value's status. */
@@ -1307,7 +1307,7 @@ function createBaseExtractResponse(): ExtractResponse {
     modelInputs: [],
     evidence: [],
     fieldStatus: [],
-    nextPageUrl: "",
+    nextPageUrl: undefined,
   };
 }
 
@@ -1337,7 +1337,7 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     for (const v of message.fieldStatus) {
       FieldStatus.encode(v!, writer.uint32(66).fork()).join();
     }
-    if (message.nextPageUrl !== "") {
+    if (message.nextPageUrl !== undefined) {
       writer.uint32(74).string(message.nextPageUrl);
     }
     return writer;
@@ -1466,7 +1466,7 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
         ? globalThis.String(object.nextPageUrl)
         : isSet(object.next_page_url)
         ? globalThis.String(object.next_page_url)
-        : "",
+        : undefined,
     };
   },
 
@@ -1496,7 +1496,7 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     if (message.fieldStatus?.length) {
       obj.fieldStatus = message.fieldStatus.map((e) => FieldStatus.toJSON(e));
     }
-    if (message.nextPageUrl !== "") {
+    if (message.nextPageUrl !== undefined) {
       obj.nextPageUrl = message.nextPageUrl;
     }
     return obj;
@@ -1517,7 +1517,7 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     message.modelInputs = object.modelInputs?.map((e) => ModelInput.fromPartial(e)) || [];
     message.evidence = object.evidence?.map((e) => Evidence.fromPartial(e)) || [];
     message.fieldStatus = object.fieldStatus?.map((e) => FieldStatus.fromPartial(e)) || [];
-    message.nextPageUrl = object.nextPageUrl ?? "";
+    message.nextPageUrl = object.nextPageUrl ?? undefined;
     return message;
   },
 };

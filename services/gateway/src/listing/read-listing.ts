@@ -1,0 +1,98 @@
+/**
+ * A whole listing in one scrape (options.pages, options.details): the first page, then each next page the last one
+ * links to (the extractor names it: next_page_url), each rendered and extracted like any scrape, through the
+ * renderer's egress guard. It stops at the page limit, a page read before, a page that adds no new record, or a
+ * next link that leaves the site; then, with details, each record's own page fills what the listing left null.
+ * Whatever cut the list short (the limit, the deadline, a failed page, a link off the site) is a `list-incomplete`
+ * warning: a listing is never shorter than it says.
+ */
+import { parseSchema } from "@winnow/platform";
+import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { serializeDictionary } from "structured-headers";
+import { type ScrapeContext, type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "../scrape/scrape-page.js";
+import type { ScrapeRequest } from "../scrape/scrape-request.js";
+import { fillDetails } from "./detail-fill.js";
+import { listFields } from "./list-fields.js";
+import { ListingAnswer } from "./listing-answer.js";
+import { pageAddress } from "./record-merge.js";
+import { sameSite } from "./same-site.js";
+
+export const PAGES_HEADER = "Winnow-Pages";
+
+/** Pages read: listing pages, records' own pages, and pages that failed (either kind). */
+export interface PagesRead {
+  listing: number;
+  details: number;
+  failed: number;
+}
+
+export interface ListingOutcome extends ScrapeOutcome {
+  pages: PagesRead;
+}
+
+/** The operator's defaults: MAX_LISTING_PAGES and LISTING_DETAIL_CONCURRENCY (two at once per host, as polite crawlers do). */
+export const LISTING_DEFAULTS = { maxPages: 50, detailConcurrency: 2 };
+
+export interface ListingSettings {
+  /** Records' own pages read at once per host. */
+  detailConcurrency: number;
+}
+
+export async function readListing(
+  deps: ScrapeDependencies,
+  request: ScrapeRequest,
+  context: ScrapeContext,
+  settings: ListingSettings,
+): Promise<ListingOutcome> {
+  const lists = listFields(parseSchema(JSON.parse(request.schemaJson)));
+  const first = await scrapePage(deps, request, context);
+  const answer = new ListingAnswer(lists, first.result);
+  const pages: PagesRead = { listing: 1, details: 0, failed: 0 };
+  const read = new Set([request.url, first.page.finalUrl].map((url) => pageAddress(url, url)));
+  answer.addPage(first.page.finalUrl, first.result);
+
+  let last = first;
+  const cut = (message: string): Warning => ({ code: "list-incomplete", message, path: "" });
+  for (;;) {
+    const next = last.result.nextPageUrl;
+    const address = next ? pageAddress(next, last.page.finalUrl) : undefined;
+    if (!address || read.has(address)) break;
+    if (!sameSite(address, first.page.finalUrl)) {
+      answer.state({ warnings: [cut(`the next page's link leaves the site and was not followed: ${address}`)] });
+      break;
+    }
+    if (pages.listing >= request.listing.pages) {
+      answer.state({ warnings: [cut(`stopped at options.pages (${request.listing.pages}); the listing goes on at ${address}`)] });
+      break;
+    }
+    read.add(address);
+    let page: ScrapeOutcome;
+    try {
+      page = await scrapePage(deps, { ...request, url: address, screenshot: false }, context);
+    } catch (error) {
+      if (context.hop.signal?.aborted) throw error;
+      pages.failed += 1;
+      const reason = error instanceof Error ? error.message : String(error);
+      answer.state({ warnings: [cut(`listing page ${pages.listing + 1} (${address}) failed: ${reason}`)] });
+      break;
+    }
+    pages.listing += 1;
+    read.add(pageAddress(page.page.finalUrl, page.page.finalUrl));
+    if (answer.addPage(page.page.finalUrl, page.result) === 0) break;
+    last = page;
+  }
+
+  if (request.listing.details) {
+    const details = await fillDetails(deps, request, context, answer, settings.detailConcurrency);
+    pages.details = details.read;
+    pages.failed += details.failed;
+  }
+  const result = answer.result();
+  const tokens = { input: result.usage?.promptTokens ?? 0, output: result.usage?.completionTokens ?? 0 };
+  return { ...first, result, path: tokens.input + tokens.output > 0 ? "model" : first.path, tokens, pages };
+}
+
+/** The Winnow-Pages header (an RFC 8941 dictionary): `listing=12, details=136, failed=1`. */
+export function pagesHeader(pages: PagesRead): string {
+  return serializeDictionary({ ...pages });
+}
