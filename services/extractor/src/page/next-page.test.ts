@@ -38,6 +38,10 @@ describe("the page's next listing page", () => {
       "https://news.example/blog/page/2/",
     );
     expect(next('<a href="/tents?page=1">back</a>')).toBeUndefined();
+    // Another path's number (a topic's latest post), or a post id on the first page, is no page step.
+    expect(next('<a href="v2?p=47#47"><img title="View latest post"></a>', "https://forum.example/v?f=1&start=450")).toBeUndefined();
+    expect(next('<a href="/?p=123">A post</a>', "https://blog.example/")).toBeUndefined();
+    expect(next('<a href="/?p=2">2</a>', "https://blog.example/")).toBe("https://blog.example/?p=2");
   });
 
   it("takes a load-more link that is a plain URL, not a script button", () => {

@@ -58,6 +58,8 @@ const LOAD_MORE = /^(load|show|view|see) more( results| items| posts)?$|^more re
 
 /** Query parameters that number a listing's pages or offset its records. */
 const STEP_PARAMETERS = ["page", "p", "pg", "paged", "start", "offset", "from", "skip"];
+/** Of those, the ones that number pages (1, 2, 3; "path-page" is /page/N/) rather than offset records. */
+const PAGE_NUMBERS = new Set(["page", "p", "pg", "paged", "path-page"]);
 
 export function nextPageUrl(page: Page): string | undefined {
   const { $ } = page;
@@ -218,10 +220,14 @@ function steppedAddress(
     const there = new URL(url);
     const step = stepOf(there);
     if (!step || there.host !== here.host) continue;
-    const from = hereStep && hereStep.name === step.name ? hereStep : { ...step, value: undefined };
-    if (from.rest !== undefined && from.rest !== step.rest) continue;
-    if (from.rest === undefined && sameAddressWithout(here, step.name) !== step.rest) continue;
-    const current = from.value ?? (step.name === "page" || step.name === "path-page" ? 1 : 0);
+    // The same address but for the step: another path (a topic's ?p=47 on a forum's page) is another page kind.
+    const from = hereStep?.name === step.name ? hereStep : undefined;
+    if ((from?.rest ?? sameAddressWithout(here, step.name)) !== step.rest) continue;
+    // Without the step in the address this is the first page: a page number must then be 2 (?p=123 on a blog's
+    // home is a post, not page 123), an offset any step forward.
+    const numbersPages = PAGE_NUMBERS.has(step.name);
+    if (!from && numbersPages && step.value !== 2) continue;
+    const current = from?.value ?? (numbersPages ? 1 : 0);
     if (step.value > current && (!best || step.value < best.value)) best = { url, value: step.value };
   }
   return best?.url;

@@ -11,7 +11,6 @@ import { type ScrapeContext, type ScrapeDependencies, scrapePage } from "../scra
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
 import type { ListedRecord, ListingAnswer, ListingFacts } from "./listing-answer.js";
 import { recordLinkField } from "./list-fields.js";
-import { pageAddress } from "./record-merge.js";
 import { sameSite } from "./same-site.js";
 
 export interface DetailOutcome {
@@ -74,11 +73,9 @@ async function readRecordPage(
   deps: ScrapeDependencies,
   request: ScrapeRequest,
   context: ScrapeContext,
-  { list, record, pageUrl }: ListedRecord,
+  { list, pageUrl, link: url }: ListedRecord,
 ): Promise<ExtractResponse> {
-  const link = record[recordLinkField(list) ?? ""];
-  const url = typeof link === "string" ? pageAddress(link, pageUrl) : undefined;
-  if (!url) throw new WinnowError("invalid-request", "the record has no link to its own page");
+  if (!url) throw new WinnowError("invalid-request", "the record has no link of its own (none, or one other records share)");
   if (!sameSite(url, pageUrl)) throw new WinnowError("invalid-request", `its link ${url} leaves the listing's site`);
   const schema = JSON.parse(request.schemaJson) as Record<string, unknown[]>;
   const itemPrefix = `/${escapePointer(list.name)}/0`;

@@ -21,6 +21,8 @@ export interface ListedRecord {
   index: number;
   record: Record<string, unknown>;
   pageUrl: string;
+  /** The record's own page, when it has a link no other record of its page shares (record-merge.ts). */
+  link: string | undefined;
 }
 
 /** What a later read adds to the answer; a conflict is a value the record's own page reads otherwise. */
@@ -83,11 +85,11 @@ export class ListingAnswer {
     return added;
   }
 
-  /** Every merged record with a link field, with the page it was read on. */
+  /** Every merged record, with the page it was read on and its own page's address. */
   records(): ListedRecord[] {
     return [...this.merges.values()].flatMap(({ list, merge, pageUrls }) =>
       merge.records.flatMap((record, index) =>
-        isRecord(record) ? [{ list, index, record, pageUrl: pageUrls[index]! }] : [],
+        isRecord(record) ? [{ list, index, record, pageUrl: pageUrls[index]!, link: merge.links[index] }] : [],
       ),
     );
   }

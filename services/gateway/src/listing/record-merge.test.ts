@@ -26,6 +26,16 @@ describe("records merged over a listing's pages", () => {
     expect(merge.records).toHaveLength(3);
   });
 
+  it("takes a link several records of a page share for no record's own", () => {
+    const merge = new RecordMerge("url");
+    const cards = [
+      { name: "A", url: "https://learn.example/" },
+      { name: "B", url: "https://learn.example/" },
+    ];
+    expect(merge.add("https://jobs.example/", cards).added).toBe(2);
+    expect(merge.links).toEqual([undefined, undefined]);
+  });
+
   it("falls back to values and position for a record whose link is empty or not a web address", () => {
     const merge = new RecordMerge("url");
     merge.add("https://shop.example/1", [{ url: null }, { url: "javascript:void(0)" }]);
