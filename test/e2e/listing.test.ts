@@ -132,7 +132,7 @@ describe("a whole listing in one scrape", () => {
       expect(products[1]!.price_usd).toBe(11.5);
       expect(body.status["/products/1/price_usd"]).toBe("conflict");
       expect(body.evidence["/products/1/price_usd"]?.alternative?.value).toBe(99);
-      expect(products[2]!.name).toBe("Rug det 12");
+      expect(products[2]!.name).toBe("Chair det 12");
       expect(body.status["/products/2/sku"]).toBe("truncated");
       expect(body.warnings).toContainEqual(expect.objectContaining({ code: "detail-failed", path: "/products/2" }));
     },
@@ -147,13 +147,14 @@ describe("a whole listing in one scrape", () => {
       },
       run.stack.callerTokens,
     );
-    const limiters = createLimiterFactory(undefined, "test:");
+    const logger = createLogger("gateway-under-test", "silent");
+    const limiters = createLimiterFactory({ redisUrl: undefined, keyPrefix: "listing:", logger });
     const gateway = createGateway({
       backends,
       keyCache: { size: 100, maxAgeMs: 60_000 },
       usageFlushMs: 60_000,
       drain: new Drain(),
-      logger: createLogger("gateway-under-test", "silent"),
+      logger,
       requestTimeoutMs: Math.round(TEST_TIMEOUT_MS / 4),
       maxBodyBytes: 65_536,
       limiters,
@@ -188,8 +189,8 @@ describe("a whole listing in one scrape", () => {
     [{ details: true }, { products: [{ name: "string" }] }, "/options/details", "link field"],
   ])("refuses %j with a 400 that states the rule", async (options, schema, path, rule) => {
     const response = await run.scrape({ url: `${run.site.origin}/rel/1`, schema, options });
-    const body = (await response.json()) as { violations: { path: string; description: string }[] };
+    const body = (await response.json()) as { errors: { path: string; description: string }[] };
     expect(response.status).toBe(400);
-    expect(body.violations).toContainEqual({ path, description: expect.stringContaining(rule) });
+    expect(body.errors).toContainEqual({ path, description: expect.stringContaining(rule) });
   });
 });
