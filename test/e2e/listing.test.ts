@@ -1,6 +1,6 @@
 /**
  * Whole listings in one scrape (options.pages, options.details) against the running stack, on written listings:
- * each kind of pager, a loop, a next link to another site, a record page that 404s, a deadline mid-listing, and
+ * each kind of pager, a loop, a next link to another site, robots.txt, a record page that 404s, a deadline mid-listing, and
  * the options' rules.
  */
 import { connectBackends, createGateway, createLimiterFactory, Drain, startHttpServer } from "@winnow/gateway";
@@ -56,6 +56,10 @@ const PAGES: Record<string, FixturePage> = {
   "/loop/2": { body: listing("loop", 2, '<a href="/loop/1">Next</a>') },
   // The next link leaves the site.
   "/away/1": { body: listing("away", 1, '<a href="https://elsewhere.example/away/2">Next</a>') },
+  // robots.txt keeps crawlers out of /private/.
+  "/robots.txt": { type: "text/plain", body: "User-agent: *\nDisallow: /private/\n" },
+  "/bot/1": { body: listing("bot", 1, '<a href="/private/2">Next</a>') },
+  "/private/2": { body: listing("bot", 2, "") },
   // A second page that never answers in time.
   "/slow/1": { body: listing("slow", 1, '<a href="/slow/2">Next</a>') },
   "/slow/2": { body: listing("slow", 2, ""), heldUntil: held },
@@ -77,7 +81,11 @@ afterAll(async () => {
 });
 
 async function scrape(path: string, options: Record<string, unknown>, schema: object = SCHEMA) {
-  const response = await run.scrape({ url: `${run.site.origin}${path}`, schema, options: { evidence: true, ...options } });
+  const response = await run.scrape({
+    url: `${run.site.origin}${path}`,
+    schema,
+    options: { evidence: true, ...options },
+  });
   const body = (await response.json()) as {
     data: { products: { name: string; price_usd: number; sku?: string | null }[] };
     status: Record<string, string>;
@@ -122,21 +130,25 @@ describe("a whole listing in one scrape", () => {
     expect(warning?.message).toContain("elsewhere.example");
   });
 
-  it(
-    "fills the records' fields from their own pages, keeps the listing's values, and keeps a record whose page is gone",
-    async () => {
-      const { response, body } = await scrape("/det/1", { details: true }, DETAIL_SCHEMA);
-      expect(response.headers.get("winnow-pages")).toBe("listing=1, details=3, failed=1");
-      const products = body.data.products;
-      expect(products.map((p) => p.sku)).toEqual(["SKU-10", "SKU-11", null, "SKU-13"]);
-      expect(products[1]!.price_usd).toBe(11.5);
-      expect(body.status["/products/1/price_usd"]).toBe("conflict");
-      expect(body.evidence["/products/1/price_usd"]?.alternative?.value).toBe(99);
-      expect(products[2]!.name).toBe("Chair det 12");
-      expect(body.status["/products/2/sku"]).toBe("truncated");
-      expect(body.warnings).toContainEqual(expect.objectContaining({ code: "detail-failed", path: "/products/2" }));
-    },
-  );
+  it("does not read a next page robots.txt disallows, and says so", async () => {
+    const { body, names } = await scrape("/bot/1", { pages: 5 });
+    expect(names).toEqual(namesOf("bot", [1]));
+    expect(run.site.requests("/private/2")).toBe(0);
+    expect(body.warnings?.find((w) => w.code === "list-incomplete")?.message).toContain("robots.txt");
+  });
+
+  it("fills the records' fields from their own pages, keeps the listing's values, and keeps a record whose page is gone", async () => {
+    const { response, body } = await scrape("/det/1", { details: true }, DETAIL_SCHEMA);
+    expect(response.headers.get("winnow-pages")).toBe("listing=1, details=3, failed=1");
+    const products = body.data.products;
+    expect(products.map((p) => p.sku)).toEqual(["SKU-10", "SKU-11", null, "SKU-13"]);
+    expect(products[1]!.price_usd).toBe(11.5);
+    expect(body.status["/products/1/price_usd"]).toBe("conflict");
+    expect(body.evidence["/products/1/price_usd"]?.alternative?.value).toBe(99);
+    expect(products[2]!.name).toBe("Chair det 12");
+    expect(body.status["/products/2/sku"]).toBe("truncated");
+    expect(body.warnings).toContainEqual(expect.objectContaining({ code: "detail-failed", path: "/products/2" }));
+  });
 
   it("answers what it has, marked, when the deadline passes mid-listing", async () => {
     const backends = connectBackends(
@@ -167,7 +179,11 @@ describe("a whole listing in one scrape", () => {
       const response = await fetch(`http://127.0.0.1:${server.port}/scrape`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-api-key": run.stack.apiKey },
-        body: JSON.stringify({ url: `${run.site.origin}/slow/1`, schema: SCHEMA, options: { pages: 3, evidence: true } }),
+        body: JSON.stringify({
+          url: `${run.site.origin}/slow/1`,
+          schema: SCHEMA,
+          options: { pages: 3, evidence: true },
+        }),
       });
       const body = (await response.json()) as { data: { products: unknown[] }; warnings: { code: string }[] };
       expect(response.status).toBe(200);

@@ -45,8 +45,8 @@ export interface AppOptions {
   trustProxy: boolean | number | string;
   /** Repeat scrapes from cache: the store, max_age's default, and whether accounts share it. Absent: no cache. */
   cache?: { store: CacheStore | undefined; defaultMaxAgeSeconds: number; shared: boolean; storeAlways: boolean };
-  /** Whole listings (options.pages, options.details): the page cap and records' pages read at once per host. */
-  listing?: { maxPages: number; detailConcurrency: number };
+  /** Whole listings (options.pages, options.details): the page cap, records' pages at once per host, robots.txt. */
+  listing?: { maxPages: number; detailConcurrency: number; honourRobots: boolean };
 }
 
 /** One SVG icon for every page (/docs, the dashboard), at the address browsers ask for unprompted. */

@@ -55,6 +55,8 @@ export const configShape = {
   MAX_LISTING_PAGES: env.positiveInt(LISTING_DEFAULTS.maxPages, 10_000),
   /** Records' own pages (options.details) one scrape reads at once per host. */
   LISTING_DETAIL_CONCURRENCY: env.positiveInt(LISTING_DEFAULTS.detailConcurrency, 32),
+  /** Whole listings read pages robots.txt disallows: only for sites the operator owns. */
+  LISTING_IGNORE_ROBOTS: env.boolean(false),
   /** URLs at most in one batch job. */
   BATCH_MAX_URLS: env.positiveInt(1_000, 100_000),
   /** Batch jobs running at once per API key. */

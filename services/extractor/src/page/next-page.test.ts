@@ -8,9 +8,11 @@ const next = (body: string, url = "https://shop.example/tents?page=2") =>
 describe("the page's next listing page", () => {
   it("takes a declared rel=next, resolved against the page", () => {
     expect(next('<a href="/a">A</a>', "https://shop.example/tents")).toBeUndefined();
-    expect(nextPageUrl(loadPage('<link rel="next" href="/tents?page=3"><a href="/x">x</a>', "https://shop.example/tents?page=2"))).toBe(
-      "https://shop.example/tents?page=3",
-    );
+    expect(
+      nextPageUrl(
+        loadPage('<link rel="next" href="/tents?page=3"><a href="/x">x</a>', "https://shop.example/tents?page=2"),
+      ),
+    ).toBe("https://shop.example/tents?page=3");
   });
 
   it('takes a pager\'s "Next", its arrows and its words in other languages, not "Next article"', () => {
@@ -24,7 +26,8 @@ describe("the page's next listing page", () => {
   });
 
   it("takes the number after the current one in a numbered pager", () => {
-    const pager = '<div class="pages"><a href="/l/1">1</a> <strong>2</strong> <a href="/l/3">3</a> <a href="/l/4">4</a></div>';
+    const pager =
+      '<div class="pages"><a href="/l/1">1</a> <strong>2</strong> <a href="/l/3">3</a> <a href="/l/4">4</a></div>';
     expect(next(pager, "https://shop.example/l/2")).toBe("https://shop.example/l/3");
     const marked =
       '<ul><li><a href="/x/a">1</a></li><li><a aria-current="page" href="/x/b">2</a></li><li><a href="/x/c">3</a></li></ul>';
@@ -32,14 +35,17 @@ describe("the page's next listing page", () => {
   });
 
   it("steps the address's page number or record offset by the smallest step the page links to", () => {
-    const offsets = '<a href="?f=1&amp;start=100">3</a><a href="?f=1&amp;start=50">go</a><a href="?f=2&amp;start=50">o</a>';
+    const offsets =
+      '<a href="?f=1&amp;start=100">3</a><a href="?f=1&amp;start=50">go</a><a href="?f=2&amp;start=50">o</a>';
     expect(next(offsets, "https://forum.example/v?f=1&start=0")).toBe("https://forum.example/v?f=1&start=50");
     expect(next('<a href="/blog/page/2/">older</a>', "https://news.example/blog/")).toBe(
       "https://news.example/blog/page/2/",
     );
     expect(next('<a href="/tents?page=1">back</a>')).toBeUndefined();
     // Another path's number (a topic's latest post), or a post id on the first page, is no page step.
-    expect(next('<a href="v2?p=47#47"><img title="View latest post"></a>', "https://forum.example/v?f=1&start=450")).toBeUndefined();
+    expect(
+      next('<a href="v2?p=47#47"><img title="View latest post"></a>', "https://forum.example/v?f=1&start=450"),
+    ).toBeUndefined();
     expect(next('<a href="/?p=123">A post</a>', "https://blog.example/")).toBeUndefined();
     expect(next('<a href="/?p=2">2</a>', "https://blog.example/")).toBe("https://blog.example/?p=2");
   });

@@ -54,7 +54,8 @@ const NEXT_WORDS = new Set([
 const ARROWS = /[›»→>⟩❯▶▸]+/g;
 
 /** "Load more" links that are plain URLs (a script-driven button has no href to follow). */
-const LOAD_MORE = /^(load|show|view|see) more( results| items| posts)?$|^more results$|^mehr (laden|anzeigen)$|^(voir|afficher) plus$|^(cargar|ver) más$|^carica altri$/;
+const LOAD_MORE =
+  /^(load|show|view|see) more( results| items| posts)?$|^more results$|^mehr (laden|anzeigen)$|^(voir|afficher) plus$|^(cargar|ver) más$|^carica altri$/;
 
 /** Query parameters that number a listing's pages or offset its records. */
 const STEP_PARAMETERS = ["page", "p", "pg", "paged", "start", "offset", "from", "skip"];
@@ -77,7 +78,10 @@ export function nextPageUrl(page: Page): string | undefined {
     .toArray()
     .filter((a) => !/\bprev/i.test(a.attribs.rel ?? ""));
   return (
-    firstUsable(anchors.filter((a) => saysNext($, a)), usable) ??
+    firstUsable(
+      anchors.filter((a) => saysNext($, a)),
+      usable,
+    ) ??
     afterCurrentNumber($, anchors, usable) ??
     steppedAddress(page, anchors, usable) ??
     firstUsable(
@@ -244,7 +248,8 @@ interface Step {
 function stepOf(url: URL): Step | undefined {
   for (const name of STEP_PARAMETERS) {
     const value = url.searchParams.get(name);
-    if (value !== null && /^\d{1,7}$/.test(value)) return { name, value: Number(value), rest: sameAddressWithout(url, name) };
+    if (value !== null && /^\d{1,7}$/.test(value))
+      return { name, value: Number(value), rest: sameAddressWithout(url, name) };
   }
   const inPath = /\/page[/-](\d{1,5})(\/|\.html?)?$/i.exec(url.pathname);
   if (inPath)

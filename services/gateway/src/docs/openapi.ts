@@ -56,6 +56,11 @@ export const SUCCESS_HEADERS: ResponseHeader[] = [
       "What came from the scrape cache (see `options.max_age`), as an RFC 8941 dictionary: `page=hit, data=hit, age=12`. `page`: `hit` when the page was not loaded again but taken as rendered `age` seconds ago (`age=0` when loaded for this request); `data`: `hit` when the answer was kept from an earlier scrape of the same page content with the same schema, task and model. The evidence envelope repeats it as `cache`.",
   },
   {
+    name: "Winnow-Pages",
+    description:
+      "With `options.pages` above 1 or `options.details`: the pages read for the answer, as an RFC 8941 dictionary: `listing=12, details=136, failed=1` (listing pages, records' own pages, and pages of either kind that failed). A listing cut short says so in a `list-incomplete` warning.",
+  },
+  {
     name: "RateLimit-Limit",
     description: "The key's requests per minute (also `RateLimit-Remaining`, and `RateLimit-Reset` in seconds).",
   },

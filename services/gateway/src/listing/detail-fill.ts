@@ -9,8 +9,9 @@ import { escapePointer, WinnowError } from "@winnow/platform";
 import type { Evidence, ExtractResponse, FieldStatus } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { type ScrapeContext, type ScrapeDependencies, scrapePage } from "../scrape/scrape-page.js";
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
-import type { ListedRecord, ListingAnswer, ListingFacts } from "./listing-answer.js";
 import { recordLinkField } from "./list-fields.js";
+import type { ListedRecord, ListingAnswer, ListingFacts } from "./listing-answer.js";
+import type { RobotsRules } from "./robots-rules.js";
 import { sameSite } from "./same-site.js";
 
 export interface DetailOutcome {
@@ -23,7 +24,7 @@ export async function fillDetails(
   request: ScrapeRequest,
   context: ScrapeContext,
   answer: ListingAnswer,
-  perHost: number,
+  { perHost, robots }: { perHost: number; robots: RobotsRules | undefined },
 ): Promise<DetailOutcome> {
   const outcome = { read: 0, failed: 0 };
   const wanted = answer.records().filter((listed) => missingFields(listed).length > 0);
@@ -35,7 +36,7 @@ export async function fillDetails(
   const fillOne = async (listed: ListedRecord) => {
     const prefix = `/${escapePointer(listed.list.name)}/${listed.index}`;
     try {
-      const result = await readRecordPage(deps, request, context, listed);
+      const result = await readRecordPage(deps, request, context, listed, robots);
       outcome.read += 1;
       answer.addUsage(result.usage);
       answer.state(merged(listed, prefix, result));
@@ -74,9 +75,12 @@ async function readRecordPage(
   request: ScrapeRequest,
   context: ScrapeContext,
   { list, pageUrl, link: url }: ListedRecord,
+  robots: RobotsRules | undefined,
 ): Promise<ExtractResponse> {
-  if (!url) throw new WinnowError("invalid-request", "the record has no link of its own (none, or one other records share)");
+  if (!url)
+    throw new WinnowError("invalid-request", "the record has no link of its own (none, or one other records share)");
   if (!sameSite(url, pageUrl)) throw new WinnowError("invalid-request", `its link ${url} leaves the listing's site`);
+  if (robots && !(await robots.allows(url))) throw new WinnowError("invalid-request", `robots.txt disallows ${url}`);
   const schema = JSON.parse(request.schemaJson) as Record<string, unknown[]>;
   const itemPrefix = `/${escapePointer(list.name)}/0`;
   const fieldHints = Object.fromEntries(
@@ -93,11 +97,7 @@ async function readRecordPage(
 }
 
 /** The record's page's values in the record's null fields, and conflicts where the two read differently. */
-function merged(
-  listed: ListedRecord,
-  prefix: string,
-  result: ExtractResponse,
-): ListingFacts {
+function merged(listed: ListedRecord, prefix: string, result: ExtractResponse): ListingFacts {
   const { list, record } = listed;
   const detail = JSON.parse(result.dataJson) as Record<string, unknown>;
   const statusOf = new Map(result.fieldStatus.map((item) => [item.pointer, item.status]));

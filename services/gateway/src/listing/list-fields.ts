@@ -21,7 +21,9 @@ export function listFields(tree: ObjectNode): ListField[] {
 /** The string field that holds each record's own page, if the record has one. */
 export function recordLinkField(list: ListField): string | undefined {
   const strings = new Set(
-    list.item.fields.filter((f) => f.node.kind === "scalar" && f.node.type === "string").map((f) => f.name.toLowerCase()),
+    list.item.fields
+      .filter((f) => f.node.kind === "scalar" && f.node.type === "string")
+      .map((f) => f.name.toLowerCase()),
   );
   const name = RECORD_LINK_NAMES.find((candidate) => strings.has(candidate));
   return name && list.item.fields.find((f) => f.name.toLowerCase() === name)?.name;

@@ -2,12 +2,14 @@
  * A whole listing in one scrape (options.pages, options.details): the first page, then each next page the last one
  * links to (the extractor names it: next_page_url), each rendered and extracted like any scrape, through the
  * renderer's egress guard. It stops at the page limit, a page read before, a page that adds no new record, or a
- * next link that leaves the site; then, with details, each record's own page fills what the listing left null.
+ * next link that leaves the site or a page robots.txt disallows; then, with details, each record's own page fills
+ * what the listing left null.
  * Whatever cut the list short (the limit, the deadline, a failed page, a link off the site) is a `list-incomplete`
  * warning: a listing is never shorter than it says.
  */
 import { parseSchema } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { RenderMode } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { serializeDictionary } from "structured-headers";
 import { type ScrapeContext, type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "../scrape/scrape-page.js";
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
@@ -15,6 +17,7 @@ import { fillDetails } from "./detail-fill.js";
 import { listFields } from "./list-fields.js";
 import { ListingAnswer } from "./listing-answer.js";
 import { pageAddress } from "./record-merge.js";
+import { RobotsRules } from "./robots-rules.js";
 import { sameSite } from "./same-site.js";
 
 export const PAGES_HEADER = "Winnow-Pages";
@@ -31,11 +34,13 @@ export interface ListingOutcome extends ScrapeOutcome {
 }
 
 /** The operator's defaults: MAX_LISTING_PAGES and LISTING_DETAIL_CONCURRENCY (two at once per host, as polite crawlers do). */
-export const LISTING_DEFAULTS = { maxPages: 50, detailConcurrency: 2 };
+export const LISTING_DEFAULTS = { maxPages: 50, detailConcurrency: 2, honourRobots: true };
 
 export interface ListingSettings {
   /** Records' own pages read at once per host. */
   detailConcurrency: number;
+  /** Read no page robots.txt disallows (LISTING_IGNORE_ROBOTS turns it off, for the operator's own sites). */
+  honourRobots: boolean;
 }
 
 export async function readListing(
@@ -51,6 +56,7 @@ export async function readListing(
   const read = new Set([request.url, first.page.finalUrl].map((url) => pageAddress(url, url)));
   answer.addPage(first.page.finalUrl, first.result);
 
+  const robots = settings.honourRobots ? new RobotsRules((url) => fetchText(deps, context, url)) : undefined;
   let last = first;
   const cut = (message: string): Warning => ({ code: "list-incomplete", message, path: "" });
   for (;;) {
@@ -62,7 +68,13 @@ export async function readListing(
       break;
     }
     if (pages.listing >= request.listing.pages) {
-      answer.state({ warnings: [cut(`stopped at options.pages (${request.listing.pages}); the listing goes on at ${address}`)] });
+      answer.state({
+        warnings: [cut(`stopped at options.pages (${request.listing.pages}); the listing goes on at ${address}`)],
+      });
+      break;
+    }
+    if (robots && !(await robots.allows(address))) {
+      answer.state({ warnings: [cut(`robots.txt disallows the next page, which was not read: ${address}`)] });
       break;
     }
     read.add(address);
@@ -83,13 +95,23 @@ export async function readListing(
   }
 
   if (request.listing.details) {
-    const details = await fillDetails(deps, request, context, answer, settings.detailConcurrency);
+    const details = await fillDetails(deps, request, context, answer, {
+      perHost: settings.detailConcurrency,
+      robots,
+    });
     pages.details = details.read;
     pages.failed += details.failed;
   }
   const result = answer.result();
   const tokens = { input: result.usage?.promptTokens ?? 0, output: result.usage?.completionTokens ?? 0 };
   return { ...first, result, path: tokens.input + tokens.output > 0 ? "model" : first.path, tokens, pages };
+}
+
+/** A text file (robots.txt) as the renderer fetches it: statically, through its egress guard. */
+async function fetchText(deps: ScrapeDependencies, context: ScrapeContext, url: string): Promise<string> {
+  const options = { mode: RenderMode.RENDER_MODE_STATIC, timeoutMs: 0, waitFor: "", screenshot: false, outline: [] };
+  const page = await deps.backends.renderer.render({ url, options, accountId: context.accountId }, context.hop);
+  return page.html;
 }
 
 /** The Winnow-Pages header (an RFC 8941 dictionary): `listing=12, details=136, failed=1`. */

@@ -7,8 +7,8 @@ import {
 import { type RenderPath, renderPathToJSON } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { RequestHandler, Response } from "express";
 import { countScrape } from "../http/gateway-metrics.js";
-import { type ListingSettings, PAGES_HEADER, pagesHeader, readListing } from "../listing/read-listing.js";
 import { hop } from "../http/request-context.js";
+import { type ListingSettings, PAGES_HEADER, pagesHeader, readListing } from "../listing/read-listing.js";
 import {
   FIELD_STATUS_HEADER,
   fieldStatusHeader,
