@@ -50,7 +50,7 @@ export const PROBLEM_TYPES = {
     title: "Missing or invalid API key",
     grpc: UNAUTHENTICATED,
     retryable: false,
-    when: "`x-api-key` is missing, malformed, unknown, or was replaced by a refresh.",
+    when: "No API key (in `x-api-key` or as `Authorization: Bearer`), or one that is malformed, unknown, or was replaced by a refresh.",
   },
   "key-revoked": {
     status: 401,

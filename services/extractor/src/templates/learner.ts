@@ -22,6 +22,7 @@ import {
   locatorKey,
   locatorSchema,
 } from "./locator.js";
+import { type Answered, pageSnapshot } from "./page-snapshot.js";
 import { type PageLayout, type PageTemplate, type TemplateKey, templateId, templateOf } from "./signature.js";
 import { isTrusted, type LocatorRecord, type LocatorUpdate, rank, type TemplateStore } from "./store.js";
 import { agrees, isLearnable, isPresentValue, readAs, sameValue } from "./values.js";
@@ -153,7 +154,9 @@ export class TemplateLearner {
    * that reads a value on the page agrees or disagrees; locators found anew
    * for the value are added with one agreement (looked for only now and then
    * where no element has shown it lately: UNSHOWN_AFTER); a null agrees with the
-   * field's absence, a value disagrees.
+   * field's absence, a value disagrees. New locators are found in two phases:
+   * the page read once into a snapshot (page-snapshot.ts), then each value's
+   * locators derived from that snapshot alone (derive.ts).
    */
   async learn(
     key: TemplateKey,
@@ -165,54 +168,56 @@ export class TemplateLearner {
   ): Promise<void> {
     if (!this.firstReading(key, page)) return;
     const records = await this.records(key);
+    const answered = tree.fields
+      .filter((field) => isLearnable(field) && Object.hasOwn(values, field.name))
+      .map((field): Answered => ({ field, value: values[field.name] }));
+    const sought = answered.filter(({ field, value }) => isPresentValue(value) && this.seeks(key, field));
+    // The first phase: the page read once, for every value whose locators are looked for. Reading a large page
+    // takes tens of milliseconds: requests waiting meanwhile go first.
+    if (sought.length > 0) await setImmediatePromise();
+    const snapshot = sought.length > 0 ? pageSnapshot(index, sought) : undefined;
     const updates: LocatorUpdate[] = [];
-    for (const field of tree.fields.filter(isLearnable)) {
-      const value = values[field.name];
-      if (!Object.hasOwn(values, field.name)) continue;
-      const fieldRecords = records.filter((r) => r.field === fieldKey(field));
-      if (value === null) {
-        updates.push({ field: fieldKey(field), locator: ABSENCE, agree: 1, disagree: 0 });
-        continue;
-      }
+    for (const answer of answered) {
+      const { field, value } = answer;
+      if (value === null) updates.push({ field: fieldKey(field), locator: ABSENCE, agree: 1, disagree: 0 });
       if (!isPresentValue(value)) continue;
-      // A field's locators on a large page take tens of milliseconds: requests waiting meanwhile go first.
+      // So do a field's locators.
       await setImmediatePromise();
-      const known = new Set<string>();
-      for (const record of fieldRecords) {
-        if (isAbsence(record.locator)) {
-          updates.push({ field: record.field, locator: ABSENCE, agree: 0, disagree: 1 });
-          continue;
-        }
-        known.add(locatorKey(record.locator));
-        const located = applyLocator(index, record.locator);
-        const read = located ? readAs(field, located.raw) : null;
-        if (isPresentValue(read)) {
-          const agreed = agrees(read, value);
-          updates.push({
-            field: record.field,
-            locator: record.locator,
-            agree: Number(agreed),
-            disagree: Number(!agreed),
-          });
-        }
-      }
-      const unshown = `${templateId(key)}\u0000${fieldKey(field)}`;
-      const misses = this.unshown.get(unshown) ?? 0;
-      if (misses >= UNSHOWN_AFTER && misses % UNSHOWN_RECHECK !== 0) {
-        this.unshown.set(unshown, misses + 1);
-        continue;
-      }
-      const derived = deriveLocators(index, field, value);
-      if (derived.length === 0) this.unshown.set(unshown, misses + 1);
-      else this.unshown.delete(unshown);
-      for (const locator of derived) {
-        if (!known.has(locatorKey(locator))) updates.push({ field: fieldKey(field), locator, agree: 1, disagree: 0 });
-      }
+      const fieldRecords = records.filter((r) => r.field === fieldKey(field));
+      // The second phase: the locators that read the value back, from the snapshot alone.
+      const derived = snapshot && sought.includes(answer) ? deriveLocators(snapshot, field, value) : undefined;
+      if (derived) this.countShown(key, field, derived.length > 0);
+      const known = new Set(fieldRecords.map((r) => locatorKey(r.locator)));
+      updates.push(
+        ...heldAgainst(index, field, value, fieldRecords),
+        ...(derived ?? [])
+          .filter((locator) => !known.has(locatorKey(locator)))
+          .map((locator) => ({ field: fieldKey(field), locator, agree: 1, disagree: 0 })),
+      );
     }
     // A page that only agrees with what the template already trusts teaches it nothing: no write (the steady state).
     const trusted = new Set(records.filter(isTrusted).map((r) => `${r.field}\u0000${locatorKey(r.locator)}`));
     if (updates.every((u) => u.disagree === 0 && trusted.has(`${u.field}\u0000${locatorKey(u.locator)}`))) return;
     await this.store.record(key, layout.paths, updates);
+  }
+
+  /** Counts a page on which the field's value was looked for: one more in a row where no element showed it, or none. */
+  private countShown(key: TemplateKey, field: Field, shown: boolean): void {
+    const unshown = unshownKey(key, field);
+    if (shown) this.unshown.delete(unshown);
+    else this.unshown.set(unshown, (this.unshown.get(unshown) ?? 0) + 1);
+  }
+
+  /**
+   * Whether the field's value is looked for in the page's elements: always while elements have shown it lately, and
+   * on every UNSHOWN_RECHECK-th page after UNSHOWN_AFTER pages in a row where none did (a page passed over counts).
+   */
+  private seeks(key: TemplateKey, field: Field): boolean {
+    const unshown = unshownKey(key, field);
+    const misses = this.unshown.get(unshown) ?? 0;
+    if (misses < UNSHOWN_AFTER || misses % UNSHOWN_RECHECK === 0) return true;
+    this.unshown.set(unshown, misses + 1);
+    return false;
   }
 
   /** The template's records that parse as locators: a corrupted or foreign row is skipped, never applied. */
@@ -229,6 +234,25 @@ export class TemplateLearner {
         : [];
     });
   }
+}
+
+/**
+ * How the field's stored locators fare against its value on this page: each that reads a value agrees or
+ * disagrees, and a stored absence disagrees.
+ */
+function heldAgainst(index: PageIndex, field: Field, value: unknown, records: LocatorRecord[]): LocatorUpdate[] {
+  return records.flatMap((record): LocatorUpdate[] => {
+    if (isAbsence(record.locator)) return [{ field: record.field, locator: ABSENCE, agree: 0, disagree: 1 }];
+    const located = applyLocator(index, record.locator);
+    const read = located ? readAs(field, located.raw) : null;
+    if (!isPresentValue(read)) return [];
+    const agreed = agrees(read, value);
+    return [{ field: record.field, locator: record.locator, agree: Number(agreed), disagree: Number(!agreed) }];
+  });
+}
+
+function unshownKey(key: TemplateKey, field: Field): string {
+  return `${templateId(key)}\u0000${fieldKey(field)}`;
 }
 
 /** A field as templates know it: its name and type, so a field of the same name and another type learns apart. */

@@ -12,8 +12,7 @@
 import type { Element } from "domhandler";
 import { z } from "zod";
 import type { PageIndex } from "../page/page-index.js";
-import { firstNumber } from "../schema/normalize.js";
-import { numberText, swapSeparators } from "./places.js";
+import { readText } from "./places.js";
 
 /**
  * How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and
@@ -142,7 +141,7 @@ export function locateElement(
  * The path's matches in document order: from the first label shown, within `up` levels of it; or in the whole body. A
  * selector the parser refuses matches nothing.
  */
-export function matches(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): readonly Element[] {
+function matches(index: PageIndex, locator: Pick<Locator, "path" | "label" | "up">): readonly Element[] {
   try {
     return matchesOf(index, locator);
   } catch {
@@ -166,7 +165,15 @@ function matchesOf(index: PageIndex, locator: Pick<Locator, "path" | "label" | "
 /** The raw value a locator reads on this page, or undefined when the page does not show it as the locator expects. */
 export function applyLocator(index: PageIndex, locator: Locator): Located | undefined {
   const element = locateElement(index, locator);
-  if (!element) return undefined;
+  return element && readAt(index, element, locator);
+}
+
+/** The raw value a locator's reading reads at the element it names, or undefined when the element does not show one. */
+export function readAt(
+  index: PageIndex,
+  element: Element,
+  locator: Reading & Pick<Locator, "items" | "fields">,
+): Located | undefined {
   if (locator.items === undefined) {
     const read = readElement(index, element, locator);
     return read && { ...read, element };
@@ -218,19 +225,6 @@ function readElement(index: PageIndex, element: Element, reading: Reading): { ra
     return raw === undefined ? undefined : { raw, text: value };
   }
   const text = reading.own ? index.ownText(element) : index.text(element);
-  const written = reading.decimalComma ? swapSeparators(text) : text;
-  const raw = reading.firstNumber
-    ? numberText(firstNumber(written))
-    : cut(written, reading.prefix ?? "", reading.suffix ?? "");
-  return raw === undefined || raw === "" ? undefined : { raw, text };
-}
-
-/**
- * The text between a prefix and a suffix (their numbers may be any numbers), or undefined when the text does not have
- * them.
- */
-function cut(text: string, prefix: string, suffix: string): string | undefined {
-  const pattern = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\d+/g, "\\d+");
-  const match = new RegExp(`^${pattern(prefix)}([\\s\\S]*?)${pattern(suffix)}$`).exec(text);
-  return match?.[1]?.trim();
+  const raw = readText(text, reading);
+  return raw === undefined ? undefined : { raw, text };
 }

@@ -1,12 +1,12 @@
 /**
  * Where a value sits on a page, as locators write it: the span of an
  * element's text that holds the value (in any form shape.ts reads back as
- * the value), and the CSS steps that name an element by its tag and stable
- * names.
+ * the value), what a reading reads back from such a text, and the CSS steps
+ * that name an element by its tag and stable names.
  */
 import type { Element } from "domhandler";
 import { nameHints } from "../schema/field-names.js";
-import { datesIn, parseBoolean, parseNumber } from "../schema/normalize.js";
+import { datesIn, firstNumber, parseBoolean, parseNumber } from "../schema/normalize.js";
 import { stableClasses, stableId, stableItemprop } from "./names.js";
 
 /** Text around a value that a locator may cut off: more than this, and the value sits in running text, not a slot. */
@@ -40,26 +40,37 @@ export function spanOf(text: string, value: unknown, name: string): [number, num
   return at >= 0 && text.length - wanted.length <= MAX_AROUND ? [at, at + wanted.length] : undefined;
 }
 
-/** One step of a path: the tag with its stable id, classes and itemprop. */
-export function selectorStep(element: Element): string {
+/** One step of a path as data: the tag ("*" for any) and the stable names the element must have, and as CSS. */
+export interface Step {
+  tag: string;
+  id?: string;
+  classes: string[];
+  itemprop?: string;
+  /** As CSS writes it: `div#main.price[itemprop="price"]`. */
+  css: string;
+}
+
+/**
+ * The steps that name the element: its tag with its stable id, classes and itemprop, on a path from the body; and
+ * without its id, which would name it alone, where it is found from something else.
+ */
+export function stepsOf(element: Element): { step: Step; relative: Step } {
+  const tag = tagOf(element);
   const id = stableId(element);
-  return `${tagOf(element)}${id ? `#${id}` : ""}${namesOf(element)}`;
+  const classes = stableClasses(element);
+  const itemprop = stableItemprop(element);
+  const names = `${classes.map((c) => `.${c}`).join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
+  const relative = { tag, classes, ...(itemprop ? { itemprop } : {}), css: `${tag}${names}` };
+  return { step: id ? { ...relative, id, css: `${tag}#${id}${names}` } : relative, relative };
 }
 
 /** A step for an element found relative to something else: without its id, which would name it alone. */
 export function relativeStep(element: Element): string {
-  return `${tagOf(element)}${namesOf(element)}`;
-}
-
-function namesOf(element: Element): string {
-  const itemprop = stableItemprop(element);
-  return `${stableClasses(element)
-    .map((c) => `.${c}`)
-    .join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
+  return stepsOf(element).relative.css;
 }
 
 /** The tag as a selector can name it; "*" for a name CSS cannot write ("fb:like"). */
-export function tagOf(element: Element): string {
+function tagOf(element: Element): string {
   return /^[a-z][a-z0-9-]*$/i.test(element.tagName) ? element.tagName : "*";
 }
 
@@ -76,4 +87,34 @@ export function swapSeparators(text: string): string {
 /** A number read from a text, as a raw text shape.ts reads back ("$14.98 (2 offers)" → "14.98"). */
 export function numberText(value: number | undefined): string | undefined {
   return value === undefined ? undefined : String(value);
+}
+
+/**
+ * How a text is read as a value: with "." and "," swapped in its numbers, then its first number, or what stands
+ * between a prefix and a suffix.
+ */
+export interface TextReading {
+  decimalComma?: true;
+  firstNumber?: true;
+  prefix?: string;
+  suffix?: string;
+}
+
+/** What a reading reads in an element's text (or own text): undefined when the text does not show it as it expects. */
+export function readText(text: string, reading: TextReading): string | undefined {
+  const written = reading.decimalComma ? swapSeparators(text) : text;
+  const raw = reading.firstNumber
+    ? numberText(firstNumber(written))
+    : cut(written, reading.prefix ?? "", reading.suffix ?? "");
+  return raw === "" ? undefined : raw;
+}
+
+/**
+ * The text between a prefix and a suffix (their numbers may be any numbers), or undefined when the text does not have
+ * them.
+ */
+function cut(text: string, prefix: string, suffix: string): string | undefined {
+  const pattern = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\d+/g, "\\d+");
+  const match = new RegExp(`^${pattern(prefix)}([\\s\\S]*?)${pattern(suffix)}$`).exec(text);
+  return match?.[1]?.trim();
 }

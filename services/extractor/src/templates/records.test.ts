@@ -2,11 +2,11 @@ import { createLogger, parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { loadPage } from "../page/page.js";
 import { PageIndex } from "../page/page-index.js";
-import { deriveLocators } from "./derive.js";
 import { TemplateLearner } from "./learner.js";
 import { applyLocator } from "./locator.js";
 import { pageLayout } from "./signature.js";
 import { MemoryTemplateStore } from "./store.js";
+import { locatorsOn } from "./templates.test-helpers.js";
 import { agrees, readAs } from "./values.js";
 
 interface Product {
@@ -81,7 +81,7 @@ const THIRD: Product[] = [
 
 describe("list templates", () => {
   it("learn the page's list: its records, and each field's column in every make-up of record", () => {
-    const [locator] = deriveLocators(indexOf(searchPage(FIRST)), PRODUCTS, truth(FIRST));
+    const [locator] = locatorsOn(indexOf(searchPage(FIRST)), PRODUCTS, truth(FIRST));
     expect(locator).toMatchObject({ path: "div.grid", items: ":scope > div.card" });
     // Another page of the layout, with a different number of records, ads and offers elsewhere: read exactly.
     const next = applyLocator(indexOf(searchPage(THIRD)), locator!);
@@ -90,7 +90,7 @@ describe("list templates", () => {
 
   it("pair the model's records with the page's even where the model skipped one", () => {
     const read = truth(FIRST).filter((product) => !product.sponsored);
-    const [locator] = deriveLocators(indexOf(searchPage(FIRST)), PRODUCTS, read);
+    const [locator] = locatorsOn(indexOf(searchPage(FIRST)), PRODUCTS, read);
     expect(locator?.items).toBe(":scope > div.card");
   });
 
@@ -101,7 +101,7 @@ describe("list templates", () => {
         "https://shop.example/top",
       );
     const field = parseSchema({ items: [{ name: "string", review_count: "integer" }] }).fields[0]!;
-    const [locator] = deriveLocators(
+    const [locator] = locatorsOn(
       european([
         ["Echo", "92.284"],
         ["Stick", "1.558"],
@@ -139,7 +139,7 @@ describe("list templates", () => {
       ["Ask: on lists", 45, "ana"],
       ["A long read", 300, "bo"],
     ];
-    const [locator] = deriveLocators(
+    const [locator] = locatorsOn(
       table(first),
       field,
       first.map(([title, points, author]) => ({ title, points, author })),
@@ -160,7 +160,7 @@ describe("list templates", () => {
 
   it("find no locator where the page shows no list of the model's records", () => {
     const page = indexOf(`<html><body><h1>Lamps</h1><p>Desk Lamp for $19.99, and more.</p></body></html>`);
-    expect(deriveLocators(page, PRODUCTS, truth(FIRST))).toEqual([]);
+    expect(locatorsOn(page, PRODUCTS, truth(FIRST))).toEqual([]);
   });
 });
 

@@ -2,11 +2,11 @@ import { createLogger, type ObjectNode, parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { loadPage } from "../page/page.js";
 import { PageIndex } from "../page/page-index.js";
-import { deriveLocators } from "./derive.js";
 import { TemplateLearner } from "./learner.js";
 import { applyLocator } from "./locator.js";
 import { pageLayout, templateOf } from "./signature.js";
 import { type LocatorRecord, MemoryTemplateStore, type TemplateStore } from "./store.js";
+import { locatorsOn } from "./templates.test-helpers.js";
 import { readAs } from "./values.js";
 
 const logger = createLogger("test", "silent");
@@ -77,18 +77,18 @@ describe("locator derivation", () => {
     ["pages", 320],
   ])("finds %s again on the page it came from", (name, value) => {
     const field = fieldOf(TREE, name);
-    const locators = deriveLocators(index, field, value);
+    const locators = locatorsOn(index, field, value);
     expect(locators.length).toBeGreaterThan(0);
     for (const locator of locators) expect(readAs(field, applyLocator(index, locator)!.raw)).toEqual(value);
   });
 
   it("describes elements by stable names and labels, never by a chain of positions", () => {
-    const byPath = deriveLocators(index, fieldOf(TREE, "title"), "The Long Road");
+    const byPath = locatorsOn(index, fieldOf(TREE, "title"), "The Long Road");
     expect(byPath[0]).toMatchObject({ path: "h1.product-title", index: 0 });
-    const byLabel = deriveLocators(index, fieldOf(TREE, "isbn_13"), "978-0307269997");
+    const byLabel = locatorsOn(index, fieldOf(TREE, "isbn_13"), "978-0307269997");
     expect(byLabel).toContainEqual(expect.objectContaining({ label: "ISBN-13:", path: "td" }));
     // The value shares its element with its label: the label is cut off as a constant prefix.
-    const pages = deriveLocators(index, fieldOf(TREE, "pages"), 320);
+    const pages = locatorsOn(index, fieldOf(TREE, "pages"), 320);
     expect(pages).toContainEqual(expect.objectContaining({ label: "Pages:", prefix: "Pages: " }));
     for (const locator of [...byPath, ...byLabel, ...pages]) expect(locator.path).not.toMatch(/nth|:eq|^(\w+ > )+\w+$/);
   });
@@ -99,11 +99,11 @@ describe("locator derivation", () => {
       "https://u.example/x",
     );
     const website = parseSchema({ website: "string" }).fields[0]!;
-    expect(deriveLocators(page, website, "https://u.example/home")).toContainEqual(
+    expect(locatorsOn(page, website, "https://u.example/home")).toContainEqual(
       expect.objectContaining({ path: "a.web", attr: "href" }),
     );
     const genres = parseSchema({ genres: ["string"] }).fields[0]!;
-    const list = deriveLocators(page, genres, ["Crime", "Drama"]);
+    const list = locatorsOn(page, genres, ["Crime", "Drama"]);
     expect(list[0]).toMatchObject({ path: "div.genres", items: "a" });
   });
 
@@ -115,9 +115,9 @@ describe("locator derivation", () => {
     const paperback = indexOf(
       `<html><body><h1 class="t">Heat <small>[Paperback]</small></h1><h2 class="y">Alien (1979)</h2></body></html>`,
     );
-    const own = deriveLocators(hardcover, title, "Pulp Fiction").find((locator) => locator.own)!;
+    const own = locatorsOn(hardcover, title, "Pulp Fiction").find((locator) => locator.own)!;
     expect(readAs(title, applyLocator(paperback, own)!.raw)).toBe("Heat");
-    const year = deriveLocators(hardcover, title, "Se7en").find((locator) => locator.suffix === " (1995)")!;
+    const year = locatorsOn(hardcover, title, "Se7en").find((locator) => locator.suffix === " (1995)")!;
     expect(readAs(title, applyLocator(paperback, year)!.raw)).toBe("Alien");
   });
 
@@ -131,7 +131,7 @@ describe("locator derivation", () => {
       ["Desk Lamp", "$19.99"],
       ["Floor Lamp", "$89.00"],
     ]);
-    const locators = deriveLocators(first, products, [
+    const locators = locatorsOn(first, products, [
       { name: "Desk Lamp", price_usd: 19.99 },
       { name: "Floor Lamp", price_usd: 89 },
     ]);
@@ -160,7 +160,7 @@ describe("locator derivation", () => {
       `<html><body><fb:box class="social"><o:p>Kim Lee</o:p></fb:box><span class="name">Kim Lee</span></body></html>`,
     );
     const author = parseSchema({ author: "string" }).fields[0]!;
-    const locators = deriveLocators(page, author, "Kim Lee");
+    const locators = locatorsOn(page, author, "Kim Lee");
     expect(locators.length).toBeGreaterThan(0);
     for (const locator of locators) expect(readAs(author, applyLocator(page, locator)!.raw)).toBe("Kim Lee");
   });
@@ -169,14 +169,14 @@ describe("locator derivation", () => {
     const posted = parseSchema({ posted_iso8601: "string" }).fields[0]!;
     const page = (date: string) =>
       indexOf(`<html><body><dl class="job"><dt>Date:</dt><dd>${date}</dd></dl></body></html>`);
-    const locator = deriveLocators(page("11-23-2010"), posted, "2010-11-23")[0]!;
+    const locator = locatorsOn(page("11-23-2010"), posted, "2010-11-23")[0]!;
     expect(readAs(posted, applyLocator(page("11-30-2010"), locator)!.raw)).toBe("2010-11-30");
     // Day and month both up to 12: the text does not say which is which, so the template does not answer.
     expect(readAs(posted, applyLocator(page("12-6-2010"), locator)!.raw)).toBeNull();
   });
 
   it("finds nothing for a value the page does not show", () => {
-    expect(deriveLocators(index, fieldOf(TREE, "title"), "Not On The Page")).toEqual([]);
+    expect(locatorsOn(index, fieldOf(TREE, "title"), "Not On The Page")).toEqual([]);
   });
 });
 

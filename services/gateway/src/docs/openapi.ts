@@ -452,7 +452,7 @@ export function openApiDocument(): Record<string, unknown> {
         "Send a page URL and a schema of field names and types; get JSON in exactly the schema's shape, `null` for what the page does not say.",
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
-    security: [{ apiKey: [] }],
+    security: [{ apiKey: [] }, { bearer: [] }],
     paths: {
       "/scrape": {
         post: {
@@ -639,7 +639,10 @@ export function openApiDocument(): Record<string, unknown> {
       },
     },
     components: {
-      securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } },
+      securitySchemes: {
+        apiKey: { type: "apiKey", in: "header", name: "x-api-key" },
+        bearer: { type: "http", scheme: "bearer", description: "The same API key as Authorization: Bearer <key>." },
+      },
       schemas: {
         ScrapeRequest: scrapeRequestSchema,
         BatchScrapeRequest: batchScrapeRequestSchema,
