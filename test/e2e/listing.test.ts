@@ -90,7 +90,7 @@ async function scrape(path: string, options: Record<string, unknown>, schema: ob
     data: { products: { name: string; price_usd: number; sku?: string | null }[] };
     status: Record<string, string>;
     warnings?: { code: string; message: string; path: string }[];
-    evidence: Record<string, { status: string; alternative?: { value: unknown } }>;
+    evidence: Record<string, { page?: string; status: string; alternative?: { value: unknown } }>;
   };
   return { response, body, names: body.data?.products?.map((p) => p.name) ?? [] };
 }
@@ -116,6 +116,9 @@ describe("a whole listing in one scrape", () => {
   it("stops at a page read before, and says when options.pages cut the listing", async () => {
     const loop = await scrape("/loop/1", { pages: 10 });
     expect(loop.names).toEqual(namesOf("loop", [1, 2]));
+    // Evidence names the page each value was read on.
+    expect(loop.body.evidence["/products/0/name"]?.page).toBe(`${run.site.origin}/loop/1`);
+    expect(loop.body.evidence["/products/4/name"]?.page).toBe(`${run.site.origin}/loop/2`);
     expect(run.site.requests("/loop/1")).toBe(1);
     const cut = await scrape("/num/1", { pages: 2 });
     expect(cut.names).toEqual(namesOf("num", [1, 2]));
@@ -142,6 +145,7 @@ describe("a whole listing in one scrape", () => {
     expect(response.headers.get("winnow-pages")).toBe("listing=1, details=3, failed=1");
     const products = body.data.products;
     expect(products.map((p) => p.sku)).toEqual(["SKU-10", "SKU-11", null, "SKU-13"]);
+    expect(body.evidence["/products/0/sku"]?.page).toBe(`${run.site.origin}/item/det-10`);
     expect(products[1]!.price_usd).toBe(11.5);
     expect(body.status["/products/1/price_usd"]).toBe("conflict");
     expect(body.evidence["/products/1/price_usd"]?.alternative?.value).toBe(99);

@@ -5,11 +5,11 @@
  * (listing-answer.ts). A record
  * whose page fails keeps the listing's values: its missing fields are "truncated", and a warning says why.
  */
-import { escapePointer, WinnowError } from "@winnow/platform";
+import { escapePointer } from "@winnow/platform";
 import type { Evidence, ExtractResponse, FieldStatus } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { type ScrapeContext, type ScrapeDependencies, scrapePage } from "../scrape/scrape-page.js";
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
-import { recordLinkField } from "./list-fields.js";
+import { type ListField, recordLinkField } from "./list-fields.js";
 import type { ListedRecord, ListingAnswer, ListingFacts } from "./listing-answer.js";
 import type { RobotsRules } from "./robots-rules.js";
 import { sameSite } from "./same-site.js";
@@ -35,15 +35,7 @@ export async function fillDetails(
   }
   const fillOne = async (listed: ListedRecord) => {
     const prefix = `/${escapePointer(listed.list.name)}/${listed.index}`;
-    try {
-      const result = await readRecordPage(deps, request, context, listed, robots);
-      outcome.read += 1;
-      answer.addUsage(result.usage);
-      answer.state(merged(listed, prefix, result));
-    } catch (error) {
-      if (context.hop.signal?.aborted) throw error;
-      outcome.failed += 1;
-      const reason = error instanceof Error ? error.message : String(error);
+    const unread = (reason: string) =>
       answer.state({
         fieldStatus: missingFields(listed).map((name) => ({
           pointer: `${prefix}/${escapePointer(name)}`,
@@ -51,6 +43,18 @@ export async function fillDetails(
         })),
         warnings: [{ code: "detail-failed", message: `the record's own page was not read: ${reason}`, path: prefix }],
       });
+    // A record whose page may not be read is no failed page: Winnow-Pages counts only pages asked for.
+    const refusal = await whyNotRead(listed, robots);
+    if (refusal || !listed.link) return unread(refusal ?? "");
+    try {
+      const result = await readRecordPage(deps, request, context, listed.list, listed.link);
+      outcome.read += 1;
+      answer.addUsage(result.usage);
+      answer.state({ ...merged(listed, prefix, result), page: listed.link });
+    } catch (error) {
+      if (context.hop.signal?.aborted) throw error;
+      outcome.failed += 1;
+      unread(error instanceof Error ? error.message : String(error));
     }
   };
   // A few pages at once per host, as a polite crawler reads a site; hosts in parallel.
@@ -70,17 +74,22 @@ function missingFields({ list, record }: ListedRecord): string[] {
   return list.item.fields.map((f) => f.name).filter((name) => name !== link && (record[name] ?? null) === null);
 }
 
+/** Why the record's own page may not be read: it has none, it is on another site, or robots.txt disallows it. */
+async function whyNotRead({ link, pageUrl }: ListedRecord, robots: RobotsRules | undefined) {
+  if (!link) return "the record has no link of its own (none, or one other records share)";
+  if (!sameSite(link, pageUrl)) return `its link ${link} leaves the listing's site`;
+  if (robots && !(await robots.allows(link))) return `robots.txt disallows ${link}`;
+  return undefined;
+}
+
+/** The record's own page (whyNotRead found it may be read) scraped with the record's item schema. */
 async function readRecordPage(
   deps: ScrapeDependencies,
   request: ScrapeRequest,
   context: ScrapeContext,
-  { list, pageUrl, link: url }: ListedRecord,
-  robots: RobotsRules | undefined,
+  list: ListField,
+  url: string,
 ): Promise<ExtractResponse> {
-  if (!url)
-    throw new WinnowError("invalid-request", "the record has no link of its own (none, or one other records share)");
-  if (!sameSite(url, pageUrl)) throw new WinnowError("invalid-request", `its link ${url} leaves the listing's site`);
-  if (robots && !(await robots.allows(url))) throw new WinnowError("invalid-request", `robots.txt disallows ${url}`);
   const schema = JSON.parse(request.schemaJson) as Record<string, unknown[]>;
   const itemPrefix = `/${escapePointer(list.name)}/0`;
   const fieldHints = Object.fromEntries(

@@ -31,12 +31,16 @@ export interface ListingFacts {
   fieldStatus?: FieldStatus[];
   warnings?: Warning[];
   conflicts?: { pointer: string; alternative: Alternative }[];
+  /** The page the evidence was read on. */
+  page?: string;
 }
 
 export class ListingAnswer {
   private readonly merges: Map<string, { list: ListField; merge: RecordMerge; pageUrls: string[] }>;
   private readonly data: Record<string, unknown>;
   private readonly evidence: Evidence[] = [];
+  /** The page each value's evidence was read on, by pointer. */
+  private readonly evidencePages = new Map<string, string>();
   private readonly fieldStatus: FieldStatus[] = [];
   private readonly warnings: Warning[] = [];
   private readonly usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
@@ -75,8 +79,16 @@ export class ListingAnswer {
       const to = /^\d+$/.test(index) ? placed[Number(index)] : undefined;
       return to === undefined ? undefined : ["", top, String(to), ...rest].join("/");
     };
-    for (const item of result.evidence) this.push(this.evidence, item, move);
-    for (const item of result.fieldStatus) this.push(this.fieldStatus, item, move);
+    for (const item of result.evidence) {
+      const pointer = move(item.pointer);
+      if (pointer === undefined) continue;
+      this.evidence.push({ ...item, pointer });
+      this.evidencePages.set(pointer, pageUrl);
+    }
+    for (const item of result.fieldStatus) {
+      const pointer = move(item.pointer);
+      if (pointer !== undefined) this.fieldStatus.push({ ...item, pointer });
+    }
     for (const warning of result.warnings) {
       const path = warning.path === "" ? (firstPage ? "" : undefined) : move(warning.path);
       if (path !== undefined) this.warnings.push({ ...warning, path });
@@ -97,6 +109,7 @@ export class ListingAnswer {
   /** Facts learned after the pages were read: what the records' own pages said, what cut the listing short. */
   state(facts: ListingFacts): void {
     this.evidence.push(...(facts.evidence ?? []));
+    if (facts.page) for (const item of facts.evidence ?? []) this.evidencePages.set(item.pointer, facts.page);
     this.fieldStatus.push(...(facts.fieldStatus ?? []));
     this.warnings.push(...(facts.warnings ?? []));
     for (const { pointer, alternative } of facts.conflicts ?? []) {
@@ -129,8 +142,8 @@ export class ListingAnswer {
     };
   }
 
-  private push<T extends { pointer: string }>(into: T[], item: T, move: (pointer: string) => string | undefined) {
-    const pointer = move(item.pointer);
-    if (pointer !== undefined) into.push({ ...item, pointer });
+  /** The page each value was read on, by its pointer in the answer (the evidence envelope's `page`). */
+  pagesOfEvidence(): Record<string, string> {
+    return Object.fromEntries(this.evidencePages);
   }
 }

@@ -104,7 +104,8 @@ export async function readListing(
   }
   const result = answer.result();
   const tokens = { input: result.usage?.promptTokens ?? 0, output: result.usage?.completionTokens ?? 0 };
-  return { ...first, result, path: tokens.input + tokens.output > 0 ? "model" : first.path, tokens, pages };
+  const path = tokens.input + tokens.output > 0 ? "model" : first.path;
+  return { ...first, result, path, tokens, pages, evidencePages: answer.pagesOfEvidence() };
 }
 
 /** A text file (robots.txt) as the renderer fetches it: statically, through its egress guard. */

@@ -54,10 +54,10 @@ export function scrapeHandler(deps: ScrapeDependencies, listing: ListingLimits &
 }
 
 /** The data as the extractor wrote it, alone or in the evidence envelope: the body of POST /scrape, a batch result's. */
-export function answerBody({ result, cache, screenshot }: ScrapeOutcome, evidence: boolean): string {
+export function answerBody({ result, cache, screenshot, evidencePages }: ScrapeOutcome, evidence: boolean): string {
   if (!evidence) return result.dataJson;
   const envelope = {
-    evidence: evidenceByPointer(result.evidence),
+    evidence: evidenceByPointer(result.evidence, evidencePages),
     ...statusEnvelope(result.fieldStatus, result.warnings),
     cache: { page: cache.page, data: cache.data, age_seconds: cache.ageSeconds },
     ...(screenshot ? { screenshot } : {}),
@@ -65,12 +65,16 @@ export function answerBody({ result, cache, screenshot }: ScrapeOutcome, evidenc
   return `{"data":${result.dataJson},${JSON.stringify(envelope).slice(1)}`;
 }
 
-/** The extractor's evidence as the API states it: by JSON pointer, empty text and selector left out. */
-function evidenceByPointer(evidence: Evidence[]): Record<string, unknown> {
+/**
+ * The extractor's evidence as the API states it: by JSON pointer, empty text and selector left out; for an answer
+ * read from several pages, the page of each value.
+ */
+function evidenceByPointer(evidence: Evidence[], pages: Record<string, string> = {}): Record<string, unknown> {
   return Object.fromEntries(
     evidence.map(({ pointer, source, text, selector, confidence, grounded, status, alternative }) => [
       pointer,
       {
+        ...(pages[pointer] ? { page: pages[pointer] } : {}),
         source,
         ...(text ? { text } : {}),
         ...(selector ? { selector } : {}),
