@@ -11,6 +11,7 @@ import { type ScrapeContext, type ScrapeDependencies, scrapePage } from "../scra
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
 import { type ListField, recordLinkField } from "./list-fields.js";
 import type { ListedRecord, ListingAnswer, ListingFacts } from "./listing-answer.js";
+import { pastDeadline } from "./past-deadline.js";
 import type { RobotsRules } from "./robots-rules.js";
 import { sameSite } from "./same-site.js";
 
@@ -44,7 +45,7 @@ export async function fillDetails(
         warnings: [{ code: "detail-failed", message: `the record's own page was not read: ${reason}`, path: prefix }],
       });
     // A record whose page may not be read is no failed page: Winnow-Pages counts only pages asked for.
-    const refusal = await whyNotRead(listed, robots);
+    const refusal = pastDeadline(context) ? "the request's deadline passed first" : await whyNotRead(listed, robots);
     if (refusal || !listed.link) return unread(refusal ?? "");
     try {
       const result = await readRecordPage(deps, request, context, listed.list, listed.link);

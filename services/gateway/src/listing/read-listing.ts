@@ -16,6 +16,7 @@ import type { ScrapeRequest } from "../scrape/scrape-request.js";
 import { fillDetails } from "./detail-fill.js";
 import { listFields } from "./list-fields.js";
 import { ListingAnswer } from "./listing-answer.js";
+import { pastDeadline } from "./past-deadline.js";
 import { pageAddress } from "./record-merge.js";
 import { RobotsRules } from "./robots-rules.js";
 import { sameSite } from "./same-site.js";
@@ -71,6 +72,10 @@ export async function readListing(
       answer.state({
         warnings: [cut(`stopped at options.pages (${request.listing.pages}); the listing goes on at ${address}`)],
       });
+      break;
+    }
+    if (pastDeadline(context)) {
+      answer.state({ warnings: [cut(`the request's deadline passed before the next page: ${address}`)] });
       break;
     }
     if (robots && !(await robots.allows(address))) {
