@@ -20,7 +20,7 @@ COPY clients/node/package.json clients/node/
 COPY scripts/package.json scripts/
 COPY test/support/package.json test/support/
 
-# --- build: every dependency (TypeScript included), then tsc -b of the four services.
+# --- build: every dependency (TypeScript included), then the Node.js client's build and tsc -b of the four services.
 FROM manifests AS build
 # npm ci: exactly the lockfile. It lacks other platforms' optional binaries (see .ci/run), which
 # Linux images never need: the Linux x64 and arm64 ones are recorded. --ignore-scripts: the only
@@ -30,6 +30,9 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json ./
 COPY packages/platform packages/platform
 COPY services services
+# The Node.js client: the gateway's /mcp serves its MCP tools (its own build, ESM and CommonJS).
+COPY clients/node clients/node
+RUN npm run -s build -w @winnow/client
 RUN npx tsc -b services/auth services/renderer services/extractor services/gateway
 
 # --- prod-deps: the same lockfile without devDependencies (no TypeScript, Vitest, buf, ts-proto).
@@ -81,6 +84,9 @@ FROM runtime AS gateway
 ENV HOST=0.0.0.0 WINNOW_DATA_DIR=/tmp/winnow
 COPY services/gateway/package.json services/gateway/
 COPY --from=build /src/services/gateway/dist services/gateway/dist
+# /mcp's tools, through node_modules/@winnow/client (a workspace link).
+COPY clients/node/package.json clients/node/
+COPY --from=build /src/clients/node/dist clients/node/dist
 # The dashboard's stylesheet and script, served from services/gateway/assets.
 COPY services/gateway/assets services/gateway/assets
 EXPOSE 8080

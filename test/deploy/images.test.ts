@@ -192,11 +192,12 @@ describe("Dockerfile", () => {
     }
   });
 
-  it("copies from the build stage only what tsc -b builds there", () => {
-    const built = all("build", "RUN")
-      .map((i) => i.args)
-      .find((a) => a.includes("tsc -b"))!;
+  it("copies from the build stage only what tsc -b, or the Node.js client's own build, builds there", () => {
+    const runs = all("build", "RUN").map((i) => i.args);
+    const built = runs.find((a) => a.includes("tsc -b"))!;
     const projects = new Set<string>();
+    // The client builds itself (ESM and CommonJS, tsconfig.esm.json and tsconfig.cjs.json) into its dist.
+    if (runs.some((a) => /^npm run -s build -w @winnow\/client$/.test(a))) projects.add("clients/node");
     const addProject = (dir: string) => {
       projects.add(dir);
       const tsconfig = JSON.parse(readFileSync(path.join(ROOT, dir, "tsconfig.json"), "utf8"));

@@ -11,6 +11,9 @@ import { createHmac } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -90,7 +93,19 @@ describe("the documents' examples, against a running stack", () => {
   it("are found in every document, of every kind this test knows", () => {
     expect(new Set(blocks.map((b) => b.file))).toEqual(new Set(DOCUMENTS));
     expect(new Set(blocks.map((b) => b.kind))).toEqual(
-      new Set(["curl", "workflow", "schema", "request", "problem", "envelope", "headers", "node", "python", "text"]),
+      new Set([
+        "curl",
+        "workflow",
+        "schema",
+        "request",
+        "problem",
+        "envelope",
+        "headers",
+        "mcp-config",
+        "node",
+        "python",
+        "text",
+      ]),
     );
   });
 
@@ -164,6 +179,46 @@ describe("the documents' examples, against a running stack", () => {
       for (const line of block.text.split("\n").filter(Boolean)) {
         const name = line.slice(0, line.indexOf(":"));
         expect(headers.has(name), `${name} in ${[...headers.keys()].join(", ")}`).toBe(true);
+      }
+    },
+  );
+
+  it.each(blocks.filter((b) => b.kind === "mcp-config").map((b) => [b.where, b] as const))(
+    "%s: each MCP server, started or reached as configured, lists the tools and answers with the key",
+    async (_, block) => {
+      const { mcpServers } = JSON.parse(onThisStack(block.text)) as {
+        mcpServers: Record<
+          string,
+          {
+            command?: string;
+            args?: string[];
+            env?: Record<string, string>;
+            url?: string;
+            headers?: Record<string, string>;
+          }
+        >;
+      };
+      for (const server of Object.values(mcpServers)) {
+        const client = new Client({ name: "doc-examples", version: "1.0.0" });
+        // A host starts a stdio server in its own directory: here the repository, where the client is installed.
+        await client.connect(
+          server.command
+            ? new StdioClientTransport({
+                command: server.command,
+                args: server.args ?? [],
+                env: { PATH: process.env.PATH ?? "", ...server.env },
+                cwd: REPO_ROOT,
+                stderr: "pipe",
+              })
+            : new StreamableHTTPClientTransport(new URL(server.url!), { requestInit: { headers: server.headers } }),
+        );
+        try {
+          expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("scrape");
+          const account = await client.callTool({ name: "account", arguments: {} });
+          expect(account.isError, JSON.stringify(account.content)).toBeFalsy();
+        } finally {
+          await client.close();
+        }
       }
     },
   );

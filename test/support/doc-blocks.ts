@@ -32,6 +32,8 @@ type BlockKind =
   | "envelope"
   /** Response headers: each must be one a real answer carries. */
   | "headers"
+  /** An MCP host's `mcpServers` configuration: each server, started or reached as written, must list Winnow's tools. */
+  | "mcp-config"
   /** A Node.js (TypeScript) program, run with the other Node blocks of its document before it. */
   | "node"
   /** A Python program, run with the other Python blocks of its document before it. */
@@ -95,6 +97,7 @@ function kindOf(lang: string, text: string): BlockKind {
       const value = JSON.parse(text) as Record<string, unknown>;
       if (typeof value.type === "string" && value.type.startsWith("https://winnow.dev/problems/")) return "problem";
       if ("data" in value) return "envelope";
+      if ("mcpServers" in value) return "mcp-config";
       return "url" in value ? "request" : "schema";
     }
     case "":

@@ -110,13 +110,24 @@ export class WinnowBatch {
   /** Every result of the job, a page of `pageSize` at a time. */
   async *results(id: string, pageSize = 500): AsyncGenerator<BatchResult> {
     for (let cursor: string | null = "0"; cursor !== null; ) {
-      const page = (await this.#call(
-        "GET",
-        `/batch/scrape/${encodeURIComponent(id)}?cursor=${cursor}&limit=${pageSize}`,
-      )) as { results: BatchResult[]; next_cursor: string | null };
+      const page = await this.page(id, cursor, pageSize);
       yield* page.results;
       cursor = page.next_cursor;
     }
+  }
+
+  /** The job and `limit` of its results from `cursor` ("0": the first), with the cursor of the next page (or null). */
+  async page(
+    id: string,
+    cursor: string,
+    limit: number,
+  ): Promise<{ job: BatchJob; results: BatchResult[]; next_cursor: string | null }> {
+    const query = new URLSearchParams({ cursor, limit: String(limit) });
+    const { results, next_cursor, ...job } = (await this.#call(
+      "GET",
+      `/batch/scrape/${encodeURIComponent(id)}?${query}`,
+    )) as BatchJob & { results: BatchResult[]; next_cursor: string | null };
+    return { job, results, next_cursor };
   }
 
   async cancel(id: string): Promise<BatchJob> {

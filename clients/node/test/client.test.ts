@@ -399,6 +399,8 @@ console.log(JSON.stringify({ name, price, priceStatus, engine }));
         "dist/cjs/index.js",
         "dist/cjs/index.d.ts",
         "dist/cjs/package.json",
+        // The MCP server's bin (winnow-mcp).
+        "dist/esm/mcp/bin.js",
       ]),
     );
     expect(files.filter((file) => file.endsWith(".tsbuildinfo"))).toEqual([]);

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { defaultAnswerPages } from "@winnow/client/mcp";
 import { type Logger, WinnowError } from "@winnow/platform";
 import express, { type ErrorRequestHandler } from "express";
 import helmet from "helmet";
@@ -21,6 +22,7 @@ import { KeyFailureLimit } from "./keys/key-failures.js";
 import { KeyLimits } from "./keys/key-limits.js";
 import { UsageCounter } from "./keys/usage.js";
 import { LISTING_DEFAULTS } from "./listing/read-listing.js";
+import { mcpRouter } from "./mcp/mcp-route.js";
 import { scrapeHandler } from "./scrape/scrape.js";
 import { WebhookSecretCache } from "./webhooks/webhook-secret-cache.js";
 import { describeWebhookSecrets, webhookSecretRouter } from "./webhooks/webhook-secret-routes.js";
@@ -183,6 +185,9 @@ export function createGateway(options: AppOptions): Gateway {
       logger,
     });
   if (batch) app.use("/batch/scrape", batch.router);
+
+  // Winnow's tools for AI agents (MCP); the scrape slot and usage are taken by the tool's own call to /scrape.
+  app.use("/mcp", mcpRouter({ keyed: [apiKey, keyLimits.requests()], maxBodyBytes, pages: defaultAnswerPages() }));
 
   app.all("/scrape", (req, res) => {
     res.setHeader("Allow", "POST");

@@ -616,6 +616,27 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      "/mcp": {
+        post: {
+          operationId: "mcp",
+          summary: "MCP (Model Context Protocol) for AI agents: streamable HTTP, stateless",
+          description:
+            "One JSON-RPC message of MCP's streamable HTTP transport per POST, answered in JSON; no session and no server-sent stream. Tools: `scrape`, `batch_submit`, `batch_status`, `account`, each with its input and output schema (`tools/list`); a list longer than a page is answered in pages behind a cursor. A tool's failure is a tool result with `isError` and the problem as its text. Each message counts against the key's requests per minute; a tool's scrape is a `POST /scrape` of this gateway with the same key.",
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { example: { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} } },
+            },
+          },
+          responses: {
+            "200": { description: "The JSON-RPC answer.", content: { "application/json": {} } },
+            "202": { description: "A notification or response from the client, accepted." },
+            "401": problemResponses["401"],
+            "429": problemResponses["429"],
+            "503": problemResponses["503"],
+          },
+        },
+      },
       "/healthz": {
         get: {
           operationId: "healthz",

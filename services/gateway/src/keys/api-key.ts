@@ -40,7 +40,7 @@ export function requireApiKey(keys: KeyCheck, failures: KeyFailureLimit): Reques
 }
 
 /** The key a request sends; refuses an Authorization of another scheme and two headers naming different keys. */
-function keyOf(header: string | undefined, authorization: string | undefined): string | undefined {
+export function keyOf(header: string | undefined, authorization: string | undefined): string | undefined {
   if (authorization === undefined) return header || undefined;
   const bearer = /^Bearer[ ]+(\S+)[ ]*$/i.exec(authorization)?.[1];
   if (!bearer) throw new WinnowError("unauthorized", "The Authorization header must be Bearer <API key>.");

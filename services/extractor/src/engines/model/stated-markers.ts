@@ -16,7 +16,7 @@ import type { Page } from "../../page/page.js";
 import { nameTokens } from "../../schema/field-names.js";
 import { parseBoolean } from "../../schema/normalize.js";
 import { IN_STOCK, OUT_OF_STOCK } from "../builtin/buy-box.js";
-import { AD_TEXT } from "../builtin/records/fields.js";
+import { AD_TEXT } from "../builtin/records/ads.js";
 
 const AVAILABILITY_WORDS = new Set(["stock", "instock", "available", "availability", "unavailable", "sold"]);
 /** Words that turn an availability field around: `sold_out`, `out_of_stock` are true when it cannot be bought. */
