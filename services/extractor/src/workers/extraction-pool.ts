@@ -71,8 +71,9 @@ export class ExtractionPool {
       concurrentTasksPerWorker: 1,
       maxQueue: settings.maxQueue,
       workerData: settings.worker,
-      // Not the process's preloads (the telemetry SDK would start a second metrics exporter in every thread).
-      execArgv: [],
+      // Not the process's preloads (the telemetry SDK would start a second metrics exporter in every thread), but its
+      // CPU profiling (--cpu-prof, as bench:load's BENCH_PROFILE asks): extractions spend their time in the workers.
+      execArgv: process.execArgv.filter((arg) => arg.startsWith("--cpu-prof")),
     });
   }
 
