@@ -14,11 +14,10 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort } from "node:wor
 import { type CallContext, currentRequestFields, deadlineSignal, WinnowError } from "@winnow/platform";
 import { Piscina } from "piscina";
 import type { LlmEngine } from "../engines/model/llm.js";
+import type { Answered, ExtractionInput } from "../flow/job.js";
 import type { TemplateStore } from "../templates/store.js";
 import { AccountSlots } from "./account-slots.js";
 import {
-  type Answered,
-  type ExtractionInput,
   errorOf,
   type MainMessage,
   problemOf,
