@@ -5,12 +5,12 @@
  */
 import { request as httpRequest } from "node:http";
 import { gzipSync } from "node:zlib";
-import { connectBackends, createGateway, createLimiterFactory, Drain, startHttpServer } from "@winnow/gateway";
-import { createLogger, PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform";
+import { PROBLEM_TYPES, type ProblemSlug } from "@winnow/platform";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlm, reply, startFakeLlm } from "../support/fake-llm.js";
 import type { FixturePage } from "../support/fixture-site.js";
+import { startInProcessGateway } from "../support/in-process-gateway.js";
 import { freePorts } from "../support/ports.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
@@ -69,35 +69,13 @@ afterAll(async () => {
 
 /** A gateway in this process on the stack's backends (or on dead ones), e.g. with a short deadline. */
 async function inProcessGateway(options: { requestTimeoutMs?: number; deadBackends?: boolean } = {}) {
-  const [deadPort] = await freePorts(1);
-  const at = (port: number) => `127.0.0.1:${options.deadBackends ? deadPort : port}`;
-  const backends = connectBackends(
-    { auth: at(run.ports.auth), renderer: at(run.ports.renderer), extractor: at(run.ports.extractor) },
-    run.stack.callerTokens,
-  );
-  const logger = createLogger("gateway-under-test", "silent");
-  const gateway = createGateway({
-    backends,
-    keyCache: { size: 100, maxAgeMs: 60_000 },
-    usageFlushMs: 1_000,
-    drain: new Drain(),
-    logger,
-    requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
-    maxBodyBytes: 65_536,
-    limiters: createLimiterFactory({ redisUrl: undefined, keyPrefix: "contract:", logger }),
-    loginAttemptsPer15Min: 10,
-    keyFailuresPerMinute: 1000,
-    trustProxy: false,
+  const gateway = await startInProcessGateway(run, {
+    requestTimeoutMs: options.requestTimeoutMs ?? TEST_TIMEOUT_MS,
+    deadBackends: options.deadBackends,
+    keyPrefix: "contract:",
   });
-  const server = await startHttpServer(gateway.app, "127.0.0.1", 0);
-  gateways.push({
-    async close() {
-      await server.close(1000);
-      await gateway.close();
-      backends.close();
-    },
-  });
-  return `http://127.0.0.1:${server.port}`;
+  gateways.push(gateway);
+  return gateway.url;
 }
 
 async function expectProblem(res: Response, slug: ProblemSlug): Promise<Record<string, unknown>> {

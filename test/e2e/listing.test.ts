@@ -3,10 +3,9 @@
  * each kind of pager, a loop, a next link to another site, robots.txt, a record page that 404s, a deadline mid-listing, and
  * the options' rules.
  */
-import { connectBackends, createGateway, createLimiterFactory, Drain, startHttpServer } from "@winnow/gateway";
-import { createLogger } from "@winnow/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FixturePage } from "../support/fixture-site.js";
+import { startInProcessGateway } from "../support/in-process-gateway.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
 
@@ -155,32 +154,12 @@ describe("a whole listing in one scrape", () => {
   });
 
   it("answers what it has, marked, when the deadline passes mid-listing", async () => {
-    const backends = connectBackends(
-      {
-        auth: `127.0.0.1:${run.ports.auth}`,
-        renderer: `127.0.0.1:${run.ports.renderer}`,
-        extractor: `127.0.0.1:${run.ports.extractor}`,
-      },
-      run.stack.callerTokens,
-    );
-    const logger = createLogger("gateway-under-test", "silent");
-    const limiters = createLimiterFactory({ redisUrl: undefined, keyPrefix: "listing:", logger });
-    const gateway = createGateway({
-      backends,
-      keyCache: { size: 100, maxAgeMs: 60_000 },
-      usageFlushMs: 60_000,
-      drain: new Drain(),
-      logger,
+    const gateway = await startInProcessGateway(run, {
       requestTimeoutMs: Math.round(TEST_TIMEOUT_MS / 4),
-      maxBodyBytes: 65_536,
-      limiters,
-      loginAttemptsPer15Min: 10,
-      keyFailuresPerMinute: 60,
-      trustProxy: false,
+      keyPrefix: "listing:",
     });
-    const server = await startHttpServer(gateway.app, "127.0.0.1", 0);
     try {
-      const response = await fetch(`http://127.0.0.1:${server.port}/scrape`, {
+      const response = await fetch(`${gateway.url}/scrape`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-api-key": run.stack.apiKey },
         body: JSON.stringify({
@@ -195,10 +174,7 @@ describe("a whole listing in one scrape", () => {
       expect(body.data.products).toHaveLength(4);
       expect(body.warnings).toContainEqual(expect.objectContaining({ code: "list-incomplete" }));
     } finally {
-      await server.close(0);
       await gateway.close();
-      await limiters.close();
-      backends.close();
     }
   });
 

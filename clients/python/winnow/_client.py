@@ -103,13 +103,7 @@ class Winnow:
         try:
             about["pages"] = read_pages_header(headers)
         except ValueError as unreadable:
-            raise ServerError(
-                f"the API answered 200 with a Winnow-Pages header that is not an RFC 8941 dictionary: {unreadable}",
-                status=200,
-                type="invalid-response",
-                retryable=False,
-                request_id=about["request_id"],
-            ) from unreadable
+            raise _invalid_response(f"a Winnow-Pages header that is not an RFC 8941 dictionary: {unreadable}", about) from unreadable
         if evidence:
             # The envelope states every status and warning in full.
             data = ScrapeResult(answer["data"], status=answer["status"], warnings=answer["warnings"], **about)
@@ -120,13 +114,7 @@ class Winnow:
         try:
             status, warnings, omitted = read_status_headers(headers, schema.keys())
         except ValueError as unreadable:
-            raise ServerError(
-                f"the API answered 200 with field status headers that are not RFC 8941 lists: {unreadable}",
-                status=200,
-                type="invalid-response",
-                retryable=False,
-                request_id=about["request_id"],
-            ) from unreadable
+            raise _invalid_response(f"field status headers that are not RFC 8941 lists: {unreadable}", about) from unreadable
         return ScrapeResult(answer, status=status, warnings=warnings, omitted=omitted, **about)
 
     def account(self, *, timeout: Optional[float] = None) -> Account:
@@ -239,6 +227,17 @@ class AsyncWinnow:
     async def account(self, *, timeout: Optional[float] = None) -> Account:
         """See :meth:`Winnow.account`."""
         return await asyncio.to_thread(self._client.account, timeout=timeout)
+
+
+def _invalid_response(what: str, about: Dict[str, Any]) -> ServerError:
+    """A 200 whose headers this client cannot read."""
+    return ServerError(
+        f"the API answered 200 with {what}",
+        status=200,
+        type="invalid-response",
+        retryable=False,
+        request_id=about["request_id"],
+    )
 
 
 class _HttpFailure(Exception):

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, TypeVar, Union
 
 from .result import ScrapeWarning
+
+T = TypeVar("T")
 
 BareItem = Union[str, int, bool, "Token"]
 Member = Tuple[BareItem, Dict[str, BareItem]]
@@ -28,43 +30,38 @@ _KEY = re.compile(r"[a-z*][a-z0-9_\-.*]*")
 _INTEGER = re.compile(r"-?[0-9]{1,15}")
 
 
-def parse_list(header: str) -> List[Member]:
-    """An RFC 8941 list of items with parameters (section 4.2.1); ValueError when it is not one."""
+def _each_member(header: str, what: str, read: Callable[["_Parser"], T]) -> Iterator[T]:
+    """The comma-separated members of an RFC 8941 list or dictionary (sections 4.2.1 and 4.2.2), each read by ``read``."""
     parser = _Parser(header.strip(" "))
-    members: List[Member] = []
     while parser.rest:
-        members.append((parser.bare_item(), parser.parameters()))
+        yield read(parser)
         parser.skip_ows()
         if not parser.rest:
             break
         parser.expect(",")
         parser.skip_ows()
         if not parser.rest:
-            raise ValueError("a list may not end with a comma")
-    return members
+            raise ValueError(f"a {what} may not end with a comma")
+
+
+def parse_list(header: str) -> List[Member]:
+    """An RFC 8941 list of items with parameters (section 4.2.1); ValueError when it is not one."""
+    return list(_each_member(header, "list", lambda parser: (parser.bare_item(), parser.parameters())))
+
+
+def _dictionary_member(parser: "_Parser") -> Tuple[str, Member]:
+    key = parser.match(_KEY)
+    if key is None:
+        raise ValueError(f"not a dictionary key at {parser.at} in {parser.text!r}")
+    if parser.rest.startswith("="):
+        parser.at += 1
+        return key, (parser.bare_item(), parser.parameters())
+    return key, (True, parser.parameters())
 
 
 def parse_dictionary(header: str) -> Dict[str, Member]:
     """An RFC 8941 dictionary of items with parameters (section 4.2.2); ValueError when it is not one."""
-    parser = _Parser(header.strip(" "))
-    members: Dict[str, Member] = {}
-    while parser.rest:
-        key = parser.match(_KEY)
-        if key is None:
-            raise ValueError(f"not a dictionary key at {parser.at} in {parser.text!r}")
-        if parser.rest.startswith("="):
-            parser.at += 1
-            members[key] = (parser.bare_item(), parser.parameters())
-        else:
-            members[key] = (True, parser.parameters())
-        parser.skip_ows()
-        if not parser.rest:
-            break
-        parser.expect(",")
-        parser.skip_ows()
-        if not parser.rest:
-            raise ValueError("a dictionary may not end with a comma")
-    return members
+    return dict(_each_member(header, "dictionary", _dictionary_member))
 
 
 def read_pages_header(headers: Mapping[str, str]) -> Optional[Dict[str, int]]:
