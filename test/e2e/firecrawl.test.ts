@@ -64,6 +64,19 @@ describe("the Firecrawl SDK against Winnow", () => {
     expect(document.json).toBeUndefined();
   });
 
+  it("gives the same markdown in POST /scrape's evidence envelope with options.formats, the data unchanged", async () => {
+    const plain = await (await run.scrape({ url: shoeUrl, schema: SCHEMA })).json();
+    const res = await run.scrape({
+      url: shoeUrl,
+      schema: SCHEMA,
+      options: { formats: ["json", "markdown"], evidence: true },
+    });
+    const envelope = await res.json();
+    expect(envelope.data).toEqual(plain);
+    const document = await firecrawl.scrape(shoeUrl, { formats: ["markdown"] });
+    expect(envelope.markdown).toBe(document.markdown);
+  });
+
   it("refuses an option Winnow does not support with 400 naming it", async () => {
     const refused = await firecrawl
       .scrape(shoeUrl, { formats: ["markdown"], actions: [{ type: "wait", milliseconds: 500 }] })

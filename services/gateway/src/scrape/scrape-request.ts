@@ -74,6 +74,14 @@ export const scrapeRequestSchema = {
           description:
             'Answer `{ "data": <the schema-shaped object>, "evidence": {...} }`: for each value (by JSON pointer), where it was read, the page text, the element\'s CSS selector, a confidence and whether it is on the page.',
         },
+        formats: {
+          type: "array",
+          items: { enum: ["json", "markdown"] },
+          minItems: 1,
+          uniqueItems: true,
+          description:
+            "What the answer holds: `json`, the schema's answer (always), and `markdown`, the page's main content as markdown (navigation, banners, footers and forms left out; links absolute), as `markdown` in the evidence envelope: needs `options.evidence`, so that the plain answer stays exactly the schema's shape. Default `[\"json\"]`.",
+        },
         max_age: {
           type: "integer",
           minimum: 0,
@@ -124,6 +132,7 @@ interface ScrapeOptions {
   wait_for?: string;
   evidence?: boolean;
   screenshot?: boolean;
+  formats?: ("json" | "markdown")[];
   max_age?: number;
 }
 
@@ -140,6 +149,8 @@ export interface ScrapeRequest {
   evidence: boolean;
   /** With evidence: a screenshot with the evidence's elements outlined. */
   screenshot: boolean;
+  /** With evidence: the page's main content as markdown in the envelope. */
+  markdown: boolean;
   /** How old a cached page (and its extraction) may be, in seconds; undefined: the operator's default. */
   maxAgeSeconds: number | undefined;
 }
@@ -195,6 +206,23 @@ export function parseScrapeRequest(sent: unknown): ScrapeRequest {
       },
     );
   }
+  const formats = options.formats ?? ["json"];
+  if (!formats.includes("json")) {
+    throw invalid("invalid-request", [
+      {
+        path: "/options/formats",
+        description: 'must hold "json": the schema\'s answer is always given (markdown alone: POST /v2/scrape)',
+      },
+    ]);
+  }
+  const markdown = formats.includes("markdown");
+  if (markdown && !options.evidence) {
+    throw new WinnowError(
+      "evidence-unavailable",
+      'options.formats "markdown" needs options.evidence: the plain answer is the schema\'s shape alone',
+      { violations: [{ path: "/options/formats", description: "markdown needs options.evidence" }] },
+    );
+  }
   return {
     // Refused here what is never fetchable, before any backend is asked; the renderer checks again.
     url: parseTargetUrl(url).href,
@@ -210,6 +238,7 @@ export function parseScrapeRequest(sent: unknown): ScrapeRequest {
     },
     evidence: options.evidence ?? false,
     screenshot: options.screenshot ?? false,
+    markdown,
     maxAgeSeconds: options.max_age,
   };
 }

@@ -8,6 +8,7 @@ import { type RenderPath, renderPathToJSON } from "@winnow/platform/gen/winnow/r
 import type { RequestHandler, Response } from "express";
 import { countScrape } from "../http/gateway-metrics.js";
 import { hop } from "../http/request-context.js";
+import { pageMarkdown } from "../markdown/page-markdown.js";
 import {
   FIELD_STATUS_HEADER,
   fieldStatusHeader,
@@ -16,7 +17,7 @@ import {
   warningsHeader,
 } from "./field-status.js";
 import { type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "./scrape-page.js";
-import { parseScrapeRequest } from "./scrape-request.js";
+import { parseScrapeRequest, type ScrapeRequest } from "./scrape-request.js";
 
 /**
  * POST /scrape: render the page, fill the schema, answer with JSON in the
@@ -42,15 +43,19 @@ export function scrapeHandler(deps: ScrapeDependencies): RequestHandler {
     setHeaderIf(res, FIELD_STATUS_HEADER, fieldStatusHeader(result.fieldStatus));
     setHeaderIf(res, WARNINGS_HEADER, warningsHeader(result.warnings));
 
-    res.status(200).type("application/json").send(answerBody(outcome, request.evidence));
+    res.status(200).type("application/json").send(answerBody(outcome, request));
     countScrape(outcome.path, cache.page);
   };
 }
 
 /** The data as the extractor wrote it, alone or in the evidence envelope: the body of POST /scrape, a batch result's. */
-export function answerBody({ result, cache, screenshot }: ScrapeOutcome, evidence: boolean): string {
+export function answerBody(
+  { page, result, cache, screenshot }: ScrapeOutcome,
+  { evidence, markdown }: Pick<ScrapeRequest, "evidence" | "markdown">,
+): string {
   if (!evidence) return result.dataJson;
   const envelope = {
+    ...(markdown ? { markdown: pageMarkdown(page.html, page.finalUrl) } : {}),
     evidence: evidenceByPointer(result.evidence),
     ...statusEnvelope(result.fieldStatus, result.warnings),
     cache: { page: cache.page, data: cache.data, age_seconds: cache.ageSeconds },
