@@ -1,7 +1,8 @@
+import { parseDictionary } from "structured-headers";
 import { connectionOf } from "./connection.js";
 import { ConnectionError, errorFromProblem, type Problem, ServerError, TimeoutError, WinnowError } from "./errors.js";
 import { refuseUnknownKeys } from "./known-keys.js";
-import type { Account, Engine, ScrapeResponse, ScrapeWithEvidence } from "./response.js";
+import type { Account, Engine, PagesRead, ScrapeResponse, ScrapeWithEvidence } from "./response.js";
 import type { Schema } from "./schema.js";
 import { readStatusHeaders } from "./status-headers.js";
 
@@ -34,6 +35,13 @@ export interface ScrapeOptions<E extends boolean = boolean> {
    * outlined; a second page load, in the browser. Refused without `evidence`.
    */
   screenshot?: E extends true ? boolean : false;
+  /**
+   * Listing pages to read, the first included (default 1), following each page's own next link on the same site; the
+   * schema needs a list of records. At most the server's MAX_LISTING_PAGES.
+   */
+  pages?: number;
+  /** Also read each record's own page (its `url`, `link` or `href` field) for the fields the listing left null. */
+  details?: boolean;
 }
 
 export interface ScrapeRequest<S extends Schema, E extends boolean = boolean> {
@@ -49,7 +57,7 @@ export interface ScrapeRequest<S extends Schema, E extends boolean = boolean> {
 }
 
 const REQUEST_KEYS = ["url", "schema", "taskDescription", "options", "signal", "timeoutMs"] as const;
-const OPTION_KEYS = ["render", "timeoutMs", "waitFor", "evidence", "screenshot"] as const;
+const OPTION_KEYS = ["render", "timeoutMs", "waitFor", "evidence", "screenshot", "pages", "details"] as const;
 
 const VERSION = "0.1.0";
 const MAX_BACKOFF_MS = 8_000;
@@ -205,6 +213,8 @@ function toWireOptions(options: ScrapeOptions): Record<string, unknown> {
   if (options.waitFor !== undefined) wire.wait_for = options.waitFor;
   if (options.evidence !== undefined) wire.evidence = options.evidence;
   if (options.screenshot !== undefined) wire.screenshot = options.screenshot;
+  if (options.pages !== undefined) wire.pages = options.pages;
+  if (options.details !== undefined) wire.details = options.details;
   return wire;
 }
 
@@ -234,13 +244,18 @@ function invalidResponse(what: string, headers: Headers, cause: unknown): Server
   });
 }
 
-/** What the response's headers say about the request: its id, the engine, the render path, the model's tokens. */
+/**
+ * What the response's headers say about the request: its id, the engine, the render path, the model's tokens, and
+ * for a whole listing the pages read.
+ */
 function responseMeta(
   headers: Headers,
-): Pick<ScrapeResponse<Schema>, "requestId" | "engine" | "renderPath" | "tokens"> {
+): Pick<ScrapeResponse<Schema>, "requestId" | "engine" | "renderPath" | "tokens" | "pages"> {
   const tokensIn = headers.get("x-winnow-tokens-in");
   const tokensOut = headers.get("x-winnow-tokens-out");
+  const pages = headers.get("winnow-pages");
   return {
+    ...(pages === null ? {} : { pages: pagesRead(pages, headers) }),
     requestId: headers.get("x-request-id") ?? undefined,
     engine: (headers.get("x-winnow-engine") ?? undefined) as Engine | undefined,
     renderPath: (headers.get("x-winnow-render-path") ?? undefined) as "static" | "browser" | undefined,
@@ -248,6 +263,25 @@ function responseMeta(
       ? { tokens: { input: Number(tokensIn), output: Number(tokensOut) } }
       : {}),
   };
+}
+
+/** Winnow-Pages (an RFC 8941 dictionary: `listing=12, details=136, failed=1`) as numbers. */
+function pagesRead(header: string, headers: Headers): PagesRead {
+  let members: Map<string, unknown>;
+  try {
+    members = parseDictionary(header) as Map<string, unknown>;
+  } catch (cause) {
+    throw invalidResponse(
+      `a Winnow-Pages header that is not an RFC 8941 dictionary: ${describe(cause)}`,
+      headers,
+      cause,
+    );
+  }
+  const count = (name: string) => {
+    const member = members.get(name);
+    return Array.isArray(member) && typeof member[0] === "number" ? member[0] : 0;
+  };
+  return { listing: count("listing"), details: count("details"), failed: count("failed") };
 }
 
 function errorFromResponse(text: string, response: Response, retryAfterMs: number | undefined): WinnowError {

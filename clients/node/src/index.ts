@@ -28,6 +28,6 @@ export {
   type ScrapeWarning,
   STATUS_MEANINGS,
 } from "./evidence.js";
-export type { Account, Engine, ScrapeResponse, ScrapeWithEvidence } from "./response.js";
+export type { Account, Engine, PagesRead, ScrapeResponse, ScrapeWithEvidence } from "./response.js";
 export type { FieldType, ScalarTypeName, Schema, ScrapeResult } from "./schema.js";
 export { type VerifyWebhookOptions, verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from "./webhooks.js";

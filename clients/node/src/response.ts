@@ -22,6 +22,15 @@ export interface ScrapeResponse<S extends Schema> {
   renderPath?: "static" | "browser";
   /** Model tokens sent and received; both 0 when no model was asked. */
   tokens?: { input: number; output: number };
+  /** With `options.pages` or `options.details`: the pages read (Winnow-Pages). */
+  pages?: PagesRead;
+}
+
+/** The pages a whole listing read: listing pages, records' own pages, and pages of either kind that failed. */
+export interface PagesRead {
+  listing: number;
+  details: number;
+  failed: number;
 }
 
 /** The key's account, as `GET /account` answers. */

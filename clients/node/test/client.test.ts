@@ -81,6 +81,16 @@ describe("Winnow client", () => {
     expect(cut.status).toEqual(Object.fromEntries(Array.from({ length: 32 }, (_, n) => [`/missing_${n}`, "absent"])));
   });
 
+  it("reads a whole listing's pages from Winnow-Pages", async () => {
+    const { pages } = await client().scrape({
+      url: product,
+      schema: { offers: [{ name: "string", url: "string" }] },
+      options: { pages: 2, details: false },
+    });
+    // The product page links to no next page: one listing page read.
+    expect(pages).toEqual({ listing: 1, details: 0, failed: 0 });
+  });
+
   it("raises ServerError for a status header that is not an RFC 8941 list", async () => {
     upstream.script.push({
       status: 200,

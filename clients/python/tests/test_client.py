@@ -77,6 +77,12 @@ class ScrapeTest(unittest.TestCase):
         self.assertEqual(cut.omitted, 8)
         self.assertEqual(cut.status, {f"/missing_{n}": "absent" for n in range(32)})
 
+    def test_reads_a_whole_listings_pages_from_winnow_pages(self) -> None:
+        data = client().scrape(product_url(), {"offers": [{"name": "string", "url": "string"}]}, options={"pages": 2})
+        # The product page links to no next page: one listing page read.
+        self.assertEqual(data.pages, {"listing": 1, "details": 0, "failed": 0})
+        self.assertIsNone(client().scrape(product_url(), {"a": "string"}).pages)
+
     def test_a_status_header_that_is_not_an_rfc_8941_list_is_a_server_error(self) -> None:
         upstream.script.append({"status": 200, "headers": {"content-type": "application/json", "winnow-field-status": '"/a";status='}, "body": {"a": None}})
         with self.assertRaises(ServerError) as caught:

@@ -17,7 +17,7 @@ from typing import Any, Dict, Literal, Mapping, Optional, Tuple, Union, overload
 from .errors import ConnectionError, InvalidRequestError, ServerError, TimeoutError, WinnowError, error_from_problem
 from .evidence import ScrapeWithEvidence
 from .result import Account, ScrapeResult
-from .status_headers import read_status_headers
+from .status_headers import read_pages_header, read_status_headers
 
 __version__ = "0.1.0"
 
@@ -74,8 +74,9 @@ class Winnow:
         field's ``status``, the ``warnings``, the ``request_id`` and the ``engine`` as attributes.
 
         ``options`` (all optional): ``render`` ("auto", "static" or "browser"),
-        ``timeout_ms``, ``wait_for`` (a CSS selector) and, with evidence,
-        ``screenshot``. With ``evidence=True`` the answer is ``{"data": ...,
+        ``timeout_ms``, ``wait_for`` (a CSS selector), with evidence
+        ``screenshot``, and for a whole listing ``pages`` (listing pages to
+        read) and ``details`` (each record's own page too). With ``evidence=True`` the answer is ``{"data": ...,
         "evidence": {pointer: Evidence}, "status": ..., "warnings": ...}``.
         """
         if not isinstance(schema, Mapping):
@@ -99,6 +100,16 @@ class Winnow:
             "render_path": headers.get("x-winnow-render-path"),
             "tokens": {"input": int(tokens_in), "output": int(tokens_out)} if tokens_in and tokens_out else None,
         }
+        try:
+            about["pages"] = read_pages_header(headers)
+        except ValueError as unreadable:
+            raise ServerError(
+                f"the API answered 200 with a Winnow-Pages header that is not an RFC 8941 dictionary: {unreadable}",
+                status=200,
+                type="invalid-response",
+                retryable=False,
+                request_id=about["request_id"],
+            ) from unreadable
         if evidence:
             # The envelope states every status and warning in full.
             data = ScrapeResult(answer["data"], status=answer["status"], warnings=answer["warnings"], **about)

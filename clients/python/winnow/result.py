@@ -44,7 +44,8 @@ class ScrapeResult(Dict[str, Any]):
     ``warnings``: the extractor's. Without ``evidence`` both come from the response's headers, which list at most
     32 members each: ``omitted`` counts those left out (the fields not listed are then left out of ``status``).
     ``request_id`` (x-request-id), ``engine`` ("llm", "builtin" or "template"), ``render_path`` ("static" or
-    "browser") and ``tokens`` (``{"input", "output"}``: the model's tokens, both 0 when no model was asked) are None when the
+    "browser"), ``tokens`` (``{"input", "output"}``: the model's tokens, both 0 when no model was asked) and ``pages``
+    (with the ``pages`` or ``details`` options: ``{"listing", "details", "failed"}``, the pages read) are None when the
     response did not say.
     """
 
@@ -59,6 +60,7 @@ class ScrapeResult(Dict[str, Any]):
         engine: Optional[str] = None,
         render_path: Optional[str] = None,
         tokens: Optional[Dict[str, int]] = None,
+        pages: Optional[Dict[str, int]] = None,
     ) -> None:
         super().__init__(data)
         self.status = status
@@ -68,6 +70,7 @@ class ScrapeResult(Dict[str, Any]):
         self.engine = engine
         self.render_path = render_path
         self.tokens = tokens
+        self.pages = pages
 
 
 class _Limits(TypedDict):

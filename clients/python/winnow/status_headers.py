@@ -44,6 +44,42 @@ def parse_list(header: str) -> List[Member]:
     return members
 
 
+def parse_dictionary(header: str) -> Dict[str, Member]:
+    """An RFC 8941 dictionary of items with parameters (section 4.2.2); ValueError when it is not one."""
+    parser = _Parser(header.strip(" "))
+    members: Dict[str, Member] = {}
+    while parser.rest:
+        key = parser.match(_KEY)
+        if key is None:
+            raise ValueError(f"not a dictionary key at {parser.at} in {parser.text!r}")
+        if parser.rest.startswith("="):
+            parser.at += 1
+            members[key] = (parser.bare_item(), parser.parameters())
+        else:
+            members[key] = (True, parser.parameters())
+        parser.skip_ows()
+        if not parser.rest:
+            break
+        parser.expect(",")
+        parser.skip_ows()
+        if not parser.rest:
+            raise ValueError("a dictionary may not end with a comma")
+    return members
+
+
+def read_pages_header(headers: Mapping[str, str]) -> Optional[Dict[str, int]]:
+    """Winnow-Pages (``listing=12, details=136, failed=1``) as counts; None when the response has none."""
+    header = headers.get("winnow-pages")
+    if header is None:
+        return None
+    members = parse_dictionary(header)
+    counts: Dict[str, int] = {}
+    for name in ("listing", "details", "failed"):
+        value = members.get(name, (0, {}))[0]
+        counts[name] = value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return counts
+
+
 class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text

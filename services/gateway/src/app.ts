@@ -22,6 +22,7 @@ import { KeyCheck } from "./keys/key-check.js";
 import { KeyFailureLimit } from "./keys/key-failures.js";
 import { KeyLimits } from "./keys/key-limits.js";
 import { UsageCounter } from "./keys/usage.js";
+import { LISTING_DEFAULTS } from "./listing/read-listing.js";
 import { mcpRouter } from "./mcp/mcp-route.js";
 import { scrapeHandler } from "./scrape/scrape.js";
 import { WebhookSecretCache } from "./webhooks/webhook-secret-cache.js";
@@ -47,6 +48,8 @@ export interface AppOptions {
   trustProxy: boolean | number | string;
   /** Repeat scrapes from cache: the store, max_age's default, and whether accounts share it. Absent: no cache. */
   cache?: { store: CacheStore | undefined; defaultMaxAgeSeconds: number; shared: boolean; storeAlways: boolean };
+  /** Whole listings (options.pages, options.details): the page cap, records' pages at once per host, robots.txt. */
+  listing?: { maxPages: number; detailConcurrency: number; honourRobots: boolean };
 }
 
 /** One SVG icon for every page (/docs, the dashboard), at the address browsers ask for unprompted. */
@@ -159,7 +162,12 @@ export function createGateway(options: AppOptions): Gateway {
     storeAlways: options.cache?.storeAlways ?? false,
   };
   const scrapeChecks = [apiKey, keyLimits.requests(), keyLimits.scrapeSlot(), usage.middleware()];
-  app.post("/scrape", ...scrapeChecks, ...jsonBody(maxBodyBytes), scrapeHandler(scrapeDeps));
+  app.post(
+    "/scrape",
+    ...scrapeChecks,
+    ...jsonBody(maxBodyBytes),
+    scrapeHandler(scrapeDeps, options.listing ?? LISTING_DEFAULTS),
+  );
   // Firecrawl's scrape requests, on the same path: for users who come with Firecrawl's clients and habits.
   app.use(
     firecrawlRouter({

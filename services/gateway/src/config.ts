@@ -1,5 +1,6 @@
 import { env, MAX_REQUEST_TIMEOUT_MS, metricsConfig } from "@winnow/platform";
 import { z } from "zod";
+import { LISTING_DEFAULTS } from "./listing/read-listing.js";
 
 /** The gateway's environment variables; see docs/configuration.md. */
 export const configShape = {
@@ -50,6 +51,12 @@ export const configShape = {
   GATEWAY_DATABASE_URL: env.postgresUrl().optional(),
   /** Addresses webhooks may go to although they are not public (as the renderer's egress guard allows). */
   WINNOW_EGRESS_ALLOW: env.egressAllowlist(),
+  /** Listing pages one scrape may ask to read (options.pages); asking more answers 400. */
+  MAX_LISTING_PAGES: env.positiveInt(LISTING_DEFAULTS.maxPages, 10_000),
+  /** Records' own pages (options.details) one scrape reads at once per host. */
+  LISTING_DETAIL_CONCURRENCY: env.positiveInt(LISTING_DEFAULTS.detailConcurrency, 32),
+  /** Whole listings read pages robots.txt disallows: only for sites the operator owns. */
+  LISTING_IGNORE_ROBOTS: env.boolean(false),
   /** URLs at most in one batch job. */
   BATCH_MAX_URLS: env.positiveInt(1_000, 100_000),
   /** Batch jobs running at once per API key. */

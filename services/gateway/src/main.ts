@@ -69,6 +69,11 @@ const gateway = createGateway({
     storeAlways: config.CACHE_STORE_ALWAYS,
   },
   batch: batch.setup,
+  listing: {
+    maxPages: config.MAX_LISTING_PAGES,
+    detailConcurrency: config.LISTING_DETAIL_CONCURRENCY,
+    honourRobots: !config.LISTING_IGNORE_ROBOTS,
+  },
 });
 const server = await startHttpServer(gateway.app, config.HOST, config.PORT);
 logger.info({ url: `http://${config.HOST}:${server.port}` }, "gateway listening");

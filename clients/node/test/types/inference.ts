@@ -3,6 +3,7 @@ import type {
   Engine,
   Evidence,
   FieldStatus,
+  PagesRead,
   ScrapeResponse,
   ScrapeResult,
   ScrapeWarning,
@@ -66,6 +67,7 @@ export async function checks(): Promise<void> {
         engine?: Engine;
         renderPath?: "static" | "browser";
         tokens?: { input: number; output: number };
+        pages?: PagesRead;
         evidence: Record<string, Evidence>;
         screenshot?: string;
       }

@@ -9,6 +9,7 @@
  */
 import type { Logger } from "@winnow/platform";
 import type { ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { nextPageUrl } from "../page/next-page.js";
 import { PageStatements } from "../page/stated.js";
 import type { TemplateFieldAnswer, TemplateLearner } from "../templates/learner.js";
 import { provenAbsent } from "./absence.js";
@@ -50,6 +51,8 @@ function finished(job: ExtractionJob, extraction: Extraction): ExtractResponse {
     taskDescription: job.taskDescription,
     absent: (field) => provenAbsent(page, field),
   });
+  // Every answer names the page's next listing page: the gateway reads whole listings (options.pages) by it.
+  response = { ...response, nextPageUrl: nextPageUrl(job.page) };
   return job.evidence ? response : { ...response, evidence: [] };
 }
 

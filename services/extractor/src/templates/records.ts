@@ -10,8 +10,7 @@
  */
 import type { Field, ObjectNode } from "@winnow/platform";
 import type { Element } from "domhandler";
-import { pageLists } from "../engines/builtin/records/index.js";
-import type { RecordList } from "../engines/builtin/records/segment.js";
+import { pageLists, type RecordList } from "../layout/index.js";
 import type { PageIndex } from "../page/page-index.js";
 import { ShownText } from "../page/text-match.js";
 import { firstNumber } from "../schema/normalize.js";

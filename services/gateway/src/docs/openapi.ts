@@ -58,6 +58,11 @@ export const SUCCESS_HEADERS: ResponseHeader[] = [
       "What came from the scrape cache (see `options.max_age`), as an RFC 8941 dictionary: `page=hit, data=hit, age=12`. `page`: `hit` when the page was not loaded again but taken as rendered `age` seconds ago (`age=0` when loaded for this request); `data`: `hit` when the answer was kept from an earlier scrape of the same page content with the same schema, task and model. The evidence envelope repeats it as `cache`.",
   },
   {
+    name: "Winnow-Pages",
+    description:
+      "With `options.pages` above 1 or `options.details`: the pages read for the answer, as an RFC 8941 dictionary: `listing=12, details=136, failed=1` (listing pages, records' own pages, and pages of either kind that failed). A listing cut short says so in a `list-incomplete` warning.",
+  },
+  {
     name: "RateLimit-Limit",
     description: "The key's requests per minute (also `RateLimit-Remaining`, and `RateLimit-Reset` in seconds).",
   },
@@ -144,13 +149,14 @@ export const FIELD_STATUSES: { status: string; meaning: string; summary: string 
   {
     status: "conflict",
     meaning:
-      "Readings disagree: parts of the page (the first part's value was kept), or the builtin engine and the model (the model's value was kept unless it is not on the page or is a shorter list; the evidence's `alternative` holds the other). A `merge-conflict` warning says which.",
-    summary: "Readings disagree (parts of the page, or the engines); the evidence holds the other value.",
+      "Readings disagree: parts of the page (the first part's value was kept), or the builtin engine and the model (the model's value was kept unless it is not on the page or is a shorter list; the evidence's `alternative` holds the other), or a listing and a record's own page (`options.details`: the listing's value was kept, the evidence's `alternative` holds the record page's). A `merge-conflict` warning says which engines disagreed.",
+    summary:
+      "Readings disagree (parts of the page, the engines, a listing and a record's page); the evidence holds the other value.",
   },
   {
     status: "truncated",
     meaning:
-      "The part of the page that may hold it was not read (`content-truncated`, `render-incomplete`), or a list holds fewer records than the page shows (`list-incomplete`).",
+      "The part of the page that may hold it was not read (`content-truncated`, `render-incomplete`), or a list holds fewer records than the page shows (`list-incomplete`), or a record's own page was not read (`detail-failed`, with `options.details`).",
     summary: "Part of the page that may hold it was not read, or a list has fewer records than the page.",
   },
   {
@@ -172,6 +178,11 @@ const evidenceSchema = {
   description: "Why a value is what it is.",
   required: ["source", "confidence", "grounded"],
   properties: {
+    page: {
+      type: "string",
+      description:
+        "With `options.pages` or `options.details`: the URL of the page the value was read from (a listing page, or the record's own page).",
+    },
     source: {
       enum: EVIDENCE_SOURCES,
       description:
@@ -204,7 +215,7 @@ const evidenceSchema = {
     alternative: {
       type: "object",
       description:
-        "Only where the builtin engine and the model read different values (status `conflict`), at the field's pointer: the value not kept. The model's value is kept (it corrects) unless grounding did not find it on the page or its list is shorter; a model's null never replaces a value the builtin engine read from the page.",
+        "Only where two readings differ (status `conflict`), at the field's pointer: the value not kept. With `options.details`, the record's own page's value where the listing states another (the listing's is kept). The model's value is kept (it corrects) unless grounding did not find it on the page or its list is shorter; a model's null never replaces a value the builtin engine read from the page.",
       required: ["value", "source", "grounded"],
       properties: {
         value: { description: "The value not kept, in the field's shape." },
@@ -238,7 +249,7 @@ const evidenceResponseSchema = {
     warnings: {
       type: "array",
       description:
-        "What the extractor noticed: `content-truncated`, `render-incomplete`, `ungrounded`, `merge-conflict`, `list-incomplete`, `needs-model`, `prefilled`, `template`, `coerced`, `dropped-value`.",
+        "What the extractor noticed: `content-truncated`, `render-incomplete`, `ungrounded`, `merge-conflict`, `list-incomplete`, `detail-failed`, `needs-model`, `prefilled`, `template`, `coerced`, `dropped-value`.",
       items: {
         type: "object",
         required: ["code", "message"],

@@ -31,6 +31,8 @@ export interface ScrapeOutcome {
   cache: CacheOutcome;
   /** Milliseconds spent per stage, for Server-Timing. */
   timings: Record<string, number>;
+  /** When the answer read several pages (a whole listing): the page each value was read on, by pointer. */
+  evidencePages?: Record<string, string>;
 }
 
 export interface ScrapeDependencies {

@@ -14,6 +14,19 @@ function failure(body: unknown): WinnowError {
 }
 
 describe("parseScrapeRequest", () => {
+  it("reads options.pages and options.details, and refuses them where whole listings are not read (batch jobs)", () => {
+    const body = {
+      url: "https://shop.example/c",
+      schema: { products: [{ name: "string", url: "string" }] },
+      options: { pages: 3, details: true },
+    };
+    expect(parseScrapeRequest(body, { maxPages: 5 }).listing).toEqual({ pages: 3, details: true });
+    expect(parseScrapeRequest({ url: body.url, schema: body.schema }).listing).toEqual({ pages: 1, details: false });
+    expect(failure(body).violations).toEqual([
+      { path: "/options/details", description: "whole listings are read by POST /scrape only, not in batch jobs yet" },
+    ]);
+  });
+
   it("accepts the spec's request and drops the URL fragment", () => {
     const request = parseScrapeRequest({
       url: " https://shop.example/item?id=1#reviews ",

@@ -10,6 +10,7 @@ import {
 } from "@winnow/platform";
 import { RenderMode, type RenderOptions } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import { listFields, RECORD_LINK_NAMES, recordLinkField } from "../listing/list-fields.js";
 import { fromJsonSchema, isJsonSchema, toOriginalPaths } from "./json-schema-input.js";
 
 /** A year: max_age's upper bound (entries live no longer than the cache's TTL anyway). */
@@ -89,6 +90,18 @@ export const scrapeRequestSchema = {
           description:
             "Seconds: a page rendered for this account within them is not loaded again, and the same page with the same schema and task is answered from cache without an extraction (no model call). 0: always fresh, and nothing from this scrape is kept for later requests (unless the operator keeps every scrape: `CACHE_STORE_ALWAYS`). The default is the operator's (`CACHE_DEFAULT_MAX_AGE`, 0 unless set); `Winnow-Cache` says what came from cache and the page's age.",
         },
+        pages: {
+          type: "integer",
+          minimum: 1,
+          maximum: 100_000,
+          description:
+            "Listing pages to read, the first included (default 1): each next page is the one the page itself links to (rel=next, a pager's Next or next number, a page or offset step, a load-more link), on the same site. It stops at a page read before or one that adds no new record. The records of every page come once each, in page order; `Winnow-Pages` says what was read, and a list cut short (by this limit, the deadline or a failed page) has a `list-incomplete` warning. At most the operator's `MAX_LISTING_PAGES`; the schema needs a list of records.",
+        },
+        details: {
+          type: "boolean",
+          description:
+            "Also read each record's own page (its `url`, `link` or `href` field, same site) and fill the record's fields the listing left null. What the listing states is kept; where the record's page disagrees the value's status is `conflict` and its evidence holds both. A record whose page fails keeps the listing's values (status `truncated`, and a `detail-failed` warning says why). The schema needs a list of records with a link field.",
+        },
       },
     },
   },
@@ -134,6 +147,8 @@ interface ScrapeOptions {
   screenshot?: boolean;
   formats?: ("json" | "markdown")[];
   max_age?: number;
+  pages?: number;
+  details?: boolean;
 }
 
 export interface ScrapeRequest {
@@ -153,6 +168,14 @@ export interface ScrapeRequest {
   markdown: boolean;
   /** How old a cached page (and its extraction) may be, in seconds; undefined: the operator's default. */
   maxAgeSeconds: number | undefined;
+  /** Listing pages to read (options.pages, 1 by default) and whether each record's own page fills it (options.details). */
+  listing: { pages: number; details: boolean };
+}
+
+/** What this caller of parseScrapeRequest can answer of options.pages and options.details; undefined: neither. */
+export interface ListingLimits {
+  /** The operator's MAX_LISTING_PAGES. */
+  maxPages: number;
 }
 
 const validateBody = new Ajv2020({ allErrors: true }).compile(scrapeRequestSchema);
@@ -162,7 +185,7 @@ const validateBody = new Ajv2020({ allErrors: true }).compile(scrapeRequestSchem
  * where: "invalid-request" when anything outside the schema is wrong (listing
  * the schema's problems too), else "invalid-schema".
  */
-export function parseScrapeRequest(sent: unknown): ScrapeRequest {
+export function parseScrapeRequest(sent: unknown, listingLimits?: ListingLimits): ScrapeRequest {
   rejectDeepNesting(sent);
   // A JSON Schema is read as its schema-language twin from here on; errors found in the twin name the original.
   const translated = isObject(sent) && isJsonSchema(sent.schema) ? fromJsonSchema(sent.schema) : undefined;
@@ -223,6 +246,8 @@ export function parseScrapeRequest(sent: unknown): ScrapeRequest {
       { violations: [{ path: "/options/formats", description: "markdown needs options.evidence" }] },
     );
   }
+  const listing = { pages: options.pages ?? 1, details: options.details ?? false };
+  checkListing(listing, tree, listingLimits);
   return {
     // Refused here what is never fetchable, before any backend is asked; the renderer checks again.
     url: parseTargetUrl(url).href,
@@ -240,7 +265,34 @@ export function parseScrapeRequest(sent: unknown): ScrapeRequest {
     screenshot: options.screenshot ?? false,
     markdown,
     maxAgeSeconds: options.max_age,
+    listing,
   };
+}
+
+/** options.pages within the operator's cap, and a list of records in the schema for pages and details to read. */
+function checkListing(listing: ScrapeRequest["listing"], tree: ObjectNode, limits: ListingLimits | undefined): void {
+  const refuse = (path: string, description: string) =>
+    new WinnowError("invalid-request", `${path}: ${description}`, { violations: [{ path, description }] });
+  const multiPage = listing.pages > 1 || listing.details;
+  if (multiPage && !limits)
+    throw refuse(
+      listing.details ? "/options/details" : "/options/pages",
+      "whole listings are read by POST /scrape only, not in batch jobs yet",
+    );
+  if (limits && listing.pages > limits.maxPages)
+    throw refuse("/options/pages", `at most ${limits.maxPages} listing pages (the operator's MAX_LISTING_PAGES)`);
+  if (!multiPage) return;
+  const lists = listFields(tree);
+  if (lists.length === 0)
+    throw refuse(
+      listing.details ? "/options/details" : "/options/pages",
+      'needs a list of records in the schema (a field like "products": [{...}])',
+    );
+  if (listing.details && !lists.some((field) => recordLinkField(field) !== undefined))
+    throw refuse(
+      "/options/details",
+      `needs a link field in the records (one of ${RECORD_LINK_NAMES.join(", ")}) to find each record's page`,
+    );
 }
 
 /** Far deeper than any valid request (a JSON Schema takes up to five levels for each of the language's); validators recurse, so deeper input must stop here, not overflow the stack. */

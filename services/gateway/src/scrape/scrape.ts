@@ -8,6 +8,7 @@ import { type RenderPath, renderPathToJSON } from "@winnow/platform/gen/winnow/r
 import type { RequestHandler, Response } from "express";
 import { countScrape } from "../http/gateway-metrics.js";
 import { hop } from "../http/request-context.js";
+import { type ListingSettings, PAGES_HEADER, pagesHeader, readListing } from "../listing/read-listing.js";
 import { pageMarkdown } from "../markdown/page-markdown.js";
 import {
   FIELD_STATUS_HEADER,
@@ -17,17 +18,22 @@ import {
   warningsHeader,
 } from "./field-status.js";
 import { type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "./scrape-page.js";
-import { parseScrapeRequest, type ScrapeRequest } from "./scrape-request.js";
+import { type ListingLimits, parseScrapeRequest, type ScrapeRequest } from "./scrape-request.js";
 
 /**
  * POST /scrape: render the page, fill the schema, answer with JSON in the
  * schema's shape (scrape-page.ts), with what it cost and where it came from in headers.
  */
-export function scrapeHandler(deps: ScrapeDependencies): RequestHandler {
+export function scrapeHandler(deps: ScrapeDependencies, listing: ListingLimits & ListingSettings): RequestHandler {
   return async (req, res) => {
-    const request = parseScrapeRequest(req.body);
+    const request = parseScrapeRequest(req.body, listing);
     res.locals.targetHost = new URL(request.url).hostname;
-    const outcome = await scrapePage(deps, request, { accountId: res.locals.accountId!, hop: hop(res) });
+    const context = { accountId: res.locals.accountId!, hop: hop(res) };
+    // One page unless the request asks for more of the listing or the records' own pages (listing/read-listing.ts).
+    const multiPage = request.listing.pages > 1 || request.listing.details;
+    const listed = multiPage ? await readListing(deps, request, context, listing) : undefined;
+    const outcome = listed ?? (await scrapePage(deps, request, context));
+    if (listed) res.setHeader(PAGES_HEADER, pagesHeader(listed.pages));
     const { page, result, cache } = outcome;
     Object.assign(res.locals.timings, outcome.timings);
 
@@ -50,13 +56,13 @@ export function scrapeHandler(deps: ScrapeDependencies): RequestHandler {
 
 /** The data as the extractor wrote it, alone or in the evidence envelope: the body of POST /scrape, a batch result's. */
 export function answerBody(
-  { page, result, cache, screenshot }: ScrapeOutcome,
+  { page, result, cache, screenshot, evidencePages }: ScrapeOutcome,
   { evidence, markdown }: Pick<ScrapeRequest, "evidence" | "markdown">,
 ): string {
   if (!evidence) return result.dataJson;
   const envelope = {
     ...(markdown ? { markdown: pageMarkdown(page.html, page.finalUrl) } : {}),
-    evidence: evidenceByPointer(result.evidence),
+    evidence: evidenceByPointer(result.evidence, evidencePages),
     ...statusEnvelope(result.fieldStatus, result.warnings),
     cache: { page: cache.page, data: cache.data, age_seconds: cache.ageSeconds },
     ...(screenshot ? { screenshot } : {}),
@@ -64,12 +70,16 @@ export function answerBody(
   return `{"data":${result.dataJson},${JSON.stringify(envelope).slice(1)}`;
 }
 
-/** The extractor's evidence as the API states it: by JSON pointer, empty text and selector left out. */
-function evidenceByPointer(evidence: Evidence[]): Record<string, unknown> {
+/**
+ * The extractor's evidence as the API states it: by JSON pointer, empty text and selector left out; for an answer
+ * read from several pages, the page of each value.
+ */
+function evidenceByPointer(evidence: Evidence[], pages: Record<string, string> = {}): Record<string, unknown> {
   return Object.fromEntries(
     evidence.map(({ pointer, source, text, selector, confidence, grounded, status, alternative }) => [
       pointer,
       {
+        ...(pages[pointer] ? { page: pages[pointer] } : {}),
         source,
         ...(text ? { text } : {}),
         ...(selector ? { selector } : {}),

@@ -9,6 +9,7 @@
 import type { CheerioAPI } from "cheerio";
 import type { Element, Text } from "domhandler";
 import { collapsed, isHidden, isHiddenWithin, NOT_TEXT, ownText, squashed, upTo } from "../../page/elements.js";
+import { IN_STOCK, OUT_OF_STOCK } from "../../page/stock-text.js";
 import type { Origin } from "../../schema/evidence.js";
 import { type Price, readPrice } from "../../schema/normalize.js";
 import type { Scored } from "./match.js";
@@ -50,12 +51,6 @@ const STRUCK = new Set(["del", "s", "strike"]);
  */
 const BUY =
   /add to (your |my )?(cart|basket|bag|trolley)|buy (it )?now|^buy$|in den (warenkorb|einkaufswagen)|ajouter au panier|aggiungi al carrello|añadir al carrito|agregar al carr|adicionar ao carrinho|^comprar|в корзину|купить|加入購物車|加入购物车|立即購買|我要購買|立即购买|장바구니|구매하기|カートに入れる|sepete ekle|do koszyka|in (de )?winkelwagen|lägg i (varukorg|kundvagn)|legg i handlekurv|læg i kurv/i;
-/** What a block says about stock; out-of-stock words first, since "unavailable" holds "available". */
-export const OUT_OF_STOCK =
-  /out of stock|sold out|currently unavailable|no longer available|agotado|ausverkauft|nicht (mehr )?(verfügbar|lieferbar)|esaurito|non disponibile|épuisé|rupture de stock|indisponível|esgotado|нет в наличии|распродано|품절|缺貨|售完|已售完|在庫切れ|売り切れ|stokta yok|uitverkocht|slutsåld/i;
-export const IN_STOCK =
-  /^(in stock|available|auf lager|sofort lieferbar|lieferbar|en stock|disponible|disponibile|em estoque|в наличии|有現貨|现货|在庫あり|op voorraad|i lager|på lager)\b/i;
-
 export function readBuyBox($: CheerioAPI, headline: string | undefined): BuyBox {
   const heading = headingOf($, headline);
   const box: BuyBox = { price: undefined, inStock: undefined };

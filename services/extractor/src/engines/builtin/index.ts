@@ -21,6 +21,8 @@ import { readCards } from "./microformats.js";
 import { readPageValues } from "./page-values.js";
 import { primaryEntity } from "./scoring.js";
 
+/** The lists the page's layout shows, as this engine reads them: what the model path holds a list answer against. */
+export { type ShownList, shownLists } from "./records/index.js";
 /** `trail`, when given, collects each value's evidence (where it was read) by JSON pointer. */
 export function extractBuiltin(tree: ObjectNode, page: Page, trail?: EvidenceTrail): Record<string, unknown> {
   const declared = [...page.structured.jsonLd, ...readItems(page.$), ...readCards(page.$)];

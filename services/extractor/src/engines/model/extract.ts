@@ -19,7 +19,7 @@ import { ShownText } from "../../page/text-match.js";
 import { childPointer, evidenceMessages, presentIn } from "../../schema/evidence.js";
 import type { CompiledSchema } from "../../schema/schema-cache.js";
 import { shape } from "../../schema/shape.js";
-import { type ShownList, shownLists } from "../builtin/records/index.js";
+import { type ShownList, shownLists } from "../builtin/index.js";
 import { urlsWanted, writeModelContent } from "./content.js";
 import { type GroundingMode, groundAnswer } from "./grounding.js";
 import type { CallBounds, LlmAnswer, ModelReader } from "./llm.js";

@@ -11,12 +11,12 @@
  * Otherwise nothing on the page says it, and the value stays unverified.
  */
 import type { Element } from "domhandler";
+import { AD_TEXT } from "../../page/ad-text.js";
 import { collapsed } from "../../page/elements.js";
 import type { Page } from "../../page/page.js";
+import { IN_STOCK, OUT_OF_STOCK } from "../../page/stock-text.js";
 import { nameTokens } from "../../schema/field-names.js";
 import { parseBoolean } from "../../schema/normalize.js";
-import { IN_STOCK, OUT_OF_STOCK } from "../builtin/buy-box.js";
-import { AD_TEXT } from "../builtin/records/fields.js";
 
 const AVAILABILITY_WORDS = new Set(["stock", "instock", "available", "availability", "unavailable", "sold"]);
 /** Words that turn an availability field around: `sold_out`, `out_of_stock` are true when it cannot be bought. */

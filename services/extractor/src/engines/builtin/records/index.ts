@@ -12,12 +12,13 @@
 import type { ObjectNode } from "@winnow/platform";
 import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
+import { type Columns, pageLists, type RecordList, readColumns, valueText, withNested } from "../../../layout/index.js";
 import { childPointer, type EvidenceTrail } from "../../../schema/evidence.js";
 import { type NameHints, nameHints } from "../../../schema/field-names.js";
-import { type Columns, readColumns } from "./columns.js";
-import { type Assignment, assignColumns, cellOf, describeFields, type ItemField, isAd, readField } from "./fields.js";
-import { valueText } from "./memo.js";
-import { type RecordList, segmentRecords, withNested } from "./segment.js";
+import { isAd } from "./ads.js";
+import { type Assignment, assignColumns } from "./assign.js";
+import { describeFields, type ItemField } from "./field-kinds.js";
+import { cellOf, readField } from "./read-cell.js";
 
 export type Item = Record<string, unknown>;
 
@@ -117,22 +118,6 @@ interface Records {
   records: Element[][];
   strong: boolean;
   note(trail: EvidenceTrail, pointer: string): void;
-}
-
-/**
- * The page's candidate lists, segmented once per parsed page: each array field, the model's pre-fill, its content
- * (which marks the records) and template learning read the same lists. Segmentation only reads the document.
- */
-const segmented = new WeakMap<object, RecordList[]>();
-
-export function pageLists($: CheerioAPI): RecordList[] {
-  const root = $.root()[0]!;
-  let lists = segmented.get(root);
-  if (!lists) {
-    lists = segmentRecords(root);
-    segmented.set(root, lists);
-  }
-  return lists;
 }
 
 function readRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, hints: NameHints): Records | undefined {

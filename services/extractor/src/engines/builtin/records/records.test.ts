@@ -1,10 +1,9 @@
 import { parseSchema } from "@winnow/platform";
-import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
 import { loadPage } from "../../../page/page.js";
 import { extractBuiltin } from "../index.js";
-import { readCount, readPrice } from "./fields.js";
-import { segmentRecords } from "./segment.js";
+import { readPrice } from "./prices.js";
+import { readCount } from "./read-cell.js";
 
 /** The engine's answer for a schema of one list field, on a page saved from `url`. */
 function records(html: string, schema: Record<string, unknown>, url = "https://shop.example/search?q=x"): unknown {
@@ -258,45 +257,6 @@ describe("records of a listing page", () => {
   it("answers null rather than a list that does not hold the item's fields", () => {
     const html = `${nav}<article><h1>About our shop</h1><p>We sell lamps.</p><p>Since 1990.</p></article>${footer}`;
     expect(records(html, { products: [{ title: "string", price_usd: "number", rating: "number" }] })).toBeNull();
-  });
-});
-
-describe("segmentRecords", () => {
-  it("groups alike siblings, with the rows that follow each one as parts of its record", () => {
-    const $ = load(
-      `<table><tbody>${[1, 2, 3].map((i) => `<tr class="head"><td><a href="/${i}">Title ${i}</a></td></tr><tr><td>${i} points by x</td></tr>`).join("")}</tbody></table>`,
-    );
-    const lists = segmentRecords($.root()[0]!);
-    const rows = lists.find((list) => list.container.tagName === "tbody")!;
-    expect(rows.records.map((record) => record.map((element) => $(element).text()))).toEqual([
-      ["Title 1", "1 points by x"],
-      ["Title 2", "2 points by x"],
-      ["Title 3", "3 points by x"],
-    ]);
-  });
-
-  it("merges the rows of a grid into one list in page order", () => {
-    const $ = load(
-      `<div class="grid">${[0, 1].map((r) => `<div class="row">${[1, 2, 3].map((c) => `<div class="cell"><a href="#">Item ${r * 3 + c}</a> <b>$${c}</b></div>`).join("")}</div>`).join("")}</div>`,
-    );
-    const grid = segmentRecords($.root()[0]!).find((list) => list.records.length === 6)!;
-    expect(grid.records.map(([cell]) => $(cell!).find("a").text())).toEqual([
-      "Item 1",
-      "Item 2",
-      "Item 3",
-      "Item 4",
-      "Item 5",
-      "Item 6",
-    ]);
-  });
-
-  it("marks lists in navigation and footers as boilerplate", () => {
-    const $ = load(
-      `${nav}<div class="results">${[1, 2].map((i) => `<div class="r"><a href="/${i}">Result ${i}</a></div>`).join("")}</div>${footer}`,
-    );
-    const lists = segmentRecords($.root()[0]!);
-    expect(lists.filter((list) => list.boilerplate).length).toBeGreaterThanOrEqual(2);
-    expect(lists.find((list) => list.container.attribs.class === "results")?.boilerplate).toBe(false);
   });
 });
 

@@ -199,6 +199,13 @@ export interface ExtractResponse {
    * whose status a warning or evidence states ("/ingredients/3").
    */
   fieldStatus: FieldStatus[];
+  /**
+   * The page's own link to the next page of its listing (rel=next, a pager's
+   * "Next", the numbered pager's next number, a ?page=N / start=N step or a
+   * plain "load more" link), absolute; unset when the page shows none. Any
+   * site: the caller decides whether to follow it (page/next-page.ts).
+   */
+  nextPageUrl?: string | undefined;
 }
 
 /** One value's status. */
@@ -1300,6 +1307,7 @@ function createBaseExtractResponse(): ExtractResponse {
     modelInputs: [],
     evidence: [],
     fieldStatus: [],
+    nextPageUrl: undefined,
   };
 }
 
@@ -1328,6 +1336,9 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     }
     for (const v of message.fieldStatus) {
       FieldStatus.encode(v!, writer.uint32(66).fork()).join();
+    }
+    if (message.nextPageUrl !== undefined) {
+      writer.uint32(74).string(message.nextPageUrl);
     }
     return writer;
   },
@@ -1409,6 +1420,14 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
             message.fieldStatus.push(FieldStatus.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.nextPageUrl = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1443,6 +1462,11 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
         : globalThis.Array.isArray(object?.field_status)
         ? object.field_status.map((e: any) => FieldStatus.fromJSON(e))
         : [],
+      nextPageUrl: isSet(object.nextPageUrl)
+        ? globalThis.String(object.nextPageUrl)
+        : isSet(object.next_page_url)
+        ? globalThis.String(object.next_page_url)
+        : undefined,
     };
   },
 
@@ -1472,6 +1496,9 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     if (message.fieldStatus?.length) {
       obj.fieldStatus = message.fieldStatus.map((e) => FieldStatus.toJSON(e));
     }
+    if (message.nextPageUrl !== undefined) {
+      obj.nextPageUrl = message.nextPageUrl;
+    }
     return obj;
   },
 
@@ -1490,6 +1517,7 @@ export const ExtractResponse: MessageFns<ExtractResponse> = {
     message.modelInputs = object.modelInputs?.map((e) => ModelInput.fromPartial(e)) || [];
     message.evidence = object.evidence?.map((e) => Evidence.fromPartial(e)) || [];
     message.fieldStatus = object.fieldStatus?.map((e) => FieldStatus.fromPartial(e)) || [];
+    message.nextPageUrl = object.nextPageUrl ?? undefined;
     return message;
   },
 };

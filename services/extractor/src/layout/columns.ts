@@ -7,9 +7,9 @@
  * each record's element at its place, or nothing where the record lacks it.
  */
 import { type Element, isTag } from "domhandler";
-import { NOT_TEXT } from "../../../page/elements.js";
+import { NOT_TEXT } from "../page/elements.js";
+import { classesOf } from "./element-facts.js";
 import { isUnseen } from "./hidden.js";
-import { classesOf } from "./memo.js";
 
 /** Elements read per record: a record larger than this is read in part. */
 const MAX_RECORD_ELEMENTS = 400;
@@ -173,4 +173,27 @@ function sharedClasses(records: Element[][]): Set<string> {
 function stepOf(element: Element, shared: Set<string>): string {
   const classes = [...classesOf(element)].filter((name) => shared.has(name)).sort();
   return classes.length > 0 ? `${element.tagName}.${classes.join(".")}` : element.tagName;
+}
+
+/** Whether `inner` is a place below `outer`: in the records that have both, its element is inside the other's. */
+export function isWithin(inner: Column, outer: Column): boolean {
+  if (inner === outer) return false;
+  let checked = 0;
+  for (let i = 0; i < inner.cells.length && checked < 3; i += 1) {
+    const [a, b] = [inner.cells[i], outer.cells[i]];
+    if (!a || !b) continue;
+    checked += 1;
+    if (!contains(b, a)) return false;
+  }
+  return checked > 0;
+}
+
+function contains(outer: Element, inner: Element): boolean {
+  for (
+    let node: Element | null = inner.parent as Element | null;
+    node && isTag(node);
+    node = node.parent as Element | null
+  )
+    if (node === outer) return true;
+  return false;
 }

@@ -1,13 +1,12 @@
 /**
  * What reading records asks of an element again and again, read once per
- * element: the text it shows as a value, its classes, the words its markup
- * names it by, and the currency a text names. Kept by element (weakly, so
+ * element: the text it shows as a value, its classes, and the currency a
+ * text names. Kept by element (weakly, so
  * a page's entries go with its document).
  */
 import { type Element, isTag, isText } from "domhandler";
-import { laidOutApart, NOT_TEXT } from "../../../page/elements.js";
-import { currencyCode } from "../../../schema/normalize.js";
-import { markupWords } from "../blocks/fields.js";
+import { laidOutApart, NOT_TEXT } from "../page/elements.js";
+import { currencyCode } from "../schema/normalize.js";
 import { isUnseen } from "./hidden.js";
 
 /** Struck-through text is an old value (a price before the discount). */
@@ -30,7 +29,12 @@ function spacedText(element: Element): string {
   let raw = "";
   for (const node of element.children) {
     if (isText(node)) raw += node.data;
-    else if (isTag(node) && shows(node)) raw += laidOutApart(node) ? ` ${spacedText(node)} ` : spacedText(node);
+    else if (isTag(node) && shows(node)) {
+      const inner = spacedText(node);
+      // A price's cents raised after its whole amount ("$12<sup>99</sup>") are its decimals.
+      if (node.tagName === "sup" && /\d$/.test(raw) && /^\d{2}$/.test(inner.trim())) raw += `.${inner.trim()}`;
+      else raw += laidOutApart(node) ? ` ${inner} ` : inner;
+    }
   }
   text = raw.replace(/\s+/g, " ");
   spaced.set(element, text);
@@ -42,25 +46,18 @@ function shows(element: Element): boolean {
 }
 
 const classes = new WeakMap<Element, Set<string>>();
+const NUMBERED = /(^|[-_])\d+($|[-_])|^[a-z]+\d+$/i;
 
-/** The element's classes, without those that number it ("review-3"). */
+/**
+ * The element's classes, without those that number it ("review-3", "a-star-4-5", "item12"): a part of the name
+ * that is a number, or a word followed by one. A generated name with digits among its letters ("css-1q2w3e",
+ * as CSS-in-JS writes them) is kept: it names a place as any other class does.
+ */
 export function classesOf(element: Element): Set<string> {
   let found = classes.get(element);
   if (!found) {
-    found = new Set((element.attribs.class ?? "").split(/\s+/).filter((c) => c.length > 0 && !/\d/.test(c)));
+    found = new Set((element.attribs.class ?? "").split(/\s+/).filter((c) => c.length > 0 && !NUMBERED.test(c)));
     classes.set(element, found);
-  }
-  return found;
-}
-
-const words = new WeakMap<Element, Set<string>>();
-
-/** The words an element's markup names it by (class, id, itemprop, data attribute names; singular). */
-export function wordsOf(element: Element): Set<string> {
-  let found = words.get(element);
-  if (!found) {
-    found = markupWords(element);
-    words.set(element, found);
   }
   return found;
 }

@@ -14,10 +14,11 @@
  * so a page costs time in proportion to its size.
  */
 import { type Element, isTag, type ParentNode } from "domhandler";
-import { NOT_TEXT } from "../../../page/elements.js";
-import { nameTokens } from "../../../schema/field-names.js";
+import { NOT_TEXT } from "../page/elements.js";
+import { inBoilerplate, markupTokens } from "./boilerplate.js";
+import { classesOf } from "./element-facts.js";
 import { isUnseen } from "./hidden.js";
-import { classesOf } from "./memo.js";
+import { isHeaderRow } from "./table-header.js";
 
 export interface RecordList {
   /** The element the records are children of; for a grid, the parent of its rows. */
@@ -50,52 +51,6 @@ const MAX_COMPANIONS = 3;
 /** Containers whose only child may be a list of one record. */
 const LIST_TAGS = new Set(["ul", "ol", "tbody", "table", "dl"]);
 const LIST_WORDS = new Set(["list", "listing", "listings", "results", "items", "feed", "grid"]);
-/** Ancestors whose names are read for boilerplate words: a page frame "with_header" says nothing of a list deep inside it. */
-const NAMED_ANCESTORS = 4;
-const BOILERPLATE_TAGS = new Set(["nav", "header", "footer", "aside"]);
-const BOILERPLATE_ROLES = new Set([
-  "navigation",
-  "banner",
-  "contentinfo",
-  "complementary",
-  "menu",
-  "menubar",
-  "tablist",
-]);
-const BOILERPLATE_WORDS = new Set([
-  "nav",
-  "navbar",
-  "navigation",
-  "menu",
-  "menubar",
-  "footer",
-  "header",
-  "masthead",
-  "breadcrumb",
-  "breadcrumbs",
-  "sidebar",
-  "aside",
-  "pagination",
-  "pager",
-  "paging",
-  "related",
-  "similar",
-  "recommended",
-  "recommendations",
-  "carousel",
-  "facet",
-  "facets",
-  "filter",
-  "filters",
-  "refinement",
-  "refinements",
-  "toolbar",
-  "topbar",
-  "tabs",
-  "share",
-  "social",
-]);
-
 interface Facts {
   /** Visible characters (whitespace not counted) in the element, and in links within it. */
   text: number;
@@ -178,45 +133,7 @@ export function segmentRecords(root: ParentNode): RecordList[] {
   });
 }
 
-/** Elements searched per list for records nested in its records. */
-const MAX_NESTED_SEARCH = 5000;
-
-/**
- * A list whose records hold records of the same kind (the replies inside
- * a comment, at any depth): the list of all of them in page order, or
- * undefined when none is nested. Nested records have the head's tag and
- * classes.
- */
-export function withNested(list: RecordList): RecordList | undefined {
-  const head = list.records[0]?.[0];
-  if (!head || list.records.some((record) => record.length > 1)) return undefined;
-  const key = classKey(head);
-  if (key === "") return undefined;
-  const heads = new Set(list.records.map(([element]) => element!));
-  const all: Element[] = [];
-  let nested = 0;
-  let searched = 0;
-  const search = (element: Element): void => {
-    for (const child of element.children) {
-      if (!isTag(child) || NOT_TEXT.has(child.tagName) || isUnseen(child)) continue;
-      searched += 1;
-      if (searched > MAX_NESTED_SEARCH) return;
-      if (child.tagName === head.tagName && !heads.has(child) && classKey(child) === key) {
-        all.push(child);
-        nested += 1;
-      }
-      search(child);
-    }
-  };
-  // Heads are siblings in page order; what each holds follows it.
-  for (const element of heads) {
-    all.push(element);
-    search(element);
-  }
-  return nested === 0 ? undefined : { ...list, records: all.map((element) => [element]) };
-}
-
-function classKey(element: Element): string {
+export function classKey(element: Element): string {
   return [...classesOf(element)].sort().join(" ");
 }
 
@@ -264,8 +181,9 @@ function visibleLength(text: string): number {
   return text.trim().length;
 }
 
+/** The children a list is made of: shown elements, a table's header row left out (it names the columns). */
 function visibleChildren(parent: Element, facts: Map<Element, Facts>): Element[] {
-  return parent.children.filter((child): child is Element => isTag(child) && facts.has(child));
+  return parent.children.filter((child): child is Element => isTag(child) && facts.has(child) && !isHeaderRow(child));
 }
 
 /** Tag paths below an element, a few levels deep and a bounded number of them: its structure, for comparing siblings. */
@@ -456,26 +374,4 @@ function commonAncestor(a: Element, b: Element): Element {
   for (let node: Element | null = b; node && isTag(node); node = node.parent as Element | null)
     if (above.has(node)) return node;
   return a;
-}
-
-/** The list is in the page's navigation, header, footer or a side box, by the tags, roles and names of it and its ancestors. */
-function inBoilerplate(container: Element): boolean {
-  let level = 0;
-  for (let node: ParentNode | null = container; node && isTag(node); node = node.parent, level += 1) {
-    if (BOILERPLATE_TAGS.has(node.tagName) || BOILERPLATE_ROLES.has(node.attribs.role ?? "")) return true;
-    if (level < NAMED_ANCESTORS && markupTokens(node).some((word) => BOILERPLATE_WORDS.has(word))) return true;
-  }
-  return false;
-}
-
-/** The words of an element's class and id, split as field names are ("search-results" → search, results). */
-const tokens = new WeakMap<Element, string[]>();
-
-function markupTokens(element: Element): string[] {
-  let found = tokens.get(element);
-  if (!found) {
-    found = nameTokens(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`);
-    tokens.set(element, found);
-  }
-  return found;
 }

@@ -1,0 +1,216 @@
+/**
+ * Whole listings in one scrape (options.pages, options.details) against the running stack, on written listings:
+ * each kind of pager, a loop, a next link to another site, robots.txt, a record page that 404s, a deadline mid-listing, and
+ * the options' rules.
+ */
+import { connectBackends, createGateway, createLimiterFactory, Drain, startHttpServer } from "@winnow/gateway";
+import { createLogger } from "@winnow/platform";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FixturePage } from "../support/fixture-site.js";
+import { launchStack, type RunningStack } from "../support/stack-under-test.js";
+import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
+
+const SCHEMA = { products: [{ name: "string", price_usd: "number", url: "string" }] };
+const DETAIL_SCHEMA = { products: [{ name: "string", price_usd: "number", sku: "string", url: "string" }] };
+const WORDS = ["Oak", "Lamp", "Chair", "Desk", "Shelf", "Rug", "Vase", "Clock"];
+
+/** A listing page of four products (names unique to `key` and `page`) and the pager markup given. */
+function listing(key: string, page: number, pager: string, head = ""): string {
+  const cards = [0, 1, 2, 3]
+    .map((i) => {
+      const n = page * 10 + i;
+      return `<li class="product"><a class="name" href="/item/${key}-${n}">${WORDS[i]} ${key} ${n}</a><div class="price"><span>$${n}.50</span></div></li>`;
+    })
+    .join("");
+  return `<!doctype html><html><head><title>Catalogue</title>${head}</head><body><nav><a href="/">Home</a> <a href="/help">Help</a></nav><main><h1>Catalogue</h1><ul class="grid">${cards}</ul><div class="pager">${pager}</div></main><footer><p>Shop Inc.</p></footer></body></html>`;
+}
+
+const itemPage = (name: string, price: string, sku: string) =>
+  `<!doctype html><html><head><title>${name}</title></head><body><main><h1>${name}</h1><p class="price">Price: ${price}</p><dl><dt>SKU</dt><dd>${sku}</dd></dl></main></body></html>`;
+
+/** A held page: answers when the suite ends, long after any deadline. */
+let release: () => void = () => {};
+const held = new Promise<void>((resolve) => {
+  release = resolve;
+});
+
+const PAGES: Record<string, FixturePage> = {
+  // rel=next in the head.
+  "/rel/1": { body: listing("rel", 1, "", '<link rel="next" href="/rel/2">') },
+  "/rel/2": { body: listing("rel", 2, "") },
+  // A pager's word, in French, with its arrow.
+  "/word/1": { body: listing("word", 1, '<a href="/word/2">Suivant ›</a>') },
+  "/word/2": { body: listing("word", 2, '<a href="/word/1">‹ Précédent</a>') },
+  // A numbered pager: the current page is not a link.
+  "/num/1": { body: listing("num", 1, '<strong>1</strong> <a href="/num/2">2</a> <a href="/num/3">3</a>') },
+  "/num/2": { body: listing("num", 2, '<a href="/num/1">1</a> <strong>2</strong> <a href="/num/3">3</a>') },
+  "/num/3": { body: listing("num", 3, '<a href="/num/1">1</a> <a href="/num/2">2</a> <strong>3</strong>') },
+  // A record offset in the query: ?start=0, ?start=4.
+  "/off?start=0": { body: listing("off", 1, '<a href="/off?start=4">more</a> <a href="/off?start=8">last</a>') },
+  "/off?start=4": { body: listing("off", 2, '<a href="/off?start=0">first</a>') },
+  // A load-more link that is a plain URL.
+  "/feed": { body: listing("feed", 1, '<a href="/feed?cursor=b">Load more</a>') },
+  "/feed?cursor=b": { body: listing("feed", 2, "") },
+  // A loop: page 2 links back to page 1.
+  "/loop/1": { body: listing("loop", 1, '<a href="/loop/2">Next</a>') },
+  "/loop/2": { body: listing("loop", 2, '<a href="/loop/1">Next</a>') },
+  // The next link leaves the site.
+  "/away/1": { body: listing("away", 1, '<a href="https://elsewhere.example/away/2">Next</a>') },
+  // robots.txt keeps crawlers out of /private/.
+  "/robots.txt": { type: "text/plain", body: "User-agent: *\nDisallow: /private/\n" },
+  "/bot/1": { body: listing("bot", 1, '<a href="/private/2">Next</a>') },
+  "/private/2": { body: listing("bot", 2, "") },
+  // A second page that never answers in time.
+  "/slow/1": { body: listing("slow", 1, '<a href="/slow/2">Next</a>') },
+  "/slow/2": { body: listing("slow", 2, ""), heldUntil: held },
+  // Records' own pages: one disagrees on the price, one is gone.
+  "/det/1": { body: listing("det", 1, "") },
+  "/item/det-10": { body: itemPage("Oak det 10", "$10.50", "SKU-10") },
+  "/item/det-11": { body: itemPage("Lamp det 11", "$99.00", "SKU-11") },
+  "/item/det-12": { status: 404, body: itemPage("Gone", "", "") },
+  "/item/det-13": { body: itemPage("Desk det 13", "$13.50", "SKU-13") },
+};
+
+let run: RunningStack;
+beforeAll(async () => {
+  run = await launchStack(PAGES, { MAX_LISTING_PAGES: "20" });
+});
+afterAll(async () => {
+  release();
+  await run?.stop();
+});
+
+async function scrape(path: string, options: Record<string, unknown>, schema: object = SCHEMA) {
+  const response = await run.scrape({
+    url: `${run.site.origin}${path}`,
+    schema,
+    options: { evidence: true, ...options },
+  });
+  const body = (await response.json()) as {
+    data: { products: { name: string; price_usd: number; sku?: string | null }[] };
+    status: Record<string, string>;
+    warnings?: { code: string; message: string; path: string }[];
+    evidence: Record<string, { page?: string; status: string; alternative?: { value: unknown } }>;
+  };
+  return { response, body, names: body.data?.products?.map((p) => p.name) ?? [] };
+}
+
+const namesOf = (key: string, pages: number[]) =>
+  pages.flatMap((page) => [0, 1, 2, 3].map((i) => `${WORDS[i]} ${key} ${page * 10 + i}`));
+
+describe("a whole listing in one scrape", () => {
+  it.each([
+    ["rel=next", "/rel/1", "rel", [1, 2]],
+    ["a pager's word and arrow", "/word/1", "word", [1, 2]],
+    ["a numbered pager", "/num/1", "num", [1, 2, 3]],
+    ["a record offset", "/off?start=0", "off", [1, 2]],
+    ["a load-more link", "/feed", "feed", [1, 2]],
+  ] as const)("follows %s, every record once in page order", async (_kind, path, key, pages) => {
+    const { response, body, names } = await scrape(path, { pages: 10 });
+    expect(response.status).toBe(200);
+    expect(names).toEqual(namesOf(key, [...pages]));
+    expect(response.headers.get("winnow-pages")).toBe(`listing=${pages.length}, details=0, failed=0`);
+    expect(body.warnings?.filter((w) => w.code === "list-incomplete") ?? []).toEqual([]);
+  });
+
+  it("stops at a page read before, and says when options.pages cut the listing", async () => {
+    const loop = await scrape("/loop/1", { pages: 10 });
+    expect(loop.names).toEqual(namesOf("loop", [1, 2]));
+    // Evidence names the page each value was read on.
+    expect(loop.body.evidence["/products/0/name"]?.page).toBe(`${run.site.origin}/loop/1`);
+    expect(loop.body.evidence["/products/4/name"]?.page).toBe(`${run.site.origin}/loop/2`);
+    expect(run.site.requests("/loop/1")).toBe(1);
+    const cut = await scrape("/num/1", { pages: 2 });
+    expect(cut.names).toEqual(namesOf("num", [1, 2]));
+    expect(cut.body.warnings).toContainEqual(expect.objectContaining({ code: "list-incomplete" }));
+  });
+
+  it("does not follow a next link to another site, and says so", async () => {
+    const { response, body, names } = await scrape("/away/1", { pages: 5 });
+    expect(response.headers.get("winnow-pages")).toBe("listing=1, details=0, failed=0");
+    expect(names).toEqual(namesOf("away", [1]));
+    const warning = body.warnings?.find((w) => w.code === "list-incomplete");
+    expect(warning?.message).toContain("elsewhere.example");
+  });
+
+  it("does not read a next page robots.txt disallows, and says so", async () => {
+    const { body, names } = await scrape("/bot/1", { pages: 5 });
+    expect(names).toEqual(namesOf("bot", [1]));
+    expect(run.site.requests("/private/2")).toBe(0);
+    expect(body.warnings?.find((w) => w.code === "list-incomplete")?.message).toContain("robots.txt");
+  });
+
+  it("fills the records' fields from their own pages, keeps the listing's values, and keeps a record whose page is gone", async () => {
+    const { response, body } = await scrape("/det/1", { details: true }, DETAIL_SCHEMA);
+    expect(response.headers.get("winnow-pages")).toBe("listing=1, details=3, failed=1");
+    const products = body.data.products;
+    expect(products.map((p) => p.sku)).toEqual(["SKU-10", "SKU-11", null, "SKU-13"]);
+    expect(body.evidence["/products/0/sku"]?.page).toBe(`${run.site.origin}/item/det-10`);
+    expect(products[1]!.price_usd).toBe(11.5);
+    expect(body.status["/products/1/price_usd"]).toBe("conflict");
+    expect(body.evidence["/products/1/price_usd"]?.alternative?.value).toBe(99);
+    expect(products[2]!.name).toBe("Chair det 12");
+    expect(body.status["/products/2/sku"]).toBe("truncated");
+    expect(body.warnings).toContainEqual(expect.objectContaining({ code: "detail-failed", path: "/products/2" }));
+  });
+
+  it("answers what it has, marked, when the deadline passes mid-listing", async () => {
+    const backends = connectBackends(
+      {
+        auth: `127.0.0.1:${run.ports.auth}`,
+        renderer: `127.0.0.1:${run.ports.renderer}`,
+        extractor: `127.0.0.1:${run.ports.extractor}`,
+      },
+      run.stack.callerTokens,
+    );
+    const logger = createLogger("gateway-under-test", "silent");
+    const limiters = createLimiterFactory({ redisUrl: undefined, keyPrefix: "listing:", logger });
+    const gateway = createGateway({
+      backends,
+      keyCache: { size: 100, maxAgeMs: 60_000 },
+      usageFlushMs: 60_000,
+      drain: new Drain(),
+      logger,
+      requestTimeoutMs: Math.round(TEST_TIMEOUT_MS / 4),
+      maxBodyBytes: 65_536,
+      limiters,
+      loginAttemptsPer15Min: 10,
+      keyFailuresPerMinute: 60,
+      trustProxy: false,
+    });
+    const server = await startHttpServer(gateway.app, "127.0.0.1", 0);
+    try {
+      const response = await fetch(`http://127.0.0.1:${server.port}/scrape`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": run.stack.apiKey },
+        body: JSON.stringify({
+          url: `${run.site.origin}/slow/1`,
+          schema: SCHEMA,
+          options: { pages: 3, evidence: true },
+        }),
+      });
+      const body = (await response.json()) as { data: { products: unknown[] }; warnings: { code: string }[] };
+      expect(response.status).toBe(200);
+      expect(response.headers.get("winnow-pages")).toBe("listing=1, details=0, failed=1");
+      expect(body.data.products).toHaveLength(4);
+      expect(body.warnings).toContainEqual(expect.objectContaining({ code: "list-incomplete" }));
+    } finally {
+      await server.close(0);
+      await gateway.close();
+      await limiters.close();
+      backends.close();
+    }
+  });
+
+  it.each([
+    [{ pages: 0 }, SCHEMA, "/options/pages", ">= 1"],
+    [{ pages: 10_000 }, SCHEMA, "/options/pages", "MAX_LISTING_PAGES"],
+    [{ details: true }, { title: "string", price: "number" }, "/options/details", "list of records"],
+    [{ details: true }, { products: [{ name: "string" }] }, "/options/details", "link field"],
+  ])("refuses %j with a 400 that states the rule", async (options, schema, path, rule) => {
+    const response = await run.scrape({ url: `${run.site.origin}/rel/1`, schema, options });
+    const body = (await response.json()) as { errors: { path: string; description: string }[] };
+    expect(response.status).toBe(400);
+    expect(body.errors).toContainEqual({ path, description: expect.stringContaining(rule) });
+  });
+});
