@@ -86,6 +86,18 @@ describe("the Firecrawl SDK against Winnow", () => {
     expect((refused as SdkError).message).toContain("actions");
   });
 
+  it("states what the answer cost in POST /scrape's headers, which usage counts", async () => {
+    const res = await fetch(`${run.stack.gatewayUrl}/v2/scrape`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${run.stack.apiKey}` },
+      body: JSON.stringify({ url: shoeUrl, formats: [{ type: "json", schema: SCHEMA }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-winnow-path")).toBe("builtin");
+    expect(res.headers.get("x-winnow-tokens-in")).toBe("0");
+    expect(res.headers.get("winnow-field-status")).toContain("/colour");
+  });
+
   it("answers a bad key as Firecrawl does: 401 with success false", async () => {
     const res = await fetch(`${run.stack.gatewayUrl}/v2/scrape`, {
       method: "POST",

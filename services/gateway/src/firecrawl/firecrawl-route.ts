@@ -1,11 +1,13 @@
 import type { WinnowError } from "@winnow/platform";
+import type { RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import { noteProblem } from "../http/access-log.js";
+import { countScrape } from "../http/gateway-metrics.js";
 import { jsonBody } from "../http/json-body.js";
 import { problemDocument, retryAfter } from "../http/problem.js";
 import { hop } from "../http/request-context.js";
 import { pageMarkdown } from "../markdown/page-markdown.js";
-import { FIELD_STATUS_HEADER, fieldStatusHeader, WARNINGS_HEADER, warningsHeader } from "../scrape/field-status.js";
+import { serverTiming, setAnswerHeaders } from "../scrape/scrape.js";
 import { loadPage, type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "../scrape/scrape-page.js";
 import { type FirecrawlVersion, parseFirecrawlScrape } from "./firecrawl-request.js";
 
@@ -43,20 +45,19 @@ function firecrawlScrape(deps: ScrapeDependencies, version: FirecrawlVersion): R
     res.locals.targetHost = new URL(scrape.url).hostname;
     const context = { accountId: res.locals.accountId!, hop: hop(res) };
     let outcome: ScrapeOutcome | undefined;
-    let loaded: Pick<ScrapeOutcome, "page" | "timings">;
+    let page: RenderResponse;
     if (scrape.json) {
       outcome = await scrapePage(deps, scrape.json, context);
-      loaded = outcome;
-      // Each value's status and the warnings, as POST /scrape states them: Firecrawl's body has no room for them.
-      const fieldStatus = fieldStatusHeader(outcome.result.fieldStatus);
-      if (fieldStatus !== undefined) res.setHeader(FIELD_STATUS_HEADER, fieldStatus);
-      const warnings = warningsHeader(outcome.result.warnings);
-      if (warnings !== undefined) res.setHeader(WARNINGS_HEADER, warnings);
+      page = outcome.page;
+      // As POST /scrape states them; usage counts the scrape from these too.
+      setAnswerHeaders(res, outcome);
+      countScrape(outcome.path, outcome.cache.page);
     } else {
-      loaded = await loadPage(deps, scrape, context);
+      const loaded = await loadPage(deps, scrape, context);
+      page = loaded.page;
+      Object.assign(res.locals.timings, loaded.timings);
+      res.setHeader("Server-Timing", serverTiming(res.locals.timings, res.locals.keyFromCache));
     }
-    Object.assign(res.locals.timings, loaded.timings);
-    const { page } = loaded;
     const warnings = outcome?.result.warnings.map((warning) => warning.message) ?? [];
     res.status(200).json({
       success: true,

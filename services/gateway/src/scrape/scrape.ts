@@ -34,24 +34,28 @@ export function scrapeHandler(deps: ScrapeDependencies, listing: ListingLimits &
     const listed = multiPage ? await readListing(deps, request, context, listing) : undefined;
     const outcome = listed ?? (await scrapePage(deps, request, context));
     if (listed) res.setHeader(PAGES_HEADER, pagesHeader(listed.pages));
-    const { page, result, cache } = outcome;
-    Object.assign(res.locals.timings, outcome.timings);
-
-    res.setHeader("Server-Timing", serverTiming(res.locals.timings, res.locals.keyFromCache));
-    res.setHeader("x-winnow-engine", engineName(result.engine));
-    res.setHeader("x-winnow-render-path", renderPathName(page.path));
-    // What the answer cost and what came from cache (documented in docs/openapi.ts).
-    res.setHeader("x-winnow-path", outcome.path);
-    res.setHeader("x-winnow-tokens-in", String(outcome.tokens.input));
-    res.setHeader("x-winnow-tokens-out", String(outcome.tokens.output));
-    res.setHeader("Winnow-Cache", `page=${cache.page}, data=${cache.data}, age=${cache.ageSeconds}`);
-
-    setHeaderIf(res, FIELD_STATUS_HEADER, fieldStatusHeader(result.fieldStatus));
-    setHeaderIf(res, WARNINGS_HEADER, warningsHeader(result.warnings));
-
+    setAnswerHeaders(res, outcome);
     res.status(200).type("application/json").send(answerBody(outcome, request));
-    countScrape(outcome.path, cache.page);
+    countScrape(outcome.path, outcome.cache.page);
   };
+}
+
+/**
+ * What a scrape's answer says in headers: its timings, engine and render path, what it cost (usage counts it from
+ * these) and what came from cache, each value's status and the warnings (documented in docs/openapi.ts).
+ */
+export function setAnswerHeaders(res: Response, outcome: ScrapeOutcome): void {
+  const { page, result, cache } = outcome;
+  Object.assign(res.locals.timings, outcome.timings);
+  res.setHeader("Server-Timing", serverTiming(res.locals.timings, res.locals.keyFromCache));
+  res.setHeader("x-winnow-engine", engineName(result.engine));
+  res.setHeader("x-winnow-render-path", renderPathName(page.path));
+  res.setHeader("x-winnow-path", outcome.path);
+  res.setHeader("x-winnow-tokens-in", String(outcome.tokens.input));
+  res.setHeader("x-winnow-tokens-out", String(outcome.tokens.output));
+  res.setHeader("Winnow-Cache", `page=${cache.page}, data=${cache.data}, age=${cache.ageSeconds}`);
+  setHeaderIf(res, FIELD_STATUS_HEADER, fieldStatusHeader(result.fieldStatus));
+  setHeaderIf(res, WARNINGS_HEADER, warningsHeader(result.warnings));
 }
 
 /** The data as the extractor wrote it, alone or in the evidence envelope: the body of POST /scrape, a batch result's. */
@@ -101,7 +105,8 @@ function setHeaderIf(res: Response, name: string, value: string | undefined): vo
   if (value !== undefined) res.setHeader(name, value);
 }
 
-function serverTiming(timings: Record<string, number>, keyFromCache: boolean | undefined): string {
+/** The Server-Timing header: each stage's milliseconds, and whether the key was checked from memory. */
+export function serverTiming(timings: Record<string, number>, keyFromCache: boolean | undefined): string {
   return Object.entries(timings)
     .map(([name, ms]) => `${name};dur=${ms.toFixed(1)}${name === "auth" && keyFromCache ? ';desc="cached"' : ""}`)
     .join(", ");
