@@ -75,6 +75,12 @@ describe("parseFirecrawlScrape", () => {
     expect(error.message).toContain('format "screenshot" is not supported by Winnow');
   });
 
+  it("refuses v2's JSON format named by string, saying how v2 names it", () => {
+    expect(refusal({ url: URL_SENT, formats: ["json"] }).violations).toEqual([
+      { path: "/formats/0", description: 'v2 names the JSON format by object: {"type": "json", "schema"}' },
+    ]);
+  });
+
   it("refuses a JSON format without a schema, and v1's object formats", () => {
     expect(refusal({ url: URL_SENT, formats: [{ type: "json", prompt: "the price" }] }).violations).toEqual([
       expect.objectContaining({ path: "/formats/0/schema" }),

@@ -113,8 +113,9 @@ function readFormats(body: Record<string, unknown>, version: FirecrawlVersion, v
     else if (type === "json" && version === "v1") {
       if (typeof format !== "string") violations.push({ path, description: 'v1 names formats by string: "json"' });
       else formats.json = jsonOptions(body.jsonOptions, "/jsonOptions", violations);
-    } else if (type === "json" && typeof format === "object") {
-      formats.json = jsonOptions(format, path, violations);
+    } else if (type === "json") {
+      if (typeof format === "object") formats.json = jsonOptions(format, path, violations);
+      else violations.push({ path, description: 'v2 names the JSON format by object: {"type": "json", "schema"}' });
     } else {
       violations.push({ path, description: `format ${JSON.stringify(type ?? format)} is not supported by Winnow` });
     }
