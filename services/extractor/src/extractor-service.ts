@@ -16,9 +16,9 @@ import {
 } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { LlmEngine } from "./engines/model/llm.js";
 import { countExtraction } from "./extract-metrics.js";
+import type { Answered, ExtractionInput } from "./flow/job.js";
 import { type ScopeSettings, templateScope } from "./flow/template-scope.js";
 import type { SchemaCache } from "./schema/schema-cache.js";
-import type { ExtractionPool } from "./workers/extraction-pool.js";
 
 export interface ExtractorDependencies {
   logger: Logger;
@@ -29,10 +29,15 @@ export interface ExtractorDependencies {
   maxHtmlBytes: number;
   /** Whose templates a request reads, and which pages teach them (template-scope.ts). */
   templateScope: ScopeSettings;
-  /** Where extractions run (flow/extract.ts in worker threads). */
-  extractions: ExtractionPool;
+  /** Where extractions run: flow/extract.ts in worker threads (workers/extraction-pool.ts). */
+  extractions: Extractions;
   /** The model and engine version, as DescribeEngines states them (engine-identity.ts). */
   identity: DescribeEnginesResponse;
+}
+
+/** What the service asks of the worker pool: one extraction, in its account's turn, within the call's deadline. */
+interface Extractions {
+  run(input: ExtractionInput, account: string, ctx: CallContext): Promise<Answered>;
 }
 
 /** The service as a gRPC server registers it. */

@@ -43,3 +43,30 @@ export interface EngineAnswer {
   /** Set when the model read the page: which values it found on the page, and whether it read the whole page. */
   model: ModelFacts | undefined;
 }
+
+/** One extraction, as the gRPC request gave it (the main thread hands it to a worker). */
+export interface ExtractionInput {
+  html: string;
+  url: string;
+  schemaJson: string;
+  /** What the caller says a field holds, by its pointer in the schema (ExtractRequest.field_hints). */
+  fieldHints: FieldHints;
+  taskDescription: string;
+  includeModelInput: boolean;
+  evidence: boolean;
+  /** Whether the model reads the page (chosen by the main thread, which holds the model). */
+  model: boolean;
+  /** The request's deadline, ms since the epoch. */
+  deadline: number | undefined;
+  /** Whose templates the page reads and teaches; none for an internal caller's page. */
+  templateScope: TemplateScope | undefined;
+  /** What the page's fetcher knows of it (ExtractRequest.page_warnings). */
+  pageWarnings: Warning[];
+}
+
+/** An extraction's answer, with how many fields the pre-fill and the templates answered. */
+export interface Answered {
+  response: ExtractResponse;
+  prefilled: number | undefined;
+  templated: number;
+}

@@ -10,8 +10,9 @@ import { extractBuiltin } from "../engines/builtin/index.js";
 import type { Page } from "../page/page.js";
 import { childPointer, isUnder } from "../schema/evidence.js";
 import { nameHints } from "../schema/field-names.js";
-import { currencyCode, inNamedUnit, isoDate } from "../schema/normalize.js";
+import { currencyCode, isoDate } from "../schema/normalize.js";
 import { shape } from "../schema/shape.js";
+import { inNamedUnit } from "../schema/units.js";
 import { type Instruction, readTask } from "./task-fields.js";
 
 export function withoutModel(

@@ -5,7 +5,7 @@
  */
 
 import { type CheerioAPI, load } from "cheerio";
-import { type AnyNode, type ChildNode, type Element, hasChildren, type ParentNode } from "domhandler";
+import { type AnyNode, type ChildNode, type Element, hasChildren, isTag, type ParentNode } from "domhandler";
 import { jsonrepair } from "jsonrepair";
 import { textWithout } from "./elements.js";
 
@@ -36,7 +36,35 @@ export function loadPage(html: string, url: string): Page {
   const $ = load(html);
   flattenBelow($.root()[0]!, MAX_DEPTH);
   const pageUrl = URL.canParse(url) ? new URL(url) : undefined;
-  return { $, url: pageUrl, baseUrl: baseUrlOf($, pageUrl), structured: readStructuredData($) };
+  const declaring = declaringElements($.root()[0]!);
+  return { $, url: pageUrl, baseUrl: baseUrlOf(declaring, pageUrl), structured: readStructuredData($, declaring) };
+}
+
+/** The elements by which a page declares things about itself, in document order. */
+interface DeclaringElements {
+  bases: Element[];
+  jsonLdScripts: Element[];
+  metas: Element[];
+  titles: Element[];
+  h1s: Element[];
+}
+
+/**
+ * The page's declaring elements (`base[href]`, `script[type="application/ld+json" i]`, `meta[content]`, `title`,
+ * `h1`), in one walk of the document: as many selector queries each walk the whole document.
+ */
+function declaringElements(root: ParentNode): DeclaringElements {
+  const found: DeclaringElements = { bases: [], jsonLdScripts: [], metas: [], titles: [], h1s: [] };
+  for (const node of descendantsOf(root)) {
+    if (!isTag(node)) continue;
+    const { name, attribs } = node;
+    if (name === "base" && attribs.href !== undefined) found.bases.push(node);
+    else if (name === "script" && attribs.type?.toLowerCase() === "application/ld+json") found.jsonLdScripts.push(node);
+    else if (name === "meta" && attribs.content !== undefined) found.metas.push(node);
+    else if (name === "title") found.titles.push(node);
+    else if (name === "h1") found.h1s.push(node);
+  }
+  return found;
 }
 
 /**
@@ -89,14 +117,14 @@ export function absoluteUrl(reference: string | undefined, base: URL | undefined
   return parsed && (parsed.protocol === "http:" || parsed.protocol === "https:") ? parsed.href : undefined;
 }
 
-function baseUrlOf($: CheerioAPI, pageUrl: URL | undefined): URL | undefined {
-  const declared = absoluteUrl($("base[href]").first().attr("href"), pageUrl);
+function baseUrlOf(declaring: DeclaringElements, pageUrl: URL | undefined): URL | undefined {
+  const declared = absoluteUrl(declaring.bases[0]?.attribs.href, pageUrl);
   return declared ? new URL(declared) : pageUrl;
 }
 
-function readStructuredData($: CheerioAPI): StructuredData {
+function readStructuredData($: CheerioAPI, declaring: DeclaringElements): StructuredData {
   const jsonLd: unknown[] = [];
-  $('script[type="application/ld+json" i]').each((_, script) => {
+  for (const script of declaring.jsonLdScripts) {
     // Some sites wrap the JSON in comments or CDATA markers, or end it with a semicolon as if it were a script.
     const text = $(script)
       .text()
@@ -107,10 +135,10 @@ function readStructuredData($: CheerioAPI): StructuredData {
     const data = parseJson(text) ?? parseJson(repaired(text));
     // Invalid JSON-LD that no repair makes sense of is common too; the rest of the page still counts.
     if (data !== undefined) jsonLd.push(data);
-  });
+  }
   const meta = new Map<string, string>();
   const metaElements = new Map<string, Element>();
-  $("meta[content]").each((_, element) => {
+  for (const element of declaring.metas) {
     const name = ($(element).attr("property") ?? $(element).attr("name") ?? $(element).attr("itemprop"))
       ?.trim()
       .toLowerCase();
@@ -119,13 +147,11 @@ function readStructuredData($: CheerioAPI): StructuredData {
       meta.set(name, content);
       metaElements.set(name, element);
     }
-  });
-  const h1Elements = $("h1")
-    .slice(0, MAX_H1S)
-    .toArray()
-    .filter((h1) => headingText(h1) !== "");
+  }
+  const h1Elements = declaring.h1s.slice(0, MAX_H1S).filter((h1) => headingText(h1) !== "");
   const h1s = h1Elements.map(headingText);
-  return { jsonLd, meta, metaElements, title: textOf($("title").first().text()), h1s, h1Elements };
+  const title = declaring.titles[0];
+  return { jsonLd, meta, metaElements, title: title && textOf($(title).text()), h1s, h1Elements };
 }
 
 const MAX_H1S = 5;

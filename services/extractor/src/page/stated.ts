@@ -63,11 +63,45 @@ const MAX_ELEMENTS = 20_000;
 const NUMBER_WORDS = 8;
 const DATE_WORDS = 16;
 
-/** The texts of the page's shown elements that can hold a value whole, each in its word form. */
-interface ElementTexts {
-  whole: Set<string>;
-  numbers: Set<number>;
-  days: Set<string>;
+/** A shown element's text that can hold a value whole, with its words. */
+interface ShownText {
+  text: string;
+  words: string[];
+}
+
+/**
+ * The texts of the page's shown elements that can hold a value whole, in the forms values are looked up in. Each
+ * form is built when a value of its kind is first checked: a schema of strings never reads the page's dates.
+ */
+class ElementTexts {
+  private whole: Set<string> | undefined;
+  private numbers: Set<number> | undefined;
+  private days: Set<string> | undefined;
+
+  constructor(private readonly texts: ShownText[]) {}
+
+  hasWhole(words: string[]): boolean {
+    this.whole ??= new Set(this.texts.map((shown) => shown.words.join(" ")));
+    return this.whole.has(words.join(" "));
+  }
+
+  hasNumber(value: number): boolean {
+    this.numbers ??= new Set(
+      this.texts
+        .filter(({ words }) => words.length <= NUMBER_WORDS)
+        .flatMap(({ text }) => [...numberTokensIn(normalizeText(text))]),
+    );
+    return this.numbers.has(value) || this.numbers.has(Math.abs(value));
+  }
+
+  hasDay(value: string): boolean {
+    this.days ??= new Set(
+      this.texts
+        .filter(({ words }) => words.length <= DATE_WORDS)
+        .flatMap(({ text }) => datesIn(text).map((d) => d.date)),
+    );
+    return this.days.has(value.slice(0, 10));
+  }
 }
 
 /**
@@ -90,12 +124,12 @@ export class PageStatements {
     if (typeof value === "string" && /^https?:/i.test(value) && URL.canParse(value)) return this.linksTo(value);
     if (element && isShown(element)) return check(this.of(element), value);
     const texts = this.elementTexts();
-    if (typeof value === "number") return texts.numbers.has(value) || texts.numbers.has(Math.abs(value));
+    if (typeof value === "number") return texts.hasNumber(value);
     if (typeof value !== "string") return false;
-    if (ISO_DAY.test(value)) return texts.days.has(value.slice(0, 10));
+    if (ISO_DAY.test(value)) return texts.hasDay(value);
     const words = wordsOf(value);
     if (words.length === 0) return false;
-    if (texts.whole.has(words.join(" "))) return true;
+    if (texts.hasWhole(words)) return true;
     return !item && isLongString(words) && this.visible().string(value);
   }
 
@@ -127,11 +161,17 @@ export class PageStatements {
   }
 
   private elementTexts(): ElementTexts {
-    if (this.texts) return this.texts;
-    const texts: ElementTexts = { whole: new Set(), numbers: new Set(), days: new Set() };
-    this.texts = texts;
+    this.texts ??= new ElementTexts(this.shownTexts());
+    return this.texts;
+  }
+
+  /**
+   * The distinct texts of the shown elements small enough to hold a value. Distinct: a wrapper and its only child,
+   * or a block the page repeats, show the same text, whose forms are read once.
+   */
+  private shownTexts(): ShownText[] {
     const body = this.source.$("body")[0];
-    if (!body) return texts;
+    if (!body) return [];
     const elements = [body, ...elementsUnder(body, MAX_ELEMENTS)];
     // Elements below each one, counted from the last: a child comes after its parent in document order.
     const sizes = new Map<Element, number>();
@@ -143,6 +183,8 @@ export class PageStatements {
     }
     // Hidden with an ancestor: a parent comes before its children.
     const hidden = new Set<Element>();
+    const seen = new Set<string>();
+    const texts: ShownText[] = [];
     for (const element of elements) {
       if (isHidden(element) || hidden.has(element.parent as Element)) {
         hidden.add(element);
@@ -150,11 +192,10 @@ export class PageStatements {
       }
       if (sizes.get(element)! > MAX_VALUE_ELEMENTS) continue;
       const text = textOf(element);
+      if (seen.has(text)) continue;
+      seen.add(text);
       const words = wordsOf(text);
-      if (words.length === 0) continue;
-      texts.whole.add(words.join(" "));
-      if (words.length <= NUMBER_WORDS) for (const n of numberTokensIn(normalizeText(text))) texts.numbers.add(n);
-      if (words.length <= DATE_WORDS) for (const { date } of datesIn(text)) texts.days.add(date);
+      if (words.length > 0) texts.push({ text, words });
     }
     return texts;
   }

@@ -2,17 +2,15 @@ import { describe, expect, it } from "vitest";
 import {
   currencyCode,
   datesIn,
-  durationIn,
-  durationSeconds,
   firstNumber,
   isoDate,
-  measureIn,
   parseBoolean,
   parseNumber,
   phoneNumbers,
   readPrice,
   rescale,
 } from "./normalize.js";
+import { durationIn, durationSeconds, measureIn } from "./units.js";
 
 describe("parseNumber", () => {
   it.each([

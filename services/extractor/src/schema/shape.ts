@@ -10,7 +10,8 @@
 import type { ObjectNode, ScalarType, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { type NameHints, nameHints } from "./field-names.js";
-import { inNamedUnit, isoDate, parseBoolean, parseNumber } from "./normalize.js";
+import { isoDate, parseBoolean, parseNumber } from "./normalize.js";
+import { inNamedUnit } from "./units.js";
 
 export interface Shaped {
   data: Record<string, unknown>;

@@ -14,11 +14,10 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort } from "node:wor
 import { type CallContext, currentRequestFields, deadlineSignal, WinnowError } from "@winnow/platform";
 import { Piscina } from "piscina";
 import type { LlmEngine } from "../engines/model/llm.js";
+import type { Answered, ExtractionInput } from "../flow/job.js";
 import type { TemplateStore } from "../templates/store.js";
 import { AccountSlots } from "./account-slots.js";
 import {
-  type Answered,
-  type ExtractionInput,
   errorOf,
   type MainMessage,
   problemOf,
@@ -71,8 +70,9 @@ export class ExtractionPool {
       concurrentTasksPerWorker: 1,
       maxQueue: settings.maxQueue,
       workerData: settings.worker,
-      // Not the process's preloads (the telemetry SDK would start a second metrics exporter in every thread).
-      execArgv: [],
+      // Not the process's preloads (the telemetry SDK would start a second metrics exporter in every thread), but its
+      // CPU profiling (--cpu-prof, as bench:load's BENCH_PROFILE asks): extractions spend their time in the workers.
+      execArgv: process.execArgv.filter((arg) => arg.startsWith("--cpu-prof")),
     });
   }
 

@@ -10,18 +10,12 @@ import { workerData } from "node:worker_threads";
 import { createLogger, type RequestFields, withRequestFields } from "@winnow/platform";
 import type { CallBounds, ModelReader } from "../engines/model/llm.js";
 import { runExtraction } from "../flow/extract.js";
+import type { ExtractionInput } from "../flow/job.js";
 import { loadPage } from "../page/page.js";
 import { SchemaCache } from "../schema/schema-cache.js";
 import { TemplateLearner } from "../templates/learner.js";
 import type { TemplateStore } from "../templates/store.js";
-import {
-  type ExtractionInput,
-  errorOf,
-  type MainMessage,
-  problemOf,
-  type WorkerMessage,
-  type WorkerSettings,
-} from "./messages.js";
+import { errorOf, type MainMessage, problemOf, type WorkerMessage, type WorkerSettings } from "./messages.js";
 
 type Call = Extract<WorkerMessage, { id: number }>;
 type CallRequest = Call extends infer C ? (C extends Call ? Omit<C, "id"> : never) : never;

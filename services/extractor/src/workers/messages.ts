@@ -7,12 +7,10 @@
  * Error's message.
  */
 import { type ProblemSlug, WinnowError } from "@winnow/platform";
-import type { ExtractResponse, Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { PromptSettings } from "../engines/model/extract.js";
 import type { PromptRequest } from "../engines/model/prompt.js";
 import type { EngineSettings } from "../flow/engines.js";
-import type { TemplateScope } from "../flow/template-scope.js";
-import type { FieldHints } from "../schema/json-schema.js";
+import type { Answered } from "../flow/job.js";
 import type { TemplateStore } from "../templates/store.js";
 
 /** Fixed for the worker's life (workerData). */
@@ -23,32 +21,6 @@ export interface WorkerSettings {
   templates: boolean;
   schemaCacheSize: number;
   logLevel: string;
-}
-
-/** One extraction, as the gRPC request gave it. */
-export interface ExtractionInput {
-  html: string;
-  url: string;
-  schemaJson: string;
-  /** What the caller says a field holds, by its pointer in the schema (ExtractRequest.field_hints). */
-  fieldHints: FieldHints;
-  taskDescription: string;
-  includeModelInput: boolean;
-  evidence: boolean;
-  /** Whether the model reads the page (chosen by the main thread, which holds the model). */
-  model: boolean;
-  /** The request's deadline, ms since the epoch. */
-  deadline: number | undefined;
-  /** Whose templates the page reads and teaches; none for an internal caller's page. */
-  templateScope: TemplateScope | undefined;
-  /** What the page's fetcher knows of it (ExtractRequest.page_warnings). */
-  pageWarnings: Warning[];
-}
-
-export interface Answered {
-  response: ExtractResponse;
-  prefilled: number | undefined;
-  templated: number;
 }
 
 /** The template store's methods a worker may call. */

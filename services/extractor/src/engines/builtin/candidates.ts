@@ -3,7 +3,7 @@
  * meta tag, a part of the page read for itself) holds, with how sure its
  * source is. Scoring (builtin/scoring.ts) weighs them against the field.
  */
-import { durationSeconds } from "../../schema/normalize.js";
+import { durationSeconds } from "../../schema/units.js";
 import type { PagePart, Place } from "./concepts.js";
 import {
   asEntity,

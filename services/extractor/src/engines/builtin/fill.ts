@@ -12,13 +12,13 @@ import type { NameHints } from "../../schema/field-names.js";
 import {
   currencyCode,
   firstNumber,
-  inNamedUnit,
   isoDate,
   parseBoolean,
   parseNumber,
   phoneNumbers,
   rescale,
 } from "../../schema/normalize.js";
+import { inNamedUnit } from "../../schema/units.js";
 import { readBlocks } from "./blocks/index.js";
 import { withoutByWord, withoutSiteRole } from "./byline.js";
 import { candidateAt, nested, type Source } from "./candidates.js";

@@ -6,7 +6,7 @@
 import { decodeHTML } from "entities";
 import { collapsed } from "../../page/elements.js";
 import type { NameHints } from "../../schema/field-names.js";
-import { inNamedUnit } from "../../schema/normalize.js";
+import { inNamedUnit } from "../../schema/units.js";
 import { URL_VALUED } from "./concepts.js";
 import { asList, type Entity, ownValue } from "./graph.js";
 
