@@ -36,6 +36,11 @@ export interface ScrapeOptions<E extends boolean = boolean> {
    */
   screenshot?: E extends true ? boolean : false;
   /**
+   * What the answer holds: `"json"` (the schema's answer, always) and, with `evidence`, `"markdown"`: `markdown`, the
+   * page's main content as markdown. Refused without `evidence`, so that `data` alone keeps the schema's shape.
+   */
+  formats?: E extends true ? ("json" | "markdown")[] : "json"[];
+  /**
    * Listing pages to read, the first included (default 1), following each page's own next link on the same site; the
    * schema needs a list of records. At most the server's MAX_LISTING_PAGES.
    */
@@ -57,7 +62,16 @@ export interface ScrapeRequest<S extends Schema, E extends boolean = boolean> {
 }
 
 const REQUEST_KEYS = ["url", "schema", "taskDescription", "options", "signal", "timeoutMs"] as const;
-const OPTION_KEYS = ["render", "timeoutMs", "waitFor", "evidence", "screenshot", "pages", "details"] as const;
+const OPTION_KEYS = [
+  "render",
+  "timeoutMs",
+  "waitFor",
+  "evidence",
+  "screenshot",
+  "formats",
+  "pages",
+  "details",
+] as const;
 
 const VERSION = "0.1.0";
 const MAX_BACKOFF_MS = 8_000;
@@ -213,6 +227,7 @@ function toWireOptions(options: ScrapeOptions): Record<string, unknown> {
   if (options.waitFor !== undefined) wire.wait_for = options.waitFor;
   if (options.evidence !== undefined) wire.evidence = options.evidence;
   if (options.screenshot !== undefined) wire.screenshot = options.screenshot;
+  if (options.formats !== undefined) wire.formats = options.formats;
   if (options.pages !== undefined) wire.pages = options.pages;
   if (options.details !== undefined) wire.details = options.details;
   return wire;

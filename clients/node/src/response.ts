@@ -49,4 +49,6 @@ export interface ScrapeWithEvidence<S extends Schema> extends ScrapeResponse<S> 
   evidence: Record<string, Evidence>;
   /** With `options.screenshot`: a JPEG of the page's top, the evidence's elements outlined, as a data: URL. */
   screenshot?: string;
+  /** With `options.formats` holding `"markdown"`: the page's main content as markdown, links absolute. */
+  markdown?: string;
 }

@@ -130,6 +130,16 @@ describe("Winnow client", () => {
     expect(screenshot).toMatch(/^data:image\/jpeg;base64,\/9j\//);
   });
 
+  it("returns the page's markdown beside the evidence when formats asks", async () => {
+    const { data, markdown } = await client().scrape({
+      url: product,
+      schema: { product_name: "string" },
+      options: { evidence: true, formats: ["json", "markdown"] },
+    });
+    expect(data).toEqual({ product_name: "Ridgeline Trail Shoe" });
+    expect(markdown).toContain("Ridgeline Trail Shoe");
+  });
+
   it("returns the data with its evidence when asked", async () => {
     const { data, evidence } = await client().scrape({
       url: product,

@@ -130,6 +130,13 @@ class ScrapeTest(unittest.TestCase):
         self.assertEqual(answer["data"], {"product_name": "Ridgeline Trail Shoe"})
         self.assertTrue(answer.get("screenshot", "").startswith("data:image/jpeg;base64,/9j/"))
 
+    def test_returns_the_markdown_beside_the_evidence_when_formats_asks(self) -> None:
+        answer = client().scrape(
+            product_url(), {"product_name": "string"}, options={"formats": ["json", "markdown"]}, evidence=True
+        )
+        self.assertEqual(answer["data"], {"product_name": "Ridgeline Trail Shoe"})
+        self.assertIn("Ridgeline Trail Shoe", answer.get("markdown", ""))
+
     def test_reads_the_key_from_the_environment(self) -> None:
         os.environ["WINNOW_API_KEY"] = stack.api_key
         try:

@@ -75,7 +75,7 @@ class Winnow:
 
         ``options`` (all optional): ``render`` ("auto", "static" or "browser"),
         ``timeout_ms``, ``wait_for`` (a CSS selector), with evidence
-        ``screenshot``, and for a whole listing ``pages`` (listing pages to
+        ``screenshot`` and ``formats`` (``["json", "markdown"]`` adds ``markdown``, the page's main content), and for a whole listing ``pages`` (listing pages to
         read) and ``details`` (each record's own page too). With ``evidence=True`` the answer is ``{"data": ...,
         "evidence": {pointer: Evidence}, "status": ..., "warnings": ...}``.
         """
@@ -108,8 +108,9 @@ class Winnow:
             # The envelope states every status and warning in full.
             data = ScrapeResult(answer["data"], status=answer["status"], warnings=answer["warnings"], **about)
             envelope = ScrapeWithEvidence(data=data, evidence=answer["evidence"], status=answer["status"], warnings=answer["warnings"])
-            if "screenshot" in answer:
-                envelope["screenshot"] = answer["screenshot"]
+            for extra in ("screenshot", "markdown"):
+                if extra in answer:
+                    envelope[extra] = answer[extra]
             return envelope
         try:
             status, warnings, omitted = read_status_headers(headers, schema.keys())

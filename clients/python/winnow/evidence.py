@@ -65,3 +65,5 @@ class ScrapeWithEvidence(_ScrapeWithEvidenceRequired, total=False):
     elements outlined, as a ``data:image/jpeg;base64,`` URL."""
 
     screenshot: str
+    #: With ``options={"formats": ["json", "markdown"]}``: the page's main content as markdown, links absolute.
+    markdown: str

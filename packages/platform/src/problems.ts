@@ -113,7 +113,7 @@ export const PROBLEM_TYPES = {
     title: "Evidence cannot be given as asked",
     grpc: INVALID_ARGUMENT,
     retryable: false,
-    when: "The request asks for evidence in a way that cannot be honoured: `options.screenshot` without `options.evidence` (only the evidence envelope has room for the image; the plain answer keeps exactly the schema's shape).",
+    when: 'The request asks for evidence in a way that cannot be honoured: `options.screenshot`, or `options.formats` with `"markdown"`, without `options.evidence` (only the evidence envelope has room for the image or the markdown; the plain answer keeps exactly the schema\'s shape).',
   },
   "unsupported-json-schema": {
     status: 422,

@@ -10,6 +10,7 @@ import { ScrapeCache } from "./cache/scrape-cache.js";
 import { dashboardRouter } from "./dashboard/dashboard.js";
 import { renderDocsPage } from "./docs/docs-page.js";
 import { openApiDocument } from "./docs/openapi.js";
+import { firecrawlRouter } from "./firecrawl/firecrawl-route.js";
 import { accessLog } from "./http/access-log.js";
 import type { Drain } from "./http/drain.js";
 import { jsonBody } from "./http/json-body.js";
@@ -160,14 +161,21 @@ export function createGateway(options: AppOptions): Gateway {
     sharedCache: options.cache?.shared ?? false,
     storeAlways: options.cache?.storeAlways ?? false,
   };
+  const scrapeChecks = [apiKey, keyLimits.requests(), keyLimits.scrapeSlot(), usage.middleware()];
   app.post(
     "/scrape",
-    apiKey,
-    keyLimits.requests(),
-    keyLimits.scrapeSlot(),
-    usage.middleware(),
+    ...scrapeChecks,
     ...jsonBody(maxBodyBytes),
     scrapeHandler(scrapeDeps, options.listing ?? LISTING_DEFAULTS),
+  );
+  // Firecrawl's scrape requests, on the same path: for users who come with Firecrawl's clients and habits.
+  app.use(
+    firecrawlRouter({
+      scrape: scrapeDeps,
+      keyed: scrapeChecks,
+      maxBodyBytes,
+      toWinnowError: (error) => toWinnowError(error, logger),
+    }),
   );
 
   const batch =

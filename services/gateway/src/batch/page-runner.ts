@@ -5,6 +5,7 @@ import type { UsageCounter } from "../keys/usage.js";
 import { statusEnvelope } from "../scrape/field-status.js";
 import { answerBody, engineName, renderPathName } from "../scrape/scrape.js";
 import { type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "../scrape/scrape-page.js";
+import type { ScrapeRequest } from "../scrape/scrape-request.js";
 import type { BatchJob, BatchStore, PageResult } from "./batch-store.js";
 import type { PageAdmission } from "./page-admission.js";
 import type { Task, TaskOutcome } from "./task-queue.js";
@@ -114,9 +115,7 @@ export class PageRunner {
   private async finish(job: BatchJob, index: number, url: string, outcome: Outcome): Promise<void> {
     const { store, events } = this.options;
     const result =
-      outcome.state === "done"
-        ? resultOf(outcome.scraped, job.request.evidence)
-        : { problem: problemDocument(outcome.problem) };
+      outcome.state === "done" ? resultOf(outcome.scraped, job.request) : { problem: problemDocument(outcome.problem) };
     if (await store.finishPage(job.id, index, outcome.state, result)) {
       if (outcome.state === "done") {
         const { path, tokens } = outcome.scraped;
@@ -141,8 +140,9 @@ function revokedKeyProblem(): WinnowError {
  * to carry them), the evidence envelope when asked, and what answered it. The field statuses are `field_status` here:
  * a result's own `status` is the page's state.
  */
-function resultOf(scraped: ScrapeOutcome, evidence: boolean): PageResult {
-  const answer = JSON.parse(answerBody(scraped, evidence)) as Record<string, unknown>;
+function resultOf(scraped: ScrapeOutcome, request: Pick<ScrapeRequest, "evidence" | "markdown">): PageResult {
+  const { evidence } = request;
+  const answer = JSON.parse(answerBody(scraped, request)) as Record<string, unknown>;
   const fields = statusEnvelope(scraped.result.fieldStatus, scraped.result.warnings);
   return {
     ...(evidence ? { ...answer, status: undefined } : { data: answer }),

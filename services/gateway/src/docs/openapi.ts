@@ -4,8 +4,10 @@
  * catalogue every service uses. /openapi.json, /docs and docs/api.md's tables
  * all come from here, so they cannot drift from behaviour.
  */
+
 import { PROBLEM_TYPES, type ProblemSlug, problemTypeUri } from "@winnow/platform";
 import { batchScrapeRequestSchema } from "../batch/batch-request.js";
+import { firecrawlPaths } from "../firecrawl/firecrawl-openapi.js";
 import { scrapeRequestSchema } from "../scrape/scrape-request.js";
 
 export interface ResponseHeader {
@@ -273,6 +275,11 @@ const evidenceResponseSchema = {
           description: "How long ago the page was loaded; 0 when loaded for this request.",
         },
       },
+    },
+    markdown: {
+      type: "string",
+      description:
+        'With `options.formats` holding `"markdown"`: the page\'s main content as markdown (navigation, banners, footers and forms left out; links absolute).',
     },
     screenshot: {
       type: "string",
@@ -637,6 +644,7 @@ export function openApiDocument(): Record<string, unknown> {
           },
         },
       },
+      ...firecrawlPaths(),
       "/healthz": {
         get: {
           operationId: "healthz",

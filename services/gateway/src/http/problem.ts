@@ -27,10 +27,15 @@ export function problemBody(error: WinnowError, requestId: string): string {
 
 /** Writes the problem document for `error`. Every failure an Express route answers goes through here. */
 export function sendProblem(res: Response, error: WinnowError): void {
-  const kind = PROBLEM_TYPES[error.type];
-  if (error.retryable && (kind.status >= 500 || error.type === "rate-limited")) {
+  noteProblem(res, error);
+  res.status(retryAfter(res, error)).type("application/problem+json").send(problemBody(error, res.locals.requestId));
+}
+
+/** Says when to try again where that is worth it (an outage, a rate limit); returns the problem's HTTP status. */
+export function retryAfter(res: Response, error: WinnowError): number {
+  const { status } = PROBLEM_TYPES[error.type];
+  if (error.retryable && (status >= 500 || error.type === "rate-limited")) {
     res.setHeader("Retry-After", String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
   }
-  noteProblem(res, error);
-  res.status(kind.status).type("application/problem+json").send(problemBody(error, res.locals.requestId));
+  return status;
 }

@@ -63,39 +63,12 @@ export async function scrapePage(
   request: ScrapeRequest,
   context: ScrapeContext,
 ): Promise<ScrapeOutcome> {
-  const { backends, cache } = deps;
+  const { backends } = deps;
   const { hop } = context;
-  const timings: Record<string, number> = {};
-  const maxAgeSeconds = request.maxAgeSeconds ?? deps.defaultMaxAgeSeconds;
-  // With max_age 0 nothing is read from cache, and nothing is kept unless the operator asks: a write costs the
-  // gateway several times a scrape's own CPU with the embedded store (bench:load), for a reuse no request asked for.
-  const reading = cache && maxAgeSeconds > 0 ? cache : undefined;
-  const keeping = reading ?? (deps.storeAlways ? cache : undefined);
-  const scope = deps.sharedCache ? "" : context.accountId;
-
-  let started = performance.now();
-  const kept = await reading?.page(scope, request.url, request.renderOptions);
-  const fresh = kept && Date.now() - kept.renderedAt <= maxAgeSeconds * 1000 ? kept : undefined;
-  let page: RenderResponse;
-  if (fresh) {
-    page = fresh.page;
-    timings.cache = performance.now() - started;
-  } else {
-    started = performance.now();
-    page = await backends.renderer.render(
-      // The renderer shares its browser pages fairly between accounts.
-      { url: request.url, options: request.renderOptions, accountId: context.accountId },
-      hop,
-    );
-    timings.render = performance.now() - started;
-    // The renderer's own split of that time: waiting for a browser page, loading, letting the page settle.
-    if (page.timings) {
-      timings["render-queue"] = page.timings.queueMs;
-      timings["render-navigation"] = page.timings.navigationMs;
-      timings["render-settle"] = page.timings.settleMs;
-    }
-    keeping?.keepPage(scope, context.accountId, request.url, request.renderOptions, page);
-  }
+  const { reading, keeping, scope } = cacheUse(deps, request, context);
+  const { page, renderedAt, timings } = await loadPage(deps, request, context);
+  const fresh = renderedAt !== undefined;
+  let started: number;
 
   const question = {
     schemaJson: request.schemaJson,
@@ -109,7 +82,7 @@ export async function scrapePage(
   const cacheOutcome: CacheOutcome = {
     page: fresh ? "hit" : "miss",
     data: stored ? "hit" : "miss",
-    ageSeconds: fresh ? Math.max(0, Math.floor((Date.now() - fresh.renderedAt) / 1000)) : 0,
+    ageSeconds: renderedAt !== undefined ? Math.max(0, Math.floor((Date.now() - renderedAt) / 1000)) : 0,
   };
   if (stored) {
     return {
@@ -175,6 +148,57 @@ export async function scrapePage(
     cache: cacheOutcome,
     timings,
   };
+}
+
+/** A page loaded for a request: rendered now, or kept (renderedAt: when it was rendered) and young enough. */
+interface LoadedPage {
+  page: RenderResponse;
+  renderedAt: number | undefined;
+  /** Milliseconds spent per stage, for Server-Timing. */
+  timings: Record<string, number>;
+}
+
+/** The page of a scrape, from cache when it is younger than max_age, else rendered (and kept when the cache keeps it). */
+export async function loadPage(
+  deps: ScrapeDependencies,
+  request: Pick<ScrapeRequest, "url" | "renderOptions" | "maxAgeSeconds">,
+  context: ScrapeContext,
+): Promise<LoadedPage> {
+  const { reading, keeping, scope, maxAgeSeconds } = cacheUse(deps, request, context);
+  const timings: Record<string, number> = {};
+  let started = performance.now();
+  const kept = await reading?.page(scope, request.url, request.renderOptions);
+  const fresh = kept && Date.now() - kept.renderedAt <= maxAgeSeconds * 1000 ? kept : undefined;
+  if (fresh) {
+    timings.cache = performance.now() - started;
+    return { page: fresh.page, renderedAt: fresh.renderedAt, timings };
+  }
+  started = performance.now();
+  const page = await deps.backends.renderer.render(
+    // The renderer shares its browser pages fairly between accounts.
+    { url: request.url, options: request.renderOptions, accountId: context.accountId },
+    context.hop,
+  );
+  timings.render = performance.now() - started;
+  // The renderer's own split of that time: waiting for a browser page, loading, letting the page settle.
+  if (page.timings) {
+    timings["render-queue"] = page.timings.queueMs;
+    timings["render-navigation"] = page.timings.navigationMs;
+    timings["render-settle"] = page.timings.settleMs;
+  }
+  keeping?.keepPage(scope, context.accountId, request.url, request.renderOptions, page);
+  return { page, renderedAt: undefined, timings };
+}
+
+/** Which cache a request reads and which keeps what it loads, and the account's part of it. */
+function cacheUse(deps: ScrapeDependencies, request: Pick<ScrapeRequest, "maxAgeSeconds">, context: ScrapeContext) {
+  const { cache } = deps;
+  const maxAgeSeconds = request.maxAgeSeconds ?? deps.defaultMaxAgeSeconds;
+  // With max_age 0 nothing is read from cache, and nothing is kept unless the operator asks: a write costs the
+  // gateway several times a scrape's own CPU with the embedded store (bench:load), for a reuse no request asked for.
+  const reading = cache && maxAgeSeconds > 0 ? cache : undefined;
+  const keeping = reading ?? (deps.storeAlways ? cache : undefined);
+  return { reading, keeping, scope: deps.sharedCache ? "" : context.accountId, maxAgeSeconds };
 }
 
 /** The model when it was called (hybrid answers too), else the engine that answered. */

@@ -120,6 +120,23 @@ describe("parseScrapeRequest", () => {
     });
   });
 
+  it("reads options.formats: markdown in the evidence envelope only, the schema's answer always", () => {
+    const sent = { url: "https://a.example", schema: { a: "string" } };
+    expect(parseScrapeRequest({ ...sent, options: { formats: ["json", "markdown"], evidence: true } }).markdown).toBe(
+      true,
+    );
+    expect(parseScrapeRequest(sent).markdown).toBe(false);
+    expect(failure({ ...sent, options: { formats: ["json", "markdown"] } })).toMatchObject({
+      type: "evidence-unavailable",
+      violations: [{ path: "/options/formats" }],
+    });
+    expect(failure({ ...sent, options: { formats: ["markdown"], evidence: true } })).toMatchObject({
+      type: "invalid-request",
+      violations: [{ path: "/options/formats" }],
+    });
+    expect(failure({ ...sent, options: { formats: ["html"] } }).type).toBe("invalid-request");
+  });
+
   it("refuses URLs that can never be fetched", () => {
     expect(failure({ url: "not a url", schema: { a: "string" } }).type).toBe("invalid-request");
     expect(failure({ url: "/relative/path", schema: { a: "string" } }).type).toBe("invalid-request");

@@ -75,6 +75,14 @@ export const scrapeRequestSchema = {
           description:
             'Answer `{ "data": <the schema-shaped object>, "evidence": {...} }`: for each value (by JSON pointer), where it was read, the page text, the element\'s CSS selector, a confidence and whether it is on the page.',
         },
+        formats: {
+          type: "array",
+          items: { enum: ["json", "markdown"] },
+          minItems: 1,
+          uniqueItems: true,
+          description:
+            "What the answer holds: `json`, the schema's answer (always), and `markdown`, the page's main content as markdown (navigation, banners, footers and forms left out; links absolute), as `markdown` in the evidence envelope: needs `options.evidence`, so that the plain answer stays exactly the schema's shape. Default `[\"json\"]`.",
+        },
         max_age: {
           type: "integer",
           minimum: 0,
@@ -137,6 +145,7 @@ interface ScrapeOptions {
   wait_for?: string;
   evidence?: boolean;
   screenshot?: boolean;
+  formats?: ("json" | "markdown")[];
   max_age?: number;
   pages?: number;
   details?: boolean;
@@ -155,6 +164,8 @@ export interface ScrapeRequest {
   evidence: boolean;
   /** With evidence: a screenshot with the evidence's elements outlined. */
   screenshot: boolean;
+  /** With evidence: the page's main content as markdown in the envelope. */
+  markdown: boolean;
   /** How old a cached page (and its extraction) may be, in seconds; undefined: the operator's default. */
   maxAgeSeconds: number | undefined;
   /** Listing pages to read (options.pages, 1 by default) and whether each record's own page fills it (options.details). */
@@ -218,6 +229,23 @@ export function parseScrapeRequest(sent: unknown, listingLimits?: ListingLimits)
       },
     );
   }
+  const formats = options.formats ?? ["json"];
+  if (!formats.includes("json")) {
+    throw invalid("invalid-request", [
+      {
+        path: "/options/formats",
+        description: 'must hold "json": the schema\'s answer is always given (markdown alone: POST /v2/scrape)',
+      },
+    ]);
+  }
+  const markdown = formats.includes("markdown");
+  if (markdown && !options.evidence) {
+    throw new WinnowError(
+      "evidence-unavailable",
+      'options.formats "markdown" needs options.evidence: the plain answer is the schema\'s shape alone',
+      { violations: [{ path: "/options/formats", description: "markdown needs options.evidence" }] },
+    );
+  }
   const listing = { pages: options.pages ?? 1, details: options.details ?? false };
   checkListing(listing, tree, listingLimits);
   return {
@@ -235,6 +263,7 @@ export function parseScrapeRequest(sent: unknown, listingLimits?: ListingLimits)
     },
     evidence: options.evidence ?? false,
     screenshot: options.screenshot ?? false,
+    markdown,
     maxAgeSeconds: options.max_age,
     listing,
   };

@@ -22,7 +22,9 @@ describe("answerBody", () => {
       fieldStatus: [{ pointer: "/title", status: "conflict" }],
     });
     const outcome = { result, cache: { page: "miss", data: "miss", ageSeconds: 0 }, screenshot: undefined };
-    const body = JSON.parse(answerBody(outcome as ScrapeOutcome, true)) as { evidence: Record<string, unknown> };
+    const body = JSON.parse(answerBody(outcome as ScrapeOutcome, { evidence: true, markdown: false })) as {
+      evidence: Record<string, unknown>;
+    };
     expect(body.evidence["/title"]).toEqual({
       source: "model",
       text: "Also known as Mountain Stew.",

@@ -9,6 +9,7 @@ import type { RequestHandler, Response } from "express";
 import { countScrape } from "../http/gateway-metrics.js";
 import { hop } from "../http/request-context.js";
 import { type ListingSettings, PAGES_HEADER, pagesHeader, readListing } from "../listing/read-listing.js";
+import { pageMarkdown } from "../markdown/page-markdown.js";
 import {
   FIELD_STATUS_HEADER,
   fieldStatusHeader,
@@ -17,7 +18,7 @@ import {
   warningsHeader,
 } from "./field-status.js";
 import { type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "./scrape-page.js";
-import { type ListingLimits, parseScrapeRequest } from "./scrape-request.js";
+import { type ListingLimits, parseScrapeRequest, type ScrapeRequest } from "./scrape-request.js";
 
 /**
  * POST /scrape: render the page, fill the schema, answer with JSON in the
@@ -33,30 +34,38 @@ export function scrapeHandler(deps: ScrapeDependencies, listing: ListingLimits &
     const listed = multiPage ? await readListing(deps, request, context, listing) : undefined;
     const outcome = listed ?? (await scrapePage(deps, request, context));
     if (listed) res.setHeader(PAGES_HEADER, pagesHeader(listed.pages));
-    const { page, result, cache } = outcome;
-    Object.assign(res.locals.timings, outcome.timings);
-
-    res.setHeader("Server-Timing", serverTiming(res.locals.timings, res.locals.keyFromCache));
-    res.setHeader("x-winnow-engine", engineName(result.engine));
-    res.setHeader("x-winnow-render-path", renderPathName(page.path));
-    // What the answer cost and what came from cache (documented in docs/openapi.ts).
-    res.setHeader("x-winnow-path", outcome.path);
-    res.setHeader("x-winnow-tokens-in", String(outcome.tokens.input));
-    res.setHeader("x-winnow-tokens-out", String(outcome.tokens.output));
-    res.setHeader("Winnow-Cache", `page=${cache.page}, data=${cache.data}, age=${cache.ageSeconds}`);
-
-    setHeaderIf(res, FIELD_STATUS_HEADER, fieldStatusHeader(result.fieldStatus));
-    setHeaderIf(res, WARNINGS_HEADER, warningsHeader(result.warnings));
-
-    res.status(200).type("application/json").send(answerBody(outcome, request.evidence));
-    countScrape(outcome.path, cache.page);
+    setAnswerHeaders(res, outcome);
+    res.status(200).type("application/json").send(answerBody(outcome, request));
+    countScrape(outcome.path, outcome.cache.page);
   };
 }
 
+/**
+ * What a scrape's answer says in headers: its timings, engine and render path, what it cost (usage counts it from
+ * these) and what came from cache, each value's status and the warnings (documented in docs/openapi.ts).
+ */
+export function setAnswerHeaders(res: Response, outcome: ScrapeOutcome): void {
+  const { page, result, cache } = outcome;
+  Object.assign(res.locals.timings, outcome.timings);
+  res.setHeader("Server-Timing", serverTiming(res.locals.timings, res.locals.keyFromCache));
+  res.setHeader("x-winnow-engine", engineName(result.engine));
+  res.setHeader("x-winnow-render-path", renderPathName(page.path));
+  res.setHeader("x-winnow-path", outcome.path);
+  res.setHeader("x-winnow-tokens-in", String(outcome.tokens.input));
+  res.setHeader("x-winnow-tokens-out", String(outcome.tokens.output));
+  res.setHeader("Winnow-Cache", `page=${cache.page}, data=${cache.data}, age=${cache.ageSeconds}`);
+  setHeaderIf(res, FIELD_STATUS_HEADER, fieldStatusHeader(result.fieldStatus));
+  setHeaderIf(res, WARNINGS_HEADER, warningsHeader(result.warnings));
+}
+
 /** The data as the extractor wrote it, alone or in the evidence envelope: the body of POST /scrape, a batch result's. */
-export function answerBody({ result, cache, screenshot, evidencePages }: ScrapeOutcome, evidence: boolean): string {
+export function answerBody(
+  { page, result, cache, screenshot, evidencePages }: ScrapeOutcome,
+  { evidence, markdown }: Pick<ScrapeRequest, "evidence" | "markdown">,
+): string {
   if (!evidence) return result.dataJson;
   const envelope = {
+    ...(markdown ? { markdown: pageMarkdown(page.html, page.finalUrl) } : {}),
     evidence: evidenceByPointer(result.evidence, evidencePages),
     ...statusEnvelope(result.fieldStatus, result.warnings),
     cache: { page: cache.page, data: cache.data, age_seconds: cache.ageSeconds },
@@ -96,7 +105,8 @@ function setHeaderIf(res: Response, name: string, value: string | undefined): vo
   if (value !== undefined) res.setHeader(name, value);
 }
 
-function serverTiming(timings: Record<string, number>, keyFromCache: boolean | undefined): string {
+/** The Server-Timing header: each stage's milliseconds, and whether the key was checked from memory. */
+export function serverTiming(timings: Record<string, number>, keyFromCache: boolean | undefined): string {
   return Object.entries(timings)
     .map(([name, ms]) => `${name};dur=${ms.toFixed(1)}${name === "auth" && keyFromCache ? ';desc="cached"' : ""}`)
     .join(", ");
