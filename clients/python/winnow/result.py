@@ -11,7 +11,7 @@ STATUS_MEANINGS: Dict[str, str] = {
     "unverified": "Not confirmed: the page does not show it where it was read, or its source is less reliable.",
     "absent": "null: the page does not state it (it names nothing of this field).",
     "not-found": "null: no value was read, but the page may state one (a model may find it).",
-    "conflict": "Readings disagree (parts of the page, or the engines); the evidence holds the other value.",
+    "conflict": "Readings differ (page parts, engines, or a listing and a record's page); evidence has the other.",
     "truncated": "Part of the page that may hold it was not read, or a list has fewer records than the page.",
     "needs-model": "null: the task asks for it and only an AI model produces it; none is configured.",
 }

@@ -150,8 +150,7 @@ export const FIELD_STATUSES: { status: string; meaning: string; summary: string 
     status: "conflict",
     meaning:
       "Readings disagree: parts of the page (the first part's value was kept), or the builtin engine and the model (the model's value was kept unless it is not on the page or is a shorter list; the evidence's `alternative` holds the other), or a listing and a record's own page (`options.details`: the listing's value was kept, the evidence's `alternative` holds the record page's). A `merge-conflict` warning says which engines disagreed.",
-    summary:
-      "Readings disagree (parts of the page, the engines, a listing and a record's page); the evidence holds the other value.",
+    summary: "Readings differ (page parts, engines, or a listing and a record's page); evidence has the other.",
   },
   {
     status: "truncated",
