@@ -191,11 +191,15 @@ describe("the pages at 390, 768, 1280 and 1920 px", () => {
     expect(example).toContain(`x-api-key: ${key}`);
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
-      const table = await page.locator("#usage").evaluate((box) => ({
-        scrolls: box.scrollWidth > box.clientWidth,
-        hint: !box.previousElementSibling!.hasAttribute("hidden"),
-      }));
-      expect(table, `${width} px`).toEqual({ scrolls: width < 768, hint: width < 768 });
+      // The hint follows the window's resize event, which lands after the new size.
+      const table = () =>
+        page.locator("#usage").evaluate((box) => ({
+          scrolls: box.scrollWidth > box.clientWidth,
+          hint: !box.previousElementSibling!.hasAttribute("hidden"),
+        }));
+      await expect
+        .poll(table, { timeout: TEST_TIMEOUT_MS / 4, message: `${width} px` })
+        .toEqual({ scrolls: width < 768, hint: width < 768 });
       expect(await overflows(), `${width} px`).toBe(false);
       await shot(`account-${width}`);
     }

@@ -70,6 +70,7 @@ export async function checks(): Promise<void> {
         pages?: PagesRead;
         evidence: Record<string, Evidence>;
         screenshot?: string;
+        markdown?: string;
       }
     >
   >();
