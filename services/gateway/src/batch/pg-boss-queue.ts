@@ -153,7 +153,10 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
             async (job) => {
               const lastAttempt = job.retryCount >= job.retryLimit;
               const outcome = await handler({ data: job.data, lastAttempt }, controller.signal);
-              if (outcome) await again([job], new Date(Date.now() + outcome.laterMs));
+              if (!outcome) return;
+              const startAfter = new Date(Date.now() + outcome.laterMs);
+              await again([job], startAfter);
+              if (outcome.line) await putOffLine(db, spec.name, job.singletonKey ?? "", startAfter);
             },
             async (jobs) => {
               await again(jobs);
@@ -201,6 +204,19 @@ async function nextTurn(db: SqlDatabase, name: string, key: string): Promise<num
     [name, key, LAST_TURN],
   );
   return row!.turn;
+}
+
+/**
+ * Puts every task waiting in `key`'s line of queue `name` off until `startAfter`, in one statement: a throttled
+ * key's backlog of thousands would otherwise be taken task by task, each only to learn that it must wait, and a
+ * neighbour's pages would queue behind that churn at every reset of the key's minute.
+ */
+async function putOffLine(db: SqlDatabase, name: string, key: string, startAfter: Date): Promise<void> {
+  await db.query(
+    `UPDATE pgboss.job SET start_after = $3
+     WHERE name = $1 AND singleton_key = $2 AND state < 'active' AND start_after < $3`,
+    [name, key, startAfter],
+  );
 }
 
 function isMultiStatementError(error: unknown): boolean {
