@@ -26,10 +26,10 @@ const BACKLOG = 500;
 const FEW = 3;
 const CONCURRENCY = 4;
 /**
- * Takes by which b's tasks must all have been taken, counted from b's add: the tasks already taken then (pg-boss
- * takes a concurrency's worth per poll), then a's and b's turns in alternation, and a round of slack.
+ * Takes by which b's tasks must all have been taken, counted from b's add: a's and b's turns in alternation, and a
+ * round of slack. No task is taken ahead of a free worker, so none taken before b's add stands in b's way.
  */
-const WITHIN = 2 * CONCURRENCY + 2 * FEW + 2;
+const WITHIN = 2 * FEW + 3;
 
 let dataDir: string;
 let db: SqlDatabase;
