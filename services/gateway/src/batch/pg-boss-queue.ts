@@ -142,19 +142,15 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
                 priority,
               })),
             );
-          pump(
-            spec.name,
-            spec.concurrency,
-            async (job) => {
-              const lastAttempt = job.retryCount >= job.retryLimit;
-              const outcome = await handler({ data: job.data, lastAttempt }, controller.signal);
-              if (!outcome) return;
-              const key = job.singletonKey ?? "";
-              const startAfter = new Date(Date.now() + outcome.laterMs);
-              await again([job], startAfter, -(await nextTurn(db, spec.name, key)));
-              if (outcome.line) await putOffLine(db, spec.name, key, startAfter);
-            },
-          );
+          pump(spec.name, spec.concurrency, async (job) => {
+            const lastAttempt = job.retryCount >= job.retryLimit;
+            const outcome = await handler({ data: job.data, lastAttempt }, controller.signal);
+            if (!outcome) return;
+            const key = job.singletonKey ?? "";
+            const startAfter = new Date(Date.now() + outcome.laterMs);
+            await again([job], startAfter, -(await nextTurn(db, spec.name, key)));
+            if (outcome.line) await putOffLine(db, spec.name, key, startAfter);
+          });
           pump(givenUpName, 1, (job) => givenUp(job.data));
         },
       };
