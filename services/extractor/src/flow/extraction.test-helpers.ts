@@ -40,6 +40,7 @@ export async function extract(html: string, schema: object, run: Run = {}) {
       {
         schemaJson,
         fieldHints: {},
+        fieldRules: {},
         schema: schemas.get(schemaJson),
         page: loadPage(html, "https://shop.example/p/1"),
         taskDescription: run.task ?? "",
