@@ -109,7 +109,7 @@ export const scrapeRequestSchema = {
   $defs: {
     Schema: {
       type: "object",
-      description: `Field names mapped to types (a JSON Schema object is translated where it maps; see /docs). At most ${SCHEMA_LIMITS.maxDepth} levels of nesting and ${SCHEMA_LIMITS.maxFields} fields in all; names of 1-${SCHEMA_LIMITS.maxNameLength} characters.`,
+      description: `Field names mapped to types (a JSON Schema object is translated where it maps, local $ref, enum, const and format included; see /docs). At most ${SCHEMA_LIMITS.maxDepth} levels of nesting and ${SCHEMA_LIMITS.maxFields} fields in all; names of 1-${SCHEMA_LIMITS.maxNameLength} characters.`,
       minProperties: 1,
       propertyNames: {
         minLength: 1,
