@@ -1,4 +1,5 @@
 import { WinnowError } from "@winnow/platform";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseScrapeRequest } from "./scrape-request.js";
 
@@ -298,5 +299,60 @@ describe("a JSON Schema as `schema`", () => {
     const error = failure({ type: "object", properties: { a: field } });
     expect(error.type).toBe("unsupported-json-schema");
     expect(error.violations).toEqual([{ path: pointer, description: expect.stringContaining(message) }]);
+  });
+
+  it("answers any schema of references, enums and formats, or refuses it with a problem: never a crash", () => {
+    const ref = fc.constantFrom(
+      "#",
+      "#/$defs/A",
+      "#/$defs/B",
+      "#/$defs/A/properties/x",
+      "#/%E0",
+      "#/nope",
+      "http://x/y",
+      7,
+    );
+    const node = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small" },
+        fc.record({ $ref: ref }),
+        fc.record(
+          {
+            type: fc.constantFrom("string", "integer", "object", "array", 3),
+            enum: fc.array(fc.jsonValue(), { maxLength: 3 }),
+          },
+          { requiredKeys: ["type"] },
+        ),
+        fc.record(
+          {
+            type: fc.constant("string"),
+            format: fc.constantFrom("date", "uri", "email", "uuid", 1),
+            const: fc.jsonValue(),
+          },
+          { requiredKeys: ["type"] },
+        ),
+        fc.record({
+          type: fc.constant("object"),
+          properties: fc.dictionary(fc.constantFrom("x", "y", "__proto__"), tie("node"), { maxKeys: 2 }),
+        }),
+        fc.record({ type: fc.constant("array"), items: tie("node") }),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom("a", "b"), node, { minKeys: 1, maxKeys: 2 }),
+        node,
+        node,
+        (properties, a, b) => {
+          try {
+            parseScrapeRequest({ url, schema: { type: "object", properties, $defs: { A: a, B: b } } });
+          } catch (error) {
+            if (!(error instanceof WinnowError)) throw error;
+            expect(["invalid-schema", "unsupported-json-schema", "invalid-request"]).toContain(error.type);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
