@@ -92,13 +92,25 @@ describe("a JSON Schema's value rules", () => {
       contact: "sales@shop.example",
     });
     expect(codes).toEqual(["coerced /released", "coerced /updated", "coerced /link", "coerced /contact"]);
-    const unmet = shaped({ released: "03/04/2010", updated: "May 25, 2010 10:30", contact: "sales at shop" });
+    // "N/A" would resolve against the page's address as a path; it is no reference, so it is not resolved.
+    const unmet = shaped({
+      released: "03/04/2010",
+      updated: "May 25, 2010 10:30",
+      link: "N/A",
+      contact: "sales at shop",
+    });
     expect(unmet.data).toMatchObject({
       released: "03/04/2010",
       updated: "May 25, 2010 10:30",
+      link: "N/A",
       contact: "sales at shop",
     });
-    expect(unmet.codes).toEqual(["format-unmet /released", "format-unmet /updated", "format-unmet /contact"]);
+    expect(unmet.codes).toEqual([
+      "format-unmet /released",
+      "format-unmet /updated",
+      "format-unmet /link",
+      "format-unmet /contact",
+    ]);
   });
 
   it("keep a value already in its format as it is", () => {

@@ -143,6 +143,9 @@ function isFormat(format: ValueFormat, text: string): boolean {
 const ZONED_DATE_TIME =
   /^(?:[A-Za-z]{3},\s*)?\d{1,2}\s+[A-Za-z]{3}\s+\d{4}\s+\d{2}:\d{2}(?::\d{2})?\s*(?:GMT|UTC|Z|[+-]\d{4})$/;
 
+/** A relative reference as links write them: from the site's root ("/a", "//host/a"), the page's folder ("./a", "../a"), a query or a fragment; no spaces. */
+const RELATIVE_REFERENCE = /^(?:\/|\.\.?\/|\?|#)\S*$/;
+
 function inFormat(format: ValueFormat, text: string, base: URL | undefined): Ruled {
   if (isFormat(format, text)) return { value: text };
   const converted = normalised(format, text, base);
@@ -168,7 +171,8 @@ function normalised(format: ValueFormat, text: string, base: URL | undefined): s
       // Only a text that states its zone names one instant; "May 25, 2010 10:30" is left as it is.
       return ZONED_DATE_TIME.test(text) && !Number.isNaN(Date.parse(text)) ? new Date(text).toISOString() : undefined;
     case "uri":
-      return base && URL.canParse(text, base) ? new URL(text, base).href : undefined;
+      // Only what is unmistakably a reference is resolved: "N/A" or "see below" would resolve to some address too.
+      return base && RELATIVE_REFERENCE.test(text) && URL.canParse(text, base) ? new URL(text, base).href : undefined;
     case "email":
       return /^mailto:/i.test(text) ? decodedAddress(text.slice("mailto:".length).split("?")[0]!) : undefined;
   }
