@@ -116,6 +116,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
             pageWarnings: [],
             pageSignature: signPage(PAGE_SIGNING_KEY, originalUrl, html),
             fieldHints: {},
+            fieldRules: {},
           },
           { deadline: new Date(Date.now() + REQUEST_TIMEOUT_MS) },
         );

@@ -53,6 +53,7 @@ const extract = (token: string | undefined) =>
         pageWarnings: [],
         pageSignature: new Uint8Array(),
         fieldHints: {},
+        fieldRules: {},
       },
       done,
     ),

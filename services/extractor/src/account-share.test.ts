@@ -60,6 +60,7 @@ function extract(tenant: string, html: string, deadlineMs: number): Promise<Extr
       pageWarnings: [],
       pageSignature: new Uint8Array(),
       fieldHints: {},
+      fieldRules: {},
     },
     { deadline: new Date(Date.now() + deadlineMs) },
   );

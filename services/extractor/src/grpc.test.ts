@@ -36,6 +36,7 @@ function extractWith(
       pageWarnings: [],
       pageSignature: new Uint8Array(),
       fieldHints: {},
+      fieldRules: {},
       ...request,
     },
     { deadline: new Date(Date.now() + deadlineMs) },
@@ -87,6 +88,7 @@ describe("ExtractorService over gRPC", () => {
       pageWarnings: [],
       pageSignature: new Uint8Array(),
       fieldHints: {},
+      fieldRules: {},
     };
     for (const token of [undefined, TEST_TOKENS.gateway, TEST_TOKENS.admin, "x".repeat(40)]) {
       const status = await callStatus(ExtractorServiceClient, address, token, (client, done) =>

@@ -53,6 +53,7 @@ function extract(html: string, deadlineMs: number): Promise<ExtractResponse> {
       pageWarnings: [],
       pageSignature: new Uint8Array(),
       fieldHints: {},
+      fieldRules: {},
     },
     { deadline: new Date(Date.now() + deadlineMs) },
   );
