@@ -8,7 +8,8 @@ function run(html: string, schema: Record<string, unknown>) {
   return extractBuiltin(tree, loadPage(html, "https://board.example/posts/7"));
 }
 
-const LEAD = "Maintain the orchard's irrigation and prune the older trees. Report weekly to the head grower on the harvest.";
+const LEAD =
+  "Maintain the orchard's irrigation and prune the older trees. Report weekly to the head grower on the harvest.";
 
 describe("a description no structured data declares", () => {
   it("is a record page's one paragraph of prose, not its tagline or its labelled lines", () => {

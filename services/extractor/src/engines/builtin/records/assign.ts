@@ -14,8 +14,8 @@
 import { type Column, isWithin, valueText } from "../../../layout/index.js";
 import { type ColumnWords, readWords } from "./column-words.js";
 import { evidenceFor, isNamed, isOldPrice, listColumn, MIN_FIT, type Roles } from "./evidence.js";
-import { named } from "./names.js";
 import { type ItemField, NUMBER_KINDS, READ_WITHOUT_TEXT } from "./field-kinds.js";
+import { named } from "./names.js";
 import { aboveAnother, perUnitPlaces } from "./prices.js";
 import { type Context, classRating, fitOf, readField } from "./read-cell.js";
 import { averageLength, core, firstTextColumn, isWholeRecord, mainLinkColumn, varies } from "./roles.js";
@@ -96,9 +96,16 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
     for (const column of columns.columns) {
       if (column.count === 0 || (column.holdsRecords && field.kind !== "url") || !hasContent(column, field, textsOf))
         continue;
-      // A field read from a link's address shares its place with the field its text answers (a title and its link).
+      // A field read from a link's address shares its place with the field its text answers (a title and its link);
+      // a place whose own markup names the field in the field's own words answers it under any label.
       const header = headed(column);
-      if (field.kind !== "url" && header && !header.includes(field)) continue;
+      if (
+        field.kind !== "url" &&
+        header &&
+        !header.includes(field) &&
+        named(field.names.slice(0, 1), wordsOf(column).own) === 0
+      )
+        continue;
       const evidence = evidenceFor(field, column, wordsOf, textsOf, roles);
       if (evidence <= 0) continue;
       const fit = fitOf(field, column, textsOf(column), context);
@@ -197,6 +204,8 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
  * The item's fields the label over or before a place names (a table's column header, "Author:"), where one names
  * some: the label a reader sees says what the place holds, whatever its markup is called (the author's link in a
  * `class="name"` under "Author" is no title). The nearest label up the place's ancestors inside the record counts.
+ * A header that is the list's own name ("Books" over a cell of title, author and rating) names the record, not one
+ * field, and restricts nothing.
  */
 function headedBy(
   fields: ItemField[],
@@ -206,11 +215,9 @@ function headedBy(
   const namedBy = (column: Column): ItemField[] | undefined => {
     if (found.has(column)) return found.get(column);
     const { label } = wordsOf(column);
-    const naming = fields.filter(
-      (field) =>
-        named(field.names, label) > 0 || (field.kind === "title" && named([[field.listWord]], label) > 0),
-    );
-    const answer = naming.length > 0 ? naming : column.parent && column.parent.depth > 0 ? namedBy(column.parent) : undefined;
+    const naming = fields.filter((field) => named(field.names, label) > 0);
+    const answer =
+      naming.length > 0 ? naming : column.parent && column.parent.depth > 0 ? namedBy(column.parent) : undefined;
     found.set(column, answer);
     return answer;
   };
@@ -227,7 +234,9 @@ function hasContent(column: Column, field: ItemField, textsOf: (column: Column) 
     return column.cells.some(
       (cell) =>
         cell !== undefined &&
-        (Object.keys(cell.attribs).some((name) => name === "aria-label" || name === "title" || name.startsWith("data-")) ||
+        (Object.keys(cell.attribs).some(
+          (name) => name === "aria-label" || name === "title" || name.startsWith("data-"),
+        ) ||
           (field.kind === "rating" && classRating(cell) !== undefined)),
     );
   return false;

@@ -131,7 +131,8 @@ export function describeFields(item: ObjectNode, arrayHints: NameHints): ItemFie
     const kind = kindOf(node, hints, arrayWord);
     // A date's name often ends in the word for its form (`last_post_time`, `posted_date`), which its label leaves out:
     // "Last Post" over a column of dates names it.
-    const dated = kind === "date" && subject.length > 1 && DATE_FORM_WORDS.has(head ?? "") ? [subject.slice(0, -1)] : [];
+    const dated =
+      kind === "date" && subject.length > 1 && DATE_FORM_WORDS.has(head ?? "") ? [subject.slice(0, -1)] : [];
     return {
       name,
       node,

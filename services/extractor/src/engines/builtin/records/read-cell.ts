@@ -198,8 +198,7 @@ export function classRating(cell: Element): number | undefined {
 function dateText(cell: Element, text: string): string | undefined {
   const time = cell.tagName === "time" ? cell : undefined;
   if (time?.attribs.datetime && !/\p{L}{3}/u.test(text)) return time.attribs.datetime;
-  const dated = (line: string) =>
-    datesIn(line).length > 0 || /\b(1[89]|20)\d{2}\b/.test(line) || /\bago\b/i.test(line);
+  const dated = (line: string) => datesIn(line).length > 0 || /\b(1[89]|20)\d{2}\b/.test(line) || /\bago\b/i.test(line);
   // A date and what is said beside it on a line of its own (the last post's time, then who wrote it) are two values:
   // the date is its line.
   const lines = linesOf(cell);
