@@ -28,8 +28,25 @@ export function headerCellOf(cell: Element): Element | undefined {
   const table = tableOf(row);
   const header = table && headerRow(table);
   if (!header || header === row) return undefined;
-  const position = cellsOf(row).indexOf(cell);
-  return position >= 0 ? cellsOf(header)[position] : undefined;
+  // Cells map to header cells by the grid column they start at, spans counted: a header cell spanning two columns
+  // ("Topics" over an icon and a title) names both, and the cells after it keep their own headers.
+  const cells = cellsOf(row);
+  const position = cells.indexOf(cell);
+  if (position < 0) return undefined;
+  const column = cells.slice(0, position).reduce((sum, before) => sum + spanOf(before), 0);
+  let start = 0;
+  for (const above of cellsOf(header)) {
+    const end = start + spanOf(above);
+    if (column < end) return above;
+    start = end;
+  }
+  return undefined;
+}
+
+/** How many grid columns a cell spans (its colspan; 1 where none or unreadable). */
+function spanOf(cell: Element): number {
+  const span = Number.parseInt(cell.attribs.colspan ?? "", 10);
+  return Number.isInteger(span) && span > 1 ? span : 1;
 }
 
 /** A table's header row: the row of its <thead>, a first row of <th> cells, or a first row that reads as labels. */

@@ -224,3 +224,19 @@ export function textWithout(element: Element, leaveOut: (element: Element) => bo
   for (const child of element.children) text += laidOutText(child, shows);
   return collapsed(text).replace(/^[\p{So}\s]+/u, "");
 }
+
+/** An element's text as the lines a browser lays it out in: broken wherever an element stands apart (a <br>, a block). */
+export function linesOf(element: Element): string[] {
+  const marked = (node: AnyNode): string => {
+    if (isText(node)) return node.data;
+    if (!isTag(node) || !showsPageText(node)) return "";
+    const text = node.children.map(marked).join("");
+    return laidOutApart(node) ? `\n${text}\n` : text;
+  };
+  return element.children
+    .map(marked)
+    .join("")
+    .split("\n")
+    .map(collapsed)
+    .filter((line) => line !== "");
+}

@@ -105,6 +105,8 @@ function pageValue(part: PagePart, source: Source): Scored<unknown> | undefined 
     }
     case "maker":
       return page.makerLine();
+    case "lone paragraph":
+      return page.loneParagraph();
     case "rating":
       return page.ratingText().rating;
     case "review count":

@@ -27,7 +27,8 @@ export type PagePart =
   | "address id"
   | "rating"
   | "review count"
-  | "maker";
+  | "maker"
+  | "lone paragraph";
 
 export const entity = (path: string): Place => ({ kind: "entity", path });
 const meta = (name: string): Place => ({ kind: "meta", name });
@@ -39,7 +40,13 @@ const sum = (...paths: string[]): Place => ({ kind: "sum", paths });
  * Where to look for each concept (a Map: a phrase such as "constructor" must not find Object.prototype), best first.
  */
 const TITLE = [entity("headline"), entity("name"), page("headline")];
-const DESCRIPTION = [entity("description"), meta("description"), meta("og:description"), meta("twitter:description")];
+const DESCRIPTION = [
+  entity("description"),
+  meta("description"),
+  meta("og:description"),
+  meta("twitter:description"),
+  page("lone paragraph"),
+];
 const IMAGE = [entity("image"), entity("thumbnailUrl"), meta("og:image"), meta("twitter:image")];
 const PUBLISHED = [
   page("date"),

@@ -15,6 +15,7 @@ import { type Byline, readByline, readCredit } from "./byline.js";
 import { type Entity, type Graph, ownValue } from "./graph.js";
 import { pageHeadline, siteNamesOf } from "./headline.js";
 import { type Labelled, readLabels } from "./labels.js";
+import { readLoneParagraph } from "./lone-paragraph.js";
 import { readMakerLine } from "./maker-line.js";
 import type { Scored } from "./match.js";
 import { type Offer, readOffer } from "./offer.js";
@@ -38,6 +39,8 @@ export interface PageValues {
   offer: () => Offer;
   /** The maker a product's heading is credited to ("by Northpeak"); read only when a field asks. */
   makerLine: () => Scored<string> | undefined;
+  /** The page's one paragraph of prose, where it has only one; read only when a field asks for it. */
+  loneParagraph: () => Scored<string> | undefined;
   /** A rating and a count of reviews written for readers ("4.4 out of 5", "87 reviews"); read only when a field asks. */
   ratingText: () => RatingText;
   /**
@@ -90,6 +93,7 @@ export function readPageValues(
     offer: () => (offer ??= readOffer(primary, graph, structured, readBuyBox(page.$, headline?.value))),
     makerLine: () => readMakerLine(headline?.origin?.source === "heading" ? headline.origin.element : undefined),
     ratingText: () => (ratingText ??= readRatingText(page.$)),
+    loneParagraph: () => readLoneParagraph(page.$),
     siteNames: sites,
     descriptionsDisagree: disagree(structured.meta.get("description"), structured.meta.get("og:description")),
     aboutWords,

@@ -15,8 +15,9 @@ import { type Column, isWithin, valueText } from "../../../layout/index.js";
 import { type ColumnWords, readWords } from "./column-words.js";
 import { evidenceFor, isNamed, isOldPrice, listColumn, MIN_FIT, type Roles } from "./evidence.js";
 import { type ItemField, NUMBER_KINDS, READ_WITHOUT_TEXT } from "./field-kinds.js";
+import { named } from "./names.js";
 import { aboveAnother, perUnitPlaces } from "./prices.js";
-import { type Context, fitOf, readField } from "./read-cell.js";
+import { type Context, classRating, fitOf, readField } from "./read-cell.js";
 import { averageLength, core, firstTextColumn, isWholeRecord, mainLinkColumn, varies } from "./roles.js";
 
 /** Below this a column's evidence, fit and presence together are too weak to answer a field. */
@@ -80,6 +81,8 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
     n,
   };
 
+  const headed = headedBy(fields, wordsOf);
+
   type Choice = { field: ItemField; column: Column; score: number; list?: string };
   const choices: Choice[] = [];
   for (const field of fields) {
@@ -92,6 +95,16 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
     const scored: Choice[] = [];
     for (const column of columns.columns) {
       if (column.count === 0 || (column.holdsRecords && field.kind !== "url") || !hasContent(column, field, textsOf))
+        continue;
+      // A field read from a link's address shares its place with the field its text answers (a title and its link);
+      // a place whose own markup names the field in the field's own words answers it under any label.
+      const header = headed(column);
+      if (
+        field.kind !== "url" &&
+        header &&
+        !header.includes(field) &&
+        named(field.names.slice(0, 1), wordsOf(column).own) === 0
+      )
         continue;
       const evidence = evidenceFor(field, column, wordsOf, textsOf, roles);
       if (evidence <= 0) continue;
@@ -187,6 +200,30 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
   return { columns: chosen, fill: counted.length > 0 ? answered / (counted.length * n) : 0, enough };
 }
 
+/**
+ * The item's fields the label over or before a place names (a table's column header, "Author:"), where one names
+ * some: the label a reader sees says what the place holds, whatever its markup is called (the author's link in a
+ * `class="name"` under "Author" is no title). The nearest label up the place's ancestors inside the record counts.
+ * A header that is the list's own name ("Books" over a cell of title, author and rating) names the record, not one
+ * field, and restricts nothing.
+ */
+function headedBy(
+  fields: ItemField[],
+  wordsOf: (column: Column) => ColumnWords,
+): (column: Column) => ItemField[] | undefined {
+  const found = new Map<Column, ItemField[] | undefined>();
+  const namedBy = (column: Column): ItemField[] | undefined => {
+    if (found.has(column)) return found.get(column);
+    const { label } = wordsOf(column);
+    const naming = fields.filter((field) => named(field.names, label) > 0);
+    const answer =
+      naming.length > 0 ? naming : column.parent && column.parent.depth > 0 ? namedBy(column.parent) : undefined;
+    found.set(column, answer);
+    return answer;
+  };
+  return namedBy;
+}
+
 /** Whether a place shows anything a field could read: text, a labelling attribute (a rating's), a link (an address). */
 function hasContent(column: Column, field: ItemField, textsOf: (column: Column) => (string | undefined)[]): boolean {
   // Numbers are written with digits.
@@ -197,7 +234,10 @@ function hasContent(column: Column, field: ItemField, textsOf: (column: Column) 
     return column.cells.some(
       (cell) =>
         cell !== undefined &&
-        Object.keys(cell.attribs).some((name) => name === "aria-label" || name === "title" || name.startsWith("data-")),
+        (Object.keys(cell.attribs).some(
+          (name) => name === "aria-label" || name === "title" || name.startsWith("data-"),
+        ) ||
+          (field.kind === "rating" && classRating(cell) !== undefined)),
     );
   return false;
 }

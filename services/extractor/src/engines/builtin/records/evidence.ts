@@ -6,7 +6,7 @@
 import { type Element, isTag } from "domhandler";
 import type { Column, Columns } from "../../../layout/index.js";
 import { currencyOf } from "../../../layout/index.js";
-import { datesIn } from "../../../schema/normalize.js";
+import { datesIn, parseBoolean } from "../../../schema/normalize.js";
 import type { ColumnWords } from "./column-words.js";
 import { type ItemField, namesPrice } from "./field-kinds.js";
 import { named, share, unitNames } from "./names.js";
@@ -87,6 +87,8 @@ export function evidenceFor(
       if (column === roles.mainLinks && !roles.wholeLink) best = Math.max(best, EVIDENCE.mainLink);
       if (column === roles.firstTexts) best = Math.max(best, EVIDENCE.firstText);
       if (roles.headings.includes(column)) best = Math.max(best, EVIDENCE.heading);
+      // A table column headed by the list's own name ("Topics" over a forum's topics) holds each record's title.
+      if (field.listWord && named([[field.listWord]], words.label) > 0) best = Math.max(best, EVIDENCE.label);
       break;
     case "url":
       if (column === roles.mainLinks) best = Math.max(best, EVIDENCE.mainLink + 0.1);
@@ -119,6 +121,11 @@ export function evidenceFor(
       if (best === 0 && column.cells.every((cell) => cell === undefined || cell.tagName === "time"))
         best = EVIDENCE.typeOnly;
       break;
+    case "boolean":
+      // A yes/no stated in words that name the field ("In stock" for `in_stock`, "Remote" for `is_remote`).
+      if (share(texts, (text) => text.length <= 60 && statesField(text, field)) >= MIN_FIT)
+        best = Math.max(best, EVIDENCE.valueWord);
+      break;
     case "price":
       if (best === 0 && share(texts, (text) => currencyOf(text) !== undefined) >= MIN_FIT) best = EVIDENCE.typeOnly;
       break;
@@ -136,6 +143,11 @@ export function evidenceFor(
       break;
   }
   return best;
+}
+
+/** Whether a text reads as yes or no and names the field: "In stock", "Out of stock" for `in_stock`. */
+function statesField(text: string, field: ItemField): boolean {
+  return parseBoolean(text) !== undefined && unitNames(text, [...field.names, ...field.heads], true);
 }
 
 /** A text that is a number alone, perhaps shortened ("12", "1,204", "1.2k"). */

@@ -32,6 +32,8 @@ export interface ItemField {
   names: string[][];
   /** Weaker names: the head word of a compound name ("title" of `course_title`). */
   heads: string[][];
+  /** The list's own word, singular (`topics` → topic): a table column headed by it holds the records' titles. */
+  listWord: string;
 }
 
 /** Words of a field's subject and the kind of value they ask for. */
@@ -72,6 +74,9 @@ const PRICE_WORDS = new Set(["price", "cost", "fee", "amount"]);
 const RATING_WORDS = new Set(["rating", "score", "stars", "star"]);
 const RANK_WORDS = new Set(["rank", "ranking", "position", "place"]);
 const COUNT_WORDS = new Set(["count", "number", "num", "total", "votes", "views"]);
+
+/** The last words of a date's name that say its form, not what it dates. */
+const DATE_FORM_WORDS = new Set(["date", "time", "at", "on", "datetime", "timestamp"]);
 
 /** Head words too general to name a field alone. */
 const GENERIC_HEADS = new Set(["count", "number", "num", "total", "value", "id", "type", "date", "time"]);
@@ -123,13 +128,19 @@ export function describeFields(item: ObjectNode, arrayHints: NameHints): ItemFie
       subject.length > 1 && head && !GENERIC_HEADS.has(head)
         ? [[head], ...(LIST_SYNONYMS.get(head) ?? []).map((s) => nameTokens(s).map(singular))]
         : [];
+    const kind = kindOf(node, hints, arrayWord);
+    // A date's name often ends in the word for its form (`last_post_time`, `posted_date`), which its label leaves out:
+    // "Last Post" over a column of dates names it.
+    const dated =
+      kind === "date" && subject.length > 1 && DATE_FORM_WORDS.has(head ?? "") ? [subject.slice(0, -1)] : [];
     return {
       name,
       node,
       hints,
-      kind: kindOf(node, hints, arrayWord),
-      names: [subject, ...synonyms].filter((n) => n.length > 0),
+      kind,
+      names: [subject, ...dated, ...synonyms].filter((n) => n.length > 0),
       heads,
+      listWord: arrayWord,
     };
   });
 }

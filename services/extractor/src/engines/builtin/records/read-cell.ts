@@ -6,6 +6,7 @@
 import { type Element, isTag, isText } from "domhandler";
 import type { Column, Columns } from "../../../layout/index.js";
 import { valueText } from "../../../layout/index.js";
+import { linesOf } from "../../../page/elements.js";
 import { absoluteUrl } from "../../../page/page.js";
 import type { NameHints } from "../../../schema/field-names.js";
 import { datesIn, firstNumber, isoDate, parseBoolean, parseNumber } from "../../../schema/normalize.js";
@@ -172,6 +173,24 @@ function readRating(cell: Element, text: string, hints: NameHints): number | und
     const number = written.length <= 40 ? firstNumber(written) : undefined;
     if (number !== undefined && number >= 0 && number <= top) return number;
   }
+  const classed = classRating(cell);
+  return classed !== undefined && classed <= top ? classed : undefined;
+}
+
+/** Number words a star widget's class may hold. */
+const NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+
+/**
+ * A rating a star widget states only in its class, for its style sheet to draw: a number word among its classes
+ * (`star-rating Three`) or a number joined to a rating word (`stars-4`, `rating_4`).
+ */
+export function classRating(cell: Element): number | undefined {
+  for (const name of (cell.attribs.class ?? "").toLowerCase().split(/\s+/)) {
+    const word = NUMBER_WORDS.indexOf(name);
+    if (word >= 0) return word;
+    const joined = /^(?:stars?|rating|rated|score)[-_]?(\d{1,2})$/.exec(name);
+    if (joined) return Number(joined[1]);
+  }
   return undefined;
 }
 
@@ -179,8 +198,14 @@ function readRating(cell: Element, text: string, hints: NameHints): number | und
 function dateText(cell: Element, text: string): string | undefined {
   const time = cell.tagName === "time" ? cell : undefined;
   if (time?.attribs.datetime && !/\p{L}{3}/u.test(text)) return time.attribs.datetime;
-  if (!text || text.length > 60) return undefined;
-  return datesIn(text).length > 0 || /\b(1[89]|20)\d{2}\b/.test(text) || /\bago\b/i.test(text) ? text : undefined;
+  const dated = (line: string) => datesIn(line).length > 0 || /\b(1[89]|20)\d{2}\b/.test(line) || /\bago\b/i.test(line);
+  // A date and what is said beside it on a line of its own (the last post's time, then who wrote it) are two values:
+  // the date is its line.
+  const lines = linesOf(cell);
+  const line = lines.length > 1 ? lines.find(dated) : undefined;
+  if (line && line.length <= MAX_DATE_CHARS) return line;
+  if (!text || text.length > MAX_DATE_CHARS) return undefined;
+  return dated(text) ? text : undefined;
 }
 
 export function closestLink(element: Element): Element | undefined {

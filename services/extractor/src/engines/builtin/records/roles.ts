@@ -71,7 +71,7 @@ export function core(column: Column, columns: Columns, textsOf: (column: Column)
 export function mainLinkColumn(records: Element[][], columns: Columns): Column | undefined {
   // The places of links, each with whether it is in a heading (its own or a place above it is one).
   const links = columns.columns
-    .filter((column) => column.cells.some((cell) => cell?.tagName === "a"))
+    .filter((column) => column.cells.some((cell) => cell?.tagName === "a") && !sharedTarget(column))
     .map((column) => ({ column, heading: inHeading(column) }));
   const counts = new Map<Column, number>();
   records.forEach((record, index) => {
@@ -92,6 +92,17 @@ export function mainLinkColumn(records: Element[][], columns: Columns): Column |
   });
   const [best, count] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [undefined, 0];
   return best && count * 2 >= records.length ? best : undefined;
+}
+
+/**
+ * Whether a place's links lead to the same page from most records (every card's "Learn more" to the site's about page,
+ * a category link several records share): a page that is no record's own, so the place is no record's main link.
+ */
+function sharedTarget(column: Column): boolean {
+  const targets = column.cells.flatMap((cell) =>
+    cell?.tagName === "a" && isNavigable(cell.attribs.href) ? [cell.attribs.href!.trim()] : [],
+  );
+  return targets.length >= 2 && new Set(targets).size * 2 <= targets.length;
 }
 
 /**
