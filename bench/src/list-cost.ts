@@ -62,6 +62,7 @@ async function measure(html: string): Promise<Omit<Size, "records" | "growth">> 
       bounds: { signal: new AbortController().signal, deadline: undefined },
       templateScope: undefined,
       pageWarnings: [],
+      wantNextPage: false,
     },
     {
       schemas,

@@ -34,6 +34,7 @@ function extractWith(
       tenant: "",
       learn: false,
       pageWarnings: [],
+      wantNextPage: false,
       pageSignature: new Uint8Array(),
       fieldHints: {},
       ...request,
@@ -85,6 +86,7 @@ describe("ExtractorService over gRPC", () => {
       taskDescription: "",
       options: { engine: Engine.ENGINE_LLM, includeModelInput: false, evidence: false },
       pageWarnings: [],
+      wantNextPage: false,
       pageSignature: new Uint8Array(),
       fieldHints: {},
     };

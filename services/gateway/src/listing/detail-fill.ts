@@ -9,6 +9,7 @@ import { escapePointer } from "@winnow/platform";
 import type { Evidence, ExtractResponse, FieldStatus } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { type ScrapeContext, type ScrapeDependencies, scrapePage } from "../scrape/scrape-page.js";
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
+import type { CrawlPace } from "./crawl-pace.js";
 import { type ListField, recordLinkField } from "./list-fields.js";
 import type { ListedRecord, ListingAnswer, ListingFacts } from "./listing-answer.js";
 import { pastDeadline } from "./past-deadline.js";
@@ -25,7 +26,7 @@ export async function fillDetails(
   request: ScrapeRequest,
   context: ScrapeContext,
   answer: ListingAnswer,
-  { perHost, robots }: { perHost: number; robots: RobotsRules | undefined },
+  { perHost, robots, pace }: { perHost: number; robots: RobotsRules | undefined; pace: CrawlPace },
 ): Promise<DetailOutcome> {
   const outcome = { read: 0, failed: 0 };
   const wanted = answer.records().filter((listed) => missingFields(listed).length > 0);
@@ -48,6 +49,7 @@ export async function fillDetails(
     const refusal = pastDeadline(context) ? "the request's deadline passed first" : await whyNotRead(listed, robots);
     if (refusal || !listed.link) return unread(refusal ?? "");
     try {
+      await pace.wait(listed.link);
       const result = await readRecordPage(deps, request, context, listed.list, listed.link);
       outcome.read += 1;
       answer.addUsage(result.usage);

@@ -13,6 +13,7 @@ import { RenderMode } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js"
 import { serializeDictionary } from "structured-headers";
 import { type ScrapeContext, type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "../scrape/scrape-page.js";
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
+import { CrawlPace } from "./crawl-pace.js";
 import { fillDetails } from "./detail-fill.js";
 import { listFields } from "./list-fields.js";
 import { ListingAnswer } from "./listing-answer.js";
@@ -34,12 +35,17 @@ export interface ListingOutcome extends ScrapeOutcome {
   pages: PagesRead;
 }
 
-/** The operator's defaults: MAX_LISTING_PAGES and LISTING_DETAIL_CONCURRENCY (two at once per host, as polite crawlers do). */
-export const LISTING_DEFAULTS = { maxPages: 50, detailConcurrency: 2, honourRobots: true };
+/**
+ * The operator's defaults: MAX_LISTING_PAGES, LISTING_DETAIL_CONCURRENCY (two at once per host, as polite crawlers do)
+ * and LISTING_CRAWL_DELAY_MS (no pause of Winnow's own; a site's robots.txt may ask one).
+ */
+export const LISTING_DEFAULTS = { maxPages: 50, detailConcurrency: 2, honourRobots: true, crawlDelayMs: 0 };
 
 export interface ListingSettings {
   /** Records' own pages read at once per host. */
   detailConcurrency: number;
+  /** The least pause between two pages of one host the listing reads (crawl-pace.ts). */
+  crawlDelayMs: number;
   /** Read no page robots.txt disallows (LISTING_IGNORE_ROBOTS turns it off, for the operator's own sites). */
   honourRobots: boolean;
 }
@@ -58,6 +64,8 @@ export async function readListing(
   answer.addPage(first.page.finalUrl, first.result);
 
   const robots = settings.honourRobots ? new RobotsRules((url) => fetchText(deps, context, url)) : undefined;
+  const pace = new CrawlPace(settings.crawlDelayMs, async (url) => robots?.crawlDelayMs(url), context.hop);
+  pace.started(first.page.finalUrl);
   let last = first;
   const cut = (message: string): Warning => ({ code: "list-incomplete", message, path: "" });
   for (;;) {
@@ -83,6 +91,7 @@ export async function readListing(
       break;
     }
     read.add(address);
+    await pace.wait(address);
     let page: ScrapeOutcome;
     try {
       page = await scrapePage(deps, { ...request, url: address, screenshot: false }, context);
@@ -103,6 +112,7 @@ export async function readListing(
     const details = await fillDetails(deps, request, context, answer, {
       perHost: settings.detailConcurrency,
       robots,
+      pace,
     });
     pages.details = details.read;
     pages.failed += details.failed;

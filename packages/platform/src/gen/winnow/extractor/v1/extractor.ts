@@ -139,6 +139,12 @@ export interface ExtractRequest {
    * beside what the field's name says; a pointer the schema lacks is ignored.
    */
   fieldHints: { [key: string]: string };
+  /**
+   * Name the page's next listing page in ExtractResponse.next_page_url. Only
+   * a caller that follows it (the gateway reading a whole listing) asks: a
+   * single page's answer skips looking for it.
+   */
+  wantNextPage: boolean;
 }
 
 export interface ExtractRequest_FieldHintsEntry {
@@ -202,8 +208,9 @@ export interface ExtractResponse {
   /**
    * The page's own link to the next page of its listing (rel=next, a pager's
    * "Next", the numbered pager's next number, a ?page=N / start=N step or a
-   * plain "load more" link), absolute; unset when the page shows none. Any
-   * site: the caller decides whether to follow it (page/next-page.ts).
+   * plain "load more" link), absolute; unset when the page shows none or the
+   * request did not set want_next_page. Any site: the caller decides whether
+   * to follow it (page/next-page.ts).
    */
   nextPageUrl?: string | undefined;
 }
@@ -527,6 +534,7 @@ function createBaseExtractRequest(): ExtractRequest {
     pageWarnings: [],
     pageSignature: Buffer.alloc(0),
     fieldHints: {},
+    wantNextPage: false,
   };
 }
 
@@ -562,6 +570,9 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     globalThis.Object.entries(message.fieldHints).forEach(([key, value]: [string, string]) => {
       ExtractRequest_FieldHintsEntry.encode({ key: key as any, value }, writer.uint32(82).fork()).join();
     });
+    if (message.wantNextPage !== false) {
+      writer.uint32(88).bool(message.wantNextPage);
+    }
     return writer;
   },
 
@@ -661,6 +672,14 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
             }
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.wantNextPage = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -727,6 +746,11 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
           {},
         )
         : {},
+      wantNextPage: isSet(object.wantNextPage)
+        ? globalThis.Boolean(object.wantNextPage)
+        : isSet(object.want_next_page)
+        ? globalThis.Boolean(object.want_next_page)
+        : false,
     };
   },
 
@@ -768,6 +792,9 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
         });
       }
     }
+    if (message.wantNextPage !== false) {
+      obj.wantNextPage = message.wantNextPage;
+    }
     return obj;
   },
 
@@ -796,6 +823,7 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
       },
       {},
     );
+    message.wantNextPage = object.wantNextPage ?? false;
     return message;
   },
 };
