@@ -117,6 +117,14 @@ describe("ExtractorService over gRPC", () => {
     expect(response.modelInputs).toEqual([]);
   });
 
+  it("names the page's next listing page only when the caller follows it (want_next_page)", async () => {
+    const html = `<html><body><h1>Lamps</h1><a rel="next" href="/lamps?page=2">Next</a></body></html>`;
+    const plain = await extractWith(builtinOnly.client, { html });
+    expect(plain.nextPageUrl).toBeUndefined();
+    const listing = await extractWith(builtinOnly.client, { html, wantNextPage: true });
+    expect(listing.nextPageUrl).toBe("https://shop.example/lamps?page=2");
+  });
+
   it("shows what the model would be sent, with its token count, even when no LLM is configured", async () => {
     const response = await extractWith(builtinOnly.client, {
       options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: true },
