@@ -40,12 +40,14 @@ class ScrapeOptions(TypedDict, total=False):
 
 
 class PagesRead(TypedDict):
-    """The pages a whole listing read (the Winnow-Pages header): listing pages, records' own pages, and pages of either
-    kind that failed."""
+    """The pages a whole listing read (the Winnow-Pages header): listing pages, records' own pages, pages of either kind
+    that failed, and pages a model read (the rest were answered by learned templates or the builtin engine alone; 0
+    from a server that does not say)."""
 
     listing: int
     details: int
     failed: int
+    model: int
 
 
 class _WarningRequired(TypedDict):
@@ -71,7 +73,7 @@ class ScrapeResult(Dict[str, Any]):
     32 members each: ``omitted`` counts those left out (the fields not listed are then left out of ``status``).
     ``request_id`` (x-request-id), ``engine`` ("llm", "builtin" or "template"), ``render_path`` ("static" or
     "browser"), ``tokens`` (``{"input", "output"}``: the model's tokens, both 0 when no model was asked) and ``pages``
-    (with the ``pages`` or ``details`` options: ``{"listing", "details", "failed"}``, the pages read) are None when the
+    (with the ``pages`` or ``details`` options: ``{"listing", "details", "failed", "model"}``, the pages read) are None when the
     response did not say.
     """
 

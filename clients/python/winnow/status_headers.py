@@ -65,7 +65,7 @@ def parse_dictionary(header: str) -> Dict[str, Member]:
 
 
 def read_pages_header(headers: Mapping[str, str]) -> Optional[PagesRead]:
-    """Winnow-Pages (``listing=12, details=136, failed=1``) as counts; None when the response has none."""
+    """Winnow-Pages (``listing=12, details=136, failed=1, model=3``) as counts; None when the response has none."""
     header = headers.get("winnow-pages")
     if header is None:
         return None
@@ -75,7 +75,7 @@ def read_pages_header(headers: Mapping[str, str]) -> Optional[PagesRead]:
         value = members.get(name, (0, {}))[0]
         return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
-    return {"listing": count("listing"), "details": count("details"), "failed": count("failed")}
+    return {"listing": count("listing"), "details": count("details"), "failed": count("failed"), "model": count("model")}
 
 
 class _Parser:

@@ -12,6 +12,7 @@ import type { ScrapeRequest } from "../scrape/scrape-request.js";
 import type { CrawlPace } from "./crawl-pace.js";
 import { type ListField, recordLinkField } from "./list-fields.js";
 import type { ListedRecord, ListingAnswer, ListingFacts } from "./listing-answer.js";
+import { readByModel } from "./pages-read.js";
 import { pastDeadline } from "./past-deadline.js";
 import type { RobotsRules } from "./robots-rules.js";
 import { sameSite } from "./same-site.js";
@@ -19,6 +20,8 @@ import { sameSite } from "./same-site.js";
 export interface DetailOutcome {
   read: number;
   failed: number;
+  /** Pages a model read. */
+  model: number;
 }
 
 export async function fillDetails(
@@ -28,7 +31,7 @@ export async function fillDetails(
   answer: ListingAnswer,
   { perHost, robots, pace }: { perHost: number; robots: RobotsRules | undefined; pace: CrawlPace },
 ): Promise<DetailOutcome> {
-  const outcome = { read: 0, failed: 0 };
+  const outcome = { read: 0, failed: 0, model: 0 };
   const wanted = answer.records().filter((listed) => missingFields(listed).length > 0);
   const byHost = new Map<string, ListedRecord[]>();
   for (const listed of wanted) {
@@ -52,6 +55,7 @@ export async function fillDetails(
       await pace.wait(listed.link);
       const result = await readRecordPage(deps, request, context, listed.list, listed.link);
       outcome.read += 1;
+      outcome.model += readByModel(result);
       answer.addUsage(result.usage);
       answer.state({ ...merged(listed, prefix, result), page: listed.link });
     } catch (error) {

@@ -10,26 +10,17 @@
 import { parseSchema } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { RenderMode } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import { serializeDictionary } from "structured-headers";
 import { type ScrapeContext, type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "../scrape/scrape-page.js";
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
 import { CrawlPace } from "./crawl-pace.js";
 import { fillDetails } from "./detail-fill.js";
 import { listFields } from "./list-fields.js";
 import { ListingAnswer } from "./listing-answer.js";
+import { type PagesRead, readByModel } from "./pages-read.js";
 import { pastDeadline } from "./past-deadline.js";
 import { pageAddress } from "./record-merge.js";
 import { RobotsRules } from "./robots-rules.js";
 import { sameSite } from "./same-site.js";
-
-export const PAGES_HEADER = "Winnow-Pages";
-
-/** Pages read: listing pages, records' own pages, and pages that failed (either kind). */
-export interface PagesRead {
-  listing: number;
-  details: number;
-  failed: number;
-}
 
 export interface ListingOutcome extends ScrapeOutcome {
   pages: PagesRead;
@@ -59,7 +50,7 @@ export async function readListing(
   const lists = listFields(parseSchema(JSON.parse(request.schemaJson)));
   const first = await scrapePage(deps, request, context);
   const answer = new ListingAnswer(lists, first.result);
-  const pages: PagesRead = { listing: 1, details: 0, failed: 0 };
+  const pages: PagesRead = { listing: 1, details: 0, failed: 0, model: readByModel(first.result) };
   const read = new Set([request.url, first.page.finalUrl].map((url) => pageAddress(url, url)));
   answer.addPage(first.page.finalUrl, first.result);
 
@@ -103,6 +94,7 @@ export async function readListing(
       break;
     }
     pages.listing += 1;
+    pages.model += readByModel(page.result);
     read.add(pageAddress(page.page.finalUrl, page.page.finalUrl));
     if (answer.addPage(page.page.finalUrl, page.result) === 0) break;
     last = page;
@@ -116,6 +108,7 @@ export async function readListing(
     });
     pages.details = details.read;
     pages.failed += details.failed;
+    pages.model += details.model;
   }
   const result = answer.result();
   const tokens = { input: result.usage?.promptTokens ?? 0, output: result.usage?.completionTokens ?? 0 };
@@ -128,9 +121,4 @@ async function fetchText(deps: ScrapeDependencies, context: ScrapeContext, url: 
   const options = { mode: RenderMode.RENDER_MODE_STATIC, timeoutMs: 0, waitFor: "", screenshot: false, outline: [] };
   const page = await deps.backends.renderer.render({ url, options, accountId: context.accountId }, context.hop);
   return page.html;
-}
-
-/** The Winnow-Pages header (an RFC 8941 dictionary): `listing=12, details=136, failed=1`. */
-export function pagesHeader(pages: PagesRead): string {
-  return serializeDictionary({ ...pages });
 }
