@@ -51,8 +51,9 @@ export async function fillDetails(
     // A record whose page may not be read is no failed page: Winnow-Pages counts only pages asked for.
     const refusal = pastDeadline(context) ? "the request's deadline passed first" : await whyNotRead(listed, robots);
     if (refusal || !listed.link) return unread(refusal ?? "");
+    await pace.wait(listed.link);
+    if (pastDeadline(context)) return unread("the request's deadline passed first");
     try {
-      await pace.wait(listed.link);
       const result = await readRecordPage(deps, request, context, listed.list, listed.link);
       outcome.read += 1;
       outcome.model += readByModel(result);

@@ -73,6 +73,8 @@ export async function readListing(
       });
       break;
     }
+    // The site's pace first: a pause that ends at the deadline leaves no time for the page.
+    await pace.wait(address);
     if (pastDeadline(context)) {
       answer.state({ warnings: [cut(`the request's deadline passed before the next page: ${address}`)] });
       break;
@@ -82,7 +84,6 @@ export async function readListing(
       break;
     }
     read.add(address);
-    await pace.wait(address);
     let page: ScrapeOutcome;
     try {
       page = await scrapePage(deps, { ...request, url: address, screenshot: false }, context);
