@@ -53,6 +53,7 @@ async function measure(html: string): Promise<Omit<Size, "records" | "growth">> 
     {
       schemaJson,
       fieldHints: {},
+      fieldRules: {},
       schema: schemas.get(schemaJson),
       page,
       taskDescription: "",

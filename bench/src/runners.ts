@@ -118,6 +118,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
             wantNextPage: false,
             pageSignature: signPage(PAGE_SIGNING_KEY, originalUrl, html),
             fieldHints: {},
+            fieldRules: {},
           },
           { deadline: new Date(Date.now() + REQUEST_TIMEOUT_MS) },
         );

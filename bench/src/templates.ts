@@ -113,6 +113,7 @@ async function extract(item: Case, model: LlmEngine | undefined, flow: FlowSetti
   const job = {
     schemaJson,
     fieldHints: {},
+    fieldRules: {},
     schema: flow.schemas.get(schemaJson),
     page: loadPage(html, pageUrl(item)),
     taskDescription: "",

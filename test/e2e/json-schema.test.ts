@@ -2,7 +2,8 @@
  * A JSON Schema sent as `schema` (the habit of OpenAI and Firecrawl users),
  * through the whole stack: answered exactly like its schema-language twin,
  * or refused with 422 naming the keyword that does not map; its fields'
- * descriptions reach the model.
+ * descriptions reach the model; its references are followed, and both
+ * engines answer within its enums and formats.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlm, startFakeLlm } from "../support/fake-llm.js";
@@ -15,10 +16,12 @@ const RECIPE = `<!doctype html><html><head><title>Ridge Stew | Recipes</title>
   name: "Ridge Stew",
   recipeIngredient: ["2 carrots", "500 g beef", "1 onion"],
   author: { "@type": "Person", name: "Ada Ridge" },
+  datePublished: "2024-05-25T08:00:00+02:00",
 })}</script>
 </head><body><h1>Ridge Stew</h1><p>By Ada Ridge</p>
 <table class="facts"><tr><th>Cuisine</th><td>Alpine</td></tr><tr><th>Servings</th><td>4</td></tr></table>
-<ul><li>2 carrots</li><li>500 g beef</li><li>1 onion</li></ul></body></html>`;
+<ul><li>2 carrots</li><li>500 g beef</li><li>1 onion</li></ul>
+<p>Published May 25, 2024</p></body></html>`;
 
 const LANGUAGE = {
   title: "string",
@@ -42,6 +45,18 @@ const JSON_SCHEMA = {
     ingredients: { type: "array", items: { type: "string" } },
     calories_kcal: { anyOf: [{ type: "number" }, { type: "null" }] },
   },
+};
+
+/** A JSON Schema with a reference, enums (the page's servings are not among the allowed) and a date format. */
+const RULED = {
+  type: "object",
+  properties: {
+    cuisine: { type: "string", enum: ["alpine", "nordic"] },
+    servings: { type: "integer", enum: [2, 6] },
+    author: { $ref: "#/$defs/Person" },
+    published: { type: "string", format: "date" },
+  },
+  $defs: { Person: { type: "object", properties: { name: { type: "string" } } } },
 };
 
 let run: RunningStack;
@@ -77,15 +92,80 @@ describe("a JSON Schema as `schema`", () => {
   it("is refused with 422 naming the keyword that does not map, by its JSON pointer", async () => {
     const res = await run.scrape({
       url: `${run.site.origin}/stew`,
-      schema: { type: "object", properties: { author: { $ref: "#/$defs/Person" } }, $defs: { Person: {} } },
+      schema: { type: "object", properties: { author: { type: "string", pattern: "^A" } } },
     });
     expect(res.status).toBe(422);
     const problem = await res.json();
     expect(problem).toMatchObject({
       type: "https://winnow.dev/problems/unsupported-json-schema",
-      errors: [{ path: "/schema/properties/author/$ref", description: expect.stringContaining('"$ref"') }],
+      errors: [{ path: "/schema/properties/author/pattern", description: expect.stringContaining('"pattern"') }],
     });
-    expect(problem.detail).toContain("/schema/properties/author/$ref");
+    expect(problem.detail).toContain("/schema/properties/author/pattern");
+  });
+
+  it("follows $ref to $defs, and answers within enum and format on the builtin engine", async () => {
+    const { status, fieldStatus, body } = await answer(RULED);
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({
+      // "Alpine" on the page, the enum's spelling in the answer; "4" is not a servings count the enum allows.
+      cuisine: "alpine",
+      servings: null,
+      author: { name: "Ada Ridge" },
+      published: "2024-05-25",
+    });
+    expect(body.warnings).toEqual(
+      expect.arrayContaining([expect.objectContaining({ code: "dropped-value", path: "/servings" })]),
+    );
+    expect(fieldStatus).toContain('"/servings";status=not-found');
+  });
+
+  it("refuses a remote $ref and a cycle of references with 422", async () => {
+    const remote = await run.scrape({
+      url: `${run.site.origin}/stew`,
+      schema: { type: "object", properties: { author: { $ref: "https://schemas.example/person.json" } } },
+    });
+    expect(remote.status).toBe(422);
+    expect((await remote.json()).errors[0].path).toBe("/schema/properties/author/$ref");
+    const cycle = await run.scrape({
+      url: `${run.site.origin}/stew`,
+      schema: {
+        type: "object",
+        properties: { author: { $ref: "#/$defs/Person" } },
+        $defs: { Person: { type: "object", properties: { friend: { $ref: "#/$defs/Person" } } } },
+      },
+    });
+    expect(cycle.status).toBe(422);
+    expect((await cycle.json()).errors[0].path).toBe("/schema/$defs/Person/properties/friend/$ref");
+  });
+});
+
+describe("a JSON Schema's enum and format on the model engine", () => {
+  let llm: FakeLlm;
+  beforeAll(async () => {
+    llm = await startFakeLlm(() => ({
+      cuisine: "ALPINE",
+      servings: 4,
+      author: { name: "Ada Ridge" },
+      published: "May 25, 2024",
+    }));
+    run = await launchStack(
+      { "/stew": { body: RECIPE } },
+      { LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: "test-key", EXTRACT_TEMPLATES: "false", EXTRACT_HYBRID: "off" },
+    );
+  });
+  afterAll(async () => {
+    await run?.stop();
+    await llm?.close();
+  });
+
+  it("asks the model within the enum and holds its answer to the enum and the format", async () => {
+    const { status, body } = await answer(RULED);
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({ cuisine: "alpine", servings: null, published: "2024-05-25" });
+    const asked = llm.requests[0]?.response_format?.json_schema?.schema.properties as Record<string, any>;
+    expect(asked.cuisine.enum).toEqual(["alpine", "nordic", null]);
+    expect(asked.servings.enum).toEqual([2, 6, null]);
+    expect(asked.author.anyOf[0].properties.name.type).toEqual(["string", "null"]);
   });
 });
 

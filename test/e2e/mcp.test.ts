@@ -1,8 +1,8 @@
 /**
  * Winnow's MCP tools through the SDK's own client, over both transports against one stack: the winnow-mcp bin over
  * stdio (calling the gateway with the Node client) and the gateway's /mcp over streamable HTTP. The scrape tool
- * answers what POST /scrape answers; a long list comes in bounded pages, every item once; a bad key is an error the
- * agent can read, not a crash.
+ * answers what POST /scrape answers, whole listings (pages, details) and markdown included; a long list comes in
+ * bounded pages, every item once; a bad key is an error the agent can read, not a crash.
  */
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -21,9 +21,22 @@ const BIN = path.join(REPO_ROOT, "clients/node/dist/esm/mcp/bin.js");
 const HTTP_REQUEST_ID = "mcp-e2e";
 const PRODUCT_SCHEMA = { name: "string", brand: "string", price_usd: "number", warranty: "string" } as const;
 
+const itemPage = (name: string, sku: string) =>
+  `<!doctype html><html><head><title>${name}</title></head><body><main><h1>${name}</h1><dl><dt>SKU</dt><dd>${sku}</dd></dl></main></body></html>`;
+
 let run: RunningStack;
 beforeAll(async () => {
-  run = await launchStack({ "/product": PAGES["/product"]!, "/catalogue": { body: catalogueGrid(500) } });
+  run = await launchStack({
+    "/product": PAGES["/product"]!,
+    "/catalogue": { body: catalogueGrid(500) },
+    // A listing of two pages, 160 records in all.
+    "/grid/1": { body: catalogueGrid(80, { next: "/grid/2" }) },
+    "/grid/2": { body: catalogueGrid(80, { from: 80 }) },
+    // A listing whose records' own pages state their SKU.
+    "/shelf": { body: catalogueGrid(2, { from: 900 }) },
+    "/p/900": { body: itemPage("Shelf Shelf model 900", "SKU-900") },
+    "/p/901": { body: itemPage("Rug Clock model 901", "SKU-901") },
+  });
 });
 afterAll(async () => {
   await run?.stop();
@@ -103,6 +116,49 @@ describe.each(["stdio", "http"] as const)("the MCP tools over %s", (transport) =
     const unknown = await client.callTool({ name: "scrape", arguments: { cursor: "nope.0.1" } });
     expect(unknown.isError).toBe(true);
     expect(JSON.parse((unknown.content as { text: string }[])[0]!.text)).toMatchObject({ type: "invalid-cursor" });
+  });
+
+  it("reads a whole listing with pages, still in bounded pages, and records' own pages with details", async () => {
+    const url = `${run.site.origin}/grid/1`;
+    const first = structured(
+      await client.callTool({ name: "scrape", arguments: { url, schema: LIST_SCHEMA, pages: 2 } }),
+    );
+    expect(first.pages_read).toEqual({ listing: 2, details: 0, failed: 0 });
+    const [list] = first.lists as { pointer: string; total: number; returned: number; next_cursor: string }[];
+    expect(list).toMatchObject({ pointer: "/products", total: 160, returned: 100 });
+    const { page } = structured(
+      await client.callTool({ name: "scrape", arguments: { cursor: list!.next_cursor } }),
+    ) as {
+      page: { offset: number; items: { name: string }[]; next_cursor: string | null };
+    };
+    expect(page).toMatchObject({ offset: 100, next_cursor: null });
+    expect(page.items.at(-1)?.name).toBe("Clock Rug model 159");
+
+    const shelf = structured(
+      await client.callTool({
+        name: "scrape",
+        arguments: {
+          url: `${run.site.origin}/shelf`,
+          schema: { products: [{ name: "string", sku: "string", url: "string" }] },
+          details: true,
+        },
+      }),
+    );
+    expect(shelf.pages_read).toEqual({ listing: 1, details: 2, failed: 0 });
+    expect((shelf.data as { products: { sku: string }[] }).products.map((p) => p.sku)).toEqual(["SKU-900", "SKU-901"]);
+  });
+
+  it("adds the page's markdown with formats, without evidence unless asked", async () => {
+    const url = `${run.site.origin}/product`;
+    const answer = structured(
+      await client.callTool({
+        name: "scrape",
+        arguments: { url, schema: PRODUCT_SCHEMA, formats: ["json", "markdown"] },
+      }),
+    );
+    expect(answer.markdown).toContain("Ridgeline Trail Shoe");
+    expect(answer).not.toHaveProperty("evidence");
+    expect((answer.data as { price_usd: number }).price_usd).toBe(129.99);
   });
 
   it("answers a request the API refuses with a tool error carrying the problem's type and detail", async () => {

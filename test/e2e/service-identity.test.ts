@@ -54,6 +54,7 @@ const extract = (token: string | undefined) =>
         wantNextPage: false,
         pageSignature: new Uint8Array(),
         fieldHints: {},
+        fieldRules: {},
       },
       done,
     ),

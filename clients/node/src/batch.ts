@@ -1,7 +1,7 @@
 import { connectionOf } from "./connection.js";
 import { errorFromProblem, type Problem } from "./errors.js";
 import { refuseUnknownKeys } from "./known-keys.js";
-import type { Schema } from "./schema.js";
+import type { AnySchema } from "./schema.js";
 
 export interface WinnowBatchOptions {
   /** Defaults to the WINNOW_API_KEY environment variable. */
@@ -13,7 +13,7 @@ export interface WinnowBatchOptions {
 
 export interface BatchScrapeRequest {
   urls: string[];
-  schema: Schema;
+  schema: AnySchema;
   taskDescription?: string;
   /** As POST /scrape's options, in the API's spelling (`render`, `timeout_ms`, `wait_for`, `evidence`). */
   options?: Record<string, unknown>;

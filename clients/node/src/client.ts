@@ -3,7 +3,7 @@ import { connectionOf } from "./connection.js";
 import { ConnectionError, errorFromProblem, type Problem, ServerError, TimeoutError, WinnowError } from "./errors.js";
 import { refuseUnknownKeys } from "./known-keys.js";
 import type { Account, Engine, PagesRead, ScrapeResponse, ScrapeWithEvidence } from "./response.js";
-import type { Schema } from "./schema.js";
+import type { AnySchema } from "./schema.js";
 import { readStatusHeaders } from "./status-headers.js";
 
 export interface WinnowOptions {
@@ -49,7 +49,7 @@ export interface ScrapeOptions<E extends boolean = boolean> {
   details?: boolean;
 }
 
-export interface ScrapeRequest<S extends Schema, E extends boolean = boolean> {
+export interface ScrapeRequest<S extends AnySchema, E extends boolean = boolean> {
   url: string;
   schema: S;
   /** Extra instructions for the model (summaries, translation, formats). */
@@ -99,7 +99,7 @@ export class Winnow {
    * Extracts data in the schema's shape from the page at `url`: `{ data, status, warnings, ... }`, with `evidence` (and
    * `screenshot`) when `options.evidence` asks.
    */
-  async scrape<const S extends Schema, const E extends boolean = false>(
+  async scrape<const S extends AnySchema, const E extends boolean = false>(
     request: ScrapeRequest<S, E>,
   ): Promise<E extends true ? ScrapeWithEvidence<S> : ScrapeResponse<S>> {
     refuseUnknownKeys(request, REQUEST_KEYS, "scrape");
@@ -117,7 +117,7 @@ export class Winnow {
     // The evidence envelope states every status and warning in full; a plain answer, its headers.
     const response = request.options?.evidence
       ? { ...(answer as object), omitted: 0, ...meta }
-      : { data: answer, ...readHeaders(headers, request.schema), ...meta };
+      : { data: answer, ...readHeaders(headers, answer), ...meta };
     return response as E extends true ? ScrapeWithEvidence<S> : ScrapeResponse<S>;
   }
 
@@ -241,9 +241,10 @@ function parseSuccess(text: string, response: Response): unknown {
   }
 }
 
-function readHeaders(headers: Headers, schema: Schema): ReturnType<typeof readStatusHeaders> {
+/** `answer` has exactly the schema's top-level fields (a JSON Schema's properties, not its keywords). */
+function readHeaders(headers: Headers, answer: unknown): ReturnType<typeof readStatusHeaders> {
   try {
-    return readStatusHeaders(headers, schema);
+    return readStatusHeaders(headers, typeof answer === "object" && answer !== null ? Object.keys(answer) : []);
   } catch (cause) {
     throw invalidResponse(`field status headers that are not RFC 8941 lists: ${describe(cause)}`, headers, cause);
   }
@@ -265,7 +266,7 @@ function invalidResponse(what: string, headers: Headers, cause: unknown): Server
  */
 function responseMeta(
   headers: Headers,
-): Pick<ScrapeResponse<Schema>, "requestId" | "engine" | "renderPath" | "tokens" | "pages"> {
+): Pick<ScrapeResponse<AnySchema>, "requestId" | "engine" | "renderPath" | "tokens" | "pages"> {
   const tokensIn = headers.get("x-winnow-tokens-in");
   const tokensOut = headers.get("x-winnow-tokens-out");
   const pages = headers.get("winnow-pages");

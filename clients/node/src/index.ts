@@ -29,5 +29,5 @@ export {
   STATUS_MEANINGS,
 } from "./evidence.js";
 export type { Account, Engine, PagesRead, ScrapeResponse, ScrapeWithEvidence } from "./response.js";
-export type { FieldType, ScalarTypeName, Schema, ScrapeResult } from "./schema.js";
+export type { AnySchema, FieldType, JsonSchema, ScalarTypeName, Schema, ScrapeResult } from "./schema.js";
 export { type VerifyWebhookOptions, verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from "./webhooks.js";

@@ -1,5 +1,5 @@
 import type { Evidence, FieldStatus, ScrapeWarning } from "./evidence.js";
-import type { Schema, ScrapeResult } from "./schema.js";
+import type { AnySchema, ResultOf } from "./schema.js";
 
 /** Which engine filled the schema: the model, the builtin engine, or the site's learned template for every field. */
 export type Engine = "llm" | "builtin" | "template";
@@ -10,8 +10,8 @@ export type Engine = "llm" | "builtin" | "template";
  * the extractor's. Without `evidence` they come from the response's headers, which list at most 32 members each:
  * `omitted` counts those left out (then the fields not listed are left out of `status` too; ask `evidence` for all).
  */
-export interface ScrapeResponse<S extends Schema> {
-  data: ScrapeResult<S>;
+export interface ScrapeResponse<S extends AnySchema> {
+  data: ResultOf<S>;
   status: Record<string, FieldStatus>;
   warnings: ScrapeWarning[];
   omitted: number;
@@ -50,7 +50,7 @@ export interface Account {
 }
 
 /** The answer with `options.evidence`: each value's evidence by JSON pointer too, and the screenshot when asked. */
-export interface ScrapeWithEvidence<S extends Schema> extends ScrapeResponse<S> {
+export interface ScrapeWithEvidence<S extends AnySchema> extends ScrapeResponse<S> {
   evidence: Record<string, Evidence>;
   /** With `options.screenshot`: a JPEG of the page's top, the evidence's elements outlined, as a data: URL. */
   screenshot?: string;

@@ -5,7 +5,6 @@
  */
 import { type Item, parseList, Token } from "structured-headers";
 import type { FieldStatus, ScrapeWarning } from "./evidence.js";
-import type { Schema } from "./schema.js";
 
 export interface HeaderStatus {
   status: Record<string, FieldStatus>;
@@ -14,15 +13,16 @@ export interface HeaderStatus {
 }
 
 /**
- * The headers read into statuses by JSON pointer and warnings. A field the header does not list is `found`, unless
+ * The headers read into statuses by JSON pointer and warnings. A top-level field (of `fields`: the answer's, which are
+ * the schema's) the header does not list is `found`, unless
  * the header was cut (`*;omitted=n`): then only the listed ones are known, and `omitted` counts the rest.
  */
-export function readStatusHeaders(headers: Headers, schema: Schema): HeaderStatus {
+export function readStatusHeaders(headers: Headers, fields: string[]): HeaderStatus {
   const listed = members(headers.get("winnow-field-status"));
   const raised = members(headers.get("winnow-warnings"));
   const omitted = listed.omitted + raised.omitted;
   const status: Record<string, FieldStatus> = {};
-  if (listed.omitted === 0) for (const field of Object.keys(schema)) status[`/${escapeToken(field)}`] = "found";
+  if (listed.omitted === 0) for (const field of fields) status[`/${escapeToken(field)}`] = "found";
   for (const [pointer, params] of listed.items) {
     status[decodePointer(expectString(pointer, "a JSON pointer"))] = expectToken(
       params.get("status"),

@@ -72,6 +72,19 @@ describe("Winnow client", () => {
     expect(requestId).toMatch(/^[\w-]{8,}$/);
   });
 
+  it("gives a JSON Schema's answer the statuses of its properties, not of its keywords", async () => {
+    const { data, status } = await client().scrape({
+      url: product,
+      schema: {
+        type: "object",
+        properties: { product_name: { $ref: "#/$defs/Name" }, tags: { type: "array", items: { type: "string" } } },
+        $defs: { Name: { type: "string" } },
+      },
+    });
+    expect(data).toEqual({ product_name: "Ridgeline Trail Shoe", tags: null });
+    expect(status).toEqual({ "/product_name": "found", "/tags": "absent" });
+  });
+
   it("reads the headers as the gateway writes them: pointers percent-encoded, lists bounded", async () => {
     const { status } = await client().scrape({ url: product, schema: { größe: "string", brand: "string" } });
     expect(status).toEqual({ "/größe": "absent", "/brand": "unverified" });

@@ -68,6 +68,16 @@ class ScrapeTest(unittest.TestCase):
         self.assertRegex(data.request_id or "", r"^[\w-]{8,}$")
         self.assertIsInstance(data, ScrapeResult)
 
+    def test_a_json_schemas_answer_has_the_statuses_of_its_properties_not_of_its_keywords(self) -> None:
+        schema = {
+            "type": "object",
+            "properties": {"product_name": {"$ref": "#/$defs/Name"}, "tags": {"type": "array", "items": {"type": "string"}}},
+            "$defs": {"Name": {"type": "string"}},
+        }
+        data = client().scrape(product_url(), schema)
+        self.assertEqual(data, {"product_name": "Ridgeline Trail Shoe", "tags": None})
+        self.assertEqual(data.status, {"/product_name": "found", "/tags": "absent"})
+
     def test_reads_the_headers_as_the_gateway_writes_them_encoded_and_bounded(self) -> None:
         # A name outside ASCII travels percent-encoded; more than 32 fields that are not found are cut, and counted.
         data = client().scrape(product_url(), {"größe": "string", "brand": "string"})

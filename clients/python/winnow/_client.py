@@ -112,7 +112,8 @@ class Winnow:
                     envelope[extra] = answer[extra]
             return envelope
         try:
-            status, warnings, omitted = read_status_headers(headers, schema.keys())
+            # The answer's keys are the schema's fields (a JSON Schema's properties, not its keywords).
+            status, warnings, omitted = read_status_headers(headers, answer.keys() if isinstance(answer, dict) else ())
         except ValueError as unreadable:
             raise _invalid_response(f"field status headers that are not RFC 8941 lists: {unreadable}", about) from unreadable
         return ScrapeResult(answer, status=status, warnings=warnings, omitted=omitted, **about)

@@ -71,6 +71,7 @@ export {
   type ScalarType,
   SchemaError,
   type SchemaNode,
+  type ValueFormat,
 } from "./schema-language.js";
 export { readSecretFile, writeSecretFile } from "./secret-file.js";
 export { grpcServiceConfig, MAX_REQUEST_TIMEOUT_MS } from "./service-config.js";

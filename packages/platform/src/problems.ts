@@ -120,7 +120,7 @@ export const PROBLEM_TYPES = {
     title: "JSON Schema keyword not supported",
     grpc: INVALID_ARGUMENT,
     retryable: false,
-    when: "`schema` is a JSON Schema using a keyword that does not map to the schema language (`$ref`, `oneOf`/`anyOf` other than nullable, `allOf`, `patternProperties`, a schema in `additionalProperties`, tuples, value constraints such as `enum`); `errors` names each keyword by its JSON pointer.",
+    when: "`schema` is a JSON Schema using a keyword that does not map to the schema language (`oneOf`/`anyOf` other than nullable, `allOf`, `patternProperties`, a schema in `additionalProperties`, tuples, value constraints other than `enum` and `const`), or a `$ref` that is remote, names nothing or refers to a schema that contains it; `errors` names each keyword by its JSON pointer.",
   },
   "rate-limited": {
     status: 429,

@@ -9,8 +9,21 @@ import type { Violation } from "./problems.js";
 
 export type ScalarType = "string" | "number" | "integer" | "boolean";
 
+/** The formats a JSON Schema's `format` names that the engines normalise to and check. */
+export type ValueFormat = "date" | "date-time" | "uri" | "email";
+
 export type SchemaNode =
-  | { kind: "scalar"; type: ScalarType }
+  | {
+      kind: "scalar";
+      type: ScalarType;
+      /**
+       * A translated JSON Schema's `enum` (or `const`): the only values the field may hold. Never set by the language
+       * itself: the extractor adds it from ExtractRequest.field_rules.
+       */
+      allowed?: readonly (string | number | boolean)[];
+      /** A translated JSON Schema's `format`, added as `allowed` is. */
+      format?: ValueFormat;
+    }
   /** "array": a list of any JSON values. */
   | { kind: "any-array" }
   /** "object": any JSON object. */

@@ -61,6 +61,7 @@ function extract(tenant: string, html: string, deadlineMs: number): Promise<Extr
       wantNextPage: false,
       pageSignature: new Uint8Array(),
       fieldHints: {},
+      fieldRules: {},
     },
     { deadline: new Date(Date.now() + deadlineMs) },
   );

@@ -66,7 +66,7 @@ async function extract(
   ctx: CallContext,
 ): Promise<ExtractResponse> {
   const started = Date.now();
-  deps.schemas.get(request.schemaJson, request.fieldHints);
+  deps.schemas.get(request.schemaJson, request.fieldHints, request.fieldRules);
   // Optional: without it, relative links are left out of the model's input.
   if (request.url !== "") parseTargetUrl(request.url);
   const htmlBytes = Buffer.byteLength(request.html, "utf8");
@@ -85,6 +85,7 @@ async function extract(
       url: request.url,
       schemaJson: request.schemaJson,
       fieldHints: request.fieldHints,
+      fieldRules: request.fieldRules,
       taskDescription: request.taskDescription,
       includeModelInput: request.options?.includeModelInput ?? false,
       evidence: request.options?.evidence ?? false,

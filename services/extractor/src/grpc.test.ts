@@ -37,6 +37,7 @@ function extractWith(
       wantNextPage: false,
       pageSignature: new Uint8Array(),
       fieldHints: {},
+      fieldRules: {},
       ...request,
     },
     { deadline: new Date(Date.now() + deadlineMs) },
@@ -89,6 +90,7 @@ describe("ExtractorService over gRPC", () => {
       wantNextPage: false,
       pageSignature: new Uint8Array(),
       fieldHints: {},
+      fieldRules: {},
     };
     for (const token of [undefined, TEST_TOKENS.gateway, TEST_TOKENS.admin, "x".repeat(40)]) {
       const status = await callStatus(ExtractorServiceClient, address, token, (client, done) =>

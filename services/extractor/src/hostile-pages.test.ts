@@ -54,6 +54,7 @@ function extract(html: string, deadlineMs: number): Promise<ExtractResponse> {
       wantNextPage: false,
       pageSignature: new Uint8Array(),
       fieldHints: {},
+      fieldRules: {},
     },
     { deadline: new Date(Date.now() + deadlineMs) },
   );

@@ -59,13 +59,34 @@ export function createWinnowMcpServer({ api, pages, scope = "" }: McpServerOptio
         "Reads the page at url and answers data in the schema's shape, each value's status (found, derived, " +
         "unverified, absent, not-found, conflict, truncated, needs-model) and the extractor's warnings. A list " +
         `longer than a page (${pages.pages.items} items or ${pages.pages.bytes / 1024} KB) comes as its first ` +
-        "page with a cursor in lists[]: call scrape again with only that cursor for the next page.",
+        "page with a cursor in lists[]: call scrape again with only that cursor for the next page. With pages or " +
+        "details it reads a whole listing: its next pages, and each record's own page.",
       inputSchema: {
         url: z.string().url().optional().describe("The page; required unless cursor is given"),
         schema: schemaInput.optional(),
         task_description: z.string().optional().describe("Extra instructions for the model"),
         evidence: z.boolean().optional().describe("Add where each value was read, by JSON pointer"),
         render: z.enum(["auto", "static", "browser"]).optional(),
+        formats: z
+          .array(z.enum(["json", "markdown"]))
+          .min(1)
+          .optional()
+          .describe('["json", "markdown"]: also the page\'s main content as markdown (links absolute)'),
+        pages: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe(
+            "Listing pages to read, the first included (default 1), following the page's own next link on the same " +
+              "site; the schema needs a list of records",
+          ),
+        details: z
+          .boolean()
+          .optional()
+          .describe(
+            "Also read each record's own page (its url, link or href field) for the fields the listing left null",
+          ),
         cursor: z.string().optional().describe("A next_cursor from an earlier answer: its list's next page"),
       },
       outputSchema: {
@@ -83,6 +104,11 @@ export function createWinnowMcpServer({ api, pages, scope = "" }: McpServerOptio
         status: byPointer,
         warnings: z.array(warning),
         evidence: z.record(z.string(), z.unknown()).optional(),
+        markdown: z.string().optional().describe('With formats holding "markdown": the page\'s main content'),
+        pages_read: z
+          .object({ listing: z.number().int(), details: z.number().int(), failed: z.number().int() })
+          .optional()
+          .describe("With pages or details: the listing pages and records' pages read, and those that failed"),
         omitted: z.number().int().describe("Statuses and warnings left out (ask evidence for all)"),
         lists: z.array(listPaging).describe("Lists cut into pages"),
         engine: z.string().optional(),
@@ -102,23 +128,31 @@ export function createWinnowMcpServer({ api, pages, scope = "" }: McpServerOptio
             type: "invalid-request",
             retryable: false,
           });
+        // The API answers markdown only in the evidence envelope (its plain answer is the schema's shape alone); the
+        // tool's answer has room for it either way, so markdown asks for the envelope and keeps evidence out unless asked.
+        const markdown = input.formats?.includes("markdown") ?? false;
         const scraped = await api().winnow.scrape({
           url: input.url,
           schema: input.schema as Schema,
           ...(input.task_description !== undefined && { taskDescription: input.task_description }),
           options: {
-            ...(input.evidence && { evidence: true }),
+            ...((input.evidence || markdown) && { evidence: true }),
+            ...(markdown && { formats: ["json", "markdown"] }),
             ...(input.render && { render: input.render }),
+            ...(input.pages !== undefined && { pages: input.pages }),
+            ...(input.details !== undefined && { details: input.details }),
           },
         });
         const split = pages.split(scope, {
           data: scraped.data,
           status: scraped.status,
           warnings: scraped.warnings,
-          ...("evidence" in scraped && { evidence: scraped.evidence as Record<string, unknown> }),
+          ...(input.evidence && "evidence" in scraped && { evidence: scraped.evidence as Record<string, unknown> }),
         });
         return {
           ...split.answer,
+          ...("markdown" in scraped && scraped.markdown !== undefined && { markdown: scraped.markdown }),
+          ...(scraped.pages && { pages_read: scraped.pages }),
           omitted: scraped.omitted,
           lists: split.lists,
           ...(scraped.engine && { engine: scraped.engine }),

@@ -92,4 +92,20 @@ export async function checks(): Promise<void> {
   assertType<Equal<typeof account.limits.requestsPerMinute, number>>();
   // @ts-expect-error: "money" is not a type of the schema language.
   await client.scrape({ url: "https://shop.example", schema: { price: "money" } });
+  // A JSON Schema (enum, format, $ref and all) is taken; its answer is an object of its properties, loosely typed.
+  const fromJsonSchema = await client.scrape({
+    url: "https://shop.example",
+    schema: {
+      type: "object",
+      properties: {
+        stock: { type: "string", enum: ["in stock", "sold out"] },
+        released: { type: "string", format: "date" },
+        seller: { $ref: "#/$defs/Party" },
+      },
+      $defs: { Party: { type: "object", properties: { name: { type: "string" } } } },
+    },
+  });
+  assertType<Equal<typeof fromJsonSchema.data, Record<string, unknown>>>();
+  const rootRef = await client.scrape({ url: "https://shop.example", schema: { $ref: "#/$defs/A", $defs: {} } });
+  assertType<Equal<typeof rootRef.data, Record<string, unknown>>>();
 }

@@ -39,7 +39,7 @@ export async function answerByEngines(job: ExtractionJob, settings: EngineSettin
   if (!llm) {
     // Evidence is gathered for every answer (each value's status is read from it); its selectors only when returned.
     const trail = new EvidenceTrail({ selectors: job.evidence });
-    const shaped = shape(schema.tree, extractBuiltin(schema.tree, page, trail));
+    const shaped = shape(schema.tree, extractBuiltin(schema.tree, page, trail), page.url);
     const stated = withStatedValues(presentIn(trail.evidence, shaped.data), shaped.data, new PageStatements(page));
     const evidence = calibrated(stated, fieldKinds(schema.tree));
     const response = {
@@ -109,7 +109,7 @@ export async function answerRemaining(
 ): Promise<EngineAnswer> {
   if (remaining.length > 0)
     return answerByEngines(
-      { ...job, schema: settings.schemas.narrowed(job.schemaJson, remaining, job.fieldHints) },
+      { ...job, schema: settings.schemas.narrowed(job.schemaJson, remaining, job.fieldHints, job.fieldRules) },
       settings,
     );
   const response = {

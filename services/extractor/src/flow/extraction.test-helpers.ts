@@ -7,6 +7,7 @@ import type { ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/e
 import { type ChatRequestBody, type FakeAnswer, startFakeLlm } from "../../../../test/support/fake-llm.js";
 import { LlmEngine } from "../engines/model/llm.js";
 import { loadPage } from "../page/page.js";
+import type { FieldRules } from "../schema/field-rules.js";
 import { SchemaCache } from "../schema/schema-cache.js";
 import type { EngineSettings } from "./engines.js";
 import { runExtraction } from "./extract.js";
@@ -24,6 +25,8 @@ export interface Run {
   maxParts?: number;
   pageWarnings?: ExtractResponse["warnings"];
   evidence?: boolean;
+  /** A JSON Schema's enum, const and format by field pointer (ExtractRequest.field_rules). */
+  rules?: FieldRules;
 }
 
 export async function extract(html: string, schema: object, run: Run = {}) {
@@ -40,7 +43,8 @@ export async function extract(html: string, schema: object, run: Run = {}) {
       {
         schemaJson,
         fieldHints: {},
-        schema: schemas.get(schemaJson),
+        fieldRules: run.rules ?? {},
+        schema: schemas.get(schemaJson, {}, run.rules),
         page: loadPage(html, "https://shop.example/p/1"),
         taskDescription: run.task ?? "",
         includeModelInput: false,

@@ -3,6 +3,7 @@ import type { ExtractResponse, Warning } from "@winnow/platform/gen/winnow/extra
 import type { ModelFacts } from "../engines/model/extract.js";
 import type { CallBounds, ModelReader } from "../engines/model/llm.js";
 import type { Page } from "../page/page.js";
+import type { FieldRules } from "../schema/field-rules.js";
 import type { FieldHints } from "../schema/json-schema.js";
 import type { CompiledSchema } from "../schema/schema-cache.js";
 import type { TemplateScope } from "./template-scope.js";
@@ -12,6 +13,8 @@ export interface ExtractionJob {
   schemaJson: string;
   /** What the caller says a field holds, by its pointer in the schema; compiled into `schema` for the model. */
   fieldHints: FieldHints;
+  /** A JSON Schema's enum, const and format, by pointer in the schema; put on `schema`'s tree. */
+  fieldRules: FieldRules;
   schema: CompiledSchema;
   page: Page;
   taskDescription: string;
@@ -53,6 +56,8 @@ export interface ExtractionInput {
   schemaJson: string;
   /** What the caller says a field holds, by its pointer in the schema (ExtractRequest.field_hints). */
   fieldHints: FieldHints;
+  /** A JSON Schema's enum, const and format, by pointer in the schema (ExtractRequest.field_rules). */
+  fieldRules: FieldRules;
   taskDescription: string;
   includeModelInput: boolean;
   evidence: boolean;

@@ -56,6 +56,7 @@ async function workOf(html: string): Promise<{ reads: number; scanned: number; r
     {
       schemaJson,
       fieldHints: {},
+      fieldRules: {},
       schema: schemas.get(schemaJson),
       page,
       taskDescription: "",

@@ -53,6 +53,23 @@ describe("field status, builtin engine", () => {
     });
   });
 
+  it("not-found, never absent, where a JSON Schema's enum dropped what was read; unverified where a value is not in its format", async () => {
+    const rule = (values: unknown[], format = "") => ({ allowedJson: values.map((v) => JSON.stringify(v)), format });
+    const { data, status, codes } = await extract(
+      SHOP,
+      { servings: "integer", warranty: "string", material: "string" },
+      { rules: { "/servings": rule([2, 6]), "/warranty": rule(["1 year", "2 years"]), "/material": rule([], "date") } },
+    );
+    expect(data).toEqual({ servings: null, warranty: null, material: "Brushed steel" });
+    expect(status).toEqual({
+      // JSON-LD states 4 servings, which the enum does not allow; the page names servings nowhere, yet it is not absent.
+      "/servings": "not-found",
+      "/warranty": "absent",
+      "/material": "unverified",
+    });
+    expect(codes).toEqual(expect.arrayContaining(["dropped-value /servings", "format-unmet /material"]));
+  });
+
   it("found or derived for structured data the visible page states too; derived where the name asks a conversion", async () => {
     const shown = SHOP.replace("<p>Boils fast", "<p>Serves 4</p><p>Ready in 45 minutes</p><p>Boils fast");
     const { status } = await extract(shown, { servings: "integer", total_time_minutes: "integer" });
@@ -169,6 +186,29 @@ const AISLES = `<html><head><title>Store</title></head><body><h1>Store</h1>${Arr
 ).join("")}</body></html>`;
 
 describe("field status, with a model", () => {
+  it("asks the model for a field whose builtin reading a JSON Schema's enum dropped, and holds its answer to the enum", async () => {
+    const asked: string[][] = [];
+    const { data, codes } = await extract(
+      SHOP,
+      { material: "string", capacity_litres: "number" },
+      {
+        hybrid: "proven",
+        rules: { "/material": { allowedJson: ['"steel"', '"copper"'], format: "" } },
+        model: (body) => {
+          const schema = body.response_format?.json_schema?.schema as {
+            properties: Record<string, { enum?: string[] }>;
+          };
+          asked.push(schema.properties.material?.enum ?? []);
+          return { material: "Steel", capacity_litres: 1.7 };
+        },
+      },
+    );
+    expect(asked.length).toBeGreaterThan(0);
+    for (const values of asked) expect(values).toEqual(["steel", "copper", null]);
+    expect(data).toEqual({ material: "steel", capacity_litres: 1.7 });
+    expect(codes).toContain("coerced /material");
+  });
+
   it("found where grounding finds the value, unverified where it does not, derived for the task's fields", async () => {
     const { status, response } = await extract(
       SHOP,

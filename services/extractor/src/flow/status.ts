@@ -28,6 +28,8 @@ const STATUS_OF_WARNING: Readonly<Record<string, Status>> = {
   ungrounded: "unverified",
   "list-incomplete": "truncated",
   "instruction-not-applied": "unverified",
+  // A value kept as the page states it, though not in its JSON Schema format (field-rules.ts).
+  "format-unmet": "unverified",
 };
 
 /** Warnings on the whole page that say part of it was not read: a null field may be in that part. */
@@ -60,7 +62,9 @@ export function withStatus(response: ExtractResponse, facts: StatusFacts): Extra
     // Null: the page was not read whole; or it is proven not to state the value; or no value was found in it.
     if (holdsNothing(data[name])) {
       if (unread || warned.some(([, s]) => s === "truncated")) return [{ pointer, status: "truncated" }];
-      return [{ pointer, status: facts.absent(name) ? "absent" : "not-found" }];
+      // A value read and dropped (not of the field's type, or not one its enum allows) shows the page states something.
+      const dropped = response.warnings.some((w) => w.code === "dropped-value" && isUnder(w.path, [name]));
+      return [{ pointer, status: !dropped && facts.absent(name) ? "absent" : "not-found" }];
     }
     const values = new Map<string, Status>([
       ...evidence

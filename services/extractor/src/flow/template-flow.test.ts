@@ -48,6 +48,7 @@ function flow() {
       {
         schemaJson,
         fieldHints: {},
+        fieldRules: {},
         schema: settings.schemas.get(schemaJson),
         page: loadPage(html, url),
         taskDescription: "",

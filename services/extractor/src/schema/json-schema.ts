@@ -9,7 +9,7 @@
  * Such schemas are sent with `strict: false`; the model is still guided by the
  * same schema, and shape.ts enforces the declared shape on whatever comes back.
  */
-import { escapePointer, type ObjectNode, type SchemaNode } from "@winnow/platform";
+import { escapePointer, type ObjectNode, type SchemaNode, type ValueFormat } from "@winnow/platform";
 import type { ResponseFormatJSONSchema } from "openai/resources/shared";
 import { describeName } from "./field-names.js";
 
@@ -33,8 +33,12 @@ function compileObject(node: ObjectNode, pointer: string, hints: FieldHints): Js
   for (const field of node.fields) {
     const fieldPointer = `${pointer}/${escapePointer(field.name)}`;
     const schema = compileNode(field.node, true, fieldPointer, hints);
-    // The caller's own words first, then what the name says (units, formats).
-    const description = [Object.hasOwn(hints, fieldPointer) ? hints[fieldPointer] : undefined, describeName(field.name)]
+    // The caller's own words first, then its JSON Schema's format, then what the name says (units, formats).
+    const description = [
+      Object.hasOwn(hints, fieldPointer) ? hints[fieldPointer] : undefined,
+      formatOf(field.node),
+      describeName(field.name),
+    ]
       .filter(Boolean)
       .join(". ");
     // defineProperty: field names are data, never setters on the prototype.
@@ -51,17 +55,39 @@ function compileObject(node: ObjectNode, pointer: string, hints: FieldHints): Js
 /** Fields are nullable (null means "not on the page"); array items are not: a missing item is simply left out. */
 function compileNode(node: SchemaNode, nullable: boolean, pointer: string, hints: FieldHints): JsonSchema {
   switch (node.kind) {
-    case "scalar":
-      return { type: nullable ? [node.type, "null"] : node.type };
+    case "scalar": {
+      const schema: JsonSchema = { type: nullable ? [node.type, "null"] : node.type };
+      // A nullable field's enum lists null too: strict mode answers only what the enum lists.
+      if (node.allowed) schema.enum = nullable ? [...node.allowed, null] : [...node.allowed];
+      return schema;
+    }
     case "any-array":
       return { type: nullable ? ["array", "null"] : "array" };
     case "any-object":
       return { type: nullable ? ["object", "null"] : "object" };
     case "object":
       return orNull(compileObject(node, pointer, hints), nullable);
-    case "array":
-      return orNull({ type: "array", items: compileNode(node.items, false, `${pointer}/0`, hints) }, nullable);
+    case "array": {
+      const items = compileNode(node.items, false, `${pointer}/0`, hints);
+      const format = formatOf(node.items);
+      return orNull({ type: "array", items: format ? { description: format, ...items } : items }, nullable);
+    }
   }
+}
+
+/**
+ * What a JSON Schema format asks, in words: the format keyword itself is left out of the response format, as
+ * OpenAI's strict mode refuses some formats ("uri") and other OpenAI-compatible servers may refuse any.
+ */
+const FORMAT_WORDS: Record<ValueFormat, string> = {
+  date: "A date as YYYY-MM-DD",
+  "date-time": "A date and time as RFC 3339, with its offset (2024-05-25T10:30:00Z)",
+  uri: "An absolute URL",
+  email: "An email address",
+};
+
+function formatOf(node: SchemaNode): string | undefined {
+  return node.kind === "scalar" && node.format ? FORMAT_WORDS[node.format] : undefined;
 }
 
 function orNull(schema: JsonSchema, nullable: boolean): JsonSchema {

@@ -1,6 +1,7 @@
 import { type ObjectNode, parseSchema, SchemaError, WinnowError } from "@winnow/platform";
 import { LRUCache } from "lru-cache";
 import type { ResponseFormatJSONSchema } from "openai/resources/shared";
+import { type FieldRules, withRules } from "./field-rules.js";
 import { type FieldHints, toResponseFormat } from "./json-schema.js";
 
 export interface CompiledSchema {
@@ -24,19 +25,22 @@ export class SchemaCache {
   }
 
   /** Throws an "invalid-schema" WinnowError naming the bad paths. */
-  get(schemaJson: string, hints: FieldHints = {}): CompiledSchema {
-    if (Object.keys(hints).length === 0) return this.cached(schemaJson, () => compile(parse(schemaJson)));
-    // U+0001 cannot occur in JSON text either: a schema with hints is its own entry, on the same parsed tree.
-    return this.cached(`${schemaJson}\u0001${JSON.stringify(hints)}`, () => compile(this.get(schemaJson).tree, hints));
+  get(schemaJson: string, hints: FieldHints = {}, rules: FieldRules = {}): CompiledSchema {
+    if (Object.keys(hints).length === 0 && Object.keys(rules).length === 0)
+      return this.cached(schemaJson, () => compile(parse(schemaJson)));
+    // U+0001 cannot occur in JSON text either: a schema with hints or rules is its own entry, on the same parsed tree.
+    return this.cached(`${schemaJson}\u0001${JSON.stringify([hints, rules])}`, () =>
+      compile(withRules(this.get(schemaJson).tree, rules), hints),
+    );
   }
 
   /**
    * The schema narrowed to some of its top-level fields (those hybrid extraction leaves to the model), compiled once.
    */
-  narrowed(schemaJson: string, fields: string[], hints: FieldHints = {}): CompiledSchema {
+  narrowed(schemaJson: string, fields: string[], hints: FieldHints = {}, rules: FieldRules = {}): CompiledSchema {
     // NUL cannot occur in JSON text, so these keys never collide with a whole schema's.
-    return this.cached(`${schemaJson}\u0000${JSON.stringify(fields)}\u0000${JSON.stringify(hints)}`, () => {
-      const tree = this.get(schemaJson).tree;
+    return this.cached(`${schemaJson}\u0000${JSON.stringify(fields)}\u0000${JSON.stringify([hints, rules])}`, () => {
+      const tree = this.get(schemaJson, {}, rules).tree;
       return compile({ ...tree, fields: tree.fields.filter((field) => fields.includes(field.name)) }, hints);
     });
   }

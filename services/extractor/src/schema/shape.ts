@@ -5,11 +5,13 @@
  * nothing is lost or guessed ("1,299.00" to 1299, 42 to "42", "PT1H30M" to
  * 90 for a field named in minutes, "In stock" to true, "May 25, 2010" to
  * 2010-05-25 for a field named iso8601); otherwise it becomes null with a
- * warning naming its path.
+ * warning naming its path. A JSON Schema's enum, const and format on a
+ * field (field-rules.ts) are applied to the value of its type.
  */
 import type { ObjectNode, ScalarType, SchemaNode } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { type NameHints, nameHints } from "./field-names.js";
+import { applyRules } from "./field-rules.js";
 import { isoDate, parseBoolean, parseNumber } from "./normalize.js";
 import { inNamedUnit } from "./units.js";
 
@@ -18,17 +20,27 @@ export interface Shaped {
   warnings: Warning[];
 }
 
-export function shape(tree: ObjectNode, value: unknown): Shaped {
-  const warnings: Warning[] = [];
-  const data = shapeObject(tree, isRecord(value) ? value : {}, "", warnings);
-  return { data, warnings };
+/**
+ * `base`, the page's address, resolves a relative link in a field whose JSON Schema format is `uri`
+ * (field-rules.ts); without it such a link is kept as written.
+ */
+export function shape(tree: ObjectNode, value: unknown, base?: URL): Shaped {
+  const context = { warnings: [] as Warning[], base };
+  const data = shapeObject(tree, isRecord(value) ? value : {}, "", context);
+  return { data, warnings: context.warnings };
+}
+
+/** What shaping one answer collects and needs throughout. */
+interface ShapeContext {
+  warnings: Warning[];
+  base: URL | undefined;
 }
 
 function shapeObject(
   node: ObjectNode,
   value: Record<string, unknown>,
   path: string,
-  warnings: Warning[],
+  context: ShapeContext,
 ): Record<string, unknown> {
   // Own properties only: a field named "toString" must not read Object.prototype.
   // fromEntries defines properties, so a "__proto__" key is plain data.
@@ -37,13 +49,14 @@ function shapeObject(
       const fieldValue = Object.hasOwn(value, field.name) ? value[field.name] : undefined;
       return [
         field.name,
-        shapeNode(field.node, fieldValue, `${path}/${escapePointer(field.name)}`, warnings, nameHints(field.name)),
+        shapeNode(field.node, fieldValue, `${path}/${escapePointer(field.name)}`, context, nameHints(field.name)),
       ];
     }),
   );
 }
 
-function shapeNode(node: SchemaNode, value: unknown, path: string, warnings: Warning[], hints: NameHints): unknown {
+function shapeNode(node: SchemaNode, value: unknown, path: string, context: ShapeContext, hints: NameHints): unknown {
+  const { warnings } = context;
   // Absent, and the blank strings models write for "absent", are null without comment.
   if (value === null || value === undefined || (typeof value === "string" && value.trim() === "")) return null;
   const drop = (expected: string) => {
@@ -55,10 +68,16 @@ function shapeNode(node: SchemaNode, value: unknown, path: string, warnings: War
     return null;
   };
   switch (node.kind) {
-    case "scalar":
-      return shapeScalar(node.type, value, path, warnings, hints) ?? drop(SCALAR_NAMES[node.type]);
+    case "scalar": {
+      const scalar = shapeScalar(node.type, value, path, warnings, hints);
+      if (scalar === undefined) return drop(SCALAR_NAMES[node.type]);
+      if (!node.allowed && !node.format) return scalar;
+      const ruled = applyRules(node, scalar, context.base);
+      if (ruled.warning) warnings.push({ ...ruled.warning, path });
+      return ruled.value;
+    }
     case "object":
-      return isRecord(value) ? shapeObject(node, value, path, warnings) : drop("an object");
+      return isRecord(value) ? shapeObject(node, value, path, context) : drop("an object");
     case "any-object":
       return isRecord(value) ? value : drop("an object");
     case "any-array":
@@ -72,7 +91,7 @@ function shapeNode(node: SchemaNode, value: unknown, path: string, warnings: War
       }
       // A missing or unusable item is left out rather than kept as null: the list holds what was found.
       return items.flatMap((item, index) => {
-        const shaped = shapeNode(node.items, item, `${path}/${index}`, warnings, hints);
+        const shaped = shapeNode(node.items, item, `${path}/${index}`, context, hints);
         return shaped === null ? [] : [shaped];
       });
     }

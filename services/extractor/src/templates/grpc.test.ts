@@ -76,6 +76,7 @@ async function extract(
       wantNextPage: false,
       pageSignature: signPage(TEST_PAGE_SIGNING_KEY, url, body),
       fieldHints: {},
+      fieldRules: {},
       ...scope,
     },
     { deadline: new Date(Date.now() + TEST_TIMEOUT_MS / 2) },

@@ -99,7 +99,8 @@ async function extractPage({ input, port }: { input: ExtractionInput; port: Mess
       {
         schemaJson: input.schemaJson,
         fieldHints: input.fieldHints,
-        schema: schemas.get(input.schemaJson, input.fieldHints),
+        fieldRules: input.fieldRules,
+        schema: schemas.get(input.schemaJson, input.fieldHints, input.fieldRules),
         page: loadPage(input.html, input.url),
         taskDescription: input.taskDescription,
         includeModelInput: input.includeModelInput,

@@ -45,7 +45,7 @@ interface JobRow {
   id: string;
   account_id: string;
   key_id: string;
-  request: Omit<ScrapeRequest, "url">;
+  request: Omit<ScrapeRequest, "url" | "fieldRules"> & Partial<Pick<ScrapeRequest, "fieldRules">>;
   webhook: { url: string; events: WebhookEvent[] } | null;
   total: number;
   state: JobState;
@@ -131,7 +131,8 @@ export class BatchStore {
       id: row.id,
       accountId: row.account_id,
       keyId: row.key_id,
-      request: row.request,
+      // A job queued before field rules existed has none (its schema had no enum, const or format to keep).
+      request: { ...row.request, fieldRules: row.request.fieldRules ?? {} },
       webhook: row.webhook,
       total: row.total,
       state: row.state,

@@ -1,6 +1,10 @@
 import { createHash } from "node:crypto";
 import type { ExtractorClient, Logger } from "@winnow/platform";
-import { type DescribeEnginesResponse, ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import {
+  type DescribeEnginesResponse,
+  ExtractResponse,
+  type FieldRule,
+} from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { type RenderOptions, RenderResponse } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import type { CacheStore } from "./cache-store.js";
 
@@ -26,6 +30,8 @@ export interface DataQuestion {
   schemaJson: string;
   /** A JSON Schema's descriptions, which the model reads. */
   fieldHints: Record<string, string>;
+  /** A JSON Schema's enum, const and format, which both engines answer within. */
+  fieldRules: Record<string, FieldRule>;
   taskDescription: string;
   evidence: boolean;
   screenshot: boolean;

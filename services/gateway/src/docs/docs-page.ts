@@ -133,7 +133,7 @@ ${table(
 )}
 <p>Field names are the main hint to the model: <code>price_usd</code>, <code>published_date_iso8601</code> and <code>rating_1_to_5</code> work better than <code>price</code>, <code>date</code> and <code>rating</code>.</p>
 <h3 id="json-schema">A JSON Schema as <code>schema</code></h3>
-<p>A JSON Schema object (with <code>$schema</code>, or <code>"type": "object"</code> and <code>properties</code>, as OpenAI and Firecrawl take) is translated into the schema language and answered exactly like its translation:</p>
+<p>A JSON Schema object (with <code>$schema</code>, <code>"type": "object"</code> and <code>properties</code>, or a root <code>$ref</code>, as OpenAI and Firecrawl take) is translated into the schema language and answered exactly like its translation:</p>
 ${table(
   ["JSON Schema", "Schema language"],
   [
@@ -145,9 +145,10 @@ ${table(
       '<code>"type": ["string", "null"]</code>, <code>"nullable": true</code>, <code>anyOf</code> with <code>{"type": "null"}</code>',
       "the type without null (every field may be null)",
     ],
+    ['<code>{"$ref": "#/$defs/Name"}</code> (a pointer within the schema)', "the schema it names, in its place"],
   ],
 )}
-<p>A field's <code>description</code> is given to the model as that field's hint. Read past: <code>title</code>, <code>format</code>, <code>required</code>, <code>default</code>, <code>examples</code>, <code>$defs</code>, boolean <code>additionalProperties</code>. Refused with <a href="#unsupported-json-schema">422</a>, each by its JSON pointer: <code>$ref</code>, <code>anyOf</code>/<code>oneOf</code> other than nullable, <code>allOf</code>, <code>not</code>, <code>if</code>, <code>patternProperties</code>, a schema in <code>additionalProperties</code>, tuples, a field of two types, and value constraints (<code>enum</code>, <code>const</code>, <code>pattern</code>, <code>minimum</code>, ...).</p>
+<p>A field's <code>description</code> is given to the model as that field's hint. <code>enum</code> and <code>const</code> on a scalar field hold both engines' answers: the model is asked within them, a value written otherwise (case, spaces, <code>_</code>, <code>-</code>) is answered in the schema's spelling, any other is <code>null</code> (<code>not-found</code>, a <code>dropped-value</code> warning). <code>format</code> <code>date</code>, <code>date-time</code>, <code>uri</code> and <code>email</code>: a value in another written form that reads one way only is normalised (a written date to <code>YYYY-MM-DD</code>, a relative link to an absolute URL); one that reads as none is kept, <code>unverified</code>, with a <code>format-unmet</code> warning. Read past: <code>title</code>, other formats, <code>required</code> (every field is in every answer, null when the page does not state it), <code>default</code>, <code>examples</code>, <code>$defs</code>, boolean <code>additionalProperties</code>. Refused with <a href="#unsupported-json-schema">422</a>, each by its JSON pointer: a remote <code>$ref</code>, one that names nothing or refers to a schema containing it (a cycle), <code>anyOf</code>/<code>oneOf</code> other than nullable, <code>allOf</code>, <code>not</code>, <code>if</code>, <code>patternProperties</code>, a schema in <code>additionalProperties</code>, tuples, a field of two types, and other value constraints (<code>pattern</code>, <code>minimum</code>, ...).</p>
 <h3>Response</h3>
 <p><code>200</code> with a JSON object in exactly the schema's shape. Headers:</p>
 ${table(

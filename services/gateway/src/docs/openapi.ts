@@ -248,7 +248,7 @@ const evidenceResponseSchema = {
     warnings: {
       type: "array",
       description:
-        "What the extractor noticed: `content-truncated`, `render-incomplete`, `ungrounded`, `merge-conflict`, `list-incomplete`, `detail-failed`, `needs-model`, `prefilled`, `template`, `coerced`, `dropped-value`.",
+        "What the extractor noticed: `content-truncated`, `render-incomplete`, `ungrounded`, `merge-conflict`, `list-incomplete`, `detail-failed`, `needs-model`, `prefilled`, `template`, `coerced`, `dropped-value`, `format-unmet`.",
       items: {
         type: "object",
         required: ["code", "message"],

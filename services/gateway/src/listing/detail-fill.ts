@@ -100,17 +100,28 @@ async function readRecordPage(
 ): Promise<ExtractResponse> {
   const schema = JSON.parse(request.schemaJson) as Record<string, unknown[]>;
   const itemPrefix = `/${escapePointer(list.name)}/0`;
-  const fieldHints = Object.fromEntries(
-    Object.entries(request.fieldHints)
-      .filter(([pointer]) => pointer.startsWith(`${itemPrefix}/`))
-      .map(([pointer, hint]) => [pointer.slice(itemPrefix.length), hint]),
-  );
   const { result } = await scrapePage(
     deps,
-    { ...request, url, schemaJson: JSON.stringify(schema[list.name]![0]), fieldHints, screenshot: false },
+    {
+      ...request,
+      url,
+      schemaJson: JSON.stringify(schema[list.name]![0]),
+      fieldHints: underItem(request.fieldHints, itemPrefix),
+      fieldRules: underItem(request.fieldRules, itemPrefix),
+      screenshot: false,
+    },
     context,
   );
   return result;
+}
+
+/** The entries by pointer below a list's item, by their pointer in the item's own schema. */
+function underItem<T>(byPointer: Record<string, T>, itemPrefix: string): Record<string, T> {
+  return Object.fromEntries(
+    Object.entries(byPointer)
+      .filter(([pointer]) => pointer.startsWith(`${itemPrefix}/`))
+      .map(([pointer, entry]) => [pointer.slice(itemPrefix.length), entry]),
+  );
 }
 
 /** The record's page's values in the record's null fields, and conflicts where the two read differently. */

@@ -4,8 +4,10 @@
  * not. Without this, `{"type": "object", "properties": {...}}` reads as two
  * fields named `type` and `properties` and answers nulls.
  */
-import { escapePointer, type Violation, WinnowError } from "@winnow/platform";
+import { escapePointer, SCHEMA_LIMITS, type Violation, WinnowError } from "@winnow/platform";
+import type { FieldRule } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { readRule } from "./json-schema-rules.js";
 
 const SCALARS = new Set(["string", "number", "integer", "boolean"]);
 /** A field's description is a hint, not a second task description. */
@@ -25,16 +27,21 @@ const ANNOTATIONS = new Set([
   "deprecated",
   "readOnly",
   "writeOnly",
+  // Applied where it is one of the formats the engines check (json-schema-rules.ts), read past otherwise.
   "format",
   // Every field is in every answer already (null when not on the page).
   "required",
   "nullable",
 ]);
 
+/** Keywords that state the answer's shape. */
+const STRUCTURE = new Set(["type", "properties", "items"]);
+/** Keywords read into a scalar field's rule (json-schema-rules.ts) once its type is known. */
+const VALUE_RULES = new Set(["enum", "const"]);
+
 /** Why a keyword cannot be honoured, for the ones callers reach for most. */
 const REFUSALS: Record<string, string> = {
-  $ref: "references are not followed; write the referenced schema in place",
-  $dynamicRef: "references are not followed; write the referenced schema in place",
+  $dynamicRef: "dynamic references are not followed; use $ref to a schema under $defs",
   anyOf: 'only the nullable form [<schema>, {"type": "null"}] is understood',
   oneOf: 'only the nullable form [<schema>, {"type": "null"}] is understood',
   allOf: "combined schemas are not understood; merge them into one",
@@ -46,8 +53,6 @@ const REFUSALS: Record<string, string> = {
   items: "an array's items must be one schema (an object or a scalar type)",
   ...Object.fromEntries(
     [
-      "enum",
-      "const",
       "pattern",
       "minimum",
       "maximum",
@@ -67,8 +72,16 @@ const REFUSALS: Record<string, string> = {
 
 export function isJsonSchema(value: unknown): value is Record<string, unknown> {
   if (!isObject(value)) return false;
-  return "$schema" in value || (value.type === "object" && isObject(value.properties));
+  // A local reference is never a type name of the schema language, so a root `{"$ref": "#/..."}` is a JSON Schema.
+  const refersLocally = typeof value.$ref === "string" && value.$ref.startsWith("#");
+  return "$schema" in value || refersLocally || (value.type === "object" && isObject(value.properties));
 }
+
+/**
+ * Schema nodes one translation reads at most: references may repeat a schema in many places, and a few nested
+ * ones would otherwise expand into more fields than any schema may hold before parseSchema counts them.
+ */
+const MAX_TRANSLATED_NODES = 4 * SCHEMA_LIMITS.maxFields;
 
 /**
  * The schema-language twin of a JSON Schema, and where each of its nodes came
@@ -79,28 +92,49 @@ export function isJsonSchema(value: unknown): value is Record<string, unknown> {
 export function fromJsonSchema(
   schema: Record<string, unknown>,
   basePath = "/schema",
-): { twin: Record<string, unknown>; origins: Map<string, string>; hints: Record<string, string> } {
+): {
+  twin: Record<string, unknown>;
+  origins: Map<string, string>;
+  hints: Record<string, string>;
+  rules: Record<string, FieldRule>;
+} {
   const violations: Violation[] = [];
   const origins = new Map<string, string>();
   /** Each field's description, by its pointer in the twin below basePath, for the model (ExtractRequest.field_hints). */
   const hints: Record<string, string> = {};
+  /** Each scalar field's enum, const and format, by its pointer in the twin below basePath (ExtractRequest.field_rules). */
+  const rules: Record<string, FieldRule> = {};
+  let translated = 0;
   const refuse = (path: string, description: string) => {
     if (violations.length < 50) violations.push({ path, description });
   };
 
-  /** One node: a type name, a nested object, a one-item array, as parseSchema reads them. */
-  const translate = (node: unknown, from: string, to: string): unknown => {
+  /**
+   * One node: a type name, a nested object, a one-item array, as parseSchema reads them. `refs` holds the
+   * references followed to reach it, so that one leading back to itself is refused rather than followed forever.
+   */
+  const translate = (node: unknown, from: string, to: string, refs: string[] = []): unknown => {
     origins.set(to, from);
+    translated += 1;
+    if (translated === MAX_TRANSLATED_NODES + 1)
+      refuse(from, `its references expand to more than ${SCHEMA_LIMITS.maxFields} fields, the most a schema holds`);
+    if (translated > MAX_TRANSLATED_NODES) return "object";
     if (!isObject(node)) {
       refuse(from, "must be a schema object; true and false schemas are not understood");
       return "object";
     }
     keepHint(node, from, to);
+    if ("$ref" in node) {
+      const target = followRef(schema, node, from, refs, refuse);
+      return target
+        ? translate(target.schema, `${basePath}${target.pointer}`, to, [...refs, target.pointer])
+        : "object";
+    }
     const inner = nullableInner(node);
-    if (inner) return translate(inner.schema, `${from}/${inner.keyword}/${inner.index}`, to);
+    if (inner) return translate(inner.schema, `${from}/${inner.keyword}/${inner.index}`, to, refs);
     const refusedBefore = violations.length;
     for (const keyword of Object.keys(node)) {
-      if (ANNOTATIONS.has(keyword) || ["type", "properties", "items"].includes(keyword)) continue;
+      if (ANNOTATIONS.has(keyword) || STRUCTURE.has(keyword) || VALUE_RULES.has(keyword)) continue;
       if (keyword === "additionalProperties" && typeof node[keyword] === "boolean") continue;
       refuse(
         `${from}/${escapePointer(keyword)}`,
@@ -111,6 +145,8 @@ export function fromJsonSchema(
     if (violations.length > refusedBefore) return "object";
     const type = typeOf(node, from, refuse);
     if (type === undefined) return "object";
+    const rule = readRule(node, type, from, refuse);
+    if (rule) rules[to.slice(basePath.length)] = rule;
     if (SCALARS.has(type)) return type;
     if (type === "object") {
       if (!isObject(node.properties) || Object.keys(node.properties).length === 0) return "object";
@@ -118,7 +154,7 @@ export function fromJsonSchema(
       for (const [name, field] of Object.entries(node.properties)) {
         // defineProperty: a field named "__proto__" stays a field, for parseSchema to refuse by name.
         Object.defineProperty(fields, name, {
-          value: translate(field, `${from}/properties/${escapePointer(name)}`, `${to}/${escapePointer(name)}`),
+          value: translate(field, `${from}/properties/${escapePointer(name)}`, `${to}/${escapePointer(name)}`, refs),
           enumerable: true,
           writable: true,
           configurable: true,
@@ -132,7 +168,7 @@ export function fromJsonSchema(
         refuse(`${from}/items`, `"items" is not supported: ${REFUSALS.items}`);
         return "array";
       }
-      return [translate(node.items, `${from}/items`, `${to}/0`)];
+      return [translate(node.items, `${from}/items`, `${to}/0`, refs)];
     }
     refuse(`${from}/type`, `type "${type}" is not supported: use string, number, integer, boolean, object or array`);
     return "object";
@@ -165,7 +201,7 @@ export function fromJsonSchema(
     }));
     throw failure("invalid-schema", violations);
   }
-  return { twin: twin as Record<string, unknown>, origins, hints };
+  return { twin: twin as Record<string, unknown>, origins, hints, rules };
 }
 
 /** Errors found in the twin, renamed to the pointers of the JSON Schema the caller sent. */
@@ -182,6 +218,63 @@ const isWellFormed = (() => {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   return ajv.getSchema("https://json-schema.org/draft/2020-12/schema")!;
 })();
+
+/**
+ * The schema a `$ref` names within this document (`#/$defs/Name`, `#/definitions/Name` or any local JSON pointer),
+ * with its pointer; undefined, refused, for a remote reference, one that names nothing, one that leads back to a
+ * schema it was reached through, and keywords beside it other than annotations.
+ */
+function followRef(
+  root: Record<string, unknown>,
+  node: Record<string, unknown>,
+  from: string,
+  refs: string[],
+  refuse: (path: string, description: string) => void,
+): { schema: unknown; pointer: string } | undefined {
+  const beside = Object.keys(node).filter((keyword) => keyword !== "$ref" && !ANNOTATIONS.has(keyword));
+  for (const keyword of beside)
+    refuse(
+      `${from}/${escapePointer(keyword)}`,
+      `"${keyword}" beside "$ref" is not supported: write it in the referenced schema`,
+    );
+  const ref = node.$ref;
+  const refused = (description: string) => {
+    refuse(`${from}/$ref`, description);
+    return undefined;
+  };
+  if (typeof ref !== "string") return refused("must be a string: a reference such as #/$defs/Name");
+  const quoted = JSON.stringify(ref.length > 100 ? `${ref.slice(0, 97)}...` : ref);
+  if (!ref.startsWith("#"))
+    return refused(`${quoted} is not followed: only references within the schema (#/$defs/Name) are`);
+  const pointer = decodedFragment(ref);
+  const schema = pointer === "" ? root : pointer === undefined ? undefined : resolvePointer(root, pointer);
+  if (pointer === undefined || schema === undefined) return refused(`${quoted} names no schema in this document`);
+  // The whole document contains every reference in it, so "#" always leads back to where it is written.
+  if (pointer === "" || refs.includes(pointer))
+    return refused(`${quoted} refers to a schema that contains it: its answer would be JSON without end`);
+  return beside.length > 0 ? undefined : { schema, pointer };
+}
+
+/** A URI fragment's JSON pointer ("#/$defs/A%20B" → "/$defs/A B"); undefined when it is not percent-encoded right. */
+function decodedFragment(ref: string): string | undefined {
+  try {
+    return decodeURIComponent(ref.slice(1));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The value at an RFC 6901 pointer, own properties only; undefined where it leads nowhere. */
+function resolvePointer(root: unknown, pointer: string): unknown {
+  if (!pointer.startsWith("/")) return undefined;
+  let value: unknown = root;
+  for (const token of pointer.slice(1).split("/")) {
+    const key = token.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
 
 /** `{"anyOf": [X, {"type": "null"}]}` (or oneOf, either order): X, with where it sits. */
 function nullableInner(node: Record<string, unknown>): { schema: unknown; keyword: string; index: number } | undefined {

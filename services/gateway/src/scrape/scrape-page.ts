@@ -73,6 +73,7 @@ export async function scrapePage(
   const question = {
     schemaJson: request.schemaJson,
     fieldHints: request.fieldHints,
+    fieldRules: request.fieldRules,
     taskDescription: request.taskDescription,
     evidence: request.evidence,
     screenshot: request.screenshot,
@@ -105,6 +106,7 @@ export async function scrapePage(
       html: page.html,
       schemaJson: request.schemaJson,
       fieldHints: request.fieldHints,
+      fieldRules: request.fieldRules,
       taskDescription: request.taskDescription,
       options: { engine: Engine.ENGINE_UNSPECIFIED, includeModelInput: false, evidence: request.evidence },
       // The key's account owns what its pages teach; the renderer's signature lets the page teach, once: a page

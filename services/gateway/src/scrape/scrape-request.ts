@@ -8,6 +8,7 @@ import {
   type Violation,
   WinnowError,
 } from "@winnow/platform";
+import type { FieldRule } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { RenderMode, type RenderOptions } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import { listFields, RECORD_LINK_NAMES, recordLinkField } from "../listing/list-fields.js";
@@ -108,7 +109,7 @@ export const scrapeRequestSchema = {
   $defs: {
     Schema: {
       type: "object",
-      description: `Field names mapped to types (a JSON Schema object is translated where it maps; see /docs). At most ${SCHEMA_LIMITS.maxDepth} levels of nesting and ${SCHEMA_LIMITS.maxFields} fields in all; names of 1-${SCHEMA_LIMITS.maxNameLength} characters.`,
+      description: `Field names mapped to types (a JSON Schema object is translated where it maps, local $ref, enum, const and format included; see /docs). At most ${SCHEMA_LIMITS.maxDepth} levels of nesting and ${SCHEMA_LIMITS.maxFields} fields in all; names of 1-${SCHEMA_LIMITS.maxNameLength} characters.`,
       minProperties: 1,
       propertyNames: {
         minLength: 1,
@@ -157,6 +158,8 @@ export interface ScrapeRequest {
   schemaJson: string;
   /** A translated JSON Schema's field descriptions, by pointer in the schema (ExtractRequest.field_hints). */
   fieldHints: Record<string, string>;
+  /** A translated JSON Schema's enum, const and format, by pointer in the schema (ExtractRequest.field_rules). */
+  fieldRules: Record<string, FieldRule>;
   taskDescription: string;
   /** What the renderer is asked for; zero values mean "the renderer's default". */
   renderOptions: RenderOptions;
@@ -253,6 +256,7 @@ export function parseScrapeRequest(sent: unknown, listingLimits?: ListingLimits)
     url: parseTargetUrl(url).href,
     schemaJson: JSON.stringify(schema),
     fieldHints: translated?.hints ?? {},
+    fieldRules: translated?.rules ?? {},
     taskDescription: task_description ?? "",
     renderOptions: {
       mode: options.render ? RENDER_MODES[options.render] : RenderMode.RENDER_MODE_UNSPECIFIED,

@@ -9,6 +9,7 @@ import {
 } from "../../../../../test/support/fake-llm.js";
 import { TEST_TIMEOUT_MS } from "../../../../../test/support/test-timeout.js";
 import { loadPage } from "../../page/page.js";
+import type { FieldRules } from "../../schema/field-rules.js";
 import { SchemaCache } from "../../schema/schema-cache.js";
 import { extractWithModel, type PromptSettings } from "./extract.js";
 import { LlmEngine } from "./llm.js";
@@ -26,7 +27,7 @@ async function run(
   html: string,
   schema: unknown,
   respond: (body: ChatRequestBody) => FakeAnswer | Promise<FakeAnswer>,
-  options: { task?: string; settings?: Partial<PromptSettings>; deadlineMs?: number } = {},
+  options: { task?: string; settings?: Partial<PromptSettings>; deadlineMs?: number; rules?: FieldRules } = {},
 ) {
   fake = await startFakeLlm(respond);
   const llm = new LlmEngine(
@@ -38,7 +39,7 @@ async function run(
     signal: new AbortController().signal,
   };
   const question = {
-    schema: schemas.get(JSON.stringify(schema)),
+    schema: schemas.get(JSON.stringify(schema), {}, options.rules),
     page: loadPage(html, "https://a.example/page"),
     taskDescription: options.task ?? "",
     suggestions: [],
@@ -329,5 +330,35 @@ describe("extractWithModel", () => {
     expect(answer.warnings.find((w) => w.code === "list-incomplete")?.message).toMatch(
       /^the page shows 30 records; \d+ were returned/,
     );
+  });
+
+  it("asks the model within a JSON Schema's enum and format, and holds its answer to them as the builtin engine's", async () => {
+    const html = `<html><body><h1>Teal lamp</h1><p>Sold out. Released May 25, 2010.</p>
+      <a href="/items/43">Next lamp</a><p>Colour: teal</p></body></html>`;
+    const allowed = (values: unknown[], format = "") => ({ allowedJson: values.map((v) => JSON.stringify(v)), format });
+    const { data, codes } = await run(
+      html,
+      { stock: "string", color: "string", released: "string", next: "string" },
+      () => ({ stock: "SOLD OUT", color: "teal", released: "May 25, 2010", next: "/items/43" }),
+      {
+        rules: {
+          "/stock": allowed(["in stock", "sold out"]),
+          "/color": allowed(["red", "blue"]),
+          "/released": allowed([], "date"),
+          "/next": allowed([], "uri"),
+        },
+      },
+    );
+    const asked = fake!.requests[0]!.response_format!.json_schema!.schema as Record<string, any>;
+    expect(asked.properties.stock.enum).toEqual(["in stock", "sold out", null]);
+    expect(asked.properties.color.enum).toEqual(["red", "blue", null]);
+    expect(asked.properties.released.description).toContain("YYYY-MM-DD");
+    expect(data).toEqual({
+      stock: "sold out",
+      color: null,
+      released: "2010-05-25",
+      next: "https://a.example/items/43",
+    });
+    expect(codes).toEqual(expect.arrayContaining(["coerced /stock", "dropped-value /color", "coerced /released"]));
   });
 });

@@ -115,7 +115,7 @@ export async function extractWithModel(
   const prompts = preparePrompts(question, settings);
   const { answers, texts, unread } = await readParts(llm, prompts.requests, settings.maxParallel, bounds);
   const wholePageRead = prompts.whole && unread.length === 0;
-  const shaped = answers.map((answer) => shape(schema.tree, answer.value));
+  const shaped = answers.map((answer) => shape(schema.tree, answer.value, question.page.url));
   const merged = mergeAnswers(
     schema.tree,
     shaped.map((s) => s.data as Record<string, unknown>),

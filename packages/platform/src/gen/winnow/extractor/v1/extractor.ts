@@ -140,6 +140,13 @@ export interface ExtractRequest {
    */
   fieldHints: { [key: string]: string };
   /**
+   * What values a field may hold, by the field's JSON pointer as for
+   * field_hints: a JSON Schema's enum, const and format, which the gateway
+   * translated. Both engines answer within them; a pointer the schema lacks,
+   * or one naming no scalar field, is ignored.
+   */
+  fieldRules: { [key: string]: FieldRule };
+  /**
    * Name the page's next listing page in ExtractResponse.next_page_url. Only
    * a caller that follows it (the gateway reading a whole listing) asks: a
    * single page's answer skips looking for it.
@@ -150,6 +157,22 @@ export interface ExtractRequest {
 export interface ExtractRequest_FieldHintsEntry {
   key: string;
   value: string;
+}
+
+export interface ExtractRequest_FieldRulesEntry {
+  key: string;
+  value?: FieldRule | undefined;
+}
+
+/** One field's JSON Schema value rules. */
+export interface FieldRule {
+  /**
+   * The values the field may hold (an enum, or a const as its one value),
+   * each as JSON text; empty: any value of the field's type.
+   */
+  allowedJson: string[];
+  /** "date", "date-time", "uri" or "email"; empty: none. */
+  format: string;
 }
 
 export interface TokenUsage {
@@ -534,6 +557,7 @@ function createBaseExtractRequest(): ExtractRequest {
     pageWarnings: [],
     pageSignature: Buffer.alloc(0),
     fieldHints: {},
+    fieldRules: {},
     wantNextPage: false,
   };
 }
@@ -570,8 +594,11 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     globalThis.Object.entries(message.fieldHints).forEach(([key, value]: [string, string]) => {
       ExtractRequest_FieldHintsEntry.encode({ key: key as any, value }, writer.uint32(82).fork()).join();
     });
+    globalThis.Object.entries(message.fieldRules).forEach(([key, value]: [string, FieldRule]) => {
+      ExtractRequest_FieldRulesEntry.encode({ key: key as any, value }, writer.uint32(90).fork()).join();
+    });
     if (message.wantNextPage !== false) {
-      writer.uint32(88).bool(message.wantNextPage);
+      writer.uint32(96).bool(message.wantNextPage);
     }
     return writer;
   },
@@ -673,7 +700,18 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
             continue;
           }
           case 11: {
-            if (tag !== 88) {
+            if (tag !== 90) {
+              break;
+            }
+
+            const entry11 = ExtractRequest_FieldRulesEntry.decode(reader, reader.uint32());
+            if (entry11.value !== undefined) {
+              message.fieldRules[entry11.key] = entry11.value;
+            }
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
               break;
             }
 
@@ -746,6 +784,33 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
           {},
         )
         : {},
+      fieldRules: isObject(object.fieldRules)
+        ? (globalThis.Object.entries(object.fieldRules) as [string, any][]).reduce(
+          (acc: { [key: string]: FieldRule }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: FieldRule.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : isObject(object.field_rules)
+        ? (globalThis.Object.entries(object.field_rules) as [string, any][]).reduce(
+          (acc: { [key: string]: FieldRule }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: FieldRule.fromJSON(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
       wantNextPage: isSet(object.wantNextPage)
         ? globalThis.Boolean(object.wantNextPage)
         : isSet(object.want_next_page)
@@ -792,6 +857,15 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
         });
       }
     }
+    if (message.fieldRules) {
+      const entries = globalThis.Object.entries(message.fieldRules) as [string, FieldRule][];
+      if (entries.length > 0) {
+        obj.fieldRules = {};
+        entries.forEach(([k, v]) => {
+          obj.fieldRules[k] = FieldRule.toJSON(v);
+        });
+      }
+    }
     if (message.wantNextPage !== false) {
       obj.wantNextPage = message.wantNextPage;
     }
@@ -818,6 +892,15 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
       (acc: { [key: string]: string }, [key, value]: [string, string]) => {
         if (value !== undefined) {
           acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.fieldRules = (globalThis.Object.entries(object.fieldRules ?? {}) as [string, FieldRule][]).reduce(
+      (acc: { [key: string]: FieldRule }, [key, value]: [string, FieldRule]) => {
+        if (value !== undefined) {
+          acc[key] = FieldRule.fromPartial(value);
         }
         return acc;
       },
@@ -911,6 +994,184 @@ export const ExtractRequest_FieldHintsEntry: MessageFns<ExtractRequest_FieldHint
     const message = createBaseExtractRequest_FieldHintsEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseExtractRequest_FieldRulesEntry(): ExtractRequest_FieldRulesEntry {
+  return { key: "", value: undefined };
+}
+
+export const ExtractRequest_FieldRulesEntry: MessageFns<ExtractRequest_FieldRulesEntry> = {
+  encode(message: ExtractRequest_FieldRulesEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== undefined) {
+      FieldRule.encode(message.value, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExtractRequest_FieldRulesEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExtractRequest_FieldRulesEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = FieldRule.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExtractRequest_FieldRulesEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? FieldRule.fromJSON(object.value) : undefined,
+    };
+  },
+
+  toJSON(message: ExtractRequest_FieldRulesEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== undefined) {
+      obj.value = FieldRule.toJSON(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExtractRequest_FieldRulesEntry>, I>>(base?: I): ExtractRequest_FieldRulesEntry {
+    return ExtractRequest_FieldRulesEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExtractRequest_FieldRulesEntry>, I>>(
+    object: I,
+  ): ExtractRequest_FieldRulesEntry {
+    const message = createBaseExtractRequest_FieldRulesEntry();
+    message.key = object.key ?? "";
+    message.value = (object.value !== undefined && object.value !== null)
+      ? FieldRule.fromPartial(object.value)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseFieldRule(): FieldRule {
+  return { allowedJson: [], format: "" };
+}
+
+export const FieldRule: MessageFns<FieldRule> = {
+  encode(message: FieldRule, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.allowedJson) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.format !== "") {
+      writer.uint32(18).string(message.format);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FieldRule {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFieldRule();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.allowedJson.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.format = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FieldRule {
+    return {
+      allowedJson: globalThis.Array.isArray(object?.allowedJson)
+        ? object.allowedJson.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.allowed_json)
+        ? object.allowed_json.map((e: any) => globalThis.String(e))
+        : [],
+      format: isSet(object.format) ? globalThis.String(object.format) : "",
+    };
+  },
+
+  toJSON(message: FieldRule): unknown {
+    const obj: any = {};
+    if (message.allowedJson?.length) {
+      obj.allowedJson = message.allowedJson;
+    }
+    if (message.format !== "") {
+      obj.format = message.format;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FieldRule>, I>>(base?: I): FieldRule {
+    return FieldRule.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FieldRule>, I>>(object: I): FieldRule {
+    const message = createBaseFieldRule();
+    message.allowedJson = object.allowedJson?.map((e) => e) || [];
+    message.format = object.format ?? "";
     return message;
   },
 };
