@@ -63,6 +63,7 @@ async function measure(html: string): Promise<Omit<Size, "records" | "growth">> 
       bounds: { signal: new AbortController().signal, deadline: undefined },
       templateScope: undefined,
       pageWarnings: [],
+      wantNextPage: false,
     },
     {
       schemas,

@@ -63,7 +63,8 @@ export interface ModelEndpoint {
   model: string;
 }
 
-function llmEnv(model: ModelEndpoint | undefined): Record<string, string> {
+/** The services' model settings: the endpoint given, else none at all (a developer's own never leaks in). */
+export function llmEnv(model: ModelEndpoint | undefined): Record<string, string> {
   return model
     ? { ...WITHOUT_LLM, LLM_BASE_URL: model.baseUrl, LLM_API_KEY: "unused", LLM_MODEL: model.model }
     : WITHOUT_LLM;
@@ -114,6 +115,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
             tenant: "bench",
             learn: true,
             pageWarnings: [],
+            wantNextPage: false,
             pageSignature: signPage(PAGE_SIGNING_KEY, originalUrl, html),
             fieldHints: {},
             fieldRules: {},

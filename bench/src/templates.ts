@@ -123,6 +123,7 @@ async function extract(item: Case, model: LlmEngine | undefined, flow: FlowSetti
     bounds,
     templateScope: { tenant: "bench", learn: true },
     pageWarnings: [],
+    wantNextPage: false,
   };
   const extraction = await runExtraction(job, flow);
   await extraction.learning;

@@ -108,7 +108,7 @@ describe("a whole listing in one scrape", () => {
     const { response, body, names } = await scrape(path, { pages: 10 });
     expect(response.status).toBe(200);
     expect(names).toEqual(namesOf(key, [...pages]));
-    expect(response.headers.get("winnow-pages")).toBe(`listing=${pages.length}, details=0, failed=0`);
+    expect(response.headers.get("winnow-pages")).toBe(`listing=${pages.length}, details=0, failed=0, model=0`);
     expect(body.warnings?.filter((w) => w.code === "list-incomplete") ?? []).toEqual([]);
   });
 
@@ -126,7 +126,7 @@ describe("a whole listing in one scrape", () => {
 
   it("does not follow a next link to another site, and says so", async () => {
     const { response, body, names } = await scrape("/away/1", { pages: 5 });
-    expect(response.headers.get("winnow-pages")).toBe("listing=1, details=0, failed=0");
+    expect(response.headers.get("winnow-pages")).toBe("listing=1, details=0, failed=0, model=0");
     expect(names).toEqual(namesOf("away", [1]));
     const warning = body.warnings?.find((w) => w.code === "list-incomplete");
     expect(warning?.message).toContain("elsewhere.example");
@@ -141,7 +141,7 @@ describe("a whole listing in one scrape", () => {
 
   it("fills the records' fields from their own pages, keeps the listing's values, and keeps a record whose page is gone", async () => {
     const { response, body } = await scrape("/det/1", { details: true }, DETAIL_SCHEMA);
-    expect(response.headers.get("winnow-pages")).toBe("listing=1, details=3, failed=1");
+    expect(response.headers.get("winnow-pages")).toBe("listing=1, details=3, failed=1, model=0");
     const products = body.data.products;
     expect(products.map((p) => p.sku)).toEqual(["SKU-10", "SKU-11", null, "SKU-13"]);
     expect(body.evidence["/products/0/sku"]?.page).toBe(`${run.site.origin}/item/det-10`);
@@ -170,7 +170,7 @@ describe("a whole listing in one scrape", () => {
       });
       const body = (await response.json()) as { data: { products: unknown[] }; warnings: { code: string }[] };
       expect(response.status).toBe(200);
-      expect(response.headers.get("winnow-pages")).toBe("listing=1, details=0, failed=1");
+      expect(response.headers.get("winnow-pages")).toBe("listing=1, details=0, failed=1, model=0");
       expect(body.data.products).toHaveLength(4);
       expect(body.warnings).toContainEqual(expect.objectContaining({ code: "list-incomplete" }));
     } finally {

@@ -51,6 +51,7 @@ const extract = (token: string | undefined) =>
         taskDescription: "",
         options: undefined,
         pageWarnings: [],
+        wantNextPage: false,
         pageSignature: new Uint8Array(),
         fieldHints: {},
         fieldRules: {},

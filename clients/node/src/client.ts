@@ -281,7 +281,7 @@ function responseMeta(
   };
 }
 
-/** Winnow-Pages (an RFC 8941 dictionary: `listing=12, details=136, failed=1`) as numbers. */
+/** Winnow-Pages (an RFC 8941 dictionary: `listing=12, details=136, failed=1, model=3`) as numbers. */
 function pagesRead(header: string, headers: Headers): PagesRead {
   let members: Map<string, unknown>;
   try {
@@ -297,7 +297,7 @@ function pagesRead(header: string, headers: Headers): PagesRead {
     const member = members.get(name);
     return Array.isArray(member) && typeof member[0] === "number" ? member[0] : 0;
   };
-  return { listing: count("listing"), details: count("details"), failed: count("failed") };
+  return { listing: count("listing"), details: count("details"), failed: count("failed"), model: count("model") };
 }
 
 function errorFromResponse(text: string, response: Response, retryAfterMs: number | undefined): WinnowError {

@@ -26,11 +26,16 @@ export interface ScrapeResponse<S extends AnySchema> {
   pages?: PagesRead;
 }
 
-/** The pages a whole listing read: listing pages, records' own pages, and pages of either kind that failed. */
+/**
+ * The pages a whole listing read: listing pages, records' own pages, pages of either kind that failed, and pages a
+ * model read (the rest were answered by learned templates or the builtin engine alone; 0 from a server that does not
+ * say).
+ */
 export interface PagesRead {
   listing: number;
   details: number;
   failed: number;
+  model: number;
 }
 
 /** The key's account, as `GET /account` answers. */

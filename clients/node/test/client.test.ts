@@ -101,7 +101,7 @@ describe("Winnow client", () => {
       options: { pages: 2, details: false },
     });
     // The product page links to no next page: one listing page read.
-    expect(pages).toEqual({ listing: 1, details: 0, failed: 0 });
+    expect(pages).toEqual({ listing: 1, details: 0, failed: 0, model: 0 });
   });
 
   it("raises ServerError for a status header that is not an RFC 8941 list", async () => {

@@ -90,7 +90,7 @@ class ScrapeTest(unittest.TestCase):
     def test_reads_a_whole_listings_pages_from_winnow_pages(self) -> None:
         data = client().scrape(product_url(), {"offers": [{"name": "string", "url": "string"}]}, options={"pages": 2})
         # The product page links to no next page: one listing page read.
-        self.assertEqual(data.pages, {"listing": 1, "details": 0, "failed": 0})
+        self.assertEqual(data.pages, {"listing": 1, "details": 0, "failed": 0, "model": 0})
         self.assertIsNone(client().scrape(product_url(), {"a": "string"}).pages)
 
     def test_a_status_header_that_is_not_an_rfc_8941_list_is_a_server_error(self) -> None:

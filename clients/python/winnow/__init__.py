@@ -10,7 +10,7 @@
 from ._client import AsyncWinnow, Winnow, __version__
 from .batch import WinnowBatch
 from .evidence import Alternative, Evidence, ScrapeWithEvidence
-from .result import STATUS_MEANINGS, Account, ScrapeResult, ScrapeWarning, describe_status
+from .result import STATUS_MEANINGS, Account, PagesRead, ScrapeOptions, ScrapeResult, ScrapeWarning, describe_status
 from .errors import (
     AuthenticationError,
     ConnectionError,
@@ -33,7 +33,9 @@ __all__ = [
     "Evidence",
     "InvalidRequestError",
     "ModelError",
+    "PagesRead",
     "RateLimitError",
+    "ScrapeOptions",
     "ScrapeResult",
     "ScrapeWarning",
     "ScrapeWithEvidence",

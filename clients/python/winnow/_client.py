@@ -16,7 +16,7 @@ from typing import Any, Dict, Literal, Mapping, Optional, Tuple, Union, overload
 
 from .errors import ConnectionError, InvalidRequestError, ServerError, TimeoutError, WinnowError, error_from_problem
 from .evidence import ScrapeWithEvidence
-from .result import Account, ScrapeResult
+from .result import Account, ScrapeOptions, ScrapeResult
 from .status_headers import read_pages_header, read_status_headers
 
 __version__ = "0.1.0"
@@ -56,16 +56,16 @@ class Winnow:
 
     # The answer's type follows ``evidence``: the data alone, or the data with its evidence.
     @overload
-    def scrape(self, url: str, schema: Mapping[str, Any], task_description: Optional[str] = ..., options: Optional[Mapping[str, Any]] = ..., *, timeout: Optional[float] = ..., evidence: Literal[False] = ...) -> ScrapeResult: ...
+    def scrape(self, url: str, schema: Mapping[str, Any], task_description: Optional[str] = ..., options: Optional[ScrapeOptions] = ..., *, timeout: Optional[float] = ..., evidence: Literal[False] = ...) -> ScrapeResult: ...
     @overload
-    def scrape(self, url: str, schema: Mapping[str, Any], task_description: Optional[str] = ..., options: Optional[Mapping[str, Any]] = ..., *, timeout: Optional[float] = ..., evidence: Literal[True]) -> ScrapeWithEvidence: ...
+    def scrape(self, url: str, schema: Mapping[str, Any], task_description: Optional[str] = ..., options: Optional[ScrapeOptions] = ..., *, timeout: Optional[float] = ..., evidence: Literal[True]) -> ScrapeWithEvidence: ...
 
     def scrape(
         self,
         url: str,
         schema: Mapping[str, Any],
         task_description: Optional[str] = None,
-        options: Optional[Mapping[str, Any]] = None,
+        options: Optional[ScrapeOptions] = None,
         *,
         timeout: Optional[float] = None,
         evidence: bool = False,
@@ -73,10 +73,9 @@ class Winnow:
         """Extracts data in the schema's shape from the page at ``url``: a :class:`ScrapeResult`, a dict with each
         field's ``status``, the ``warnings``, the ``request_id`` and the ``engine`` as attributes.
 
-        ``options`` (all optional): ``render`` ("auto", "static" or "browser"),
-        ``timeout_ms``, ``wait_for`` (a CSS selector), with evidence
-        ``screenshot`` and ``formats`` (``["json", "markdown"]`` adds ``markdown``, the page's main content), and for a whole listing ``pages`` (listing pages to
-        read) and ``details`` (each record's own page too). With ``evidence=True`` the answer is ``{"data": ...,
+        ``options``: a :class:`ScrapeOptions` (``render``, ``timeout_ms``, ``wait_for``, with evidence ``screenshot``
+        and ``formats``, and for a whole listing ``pages`` and ``details``; the answer's ``pages`` then says what was
+        read). With ``evidence=True`` the answer is ``{"data": ...,
         "evidence": {pointer: Evidence}, "status": ..., "warnings": ...}``.
         """
         if not isinstance(schema, Mapping):
@@ -217,7 +216,7 @@ class AsyncWinnow:
         url: str,
         schema: Mapping[str, Any],
         task_description: Optional[str] = None,
-        options: Optional[Mapping[str, Any]] = None,
+        options: Optional[ScrapeOptions] = None,
         *,
         timeout: Optional[float] = None,
         evidence: bool = False,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, TypedDict
+from typing import Any, Dict, List, Literal, Optional, TypedDict
 
 # How far a value can be trusted: each status with what it means, in one line (the API docs' "Field status" says more).
 STATUS_MEANINGS: Dict[str, str] = {
@@ -20,6 +20,34 @@ STATUS_MEANINGS: Dict[str, str] = {
 def describe_status(status: str) -> str:
     """What a status means, in one line; a newer server's status this client does not know is said to be one."""
     return STATUS_MEANINGS.get(status, f"A status this client does not know ({status}): see the API docs.")
+
+
+class ScrapeOptions(TypedDict, total=False):
+    """A scrape's ``options``, all optional: ``render`` ("auto", the default; "static", no JavaScript; "browser"),
+    ``timeout_ms`` (loading the page, 1 to 120000), ``wait_for`` (a CSS selector; implies the browser), with evidence
+    ``screenshot`` and ``formats`` (``["json", "markdown"]`` adds ``markdown``, the page's main content), and for a
+    whole listing ``pages`` (listing pages to read, the first included, following each page's own next link on the same
+    site; at most the server's MAX_LISTING_PAGES) and ``details`` (each record's own page too, for the fields the
+    listing left null)."""
+
+    render: Literal["auto", "static", "browser"]
+    timeout_ms: int
+    wait_for: str
+    screenshot: bool
+    formats: List[Literal["json", "markdown"]]
+    pages: int
+    details: bool
+
+
+class PagesRead(TypedDict):
+    """The pages a whole listing read (the Winnow-Pages header): listing pages, records' own pages, pages of either kind
+    that failed, and pages a model read (the rest were answered by learned templates or the builtin engine alone; 0
+    from a server that does not say)."""
+
+    listing: int
+    details: int
+    failed: int
+    model: int
 
 
 class _WarningRequired(TypedDict):
@@ -45,7 +73,7 @@ class ScrapeResult(Dict[str, Any]):
     32 members each: ``omitted`` counts those left out (the fields not listed are then left out of ``status``).
     ``request_id`` (x-request-id), ``engine`` ("llm", "builtin" or "template"), ``render_path`` ("static" or
     "browser"), ``tokens`` (``{"input", "output"}``: the model's tokens, both 0 when no model was asked) and ``pages``
-    (with the ``pages`` or ``details`` options: ``{"listing", "details", "failed"}``, the pages read) are None when the
+    (with the ``pages`` or ``details`` options: ``{"listing", "details", "failed", "model"}``, the pages read) are None when the
     response did not say.
     """
 
@@ -60,7 +88,7 @@ class ScrapeResult(Dict[str, Any]):
         engine: Optional[str] = None,
         render_path: Optional[str] = None,
         tokens: Optional[Dict[str, int]] = None,
-        pages: Optional[Dict[str, int]] = None,
+        pages: Optional[PagesRead] = None,
     ) -> None:
         super().__init__(data)
         self.status = status

@@ -13,7 +13,7 @@ import re
 import urllib.parse
 from typing import Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, TypeVar, Union
 
-from .result import ScrapeWarning
+from .result import PagesRead, ScrapeWarning
 
 T = TypeVar("T")
 
@@ -64,17 +64,18 @@ def parse_dictionary(header: str) -> Dict[str, Member]:
     return dict(_each_member(header, "dictionary", _dictionary_member))
 
 
-def read_pages_header(headers: Mapping[str, str]) -> Optional[Dict[str, int]]:
-    """Winnow-Pages (``listing=12, details=136, failed=1``) as counts; None when the response has none."""
+def read_pages_header(headers: Mapping[str, str]) -> Optional[PagesRead]:
+    """Winnow-Pages (``listing=12, details=136, failed=1, model=3``) as counts; None when the response has none."""
     header = headers.get("winnow-pages")
     if header is None:
         return None
     members = parse_dictionary(header)
-    counts: Dict[str, int] = {}
-    for name in ("listing", "details", "failed"):
+
+    def count(name: str) -> int:
         value = members.get(name, (0, {}))[0]
-        counts[name] = value if isinstance(value, int) and not isinstance(value, bool) else 0
-    return counts
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    return {"listing": count("listing"), "details": count("details"), "failed": count("failed"), "model": count("model")}
 
 
 class _Parser:

@@ -3,6 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Drift, renderFigures } from "../doc-figures.js";
+import { listingFigures } from "./listing.js";
 import { listsFigures } from "./lists.js";
 import { pageFigures } from "./pages.js";
 import { qualityFigures } from "./quality.js";
@@ -15,6 +16,7 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 const benchFigures = (r: Results) => ({
   ...qualityFigures(r),
   ...listsFigures(r),
+  ...listingFigures(r),
   ...serviceFigures(r),
   ...pageFigures(r),
 });

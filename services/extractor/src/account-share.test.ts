@@ -58,6 +58,7 @@ function extract(tenant: string, html: string, deadlineMs: number): Promise<Extr
       tenant,
       learn: false,
       pageWarnings: [],
+      wantNextPage: false,
       pageSignature: new Uint8Array(),
       fieldHints: {},
       fieldRules: {},

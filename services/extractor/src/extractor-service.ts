@@ -93,6 +93,7 @@ async function extract(
       deadline: ctx.deadline?.getTime(),
       templateScope: scope,
       pageWarnings: request.pageWarnings,
+      wantNextPage: request.wantNextPage,
     },
     // Workers are shared fairly by account, the tenant the gateway names (template-scope.ts checked it).
     request.tenant,

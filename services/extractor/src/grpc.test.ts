@@ -34,6 +34,7 @@ function extractWith(
       tenant: "",
       learn: false,
       pageWarnings: [],
+      wantNextPage: false,
       pageSignature: new Uint8Array(),
       fieldHints: {},
       fieldRules: {},
@@ -86,6 +87,7 @@ describe("ExtractorService over gRPC", () => {
       taskDescription: "",
       options: { engine: Engine.ENGINE_LLM, includeModelInput: false, evidence: false },
       pageWarnings: [],
+      wantNextPage: false,
       pageSignature: new Uint8Array(),
       fieldHints: {},
       fieldRules: {},
@@ -115,6 +117,14 @@ describe("ExtractorService over gRPC", () => {
     expect(JSON.parse(response.dataJson)).toEqual({ title: "Desk Lamp", price_usd: 19.99, colours: null });
     expect(response.model).toBe("");
     expect(response.modelInputs).toEqual([]);
+  });
+
+  it("names the page's next listing page only when the caller follows it (want_next_page)", async () => {
+    const html = `<html><body><h1>Lamps</h1><a rel="next" href="/lamps?page=2">Next</a></body></html>`;
+    const plain = await extractWith(builtinOnly.client, { html });
+    expect(plain.nextPageUrl).toBeUndefined();
+    const listing = await extractWith(builtinOnly.client, { html, wantNextPage: true });
+    expect(listing.nextPageUrl).toBe("https://shop.example/lamps?page=2");
   });
 
   it("shows what the model would be sent, with its token count, even when no LLM is configured", async () => {

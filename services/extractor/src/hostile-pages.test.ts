@@ -51,6 +51,7 @@ function extract(html: string, deadlineMs: number): Promise<ExtractResponse> {
       taskDescription: "",
       options: undefined,
       pageWarnings: [],
+      wantNextPage: false,
       pageSignature: new Uint8Array(),
       fieldHints: {},
       fieldRules: {},

@@ -22,9 +22,10 @@ import { KeyCheck } from "./keys/key-check.js";
 import { KeyFailureLimit } from "./keys/key-failures.js";
 import { KeyLimits } from "./keys/key-limits.js";
 import { UsageCounter } from "./keys/usage.js";
-import { LISTING_DEFAULTS } from "./listing/read-listing.js";
+import { LISTING_DEFAULTS, type ListingSettings } from "./listing/read-listing.js";
 import { mcpRouter } from "./mcp/mcp-route.js";
 import { scrapeHandler } from "./scrape/scrape.js";
+import type { ListingLimits } from "./scrape/scrape-request.js";
 import { WebhookSecretCache } from "./webhooks/webhook-secret-cache.js";
 import { describeWebhookSecrets, webhookSecretRouter } from "./webhooks/webhook-secret-routes.js";
 
@@ -48,8 +49,8 @@ export interface AppOptions {
   trustProxy: boolean | number | string;
   /** Repeat scrapes from cache: the store, max_age's default, and whether accounts share it. Absent: no cache. */
   cache?: { store: CacheStore | undefined; defaultMaxAgeSeconds: number; shared: boolean; storeAlways: boolean };
-  /** Whole listings (options.pages, options.details): the page cap, records' pages at once per host, robots.txt. */
-  listing?: { maxPages: number; detailConcurrency: number; honourRobots: boolean };
+  /** Whole listings (options.pages, options.details): the page cap, records' pages at once per host, robots.txt, pace. */
+  listing?: ListingLimits & ListingSettings;
 }
 
 /** One SVG icon for every page (/docs, the dashboard), at the address browsers ask for unprompted. */

@@ -57,6 +57,8 @@ export const configShape = {
   LISTING_DETAIL_CONCURRENCY: env.positiveInt(LISTING_DEFAULTS.detailConcurrency, 32),
   /** Whole listings read pages robots.txt disallows: only for sites the operator owns. */
   LISTING_IGNORE_ROBOTS: env.boolean(false),
+  /** The least pause between two pages of one host a whole listing reads (a site's robots.txt may ask more). */
+  LISTING_CRAWL_DELAY_MS: env.nonNegativeInt(LISTING_DEFAULTS.crawlDelayMs, 60_000),
   /** URLs at most in one batch job. */
   BATCH_MAX_URLS: env.positiveInt(1_000, 100_000),
   /** Batch jobs running at once per API key. */

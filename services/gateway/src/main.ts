@@ -73,6 +73,7 @@ const gateway = createGateway({
     maxPages: config.MAX_LISTING_PAGES,
     detailConcurrency: config.LISTING_DETAIL_CONCURRENCY,
     honourRobots: !config.LISTING_IGNORE_ROBOTS,
+    crawlDelayMs: config.LISTING_CRAWL_DELAY_MS,
   },
 });
 const server = await startHttpServer(gateway.app, config.HOST, config.PORT);

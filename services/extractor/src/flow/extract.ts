@@ -51,8 +51,8 @@ function finished(job: ExtractionJob, extraction: Extraction): ExtractResponse {
     taskDescription: job.taskDescription,
     absent: (field) => provenAbsent(page, field),
   });
-  // Every answer names the page's next listing page: the gateway reads whole listings (options.pages) by it.
-  response = { ...response, nextPageUrl: nextPageUrl(job.page) };
+  // The gateway reads whole listings (options.pages) by the page's next listing page; a single page's answer skips it.
+  if (job.wantNextPage) response = { ...response, nextPageUrl: nextPageUrl(job.page) };
   return job.evidence ? response : { ...response, evidence: [] };
 }
 

@@ -53,6 +53,7 @@ export async function extract(html: string, schema: object, run: Run = {}) {
         bounds: { signal: new AbortController().signal, deadline: new Date(Date.now() + 10_000) },
         templateScope: undefined,
         pageWarnings: run.pageWarnings ?? [],
+        wantNextPage: false,
       },
       {
         schemas,

@@ -83,6 +83,28 @@ describe("hybrid extraction: the model fills and corrects, never erases", () => 
     });
   });
 
+  it("keeps a model's list that shows more of the page than the builtin engine's, though one value is off the page", async () => {
+    const html = JOBS.replaceAll("</span></li>", "</span><p>Senior</p></li>");
+    const titles = [
+      "Backend Engineer",
+      "Data Analyst",
+      "Product Designer",
+      "Support Lead",
+      "Site Reliability Engineer",
+    ];
+    const locations = ["Berlin", "Lisbon", "Remote", "Oslo", "Madrid"];
+    const read = titles.map((title, i) => ({ title, location: locations[i], level: i === 4 ? "Principal" : "Senior" }));
+    const { data, codes } = await extract(
+      html,
+      { jobs: [{ title: "string", location: "string", level: "string" }] },
+      () => ({
+        jobs: read,
+      }),
+    );
+    expect(data.jobs).toEqual(read);
+    expect(codes).toContain("ungrounded /jobs/4/level");
+  });
+
   it("keeps the model's correction, as a conflict with both values in the evidence", async () => {
     const page = RECIPE.replace("<h1>Ridge Stew</h1>", "<h1>Ridge Stew</h1><p>Also known as Mountain Stew.</p>");
     const { data, status, codes, evidence } = await extract(page, RECIPE_SCHEMA, () => ({

@@ -12,7 +12,8 @@
  * (Evidence.alternative).
  *
  * A list is kept whole from one engine, the longer of the two when the
- * builtin engine's is grounded, rather than merged record by record: a model
+ * builtin engine's is grounded (and the model's when more of its values are
+ * on the page, though some are not), rather than merged record by record: a model
  * rewrites records (a date in another form, a title trimmed), so which of the
  * builtin engine's records a model's record is cannot be told reliably, and a
  * record listed twice is worse than a list of one reading.
@@ -87,8 +88,21 @@ function choose(name: string, pre: Prefill, model: ModelReading): Choice {
     return { from: "model", conflict: "the builtin engine's value is not shown on the page" };
   if (Array.isArray(read) && Array.isArray(builtin) && read.length < builtin.length)
     return { from: "builtin", conflict: "the model's list is shorter" };
-  if (model.ungrounded.has(name)) return { from: "builtin", conflict: "the model's value is not on the page" };
+  if (model.ungrounded.has(name) && !showsMoreOfThePage(name, pre, model))
+    return { from: "builtin", conflict: "the model's value is not on the page" };
   return { from: "model", conflict: "the model's reading corrects the builtin engine's" };
+}
+
+/**
+ * A model's list with values grounding did not find still holds more of what the page shows than the builtin engine's
+ * list when more of its values are on the page than the builtin engine read at all (a column the builtin engine left
+ * null, one value of many written otherwise): one value off the page does not cost the whole list. Its values off the
+ * page keep their `ungrounded` warnings.
+ */
+function showsMoreOfThePage(name: string, pre: Prefill, model: ModelReading): boolean {
+  if (!Array.isArray(model.data[name]) || !Array.isArray(pre.data[name])) return false;
+  const grounded = model.evidence.filter((e) => e.grounded && isUnder(e.pointer, [name])).length;
+  return grounded > underFields(pre.evidence, [name]).size;
 }
 
 /** Null, an empty list, or an object of such: nothing read. */

@@ -29,6 +29,8 @@ export interface ExtractionJob {
   bounds: CallBounds;
   /** What the page's fetcher knows of it ("render-incomplete"), returned among the answer's warnings. */
   pageWarnings: Warning[];
+  /** Name the page's next listing page (ExtractRequest.want_next_page). */
+  wantNextPage: boolean;
   /** Whose learned templates answer and whether the page teaches them; undefined: none (template-scope.ts). */
   templateScope: TemplateScope | undefined;
 }
@@ -67,6 +69,8 @@ export interface ExtractionInput {
   templateScope: TemplateScope | undefined;
   /** What the page's fetcher knows of it (ExtractRequest.page_warnings). */
   pageWarnings: Warning[];
+  /** Name the page's next listing page (ExtractRequest.want_next_page). */
+  wantNextPage: boolean;
 }
 
 /** An extraction's answer, with how many fields the pre-fill and the templates answered. */

@@ -66,6 +66,7 @@ async function workOf(html: string): Promise<{ reads: number; scanned: number; r
       bounds: { signal: new AbortController().signal, deadline: undefined },
       templateScope: undefined,
       pageWarnings: [],
+      wantNextPage: false,
     },
     {
       schemas,

@@ -58,6 +58,7 @@ function flow() {
         bounds: { signal: new AbortController().signal, deadline: undefined },
         templateScope: scope,
         pageWarnings: [],
+        wantNextPage: false,
       },
       settings,
     );

@@ -73,6 +73,7 @@ async function extract(
       taskDescription: "",
       options,
       pageWarnings: [],
+      wantNextPage: false,
       pageSignature: signPage(TEST_PAGE_SIGNING_KEY, url, body),
       fieldHints: {},
       fieldRules: {},

@@ -109,6 +109,7 @@ async function extractPage({ input, port }: { input: ExtractionInput; port: Mess
         bounds,
         templateScope: input.templateScope,
         pageWarnings: input.pageWarnings,
+        wantNextPage: input.wantNextPage,
       },
       flow,
     );

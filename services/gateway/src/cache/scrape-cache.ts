@@ -35,6 +35,8 @@ export interface DataQuestion {
   taskDescription: string;
   evidence: boolean;
   screenshot: boolean;
+  /** Whether the answer names the page's next listing page (ExtractRequest.want_next_page). */
+  nextPage: boolean;
 }
 
 /**

@@ -60,7 +60,7 @@ export const SUCCESS_HEADERS: ResponseHeader[] = [
   {
     name: "Winnow-Pages",
     description:
-      "With `options.pages` above 1 or `options.details`: the pages read for the answer, as an RFC 8941 dictionary: `listing=12, details=136, failed=1` (listing pages, records' own pages, and pages of either kind that failed). A listing cut short says so in a `list-incomplete` warning.",
+      "With `options.pages` above 1 or `options.details`: the pages read for the answer, as an RFC 8941 dictionary: `listing=12, details=136, failed=1, model=3` (listing pages, records' own pages, pages of either kind that failed, and pages a model read: the rest were answered by learned templates or the builtin engine alone). A listing cut short says so in a `list-incomplete` warning.",
   },
   {
     name: "RateLimit-Limit",

@@ -9,8 +9,10 @@ import { escapePointer } from "@winnow/platform";
 import type { Evidence, ExtractResponse, FieldStatus } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { type ScrapeContext, type ScrapeDependencies, scrapePage } from "../scrape/scrape-page.js";
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
+import type { CrawlPace } from "./crawl-pace.js";
 import { type ListField, recordLinkField } from "./list-fields.js";
 import type { ListedRecord, ListingAnswer, ListingFacts } from "./listing-answer.js";
+import { readByModel } from "./pages-read.js";
 import { pastDeadline } from "./past-deadline.js";
 import type { RobotsRules } from "./robots-rules.js";
 import { sameSite } from "./same-site.js";
@@ -18,6 +20,8 @@ import { sameSite } from "./same-site.js";
 export interface DetailOutcome {
   read: number;
   failed: number;
+  /** Pages a model read. */
+  model: number;
 }
 
 export async function fillDetails(
@@ -25,9 +29,9 @@ export async function fillDetails(
   request: ScrapeRequest,
   context: ScrapeContext,
   answer: ListingAnswer,
-  { perHost, robots }: { perHost: number; robots: RobotsRules | undefined },
+  { perHost, robots, pace }: { perHost: number; robots: RobotsRules | undefined; pace: CrawlPace },
 ): Promise<DetailOutcome> {
-  const outcome = { read: 0, failed: 0 };
+  const outcome = { read: 0, failed: 0, model: 0 };
   const wanted = answer.records().filter((listed) => missingFields(listed).length > 0);
   const byHost = new Map<string, ListedRecord[]>();
   for (const listed of wanted) {
@@ -47,9 +51,12 @@ export async function fillDetails(
     // A record whose page may not be read is no failed page: Winnow-Pages counts only pages asked for.
     const refusal = pastDeadline(context) ? "the request's deadline passed first" : await whyNotRead(listed, robots);
     if (refusal || !listed.link) return unread(refusal ?? "");
+    await pace.wait(listed.link);
+    if (pastDeadline(context)) return unread("the request's deadline passed first");
     try {
       const result = await readRecordPage(deps, request, context, listed.list, listed.link);
       outcome.read += 1;
+      outcome.model += readByModel(result);
       answer.addUsage(result.usage);
       answer.state({ ...merged(listed, prefix, result), page: listed.link });
     } catch (error) {

@@ -10,36 +10,33 @@
 import { parseSchema } from "@winnow/platform";
 import type { Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { RenderMode } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
-import { serializeDictionary } from "structured-headers";
 import { type ScrapeContext, type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "../scrape/scrape-page.js";
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
+import { CrawlPace } from "./crawl-pace.js";
 import { fillDetails } from "./detail-fill.js";
 import { listFields } from "./list-fields.js";
 import { ListingAnswer } from "./listing-answer.js";
+import { type PagesRead, readByModel } from "./pages-read.js";
 import { pastDeadline } from "./past-deadline.js";
 import { pageAddress } from "./record-merge.js";
 import { RobotsRules } from "./robots-rules.js";
 import { sameSite } from "./same-site.js";
 
-export const PAGES_HEADER = "Winnow-Pages";
-
-/** Pages read: listing pages, records' own pages, and pages that failed (either kind). */
-export interface PagesRead {
-  listing: number;
-  details: number;
-  failed: number;
-}
-
 export interface ListingOutcome extends ScrapeOutcome {
   pages: PagesRead;
 }
 
-/** The operator's defaults: MAX_LISTING_PAGES and LISTING_DETAIL_CONCURRENCY (two at once per host, as polite crawlers do). */
-export const LISTING_DEFAULTS = { maxPages: 50, detailConcurrency: 2, honourRobots: true };
+/**
+ * The operator's defaults: MAX_LISTING_PAGES, LISTING_DETAIL_CONCURRENCY (two at once per host, as polite crawlers do)
+ * and LISTING_CRAWL_DELAY_MS (no pause of Winnow's own; a site's robots.txt may ask one).
+ */
+export const LISTING_DEFAULTS = { maxPages: 50, detailConcurrency: 2, honourRobots: true, crawlDelayMs: 0 };
 
 export interface ListingSettings {
   /** Records' own pages read at once per host. */
   detailConcurrency: number;
+  /** The least pause between two pages of one host the listing reads (crawl-pace.ts). */
+  crawlDelayMs: number;
   /** Read no page robots.txt disallows (LISTING_IGNORE_ROBOTS turns it off, for the operator's own sites). */
   honourRobots: boolean;
 }
@@ -53,11 +50,13 @@ export async function readListing(
   const lists = listFields(parseSchema(JSON.parse(request.schemaJson)));
   const first = await scrapePage(deps, request, context);
   const answer = new ListingAnswer(lists, first.result);
-  const pages: PagesRead = { listing: 1, details: 0, failed: 0 };
+  const pages: PagesRead = { listing: 1, details: 0, failed: 0, model: readByModel(first.result) };
   const read = new Set([request.url, first.page.finalUrl].map((url) => pageAddress(url, url)));
   answer.addPage(first.page.finalUrl, first.result);
 
   const robots = settings.honourRobots ? new RobotsRules((url) => fetchText(deps, context, url)) : undefined;
+  const pace = new CrawlPace(settings.crawlDelayMs, async (url) => robots?.crawlDelayMs(url), context.hop);
+  pace.started(first.page.finalUrl);
   let last = first;
   const cut = (message: string): Warning => ({ code: "list-incomplete", message, path: "" });
   for (;;) {
@@ -74,6 +73,8 @@ export async function readListing(
       });
       break;
     }
+    // The site's pace first: a pause that ends at the deadline leaves no time for the page.
+    await pace.wait(address);
     if (pastDeadline(context)) {
       answer.state({ warnings: [cut(`the request's deadline passed before the next page: ${address}`)] });
       break;
@@ -94,6 +95,7 @@ export async function readListing(
       break;
     }
     pages.listing += 1;
+    pages.model += readByModel(page.result);
     read.add(pageAddress(page.page.finalUrl, page.page.finalUrl));
     if (answer.addPage(page.page.finalUrl, page.result) === 0) break;
     last = page;
@@ -103,9 +105,11 @@ export async function readListing(
     const details = await fillDetails(deps, request, context, answer, {
       perHost: settings.detailConcurrency,
       robots,
+      pace,
     });
     pages.details = details.read;
     pages.failed += details.failed;
+    pages.model += details.model;
   }
   const result = answer.result();
   const tokens = { input: result.usage?.promptTokens ?? 0, output: result.usage?.completionTokens ?? 0 };
@@ -118,9 +122,4 @@ async function fetchText(deps: ScrapeDependencies, context: ScrapeContext, url: 
   const options = { mode: RenderMode.RENDER_MODE_STATIC, timeoutMs: 0, waitFor: "", screenshot: false, outline: [] };
   const page = await deps.backends.renderer.render({ url, options, accountId: context.accountId }, context.hop);
   return page.html;
-}
-
-/** The Winnow-Pages header (an RFC 8941 dictionary): `listing=12, details=136, failed=1`. */
-export function pagesHeader(pages: PagesRead): string {
-  return serializeDictionary({ ...pages });
 }

@@ -77,6 +77,8 @@ export async function scrapePage(
     taskDescription: request.taskDescription,
     evidence: request.evidence,
     screenshot: request.screenshot,
+    // A listing of more pages follows the page's next link; an answer kept without it must not answer one.
+    nextPage: request.listing.pages > 1,
   };
   const dataKey = keeping && (await keeping.dataKey(scope, page, question));
   const stored = reading && dataKey ? await reading.data(dataKey) : undefined;
@@ -112,6 +114,7 @@ export async function scrapePage(
       tenant: context.accountId,
       learn: !fresh,
       pageSignature: page.signature,
+      wantNextPage: question.nextPage,
       // A render that ran out of time after the HTML arrived: the extractor returns `render-incomplete` among the
       // warnings and marks the fields the page does not hold `truncated`.
       pageWarnings: page.incomplete

@@ -8,7 +8,8 @@ import { type RenderPath, renderPathToJSON } from "@winnow/platform/gen/winnow/r
 import type { RequestHandler, Response } from "express";
 import { countScrape } from "../http/gateway-metrics.js";
 import { hop } from "../http/request-context.js";
-import { type ListingSettings, PAGES_HEADER, pagesHeader, readListing } from "../listing/read-listing.js";
+import { PAGES_HEADER, pagesHeader } from "../listing/pages-read.js";
+import { type ListingSettings, readListing } from "../listing/read-listing.js";
 import { pageMarkdown } from "../markdown/page-markdown.js";
 import {
   FIELD_STATUS_HEADER,

@@ -146,6 +146,12 @@ export interface ExtractRequest {
    * or one naming no scalar field, is ignored.
    */
   fieldRules: { [key: string]: FieldRule };
+  /**
+   * Name the page's next listing page in ExtractResponse.next_page_url. Only
+   * a caller that follows it (the gateway reading a whole listing) asks: a
+   * single page's answer skips looking for it.
+   */
+  wantNextPage: boolean;
 }
 
 export interface ExtractRequest_FieldHintsEntry {
@@ -225,8 +231,9 @@ export interface ExtractResponse {
   /**
    * The page's own link to the next page of its listing (rel=next, a pager's
    * "Next", the numbered pager's next number, a ?page=N / start=N step or a
-   * plain "load more" link), absolute; unset when the page shows none. Any
-   * site: the caller decides whether to follow it (page/next-page.ts).
+   * plain "load more" link), absolute; unset when the page shows none or the
+   * request did not set want_next_page. Any site: the caller decides whether
+   * to follow it (page/next-page.ts).
    */
   nextPageUrl?: string | undefined;
 }
@@ -551,6 +558,7 @@ function createBaseExtractRequest(): ExtractRequest {
     pageSignature: Buffer.alloc(0),
     fieldHints: {},
     fieldRules: {},
+    wantNextPage: false,
   };
 }
 
@@ -589,6 +597,9 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     globalThis.Object.entries(message.fieldRules).forEach(([key, value]: [string, FieldRule]) => {
       ExtractRequest_FieldRulesEntry.encode({ key: key as any, value }, writer.uint32(90).fork()).join();
     });
+    if (message.wantNextPage !== false) {
+      writer.uint32(96).bool(message.wantNextPage);
+    }
     return writer;
   },
 
@@ -699,6 +710,14 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
             }
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.wantNextPage = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -792,6 +811,11 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
           {},
         )
         : {},
+      wantNextPage: isSet(object.wantNextPage)
+        ? globalThis.Boolean(object.wantNextPage)
+        : isSet(object.want_next_page)
+        ? globalThis.Boolean(object.want_next_page)
+        : false,
     };
   },
 
@@ -842,6 +866,9 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
         });
       }
     }
+    if (message.wantNextPage !== false) {
+      obj.wantNextPage = message.wantNextPage;
+    }
     return obj;
   },
 
@@ -879,6 +906,7 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
       },
       {},
     );
+    message.wantNextPage = object.wantNextPage ?? false;
     return message;
   },
 };
