@@ -1,5 +1,5 @@
 /** Long lists of an answer cut into bounded pages behind cursors: every item once, what is said of it beside it. */
-import { AnswerPages } from "@winnow/client/mcp";
+import { AnswerPages, MARKDOWN_POINTER } from "@winnow/client/mcp";
 import { describe, expect, it } from "vitest";
 
 const items = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `item ${i}` }));
@@ -44,6 +44,23 @@ describe("AnswerPages", () => {
     expect(readAll(pages, "", first.shop.reviews, lists[1]!.next_cursor)).toEqual(data.shop.reviews);
     // The caller's answer is not changed.
     expect(data.products).toHaveLength(25);
+  });
+
+  it("cuts a long markdown at a line's end, its later lines read by cursor, every line once", () => {
+    const pages = pager();
+    const markdown = Array.from({ length: 400 }, (_, i) => `line ${i} ${"x".repeat(60)}`).join("\n");
+    const split = pages.split("", { data: { title: "t" }, status: {}, warnings: [] }, markdown);
+    expect(split.answer.data).toEqual({ title: "t" });
+    expect(new TextEncoder().encode(split.markdown!).length).toBeLessThanOrEqual(10_000);
+    const [paging] = split.lists;
+    expect(paging!.pointer).toBe(MARKDOWN_POINTER);
+    const lines = readAll(pages, "", split.markdown!.split("\n"), paging!.next_cursor);
+    expect(lines.join("\n")).toBe(markdown);
+    // A short one is answered whole, with no cursor.
+    expect(pages.split("", { data: {}, status: {}, warnings: [] }, "# short")).toMatchObject({
+      markdown: "# short",
+      lists: [],
+    });
   });
 
   it("cuts a page by bytes too, an item larger than a page being a page of its own", () => {

@@ -51,6 +51,9 @@ interface StoredAnswer {
   lists: StoredPage[][];
 }
 
+/** Where the later parts of a long markdown are, among the answer's lists (no JSON pointer into data starts so). */
+export const MARKDOWN_POINTER = "#markdown";
+
 /** An unknown or expired cursor: the caller asks the answer again (a tool error, not a crash). */
 export class CursorError extends Error {
   override name = "CursorError";
@@ -72,13 +75,23 @@ export class AnswerPages {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The answer with each list beyond a page cut to its first page, and how each such list goes on. */
-  split(scope: string, answer: Answer): { answer: Answer; lists: ListPaging[] } {
-    const paged = longLists(answer.data, "", this.pages);
-    if (paged.length === 0) return { answer, lists: [] };
+  /**
+   * The answer with each list beyond a page cut to its first page, and how each such list goes on; the page's
+   * markdown, when asked, likewise: beyond a page's bytes it is cut at a line's end, and its later parts are a list of
+   * their lines at MARKDOWN_POINTER.
+   */
+  split(scope: string, answer: Answer, markdown?: string): { answer: Answer; lists: ListPaging[]; markdown?: string } {
+    const lines = markdown?.split("\n") ?? [];
+    const text = cutPages(lines, { items: Number.POSITIVE_INFINITY, bytes: this.pages.bytes });
+    const paged = [
+      ...longLists(answer.data, "", this.pages).map((list) => ({ ...list, cut: cutPages(list.items, this.pages) })),
+      ...(text.length > 1 ? [{ pointer: MARKDOWN_POINTER, items: lines, cut: text }] : []),
+    ];
+    const firstText = markdown === undefined ? {} : { markdown: lines.slice(0, text[0]?.[1] ?? 0).join("\n") };
+    if (paged.length === 0) return { answer, lists: [], ...firstText };
     let data = structuredClone(answer.data);
-    const lists: StoredPage[][] = paged.map(({ pointer, items }) =>
-      cutPages(items, this.pages).map(([offset, end]) => ({
+    const lists: StoredPage[][] = paged.map(({ pointer, items, cut }) =>
+      cut.map(([offset, end]) => ({
         pointer,
         offset,
         total: items.length,
@@ -92,7 +105,8 @@ export class AnswerPages {
       lists.some((pages) => pages.slice(1).some((page) => within(path, page.pointer, page.offset, page.total)));
     const kept = (byPointer: Record<string, unknown>) =>
       Object.fromEntries(Object.entries(byPointer).filter(([pointer]) => !later(pointer)));
-    for (const pages of lists) data = setAt(data, pages[0]!.pointer, pages[0]!.items);
+    for (const pages of lists)
+      if (pages[0]!.pointer !== MARKDOWN_POINTER) data = setAt(data, pages[0]!.pointer, pages[0]!.items);
     const first: Answer = {
       data,
       status: kept(answer.status) as Record<string, string>,
@@ -103,6 +117,7 @@ export class AnswerPages {
     const stored = this.#keep(scope, lists);
     return {
       answer: first,
+      ...firstText,
       lists: lists.map((pages, listNo) => ({
         pointer: pages[0]!.pointer,
         total: pages[0]!.total,

@@ -104,7 +104,13 @@ export function createWinnowMcpServer({ api, pages, scope = "" }: McpServerOptio
         status: byPointer,
         warnings: z.array(warning),
         evidence: z.record(z.string(), z.unknown()).optional(),
-        markdown: z.string().optional().describe('With formats holding "markdown": the page\'s main content'),
+        markdown: z
+          .string()
+          .optional()
+          .describe(
+            "With formats holding \"markdown\": the page's main content; past a page's size, its first part, the rest " +
+              'by the cursor of lists[] entry "#markdown" (its items are the lines)',
+          ),
         pages_read: z
           .object({ listing: z.number().int(), details: z.number().int(), failed: z.number().int() })
           .optional()
@@ -143,15 +149,19 @@ export function createWinnowMcpServer({ api, pages, scope = "" }: McpServerOptio
             ...(input.details !== undefined && { details: input.details }),
           },
         });
-        const split = pages.split(scope, {
-          data: scraped.data,
-          status: scraped.status,
-          warnings: scraped.warnings,
-          ...(input.evidence && "evidence" in scraped && { evidence: scraped.evidence as Record<string, unknown> }),
-        });
+        const split = pages.split(
+          scope,
+          {
+            data: scraped.data,
+            status: scraped.status,
+            warnings: scraped.warnings,
+            ...(input.evidence && "evidence" in scraped && { evidence: scraped.evidence as Record<string, unknown> }),
+          },
+          "markdown" in scraped ? scraped.markdown : undefined,
+        );
         return {
           ...split.answer,
-          ...("markdown" in scraped && scraped.markdown !== undefined && { markdown: scraped.markdown }),
+          ...(split.markdown !== undefined && { markdown: split.markdown }),
           ...(scraped.pages && { pages_read: scraped.pages }),
           omitted: scraped.omitted,
           lists: split.lists,
