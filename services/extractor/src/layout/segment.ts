@@ -32,8 +32,11 @@ export interface RecordList {
   boilerplate: boolean;
 }
 
-/** Bounds: elements walked on a page, sibling groups compared per element, the breadth and depth of a structure read. */
-const MAX_ELEMENTS = 60_000;
+/**
+ * Bounds: sibling groups compared per element, the breadth and depth of a structure read. The page's elements are
+ * all walked (its size is bounded by EXTRACT_MAX_HTML_BYTES): the work is linear in them, and a bound here would
+ * cut a long list short without saying so.
+ */
 const MAX_GROUPS = 12;
 const SHAPE_DEPTH = 4;
 const SHAPE_PATHS = 48;
@@ -141,7 +144,7 @@ export function classKey(element: Element): string {
 function readFacts(root: ParentNode, facts: Map<Element, Facts>): Element[] {
   const order: Element[] = [];
   const stack: Element[] = root.children.filter(isTag).reverse();
-  while (stack.length > 0 && order.length < MAX_ELEMENTS) {
+  while (stack.length > 0) {
     const element = stack.pop()!;
     if (NOT_TEXT.has(element.tagName) || isUnseen(element)) continue;
     order.push(element);

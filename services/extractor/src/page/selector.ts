@@ -21,15 +21,27 @@ const UNSTABLE =
 type Counts = Map<string, number>;
 const countsByDocument = new WeakMap<Document, Counts>();
 
+/** Each element's selector, once: a list's records share their ancestors' part of it. */
+const selectors = new WeakMap<Element, string>();
+
 export function selectorOf(element: Element): string {
   const counts = countsFor(element);
-  const steps: string[] = [];
-  for (let node: Element | undefined = element; node; node = parentElement(node)) {
-    const own = uniqueName(node, counts);
-    if (own) return [own, ...steps].join(" > ");
-    steps.unshift(childStep(node));
+  // The element and its ancestors up to the nearest whose selector is known or that has a name of its own.
+  const path: Element[] = [];
+  let selector: string | undefined;
+  for (let node: Element | undefined = element; node && selector === undefined; node = parentElement(node)) {
+    selector = selectors.get(node);
+    if (selector !== undefined) break;
+    selector = uniqueName(node, counts);
+    if (selector !== undefined) selectors.set(node, selector);
+    else path.push(node);
   }
-  return steps.join(" > ");
+  for (const node of path.reverse()) {
+    const step = childStep(node);
+    selector = selector === undefined ? step : `${selector} > ${step}`;
+    selectors.set(node, selector);
+  }
+  return selector ?? "";
 }
 
 /** A selector only this element matches in its document: its id, its itemprop, or one of its stable classes. */

@@ -17,23 +17,23 @@ import { isLongString, normalizeText, numberTokensIn, wordsCovered } from "./tex
 
 /** A text in the forms values are looked up in: its words, its numbers, the days it names. */
 class Shown {
-  private readonly words: string;
-  private readonly wordSet: Set<string>;
+  // Each form read when first asked for: most values of a list are numbers, which need no words.
+  private words: { spaced: string; set: Set<string> } | undefined;
   private numbers: Set<number> | undefined;
   private days: Set<string> | undefined;
 
-  constructor(private readonly text: string) {
-    const words = wordsOf(text);
-    // Spaces around every word: a lookup of " ann " finds only the whole word.
-    this.words = ` ${words.join(" ")} `;
-    this.wordSet = new Set(words);
-  }
+  constructor(private readonly text: string) {}
 
   string(value: string): boolean {
     const words = wordsOf(value);
     if (words.length === 0) return false;
-    if (this.words.includes(` ${words.join(" ")} `)) return true;
-    return wordsCovered(words, this.wordSet);
+    if (!this.words) {
+      const shown = wordsOf(this.text);
+      // Spaces around every word: a lookup of " ann " finds only the whole word.
+      this.words = { spaced: ` ${shown.join(" ")} `, set: new Set(shown) };
+    }
+    if (this.words.spaced.includes(` ${words.join(" ")} `)) return true;
+    return wordsCovered(words, this.words.set);
   }
 
   number(value: number): boolean {

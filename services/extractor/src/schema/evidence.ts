@@ -110,15 +110,20 @@ export function presentIn(evidence: EvidenceMap, data: unknown): EvidenceMap {
 
 /** Only the evidence of the answer's top-level fields named. */
 export function underFields(evidence: EvidenceMap, fields: string[]): EvidenceMap {
-  return new Map([...evidence].filter(([pointer]) => isUnder(pointer, fields)));
+  const under = underOneOf(fields);
+  return new Map([...evidence].filter(([pointer]) => under(pointer)));
 }
 
 /** Whether a pointer is at or inside one of the top-level fields named. */
 export function isUnder(pointer: string, fields: string[]): boolean {
-  return fields.some((name) => {
-    const field = childPointer("", name);
-    return pointer === field || pointer.startsWith(`${field}/`);
-  });
+  return underOneOf(fields)(pointer);
+}
+
+/** The test of isUnder for these fields, their pointers written once: a list's evidence asks it of every value. */
+function underOneOf(fields: string[]): (pointer: string) => boolean {
+  const roots = fields.map((name) => childPointer("", name));
+  const prefixes = roots.map((root) => `${root}/`);
+  return (pointer) => roots.some((root, i) => pointer === root || pointer.startsWith(prefixes[i]!));
 }
 
 /** As ExtractResponse carries it. */

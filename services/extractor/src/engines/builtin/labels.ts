@@ -66,8 +66,15 @@ export function readLabels($: CheerioAPI): Labelled[] {
     });
   };
 
+  // Each scan stops once the labels are full: on a long list of labelled records the rest would all be dropped.
+  const each = <T extends AnyNode>(elements: Cheerio<T>, read: (element: T) => void) =>
+    elements.each((_, element) => {
+      if (found.length >= MAX_LABELS) return false;
+      read(element);
+    });
+
   const headerRows = new Set<Element>();
-  $("table").each((_, table) => {
+  each($("table"), (table) => {
     const columns = columnTable($, table);
     if (!columns) return;
     headerRows.add(columns.header);
@@ -76,19 +83,19 @@ export function readLabels($: CheerioAPI): Labelled[] {
       add(cell.get(0)!, $(header).text(), cell, laidOutText(cell.get(0)!));
     });
   });
-  $("tr").each((_, row) => {
+  each($("tr"), (row) => {
     const cells = $(row).children("th, td");
     if (cells.length === 2 && !headerRows.has(row))
       add(row, cells.eq(0).text(), cells.eq(1), laidOutText(cells.get(1)!));
   });
-  $("dt").each((_, term) => {
+  each($("dt"), (term) => {
     const definition = $(term).next("dd");
     if (definition.length > 0) add(term, $(term).text(), definition, laidOutText(definition.get(0)!));
   });
   // Pre-filtered on the element's own text: reading the text of every <span> of a large page is what costs.
-  $(LABEL_ELEMENTS)
-    .filter((_, element) => LABEL_END.test(ownText(element)) || LABEL_HEADINGS.has(element.tagName))
-    .each((_, element) => {
+  each(
+    $(LABEL_ELEMENTS).filter((_, element) => LABEL_END.test(ownText(element)) || LABEL_HEADINGS.has(element.tagName)),
+    (element) => {
       const label = $(element);
       const text = collapsed(label.text());
       if (text.length > MAX_LABEL_CHARS + 1 || label.is("dt")) return;
@@ -101,30 +108,33 @@ export function readLabels($: CheerioAPI): Labelled[] {
         const next = nextWithText($, label, text);
         if (next) add(element, text, next, laidOutText(next.get(0)!));
       }
-    });
+    },
+  );
   // A section's heading over a list labels the list ("Ingredients" over its items); over prose it is only a title.
-  $("h2").each((_, heading) => {
+  each($("h2"), (heading) => {
     const next = $(heading)
       .nextAll()
       .filter((_, sibling) => collapsed($(sibling).text()) !== "")
       .first();
     if (next.is("ul, ol")) add(heading, $(heading).text(), next, laidOutText(next.get(0)!));
   });
-  $(LINES)
-    .filter((_, element) => ownText(element).includes(":") || ownText(element).includes("："))
-    .each((_, element) => {
+  each(
+    $(LINES).filter((_, element) => ownText(element).includes(":") || ownText(element).includes("：")),
+    (element) => {
       const line = $(element);
       if (line.find(BLOCKS).length > 0) return;
       const match = COLON_LINE.exec(collapsed(laidOutText(element)));
       // Labels found above via their label element are not read twice.
       if (match && line.children(LABEL_ELEMENTS).length === 0) add(element, match[1]!, undefined, match[2]!);
-    });
-  $(LINES)
-    .filter((_, element) => element.children.every((child) => child.type === "text"))
-    .each((_, element) => {
+    },
+  );
+  each(
+    $(LINES).filter((_, element) => element.children.every((child) => child.type === "text")),
+    (element) => {
       const match = CODE_LINE.exec(collapsed(ownText(element)));
       if (match) add(element, match[1]!, undefined, match[2]!);
-    });
+    },
+  );
   return found;
 }
 

@@ -43,6 +43,8 @@ export interface Assignment {
   fill: number;
   /** Whether the records answer enough fields: two (or every one, of fewer) in most records. */
   enough: boolean;
+  /** Each counted field's value in each record (undefined where it has none), as read for the fill. */
+  values: Map<string, unknown[]>;
 }
 
 /** Chooses a column for each field, each column answering one field at most. */
@@ -187,17 +189,19 @@ export function assignColumns(fields: ItemField[], context: Context): Assignment
   const counted = fields.filter((field) => field.kind !== "ad" && field.kind !== "boolean");
   let answered = 0;
   let held = 0;
+  const values = new Map<string, unknown[]>();
   for (const field of counted) {
     const choice = chosen.get(field.name);
     if (!choice) continue;
-    let inField = 0;
-    for (let i = 0; i < n; i += 1) if (readField(field, i, choice, context, textsOf) !== undefined) inField += 1;
+    const read = Array.from({ length: n }, (_, i) => readField(field, i, choice, context, textsOf));
+    values.set(field.name, read);
+    const inField = read.filter((value) => value !== undefined).length;
     answered += inField;
     if (inField * 2 >= n) held += 1;
   }
   // A list of titles alone (a "related" box of headings) is not the answer to an item of several fields.
   const enough = held >= Math.min(2, counted.length);
-  return { columns: chosen, fill: counted.length > 0 ? answered / (counted.length * n) : 0, enough };
+  return { columns: chosen, fill: counted.length > 0 ? answered / (counted.length * n) : 0, enough, values };
 }
 
 /**

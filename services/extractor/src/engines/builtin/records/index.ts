@@ -132,7 +132,8 @@ function readRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, 
     index,
     values: fields.map((field) => {
       if (field.kind === "ad") return ads[index] ?? false;
-      return readField(field, index, assignment.columns.get(field.name), context) ?? null;
+      const read = assignment.values.get(field.name);
+      return (read ? read[index] : readField(field, index, assignment.columns.get(field.name), context)) ?? null;
     }),
   }));
   // A record that answers far fewer fields than the list's records do (a pager, a banner among them) is not one.

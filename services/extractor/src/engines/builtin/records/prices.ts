@@ -76,8 +76,20 @@ function isPriceAlone(text: string): boolean {
 const PRICES = new RegExp(PRICE.source, "gu");
 const PER_UNIT = /\d\s*\)?\s*(\/|\bper\b)/i;
 
+/** Each cell's reading by perUnit: both the old price and the price per unit ask it of every cell of a price place. */
+const perUnitCells = new WeakMap<Element, boolean>();
+
 /** Whether a price is written per unit, in its own text or in the short text around it ("(€8.24/kg)"). */
 function perUnit(cell: Element): boolean {
+  let read = perUnitCells.get(cell);
+  if (read === undefined) {
+    read = readPerUnit(cell);
+    perUnitCells.set(cell, read);
+  }
+  return read;
+}
+
+function readPerUnit(cell: Element): boolean {
   const text = valueText(cell);
   let node: Element | null = cell;
   for (let depth = 0; node && isTag(node) && depth < 3; depth += 1, node = node.parent as Element | null) {
