@@ -142,7 +142,23 @@ const FORMATS = new Map<string, NonNullable<NameHints["format"]>>([
   ["pct", "percent"],
 ]);
 
-export function nameHints(name: string): NameHints {
+/** Hints by name, remembered: a list's values are shaped per record, each asking its field's hints (bounded). */
+const hintsByName = new Map<string, Readonly<NameHints>>();
+
+/** What a field's name says of its value; the same frozen object for the same name. */
+export function nameHints(name: string): Readonly<NameHints> {
+  let hints = hintsByName.get(name);
+  if (!hints) {
+    if (hintsByName.size >= 5_000) hintsByName.clear();
+    const read = readHints(name);
+    Object.freeze(read.subject);
+    hints = Object.freeze(read);
+    hintsByName.set(name, hints);
+  }
+  return hints;
+}
+
+function readHints(name: string): NameHints {
   const tokens = nameTokens(name);
   const hints: NameHints = { subject: [] };
   for (let i = 0; i < tokens.length; i += 1) {
