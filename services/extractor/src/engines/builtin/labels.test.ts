@@ -24,6 +24,12 @@ describe("readLabels", () => {
     ]);
   });
 
+  it("reads no label from a row of two column headers", () => {
+    const html = `<table><tr><th>Author</th><th>Message</th></tr><tr><td>kim</td><td>Any tips?</td></tr>
+      <tr><td>lee</td><td>Treat it early.</td></tr></table>`;
+    expect(labels(html).map(({ label }) => label)).not.toContain("Author");
+  });
+
   it("reads a value laid out in lines as separate words, not glued to its neighbour", () => {
     const html = `<table><tr><th>Part number</th><td>3506B001<br><a href="/b/canon">View other products from Canon</a></td></tr></table>
       <dl><dt>Model</dt><dd><div>A6 Avant</div><div>Specs and Features</div></dd></dl>`;

@@ -78,7 +78,8 @@ export function readLabels($: CheerioAPI): Labelled[] {
   });
   $("tr").each((_, row) => {
     const cells = $(row).children("th, td");
-    if (cells.length === 2 && !headerRows.has(row))
+    // A row of header cells heads the columns below it ("Author | Message"): neither cell is the other's value.
+    if (cells.length === 2 && !headerRows.has(row) && cells.filter("td").length > 0)
       add(row, cells.eq(0).text(), cells.eq(1), laidOutText(cells.get(1)!));
   });
   $("dt").each((_, term) => {
