@@ -67,10 +67,11 @@ describe("readLabels", () => {
 
   it("ends a value where the next label of its line starts, spaced apart from it", () => {
     const html = `<p>Posted: Mon Jan 12, 2004 1:06 am<span>&nbsp;</span>&nbsp; &nbsp;Subject: Re: Spare parts</p>
-      <p>Title: Star Wars: A New Hope</p><p>Listed: 4 May &nbsp; &nbsp;by the owner</p>`;
+      <p>Posted: Tue Jan 13, 2004 9:10 am&nbsp; &nbsp;Subject: </p><p>Title: Star Wars: A New Hope</p><p>Listed: 4 May &nbsp; &nbsp;by the owner</p>`;
     expect(labels(html)).toEqual([
       { label: "Posted", value: "Mon Jan 12, 2004 1:06 am" },
       { label: "Subject", value: "Re: Spare parts" },
+      { label: "Posted", value: "Tue Jan 13, 2004 9:10 am" },
       { label: "Title", value: "Star Wars: A New Hope" },
       { label: "Listed", value: "4 May by the owner" },
     ]);

@@ -149,6 +149,8 @@ function columnTable(
     : undefined;
 }
 
+/** A label with its value left empty ("Subject:"). */
+const LABEL_ALONE = /^([^:\n]{1,40}?)\s*[:：]$/;
 /**
  * A run of blanks with a non-breaking one: spacing the writer put between two items of a line ("Posted: 4 May
  * &nbsp; &nbsp;Subject: …"), where the source's own indentation and line breaks are ordinary blanks.
@@ -157,13 +159,13 @@ const SPACED_APART = /\s*\u00a0\s+|\s+\u00a0\s*/;
 
 /**
  * The "Label: value" pairs of a line. A value ends where the next label starts: a part of the line spaced apart from
- * it that is itself "Label: value". A part that is not stays with the value before it.
+ * it that is itself "Label: value", or a label left empty. A part that is not stays with the value before it.
  */
 function labelledParts(text: string): [string, string][] {
   const pairs: [string, string][] = [];
   for (const part of text.split(SPACED_APART)) {
-    const match = COLON_LINE.exec(collapsed(part));
-    if (match) pairs.push([match[1]!, match[2]!]);
+    const match = COLON_LINE.exec(collapsed(part)) ?? LABEL_ALONE.exec(collapsed(part));
+    if (match) pairs.push([match[1]!, match[2] ?? ""]);
     else if (pairs.length > 0) pairs.at(-1)![1] += ` ${part}`;
     else break;
   }
