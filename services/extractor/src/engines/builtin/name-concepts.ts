@@ -42,7 +42,9 @@ export function fieldHints(name: string): NameHints {
       ORDINALS.has(subject[0] ?? "") &&
       !rest.every((word) => NAMING_WORDS.has(word)) &&
       spansOf(rest).some((span) => span.concept);
-    hints = ordinal ? { ...read, subject: conceptWords(rest), first: true } : { ...read, subject: conceptWords(subject) };
+    hints = ordinal
+      ? { ...read, subject: conceptWords(rest), first: true }
+      : { ...read, subject: conceptWords(subject) };
     cache.set(name, hints);
   }
   return hints;
@@ -66,7 +68,8 @@ function conceptWords(subject: string[]): string[] {
 function isDate(span: { words: string[]; concept: boolean }): boolean {
   const places = span.concept ? (CONCEPTS.get(span.words.join(" ")) ?? []) : [];
   return places.some(
-    (place) => (place.kind === "page" && place.part === "date") || (place.kind === "entity" && /date/i.test(place.path)),
+    (place) =>
+      (place.kind === "page" && place.part === "date") || (place.kind === "entity" && /date/i.test(place.path)),
   );
 }
 
