@@ -52,6 +52,11 @@ export interface NameHints {
   format?: "iso8601" | "url" | "percent";
   /** The tokens that carry meaning once unit and format tokens are removed. */
   subject: string[];
+  /**
+   * The name asks for the first of a thing the page repeats (`first_post_time`: a thread's first post), not for a
+   * thing of its own: repeated values are no doubt about which one is meant.
+   */
+  first?: boolean;
 }
 
 /** The ISO 4217 codes recognised in field names and in numbers written as text. */

@@ -190,4 +190,21 @@ describe("labels that name a field in fewer words", () => {
     const product = jsonLd({ "@context": "https://schema.org", "@type": "Product", name: "Kettle", sku: "KT-100" });
     expect(run(product, { product_code: "string" })).toEqual({ product_code: "KT-100" });
   });
+
+  it("reads `first_post_time` as the first of a thread's posts, `posted_at` as `date_posted`", () => {
+    const post = (who: string, when: string, text: string) =>
+      `<table><tr><td><b>${who}</b></td><td><span>Posted: ${when}<span>&nbsp;</span>&nbsp; &nbsp;Subject: Re: Rust</span><p>${text}</p></td></tr></table>`;
+    const thread = `<html><body><h2>Rust on the sills</h2>${post("kim", "Wed Jan 07, 2004 4:53 pm", "Any tips?")}${post(
+      "lee",
+      "Thu Jan 08, 2004 7:40 am",
+      "Treat it early.",
+    )}</body></html>`;
+    expect(run(thread, { first_post_time: "string" })).toEqual({ first_post_time: "Wed Jan 07, 2004 4:53 pm" });
+    const ad = `<html><body><h1>Bike for sale</h1><p>Posted: 2 May 2024</p><p>Good bike.</p></body></html>`;
+    // A moment's word after a date's concept reads as the concept: `posted_at` as `date_posted`.
+    expect(run(ad, { posted_at: "string", date_posted: "string" })).toEqual({
+      posted_at: "2024-05-02",
+      date_posted: "2024-05-02",
+    });
+  });
 });

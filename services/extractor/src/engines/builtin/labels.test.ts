@@ -2,7 +2,8 @@ import { load } from "cheerio";
 import { describe, expect, it } from "vitest";
 import { nameHints } from "../../schema/field-names.js";
 import { readLabels } from "./labels.js";
-import { labelsExactly, matchLabel, withoutOwnLabel } from "./match.js";
+import { labelsExactly, MIN_CONFIDENCE, matchLabel, withoutOwnLabel } from "./match.js";
+import { fieldHints } from "./name-concepts.js";
 
 const labels = (html: string) =>
   readLabels(load(html)).map(({ label, value, items }) => ({ label, value, ...(items.length > 0 ? { items } : {}) }));
@@ -21,6 +22,12 @@ describe("readLabels", () => {
       { label: "ISBN-13", value: "978-0307269997" },
       { label: "Genres", value: "Crime | Thriller", items: ["Crime", "Thriller"] },
     ]);
+  });
+
+  it("reads no label from a row of two column headers", () => {
+    const html = `<table><tr><th>Author</th><th>Message</th></tr><tr><td>kim</td><td>Any tips?</td></tr>
+      <tr><td>lee</td><td>Treat it early.</td></tr></table>`;
+    expect(labels(html).map(({ label }) => label)).not.toContain("Author");
   });
 
   it("reads a value laid out in lines as separate words, not glued to its neighbour", () => {
@@ -52,6 +59,24 @@ describe("readLabels", () => {
     expect(labels(html)).toEqual([{ label: "Publisher", value: "Knopf" }]);
   });
 
+  it("reads a line holding an empty element (a spacer) as a 'Label: value' line", () => {
+    expect(labels(`<div>Published: May 25, 2010<span class="gap"> </span></div>`)).toEqual([
+      { label: "Published", value: "May 25, 2010" },
+    ]);
+  });
+
+  it("ends a value where the next label of its line starts, spaced apart from it", () => {
+    const html = `<p>Posted: Mon Jan 12, 2004 1:06 am<span>&nbsp;</span>&nbsp; &nbsp;Subject: Re: Spare parts</p>
+      <p>Posted: Tue Jan 13, 2004 9:10 am&nbsp; &nbsp;Subject: </p><p>Title: Star Wars: A New Hope</p><p>Listed: 4 May &nbsp; &nbsp;by the owner</p>`;
+    expect(labels(html)).toEqual([
+      { label: "Posted", value: "Mon Jan 12, 2004 1:06 am" },
+      { label: "Subject", value: "Re: Spare parts" },
+      { label: "Posted", value: "Tue Jan 13, 2004 9:10 am" },
+      { label: "Title", value: "Star Wars: A New Hope" },
+      { label: "Listed", value: "4 May by the owner" },
+    ]);
+  });
+
   it("reads a heading followed by text in the same block as a form-like label", () => {
     expect(labels(`<div><h4>Motion Picture Rating (<a>MPAA</a>)</h4> Rated R for violence. </div>`)).toEqual([
       { label: "Motion Picture Rating (MPAA)", value: "Rated R for violence." },
@@ -69,6 +94,24 @@ describe("readLabels", () => {
     ]);
     expect(matchLabel(nameHints("publisher"), found)).toEqual({ value: found[1], confidence: 0.8 });
     expect(matchLabel(nameHints("edition"), found)?.value.value).toBe("Audio");
+  });
+});
+
+describe("ordinals in a field's name", () => {
+  const found = readLabels(
+    load(`<div><p>Posted: 2 May 2024</p><p>First reply</p></div><div><p>Posted: 3 May 2024</p><p>Second</p></div>`),
+  );
+
+  it("reads `first_…` as the first of a labelled block the page repeats, with no doubt from the others", () => {
+    expect(fieldHints("first_post_time")).toMatchObject({ subject: ["date", "posted"], first: true });
+    expect(matchLabel(fieldHints("first_post_time"), found)).toEqual({ value: found[0], confidence: 0.75 });
+    // Without the ordinal the repeated label with other values is a doubt, as for a second offer.
+    expect(matchLabel(fieldHints("post_time"), found)?.confidence).toBeLessThan(MIN_CONFIDENCE);
+  });
+
+  it("keeps `first_name` a given name and `first_aid` as written", () => {
+    expect(fieldHints("first_name")).toEqual({ subject: ["first", "name"] });
+    expect(fieldHints("first_aid").first).toBeUndefined();
   });
 });
 

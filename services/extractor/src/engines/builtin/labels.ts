@@ -85,7 +85,8 @@ export function readLabels($: CheerioAPI): Labelled[] {
   });
   each($("tr"), (row) => {
     const cells = $(row).children("th, td");
-    if (cells.length === 2 && !headerRows.has(row))
+    // A row of header cells heads the columns below it ("Author | Message"): neither cell is the other's value.
+    if (cells.length === 2 && !headerRows.has(row) && cells.filter("td").length > 0)
       add(row, cells.eq(0).text(), cells.eq(1), laidOutText(cells.get(1)!));
   });
   each($("dt"), (term) => {
@@ -123,9 +124,9 @@ export function readLabels($: CheerioAPI): Labelled[] {
     (element) => {
       const line = $(element);
       if (line.find(BLOCKS).length > 0) return;
-      const match = COLON_LINE.exec(collapsed(laidOutText(element)));
-      // Labels found above via their label element are not read twice.
-      if (match && line.children(LABEL_ELEMENTS).length === 0) add(element, match[1]!, undefined, match[2]!);
+      // Labels found above via their label element are not read twice; an empty one (a spacer) labels nothing.
+      if (line.children(LABEL_ELEMENTS).filter((_, child) => collapsed($(child).text()) !== "").length > 0) return;
+      for (const [label, value] of labelledParts(laidOutText(element))) add(element, label, undefined, value);
     },
   );
   each(
@@ -156,6 +157,31 @@ function columnTable(
   return allHeaders && cells.length === headers.length && cells.filter("th").length === 0
     ? { header: rows.get(0)!, headers, cells }
     : undefined;
+}
+
+/** A label with its value left empty ("Subject:"). */
+const LABEL_ALONE = /^([^:\n]{1,40}?)\s*[:：]$/;
+/**
+ * A run of blanks with a non-breaking one: spacing the writer put between two items of a line ("Posted: 4 May
+ * &nbsp; &nbsp;Subject: …"), where the source's own indentation and line breaks are ordinary blanks.
+ */
+const SPACED_APART = /\s*\u00a0\s+|\s+\u00a0\s*/;
+
+/**
+ * The "Label: value" pairs of a line. A value ends where the next label starts: a part of the line spaced apart from
+ * it that is itself "Label: value", or a label left empty. A part that is not stays with the value before it.
+ */
+function labelledParts(text: string): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const part of text.split(SPACED_APART)) {
+    const match = COLON_LINE.exec(collapsed(part)) ?? LABEL_ALONE.exec(collapsed(part));
+    if (match) pairs.push([match[1]!, match[2] ?? ""]);
+    else if (pairs.length > 0) pairs.at(-1)![1] += ` ${part}`;
+    else break;
+  }
+  if (pairs.length > 0) return pairs;
+  const whole = COLON_LINE.exec(collapsed(text));
+  return whole ? [[whole[1]!, whole[2]!]] : [];
 }
 
 /**

@@ -127,8 +127,10 @@ function bestLabel(hints: NameHints, labels: Labelled[]): Scored<Labelled> | und
       best = { value: label, confidence };
       conflicted = false;
     }
-    // The same label with another value elsewhere (a second offer, another edition): less sure which one is meant.
-    else if (best && confidence === best.confidence && !related(best.value.value, label.value)) conflicted = true;
+    // The same label with another value elsewhere (a second offer, another edition): less sure which one is meant,
+    // unless the name asks for the first of them.
+    else if (best && !hints.first && confidence === best.confidence && !related(best.value.value, label.value))
+      conflicted = true;
   }
   return best && conflicted ? { value: best.value, confidence: best.confidence * 0.7 } : best;
 }

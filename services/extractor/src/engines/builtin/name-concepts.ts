@@ -18,6 +18,10 @@ const QUALIFIERS = new Set(["is", "has", "have", "current", "amount", "number"])
 /** Words that make a name a count of what follows: `num_reviews`, `number_of_ratings`. */
 const COUNT_WORDS = new Set(["num", "number", "count", "no"]);
 const DURATION_WORDS = new Set(["duration", "length", "period"]);
+/** Ordinals that ask for one of a thing the page repeats: `first_post_time`. */
+const ORDINALS = new Set(["first"]);
+/** Words after a date's concept that say its value is a moment, as the date itself does: `post_time`, `posted_at`. */
+const MOMENT_WORDS = new Set(["time", "at", "on"]);
 /** Spans of a name tried as one concept: the concept table's longest phrase has three words. */
 const MAX_SPAN = 3;
 
@@ -32,7 +36,15 @@ export function fieldHints(name: string): NameHints {
     const subject = read.durationUnit
       ? read.subject.map((word) => (DURATION_WORDS.has(word) ? "time" : word))
       : read.subject;
-    hints = { ...read, subject: conceptWords(subject) };
+    const rest = subject.slice(1);
+    // An ordinal qualifies a thing only where the words after it name a concept; "first name" is a given name.
+    const ordinal =
+      ORDINALS.has(subject[0] ?? "") &&
+      !rest.every((word) => NAMING_WORDS.has(word)) &&
+      spansOf(rest).some((span) => span.concept);
+    hints = ordinal
+      ? { ...read, subject: conceptWords(rest), first: true }
+      : { ...read, subject: conceptWords(subject) };
     cache.set(name, hints);
   }
   return hints;
@@ -47,9 +59,18 @@ function conceptWords(subject: string[]): string[] {
   // A qualifier goes only where the words it qualifies name a concept: `phone_number` is the phone, `part_number` stays.
   const qualified = counted.filter((word) => !QUALIFIERS.has(word));
   const spans = qualified.length > 0 ? spansOf(qualified) : [];
-  return spans.some((span) => span.concept)
-    ? spans.flatMap((span) => span.words)
-    : spansOf(counted).flatMap((span) => span.words);
+  return (spans.some((span) => span.concept) ? spans : spansOf(counted))
+    .filter((span, i, all) => !(MOMENT_WORDS.has(span.words.join(" ")) && i > 0 && isDate(all[i - 1]!)))
+    .flatMap((span) => span.words);
+}
+
+/** A span that names a concept of dates: one read from the page's date or a schema.org date property. */
+function isDate(span: { words: string[]; concept: boolean }): boolean {
+  const places = span.concept ? (CONCEPTS.get(span.words.join(" ")) ?? []) : [];
+  return places.some(
+    (place) =>
+      (place.kind === "page" && place.part === "date") || (place.kind === "entity" && /date/i.test(place.path)),
+  );
 }
 
 /** The words split into spans, each the longest from its start that names a concept, else one word as written. */
