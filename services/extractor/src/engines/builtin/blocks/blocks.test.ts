@@ -71,13 +71,12 @@ describe("readBlocks", () => {
     expect(blocks(html, { reviews: [{ author: "string", rating: "number", text: "string" }] })).toBeUndefined();
   });
 
-  it("stays bounded on a page of many repeated blocks", () => {
+  // Bounded in what it answers; its cost is held linear by counts in flow/list-cost.test.ts, not by a clock here.
+  it("answers a bounded list on a page of many repeated blocks", () => {
     const row = (i: number) =>
       `<div class="review"><span class="review-author">User ${i}</span><p class="review-text">Text ${i}</p></div>`;
     const html = `<div class="reviews">${Array.from({ length: 20_000 }, (_, i) => row(i)).join("")}</div>`;
-    const started = Date.now();
     const reviews = blocks(html, { reviews: [{ author: "string", text: "string" }] });
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(reviews).toHaveLength(100);
     expect(reviews?.[99]).toEqual({ author: "User 99", text: "Text 99" });
   });
