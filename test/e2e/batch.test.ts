@@ -1,7 +1,7 @@
 /**
  * Batch jobs against the whole stack as real processes, on the embedded
  * queue (pg-boss on PGlite) and on Redis (BullMQ): a 200-page job over
- * fixture pages finishes with every page's result through a gateway restart,
+ * fixture pages finishes with every page's result through a jobs worker restart,
  * within its key's plan, with signed webhooks that both clients verify.
  */
 import { execFile, execFileSync } from "node:child_process";
@@ -41,7 +41,7 @@ const PAGES: Record<string, FixturePage> = {
     Array.from({ length: PAGE_COUNT }, (_, i) => [
       `/item/${i}`,
       {
-        // Slow enough that the job is still running when the gateway restarts.
+        // Slow enough that the job is still running when the jobs worker restarts.
         delayMs: 40,
         body: `<!doctype html><html><head><title>Item ${i}</title>
 <script type="application/ld+json">${JSON.stringify({ "@context": "https://schema.org", "@type": "Product", name: `Item ${i}` })}</script>
@@ -122,7 +122,7 @@ describe.each([
   });
 
   it(
-    "finishes a 200-page job with every page's result, through a gateway restart, within the key's plan, with signed webhooks",
+    "finishes a 200-page job with every page's result, through a jobs worker restart, within the key's plan, with signed webhooks",
     async () => {
       const urls = Array.from({ length: PAGE_COUNT }, (_, i) => `${run.site.origin}/item/${i}`);
       const submitted = await submit({
@@ -141,14 +141,14 @@ describe.each([
           status: string;
           counts: { queued: number; done: number; failed: number };
         };
-      // Restart the gateway once some pages are done and others are not.
+      // Restart the jobs worker once some pages are done and others are not.
       for (;;) {
         const { counts } = await status();
         if (counts.done >= 20) break;
         await sleep(50);
       }
       expect((await status()).counts.queued).toBeGreaterThan(0);
-      run.stack.process("gateway").kill("SIGTERM");
+      run.stack.process("jobs").kill("SIGTERM");
       await sleep(500);
       await run.stack.waitUntilReady();
       for (;;) {
@@ -415,7 +415,7 @@ describe.each([
     async () => {
       const a = await newAccount();
       const b = await newAccount();
-      // A's pages each hold its one scrape slot for seconds; the gateway has two workers.
+      // A's pages each hold its one scrape slot for seconds; the jobs worker runs two pages at once.
       const jobA = await submit(a.apiKey, "fair-a", 3);
       await until(jobA, a.apiKey, () => hitsOf("fair-a") > 0);
       const jobB = await submit(b.apiKey, "fair-b", 3);
@@ -476,9 +476,9 @@ describe.each([
     async () => {
       const owner = await newAccount();
       const job = await submit(owner.apiKey, "abandoned", 1, `http://${receiver.hostPort}/abandoned`);
-      // The page's one attempt is in flight, and outlives the gateway's shutdown grace.
+      // The page's one attempt is in flight, and outlives the jobs worker's shutdown grace.
       await until(job, owner.apiKey, () => hitsOf("abandoned") > 0);
-      run.stack.process("gateway").kill("SIGTERM");
+      run.stack.process("jobs").kill("SIGTERM");
       await sleep(500);
       await run.stack.waitUntilReady();
       const ended = await until(job, owner.apiKey, (each) => each.status === "completed");

@@ -47,7 +47,7 @@ export const batchScrapeRequestSchema = {
 };
 
 /** One of the job's URLs: the page to scrape, or why it is refused. */
-export type BatchItem = { url: string; problem?: undefined } | { url: string; problem: WinnowError };
+type BatchItem = { url: string; problem?: undefined } | { url: string; problem: WinnowError };
 
 export interface BatchRequest {
   /** What every page is scraped with; its url is each item's. */

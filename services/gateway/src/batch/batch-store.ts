@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { WinnowError } from "@winnow/platform";
 import type { SqlDatabase } from "@winnow/platform/sql";
-import { problemDocument } from "../http/problem.js";
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
-import type { BatchItem, WebhookEvent } from "./batch-request.js";
+import type { WebhookEvent } from "./batch-request.js";
 
-type JobState = "running" | "completed" | "cancelled";
+export type JobState = "running" | "completed" | "cancelled";
 type PageState = "queued" | "done" | "failed" | "cancelled";
 
 /** What a page of a job answered, as GET /batch/scrape/{id} lists it (with its url and status). */
@@ -24,12 +23,29 @@ export interface BatchJob {
   expiresAt: Date | null;
 }
 
+/** One of a new job's URLs; with the problem document of why it was refused, it is failed from the start. */
+interface NewItem {
+  url: string;
+  problem?: Record<string, unknown>;
+}
+
+/** A job's state and counts, as every batch answer and the `completed` event state them. */
+export interface JobDescription {
+  id: string;
+  status: JobState;
+  total: number;
+  counts: PageCounts;
+  created_at: string;
+  finished_at: string | null;
+  expires_at: string | null;
+}
+
 export interface NewJob {
   accountId: string;
   keyId: string;
   request: Omit<ScrapeRequest, "url">;
   webhook: { url: string; events: WebhookEvent[] } | undefined;
-  items: BatchItem[];
+  items: NewItem[];
 }
 
 export interface PageRow {
@@ -72,8 +88,7 @@ export class BatchStore {
    */
   async create(job: NewJob, maxLive: number): Promise<{ id: string; queued: number[] }> {
     const id = randomUUID();
-    const failedResult = (item: BatchItem) =>
-      item.problem ? JSON.stringify({ problem: problemDocument(item.problem) }) : null;
+    const failedResult = (item: NewItem) => (item.problem ? JSON.stringify({ problem: item.problem }) : null);
     await this.db.transaction(async (tx) => {
       // One submission per key at a time, so two racing submissions cannot both pass the count.
       await tx.query("SELECT pg_advisory_xact_lock(hashtext('batch:' || $1::text))", [job.keyId]);
@@ -142,7 +157,7 @@ export class BatchStore {
   }
 
   /** The job's state and counts, as every batch answer and the `completed` event state them. */
-  async describe(job: BatchJob): Promise<Record<string, unknown>> {
+  async describe(job: BatchJob): Promise<JobDescription> {
     return {
       id: job.id,
       status: job.state,

@@ -57,6 +57,7 @@ export function startBullMqQueues(redisUrl: string, keyPrefix: string, logger: L
       queues.push(queue);
       const turns = fairTurns(connection, queue, `${keyPrefix}turns:${spec.name}`);
       return {
+        depth: () => queue.count(),
         async add(items, key = "") {
           if (items.length === 0) return;
           const first = await turns.give(key, items.length);
