@@ -327,7 +327,7 @@ print(json.dumps({"progress": seen, "results": [[r["status"], r.get("data", {}).
   });
 });
 
-/** The tight-plan stack's plan: 4 requests a minute (the submission takes one) and 1 scrape at a time. */
+/** The tight-plan stack's plan: 4 requests a minute (the submission takes one, where counts are shared) and 1 scrape at a time. */
 const TIGHT = { perMinute: 4, slots: 1 };
 
 describe.each([
@@ -437,8 +437,9 @@ describe.each([
     async () => {
       const owner = await newAccount();
       const job = await submit(owner.apiKey, "minute", 6);
-      // The submission took one of the minute's requests; each page takes one.
-      const allowed = TIGHT.perMinute - 1;
+      // Each page takes one of the minute's requests. With Redis the gateway and the jobs worker share one count, and
+      // the submission took one; without it each process counts alone (as gateway replicas do), the worker its pages.
+      const allowed = queueEnv.REDIS_URL ? TIGHT.perMinute - 1 : TIGHT.perMinute;
       await until(job, owner.apiKey, (each) => each.counts.done >= allowed);
       // The other pages wait for the next minute: they stay queued, and the site is not asked for them.
       await sleep(2_000);

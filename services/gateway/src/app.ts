@@ -25,7 +25,7 @@ import { UsageCounter } from "./keys/usage.js";
 import { LISTING_DEFAULTS } from "./listing/read-listing.js";
 import { mcpRouter } from "./mcp/mcp-route.js";
 import { scrapeHandler } from "./scrape/scrape.js";
-import { WebhookSecretCache } from "./webhooks/webhook-secret-cache.js";
+import { SECRETS_TTL_MS, WebhookSecretCache } from "./webhooks/webhook-secret-cache.js";
 import { describeWebhookSecrets, webhookSecretRouter } from "./webhooks/webhook-secret-routes.js";
 
 export interface AppOptions {
@@ -69,7 +69,7 @@ export function createGateway(options: AppOptions): Gateway {
   const usage = new UsageCounter(backends.auth, options.usageFlushMs, logger);
   // Batch jobs send webhooks (from the jobs worker): their secrets are shown and rotated here, asked of auth at most
   // once a few seconds per account.
-  const webhookSecrets = options.jobs && new WebhookSecretCache(backends.auth);
+  const webhookSecrets = options.jobs && new WebhookSecretCache(backends.auth, SECRETS_TTL_MS);
   const scrapeCache = options.cache?.store && new ScrapeCache(options.cache.store, backends.extractor, logger);
   const app = express();
   app.disable("x-powered-by");

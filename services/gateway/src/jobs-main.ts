@@ -70,7 +70,8 @@ const batch = startBatch(batchParts.setup, {
     sharedCache: config.CACHE_SHARED,
     storeAlways: config.CACHE_STORE_ALWAYS,
   },
-  webhookSecrets: new WebhookSecretCache(backends.auth),
+  // Asked of auth at each delivery attempt: a rotation, made through a gateway, signs the next one.
+  webhookSecrets: new WebhookSecretCache(backends.auth, 0),
   keys,
   // A scrape slot is held for a page's whole scrape, so its lease outlasts any: twice the request timeout.
   keyLimits: new KeyLimits(limiters, Math.ceil((2 * config.REQUEST_TIMEOUT_MS) / 1000), logger),

@@ -78,7 +78,7 @@ export class PageRunner {
       const scraped = await scrapePage(this.options.scrape, { ...job.request, url }, { accountId: job.accountId, hop });
       outcome = { state: "done", scraped };
     } catch (error) {
-      // Shutting down: the page is tried again (here after a restart, or by another gateway).
+      // Shutting down: the page is tried again (here after a restart, or by another jobs worker).
       if (signal.aborted) throw error;
       const problem = asWinnowError(error, this.options.logger);
       if (problem.retryable && !lastAttempt) throw problem;
@@ -98,7 +98,7 @@ export class PageRunner {
     this.options.logger.warn({ jobId: job.id, index: data.index }, "batch page given up: every attempt was cut short");
     const problem = new WinnowError(
       "page-abandoned",
-      "Every attempt at this page was cut short (gateways shut down or lost while it ran); submit it again.",
+      "Every attempt at this page was cut short (jobs workers shut down or lost while it ran); submit it again.",
     );
     await this.finish(job, data.index, url, { state: "failed", problem });
   }
