@@ -185,6 +185,7 @@ export function createGateway(options: AppOptions): Gateway {
       batchRouter({
         jobs: options.jobs.client,
         maxUrls: options.jobs.maxUrls,
+        listing: options.listing ?? LISTING_DEFAULTS,
         maxBodyBytes,
         apiKey,
         countRequest: keyLimits.requests(),

@@ -77,6 +77,7 @@ const batch = startBatch(batchParts.setup, {
   keyLimits: new KeyLimits(limiters, Math.ceil((2 * config.REQUEST_TIMEOUT_MS) / 1000), logger),
   usage,
   requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
+  listing: { detailConcurrency: config.LISTING_DETAIL_CONCURRENCY, honourRobots: !config.LISTING_IGNORE_ROBOTS },
   logger,
 });
 exportQueueDepth(batchParts.setup.queues, logger);

@@ -4,6 +4,7 @@ import { jsonBody } from "../http/json-body.js";
 import { problemDocument } from "../http/problem.js";
 import { hop } from "../http/request-context.js";
 import { fromJobStatus } from "../jobs/job-status.js";
+import type { ListingLimits } from "../scrape/scrape-request.js";
 import { parseBatchRequest } from "./batch-request.js";
 
 /** Results per page of GET /batch/scrape/{id} when `limit` is not given, and the most it may ask. */
@@ -13,6 +14,8 @@ export interface BatchRoutesOptions {
   /** The jobs worker, which records the jobs and runs their pages and webhooks. */
   jobs: JobsClient;
   maxUrls: number;
+  /** What a URL of a job may ask of a whole listing (options.pages), as POST /scrape. */
+  listing: ListingLimits;
   maxBodyBytes: number;
   /** The key check and the per-key request count, as POST /scrape has them. */
   apiKey: RequestHandler;
@@ -28,7 +31,7 @@ export function batchRouter(options: BatchRoutesOptions): Router {
   const router = Router();
 
   router.post("/", apiKey, options.countRequest, ...jsonBody(options.maxBodyBytes), async (req, res) => {
-    const request = parseBatchRequest(req.body, options.maxUrls);
+    const request = parseBatchRequest(req.body, options.maxUrls, options.listing);
     const { accountId, keyId } = res.locals;
     const { job: submitted } = await jobs.submitBatch(
       {

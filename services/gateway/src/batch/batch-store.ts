@@ -29,12 +29,19 @@ interface NewItem {
   problem?: Record<string, unknown>;
 }
 
-/** A job's state and counts, as every batch answer and the `completed` event state them. */
+/** What a job's finished pages have read so far: pages (listing and records' pages) and records. */
+export interface JobProgress {
+  pages_read: number;
+  records: number;
+}
+
+/** A job's state, counts and progress, as every batch answer and the `completed` event state them. */
 export interface JobDescription {
   id: string;
   status: JobState;
   total: number;
   counts: PageCounts;
+  progress: JobProgress;
   created_at: string;
   finished_at: string | null;
   expires_at: string | null;
@@ -156,13 +163,14 @@ export class BatchStore {
     };
   }
 
-  /** The job's state and counts, as every batch answer and the `completed` event state them. */
+  /** The job's state, counts and progress, as every batch answer and the `completed` event state them. */
   async describe(job: BatchJob): Promise<JobDescription> {
     return {
       id: job.id,
       status: job.state,
       total: job.total,
       counts: await this.counts(job.id),
+      progress: await this.progress(job.id),
       created_at: job.createdAt.toISOString(),
       finished_at: job.finishedAt?.toISOString() ?? null,
       expires_at: job.expiresAt?.toISOString() ?? null,
@@ -177,6 +185,17 @@ export class BatchStore {
     const counts: PageCounts = { queued: 0, done: 0, failed: 0, cancelled: 0 };
     for (const row of rows) counts[row.state] = row.count;
     return counts;
+  }
+
+  /** What the job's done pages read, from their results' `pages` and `records` (page-runner.ts's resultOf). */
+  async progress(id: string): Promise<JobProgress> {
+    const [row] = await this.db.query<JobProgress>(
+      `SELECT coalesce(sum(coalesce((result->'pages'->>'listing')::int, 1) + coalesce((result->'pages'->>'details')::int, 0)), 0)::int AS pages_read,
+              coalesce(sum(coalesce((result->>'records')::int, 0)), 0)::int AS records
+       FROM batch_pages WHERE job_id = $1 AND state = 'done'`,
+      [id],
+    );
+    return row!;
   }
 
   /** Up to `limit` pages from index `from` on, in order. */

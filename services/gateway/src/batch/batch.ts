@@ -3,6 +3,7 @@ import type { SqlDatabase } from "@winnow/platform/sql";
 import type { KeyCheck } from "../keys/key-check.js";
 import type { KeyLimits } from "../keys/key-limits.js";
 import type { UsageCounter } from "../keys/usage.js";
+import type { ListingSettings } from "../listing/read-listing.js";
 import type { ScrapeDependencies } from "../scrape/scrape-page.js";
 import { DeliverySlots } from "../webhooks/delivery-slots.js";
 import type { WebhookSecretCache } from "../webhooks/webhook-secret-cache.js";
@@ -83,6 +84,8 @@ export interface BatchContext {
   keyLimits: KeyLimits;
   usage: UsageCounter;
   requestTimeoutMs: number;
+  /** How a URL asking for a whole listing reads it (LISTING_DETAIL_CONCURRENCY, LISTING_IGNORE_ROBOTS). */
+  listing: ListingSettings;
   logger: Logger;
 }
 
@@ -117,6 +120,7 @@ export function startBatch(setup: BatchSetup, context: BatchContext): RunningBat
     usage: context.usage,
     events: webhooks,
     requestTimeoutMs: context.requestTimeoutMs,
+    listing: context.listing,
     logger,
   });
   setup.queues.pages.work(

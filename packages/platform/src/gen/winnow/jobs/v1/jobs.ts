@@ -97,6 +97,15 @@ export interface JobStatus {
   createdAt: string;
   finishedAt: string;
   expiresAt: string;
+  progress?: Progress | undefined;
+}
+
+/** What the job's finished pages have read so far. */
+export interface Progress {
+  /** Pages read: one per URL, or a whole listing's pages and its records' own pages. */
+  pagesRead: number;
+  /** Records in the answers' lists of records (the schema's fields like "products": [{...}]). */
+  records: number;
 }
 
 export interface PageResult {
@@ -906,7 +915,16 @@ export const PageCounts: MessageFns<PageCounts> = {
 };
 
 function createBaseJobStatus(): JobStatus {
-  return { id: "", status: "", total: 0, counts: undefined, createdAt: "", finishedAt: "", expiresAt: "" };
+  return {
+    id: "",
+    status: "",
+    total: 0,
+    counts: undefined,
+    createdAt: "",
+    finishedAt: "",
+    expiresAt: "",
+    progress: undefined,
+  };
 }
 
 export const JobStatus: MessageFns<JobStatus> = {
@@ -931,6 +949,9 @@ export const JobStatus: MessageFns<JobStatus> = {
     }
     if (message.expiresAt !== "") {
       writer.uint32(58).string(message.expiresAt);
+    }
+    if (message.progress !== undefined) {
+      Progress.encode(message.progress, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -1004,6 +1025,14 @@ export const JobStatus: MessageFns<JobStatus> = {
             message.expiresAt = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.progress = Progress.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1037,6 +1066,7 @@ export const JobStatus: MessageFns<JobStatus> = {
         : isSet(object.expires_at)
         ? globalThis.String(object.expires_at)
         : "",
+      progress: isSet(object.progress) ? Progress.fromJSON(object.progress) : undefined,
     };
   },
 
@@ -1063,6 +1093,9 @@ export const JobStatus: MessageFns<JobStatus> = {
     if (message.expiresAt !== "") {
       obj.expiresAt = message.expiresAt;
     }
+    if (message.progress !== undefined) {
+      obj.progress = Progress.toJSON(message.progress);
+    }
     return obj;
   },
 
@@ -1080,6 +1113,98 @@ export const JobStatus: MessageFns<JobStatus> = {
     message.createdAt = object.createdAt ?? "";
     message.finishedAt = object.finishedAt ?? "";
     message.expiresAt = object.expiresAt ?? "";
+    message.progress = (object.progress !== undefined && object.progress !== null)
+      ? Progress.fromPartial(object.progress)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseProgress(): Progress {
+  return { pagesRead: 0, records: 0 };
+}
+
+export const Progress: MessageFns<Progress> = {
+  encode(message: Progress, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pagesRead !== 0) {
+      writer.uint32(8).uint32(message.pagesRead);
+    }
+    if (message.records !== 0) {
+      writer.uint32(16).uint32(message.records);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Progress {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseProgress();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pagesRead = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.records = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Progress {
+    return {
+      pagesRead: isSet(object.pagesRead)
+        ? globalThis.Number(object.pagesRead)
+        : isSet(object.pages_read)
+        ? globalThis.Number(object.pages_read)
+        : 0,
+      records: isSet(object.records) ? globalThis.Number(object.records) : 0,
+    };
+  },
+
+  toJSON(message: Progress): unknown {
+    const obj: any = {};
+    if (message.pagesRead !== 0) {
+      obj.pagesRead = Math.round(message.pagesRead);
+    }
+    if (message.records !== 0) {
+      obj.records = Math.round(message.records);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Progress>, I>>(base?: I): Progress {
+    return Progress.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Progress>, I>>(object: I): Progress {
+    const message = createBaseProgress();
+    message.pagesRead = object.pagesRead ?? 0;
+    message.records = object.records ?? 0;
     return message;
   },
 };
