@@ -54,6 +54,7 @@ function createJobsService({ batch, maxLiveJobs, logger }: JobsServiceDependenci
     }),
 
     getJob: unary(logger, async (request) => {
+      if (request.limit < 1) throw new WinnowError("invalid-request", "limit must be at least 1");
       const job = await ownJob(request.accountId, request.jobId);
       const rows = await store.pages(job.id, request.cursor, request.limit + 1);
       return {
