@@ -93,10 +93,12 @@ COPY services/gateway/assets services/gateway/assets
 EXPOSE 8080
 CMD ["node", "--import", "@winnow/platform/telemetry", "services/gateway/dist/main.js"]
 
-# The jobs worker: the gateway's code (batch pages are its scrapes), started from its second entry point, serving
+# The jobs worker: the gateway's build (batch pages are its scrapes), started from its second entry point, serving
 # gRPC. Without GATEWAY_DATABASE_URL its batch jobs go to a PGlite database under /tmp, kept while the container lives.
-FROM gateway AS jobs
-ENV GRPC_HOST=0.0.0.0
+FROM grpc-runtime AS jobs
+ENV WINNOW_DATA_DIR=/tmp/winnow
+COPY services/gateway/package.json services/gateway/
+COPY --from=build /src/services/gateway/dist services/gateway/dist
 EXPOSE 50054
 CMD ["node", "--import", "@winnow/platform/telemetry", "services/gateway/dist/jobs-main.js"]
 
