@@ -61,6 +61,8 @@ try {
   refuse(`the data directory ${error.message}`);
 }
 
+/** How often this process looks whether the process that started it is still there. */
+const PARENT_CHECK_MS = 1_000;
 const rawLogs = process.env.LOG_FORMAT === "json";
 const print = (service: ServiceName, line: string) => console.log(rawLogs ? line : formatLogLine(service, line));
 
@@ -82,6 +84,10 @@ const stop = async (running: Stack) => {
 const end = () => (stack ? void stop(stack) : process.exit(130));
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, end);
 supervisorGone(end);
+// npm's script execs this process, so npm is its parent: npm killed outright (SIGKILL sends no signal on) leaves this
+// process re-parented, and the stack goes with it.
+const parent = process.ppid;
+setInterval(() => process.ppid !== parent && end(), PARENT_CHECK_MS).unref();
 // Once for the whole stack (the services it starts leave it to this process), and not before a refusal's one line.
 warnOnUnsupportedNode((warning) => console.warn(`Warning: ${warning}`));
 console.log("Starting Winnow: auth, renderer, extractor, jobs worker, gateway ...");

@@ -5,7 +5,7 @@
  * across the services' logs, a second start refused on ports or data
  * directory in use, a second auth refused on a database in use, and a second
  * stack beside the first on its own ports and data directory; refusals come
- * before any build, and killing it outright takes its services down too.
+ * before any build, and killing it outright (or the npm CLI that ran it) takes its services down too.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -193,6 +193,24 @@ describe("npm start", () => {
       // A whole stack starts in this test (the hooks' allowance, not the default test's).
     },
     2 * TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "takes its services down when the npm CLI that ran it is killed outright",
+    async () => {
+      const viaNpm = runStart(await stackPlacement(await newDataDir()), { viaNpm: true });
+      try {
+        await untilReady(viaNpm);
+        const processes = descendants(viaNpm.child.pid!);
+        // start.js, the four services and at least Chromium's main process.
+        expect(processes.length).toBeGreaterThan(5);
+        viaNpm.child.kill("SIGKILL");
+        await expect.poll(() => stillRunning(processes), { timeout: TEST_TIMEOUT_MS, interval: 200 }).toEqual([]);
+      } finally {
+        await viaNpm.stop();
+      }
+    },
+    3 * TEST_TIMEOUT_MS,
   );
 
   // Last: it ends the first stack.

@@ -40,14 +40,18 @@ export async function stackPlacement(dataDir: string): Promise<NodeJS.ProcessEnv
   };
 }
 
-export function runStart(env: NodeJS.ProcessEnv): StartProcess {
+export function runStart(env: NodeJS.ProcessEnv, { viaNpm = false } = {}): StartProcess {
   const fullEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_FORMAT: "json", ...env };
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, "scripts/dist/start.js")], {
-    cwd: REPO_ROOT,
-    env: fullEnv,
-    // An IPC channel: a test run that is interrupted takes its stacks with it (platform's supervisorGone).
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
-  });
+  // Through the npm CLI as a user types it (its build first; no IPC: only its parent watch ties the stack to npm), or
+  // start.js itself over an IPC channel, so that a test run that is interrupted takes its stacks with it (platform's
+  // supervisorGone).
+  const child = viaNpm
+    ? spawn("npm", ["start"], { cwd: REPO_ROOT, env: fullEnv, stdio: ["ignore", "pipe", "pipe"] })
+    : spawn(process.execPath, [path.join(REPO_ROOT, "scripts/dist/start.js")], {
+        cwd: REPO_ROOT,
+        env: fullEnv,
+        stdio: ["ignore", "pipe", "pipe", "ipc"],
+      });
   child.channel?.unref();
   const lines: string[] = [];
   for (const stream of [child.stdout, child.stderr]) {

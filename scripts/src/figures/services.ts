@@ -166,6 +166,8 @@ interface FairnessRow {
   queue: string;
   aloneSeconds: number;
   besideBacklogSeconds: number;
+  besideMedianSeconds: number;
+  besideJobs: number;
   ratio: number;
   backlogDone: number;
 }
@@ -220,11 +222,21 @@ export function serviceFigures(r: Results): Figures {
     "fairness.machine": () => machine(r, "fairness"),
     "fairness.rows": () =>
       table(
-        ["queue", "neighbour alone, s", "beside the backlog, s", "ratio", "backlog pages done meanwhile"],
+        [
+          "queue",
+          "neighbour alone, s",
+          "beside the backlog: slowest, s",
+          "median, s",
+          "jobs",
+          "ratio (slowest)",
+          "backlog pages done meanwhile",
+        ],
         list<FairnessRow>(r, "fairness.rows").map((row) => [
           row.queue,
-          f1(row.aloneSeconds),
-          f1(row.besideBacklogSeconds),
+          row.aloneSeconds.toFixed(2),
+          row.besideBacklogSeconds.toFixed(2),
+          row.besideMedianSeconds.toFixed(2),
+          String(row.besideJobs),
           times(row.ratio),
           String(row.backlogDone),
         ]),

@@ -36,13 +36,17 @@ type GatewayOptions = Partial<Pick<AppOptions, "loginAttemptsPer15Min" | "keyFai
   redisUrl?: string;
 };
 
-export async function startTestGateway(options: GatewayOptions = {}): Promise<TestGateway> {
+/** A real auth gRPC server on a throwaway PGlite database, every key on `plan`; ValidateKey calls counted. */
+export async function startTestAuth(plan: { requestsPerMinute: number; maxConcurrentScrapes: number }) {
   const db = await openTestDatabase("pglite");
   const store = new AuthStore(db.database, testCipher);
   const binding = authServiceBinding({
     store,
     revocations: new RevocationFeed(store, 0, logger),
-    plans: planLookup({ PLAN_REQUESTS_PER_MINUTE: 1_000, PLAN_MAX_CONCURRENT_SCRAPES: 2 }),
+    plans: planLookup({
+      PLAN_REQUESTS_PER_MINUTE: plan.requestsPerMinute,
+      PLAN_MAX_CONCURRENT_SCRAPES: plan.maxConcurrentScrapes,
+    }),
     logger,
     sessionTtlMs: 60_000,
   });
@@ -52,15 +56,30 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
     validations++;
     validateKey(call, callback);
   };
-  const authServer = await startGrpcServer({
+  const server = await startGrpcServer({
     host: "127.0.0.1",
     port: 0,
     logger,
     callers: { gateway: TEST_TOKENS.gateway, admin: TEST_TOKENS.admin },
     services: [binding],
   });
-  authServer.setReady(true);
-  const authAddr = `127.0.0.1:${authServer.port}`;
+  server.setReady(true);
+  const addr = `127.0.0.1:${server.port}`;
+  return {
+    addr,
+    /** An auth client with the admin's token, to create accounts. */
+    admin: promiseClient(createClient(AuthServiceClient, addr, TEST_TOKENS.admin)),
+    validations: () => validations,
+    async close() {
+      await server.shutdown(1_000);
+      await db.dispose();
+    },
+  };
+}
+
+export async function startTestGateway(options: GatewayOptions = {}): Promise<TestGateway> {
+  const testAuth = await startTestAuth({ requestsPerMinute: 1_000, maxConcurrentScrapes: 2 });
+  const authAddr = testAuth.addr;
   // Renderer and extractor are never called by these tests.
   const backends = connectBackends(
     { auth: authAddr, renderer: "127.0.0.1:9", extractor: "127.0.0.1:9" },
@@ -82,19 +101,18 @@ export async function startTestGateway(options: GatewayOptions = {}): Promise<Te
     trustProxy: options.trustProxy ?? false,
   });
   const http = await startHttpServer(gateway.app, "127.0.0.1", 0);
-  const auth = promiseClient(createClient(AuthServiceClient, authAddr, TEST_TOKENS.admin));
+  const auth = testAuth.admin;
   return {
     url: `http://127.0.0.1:${http.port}`,
     auth,
-    validations: () => validations,
+    validations: testAuth.validations,
     async close() {
       await http.close(1_000);
       await gateway.close();
       backends.close();
       auth.grpc.close();
       await limiters.close();
-      await authServer.shutdown(1_000);
-      await db.dispose();
+      await testAuth.close();
       if (options.redisUrl) await deleteKeys(options.redisUrl, keyPrefix);
     },
   };

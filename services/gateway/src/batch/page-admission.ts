@@ -1,4 +1,5 @@
 import type { CallOptions } from "@winnow/platform";
+import { LRUCache } from "lru-cache";
 import type { KeyCheck } from "../keys/key-check.js";
 import type { KeyLimits } from "../keys/key-limits.js";
 
@@ -6,9 +7,12 @@ import type { KeyLimits } from "../keys/key-limits.js";
 const SLOT_WAIT_MS = 250;
 /** Spreads the pages that wait for the same minute to reset, so that they do not all come back at once. */
 const MINUTE_SPREAD_MS = 1_000;
+const MINUTE_MS = 60_000;
+/** Keys whose waiting pages are counted at once (past it the least recent key's count starts again). */
+const COUNTED_KEYS = 10_000;
 
 /** Whether a page may run now: its slot's release, a wait, or its key revoked. */
-export type Admission = { release: () => void } | { laterMs: number } | { revoked: true };
+export type Admission = { release: () => void } | { laterMs: number; line?: boolean } | { revoked: true };
 
 /**
  * Lets a batch page run under its job's key as that key is now: still valid
@@ -18,6 +22,14 @@ export type Admission = { release: () => void } | { laterMs: number } | { revoke
  * that one throttled key does not hold the workers other keys' pages need.
  */
 export class PageAdmission {
+  /**
+   * Pages of each key told to wait for its minute to reset, counted per minute: the n-th waits n ÷ the key's
+   * requests a minute more minutes, so that a throttled backlog comes back a minute's requests at a time. Told all
+   * to come back at the reset, thousands of pages would each be taken again then, only to wait once more, and a
+   * neighbour's pages would queue behind them every minute.
+   */
+  private readonly told = new LRUCache<string, { resetAt: number; count: number }>({ max: COUNTED_KEYS });
+
   constructor(
     private readonly keys: KeyCheck,
     private readonly keyLimits: KeyLimits,
@@ -32,6 +44,18 @@ export class PageAdmission {
     const request = await this.keyLimits.takeRequest(keyId, key.limits);
     if (request.allowed) return { release };
     release();
-    return { laterMs: request.resetMs + MINUTE_SPREAD_MS * Math.random() };
+    const minutesAfter = Math.floor(this.countWaiting(keyId, request.resetMs) / key.limits.requestsPerMinute);
+    // The minute is the key's: its other pages cannot run before it resets either.
+    return { laterMs: request.resetMs + minutesAfter * MINUTE_MS + MINUTE_SPREAD_MS * Math.random(), line: true };
+  }
+
+  /** How many of the key's pages were told to wait for this reset of its minute before this one. */
+  private countWaiting(keyId: string, resetMs: number): number {
+    const resetAt = Date.now() + resetMs;
+    const told = this.told.get(keyId);
+    // One reset, however the milliseconds left were rounded when each page asked.
+    if (told && Math.abs(told.resetAt - resetAt) < MINUTE_SPREAD_MS) return told.count++;
+    this.told.set(keyId, { resetAt, count: 1 });
+    return 0;
   }
 }

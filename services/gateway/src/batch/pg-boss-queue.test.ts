@@ -85,7 +85,7 @@ describe("pg-boss queue on the embedded database", () => {
     expect(states).toEqual([{ state: "completed", count: 32 }]);
   });
 
-  it("gives back the tasks it took but had not started when it closes, their attempts unspent: they run later", async () => {
+  it("leaves the tasks it had not started when it closes, their attempts unspent: they run later", async () => {
     const first = await startPgBossQueues(db, logger);
     // One attempt each: a task counted as tried would be given up instead of run again.
     const queue = await first.queue<{ n: number }>(spec("handed-back", 2, 1));

@@ -58,21 +58,15 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
         if (!stopping.signal.aborted) logger.warn({ err: error, queue: name }, "job queue failed");
       };
       /**
-       * Runs the tasks of `name` with `run`, `concurrency` at a time. One loop fetches for all of them, that many
-       * tasks per poll, starts them as workers free up, and marks the tasks done since the last poll complete at
-       * once: a poll or a completion per task cost PGlite, on this thread, more than a page's own statements (a
-       * batch job was slower than the same pages scraped one by one, bench:batch). A task done but not yet marked
-       * when the gateway dies runs again after its lease, and the page runner finds its page finished.
+       * Runs the tasks of `name` with `run`, `concurrency` at a time. One loop fetches for all of them, as many
+       * tasks per poll as workers are free, and marks the tasks done since the last poll complete at once: a
+       * completion per task cost PGlite, on this thread, more than a page's own statements (a batch job was slower
+       * than the same pages scraped one by one, bench:batch). A task done but not yet marked when the gateway dies
+       * runs again after its lease, and the page runner finds its page finished.
        */
-      const pump = (
-        name: string,
-        concurrency: number,
-        run: (job: PgBoss.JobWithMetadata<T>) => Promise<void>,
-        handBack: (jobs: PgBoss.JobWithMetadata<T>[]) => Promise<unknown>,
-      ) => {
+      const pump = (name: string, concurrency: number, run: (job: PgBoss.JobWithMetadata<T>) => Promise<void>) => {
         const finished: string[] = [];
         const running = new Set<Promise<void>>();
-        let fetched: PgBoss.JobWithMetadata<T>[] = [];
         const completeFinished = async () => {
           if (finished.length > 0) await boss.complete(name, finished.splice(0)).catch(warn(name));
         };
@@ -90,28 +84,29 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
               // PGlite answers on this thread without I/O: tasks that end at once (pages that wait for their key's
               // limits) would keep this loop in promise callbacks, and timers and requests would never run.
               await setImmediate();
-              if (fetched.length === 0) {
-                await completeFinished();
-                fetched =
-                  (await boss
-                    .fetch<T>(name, { batchSize: concurrency, includeMetadata: true, priority: true })
-                    .catch(warn(name))) ?? [];
-                if (fetched.length === 0) {
-                  const signal = AbortSignal.any([stopping.signal, wake.signal]);
-                  await sleep(IDLE_POLL_MS, undefined, { signal }).catch(() => {});
-                  continue;
-                }
+              // Tasks are taken only for workers that are free: taken ahead, they would hold their places while a
+              // key that comes later waits behind them (in arrival order, not in turns).
+              if (running.size >= concurrency) {
+                await Promise.race(running);
+                continue;
               }
-              while (fetched.length > 0 && running.size < concurrency) {
-                const started = runOne(fetched.shift()!)
+              await completeFinished();
+              const fetched =
+                (await boss
+                  .fetch<T>(name, { batchSize: concurrency - running.size, includeMetadata: true, priority: true })
+                  .catch(warn(name))) ?? [];
+              if (fetched.length === 0) {
+                const signal = AbortSignal.any([stopping.signal, wake.signal]);
+                await sleep(IDLE_POLL_MS, undefined, { signal }).catch(() => {});
+                continue;
+              }
+              for (const job of fetched) {
+                const started = runOne(job)
                   .catch(warn(name))
                   .finally(() => running.delete(started));
                 running.add(started);
               }
-              if (fetched.length > 0) await Promise.race(running);
             }
-            // Taken but not started: back to the queue.
-            if (fetched.length > 0) await handBack(fetched).catch(warn(name));
             await Promise.all(running);
             await completeFinished();
           })(),
@@ -135,10 +130,10 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
           wake = new AbortController();
         },
         work(handler, givenUp) {
-          // Again as new tasks with the retries they have left: pg-boss has no delay, nor a giving back, that spends
-          // none (a task fetched but never started must not count as tried). Each keeps its key's turn: a page that
-          // waits for its key's limits stays in its key's line, which holds one turn per round.
-          const again = (jobs: PgBoss.JobWithMetadata<T>[], startAfter?: Date) =>
+          // Again as a new task with the retries it has left: pg-boss has no delay that spends none. It takes the next
+          // turn of its key's line, as a task added then would: kept at the head, it would come back ahead of other
+          // keys' tasks each time it waits.
+          const again = (jobs: PgBoss.JobWithMetadata<T>[], startAfter: Date, priority: number) =>
             boss.insert(
               jobs.map((job) => ({
                 data: job.data,
@@ -146,35 +141,19 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
                 retryLimit: job.retryLimit - job.retryCount,
                 startAfter,
                 singletonKey: job.singletonKey ?? "",
-                priority: job.priority,
+                priority,
               })),
             );
-          pump(
-            spec.name,
-            spec.concurrency,
-            async (job) => {
-              const lastAttempt = job.retryCount >= job.retryLimit;
-              const outcome = await handler({ data: job.data, lastAttempt }, controller.signal);
-              if (outcome) await again([job], new Date(Date.now() + outcome.laterMs));
-            },
-            async (jobs) => {
-              await again(jobs);
-              await boss.complete(
-                spec.name,
-                jobs.map((job) => job.id),
-              );
-            },
-          );
-          pump(
-            givenUpName,
-            1,
-            (job) => givenUp(job.data),
-            (jobs) =>
-              boss.fail(
-                givenUpName,
-                jobs.map((job) => job.id),
-              ),
-          );
+          pump(spec.name, spec.concurrency, async (job) => {
+            const lastAttempt = job.retryCount >= job.retryLimit;
+            const outcome = await handler({ data: job.data, lastAttempt }, controller.signal);
+            if (!outcome) return;
+            const key = job.singletonKey ?? "";
+            const startAfter = new Date(Date.now() + outcome.laterMs);
+            await again([job], startAfter, -(await nextTurn(db, spec.name, key)));
+            if (outcome.line) await putOffLine(db, spec.name, key, startAfter);
+          });
+          pump(givenUpName, 1, (job) => givenUp(job.data));
         },
       };
     },
@@ -203,6 +182,19 @@ async function nextTurn(db: SqlDatabase, name: string, key: string): Promise<num
     [name, key, LAST_TURN],
   );
   return row!.turn;
+}
+
+/**
+ * Puts every task waiting in `key`'s line of queue `name` off until `startAfter`, in one statement: a throttled
+ * key's backlog of thousands would otherwise be taken task by task, each only to learn that it must wait, and a
+ * neighbour's pages would queue behind that churn at every reset of the key's minute.
+ */
+async function putOffLine(db: SqlDatabase, name: string, key: string, startAfter: Date): Promise<void> {
+  await db.query(
+    `UPDATE pgboss.job SET start_after = $3
+     WHERE name = $1 AND singleton_key = $2 AND state < 'active' AND start_after < $3`,
+    [name, key, startAfter],
+  );
 }
 
 function isMultiStatementError(error: unknown): boolean {
