@@ -202,8 +202,8 @@ describe("npm start", () => {
       try {
         await untilReady(viaNpm);
         const processes = descendants(viaNpm.child.pid!);
-        // start.js, the four services and at least Chromium's main process.
-        expect(processes.length).toBeGreaterThan(5);
+        // start.js, the five services and at least Chromium's main process.
+        expect(processes.length).toBeGreaterThan(6);
         viaNpm.child.kill("SIGKILL");
         await expect.poll(() => stillRunning(processes), { timeout: TEST_TIMEOUT_MS, interval: 200 }).toEqual([]);
       } finally {
