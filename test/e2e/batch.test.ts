@@ -187,11 +187,15 @@ describe.each([
       const fetches = [...run.site.hits.values()].reduce((sum, n) => sum + n, 0);
       expect(fetches - PAGE_COUNT).toBeLessThanOrEqual(MAX_CONCURRENT_SCRAPES);
 
-      // One `page` event per page that ran (the URLs refused up front are in the results from the start), then
+      // One `page` event per page that ran (the URLs refused up front are in the results from the start), and
       // `completed`, after a retry. Deliveries are at least once: one cut short by the restart is sent again, with
-      // the same id and the same body (the page's one result).
+      // the same id and the same body (the page's one result). They are not ordered: a delivery put off while its
+      // receiver has its deliveries in flight takes its account's next turn, and may arrive after `completed`.
+      const delivered = () => receiver.deliveries.map((d) => JSON.parse(d.body) as { type: string; id: string });
       for (;;) {
-        if (receiver.deliveries.some((d) => JSON.parse(d.body).type === "completed")) break;
+        const events = delivered();
+        const pages = new Set(events.filter((event) => event.type === "page").map((event) => event.id));
+        if (events.some((event) => event.type === "completed") && pages.size === PAGE_COUNT) break;
         await sleep(200);
       }
       const byId = new Map<string, string>();
