@@ -252,9 +252,10 @@ describe("whole listings in a batch job", () => {
     ]);
     expect(job.progress).toEqual({ pages_read: 5, records: 20 });
 
-    // Each page event carries the job's progress with that page counted; `completed` the whole job's.
+    // Each page event carries the job's progress with that page counted; `completed` the whole job's. Deliveries
+    // are not ordered (one put off for its receiver takes a later turn): wait for all three.
     const ofJob = () => events.filter((event) => event.job_id === id);
-    while (!ofJob().some((event) => event.type === "completed")) await sleep(100);
+    while (ofJob().length < 3) await sleep(100);
     const pageEvents = ofJob().filter((event) => event.type === "page") as {
       page: { records: number };
       progress: { pages_read: number; records: number };
