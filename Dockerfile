@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # One Dockerfile, one target per service, built from the repository root:
 #   docker build --target gateway  -t winnow-gateway  .
+#   docker build --target jobs     -t winnow-jobs     .
 #   docker build --target auth     -t winnow-auth     .
 #   docker build --target renderer -t winnow-renderer .
 #   docker build --target extractor -t winnow-extractor .
@@ -91,6 +92,15 @@ COPY --from=build /src/clients/node/dist clients/node/dist
 COPY services/gateway/assets services/gateway/assets
 EXPOSE 8080
 CMD ["node", "--import", "@winnow/platform/telemetry", "services/gateway/dist/main.js"]
+
+# The jobs worker: the gateway's build (batch pages are its scrapes), started from its second entry point, serving
+# gRPC. Without GATEWAY_DATABASE_URL its batch jobs go to a PGlite database under /tmp, kept while the container lives.
+FROM grpc-runtime AS jobs
+ENV WINNOW_DATA_DIR=/tmp/winnow
+COPY services/gateway/package.json services/gateway/
+COPY --from=build /src/services/gateway/dist services/gateway/dist
+EXPOSE 50054
+CMD ["node", "--import", "@winnow/platform/telemetry", "services/gateway/dist/jobs-main.js"]
 
 FROM grpc-runtime AS renderer
 USER root

@@ -9,9 +9,10 @@
  * last one answered. Both sides first warm up on other pages (the extractor
  * learns the site's template on its first pages). The job is timed from its
  * submission to its `completed` status (polled every 100 ms), results read
- * after. Each side also reports the gateway's CPU time per page (its
- * process's user + system time from /proc, Linux only), which a shared
- * machine's load disturbs less than the wall time. BENCH_PAGES (default 1000)
+ * after. Each side also reports the gateway's and the jobs worker's CPU
+ * time per page (each process's user + system time from /proc, Linux only),
+ * which a shared machine's load disturbs less than the wall time: a job's
+ * pages run in the jobs worker, and cost the gateway only its status polls. BENCH_PAGES (default 1000)
  * and BENCH_CONCURRENCY (default 8) set the size; BENCH_REDIS_URL=none skips
  * the Redis queue. Prints a table and writes bench/results/batch.json.
  */
@@ -38,6 +39,8 @@ interface Side {
   failed: number;
   /** The gateway's CPU ms per page. */
   gatewayCpuMs: number;
+  /** The jobs worker's CPU ms per page. */
+  jobsCpuMs: number;
 }
 
 interface Row {
@@ -105,10 +108,17 @@ async function measure(queue: string, env: Record<string, string>): Promise<Row>
   await oneByOne(urls(1_000_000, WARM_UP_PAGES));
   await batch(urls(2_000_000, WARM_UP_PAGES));
   const gateway = stack.process("gateway").pid!;
+  const jobs = stack.process("jobs").pid!;
   const timed = async (run: () => Promise<{ seconds: number; failed: number }>): Promise<Side> => {
-    const cpuBefore = cpuMs(gateway);
+    const before = { gateway: cpuMs(gateway), jobs: cpuMs(jobs) };
     const { seconds, failed } = await run();
-    return { seconds, failed, pagesPerSecond: PAGES / seconds, gatewayCpuMs: (cpuMs(gateway) - cpuBefore) / PAGES };
+    return {
+      seconds,
+      failed,
+      pagesPerSecond: PAGES / seconds,
+      gatewayCpuMs: (cpuMs(gateway) - before.gateway) / PAGES,
+      jobsCpuMs: (cpuMs(jobs) - before.jobs) / PAGES,
+    };
   };
   const direct = await timed(() => oneByOne(urls(0, PAGES)));
   const job = await timed(() => batch(urls(PAGES, PAGES)));
@@ -133,10 +143,10 @@ console.log(
   `\n${PAGES} static pages at concurrency ${CONCURRENCY} on loopback (${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)})\n`,
 );
 console.log(
-  "queue                         | one by one  s   pages/s  failed  gw CPU ms | batch job  s   pages/s  failed  gw CPU ms | ratio",
+  "queue                         | one by one  s   pages/s  failed  gw CPU ms jobs CPU ms | batch job  s   pages/s  failed  gw CPU ms jobs CPU ms | ratio",
 );
 const side = (s: Side, width: number) =>
-  `${s.seconds.toFixed(1).padStart(width)} ${s.pagesPerSecond.toFixed(1).padStart(9)} ${String(s.failed).padStart(7)} ${s.gatewayCpuMs.toFixed(2).padStart(10)}`;
+  `${s.seconds.toFixed(1).padStart(width)} ${s.pagesPerSecond.toFixed(1).padStart(9)} ${String(s.failed).padStart(7)} ${s.gatewayCpuMs.toFixed(2).padStart(10)} ${s.jobsCpuMs.toFixed(2).padStart(11)}`;
 for (const r of rows)
   console.log(`${r.queue.padEnd(29)} | ${side(r.oneByOne, 12)} | ${side(r.batch, 11)} | ${r.ratio.toFixed(2)}x`);
 const out = path.join(REPO_ROOT, "bench/results/batch.json");

@@ -1,5 +1,5 @@
 /**
- * Runs the four services as separate processes on one machine: starts them,
+ * Runs the five services (auth, renderer, extractor, the jobs worker, the gateway) as separate processes on one machine: starts them,
  * waits until each is ready, restarts a crashed one with backoff, and stops
  * them all cleanly. Used by `npm start` and by the end-to-end tests.
  */
@@ -20,13 +20,20 @@ import { REPO_ROOT } from "./start-checks.js";
 
 export { REPO_ROOT };
 
-export type ServiceName = "auth" | "renderer" | "extractor" | "gateway";
+export type ServiceName = "auth" | "renderer" | "extractor" | "jobs" | "gateway";
 
-/** The file that starts a service: its package's `./main` export, wherever the package builds it. */
+/**
+ * The file that starts a service: its package's `./main` export, wherever the package builds it; the jobs worker is
+ * the gateway package's second entry point (it runs the gateway's scrape code).
+ */
 export function serviceEntry(service: ServiceName): string {
-  return createRequire(import.meta.url).resolve(`@winnow/${service}/main`);
+  const entry = service === "jobs" ? "@winnow/gateway/jobs-main" : `@winnow/${service}/main`;
+  return createRequire(import.meta.url).resolve(entry);
 }
+/** What the gateway and the jobs worker call; stopped after them. */
 const BACKENDS = ["auth", "renderer", "extractor"] as const;
+/** The gRPC services, each ready once its health check says SERVING. */
+const GRPC_SERVICES = [...BACKENDS, "jobs"] as const;
 
 export interface StackOptions {
   /** Environment shared by every service (on top of process.env unless inheritEnv is false). */
@@ -35,7 +42,7 @@ export interface StackOptions {
   nodeArgs?: Partial<Record<ServiceName, string[]>>;
   inheritEnv?: boolean;
   ports: Record<ServiceName, number>;
-  /** Each service's METRICS_PORT; unset: their defaults (9464-9467). */
+  /** Each service's METRICS_PORT; unset: their defaults (9464-9468). */
   metricsPorts?: Record<ServiceName, number>;
   /** Receives every output line of every service. */
   onOutput?: (service: ServiceName, line: string) => void;
@@ -72,21 +79,27 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   for (const variable of [...Object.values(TOKEN_VARIABLES), PAGE_SIGNING_KEY_VARIABLE]) delete env[variable];
   // Each service gets only the tokens its role needs: the renderer and the extractor never hold auth's, and only they
   // hold the page signing key.
+  const backendAddresses = {
+    AUTH_ADDR: addr("auth"),
+    RENDERER_ADDR: addr("renderer"),
+    EXTRACTOR_ADDR: addr("extractor"),
+  };
   const serviceEnv: Record<ServiceName, NodeJS.ProcessEnv> = {
     auth: { GRPC_PORT: String(options.ports.auth), ...tokenEnv(tokens, ["gateway", "admin"]) },
     renderer: { GRPC_PORT: String(options.ports.renderer), ...tokenEnv(tokens, ["service"]), ...signing },
     extractor: { GRPC_PORT: String(options.ports.extractor), ...tokenEnv(tokens, ["service"]), ...signing },
+    // The jobs worker scrapes as the gateway does, with the gateway's tokens, and takes the gateway's calls.
+    jobs: { GRPC_PORT: String(options.ports.jobs), ...backendAddresses, ...tokenEnv(tokens, ["gateway", "service"]) },
     gateway: {
       PORT: String(options.ports.gateway),
-      AUTH_ADDR: addr("auth"),
-      RENDERER_ADDR: addr("renderer"),
-      EXTRACTOR_ADDR: addr("extractor"),
+      ...backendAddresses,
+      JOBS_ADDR: addr("jobs"),
       ...tokenEnv(tokens, ["gateway", "service"]),
     },
   };
 
   const supervisors = new Map<ServiceName, Supervisor>();
-  for (const service of [...BACKENDS, "gateway"] as const) {
+  for (const service of [...GRPC_SERVICES, "gateway"] as const) {
     const metricsPort = options.metricsPorts ? { METRICS_PORT: String(options.metricsPorts[service]) } : {};
     const supervisor = new Supervisor(
       service,
@@ -103,8 +116,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
   process.once("exit", killAll);
   const stopAll = async () => {
-    // The gateway first: its drain writes the usage it counted to auth, which must still be up.
-    await supervisors.get("gateway")!.stop();
+    // The gateway and the jobs worker first: their drains write the usage they counted to auth, which must still
+    // be up (and the worker's pages need the renderer and the extractor until they end).
+    await Promise.all((["gateway", "jobs"] as const).map((service) => supervisors.get(service)!.stop()));
     await Promise.all(BACKENDS.map((service) => supervisors.get(service)!.stop()));
     process.off("exit", killAll);
   };
@@ -117,11 +131,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       // Only once this stack's own processes hold their ports do the ports' answers speak for them.
       const bound = [...supervisors.values()].every((s) => s.listening);
       const backendStatus = await Promise.all(
-        BACKENDS.map((s) => (bound ? checkHealth(addr(s)) : Promise.resolve("UNREACHABLE"))),
+        GRPC_SERVICES.map((s) => (bound ? checkHealth(addr(s)) : Promise.resolve("UNREACHABLE"))),
       );
       if (bound && backendStatus.every((s) => s === "SERVING") && (await isReady(`${gatewayUrl}/readyz`))) return;
       if (Date.now() > deadline) {
-        const waiting = BACKENDS.filter((_, i) => backendStatus[i] !== "SERVING");
+        const waiting = GRPC_SERVICES.filter((_, i) => backendStatus[i] !== "SERVING");
         throw new Error(
           `the stack was not ready within ${timeoutMs} ms (waiting for: ${[...waiting, "gateway"].join(", ")})`,
         );

@@ -1,5 +1,5 @@
 /**
- * What `npm start` checks before it builds anything: that the ports its four
+ * What `npm start` checks before it builds anything: that the ports its five
  * services will take and its data directory are free. Plain JavaScript on
  * Node.js' own modules and proper-lockfile, so that it runs before the first
  * build (which takes a minute or two), and run again by start.js, built, just
@@ -19,7 +19,8 @@ export const STACK_DEFAULTS = {
   AUTH_GRPC_PORT: 50051,
   RENDERER_GRPC_PORT: 50052,
   EXTRACTOR_GRPC_PORT: 50053,
-  /** The gateway's metrics port; auth, renderer and extractor take the next three. */
+  JOBS_GRPC_PORT: 50054,
+  /** The gateway's metrics port; auth, renderer, extractor and the jobs worker take the next four. */
   METRICS_PORT_BASE: 9464,
   HOST: "127.0.0.1",
   GRPC_HOST: "127.0.0.1",
@@ -28,7 +29,7 @@ export const STACK_DEFAULTS = {
 };
 
 /** The services in the order their metrics ports follow METRICS_PORT_BASE. */
-export const SERVICES = /** @type {const} */ (["gateway", "auth", "renderer", "extractor"]);
+export const SERVICES = /** @type {const} */ (["gateway", "auth", "renderer", "extractor", "jobs"]);
 
 /**
  * @typedef {typeof STACK_DEFAULTS} StackPlacement
@@ -53,6 +54,7 @@ export function plannedPorts(placement) {
     grpc("auth", placement.AUTH_GRPC_PORT, "AUTH_GRPC_PORT"),
     grpc("the renderer", placement.RENDERER_GRPC_PORT, "RENDERER_GRPC_PORT"),
     grpc("the extractor", placement.EXTRACTOR_GRPC_PORT, "EXTRACTOR_GRPC_PORT"),
+    grpc("the jobs worker", placement.JOBS_GRPC_PORT, "JOBS_GRPC_PORT"),
     ...SERVICES.map((service, i) => ({
       host: placement.METRICS_HOST,
       port: placement.METRICS_PORT_BASE + i,
@@ -83,7 +85,8 @@ export async function portsInUse(planned) {
   return planned.filter((_, i) => taken[i]);
 }
 
-const PORT_VARIABLES = "PORT, AUTH_GRPC_PORT, RENDERER_GRPC_PORT, EXTRACTOR_GRPC_PORT and METRICS_PORT_BASE";
+const PORT_VARIABLES =
+  "PORT, AUTH_GRPC_PORT, RENDERER_GRPC_PORT, EXTRACTOR_GRPC_PORT, JOBS_GRPC_PORT and METRICS_PORT_BASE";
 
 /**
  * Why the stack cannot start as placed, in one sentence; undefined when its ports and data directory are free.
@@ -120,7 +123,7 @@ export function placementFrom(env) {
       placement[name] = value;
       continue;
     }
-    const highest = name === "METRICS_PORT_BASE" ? 65532 : 65535; // the base and the next three
+    const highest = name === "METRICS_PORT_BASE" ? 65531 : 65535; // the base and the next four
     if (/^\d+$/.test(value) && Number(value) <= highest) placement[name] = Number(value);
     else return `${name} must be a port number (0-${highest}), not "${value}".`;
   }

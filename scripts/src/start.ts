@@ -2,7 +2,7 @@
  * `npm start`: the whole stack on one machine, on embedded defaults. Refuses
  * to start (one line, exit 1) when its ports or its data directory are in
  * use; prints the gateway URL, a working API key and a curl example once all
- * four services are ready; Ctrl-C stops everything.
+ * five services are ready; Ctrl-C stops everything.
  */
 import path from "node:path";
 import {
@@ -27,11 +27,12 @@ const config = loadConfigOrExit({
   AUTH_GRPC_PORT: env.port(STACK_DEFAULTS.AUTH_GRPC_PORT),
   RENDERER_GRPC_PORT: env.port(STACK_DEFAULTS.RENDERER_GRPC_PORT),
   EXTRACTOR_GRPC_PORT: env.port(STACK_DEFAULTS.EXTRACTOR_GRPC_PORT),
-  /** The gateway's metrics port; auth, renderer and extractor take the next three. */
+  JOBS_GRPC_PORT: env.port(STACK_DEFAULTS.JOBS_GRPC_PORT),
+  /** The gateway's metrics port; auth, renderer, extractor and the jobs worker take the next four. */
   METRICS_PORT_BASE: env
     .port(STACK_DEFAULTS.METRICS_PORT_BASE)
-    .refine((port) => port <= 65532, "must be at most 65532 (four ports from it)"),
-  METRICS_PORT: z.never({ message: "is one service's; npm start runs four: set METRICS_PORT_BASE instead" }).optional(),
+    .refine((port) => port <= 65531, "must be at most 65531 (five ports from it)"),
+  METRICS_PORT: z.never({ message: "is one service's; npm start runs five: set METRICS_PORT_BASE instead" }).optional(),
   HOST: env.host(STACK_DEFAULTS.HOST),
   GRPC_HOST: env.host(STACK_DEFAULTS.GRPC_HOST),
   METRICS_HOST: env.host(STACK_DEFAULTS.METRICS_HOST),
@@ -89,7 +90,7 @@ const parent = process.ppid;
 setInterval(() => process.ppid !== parent && end(), PARENT_CHECK_MS).unref();
 // Once for the whole stack (the services it starts leave it to this process), and not before a refusal's one line.
 warnOnUnsupportedNode((warning) => console.warn(`Warning: ${warning}`));
-console.log("Starting Winnow: auth, renderer, extractor, gateway ...");
+console.log("Starting Winnow: auth, renderer, extractor, jobs worker, gateway ...");
 try {
   stack = await startStack({
     env: { WINNOW_EGRESS_ALLOW: egressAllow },
@@ -98,6 +99,7 @@ try {
       auth: config.AUTH_GRPC_PORT,
       renderer: config.RENDERER_GRPC_PORT,
       extractor: config.EXTRACTOR_GRPC_PORT,
+      jobs: config.JOBS_GRPC_PORT,
     },
     metricsPorts,
     onOutput: print,

@@ -28,10 +28,10 @@ export interface ThrowawayStackOptions {
 
 export async function startThrowawayStack(options: ThrowawayStackOptions = {}): Promise<ThrowawayStack> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), "winnow-stack-")));
-  const free = await freePorts(8);
+  const free = await freePorts(10);
   const at = (i: number) => free[i]!;
-  const ports = { gateway: at(0), auth: at(1), renderer: at(2), extractor: at(3) };
-  const metricsPorts = { gateway: at(4), auth: at(5), renderer: at(6), extractor: at(7) };
+  const ports = { gateway: at(0), auth: at(1), renderer: at(2), extractor: at(3), jobs: at(4) };
+  const metricsPorts = { gateway: at(5), auth: at(6), renderer: at(7), extractor: at(8), jobs: at(9) };
   const removeData = () => (options.dataDir ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
   const stack = await startStack({
     inheritEnv: false,

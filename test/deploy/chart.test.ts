@@ -246,6 +246,8 @@ describe("rendered objects", () => {
       expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
     }
     expect(deployment("auth").spec.replicas).toBe(2);
+    // The jobs worker scales on its queue's depth (KEDA, deploy/README.md), not on CPU: its own replica count.
+    expect(deployment("jobs").spec.replicas).toBe(2);
   });
 
   it("selects each service's pods with its Service, PodDisruptionBudget and Deployment selector", () => {
@@ -263,9 +265,10 @@ describe("rendered objects", () => {
     }
   });
 
-  it("gives the gRPC backends headless Services and points the gateway at them", () => {
+  it("gives the gRPC backends headless Services and points the gateway and the jobs worker at them", () => {
     const gatewayConfig = loadServiceConfig("gateway", processEnv("gateway"));
-    for (const backend of BACKENDS) {
+    const jobsConfig = loadServiceConfig("jobs", processEnv("jobs"));
+    for (const backend of [...BACKENDS, "jobs"] as const) {
       const service = named("Service", `prod-winnow-${backend}`);
       expect(service.spec.clusterIP).toBe("None");
       const port = service.spec.ports[0];
@@ -275,6 +278,9 @@ describe("rendered objects", () => {
         expect.objectContaining({ name: port.targetPort, containerPort: config.GRPC_PORT }),
       );
       expect(gatewayConfig[`${backend.toUpperCase()}_ADDR`]).toBe(`${service.metadata.name}:${port.port}`);
+      if (backend !== "jobs") {
+        expect(jobsConfig[`${backend.toUpperCase()}_ADDR`]).toBe(`${service.metadata.name}:${port.port}`);
+      }
     }
     const gateway = named("Service", "prod-winnow-gateway");
     expect(gateway.spec.clusterIP).toBeUndefined();
@@ -313,7 +319,14 @@ describe("rendered objects", () => {
       REDIS_URL: { name: "winnow", key: "redis-url", optional: true },
       WINNOW_GATEWAY_TOKEN: { name: "winnow", key: "gateway-token" },
       WINNOW_SERVICE_TOKEN: { name: "winnow", key: "service-token" },
-      // Batch jobs and the scrape cache, shared by every replica, beside auth's tables.
+      // The scrape cache without Redis, shared by every replica, beside auth's tables.
+      GATEWAY_DATABASE_URL: { name: "winnow", key: "database-url" },
+    });
+    expect(secretRefs("jobs")).toEqual({
+      REDIS_URL: { name: "winnow", key: "redis-url", optional: true },
+      WINNOW_GATEWAY_TOKEN: { name: "winnow", key: "gateway-token" },
+      WINNOW_SERVICE_TOKEN: { name: "winnow", key: "service-token" },
+      // Batch jobs and their results, shared by every replica.
       GATEWAY_DATABASE_URL: { name: "winnow", key: "database-url" },
     });
     expect(secretRefs("extractor")).toEqual({
@@ -339,6 +352,9 @@ describe("rendered objects", () => {
     const auth = config("auth");
     // What the gateway sends to auth is auth's gateway role; what it sends to the others is their service token.
     expect(gateway.WINNOW_GATEWAY_TOKEN).toEqual(auth.WINNOW_GATEWAY_TOKEN);
+    // The jobs worker calls auth as the gateway does, and takes the gateway's calls with the same token.
+    expect(config("jobs").WINNOW_GATEWAY_TOKEN).toEqual(gateway.WINNOW_GATEWAY_TOKEN);
+    expect(config("jobs").WINNOW_SERVICE_TOKEN).toEqual(gateway.WINNOW_SERVICE_TOKEN);
     expect(gateway.WINNOW_GATEWAY_TOKEN).not.toEqual(auth.WINNOW_ADMIN_TOKEN);
     for (const backend of ["renderer", "extractor"] as const) {
       expect(config(backend).WINNOW_SERVICE_TOKEN, backend).toEqual(gateway.WINNOW_SERVICE_TOKEN);
@@ -480,11 +496,19 @@ describe("rendered objects", () => {
     devAccount.auth.env.WINNOW_DEV_ACCOUNT = "true";
     expect(() => renderChart(devAccount)).toThrow(/fixed WINNOW_DEV_API_KEY/);
     devAccount.auth.secretEnv.WINNOW_DEV_API_KEY = { key: "dev-api-key" };
-    expect(ofKind(renderChart(devAccount), "Deployment")).toHaveLength(4);
+    expect(ofKind(renderChart(devAccount), "Deployment")).toHaveLength(COMPONENTS.length);
     expect(renderNotes(devAccount)).toContain("jsonpath='{.data.dev-api-key}'");
     devAccount.auth.replicas = 1;
     delete devAccount.auth.secretEnv.WINNOW_DEV_API_KEY;
-    expect(ofKind(renderChart(devAccount), "Deployment")).toHaveLength(4);
+    expect(ofKind(renderChart(devAccount), "Deployment")).toHaveLength(COMPONENTS.length);
+  });
+
+  it("refuses several jobs workers without Postgres: the batch store would be each one's own", () => {
+    const noDatabase = defaultValues();
+    noDatabase.jobs.secretEnv.GATEWAY_DATABASE_URL = null;
+    expect(() => renderChart(noDatabase)).toThrow(/jobs with more than one replica needs GATEWAY_DATABASE_URL/);
+    noDatabase.jobs.replicas = 1;
+    expect(ofKind(renderChart(noDatabase), "Deployment")).toHaveLength(COMPONENTS.length);
   });
 
   it("has no dev account by default: customers sign up in the dashboard", () => {
@@ -548,17 +572,18 @@ describe("network policies", () => {
     for (const component of COMPONENTS) expect(selects(deny.spec.podSelector, podLabels(component))).toBe(true);
   });
 
-  it("lets the outside reach only the gateway, and each backend only from the gateway", () => {
+  it("lets the outside reach only the gateway, each backend only the gateway and the jobs worker, and the worker only the gateway", () => {
     expect(allowed("Ingress", podLabels("gateway"), outsider, 8080)).toBe(true);
-    for (const backend of BACKENDS) {
+    for (const backend of [...BACKENDS, "jobs"] as const) {
       expect(allowed("Ingress", podLabels(backend), outsider, container(backend).ports[0].containerPort), backend).toBe(
         false,
       );
-      expect(reach("gateway", backend), `gateway -> ${backend}`).toBe(true);
+      const callers: Component[] = backend === "jobs" ? ["gateway"] : ["gateway", "jobs"];
+      for (const caller of callers) expect(reach(caller, backend), `${caller} -> ${backend}`).toBe(true);
       const port = container(backend).ports[0].containerPort;
       // Ingress alone must refuse them (not only the callers' egress): other components, other pods of the namespace.
       const strangers = [
-        ...COMPONENTS.filter((c) => c !== "gateway" && c !== backend).map(podLabels),
+        ...COMPONENTS.filter((c) => !callers.includes(c) && c !== backend).map(podLabels),
         { app: "something-else" },
       ];
       for (const pod of strangers)
@@ -568,11 +593,14 @@ describe("network policies", () => {
     }
   });
 
-  it("opens the renderer's egress to the internet and closes it to private ranges and metadata addresses", () => {
-    const renderer = podLabels("renderer");
-    for (const ip of ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"]) {
-      for (const port of [80, 443, 8443]) expect(allowed("Egress", renderer, { ip }, port), `${ip}:${port}`).toBe(true);
+  it("opens the renderer's (pages) and the jobs worker's (webhooks) egress to the internet and closes it to private ranges and metadata addresses", () => {
+    for (const component of ["renderer", "jobs"] as const) {
+      const pod = podLabels(component);
+      for (const ip of ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"]) {
+        for (const port of [80, 443, 8443]) expect(allowed("Egress", pod, { ip }, port), `${ip}:${port}`).toBe(true);
+      }
     }
+    const renderer = podLabels("renderer");
     const closed = [
       "169.254.169.254", // AWS, GCP, Azure metadata
       "100.100.100.200", // Alibaba metadata
@@ -584,8 +612,13 @@ describe("network policies", () => {
       "::1",
       "fe80::1",
     ];
-    for (const ip of closed)
-      for (const port of [80, 443]) expect(allowed("Egress", renderer, { ip }, port), `${ip}:${port}`).toBe(false);
+    for (const component of ["renderer", "jobs"] as const) {
+      for (const ip of closed) {
+        for (const port of [80, 443])
+          expect(allowed("Egress", podLabels(component), { ip }, port), `${component} ${ip}:${port}`).toBe(false);
+      }
+    }
+    expect(allowed("Egress", renderer, { ip: "10.0.0.5" }, 5432)).toBe(false);
     // The extractor and auth reach only their own dependencies, never arbitrary pages.
     expect(allowed("Egress", podLabels("auth"), { ip: "93.184.216.34" }, 80)).toBe(false);
     expect(allowed("Egress", podLabels("extractor"), { ip: "93.184.216.34" }, 80)).toBe(false);

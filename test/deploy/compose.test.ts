@@ -84,7 +84,7 @@ const environment = (name: string) =>
 const seconds = (duration: string) => Number(/^(\d+)s$/.exec(duration)![1]);
 
 describe("compose", () => {
-  it("runs the four services with Postgres, Redis, an OpenTelemetry collector and Jaeger", () => {
+  it("runs the five services with Postgres, Redis, an OpenTelemetry collector and Jaeger", () => {
     expect(Object.keys(compose.services).sort()).toEqual(
       [...COMPONENTS, "postgres", "redis", "otel-collector", "jaeger"].sort(),
     );
@@ -134,10 +134,13 @@ describe("compose", () => {
     }
   });
 
-  it("points the gateway at the backends' compose names and configured ports", () => {
+  it("points the gateway and the jobs worker at the backends' compose names and configured ports", () => {
     const gateway = loadServiceConfig("gateway", environment("gateway"));
+    const jobs = loadServiceConfig("jobs", environment("jobs"));
+    expect(gateway.JOBS_ADDR).toBe(`jobs:${jobs.GRPC_PORT}`);
     for (const backend of ["auth", "renderer", "extractor"] as const) {
       const port = loadServiceConfig(backend, environment(backend)).GRPC_PORT;
+      expect(jobs[`${backend.toUpperCase()}_ADDR`]).toBe(`${backend}:${port}`);
       expect(gateway[`${backend.toUpperCase()}_ADDR`]).toBe(`${backend}:${port}`);
     }
     expect(compose.services.gateway!.ports).toEqual([`${envFile.get("WINNOW_PORT")}:${gateway.PORT}`]);
@@ -221,11 +224,13 @@ describe("compose", () => {
         .filter((variable) => variable.endsWith("_TOKEN"))
         .sort();
     expect(tokens("gateway")).toEqual(["WINNOW_GATEWAY_TOKEN", "WINNOW_SERVICE_TOKEN"]);
+    expect(tokens("jobs")).toEqual(["WINNOW_GATEWAY_TOKEN", "WINNOW_SERVICE_TOKEN"]);
     expect(tokens("auth")).toEqual(["WINNOW_ADMIN_TOKEN", "WINNOW_GATEWAY_TOKEN"]);
     expect(tokens("renderer")).toEqual(["WINNOW_SERVICE_TOKEN"]);
     expect(tokens("extractor")).toEqual(["WINNOW_SERVICE_TOKEN"]);
     const gateway = loadServiceConfig("gateway", environment("gateway"));
     expect(loadServiceConfig("auth", environment("auth")).WINNOW_GATEWAY_TOKEN).toEqual(gateway.WINNOW_GATEWAY_TOKEN);
+    expect(loadServiceConfig("jobs", environment("jobs")).WINNOW_GATEWAY_TOKEN).toEqual(gateway.WINNOW_GATEWAY_TOKEN);
     for (const backend of ["renderer", "extractor"] as const) {
       expect(loadServiceConfig(backend, environment(backend)).WINNOW_SERVICE_TOKEN).toEqual(
         gateway.WINNOW_SERVICE_TOKEN,
@@ -234,7 +239,7 @@ describe("compose", () => {
   });
 
   it("gives the page signing key to the renderer and the extractor only", () => {
-    const holders = ["gateway", "auth", "renderer", "extractor"].filter(
+    const holders = ["gateway", "jobs", "auth", "renderer", "extractor"].filter(
       (name) => environment(name).WINNOW_PAGE_SIGNING_KEY !== undefined,
     );
     expect(holders).toEqual(["renderer", "extractor"]);
@@ -255,12 +260,12 @@ describe("compose", () => {
       expect([...used].sort()).toEqual(Object.keys(compose.networks).sort());
     });
 
-    it("lets the renderer reach only the gateway and the collector, and the internet", () => {
+    it("lets the renderer reach only its callers (the gateway, the jobs worker) and the collector, and the internet", () => {
       expect(
         names()
           .filter((name) => name !== "renderer" && reach("renderer", name))
           .sort(),
-      ).toEqual(["gateway", "otel-collector"]);
+      ).toEqual(["gateway", "jobs", "otel-collector"]);
       expect(
         networksOf("renderer").some((n) => !isInternal(n)),
         "a way out to the pages",
@@ -276,6 +281,11 @@ describe("compose", () => {
         ["gateway", "auth"],
         ["gateway", "redis"],
         ["gateway", "extractor"],
+        ["gateway", "jobs"],
+        ["jobs", "auth"],
+        ["jobs", "extractor"],
+        ["jobs", "postgres"],
+        ["jobs", "redis"],
         ["auth", "postgres"],
         ["extractor", "postgres"],
       ]) {

@@ -220,12 +220,14 @@ describe("Dockerfile", () => {
       // What the service's package names as its entry, relative to the repository (the image keeps its layout).
       const entry = posixRelative(serviceEntry(component));
       expect(cmd).toEqual(["node", "--import", "@winnow/platform/telemetry", entry]);
-      expect(existsSync(path.join(ROOT, `services/${component}/src/main.ts`))).toBe(true);
+      // Its source, and its package (the jobs worker is the gateway package's second entry point).
+      expect(existsSync(path.join(ROOT, entry.replace("/dist/", "/src/").replace(/\.js$/, ".ts")))).toBe(true);
+      const packageDir = path.posix.dirname(path.posix.dirname(entry));
       const app = workdir(component);
       const destinations = copies(component).map((c) => c.destination);
       // The service's build: the folder of the entry its package names.
       expect(destinations).toContain(`${app}/${path.posix.dirname(entry)}`);
-      expect(destinations).toContain(`${app}/services/${component}/package.json`);
+      expect(destinations).toContain(`${app}/${packageDir}/package.json`);
       // The preload resolves through node_modules/@winnow/platform (a workspace link) to its dist.
       expect(platform.exports["./telemetry"].default).toBe("./dist/telemetry.js");
       expect(destinations).toEqual(

@@ -5,16 +5,17 @@
 
 import { authConfigShape } from "@winnow/auth";
 import { configShape as extractorConfigShape } from "@winnow/extractor";
-import { configShape as gatewayConfigShape } from "@winnow/gateway";
+import { configShape as gatewayConfigShape, jobsConfigShape } from "@winnow/gateway";
 import { loadConfig } from "@winnow/platform";
 import { rendererConfigShape } from "@winnow/renderer";
 import { z } from "zod";
 
-export const COMPONENTS = ["gateway", "auth", "renderer", "extractor"] as const;
+export const COMPONENTS = ["gateway", "jobs", "auth", "renderer", "extractor"] as const;
 export type Component = (typeof COMPONENTS)[number];
 
 const SHAPES: Record<Component, z.ZodRawShape> = {
   gateway: gatewayConfigShape,
+  jobs: jobsConfigShape,
   auth: authConfigShape,
   renderer: rendererConfigShape,
   extractor: extractorConfigShape,

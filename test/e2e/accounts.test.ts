@@ -42,7 +42,8 @@ beforeAll(async () => {
   site = await startFixtureSite(PAGES);
   llm = await startFakeLlm(() => ({ product_name: "Ridgeline Trail Shoe", price_usd: "129.99" }));
   dataDir = await mkdtemp(path.join(tmpdir(), "winnow-accounts-"));
-  const [gateway, authPort, renderer, extractor, gateway2] = (await freePorts(5)) as [
+  const [gateway, authPort, renderer, extractor, gateway2, jobs] = (await freePorts(6)) as [
+    number,
     number,
     number,
     number,
@@ -73,7 +74,7 @@ beforeAll(async () => {
   stack = await startStack({
     inheritEnv: false,
     env,
-    ports: { gateway, auth: authPort, renderer, extractor },
+    ports: { gateway, auth: authPort, renderer, extractor, jobs },
     onOutput: (service, line) => output.push(`${service}: ${line}`),
   }).catch((error: Error) => {
     throw new Error(`${error.message}\n${output.join("\n")}`);
@@ -84,7 +85,7 @@ beforeAll(async () => {
     "gateway",
     {
       ...env,
-      // A replica's own embedded gateway database (scrape cache, batch jobs): one process's at a time.
+      // A replica's own embedded gateway database (its scrape cache): one process's at a time.
       WINNOW_DATA_DIR: path.join(dataDir, "second-gateway"),
       PORT: String(gateway2),
       AUTH_ADDR: `127.0.0.1:${authLink.port}`,

@@ -1,6 +1,6 @@
 /**
- * Two gateways sharing batch jobs as a deployment runs them: one Redis
- * (BullMQ) and one Postgres gateway database. A gateway killed with SIGKILL
+ * Two jobs workers sharing batch jobs as a deployment runs them: one Redis
+ * (BullMQ) and one Postgres gateway database. A worker killed with SIGKILL
  * in the middle of its pages has them run by the other (BullMQ's stalled-job
  * check), and the job finishes with every page's result, each page once.
  */
@@ -21,7 +21,7 @@ const PAGE_COUNT = 40;
 const PAGES: Record<string, FixturePage> = Object.fromEntries(
   Array.from({ length: PAGE_COUNT }, (_, i) => [
     `/slow/${i}`,
-    // Slow, so that the killed gateway has pages in flight.
+    // Slow, so that the killed worker has pages in flight.
     {
       delayMs: 300,
       body: `<!doctype html><html><head><title>Slow ${i}</title></head><body><h1>Slow ${i}</h1></body></html>`,
@@ -44,10 +44,10 @@ beforeAll(async () => {
   run = await launchStack(PAGES, shared);
   const [port] = (await freePorts(1)) as [number];
   second = await startService(
-    "gateway",
+    "jobs",
     {
       ...shared,
-      PORT: String(port),
+      GRPC_PORT: String(port),
       METRICS_PORT: "0",
       LOG_LEVEL: "warn",
       WINNOW_DATA_DIR: run.stack.dataDir,
@@ -57,7 +57,7 @@ beforeAll(async () => {
       EXTRACTOR_ADDR: `127.0.0.1:${run.ports.extractor}`,
       ...tokenEnv(run.stack.callerTokens, ["gateway", "service"]),
     },
-    `http://127.0.0.1:${port}`,
+    `127.0.0.1:${port}`,
   );
 });
 afterAll(async () => {
@@ -67,7 +67,7 @@ afterAll(async () => {
 });
 
 it(
-  "a gateway killed mid-page has its pages run by the other, and the job finishes with every result once",
+  "a jobs worker killed mid-page has its pages run by the other, and the job finishes with every result once",
   async () => {
     const api = (path: string, init: RequestInit = {}) =>
       fetch(`${run.stack.gatewayUrl}${path}`, {
@@ -105,7 +105,7 @@ it(
     expect(results.map((r) => [r.status, r.data.title])).toEqual(
       Array.from({ length: PAGE_COUNT }, (_, i) => ["done", `Slow ${i}`]),
     );
-    // The killed gateway had pages in flight: they were fetched again, by the survivor.
+    // The killed worker had pages in flight: they were fetched again, by the survivor.
     expect([...run.site.hits.values()].some((n) => n > 1)).toBe(true);
   },
   5 * TEST_TIMEOUT_MS,

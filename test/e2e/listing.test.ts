@@ -1,8 +1,11 @@
 /**
  * Whole listings in one scrape (options.pages, options.details) against the running stack, on written listings:
  * each kind of pager, a loop, a next link to another site, robots.txt, a record page that 404s, a deadline mid-listing, and
- * the options' rules.
+ * the options' rules; and a whole listing per URL in a batch job, with its progress.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FixturePage } from "../support/fixture-site.js";
 import { startInProcessGateway } from "../support/in-process-gateway.js";
@@ -71,12 +74,26 @@ const PAGES: Record<string, FixturePage> = {
 };
 
 let run: RunningStack;
+/** A webhook receiver: every event's JSON body. */
+const events: Record<string, unknown>[] = [];
+let receiver: Server;
 beforeAll(async () => {
-  run = await launchStack(PAGES, { MAX_LISTING_PAGES: "20" });
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      events.push(JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const hooks = `127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  run = await launchStack(PAGES, { MAX_LISTING_PAGES: "20" }, { extraEgress: [hooks] });
 });
 afterAll(async () => {
   release();
   await run?.stop();
+  await new Promise((resolve) => receiver?.close(resolve));
 });
 
 async function scrape(path: string, options: Record<string, unknown>, schema: object = SCHEMA) {
@@ -188,5 +205,80 @@ describe("a whole listing in one scrape", () => {
     const body = (await response.json()) as { errors: { path: string; description: string }[] };
     expect(response.status).toBe(400);
     expect(body.errors).toContainEqual({ path, description: expect.stringContaining(rule) });
+  });
+});
+
+describe("whole listings in a batch job", () => {
+  it("reads each URL's whole listing, with the pages read and records so far on the job and in its webhooks", async () => {
+    const api = (path: string, init: RequestInit = {}) =>
+      fetch(`${run.stack.gatewayUrl}${path}`, {
+        ...init,
+        headers: { "content-type": "application/json", "x-api-key": run.stack.apiKey },
+      });
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const submitted = await api("/batch/scrape", {
+      method: "POST",
+      body: JSON.stringify({
+        urls: [`${run.site.origin}/num/1`, `${run.site.origin}/rel/1`],
+        schema: SCHEMA,
+        options: { pages: 10 },
+        webhook: { url: hook },
+      }),
+    });
+    expect(submitted.status).toBe(202);
+    const { id, status_url, progress } = (await submitted.json()) as {
+      id: string;
+      status_url: string;
+      progress: object;
+    };
+    expect(progress).toEqual({ pages_read: 0, records: 0 });
+    type Job = {
+      status: string;
+      progress: { pages_read: number; records: number };
+      results: { status: string; data: { products: { name: string }[] }; pages: object; records: number }[];
+    };
+    let job: Job;
+    do {
+      await sleep(200);
+      job = (await (await api(status_url)).json()) as Job;
+    } while (job.status === "running");
+    expect(job.results.map((r) => [r.status, r.data.products.map((p) => p.name)])).toEqual([
+      ["done", namesOf("num", [1, 2, 3])],
+      ["done", namesOf("rel", [1, 2])],
+    ]);
+    expect(job.results.map((r) => [r.pages, r.records])).toEqual([
+      [{ listing: 3, details: 0, failed: 0 }, 12],
+      [{ listing: 2, details: 0, failed: 0 }, 8],
+    ]);
+    expect(job.progress).toEqual({ pages_read: 5, records: 20 });
+
+    // Each page event carries the job's progress with that page counted; `completed` the whole job's. Deliveries
+    // are not ordered (one put off for its receiver takes a later turn): wait for all three.
+    const ofJob = () => events.filter((event) => event.job_id === id);
+    while (ofJob().length < 3) await sleep(100);
+    const pageEvents = ofJob().filter((event) => event.type === "page") as {
+      page: { records: number };
+      progress: { pages_read: number; records: number };
+    }[];
+    expect(pageEvents).toHaveLength(2);
+    for (const event of pageEvents) expect(event.progress.records).toBeGreaterThanOrEqual(event.page.records);
+    expect(Math.max(...pageEvents.map((event) => event.progress.records))).toBe(20);
+    expect(ofJob().find((event) => event.type === "completed")).toMatchObject({
+      job: { status: "completed", progress: { pages_read: 5, records: 20 } },
+    });
+  });
+
+  it("refuses more listing pages than the operator allows, as POST /scrape does", async () => {
+    const response = await fetch(`${run.stack.gatewayUrl}/batch/scrape`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": run.stack.apiKey },
+      body: JSON.stringify({ urls: [`${run.site.origin}/rel/1`], schema: SCHEMA, options: { pages: 21 } }),
+    });
+    const body = (await response.json()) as { errors: { path: string; description: string }[] };
+    expect(response.status).toBe(400);
+    expect(body.errors).toContainEqual({
+      path: "/options/pages",
+      description: expect.stringContaining("MAX_LISTING_PAGES"),
+    });
   });
 });

@@ -123,4 +123,12 @@ describe("metrics after traffic", () => {
       }),
     ).toBeGreaterThanOrEqual(1);
   });
+
+  it("the jobs worker: each queue's depth, what it scales on", async () => {
+    const text = await scrapeMetrics("jobs");
+    // No job was submitted: both queues are empty, and say so.
+    expect(sample(text, "winnow_jobs_queue_depth", { queue: "batch-pages" })).toBe(0);
+    expect(sample(text, "winnow_jobs_queue_depth", { queue: "batch-webhooks" })).toBe(0);
+    expect(text).toContain('service_name="winnow-jobs"');
+  });
 });

@@ -2,7 +2,8 @@
  * Internal gRPC credentials on the stack as `npm start` runs it (real processes, tokens
  * generated into the data directory): every backend refuses a call without its caller token,
  * auth keeps account administration to the operator's token, the renderer and the extractor
- * hold no token that opens auth, and the operator CLI works with the token kept on disk.
+ * hold no token that opens auth, the jobs worker takes the gateway's calls only, and the
+ * operator CLI works with the token kept on disk.
  */
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -14,6 +15,7 @@ import * as grpc from "@grpc/grpc-js";
 import { checkHealth } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { ExtractorServiceClient } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import { JobsServiceClient } from "@winnow/platform/gen/winnow/jobs/v1/jobs.js";
 import { RendererServiceClient } from "@winnow/platform/gen/winnow/renderer/v1/renderer.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../scripts/src/stack.js";
@@ -21,7 +23,7 @@ import { callStatus } from "../support/caller-tokens.js";
 import { launchStack, type RunningStack } from "../support/stack-under-test.js";
 import { PAGES } from "./pages.js";
 
-const { UNAUTHENTICATED, PERMISSION_DENIED, OK } = grpc.status;
+const { UNAUTHENTICATED, PERMISSION_DENIED, OK, NOT_FOUND } = grpc.status;
 const WRONG_TOKEN = "a-token-no-service-of-this-stack-was-given";
 
 let run: RunningStack;
@@ -32,7 +34,7 @@ afterAll(async () => {
   await run?.stop();
 });
 
-const at = (service: "auth" | "renderer" | "extractor") => `127.0.0.1:${run.ports[service]}`;
+const at = (service: "auth" | "renderer" | "extractor" | "jobs") => `127.0.0.1:${run.ports[service]}`;
 const listAccounts = (token: string | undefined) =>
   callStatus(AuthServiceClient, at("auth"), token, (client, done) => client.listAccounts({}, done));
 const rotateKey = (token: string | undefined, accountId: string) =>
@@ -60,6 +62,11 @@ const extract = (token: string | undefined) =>
     ),
   );
 
+const getJob = (token: string | undefined) =>
+  callStatus(JobsServiceClient, at("jobs"), token, (client, done) =>
+    client.getJob({ accountId: randomUUID(), jobId: randomUUID(), cursor: 0, limit: 1 }, done),
+  );
+
 describe("internal gRPC credentials, on the stack's own processes", () => {
   it("refuses a call without a credential, or with a wrong token, on auth, the renderer and the extractor", async () => {
     for (const token of [undefined, WRONG_TOKEN]) {
@@ -67,6 +74,7 @@ describe("internal gRPC credentials, on the stack's own processes", () => {
         ["auth", await listAccounts(token)],
         ["renderer", await render(token)],
         ["extractor", await extract(token)],
+        ["jobs", await getJob(token)],
       ] as const) {
         expect(status.code, `${service} with ${token ?? "no credential"}`).toBe(UNAUTHENTICATED);
         expect(status.details, service).toMatch(/WINNOW_\w+_TOKEN/);
@@ -75,8 +83,16 @@ describe("internal gRPC credentials, on the stack's own processes", () => {
   });
 
   it("keeps health checks open for the probes", async () => {
-    for (const service of ["auth", "renderer", "extractor"] as const)
+    for (const service of ["auth", "renderer", "extractor", "jobs"] as const)
       expect(await checkHealth(at(service))).toBe("SERVING");
+  });
+
+  it("serves the jobs worker to the gateway's token alone (its batch routes), never the service token", async () => {
+    const { gateway, service, admin } = run.stack.callerTokens;
+    // Past the credential check: no such job for that account.
+    expect((await getJob(gateway)).code).toBe(NOT_FOUND);
+    expect((await getJob(service)).code).toBe(UNAUTHENTICATED);
+    expect((await getJob(admin)).code).toBe(UNAUTHENTICATED);
   });
 
   it("serves the renderer and the extractor with the service token, and nothing of auth", async () => {

@@ -2,7 +2,7 @@
  * `npm start` as processes, as a user runs it: a quiet start (no warning but,
  * on a Node.js older than the supported one, one line saying what to install;
  * through planned reconnects of the revocation feed), one request followed
- * across all four services' logs, a second start refused on ports or data
+ * across the services' logs, a second start refused on ports or data
  * directory in use, a second auth refused on a database in use, and a second
  * stack beside the first on its own ports and data directory; refusals come
  * before any build, and killing it outright (or the npm CLI that ran it) takes its services down too.
@@ -180,7 +180,8 @@ describe("npm start", () => {
         await expectServes(secondStack);
         await expectServes(firstStack);
         const base = Number(placement.METRICS_PORT_BASE);
-        for (let i = 0; i < 4; i++) {
+        // The gateway, auth, the renderer, the extractor and the jobs worker.
+        for (let i = 0; i < 5; i++) {
           const metrics = await (await fetch(`http://127.0.0.1:${base + i}/metrics`)).text();
           expect(metrics).toMatch(/^nodejs_eventloop_delay_p99\S* /m);
           expect(metrics).toMatch(/^nodejs_eventloop_utilization\S* /m);
@@ -201,8 +202,8 @@ describe("npm start", () => {
       try {
         await untilReady(viaNpm);
         const processes = descendants(viaNpm.child.pid!);
-        // start.js, the four services and at least Chromium's main process.
-        expect(processes.length).toBeGreaterThan(5);
+        // start.js, the five services and at least Chromium's main process.
+        expect(processes.length).toBeGreaterThan(6);
         viaNpm.child.kill("SIGKILL");
         await expect.poll(() => stillRunning(processes), { timeout: TEST_TIMEOUT_MS, interval: 200 }).toEqual([]);
       } finally {
@@ -217,8 +218,8 @@ describe("npm start", () => {
     "takes its services and their Chromium down with it when it is killed outright",
     async () => {
       const processes = descendants(first.child.pid!);
-      // The four services and at least Chromium's main process.
-      expect(processes.length).toBeGreaterThan(4);
+      // The five services and at least Chromium's main process.
+      expect(processes.length).toBeGreaterThan(5);
       first.child.kill("SIGKILL");
       await expect.poll(() => stillRunning(processes), { timeout: TEST_TIMEOUT_MS, interval: 200 }).toEqual([]);
       // The poll's own limit ends it first, naming the processes left.

@@ -28,13 +28,14 @@ export interface ReadyStack {
 
 /** The variables that place a stack: its HTTP, gRPC and metrics ports, its data directory. */
 export async function stackPlacement(dataDir: string): Promise<NodeJS.ProcessEnv> {
-  const [port, auth, renderer, extractor] = await freePorts(4);
+  const [port, auth, renderer, extractor, jobs] = await freePorts(5);
   return {
     PORT: String(port),
     AUTH_GRPC_PORT: String(auth),
     RENDERER_GRPC_PORT: String(renderer),
     EXTRACTOR_GRPC_PORT: String(extractor),
-    METRICS_PORT_BASE: String(await freePortRange(4)),
+    JOBS_GRPC_PORT: String(jobs),
+    METRICS_PORT_BASE: String(await freePortRange(5)),
     WINNOW_DATA_DIR: dataDir,
   };
 }

@@ -26,6 +26,8 @@ export interface BatchJob {
   status: "running" | "completed" | "cancelled";
   total: number;
   counts: { queued: number; done: number; failed: number; cancelled: number };
+  /** What the done pages have read so far: pages (a whole listing's count all theirs) and records in lists. */
+  progress: { pages_read: number; records: number };
   created_at: string;
   finished_at: string | null;
   expires_at: string | null;
@@ -47,6 +49,10 @@ export interface BatchResult<T = Record<string, unknown>> {
   render_path?: string;
   tokens_in?: number;
   tokens_out?: number;
+  /** A done page's pages read, as `Winnow-Pages` counts them (a whole listing with `options.pages` / `details`). */
+  pages?: { listing: number; details: number; failed: number };
+  /** With lists of records in the schema: the records in this page's answer. */
+  records?: number;
 }
 
 export interface WaitOptions {

@@ -3,6 +3,7 @@ import { service as healthService } from "grpc-health-check";
 import { bearerToken } from "./caller-credentials.js";
 import type { AuthServiceClient } from "./gen/winnow/auth/v1/auth.js";
 import type { ExtractorServiceClient } from "./gen/winnow/extractor/v1/extractor.js";
+import type { JobsServiceClient } from "./gen/winnow/jobs/v1/jobs.js";
 import type { RendererServiceClient } from "./gen/winnow/renderer/v1/renderer.js";
 import { fromGrpcError } from "./grpc-errors.js";
 
@@ -162,3 +163,4 @@ export function checkHealth(target: string | grpc.Client, service = "", timeoutM
 export type AuthClient = PromiseClient<AuthServiceClient>;
 export type RendererClient = PromiseClient<RendererServiceClient>;
 export type ExtractorClient = PromiseClient<ExtractorServiceClient>;
+export type JobsClient = PromiseClient<JobsServiceClient>;

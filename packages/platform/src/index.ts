@@ -24,6 +24,7 @@ export {
   type ExtractorClient,
   grpcTarget,
   type HealthStatus,
+  type JobsClient,
   type PromiseClient,
   promiseClient,
   type RendererClient,

@@ -191,7 +191,7 @@ export const PROBLEM_TYPES = {
     title: "Every attempt at this page was cut short",
     grpc: UNAVAILABLE,
     retryable: true,
-    when: "A batch page whose every attempt (`BATCH_PAGE_ATTEMPTS`) was cut short before it could finish (gateways shut down or killed mid-page), so the job queue gave it up; submit it again.",
+    when: "A batch page whose every attempt (`BATCH_PAGE_ATTEMPTS`) was cut short before it could finish (jobs workers shut down or killed mid-page), so the job queue gave it up; submit it again.",
   },
   "model-unavailable": {
     status: 503,

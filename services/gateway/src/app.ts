@@ -1,10 +1,10 @@
 import { fileURLToPath } from "node:url";
 import { defaultAnswerPages } from "@winnow/client/mcp";
-import { type Logger, WinnowError } from "@winnow/platform";
+import { type JobsClient, type Logger, WinnowError } from "@winnow/platform";
 import express, { type ErrorRequestHandler } from "express";
 import helmet from "helmet";
 import type { Backends } from "./backends.js";
-import { type BatchSetup, startBatch } from "./batch/batch.js";
+import { batchRouter } from "./batch/batch-routes.js";
 import type { CacheStore } from "./cache/cache-store.js";
 import { ScrapeCache } from "./cache/scrape-cache.js";
 import { dashboardRouter } from "./dashboard/dashboard.js";
@@ -26,7 +26,7 @@ import { LISTING_DEFAULTS, type ListingSettings } from "./listing/read-listing.j
 import { mcpRouter } from "./mcp/mcp-route.js";
 import { scrapeHandler } from "./scrape/scrape.js";
 import type { ListingLimits } from "./scrape/scrape-request.js";
-import { WebhookSecretCache } from "./webhooks/webhook-secret-cache.js";
+import { SECRETS_TTL_MS, WebhookSecretCache } from "./webhooks/webhook-secret-cache.js";
 import { describeWebhookSecrets, webhookSecretRouter } from "./webhooks/webhook-secret-routes.js";
 
 export interface AppOptions {
@@ -43,8 +43,8 @@ export interface AppOptions {
   loginAttemptsPer15Min: number;
   /** Failed API-key checks per client address and minute before it gets 429 without auth being asked. */
   keyFailuresPerMinute: number;
-  /** Batch jobs (POST /batch/scrape); without it the routes do not exist. */
-  batch?: BatchSetup;
+  /** The jobs worker that batch jobs (POST /batch/scrape) run on, and the URLs a job may have; without it the routes do not exist. */
+  jobs?: { client: JobsClient; maxUrls: number };
   /** Express's "trust proxy": which proxies' X-Forwarded-* to believe (client address, TLS). */
   trustProxy: boolean | number | string;
   /** Repeat scrapes from cache: the store, max_age's default, and whether accounts share it. Absent: no cache. */
@@ -68,8 +68,9 @@ export function createGateway(options: AppOptions): Gateway {
   const { backends, drain, logger, requestTimeoutMs, maxBodyBytes } = options;
   const keys = new KeyCheck(backends.auth, { ...options.keyCache, logger });
   const usage = new UsageCounter(backends.auth, options.usageFlushMs, logger);
-  // Batch jobs send webhooks: their secrets are asked of auth at most once a few seconds per account.
-  const webhookSecrets = options.batch && new WebhookSecretCache(backends.auth);
+  // Batch jobs send webhooks (from the jobs worker): their secrets are shown and rotated here, asked of auth at most
+  // once a few seconds per account.
+  const webhookSecrets = options.jobs && new WebhookSecretCache(backends.auth, SECRETS_TTL_MS);
   const scrapeCache = options.cache?.store && new ScrapeCache(options.cache.store, backends.extractor, logger);
   const app = express();
   app.disable("x-powered-by");
@@ -179,21 +180,19 @@ export function createGateway(options: AppOptions): Gateway {
     }),
   );
 
-  const batch =
-    options.batch &&
-    startBatch(options.batch, {
-      scrape: scrapeDeps,
-      webhookSecrets: webhookSecrets as WebhookSecretCache,
-      keys,
-      keyLimits,
-      usage,
-      apiKey,
-      countRequest: keyLimits.requests(),
-      requestTimeoutMs,
-      maxBodyBytes,
-      logger,
-    });
-  if (batch) app.use("/batch/scrape", batch.router);
+  if (options.jobs) {
+    app.use(
+      "/batch/scrape",
+      batchRouter({
+        jobs: options.jobs.client,
+        maxUrls: options.jobs.maxUrls,
+        listing: options.listing ?? LISTING_DEFAULTS,
+        maxBodyBytes,
+        apiKey,
+        countRequest: keyLimits.requests(),
+      }),
+    );
+  }
 
   // Winnow's tools for AI agents (MCP); the scrape slot and usage are taken by the tool's own call to /scrape.
   app.use("/mcp", mcpRouter({ keyed: [apiKey, keyLimits.requests()], maxBodyBytes, pages: defaultAnswerPages() }));
@@ -212,7 +211,6 @@ export function createGateway(options: AppOptions): Gateway {
   return {
     app,
     async close() {
-      batch?.close();
       keys.close();
       await usage.close();
       await scrapeCache?.settled();

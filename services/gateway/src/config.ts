@@ -2,11 +2,11 @@ import { env, MAX_REQUEST_TIMEOUT_MS, metricsConfig } from "@winnow/platform";
 import { z } from "zod";
 import { LISTING_DEFAULTS } from "./listing/read-listing.js";
 
-/** The gateway's environment variables; see docs/configuration.md. */
-export const configShape = {
-  HOST: env.host("127.0.0.1"),
-  PORT: env.port(8080),
-  ...metricsConfig(9464),
+/**
+ * What the gateway and the jobs worker (jobs/jobs-config.ts) both scrape with: the backends, the key checks and
+ * limits, the scrape cache, the gateway database, whole listings. See docs/configuration.md.
+ */
+export const scrapeConfigShape = {
   AUTH_ADDR: env.grpcTarget("127.0.0.1:50051"),
   RENDERER_ADDR: env.grpcTarget("127.0.0.1:50052"),
   EXTRACTOR_ADDR: env.grpcTarget("127.0.0.1:50053"),
@@ -16,9 +16,6 @@ export const configShape = {
   WINNOW_SERVICE_TOKEN: env.callerToken(),
   /** One deadline for a whole scrape, passed down every hop. */
   REQUEST_TIMEOUT_MS: env.positiveInt(60_000, MAX_REQUEST_TIMEOUT_MS),
-  MAX_BODY_BYTES: env.positiveInt(1024 * 1024, 16 * 1024 * 1024),
-  SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
-  LOG_LEVEL: env.logLevel(),
   /** Validated keys kept in memory (trusted while auth's revocation feed is current); 0 checks every key with auth. */
   KEY_CACHE_SIZE: env.nonNegativeInt(10_000, 10_000_000),
   /** A cached key is checked with auth again after this long, so plan changes arrive. */
@@ -45,12 +42,16 @@ export const configShape = {
   CACHE_SHARED: env.boolean(false),
   /** Keep every scrape's page and answer, even at max_age 0 (which reads nothing), for later requests with max_age. */
   CACHE_STORE_ALWAYS: env.boolean(false),
-  /** Where the embedded gateway database (batch jobs; the scrape cache without REDIS_URL) lives. */
+  /**
+   * Where the embedded databases live: the gateway's (the scrape cache without REDIS_URL) and the jobs worker's
+   * (batch jobs; its scrape cache), one each, as PGlite is one process's.
+   */
   WINNOW_DATA_DIR: z.string().min(1).default(".data"),
-  /** A Postgres server for the gateway database instead of the embedded PGlite one; replicas sharing jobs need it. */
+  /**
+   * A Postgres server for the gateway database (batch jobs, the scrape cache without REDIS_URL) instead of the
+   * embedded PGlite ones: the gateway and jobs worker replicas then share it.
+   */
   GATEWAY_DATABASE_URL: env.postgresUrl().optional(),
-  /** Addresses webhooks may go to although they are not public (as the renderer's egress guard allows). */
-  WINNOW_EGRESS_ALLOW: env.egressAllowlist(),
   /** Listing pages one scrape may ask to read (options.pages); asking more answers 400. */
   MAX_LISTING_PAGES: env.positiveInt(LISTING_DEFAULTS.maxPages, 10_000),
   /** Records' own pages (options.details) one scrape reads at once per host. */
@@ -59,22 +60,21 @@ export const configShape = {
   LISTING_IGNORE_ROBOTS: env.boolean(false),
   /** The least pause between two pages of one host a whole listing reads (a site's robots.txt may ask more). */
   LISTING_CRAWL_DELAY_MS: env.nonNegativeInt(LISTING_DEFAULTS.crawlDelayMs, 60_000),
+};
+
+/** The gateway's environment variables; see docs/configuration.md. */
+export const configShape = {
+  HOST: env.host("127.0.0.1"),
+  PORT: env.port(8080),
+  ...metricsConfig(9464),
+  ...scrapeConfigShape,
+  MAX_BODY_BYTES: env.positiveInt(1024 * 1024, 16 * 1024 * 1024),
+  SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+  LOG_LEVEL: env.logLevel(),
+  /** The jobs worker (jobs-main.ts), which runs batch jobs' pages and webhooks; /batch/scrape asks it. */
+  JOBS_ADDR: env.grpcTarget("127.0.0.1:50054"),
   /** URLs at most in one batch job. */
   BATCH_MAX_URLS: env.positiveInt(1_000, 100_000),
-  /** Batch jobs running at once per API key. */
-  BATCH_MAX_LIVE_JOBS: env.positiveInt(5, 1_000),
-  /** Batch pages this gateway scrapes at once, all keys together (each key within its own plan). */
-  BATCH_CONCURRENCY: env.positiveInt(8, 256),
-  /** Tries per batch page whose failure is retryable, the first included. */
-  BATCH_PAGE_ATTEMPTS: env.positiveInt(3, 10),
-  /** How long a finished job's results are kept before they are deleted. */
-  BATCH_RESULT_TTL_HOURS: env.positiveInt(24, 24 * 90),
-  /** Tries per webhook delivery (with backoff) before it is given up. */
-  WEBHOOK_ATTEMPTS: env.positiveInt(8, 20),
-  /** One delivery attempt's whole time (connecting, the receiver's answer, reading it) before it is cut off. */
-  WEBHOOK_TIMEOUT_MS: env.positiveInt(10_000, 60_000),
-  /** Deliveries in flight per receiver and per account, below the 4 delivery workers, so none can hold them all. */
-  WEBHOOK_MAX_IN_FLIGHT: env.positiveInt(2, 3),
   /**
    * Consecutive failed log-ins per email and address (within a day) before they are blocked (15 minutes, doubling
    * with each block); ten times that: failed log-ins per email in a day before only known browsers log in, and

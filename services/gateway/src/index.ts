@@ -10,3 +10,4 @@ export { withGeneratedTables } from "./docs/api-markdown.js";
 export { Drain } from "./http/drain.js";
 export { startHttpServer } from "./http/http-server.js";
 export { createLimiterFactory } from "./http/rate-limits.js";
+export { jobsConfigShape } from "./jobs/jobs-config.js";

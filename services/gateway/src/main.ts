@@ -1,16 +1,18 @@
 import {
+  createClient,
   createLogger,
   loadConfigOrExit,
   logFatalErrors,
   onShutdownSignal,
+  promiseClient,
   reportListening,
   serveMetrics,
   warnOnUnsupportedNode,
 } from "@winnow/platform";
+import { JobsServiceClient } from "@winnow/platform/gen/winnow/jobs/v1/jobs.js";
 import { createGateway } from "./app.js";
 import { connectBackends } from "./backends.js";
-import { openBatch } from "./batch/open-batch.js";
-import { openCacheStore } from "./cache/open-cache-store.js";
+import { cacheBounds, openCacheStore } from "./cache/open-cache-store.js";
 import { configShape } from "./config.js";
 import { Drain } from "./http/drain.js";
 import { startHttpServer } from "./http/http-server.js";
@@ -33,18 +35,14 @@ const limiters = createLimiterFactory({ redisUrl: config.REDIS_URL, keyPrefix: c
 const db = await openGatewayDatabase({
   databaseUrl: config.GATEWAY_DATABASE_URL,
   dataDir: config.WINNOW_DATA_DIR,
+  embeddedName: "gateway-db",
   logger,
 });
-const batch = await openBatch(config, db, logger);
-// The scrape cache lives in Redis when there is one, else in the gateway's database beside the batch jobs.
+// Batch jobs are the jobs worker's: the gateway checks the key, validates, and asks it.
+const jobs = promiseClient(createClient(JobsServiceClient, config.JOBS_ADDR, config.WINNOW_GATEWAY_TOKEN.current));
+// The scrape cache lives in Redis when there is one, else in the gateway's database.
 const cache = await openCacheStore({
-  bounds: {
-    ttlSeconds: config.CACHE_TTL_SECONDS,
-    maxEntries: config.CACHE_MAX_ENTRIES,
-    maxBytes: config.CACHE_MAX_BYTES,
-    accountMaxEntries: config.CACHE_ACCOUNT_MAX_ENTRIES,
-    accountMaxBytes: config.CACHE_ACCOUNT_MAX_BYTES,
-  },
+  bounds: cacheBounds(config),
   redis: limiters.redis,
   keyPrefix: config.REDIS_KEY_PREFIX,
   db,
@@ -68,7 +66,7 @@ const gateway = createGateway({
     shared: config.CACHE_SHARED,
     storeAlways: config.CACHE_STORE_ALWAYS,
   },
-  batch: batch.setup,
+  jobs: { client: jobs, maxUrls: config.BATCH_MAX_URLS },
   listing: {
     maxPages: config.MAX_LISTING_PAGES,
     detailConcurrency: config.LISTING_DETAIL_CONCURRENCY,
@@ -85,12 +83,10 @@ onShutdownSignal(logger, async () => {
   const deadline = Date.now() + config.SHUTDOWN_GRACE_MS;
   await Promise.race([drain.idle(), new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS))]);
   await server.close(Math.max(0, deadline - Date.now()));
-  // Batch pages and webhooks still running get what is left of the grace; then they are given up, to run again
-  // after the restart (or on another gateway).
-  await batch.close(Math.max(0, deadline - Date.now()));
   await gateway.close();
   await cache.close();
   await db.close();
   backends.close();
+  jobs.grpc.close();
   await limiters.close();
 });

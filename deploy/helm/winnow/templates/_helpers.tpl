@@ -58,17 +58,21 @@ start-up (test/deploy checks it). Called with (dict "root" $ "name" "<component>
   value: "0.0.0.0"
 - name: PORT
   value: {{ $svc.port | quote }}
+- name: JOBS_ADDR
+  value: {{ printf "%s-jobs:%v" $fullname $root.Values.jobs.port | quote }}
+{{- else }}
+- name: GRPC_HOST
+  value: "0.0.0.0"
+- name: GRPC_PORT
+  value: {{ $svc.port | quote }}
+{{- end }}
+{{- if has .name (list "gateway" "jobs") }}
 - name: AUTH_ADDR
   value: {{ printf "%s-auth:%v" $fullname $root.Values.auth.port | quote }}
 - name: RENDERER_ADDR
   value: {{ printf "%s-renderer:%v" $fullname $root.Values.renderer.port | quote }}
 - name: EXTRACTOR_ADDR
   value: {{ printf "%s-extractor:%v" $fullname $root.Values.extractor.port | quote }}
-{{- else }}
-- name: GRPC_HOST
-  value: "0.0.0.0"
-- name: GRPC_PORT
-  value: {{ $svc.port | quote }}
 {{- end }}
 - name: SHUTDOWN_GRACE_MS
   value: {{ mul $root.Values.lifecycle.shutdownGraceSeconds 1000 | quote }}

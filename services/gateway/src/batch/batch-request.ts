@@ -1,6 +1,11 @@
 import { MAX_URL_LENGTH, parseTargetUrl, WinnowError } from "@winnow/platform";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { parseScrapeRequest, type ScrapeRequest, scrapeRequestSchema } from "../scrape/scrape-request.js";
+import {
+  type ListingLimits,
+  parseScrapeRequest,
+  type ScrapeRequest,
+  scrapeRequestSchema,
+} from "../scrape/scrape-request.js";
 
 const WEBHOOK_EVENTS = ["page", "completed"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -47,7 +52,7 @@ export const batchScrapeRequestSchema = {
 };
 
 /** One of the job's URLs: the page to scrape, or why it is refused. */
-export type BatchItem = { url: string; problem?: undefined } | { url: string; problem: WinnowError };
+type BatchItem = { url: string; problem?: undefined } | { url: string; problem: WinnowError };
 
 export interface BatchRequest {
   /** What every page is scraped with; its url is each item's. */
@@ -64,9 +69,9 @@ const validateEnvelope = new Ajv2020({ allErrors: true }).compile({
 
 /**
  * Validates a batch body by POST /scrape's rules: the schema, task and
- * options as for one page; each URL on its own; at most `maxUrls` of them.
+ * options as for one page (a whole listing per URL within `listing`); each URL on its own; at most `maxUrls` of them.
  */
-export function parseBatchRequest(body: unknown, maxUrls: number): BatchRequest {
+export function parseBatchRequest(body: unknown, maxUrls: number, listing: ListingLimits): BatchRequest {
   if (!validateEnvelope(body)) {
     const violations = (validateEnvelope.errors ?? []).map((error) => ({
       path: error.keyword === "required" ? `/${String(error.params.missingProperty)}` : error.instancePath || "/",
@@ -83,7 +88,7 @@ export function parseBatchRequest(body: unknown, maxUrls: number): BatchRequest 
     });
   }
   // The shared fields are checked exactly as POST /scrape checks them, with a stand-in address.
-  const { url: _standIn, ...page } = parseScrapeRequest({ ...rest, url: "https://batch.invalid/" });
+  const { url: _standIn, ...page } = parseScrapeRequest({ ...rest, url: "https://batch.invalid/" }, listing);
   const items = urls.map((raw, index): BatchItem => {
     try {
       return { url: parseTargetUrl(raw, `/urls/${index}`).href };

@@ -1,78 +1,76 @@
-import { WinnowError } from "@winnow/platform";
-import { type RequestHandler, type Response, Router } from "express";
+import { type JobsClient, WinnowError } from "@winnow/platform";
+import { type RequestHandler, Router } from "express";
 import { jsonBody } from "../http/json-body.js";
+import { problemDocument } from "../http/problem.js";
+import { hop } from "../http/request-context.js";
+import { fromJobStatus } from "../jobs/job-status.js";
+import type { ListingLimits } from "../scrape/scrape-request.js";
 import { parseBatchRequest } from "./batch-request.js";
-import type { BatchJob, BatchStore } from "./batch-store.js";
-import type { JobEvents, PageTask } from "./page-runner.js";
-import type { TaskQueue } from "./task-queue.js";
 
 /** Results per page of GET /batch/scrape/{id} when `limit` is not given, and the most it may ask. */
 const RESULTS_PER_PAGE = { default: 100, max: 1000 };
 
 export interface BatchRoutesOptions {
-  store: BatchStore;
-  pages: TaskQueue<PageTask>;
-  events: JobEvents;
-  /** Checks a webhook address before the job is accepted (the egress guard); throws a WinnowError when refused. */
-  checkWebhook(url: URL): Promise<void>;
+  /** The jobs worker, which records the jobs and runs their pages and webhooks. */
+  jobs: JobsClient;
   maxUrls: number;
-  maxLiveJobs: number;
+  /** What a URL of a job may ask of a whole listing (options.pages), as POST /scrape. */
+  listing: ListingLimits;
   maxBodyBytes: number;
   /** The key check and the per-key request count, as POST /scrape has them. */
   apiKey: RequestHandler;
   countRequest: RequestHandler;
 }
 
-/** POST /batch/scrape, GET and DELETE /batch/scrape/{id}; a job is visible only to its account's keys. */
+/**
+ * POST /batch/scrape, GET and DELETE /batch/scrape/{id}: the key checked and the request validated here, the job
+ * itself the jobs worker's (one call each). A job is visible only to its account's keys.
+ */
 export function batchRouter(options: BatchRoutesOptions): Router {
-  const { store, apiKey } = options;
+  const { jobs, apiKey } = options;
   const router = Router();
 
   router.post("/", apiKey, options.countRequest, ...jsonBody(options.maxBodyBytes), async (req, res) => {
-    const request = parseBatchRequest(req.body, options.maxUrls);
-    if (request.webhook) await options.checkWebhook(request.webhook.url);
+    const request = parseBatchRequest(req.body, options.maxUrls, options.listing);
     const { accountId, keyId } = res.locals;
-    const { id, queued } = await store.create(
+    const { job: submitted } = await jobs.submitBatch(
       {
         accountId: accountId!,
         keyId: keyId!,
-        request: request.page,
+        pageRequestJson: JSON.stringify(request.page),
+        items: request.items.map((item) => ({
+          url: item.url,
+          problemJson: item.problem ? JSON.stringify(problemDocument(item.problem)) : "",
+        })),
         webhook: request.webhook && { url: request.webhook.url.href, events: request.webhook.events },
-        items: request.items,
       },
-      options.maxLiveJobs,
+      hop(res),
     );
-    // Accounts take turns at the workers: another account's pages wait for about one page per account waiting.
-    await options.pages.add(
-      queued.map((index) => ({ jobId: id, index })),
-      accountId,
-    );
-    const job = (await store.job(id))!;
-    // Every URL refused up front: the job is over already.
-    if (job.state === "completed") await options.events.completed(job);
-    res.setHeader("Location", statusPath(id));
-    res.status(202).json({ ...(await store.describe(job)), status_url: statusPath(id) });
+    const job = fromJobStatus(submitted);
+    res.setHeader("Location", statusPath(job.id));
+    res.status(202).json({ ...job, status_url: statusPath(job.id) });
   });
 
   router.get("/:id", apiKey, async (req, res) => {
-    const job = await ownJob(store, String(req.params.id), res);
-    const cursor = whole(req.query.cursor, "cursor", 0, Number.MAX_SAFE_INTEGER) ?? 0;
+    const cursor = whole(req.query.cursor, "cursor", 0, 2 ** 32 - 1) ?? 0;
     const limit = whole(req.query.limit, "limit", 1, RESULTS_PER_PAGE.max) ?? RESULTS_PER_PAGE.default;
-    const rows = await store.pages(job.id, cursor, limit + 1);
-    const results = rows.slice(0, limit).map((row) => ({
+    const answer = await jobs.getJob(
+      { accountId: res.locals.accountId!, jobId: String(req.params.id), cursor, limit },
+      hop(res),
+    );
+    const results = answer.results.map((row) => ({
       index: row.index,
       url: row.url,
-      status: row.state,
-      ...row.result,
+      status: row.status,
+      ...(row.resultJson && (JSON.parse(row.resultJson) as Record<string, unknown>)),
     }));
-    const next = rows.length > limit ? String(rows[limit]!.index) : null;
-    res.json({ ...(await store.describe(job)), results, next_cursor: next });
+    const next = answer.nextCursor === undefined ? null : String(answer.nextCursor);
+    res.json({ ...fromJobStatus(answer.job), results, next_cursor: next });
   });
 
   router.delete("/:id", apiKey, async (req, res) => {
-    const job = await ownJob(store, String(req.params.id), res);
-    await store.cancel(job.id);
-    res.json(await store.describe((await store.job(job.id))!));
+    const { job } = await jobs.cancelJob({ accountId: res.locals.accountId!, jobId: String(req.params.id) }, hop(res));
+    res.json(fromJobStatus(job));
   });
 
   router.all("/", methodNotAllowed("POST"));
@@ -82,12 +80,6 @@ export function batchRouter(options: BatchRoutesOptions): Router {
 
 function statusPath(id: string): string {
   return `/batch/scrape/${id}`;
-}
-
-async function ownJob(store: BatchStore, id: string, res: Response): Promise<BatchJob> {
-  const job = await store.job(id, res.locals.accountId);
-  if (!job) throw new WinnowError("not-found", `No batch job ${id} for this account (it may have expired).`);
-  return job;
 }
 
 function whole(value: unknown, name: string, min: number, max: number): number | undefined {

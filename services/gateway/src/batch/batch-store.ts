@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { WinnowError } from "@winnow/platform";
 import type { SqlDatabase } from "@winnow/platform/sql";
-import { problemDocument } from "../http/problem.js";
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
-import type { BatchItem, WebhookEvent } from "./batch-request.js";
+import type { WebhookEvent } from "./batch-request.js";
 
-type JobState = "running" | "completed" | "cancelled";
+export type JobState = "running" | "completed" | "cancelled";
 type PageState = "queued" | "done" | "failed" | "cancelled";
 
 /** What a page of a job answered, as GET /batch/scrape/{id} lists it (with its url and status). */
@@ -24,12 +23,36 @@ export interface BatchJob {
   expiresAt: Date | null;
 }
 
+/** One of a new job's URLs; with the problem document of why it was refused, it is failed from the start. */
+interface NewItem {
+  url: string;
+  problem?: Record<string, unknown>;
+}
+
+/** What a job's finished pages have read so far: pages (listing and records' pages) and records. */
+export interface JobProgress {
+  pages_read: number;
+  records: number;
+}
+
+/** A job's state, counts and progress, as every batch answer and the `completed` event state them. */
+export interface JobDescription {
+  id: string;
+  status: JobState;
+  total: number;
+  counts: PageCounts;
+  progress: JobProgress;
+  created_at: string;
+  finished_at: string | null;
+  expires_at: string | null;
+}
+
 export interface NewJob {
   accountId: string;
   keyId: string;
   request: Omit<ScrapeRequest, "url">;
   webhook: { url: string; events: WebhookEvent[] } | undefined;
-  items: BatchItem[];
+  items: NewItem[];
 }
 
 export interface PageRow {
@@ -72,8 +95,7 @@ export class BatchStore {
    */
   async create(job: NewJob, maxLive: number): Promise<{ id: string; queued: number[] }> {
     const id = randomUUID();
-    const failedResult = (item: BatchItem) =>
-      item.problem ? JSON.stringify({ problem: problemDocument(item.problem) }) : null;
+    const failedResult = (item: NewItem) => (item.problem ? JSON.stringify({ problem: item.problem }) : null);
     await this.db.transaction(async (tx) => {
       // One submission per key at a time, so two racing submissions cannot both pass the count.
       await tx.query("SELECT pg_advisory_xact_lock(hashtext('batch:' || $1::text))", [job.keyId]);
@@ -142,13 +164,14 @@ export class BatchStore {
     };
   }
 
-  /** The job's state and counts, as every batch answer and the `completed` event state them. */
-  async describe(job: BatchJob): Promise<Record<string, unknown>> {
+  /** The job's state, counts and progress, as every batch answer and the `completed` event state them. */
+  async describe(job: BatchJob): Promise<JobDescription> {
     return {
       id: job.id,
       status: job.state,
       total: job.total,
       counts: await this.counts(job.id),
+      progress: await this.progress(job.id),
       created_at: job.createdAt.toISOString(),
       finished_at: job.finishedAt?.toISOString() ?? null,
       expires_at: job.expiresAt?.toISOString() ?? null,
@@ -163,6 +186,17 @@ export class BatchStore {
     const counts: PageCounts = { queued: 0, done: 0, failed: 0, cancelled: 0 };
     for (const row of rows) counts[row.state] = row.count;
     return counts;
+  }
+
+  /** What the job's done pages read, from their results' `pages` and `records` (page-runner.ts's resultOf). */
+  async progress(id: string): Promise<JobProgress> {
+    const [row] = await this.db.query<JobProgress>(
+      `SELECT coalesce(sum(coalesce((result->'pages'->>'listing')::int, 1) + coalesce((result->'pages'->>'details')::int, 0)), 0)::int AS pages_read,
+              coalesce(sum(coalesce((result->>'records')::int, 0)), 0)::int AS records
+       FROM batch_pages WHERE job_id = $1 AND state = 'done'`,
+      [id],
+    );
+    return row!;
   }
 
   /** Up to `limit` pages from index `from` on, in order. */

@@ -1,14 +1,13 @@
 import { type EgressAllowlist, EgressGuard, type Logger } from "@winnow/platform";
 import type { SqlDatabase } from "@winnow/platform/sql";
-import type { RequestHandler, Router } from "express";
 import type { KeyCheck } from "../keys/key-check.js";
 import type { KeyLimits } from "../keys/key-limits.js";
 import type { UsageCounter } from "../keys/usage.js";
+import type { ListingSettings } from "../listing/read-listing.js";
 import type { ScrapeDependencies } from "../scrape/scrape-page.js";
 import { DeliverySlots } from "../webhooks/delivery-slots.js";
 import type { WebhookSecretCache } from "../webhooks/webhook-secret-cache.js";
 import { Webhooks, type WebhookTask } from "../webhooks/webhooks.js";
-import { batchRouter } from "./batch-routes.js";
 import { BatchStore } from "./batch-store.js";
 import { PageAdmission } from "./page-admission.js";
 import { PageRunner, type PageTask } from "./page-runner.js";
@@ -16,7 +15,7 @@ import type { QueueBackend, TaskQueue } from "./task-queue.js";
 
 /** How often jobs kept past their time are deleted. */
 const CLEANUP_INTERVAL_MS = 60_000;
-/** Webhook deliveries this gateway makes at once, all accounts together. */
+/** Webhook deliveries this worker makes at once, all accounts together. */
 const WEBHOOK_WORKERS = 4;
 /**
  * A page's first retry comes 5 to 10 s after a retryable failure, the next 10 to 20 s after that: a backend that
@@ -31,7 +30,7 @@ export interface BatchQueues {
 }
 
 export interface BatchQueueOptions {
-  /** Pages this gateway scrapes at once for batch jobs (all keys together). */
+  /** Pages this worker scrapes at once for batch jobs (all keys together). */
   concurrency: number;
   /** Tries per page for retryable failures, the first included. */
   pageAttempts: number;
@@ -43,7 +42,7 @@ export interface BatchQueueOptions {
   leaseMs: number;
 }
 
-/** The batch jobs' two queues, on whichever store the gateway runs with. */
+/** The batch jobs' two queues, on whichever store the worker runs with. */
 export async function openBatchQueues(backend: QueueBackend, options: BatchQueueOptions): Promise<BatchQueues> {
   return {
     pages: await backend.queue<PageTask>({
@@ -63,14 +62,12 @@ export async function openBatchQueues(backend: QueueBackend, options: BatchQueue
   };
 }
 
-/** What the gateway's main hands over for batch jobs. */
+/** What the jobs worker's main hands over for batch jobs. */
 export interface BatchSetup {
   /** The gateway database, its batch tables migrated. */
   db: SqlDatabase;
   queues: BatchQueues;
   egressAllow: EgressAllowlist;
-  maxUrls: number;
-  maxLiveJobs: number;
   resultTtlMs: number;
   webhookTimeoutMs: number;
   /** Webhook deliveries in flight at most per receiver and per account. */
@@ -86,15 +83,23 @@ export interface BatchContext {
   keys: KeyCheck;
   keyLimits: KeyLimits;
   usage: UsageCounter;
-  apiKey: RequestHandler;
-  countRequest: RequestHandler;
   requestTimeoutMs: number;
-  maxBodyBytes: number;
+  /** How a URL asking for a whole listing reads it (LISTING_DETAIL_CONCURRENCY, LISTING_IGNORE_ROBOTS). */
+  listing: ListingSettings;
   logger: Logger;
 }
 
-/** Starts running queued pages and webhooks; answers the /batch/scrape routes and a stop for the cleanup timer. */
-export function startBatch(setup: BatchSetup, context: BatchContext): { router: Router; close(): void } {
+/** Batch jobs as the jobs service serves them: their store, their queued pages, their events. */
+export interface RunningBatch {
+  store: BatchStore;
+  pages: TaskQueue<PageTask>;
+  webhooks: Webhooks;
+  /** Stops the cleanup timer. */
+  close(): void;
+}
+
+/** Starts running queued pages and webhooks, and deleting the jobs kept past their time. */
+export function startBatch(setup: BatchSetup, context: BatchContext): RunningBatch {
   const { logger } = context;
   const store = new BatchStore(setup.db, setup.resultTtlMs);
   const webhooks = new Webhooks(
@@ -115,6 +120,7 @@ export function startBatch(setup: BatchSetup, context: BatchContext): { router: 
     usage: context.usage,
     events: webhooks,
     requestTimeoutMs: context.requestTimeoutMs,
+    listing: context.listing,
     logger,
   });
   setup.queues.pages.work(
@@ -129,18 +135,5 @@ export function startBatch(setup: BatchSetup, context: BatchContext): { router: 
     store.deleteExpired().catch((error: unknown) => logger.warn({ err: error }, "could not delete expired batch jobs"));
   }, CLEANUP_INTERVAL_MS);
   cleanup.unref();
-  return {
-    router: batchRouter({
-      store,
-      pages: setup.queues.pages,
-      events: webhooks,
-      checkWebhook: (url) => webhooks.check(url),
-      maxUrls: setup.maxUrls,
-      maxLiveJobs: setup.maxLiveJobs,
-      maxBodyBytes: context.maxBodyBytes,
-      apiKey: context.apiKey,
-      countRequest: context.countRequest,
-    }),
-    close: () => clearInterval(cleanup),
-  };
+  return { store, pages: setup.queues.pages, webhooks, close: () => clearInterval(cleanup) };
 }

@@ -11,7 +11,7 @@ import type { QueueBackend, QueueSpec, TaskQueue } from "./task-queue.js";
  */
 /** How long closing waits for BullMQ after the running tasks are done or given up. */
 const CLOSE_WAIT_MS = 2_000;
-/** How often the tasks BullMQ failed for good are looked for (also at once when this gateway's worker fails one). */
+/** How often the tasks BullMQ failed for good are looked for (also at once when this process's worker fails one). */
 const GIVEN_UP_SWEEP_MS = 5_000;
 /** Failed tasks handed over per look. */
 const GIVEN_UP_BATCH = 100;
@@ -57,6 +57,7 @@ export function startBullMqQueues(redisUrl: string, keyPrefix: string, logger: L
       queues.push(queue);
       const turns = fairTurns(connection, queue, `${keyPrefix}turns:${spec.name}`);
       return {
+        depth: () => queue.count(),
         async add(items, key = "") {
           if (items.length === 0) return;
           const first = await turns.give(key, items.length);
@@ -109,7 +110,7 @@ export function startBullMqQueues(redisUrl: string, keyPrefix: string, logger: L
           // set until handed to givenUp here, by whichever gateway looks first; removed once handed over.
           let sweeping = false;
           const sweep = () => {
-            // Not once closing: the tasks this gateway's shutdown cut short are handed over after it, by any gateway.
+            // Not once closing: the tasks this process's shutdown cut short are handed over after it, by any worker.
             if (sweeping || controller.signal.aborted) return;
             sweeping = true;
             handOver(queue, givenUp)

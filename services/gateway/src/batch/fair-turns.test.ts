@@ -4,7 +4,7 @@
  * with a few tasks while another key's backlog of hundreds waits has them
  * taken within a few takes, whether that backlog runs or keeps waiting for
  * its key's limits (tasks that come back later, spending no attempt).
- * Counted in takes, not in time.
+ * Counted in takes, not in time. And each queue's depth, as the jobs worker exports it.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -36,7 +36,7 @@ let db: SqlDatabase;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "winnow-fair-"));
-  db = await openGatewayDatabase({ databaseUrl: undefined, dataDir, logger });
+  db = await openGatewayDatabase({ databaseUrl: undefined, dataDir, embeddedName: "jobs-db", logger });
 });
 afterAll(async () => {
   await db?.close();
@@ -103,6 +103,34 @@ describe.each(backends)("keys take turns: %s", (_, start) => {
     // Every task of a waits for its key's limits (as PageAdmission answers a throttled key's pages), again and again.
     const takes = await takesUntilBServed(`waits-${randomUUID()}`, async () => ({ laterMs: 20 }));
     expect(takes).toBeLessThanOrEqual(WITHIN);
+  });
+
+  it("counts the tasks waiting as the queue's depth (what the jobs workers scale on), and none once they ran", async () => {
+    const backend = await start();
+    const queue = await backend.queue<{ n: number }>({
+      name: `depth-${randomUUID()}`,
+      attempts: 1,
+      backoffMs: 1_000,
+      concurrency: CONCURRENCY,
+      leaseMs: 60_000,
+    });
+    expect(await queue.depth()).toBe(0);
+    await queue.add(
+      Array.from({ length: FEW }, (_, n) => ({ n })),
+      "a",
+    );
+    expect(await queue.depth()).toBe(FEW);
+    const ran = new Set<number>();
+    queue.work(
+      async ({ data }) => {
+        ran.add(data.n);
+        return undefined;
+      },
+      async () => {},
+    );
+    while (ran.size < FEW) await sleep(10);
+    expect(await queue.depth()).toBe(0);
+    await backend.close(1_000);
   });
 });
 

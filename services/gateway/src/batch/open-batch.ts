@@ -5,15 +5,13 @@ import { migrateBatchTables } from "./batch-migrations.js";
 import { startBullMqQueues } from "./bullmq-queue.js";
 import { startPgBossQueues } from "./pg-boss-queue.js";
 
-/** The settings batch jobs run with (services/gateway/src/config.ts). */
+/** The settings batch jobs run with (jobs/jobs-config.ts). */
 export interface BatchSettings {
   REDIS_URL?: string;
   REDIS_KEY_PREFIX: string;
   GATEWAY_DATABASE_URL?: string;
   WINNOW_EGRESS_ALLOW: EgressAllowlist;
   REQUEST_TIMEOUT_MS: number;
-  BATCH_MAX_URLS: number;
-  BATCH_MAX_LIVE_JOBS: number;
   BATCH_CONCURRENCY: number;
   BATCH_PAGE_ATTEMPTS: number;
   BATCH_RESULT_TTL_HOURS: number;
@@ -23,7 +21,7 @@ export interface BatchSettings {
 }
 
 /**
- * Batch jobs' parts on the gateway database: their tables, the queues (BullMQ
+ * Batch jobs' parts on the jobs worker's database: their tables, the queues (BullMQ
  * on Redis when there is one, else pg-boss on the database). close() gives running pages and webhooks what is left of the grace.
  */
 export async function openBatch(
@@ -34,8 +32,8 @@ export async function openBatch(
   await migrateBatchTables(db);
   if (settings.REDIS_URL && !settings.GATEWAY_DATABASE_URL) {
     logger.warn(
-      "batch jobs are queued in Redis but recorded in this gateway's embedded database: gateways sharing the Redis " +
-        "must share a GATEWAY_DATABASE_URL too",
+      "batch jobs are queued in Redis but recorded in this worker's embedded database: jobs workers sharing the " +
+        "Redis must share a GATEWAY_DATABASE_URL too",
     );
   }
   const backend = settings.REDIS_URL
@@ -53,8 +51,6 @@ export async function openBatch(
       db,
       queues,
       egressAllow: settings.WINNOW_EGRESS_ALLOW,
-      maxUrls: settings.BATCH_MAX_URLS,
-      maxLiveJobs: settings.BATCH_MAX_LIVE_JOBS,
       resultTtlMs: settings.BATCH_RESULT_TTL_HOURS * 3_600_000,
       webhookTimeoutMs: settings.WEBHOOK_TIMEOUT_MS,
       webhookMaxInFlight: settings.WEBHOOK_MAX_IN_FLIGHT,

@@ -33,7 +33,7 @@ let db: SqlDatabase;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "winnow-retries-"));
-  db = await openGatewayDatabase({ databaseUrl: undefined, dataDir, logger });
+  db = await openGatewayDatabase({ databaseUrl: undefined, dataDir, embeddedName: "jobs-db", logger });
 });
 afterAll(async () => {
   await db?.close();

@@ -1,10 +1,13 @@
-import { type Logger, requestMetadata, WinnowError } from "@winnow/platform";
+import { type Logger, parseSchema, requestMetadata, WinnowError } from "@winnow/platform";
 import { LRUCache } from "lru-cache";
 import { problemDocument } from "../http/problem.js";
 import type { UsageCounter } from "../keys/usage.js";
+import { listFields } from "../listing/list-fields.js";
+import { type PagesRead, readByModel } from "../listing/pages-read.js";
+import { type ListingSettings, readListing } from "../listing/read-listing.js";
 import { statusEnvelope } from "../scrape/field-status.js";
 import { answerBody, engineName, renderPathName } from "../scrape/scrape.js";
-import { type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "../scrape/scrape-page.js";
+import { type ScrapeContext, type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "../scrape/scrape-page.js";
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
 import type { BatchJob, BatchStore, PageResult } from "./batch-store.js";
 import type { PageAdmission } from "./page-admission.js";
@@ -31,13 +34,18 @@ export interface PageRunnerOptions {
   events: JobEvents;
   /** Each page's deadline, as POST /scrape's. */
   requestTimeoutMs: number;
+  /** How a URL asking for a whole listing reads it, as POST /scrape does. */
+  listing: ListingSettings;
   logger: Logger;
 }
 
-type Outcome = { state: "done"; scraped: ScrapeOutcome } | { state: "failed"; problem: WinnowError };
+/** A page's scrape, and what it read: a whole listing (options.pages, options.details) reads several. */
+type Scraped = ScrapeOutcome & { pages: PagesRead };
+type Outcome = { state: "done"; scraped: Scraped } | { state: "failed"; problem: WinnowError };
 
 /**
- * Runs one queued page: exactly a POST /scrape for the job's key, once the
+ * Runs one queued page: exactly a POST /scrape for the job's key (a whole
+ * listing when the job asks for one: its pages, its records' pages), once the
  * key lets it (PageAdmission; until then it goes back to the queue), its
  * outcome recorded once. A retryable failure is thrown for the queue to try
  * again later, until the last attempt, which records it; a page the queue
@@ -75,10 +83,12 @@ export class PageRunner {
         return undefined;
       }
       release = admission.release;
-      const scraped = await scrapePage(this.options.scrape, { ...job.request, url }, { accountId: job.accountId, hop });
-      outcome = { state: "done", scraped };
+      outcome = {
+        state: "done",
+        scraped: await this.scrape({ ...job.request, url }, { accountId: job.accountId, hop }),
+      };
     } catch (error) {
-      // Shutting down: the page is tried again (here after a restart, or by another gateway).
+      // Shutting down: the page is tried again (here after a restart, or by another jobs worker).
       if (signal.aborted) throw error;
       const problem = asWinnowError(error, this.options.logger);
       if (problem.retryable && !lastAttempt) throw problem;
@@ -98,9 +108,18 @@ export class PageRunner {
     this.options.logger.warn({ jobId: job.id, index: data.index }, "batch page given up: every attempt was cut short");
     const problem = new WinnowError(
       "page-abandoned",
-      "Every attempt at this page was cut short (gateways shut down or lost while it ran); submit it again.",
+      "Every attempt at this page was cut short (jobs workers shut down or lost while it ran); submit it again.",
     );
     await this.finish(job, data.index, url, { state: "failed", problem });
+  }
+
+  private async scrape(request: ScrapeRequest, context: ScrapeContext): Promise<Scraped> {
+    const { listing } = request;
+    if (listing.pages > 1 || listing.details) {
+      return readListing(this.options.scrape, request, context, this.options.listing);
+    }
+    const scraped = await scrapePage(this.options.scrape, request, context);
+    return { ...scraped, pages: { listing: 1, details: 0, failed: 0, model: readByModel(scraped.result) } };
   }
 
   private async job(id: string): Promise<BatchJob | undefined> {
@@ -137,15 +156,25 @@ function revokedKeyProblem(): WinnowError {
 
 /**
  * A page's result as the job lists it: the data, each field's status and the warnings (a batch result has no headers
- * to carry them), the evidence envelope when asked, and what answered it. The field statuses are `field_status` here:
- * a result's own `status` is the page's state.
+ * to carry them), the evidence envelope when asked, and what answered it and read: the pages (as Winnow-Pages
+ * counts them) and, with lists of records in the schema, the records found. The field statuses are `field_status`
+ * here: a result's own `status` is the page's state.
  */
-function resultOf(scraped: ScrapeOutcome, request: Pick<ScrapeRequest, "evidence" | "markdown">): PageResult {
+function resultOf(scraped: Scraped, request: Omit<ScrapeRequest, "url">): PageResult {
   const { evidence } = request;
   const answer = JSON.parse(answerBody(scraped, request)) as Record<string, unknown>;
   const fields = statusEnvelope(scraped.result.fieldStatus, scraped.result.warnings);
+  const data = (evidence ? answer.data : answer) as Record<string, unknown> | null;
+  const lists = listFields(parseSchema(JSON.parse(request.schemaJson)));
   return {
     ...(evidence ? { ...answer, status: undefined } : { data: answer }),
+    pages: scraped.pages,
+    ...(lists.length > 0 && {
+      records: lists.reduce(
+        (sum, list) => sum + (Array.isArray(data?.[list.name]) ? (data[list.name] as []).length : 0),
+        0,
+      ),
+    }),
     field_status: fields.status,
     warnings: fields.warnings,
     engine: engineName(scraped.result.engine),

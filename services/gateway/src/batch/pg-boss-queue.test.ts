@@ -28,7 +28,7 @@ describe("pg-boss queue on the embedded database", () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "winnow-queue-"));
-    const opened = await openGatewayDatabase({ databaseUrl: undefined, dataDir, logger });
+    const opened = await openGatewayDatabase({ databaseUrl: undefined, dataDir, embeddedName: "jobs-db", logger });
     db = {
       ...opened,
       async query<Row>(sql: string, params?: unknown[]) {

@@ -113,6 +113,8 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
         );
       };
       return {
+        // Created and retrying tasks: those not yet taken by a worker.
+        depth: () => boss.getQueueSize(spec.name),
         async add(items, key = "") {
           if (items.length === 0) return;
           const first = await nextTurn(db, spec.name, key);

@@ -39,6 +39,8 @@ export interface QueueSpec {
  * key's tasks by about one task per key waiting, not by its whole backlog.
  */
 export interface TaskQueue<T> {
+  /** Tasks waiting to run, retries and tasks put off included, across every worker sharing the queue. */
+  depth(): Promise<number>;
   /** Queues `items` in `key`'s line (tasks added without a key share one). */
   add(items: T[], key?: string): Promise<void>;
   /**

@@ -40,7 +40,7 @@ const STORES: { name: string; setUp(): Promise<Opened & { tearDown(): Promise<vo
     name: "embedded database",
     async setUp() {
       const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-cache-"));
-      const db = await openGatewayDatabase({ databaseUrl: undefined, dataDir, logger });
+      const db = await openGatewayDatabase({ databaseUrl: undefined, dataDir, embeddedName: "gateway-db", logger });
       await migrateCache(db);
       return {
         async open(bounds) {

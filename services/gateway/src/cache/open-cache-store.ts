@@ -11,9 +11,26 @@ export interface CacheStoreOptions {
   /** The gateway's Redis connection (REDIS_URL), shared with the rate limits; without it, the embedded database. */
   redis: Redis | undefined;
   keyPrefix: string;
-  /** The gateway's database (store/gateway-database.ts), where the cache keeps its tables without Redis. */
+  /** The process's database (store/gateway-database.ts), where the cache keeps its tables without Redis. */
   db: SqlDatabase;
   logger: Logger;
+}
+
+/** The cache's bounds as the gateway and the jobs worker configure them (config.ts's CACHE_*). */
+export function cacheBounds(config: {
+  CACHE_TTL_SECONDS: number;
+  CACHE_MAX_ENTRIES: number;
+  CACHE_MAX_BYTES: number;
+  CACHE_ACCOUNT_MAX_ENTRIES: number;
+  CACHE_ACCOUNT_MAX_BYTES: number;
+}): CacheBounds {
+  return {
+    ttlSeconds: config.CACHE_TTL_SECONDS,
+    maxEntries: config.CACHE_MAX_ENTRIES,
+    maxBytes: config.CACHE_MAX_BYTES,
+    accountMaxEntries: config.CACHE_ACCOUNT_MAX_ENTRIES,
+    accountMaxBytes: config.CACHE_ACCOUNT_MAX_BYTES,
+  };
 }
 
 /** The scrape cache's store, or none when it is turned off (no entries allowed); close() after the last scrape. */

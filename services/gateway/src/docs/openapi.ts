@@ -357,6 +357,12 @@ const batchJobSchema = {
         cancelled: { type: "integer" },
       },
     },
+    progress: {
+      type: "object",
+      description:
+        "What the job's done pages have read so far: `pages_read` (one per URL, or a whole listing's pages and its records' own pages with `options.pages` / `options.details`) and `records` (records in the answers' lists of records).",
+      properties: { pages_read: { type: "integer" }, records: { type: "integer" } },
+    },
     created_at: { type: "string", format: "date-time" },
     finished_at: { type: ["string", "null"], format: "date-time" },
     expires_at: {
@@ -396,6 +402,15 @@ const batchResultSchema = {
     render_path: { type: "string", description: "As `x-winnow-render-path`." },
     tokens_in: { type: "integer", description: "Model tokens sent; 0 unless a model answered." },
     tokens_out: { type: "integer", description: "Model tokens received; 0 unless a model answered." },
+    pages: {
+      type: "object",
+      description: "A `done` page's pages read, as `Winnow-Pages` counts them: `listing`, `details`, `failed`.",
+      properties: { listing: { type: "integer" }, details: { type: "integer" }, failed: { type: "integer" } },
+    },
+    records: {
+      type: "integer",
+      description: "With lists of records in the schema: the records in this page's answer.",
+    },
   },
 };
 
@@ -410,6 +425,11 @@ const webhookEventSchema = {
     type: { enum: ["page", "completed"] },
     job_id: { type: "string" },
     page: { $ref: "#/components/schemas/BatchResult" },
+    progress: {
+      type: "object",
+      description: "In a `page` event: the job's `progress` once this page is counted (as in BatchJob).",
+      properties: { pages_read: { type: "integer" }, records: { type: "integer" } },
+    },
     job: { $ref: "#/components/schemas/BatchJob" },
   },
 };

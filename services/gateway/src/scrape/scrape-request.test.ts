@@ -23,7 +23,7 @@ describe("parseScrapeRequest", () => {
     expect(parseScrapeRequest(body, { maxPages: 5 }).listing).toEqual({ pages: 3, details: true });
     expect(parseScrapeRequest({ url: body.url, schema: body.schema }).listing).toEqual({ pages: 1, details: false });
     expect(failure(body).violations).toEqual([
-      { path: "/options/details", description: "whole listings are read by POST /scrape only, not in batch jobs yet" },
+      { path: "/options/details", description: "whole listings are read by POST /scrape and POST /batch/scrape only" },
     ]);
   });
 

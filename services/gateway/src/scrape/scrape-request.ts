@@ -281,7 +281,7 @@ function checkListing(listing: ScrapeRequest["listing"], tree: ObjectNode, limit
   if (multiPage && !limits)
     throw refuse(
       listing.details ? "/options/details" : "/options/pages",
-      "whole listings are read by POST /scrape only, not in batch jobs yet",
+      "whole listings are read by POST /scrape and POST /batch/scrape only",
     );
   if (limits && listing.pages > limits.maxPages)
     throw refuse("/options/pages", `at most ${limits.maxPages} listing pages (the operator's MAX_LISTING_PAGES)`);

@@ -1,28 +1,32 @@
 import type { AuthClient, CallOptions } from "@winnow/platform";
 import type { WebhookSecret } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 
-/** How long an account's secrets are used before auth is asked again: another gateway's rotation shows by then. */
-const TTL_MS = 5_000;
+/** How long the gateway uses an account's secrets (GET /account) before auth is asked again. */
+export const SECRETS_TTL_MS = 5_000;
 /** Accounts kept at most; the least recently asked go first. */
 const MAX_ACCOUNTS = 10_000;
 
 /**
- * Each account's webhook secrets as auth keeps them, asked at most once per TTL_MS per account, so that a job of
- * many pages (a delivery each) and GET /account cost auth one read, not one each. A rotation through this gateway
- * is seen at once; one through another gateway within TTL_MS, while the replaced secret still signs beside the new
- * one (its grace), except after a second rotation, which ends it on every gateway within TTL_MS.
+ * Each account's webhook secrets as auth keeps them, asked at most once per `ttlMs` per account, so that GET /account
+ * and the dashboard cost auth one read a few seconds, not one each. A rotation through this process is seen at once;
+ * one through another within `ttlMs`. The jobs worker, which signs deliveries, keeps none (`ttlMs` 0): every
+ * rotation, made through a gateway, signs its next delivery attempt, and a second one ends the replaced secret at once.
  */
 export class WebhookSecretCache {
   private readonly entries = new Map<string, { at: number; secrets: Promise<WebhookSecret[]> }>();
 
-  constructor(private readonly auth: AuthClient) {}
+  /** `ttlMs` 0: auth is asked every time. */
+  constructor(
+    private readonly auth: AuthClient,
+    private readonly ttlMs: number,
+  ) {}
 
   /** The account's secrets: the current one first, then one in its grace. */
   secrets(accountId: string, options: CallOptions): Promise<WebhookSecret[]> {
     const kept = this.entries.get(accountId);
-    if (kept && Date.now() - kept.at < TTL_MS) return kept.secrets;
+    if (kept && Date.now() - kept.at < this.ttlMs) return kept.secrets;
     const secrets = this.auth.getWebhookSecrets({ accountId, sessionToken: "" }, options).then((r) => r.secrets);
-    this.keep(accountId, secrets);
+    if (this.ttlMs > 0) this.keep(accountId, secrets);
     return secrets;
   }
 

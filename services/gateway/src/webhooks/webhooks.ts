@@ -45,8 +45,17 @@ export class Webhooks implements JobEvents {
     private readonly logger: Logger,
   ) {}
 
+  /** The page's result, and the job's progress with it. */
   async page(job: BatchJob, page: PageResult): Promise<void> {
-    await this.send(job, "page", { id: `${job.id}:${String(page.index)}`, type: "page", job_id: job.id, page });
+    if (!wants(job, "page")) return;
+    const progress = await this.store.progress(job.id);
+    await this.send(job, "page", {
+      id: `${job.id}:${String(page.index)}`,
+      type: "page",
+      job_id: job.id,
+      page,
+      progress,
+    });
   }
 
   async completed(job: BatchJob): Promise<void> {
@@ -153,11 +162,16 @@ export class Webhooks implements JobEvents {
   }
 
   private async send(job: BatchJob, event: "page" | "completed", payload: object): Promise<void> {
-    if (!job.webhook?.events.includes(event)) return;
+    if (!wants(job, event)) return;
     // In the account's line: accounts take turns at the delivery workers, as at the page workers.
     await this.queue.add(
-      [{ url: job.webhook.url, accountId: job.accountId, body: JSON.stringify(payload) }],
+      [{ url: job.webhook!.url, accountId: job.accountId, body: JSON.stringify(payload) }],
       job.accountId,
     );
   }
+}
+
+/** Whether the job's webhook takes this event. */
+function wants(job: BatchJob, event: "page" | "completed"): boolean {
+  return job.webhook?.events.includes(event) ?? false;
 }
