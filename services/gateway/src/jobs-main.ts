@@ -13,19 +13,16 @@ import {
   startGrpcServer,
   warnOnUnsupportedNode,
 } from "@winnow/platform";
-import { connectBackends } from "./backends.js";
 import { startBatch } from "./batch/batch.js";
 import { openBatch } from "./batch/open-batch.js";
-import { cacheBounds, openCacheStore } from "./cache/open-cache-store.js";
 import { ScrapeCache } from "./cache/scrape-cache.js";
-import { createLimiterFactory } from "./http/rate-limits.js";
 import { jobsConfigShape } from "./jobs/jobs-config.js";
 import { jobsServiceBinding } from "./jobs/jobs-service.js";
 import { exportQueueDepth } from "./jobs/queue-depth.js";
 import { KeyCheck } from "./keys/key-check.js";
 import { KeyLimits } from "./keys/key-limits.js";
 import { UsageCounter } from "./keys/usage.js";
-import { openGatewayDatabase } from "./store/gateway-database.js";
+import { openScrapeParts } from "./scrape-parts.js";
 import { WebhookSecretCache } from "./webhooks/webhook-secret-cache.js";
 
 const config = loadConfigOrExit(jobsConfigShape);
@@ -35,26 +32,8 @@ logFatalErrors(logger);
 warnOnUnsupportedNode((warning) => logger.warn(warning));
 await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
-const backends = connectBackends(
-  { auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR },
-  { gateway: config.WINNOW_GATEWAY_TOKEN.current, service: config.WINNOW_SERVICE_TOKEN.current },
-);
-// Without Redis, the key limits are this process's own, as they are each gateway replica's.
-const limiters = createLimiterFactory({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger });
-const db = await openGatewayDatabase({
-  databaseUrl: config.GATEWAY_DATABASE_URL,
-  dataDir: config.WINNOW_DATA_DIR,
-  embeddedName: "jobs-db",
-  logger,
-});
+const { backends, limiters, db, cache, listing, ...parts } = await openScrapeParts(config, "jobs-db", logger);
 const batchParts = await openBatch(config, db, logger);
-const cache = await openCacheStore({
-  bounds: cacheBounds(config),
-  redis: limiters.redis,
-  keyPrefix: config.REDIS_KEY_PREFIX,
-  db,
-  logger,
-});
 const scrapeCache = cache.store && new ScrapeCache(cache.store, backends.extractor, logger);
 const keys = new KeyCheck(backends.auth, {
   size: config.KEY_CACHE_SIZE,
@@ -77,11 +56,7 @@ const batch = startBatch(batchParts.setup, {
   keyLimits: new KeyLimits(limiters, Math.ceil((2 * config.REQUEST_TIMEOUT_MS) / 1000), logger),
   usage,
   requestTimeoutMs: config.REQUEST_TIMEOUT_MS,
-  listing: {
-    detailConcurrency: config.LISTING_DETAIL_CONCURRENCY,
-    honourRobots: !config.LISTING_IGNORE_ROBOTS,
-    crawlDelayMs: config.LISTING_CRAWL_DELAY_MS,
-  },
+  listing,
   logger,
 });
 exportQueueDepth(batchParts.setup.queues, logger);
@@ -109,8 +84,5 @@ onShutdownSignal(logger, async () => {
   keys.close();
   await usage.close();
   await scrapeCache?.settled();
-  await cache.close();
-  await db.close();
-  backends.close();
-  await limiters.close();
+  await parts.close();
 });

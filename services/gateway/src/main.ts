@@ -11,13 +11,10 @@ import {
 } from "@winnow/platform";
 import { JobsServiceClient } from "@winnow/platform/gen/winnow/jobs/v1/jobs.js";
 import { createGateway } from "./app.js";
-import { connectBackends } from "./backends.js";
-import { cacheBounds, openCacheStore } from "./cache/open-cache-store.js";
 import { configShape } from "./config.js";
 import { Drain } from "./http/drain.js";
 import { startHttpServer } from "./http/http-server.js";
-import { createLimiterFactory } from "./http/rate-limits.js";
-import { openGatewayDatabase } from "./store/gateway-database.js";
+import { openScrapeParts } from "./scrape-parts.js";
 
 const config = loadConfigOrExit(configShape);
 
@@ -26,28 +23,10 @@ logFatalErrors(logger);
 warnOnUnsupportedNode((warning) => logger.warn(warning));
 await serveMetrics(config.METRICS_HOST, config.METRICS_PORT, logger);
 
-const backends = connectBackends(
-  { auth: config.AUTH_ADDR, renderer: config.RENDERER_ADDR, extractor: config.EXTRACTOR_ADDR },
-  { gateway: config.WINNOW_GATEWAY_TOKEN.current, service: config.WINNOW_SERVICE_TOKEN.current },
-);
 const drain = new Drain();
-const limiters = createLimiterFactory({ redisUrl: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, logger });
-const db = await openGatewayDatabase({
-  databaseUrl: config.GATEWAY_DATABASE_URL,
-  dataDir: config.WINNOW_DATA_DIR,
-  embeddedName: "gateway-db",
-  logger,
-});
+const { backends, limiters, cache, listing, ...parts } = await openScrapeParts(config, "gateway-db", logger);
 // Batch jobs are the jobs worker's: the gateway checks the key, validates, and asks it.
 const jobs = promiseClient(createClient(JobsServiceClient, config.JOBS_ADDR, config.WINNOW_GATEWAY_TOKEN.current));
-// The scrape cache lives in Redis when there is one, else in the gateway's database.
-const cache = await openCacheStore({
-  bounds: cacheBounds(config),
-  redis: limiters.redis,
-  keyPrefix: config.REDIS_KEY_PREFIX,
-  db,
-  logger,
-});
 const gateway = createGateway({
   backends,
   keyCache: { size: config.KEY_CACHE_SIZE, maxAgeMs: config.KEY_CACHE_MAX_AGE_MS },
@@ -67,12 +46,7 @@ const gateway = createGateway({
     storeAlways: config.CACHE_STORE_ALWAYS,
   },
   jobs: { client: jobs, maxUrls: config.BATCH_MAX_URLS },
-  listing: {
-    maxPages: config.MAX_LISTING_PAGES,
-    detailConcurrency: config.LISTING_DETAIL_CONCURRENCY,
-    honourRobots: !config.LISTING_IGNORE_ROBOTS,
-    crawlDelayMs: config.LISTING_CRAWL_DELAY_MS,
-  },
+  listing: { ...listing, maxPages: config.MAX_LISTING_PAGES },
 });
 const server = await startHttpServer(gateway.app, config.HOST, config.PORT);
 logger.info({ url: `http://${config.HOST}:${server.port}` }, "gateway listening");
@@ -84,9 +58,6 @@ onShutdownSignal(logger, async () => {
   await Promise.race([drain.idle(), new Promise((resolve) => setTimeout(resolve, config.SHUTDOWN_GRACE_MS))]);
   await server.close(Math.max(0, deadline - Date.now()));
   await gateway.close();
-  await cache.close();
-  await db.close();
-  backends.close();
   jobs.grpc.close();
-  await limiters.close();
+  await parts.close();
 });
