@@ -247,8 +247,8 @@ describe("whole listings in a batch job", () => {
       ["done", namesOf("rel", [1, 2])],
     ]);
     expect(job.results.map((r) => [r.pages, r.records])).toEqual([
-      [{ listing: 3, details: 0, failed: 0 }, 12],
-      [{ listing: 2, details: 0, failed: 0 }, 8],
+      [{ listing: 3, details: 0, failed: 0, model: 0 }, 12],
+      [{ listing: 2, details: 0, failed: 0, model: 0 }, 8],
     ]);
     expect(job.progress).toEqual({ pages_read: 5, records: 20 });
 

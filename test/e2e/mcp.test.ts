@@ -123,7 +123,7 @@ describe.each(["stdio", "http"] as const)("the MCP tools over %s", (transport) =
     const first = structured(
       await client.callTool({ name: "scrape", arguments: { url, schema: LIST_SCHEMA, pages: 2 } }),
     );
-    expect(first.pages_read).toEqual({ listing: 2, details: 0, failed: 0 });
+    expect(first.pages_read).toEqual({ listing: 2, details: 0, failed: 0, model: 0 });
     const [list] = first.lists as { pointer: string; total: number; returned: number; next_cursor: string }[];
     expect(list).toMatchObject({ pointer: "/products", total: 160, returned: 100 });
     const { page } = structured(
@@ -144,7 +144,7 @@ describe.each(["stdio", "http"] as const)("the MCP tools over %s", (transport) =
         },
       }),
     );
-    expect(shelf.pages_read).toEqual({ listing: 1, details: 2, failed: 0 });
+    expect(shelf.pages_read).toEqual({ listing: 1, details: 2, failed: 0, model: 0 });
     expect((shelf.data as { products: { sku: string }[] }).products.map((p) => p.sku)).toEqual(["SKU-900", "SKU-901"]);
   });
 

@@ -112,9 +112,16 @@ export function createWinnowMcpServer({ api, pages, scope = "" }: McpServerOptio
               'by the cursor of lists[] entry "#markdown" (its items are the lines)',
           ),
         pages_read: z
-          .object({ listing: z.number().int(), details: z.number().int(), failed: z.number().int() })
+          .object({
+            listing: z.number().int(),
+            details: z.number().int(),
+            failed: z.number().int(),
+            model: z.number().int(),
+          })
           .optional()
-          .describe("With pages or details: the listing pages and records' pages read, and those that failed"),
+          .describe(
+            "With pages or details: the listing pages and records' pages read, those that failed, and those a model read",
+          ),
         omitted: z.number().int().describe("Statuses and warnings left out (ask evidence for all)"),
         lists: z.array(listPaging).describe("Lists cut into pages"),
         engine: z.string().optional(),
