@@ -16,8 +16,10 @@ export default defineConfig({
     testTimeout: TEST_TIMEOUT_MS,
     hookTimeout: 2 * TEST_TIMEOUT_MS,
     pool: "forks",
-    // Two files at a time even on 2 cores (vitest's default is one fewer than the cores): most of a file's time is
-    // spent waiting on the servers, browsers and processes it starts, not on its own thread. WINNOW_TEST_FORKS sets it.
-    poolOptions: { forks: { maxForks: Number(process.env.WINNOW_TEST_FORKS) || Math.max(2, availableParallelism()) } },
+    // Files at once: one fewer than the cores (vitest's default; one on 2 cores). Two on 2 cores made the e2e files
+    // that start whole stacks two to four times slower each, for no gain in all. WINNOW_TEST_FORKS sets it.
+    poolOptions: {
+      forks: { maxForks: Number(process.env.WINNOW_TEST_FORKS) || Math.max(1, availableParallelism() - 1) },
+    },
   },
 });
