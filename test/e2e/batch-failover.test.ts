@@ -3,6 +3,8 @@
  * (BullMQ) and one Postgres gateway database. A worker killed with SIGKILL
  * in the middle of its pages has them run by the other (BullMQ's stalled-job
  * check), and the job finishes with every page's result, each page once.
+ * The kill lands while the worker reads a page: its winnow_jobs_pages_running
+ * gauge says so, and pages take long enough that the page is still being read.
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -21,9 +23,9 @@ const PAGE_COUNT = 40;
 const PAGES: Record<string, FixturePage> = Object.fromEntries(
   Array.from({ length: PAGE_COUNT }, (_, i) => [
     `/slow/${i}`,
-    // Slow, so that the killed worker has pages in flight.
+    // Slow, so that a page the worker is seen reading is still being read when it is killed.
     {
-      delayMs: 300,
+      delayMs: 1_500,
       body: `<!doctype html><html><head><title>Slow ${i}</title></head><body><h1>Slow ${i}</h1></body></html>`,
     },
   ]),
@@ -32,6 +34,7 @@ const PAGES: Record<string, FixturePage> = Object.fromEntries(
 let postgres: PrivatePostgres;
 let run: RunningStack;
 let second: ServiceProcess;
+let secondMetrics: string;
 
 beforeAll(async () => {
   postgres = await startPrivatePostgres();
@@ -42,13 +45,14 @@ beforeAll(async () => {
     BATCH_CONCURRENCY: "4",
   };
   run = await launchStack(PAGES, shared);
-  const [port] = (await freePorts(1)) as [number];
+  const [port, metricsPort] = (await freePorts(2)) as [number, number];
+  secondMetrics = `http://127.0.0.1:${metricsPort}/metrics`;
   second = await startService(
     "jobs",
     {
       ...shared,
       GRPC_PORT: String(port),
-      METRICS_PORT: "0",
+      METRICS_PORT: String(metricsPort),
       LOG_LEVEL: "warn",
       WINNOW_DATA_DIR: run.stack.dataDir,
       WINNOW_EGRESS_ALLOW: run.site.hostPort,
@@ -58,6 +62,8 @@ beforeAll(async () => {
       ...tokenEnv(run.stack.callerTokens, ["gateway", "service"]),
     },
     `127.0.0.1:${port}`,
+    // The telemetry preload serves its metrics.
+    ["--import", "@winnow/platform/telemetry"],
   );
 });
 afterAll(async () => {
@@ -87,9 +93,11 @@ it(
     const status = async () =>
       (await (await api(status_url)).json()) as { status: string; counts: { queued: number; done: number } };
 
+    // Killed while it reads a page (the other worker may hold the key's slots for a while: both take its pages).
     for (;;) {
-      if ((await status()).counts.done >= 4) break;
-      await sleep(50);
+      const metrics = await (await fetch(secondMetrics)).text();
+      if (Number(/^winnow_jobs_pages_running(?:\{[^}]*\})? (\d+)/m.exec(metrics)?.[1] ?? 0) > 0) break;
+      await sleep(20);
     }
     second.child.kill("SIGKILL");
     for (;;) {

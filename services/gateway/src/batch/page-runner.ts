@@ -1,4 +1,4 @@
-import { type Logger, parseSchema, requestMetadata, WinnowError } from "@winnow/platform";
+import { type Logger, meter, parseSchema, requestMetadata, WinnowError } from "@winnow/platform";
 import { LRUCache } from "lru-cache";
 import { problemDocument } from "../http/problem.js";
 import type { UsageCounter } from "../keys/usage.js";
@@ -12,6 +12,11 @@ import type { ScrapeRequest } from "../scrape/scrape-request.js";
 import type { BatchJob, BatchStore, PageResult } from "./batch-store.js";
 import type { PageAdmission } from "./page-admission.js";
 import type { Task, TaskOutcome } from "./task-queue.js";
+
+/** How busy this worker is: pages admitted and being read now (what a scale-down must wait for). */
+const pagesRunning = meter.createUpDownCounter("winnow.jobs.pages.running", {
+  description: "Batch pages this jobs worker is reading now (admitted by their key's limits)",
+});
 
 /** A page of a job, as queued. */
 export interface PageTask {
@@ -82,7 +87,11 @@ export class PageRunner {
         await this.finish(job, data.index, url, { state: "failed", problem: revokedKeyProblem() });
         return undefined;
       }
-      release = admission.release;
+      pagesRunning.add(1);
+      release = () => {
+        pagesRunning.add(-1);
+        admission.release();
+      };
       outcome = {
         state: "done",
         scraped: await this.scrape({ ...job.request, url }, { accountId: job.accountId, hop }),
