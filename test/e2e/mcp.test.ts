@@ -175,20 +175,39 @@ describe.each(["stdio", "http"] as const)("the MCP tools over %s", (transport) =
     expect(answer).not.toHaveProperty("webhook_secret");
   });
 
-  it("submits a batch and reads its state and results", async () => {
+  it("submits a batch and reads its state and results, whole listings and their progress included", async () => {
     const urls = [`${run.site.origin}/product`];
     const job = structured(
       await client.callTool({ name: "batch_submit", arguments: { urls, schema: PRODUCT_SCHEMA } }),
     ) as { id: string; status: string };
     expect(job.status).toBe("running");
-    let state: Record<string, unknown>;
-    for (;;) {
-      state = structured(await client.callTool({ name: "batch_status", arguments: { id: job.id } }));
-      if (state.status !== "running") break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(state).toMatchObject({ status: "completed", next_cursor: null });
+    const finished = async (id: string) => {
+      for (;;) {
+        const state = structured(await client.callTool({ name: "batch_status", arguments: { id } }));
+        if (state.status !== "running") return state;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+    const state = await finished(job.id);
+    expect(state).toMatchObject({ status: "completed", next_cursor: null, progress: { pages_read: 1 } });
     expect((state.results as { data: unknown }[])[0]!.data).toMatchObject({ price_usd: 129.99 });
+
+    const listing = structured(
+      await client.callTool({
+        name: "batch_submit",
+        arguments: {
+          urls: [`${run.site.origin}/shelf`],
+          schema: { products: [{ name: "string", sku: "string", url: "string" }] },
+          details: true,
+        },
+      }),
+    ) as { id: string; progress: object };
+    expect(listing.progress).toEqual({ pages_read: 0, records: 0 });
+    const read = await finished(listing.id);
+    expect(read.progress).toEqual({ pages_read: 3, records: 2 });
+    const [result] = read.results as { data: { products: { sku: string }[] }; pages: object }[];
+    expect(result!.data.products.map((p) => p.sku)).toEqual(["SKU-900", "SKU-901"]);
+    expect(result!.pages).toEqual({ listing: 1, details: 2, failed: 0, model: 0 });
   });
 });
 

@@ -47,6 +47,22 @@ const schemaInput = z
       '{"title": "string", "products": [{"name": "string", "price_usd": "number"}]}; a JSON Schema object works too',
   );
 
+/** How a page is read, and how much of a listing: scrape's options and each batch page's. */
+const renderOption = z.enum(["auto", "static", "browser"]).optional();
+const pagesOption = z
+  .number()
+  .int()
+  .min(1)
+  .optional()
+  .describe(
+    "Listing pages to read, the first included (default 1), following the page's own next link on the same " +
+      "site; the schema needs a list of records",
+  );
+const detailsOption = z
+  .boolean()
+  .optional()
+  .describe("Also read each record's own page (its url, link or href field) for the fields the listing left null");
+
 /** The Winnow tools for an agent: scrape, batch_submit, batch_status, account. */
 export function createWinnowMcpServer({ api, pages, scope = "" }: McpServerOptions): McpServer {
   const server = new McpServer({ name: "winnow", version: "0.2.0" });
@@ -66,27 +82,14 @@ export function createWinnowMcpServer({ api, pages, scope = "" }: McpServerOptio
         schema: schemaInput.optional(),
         task_description: z.string().optional().describe("Extra instructions for the model"),
         evidence: z.boolean().optional().describe("Add where each value was read, by JSON pointer"),
-        render: z.enum(["auto", "static", "browser"]).optional(),
         formats: z
           .array(z.enum(["json", "markdown"]))
           .min(1)
           .optional()
           .describe('["json", "markdown"]: also the page\'s main content as markdown (links absolute)'),
-        pages: z
-          .number()
-          .int()
-          .min(1)
-          .optional()
-          .describe(
-            "Listing pages to read, the first included (default 1), following the page's own next link on the same " +
-              "site; the schema needs a list of records",
-          ),
-        details: z
-          .boolean()
-          .optional()
-          .describe(
-            "Also read each record's own page (its url, link or href field) for the fields the listing left null",
-          ),
+        render: renderOption,
+        pages: pagesOption,
+        details: detailsOption,
         cursor: z.string().optional().describe("A next_cursor from an earlier answer: its list's next page"),
       },
       outputSchema: {
@@ -183,6 +186,9 @@ export function createWinnowMcpServer({ api, pages, scope = "" }: McpServerOptio
     status: z.string().describe("running, completed or cancelled"),
     total: z.number().int(),
     counts: z.object({ queued: z.number(), done: z.number(), failed: z.number(), cancelled: z.number() }),
+    progress: z
+      .object({ pages_read: z.number().int(), records: z.number().int() })
+      .describe("Pages read so far (a whole listing's pages and records' pages each count) and records answered"),
     created_at: z.string(),
     finished_at: z.string().nullable(),
     expires_at: z.string().nullable(),
@@ -199,6 +205,9 @@ export function createWinnowMcpServer({ api, pages, scope = "" }: McpServerOptio
         schema: schemaInput,
         task_description: z.string().optional(),
         evidence: z.boolean().optional(),
+        render: renderOption,
+        pages: pagesOption,
+        details: detailsOption,
       },
       outputSchema: job,
       annotations: { openWorldHint: true },
@@ -210,7 +219,12 @@ export function createWinnowMcpServer({ api, pages, scope = "" }: McpServerOptio
             urls: input.urls,
             schema: input.schema as Schema,
             ...(input.task_description !== undefined && { taskDescription: input.task_description }),
-            ...(input.evidence && { options: { evidence: true } }),
+            options: {
+              ...(input.evidence && { evidence: true }),
+              ...(input.render && { render: input.render }),
+              ...(input.pages !== undefined && { pages: input.pages }),
+              ...(input.details !== undefined && { details: input.details }),
+            },
           }),
         ),
       ),
@@ -291,8 +305,17 @@ export function createWinnowMcpServer({ api, pages, scope = "" }: McpServerOptio
 }
 
 /** The job's state as the tools' output schema states it (the API's answer may carry more). */
-function jobOf({ id, status, total, counts, created_at, finished_at, expires_at }: BatchJob): Record<string, unknown> {
-  return { id, status, total, counts, created_at, finished_at, expires_at };
+function jobOf({
+  id,
+  status,
+  total,
+  counts,
+  progress,
+  created_at,
+  finished_at,
+  expires_at,
+}: BatchJob): Record<string, unknown> {
+  return { id, status, total, counts, progress, created_at, finished_at, expires_at };
 }
 
 /** A batch result with its long lists cut to a page, as a scrape's. */
