@@ -35,6 +35,11 @@ let release: () => void = () => {};
 const held = new Promise<void>((resolve) => {
   release = resolve;
 });
+/** A listing's second page, held until the test has seen the job's progress after the first. */
+let releaseSecond: () => void = () => {};
+const secondHeld = new Promise<void>((resolve) => {
+  releaseSecond = resolve;
+});
 
 const PAGES: Record<string, FixturePage> = {
   // rel=next in the head.
@@ -62,6 +67,9 @@ const PAGES: Record<string, FixturePage> = {
   "/robots.txt": { type: "text/plain", body: "User-agent: *\nDisallow: /private/\n" },
   "/bot/1": { body: listing("bot", 1, '<a href="/private/2">Next</a>') },
   "/private/2": { body: listing("bot", 2, "") },
+  // A listing read in a batch job, its second page held.
+  "/prog/1": { body: listing("prog", 1, '<a href="/prog/2">Next</a>') },
+  "/prog/2": { body: listing("prog", 2, ""), heldUntil: secondHeld },
   // A second page that never answers in time.
   "/slow/1": { body: listing("slow", 1, '<a href="/slow/2">Next</a>') },
   "/slow/2": { body: listing("slow", 2, ""), heldUntil: held },
@@ -92,6 +100,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   release();
+  releaseSecond();
   await run?.stop();
   await new Promise((resolve) => receiver?.close(resolve));
 });
@@ -266,6 +275,31 @@ describe("whole listings in a batch job", () => {
     expect(ofJob().find((event) => event.type === "completed")).toMatchObject({
       job: { status: "completed", progress: { pages_read: 5, records: 20 } },
     });
+  });
+
+  it("counts a listing's pages and records in the job's progress while it is still being read", async () => {
+    const api = (path: string) =>
+      fetch(`${run.stack.gatewayUrl}${path}`, { headers: { "x-api-key": run.stack.apiKey } });
+    const submitted = await fetch(`${run.stack.gatewayUrl}/batch/scrape`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": run.stack.apiKey },
+      body: JSON.stringify({ urls: [`${run.site.origin}/prog/1`], schema: SCHEMA, options: { pages: 5 } }),
+    });
+    const { status_url } = (await submitted.json()) as { status_url: string };
+    type Job = { status: string; progress: { pages_read: number; records: number } };
+    let job: Job;
+    do {
+      await sleep(100);
+      job = (await (await api(status_url)).json()) as Job;
+    } while (job.progress.pages_read === 0);
+    // Its one page, the listing, is still running: what it has read shows.
+    expect(job).toEqual(expect.objectContaining({ status: "running", progress: { pages_read: 1, records: 4 } }));
+    releaseSecond();
+    do {
+      await sleep(100);
+      job = (await (await api(status_url)).json()) as Job;
+    } while (job.status === "running");
+    expect(job.progress).toEqual({ pages_read: 2, records: 8 });
   });
 
   it("refuses more listing pages than the operator allows, as POST /scrape does", async () => {

@@ -44,6 +44,13 @@ const MIGRATIONS: readonly Migration[] = [
     // finished pages first, a cost that grew with the job (twice the time at 10,000 pages).
     sql: "CREATE INDEX batch_pages_queued ON batch_pages (job_id) WHERE state = 'queued'",
   },
+  {
+    version: 4,
+    name: "what a page still being read has read so far",
+    // A whole listing is one page of its job and reads for minutes: its pages and records so far count in the job's
+    // progress while it runs, not only at its end.
+    sql: "ALTER TABLE batch_pages ADD COLUMN reading jsonb",
+  },
 ];
 
 /** Brings the batch tables up to date; their record is batch_migrations. */

@@ -188,15 +188,29 @@ export class BatchStore {
     return counts;
   }
 
-  /** What the job's done pages read, from their results' `pages` and `records` (page-runner.ts's resultOf). */
+  /**
+   * What the job has read: its done pages' results' `pages` and `records` (page-runner.ts's resultOf), and what its
+   * pages still being read (whole listings) have read so far.
+   */
   async progress(id: string): Promise<JobProgress> {
     const [row] = await this.db.query<JobProgress>(
-      `SELECT coalesce(sum(coalesce((result->'pages'->>'listing')::int, 1) + coalesce((result->'pages'->>'details')::int, 0)), 0)::int AS pages_read,
-              coalesce(sum(coalesce((result->>'records')::int, 0)), 0)::int AS records
-       FROM batch_pages WHERE job_id = $1 AND state = 'done'`,
+      `SELECT coalesce(sum(CASE WHEN state = 'done'
+                THEN coalesce((result->'pages'->>'listing')::int, 1) + coalesce((result->'pages'->>'details')::int, 0)
+                ELSE (reading->>'pages_read')::int END), 0)::int AS pages_read,
+              coalesce(sum(CASE WHEN state = 'done' THEN coalesce((result->>'records')::int, 0)
+                ELSE (reading->>'records')::int END), 0)::int AS records
+       FROM batch_pages WHERE job_id = $1 AND (state = 'done' OR (state = 'queued' AND reading IS NOT NULL))`,
       [id],
     );
     return row!;
+  }
+
+  /** What a page still being read (a whole listing) has read so far; nothing once it is finished. */
+  async reading(id: string, index: number, progress: JobProgress): Promise<void> {
+    await this.db.query(
+      "UPDATE batch_pages SET reading = $3::jsonb WHERE job_id = $1 AND index = $2 AND state = 'queued'",
+      [id, index, JSON.stringify(progress)],
+    );
   }
 
   /** Up to `limit` pages from index `from` on, in order. */
@@ -220,7 +234,7 @@ export class BatchStore {
   /** Records a page's outcome once; false when it was already finished (or cancelled). */
   async finishPage(id: string, index: number, state: "done" | "failed", result: PageResult): Promise<boolean> {
     const rows = await this.db.query(
-      `UPDATE batch_pages SET state = $3, result = $4::jsonb, finished_at = now()
+      `UPDATE batch_pages SET state = $3, result = $4::jsonb, reading = NULL, finished_at = now()
        WHERE job_id = $1 AND index = $2 AND state = 'queued' RETURNING index`,
       [id, index, state, JSON.stringify(result)],
     );

@@ -4,7 +4,7 @@ import { problemDocument } from "../http/problem.js";
 import type { UsageCounter } from "../keys/usage.js";
 import { listFields } from "../listing/list-fields.js";
 import { type PagesRead, readByModel } from "../listing/pages-read.js";
-import { type ListingSettings, readListing } from "../listing/read-listing.js";
+import { type ListingProgress, type ListingSettings, readListing } from "../listing/read-listing.js";
 import { statusEnvelope } from "../scrape/field-status.js";
 import { answerBody, engineName, renderPathName } from "../scrape/scrape.js";
 import { type ScrapeContext, type ScrapeDependencies, type ScrapeOutcome, scrapePage } from "../scrape/scrape-page.js";
@@ -94,7 +94,15 @@ export class PageRunner {
       };
       outcome = {
         state: "done",
-        scraped: await this.scrape({ ...job.request, url }, { accountId: job.accountId, hop }),
+        scraped: await this.scrape({ ...job.request, url }, { accountId: job.accountId, hop }, (read) =>
+          // Progress is a courtesy: a write that fails loses nothing the page's result will not state.
+          this.options.store.reading(job.id, data.index, read).catch((error: unknown) => {
+            this.options.logger.warn(
+              { err: error, jobId: job.id, index: data.index },
+              "could not record a listing's progress",
+            );
+          }),
+        ),
       };
     } catch (error) {
       // Shutting down: the page is tried again (here after a restart, or by another jobs worker).
@@ -122,10 +130,10 @@ export class PageRunner {
     await this.finish(job, data.index, url, { state: "failed", problem });
   }
 
-  private async scrape(request: ScrapeRequest, context: ScrapeContext): Promise<Scraped> {
+  private async scrape(request: ScrapeRequest, context: ScrapeContext, progress: ListingProgress): Promise<Scraped> {
     const { listing } = request;
     if (listing.pages > 1 || listing.details) {
-      return readListing(this.options.scrape, request, context, this.options.listing);
+      return readListing(this.options.scrape, request, context, this.options.listing, progress);
     }
     const scraped = await scrapePage(this.options.scrape, request, context);
     return { ...scraped, pages: { listing: 1, details: 0, failed: 0, model: readByModel(scraped.result) } };

@@ -29,7 +29,18 @@ export async function fillDetails(
   request: ScrapeRequest,
   context: ScrapeContext,
   answer: ListingAnswer,
-  { perHost, robots, pace }: { perHost: number; robots: RobotsRules | undefined; pace: CrawlPace },
+  {
+    perHost,
+    robots,
+    pace,
+    read,
+  }: {
+    perHost: number;
+    robots: RobotsRules | undefined;
+    pace: CrawlPace;
+    /** Told the records' pages read so far, after each. */
+    read: (count: number) => void;
+  },
 ): Promise<DetailOutcome> {
   const outcome = { read: 0, failed: 0, model: 0 };
   const wanted = answer.records().filter((listed) => missingFields(listed).length > 0);
@@ -56,6 +67,7 @@ export async function fillDetails(
     try {
       const result = await readRecordPage(deps, request, context, listed.list, listed.link);
       outcome.read += 1;
+      read(outcome.read);
       outcome.model += readByModel(result);
       answer.addUsage(result.usage);
       answer.state({ ...merged(listed, prefix, result), page: listed.link });

@@ -32,6 +32,9 @@ export interface ListingOutcome extends ScrapeOutcome {
  */
 export const LISTING_DEFAULTS = { maxPages: 50, detailConcurrency: 2, honourRobots: true, crawlDelayMs: 0 };
 
+/** What a listing has read so far: its pages (listing and records' own) and its records. */
+export type ListingProgress = (read: { pages_read: number; records: number }) => void;
+
 export interface ListingSettings {
   /** Records' own pages read at once per host. */
   detailConcurrency: number;
@@ -46,6 +49,7 @@ export async function readListing(
   request: ScrapeRequest,
   context: ScrapeContext,
   settings: ListingSettings,
+  progress: ListingProgress = () => {},
 ): Promise<ListingOutcome> {
   const lists = listFields(parseSchema(JSON.parse(request.schemaJson)));
   const first = await scrapePage(deps, request, context);
@@ -53,6 +57,8 @@ export async function readListing(
   const pages: PagesRead = { listing: 1, details: 0, failed: 0, model: readByModel(first.result) };
   const read = new Set([request.url, first.page.finalUrl].map((url) => pageAddress(url, url)));
   answer.addPage(first.page.finalUrl, first.result);
+  const readSoFar = () => progress({ pages_read: pages.listing + pages.details, records: answer.records().length });
+  readSoFar();
 
   const robots = settings.honourRobots ? new RobotsRules((url) => fetchText(deps, context, url)) : undefined;
   const pace = new CrawlPace(settings.crawlDelayMs, async (url) => robots?.crawlDelayMs(url), context.hop);
@@ -98,6 +104,7 @@ export async function readListing(
     pages.model += readByModel(page.result);
     read.add(pageAddress(page.page.finalUrl, page.page.finalUrl));
     if (answer.addPage(page.page.finalUrl, page.result) === 0) break;
+    readSoFar();
     last = page;
   }
 
@@ -106,6 +113,10 @@ export async function readListing(
       perHost: settings.detailConcurrency,
       robots,
       pace,
+      read: (count) => {
+        pages.details = count;
+        readSoFar();
+      },
     });
     pages.details = details.read;
     pages.failed += details.failed;
