@@ -14,7 +14,8 @@ export default defineConfig({
     ],
     // Tests start real servers and processes; give them room on a 2-core machine.
     testTimeout: TEST_TIMEOUT_MS,
-    hookTimeout: 2 * TEST_TIMEOUT_MS,
+    // A whole stack starts in a hook, within 2 × TEST_TIMEOUT_MS (stack-under-test.ts), with a fixture site and more.
+    hookTimeout: 3 * TEST_TIMEOUT_MS,
     pool: "forks",
     // Files at once: one fewer than the cores (vitest's default; one on 2 cores). Two on 2 cores made the e2e files
     // that start whole stacks two to four times slower each, for no gain in all. WINNOW_TEST_FORKS sets it.

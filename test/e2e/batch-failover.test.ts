@@ -4,9 +4,9 @@
  * in the middle of its pages has them run by the other (BullMQ's stalled-job
  * check), and the job finishes with every page's result, each page once; a
  * whole listing (options.pages) killed part-way is read again whole, each
- * record once. The kill lands while the worker reads a page: its
- * winnow_jobs_pages_running gauge says so, and pages take long enough that
- * the page is still being read.
+ * record once. The kill lands while the worker reads a page: pages are held
+ * until then, and it comes once every page the workers' winnow_jobs_pages_running
+ * gauges count is being answered by the site, one of them the killed worker's.
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -21,10 +21,20 @@ import { TEST_TIMEOUT_MS } from "../support/test-timeout.js";
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const PAGE_COUNT = 40;
-/** Long enough that a page the worker is seen reading is still being read when it is killed. */
-const SLOW_MS = 1_500;
-const SHOPS = ["a", "b", "c", "d"];
+/** Twice as many listings as a worker reads at once (BATCH_CONCURRENCY): the second worker takes some. */
+const SHOPS = ["a", "b", "c", "d", "e", "f", "g", "h"];
 const LISTING_PAGES = 3;
+
+/** Pages answer once their test has killed the worker. */
+function hold(): { until: Promise<void>; release: () => void } {
+  let release = () => {};
+  const until = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { until, release };
+}
+const slowPages = hold();
+const shopPages = hold();
 
 const page = (title: string, body: string) =>
   `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
@@ -42,14 +52,14 @@ const PAGES: Record<string, FixturePage> = {
   ...Object.fromEntries(
     Array.from({ length: PAGE_COUNT }, (_, i) => [
       `/slow/${i}`,
-      { delayMs: SLOW_MS, body: page(`Slow ${i}`, `<h1>Slow ${i}</h1>`) },
+      { heldUntil: slowPages.until, body: page(`Slow ${i}`, `<h1>Slow ${i}</h1>`) },
     ]),
   ),
   ...Object.fromEntries(
     SHOPS.flatMap((shop) =>
       Array.from({ length: LISTING_PAGES }, (_, i) => [
         `/shop-${shop}/${i + 1}`,
-        { delayMs: SLOW_MS, body: listingPage(shop, i + 1) },
+        { heldUntil: shopPages.until, body: listingPage(shop, i + 1) },
       ]),
     ),
   ),
@@ -71,6 +81,8 @@ beforeAll(async () => {
   run = await launchStack(PAGES, shared);
 });
 afterAll(async () => {
+  slowPages.release();
+  shopPages.release();
   for (const worker of workers) await worker.stop();
   await run?.stop();
   await postgres?.stop();
@@ -101,14 +113,27 @@ async function startSecondWorker(): Promise<{ worker: ServiceProcess; metrics: s
   return { worker, metrics: `http://127.0.0.1:${metricsPort}/metrics` };
 }
 
-/** Kills the worker while it reads a page (the stack's worker may hold the key's slots a while: both take its pages). */
-async function killWhileReading({ worker, metrics }: { worker: ServiceProcess; metrics: string }): Promise<void> {
+/** Pages the jobs worker whose metrics are at `url` is reading now (its winnow_jobs_pages_running gauge). */
+async function pagesRunning(url: string): Promise<number> {
+  const text = await (await fetch(url)).text();
+  return Number(/^winnow_jobs_pages_running(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+/**
+ * Kills the worker while the site answers one of its pages, then lets the held pages answer. Every page a worker has
+ * taken is at the site once the site answers as many requests as both workers count pages: while pages are held no
+ * page ends, so the count of pages taken only grows, and the requests never outnumber them.
+ */
+async function killWhileReading({ worker, metrics }: { worker: ServiceProcess; metrics: string }, release: () => void) {
+  const stackWorker = `http://127.0.0.1:${run.stack.metricsPorts.jobs}/metrics`;
   for (;;) {
-    const text = await (await fetch(metrics)).text();
-    if (Number(/^winnow_jobs_pages_running(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0) > 0) break;
+    const before = run.site.inFlight();
+    const [theirs, ours] = await Promise.all([pagesRunning(metrics), pagesRunning(stackWorker)]);
+    if (theirs > 0 && before === theirs + ours && run.site.inFlight() === before) break;
     await sleep(20);
   }
   worker.child.kill("SIGKILL");
+  release();
 }
 
 type Job<Data> = {
@@ -145,13 +170,13 @@ it(
         schema: { title: "string" },
         options: { render: "static" },
       },
-      () => killWhileReading(second),
+      () => killWhileReading(second, slowPages.release),
     );
     expect(counts).toMatchObject({ queued: 0, done: PAGE_COUNT, failed: 0 });
     expect(results.map((r) => [r.status, r.data.title])).toEqual(
       Array.from({ length: PAGE_COUNT }, (_, i) => ["done", `Slow ${i}`]),
     );
-    // The killed worker had a page in flight: it was fetched again, by the survivor.
+    // The killed worker's page was fetched again, by the survivor.
     expect([...run.site.hits.entries()].some(([path, n]) => path.startsWith("/slow/") && n > 1)).toBe(true);
   },
   5 * TEST_TIMEOUT_MS,
@@ -167,7 +192,7 @@ it(
         schema: { products: [{ name: "string", price: "number" }] },
         options: { render: "static", pages: LISTING_PAGES },
       },
-      () => killWhileReading(second),
+      () => killWhileReading(second, shopPages.release),
     );
     expect(counts).toMatchObject({ queued: 0, done: SHOPS.length, failed: 0 });
     expect(results.map((r) => r.data.products)).toEqual(

@@ -22,6 +22,8 @@ export interface FixtureSite {
   hits: Map<string, number>;
   /** The most requests that were being answered at once. */
   maxInFlight(): number;
+  /** Requests being answered now. */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startFixtureSite(pages: Record<string, FixturePage>): Prom
     requests: (path) => hits.get(path) ?? 0,
     hits,
     maxInFlight: () => maxInFlight,
+    inFlight: () => inFlight,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

@@ -5,6 +5,7 @@ import path from "node:path";
 import { checkHealth } from "@winnow/platform";
 import { REPO_ROOT, type ServiceName, serviceEntry } from "../../scripts/src/stack.js";
 import { TEST_TOKEN_ENV } from "./caller-tokens.js";
+import { TEST_TIMEOUT_MS } from "./test-timeout.js";
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -55,8 +56,8 @@ export async function startService(
     }
     if (ownDataDir) await rm(ownDataDir, { recursive: true, force: true });
   };
-  // PGlite and Chromium start slowly on a busy 2-core machine.
-  const deadline = Date.now() + 90_000;
+  // PGlite and Chromium start slowly on a busy 2-core machine: the suite's one setting says how slowly.
+  const deadline = Date.now() + 1.5 * TEST_TIMEOUT_MS;
   while (!(await answers(service, readyAt))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();

@@ -4,6 +4,7 @@ import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import type { ServiceName } from "../../scripts/src/stack.js";
 import { startThrowawayStack, type ThrowawayStack } from "../../scripts/src/throwaway-stack.js";
 import { type FixturePage, type FixtureSite, startFixtureSite } from "./fixture-site.js";
+import { TEST_TIMEOUT_MS } from "./test-timeout.js";
 
 export interface RunningStack {
   stack: ThrowawayStack;
@@ -33,6 +34,7 @@ export async function launchStack(
     dataDir: options.dataDir,
     env: { WINNOW_EGRESS_ALLOW: [site.hostPort, ...(options.extraEgress ?? [])].join(","), ...extraEnv },
     onOutput: (service: ServiceName, line: string) => output.push(`${service}: ${line}`),
+    readyTimeoutMs: 2 * TEST_TIMEOUT_MS,
   }).catch((error: Error) => {
     throw new Error(`${error.message}\n${output.join("\n")}`);
   });
