@@ -10,7 +10,7 @@
  * are one per process. Workers are shared fairly between accounts
  * (account-slots.ts): no account holds more than its share of them.
  */
-import { MessageChannel, type MessagePort, receiveMessageOnPort } from "node:worker_threads";
+import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
 import { type CallContext, currentRequestFields, deadlineSignal, WinnowError } from "@winnow/platform";
 import { Piscina } from "piscina";
 import type { LlmEngine } from "../engines/model/llm.js";
@@ -18,10 +18,11 @@ import type { Answered, ExtractionInput } from "../flow/job.js";
 import type { TemplateStore } from "../templates/store.js";
 import { AccountSlots } from "./account-slots.js";
 import {
+  type CallResult,
   errorOf,
-  type MainMessage,
   problemOf,
   STORE_METHODS,
+  type StoreCall,
   type WorkerMessage,
   type WorkerSettings,
 } from "./messages.js";
@@ -91,9 +92,11 @@ export class ExtractionPool {
           case "failure":
             return reject(errorOf(message.problem, message.message));
           case "model":
-            return this.answer(port, message.id, () => this.callModel(message, ctx));
+            return void settle(message.id, this.callModel(message, ctx)).then((result) => port.postMessage(result));
           case "store":
-            return this.answer(port, message.id, () => this.callStore(message));
+            return void Promise.all(message.calls.map((call) => settle(call.id, this.callStore(call)))).then(
+              (results) => port.postMessage(results),
+            );
         }
       };
       port.on("message", receive);
@@ -128,21 +131,13 @@ export class ExtractionPool {
     await this.pool.close({ force: true });
   }
 
-  private answer(port: MessagePort, id: number, call: () => Promise<unknown>): void {
-    call().then(
-      (value) => port.postMessage({ id, value } satisfies MainMessage),
-      (error: unknown) =>
-        port.postMessage({ id, problem: problemOf(error), message: (error as Error).message } satisfies MainMessage),
-    );
-  }
-
   private callModel(message: Extract<WorkerMessage, { kind: "model" }>, ctx: CallContext): Promise<unknown> {
     if (!this.llm) return Promise.reject(new Error("no model is configured"));
     const deadline = message.deadline === undefined ? undefined : new Date(message.deadline);
     return this.llm.extract(message.request, { signal: ctx.signal, deadline });
   }
 
-  private callStore({ method, args }: Extract<WorkerMessage, { kind: "store" }>): Promise<unknown> {
+  private callStore({ method, args }: StoreCall): Promise<unknown> {
     if (!this.store || !STORE_METHODS.includes(method)) return Promise.reject(new Error(`no store method ${method}`));
     return (this.store[method] as (...a: unknown[]) => Promise<unknown>).apply(this.store, args);
   }
@@ -161,4 +156,12 @@ export class ExtractionPool {
       return new WinnowError("overloaded", "every extraction worker is busy and the queue is full");
     return new Error(`extraction worker failed: ${message}`);
   }
+}
+
+/** A call's outcome as the worker is told it; never rejects. */
+function settle(id: number, call: Promise<unknown>): Promise<CallResult> {
+  return call.then(
+    (value) => ({ id, value }),
+    (error: unknown) => ({ id, problem: problemOf(error), message: (error as Error).message }),
+  );
 }

@@ -9,53 +9,103 @@ import type { MessagePort } from "node:worker_threads";
 import { workerData } from "node:worker_threads";
 import { createLogger, type RequestFields, withRequestFields } from "@winnow/platform";
 import type { CallBounds, ModelReader } from "../engines/model/llm.js";
+import type { PromptRequest } from "../engines/model/prompt.js";
 import { runExtraction } from "../flow/extract.js";
 import type { ExtractionInput } from "../flow/job.js";
 import { loadPage } from "../page/page.js";
 import { SchemaCache } from "../schema/schema-cache.js";
 import { TemplateLearner } from "../templates/learner.js";
-import type { TemplateStore } from "../templates/store.js";
-import { errorOf, type MainMessage, problemOf, type WorkerMessage, type WorkerSettings } from "./messages.js";
-
-type Call = Extract<WorkerMessage, { id: number }>;
-type CallRequest = Call extends infer C ? (C extends Call ? Omit<C, "id"> : never) : never;
+import { templateId } from "../templates/signature.js";
+import type { LocatorRecord, TemplateStore } from "../templates/store.js";
+import {
+  errorOf,
+  type MainMessage,
+  problemOf,
+  type StoreCall,
+  type WorkerMessage,
+  type WorkerSettings,
+} from "./messages.js";
 
 /** Calls to the main thread over one task's port. */
 class MainThread {
   private next = 0;
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  /** Store calls made in this turn, sent together once it ends (messages.ts). */
+  private storeCalls: StoreCall[] = [];
 
   constructor(readonly port: MessagePort) {
     port.on("message", (message: MainMessage) => {
-      const waiting = this.pending.get(message.id);
-      this.pending.delete(message.id);
-      if ("problem" in message) waiting?.reject(errorOf(message.problem, message.message));
-      else waiting?.resolve(message.value);
+      for (const result of Array.isArray(message) ? message : [message]) {
+        const waiting = this.pending.get(result.id);
+        this.pending.delete(result.id);
+        if ("problem" in result) waiting?.reject(errorOf(result.problem, result.message));
+        else waiting?.resolve(result.value);
+      }
     });
   }
 
-  call<T>(request: CallRequest): Promise<T> {
+  model<T>(request: PromptRequest, deadline: number | undefined): Promise<T> {
+    return this.call((id) => this.port.postMessage({ kind: "model", id, request, deadline } satisfies WorkerMessage));
+  }
+
+  store<T>(method: StoreCall["method"], args: unknown[]): Promise<T> {
+    return this.call((id) => {
+      if (this.storeCalls.length === 0) queueMicrotask(() => this.sendStoreCalls());
+      this.storeCalls.push({ id, method, args });
+    });
+  }
+
+  private sendStoreCalls(): void {
+    const calls = this.storeCalls;
+    this.storeCalls = [];
+    this.port.postMessage({ kind: "store", calls } satisfies WorkerMessage);
+  }
+
+  private call<T>(send: (id: number) => void): Promise<T> {
     const id = this.next++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.port.postMessage({ ...request, id } as WorkerMessage);
+      send(id);
     });
   }
 }
 
-/** The main thread's template store, through the port of the task at hand (a worker runs one task at a time). */
+/**
+ * The main thread's template store, through the port of the task at hand (a worker runs one task at a time). A
+ * template's locators are read once per task (answering and then learning both read them) unless the task records.
+ */
 class RemoteTemplateStore implements TemplateStore {
-  main: MainThread | undefined;
+  private main: MainThread | undefined;
+  private readonly locatorReads = new Map<string, Promise<LocatorRecord[]>>();
 
-  private call<T>(method: "templates" | "use" | "locators" | "record", args: unknown[]): Promise<T> {
+  /** The task whose port the calls go over from now on; undefined once it has ended. */
+  serve(main: MainThread | undefined): void {
+    this.main = main;
+    this.locatorReads.clear();
+  }
+
+  private call<T>(method: StoreCall["method"], args: unknown[]): Promise<T> {
     if (!this.main) return Promise.reject(new Error("the template store is reached only during a task"));
-    return this.main.call<T>({ kind: "store", method, args });
+    return this.main.store<T>(method, args);
   }
 
   templates: TemplateStore["templates"] = (...args) => this.call("templates", args);
   use: TemplateStore["use"] = (...args) => this.call("use", args);
-  locators: TemplateStore["locators"] = (...args) => this.call("locators", args);
-  record: TemplateStore["record"] = (...args) => this.call("record", args);
+  locators: TemplateStore["locators"] = (template) => {
+    const id = templateId(template);
+    let read = this.locatorReads.get(id);
+    if (!read) {
+      read = this.call<LocatorRecord[]>("locators", [template]);
+      this.locatorReads.set(id, read);
+      // A failed read is not kept.
+      read.catch(() => this.locatorReads.get(id) === read && this.locatorReads.delete(id));
+    }
+    return read;
+  };
+  record: TemplateStore["record"] = (template, ...rest) => {
+    this.locatorReads.delete(templateId(template));
+    return this.call("record", [template, ...rest]);
+  };
   // Administration goes through the main thread's store, never through an extraction.
   list = (): never => {
     throw new Error("not available in an extraction worker");
@@ -84,7 +134,7 @@ export default function extract(task: {
 
 async function extractPage({ input, port }: { input: ExtractionInput; port: MessagePort }): Promise<void> {
   const main = new MainThread(port);
-  store.main = main;
+  store.serve(main);
   const send = (message: WorkerMessage) => port.postMessage(message);
   // The main thread ends the task at the deadline; the model's calls are bounded there, by the caller's signal too.
   const bounds: CallBounds = {
@@ -92,7 +142,7 @@ async function extractPage({ input, port }: { input: ExtractionInput; port: Mess
     deadline: input.deadline === undefined ? undefined : new Date(input.deadline),
   };
   const model: ModelReader = {
-    extract: (request, partBounds) => main.call({ kind: "model", request, deadline: partBounds.deadline?.getTime() }),
+    extract: (request, partBounds) => main.model(request, partBounds.deadline?.getTime()),
   };
   try {
     const extraction = await runExtraction(
@@ -122,7 +172,7 @@ async function extractPage({ input, port }: { input: ExtractionInput; port: Mess
     if (!problem) logger.error({ err: error }, "extraction failed");
     send({ kind: "failure", problem, message: (error as Error).message });
   } finally {
-    store.main = undefined;
+    store.serve(undefined);
     port.close();
   }
 }

@@ -3,8 +3,10 @@
  * other. A task carries the request and a port of its own; on that port the
  * worker asks the main thread for what stays there (the model call, the
  * template store) and sends its answer, before it goes on learning from the
- * page. Errors cross as problems, since a thread boundary keeps only an
- * Error's message.
+ * page. Store calls made together go as one message and are answered with
+ * one: each message costs both threads a serialisation and a wake-up, which
+ * on a small page's scrape was a large part of the extractor's CPU. Errors
+ * cross as problems, since a thread boundary keeps only an Error's message.
  */
 import { type ProblemSlug, WinnowError } from "@winnow/platform";
 import type { PromptSettings } from "../engines/model/extract.js";
@@ -35,17 +37,25 @@ export interface Problem {
   targetStatus: number;
 }
 
+/** One call of the template store's, by a worker. */
+export interface StoreCall {
+  id: number;
+  method: StoreMethod;
+  args: unknown[];
+}
+
 /** Worker to main thread. */
 export type WorkerMessage =
   | { kind: "model"; id: number; request: PromptRequest; deadline: number | undefined }
-  | { kind: "store"; id: number; method: StoreMethod; args: unknown[] }
+  | { kind: "store"; calls: StoreCall[] }
   | { kind: "answer"; answer: Answered }
   | { kind: "failure"; problem: Problem | undefined; message: string };
 
-/** Main thread to worker: the result of a call. */
-export type MainMessage =
-  | { id: number; value: unknown }
-  | { id: number; problem: Problem | undefined; message: string };
+/** The result of a call. */
+export type CallResult = { id: number; value: unknown } | { id: number; problem: Problem | undefined; message: string };
+
+/** Main thread to worker: the result of a model call, or those of one message's store calls. */
+export type MainMessage = CallResult | CallResult[];
 
 export function problemOf(error: unknown): Problem | undefined {
   if (!(error instanceof WinnowError)) return undefined;
