@@ -7,6 +7,7 @@
  * collapsed), text for comparing names written differently, and the text an
  * element shows.
  */
+import type { CheerioAPI } from "cheerio";
 import { type AnyNode, type Element, isTag, isText, type ParentNode, type Text } from "domhandler";
 import { decodeHTML } from "entities";
 
@@ -22,6 +23,17 @@ export const NOT_TEXT = new Set([
   "select",
   "button",
 ]);
+
+/**
+ * The document's <body>, where the parser puts it (html > body): `$("body")` compiles a selector and walks the whole
+ * document for it, and a page's extraction asked for it several times. Any other tree is searched as the selector does.
+ */
+export function bodyOf($: CheerioAPI): Element | undefined {
+  for (const html of $.root()[0]?.children ?? [])
+    if (isTag(html) && html.name === "html")
+      for (const body of html.children) if (isTag(body) && body.name === "body") return body;
+  return $("body").get(0);
+}
 
 const HIDDEN_CLASS = /(^|[-_])(hidden|sr-only|visually-hidden)$/;
 

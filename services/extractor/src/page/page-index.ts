@@ -6,7 +6,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
-import { collapsed, contains, elementsUnder, ownText, textOf } from "./elements.js";
+import { bodyOf, collapsed, contains, elementsUnder, ownText, textOf } from "./elements.js";
 import { absoluteUrl } from "./page.js";
 
 /** Bound on the elements read, as the builtin engine's walkers have. */
@@ -25,7 +25,7 @@ export class PageIndex {
     readonly $: CheerioAPI,
     readonly baseUrl: URL | undefined,
   ) {
-    const body = $("body").get(0);
+    const body = bodyOf($);
     this.elements = body ? [body, ...elementsUnder(body, MAX_ELEMENTS)] : [];
     this.elements.forEach((element, index) => this.positions.set(element, index));
   }

@@ -10,7 +10,7 @@
  */
 import type { Element } from "domhandler";
 import { datesIn } from "../schema/normalize.js";
-import { elementsUnder, isHidden, isHiddenWithin, NOT_TEXT, textOf } from "./elements.js";
+import { bodyOf, elementsUnder, isHidden, isHiddenWithin, NOT_TEXT, textOf } from "./elements.js";
 import type { Page } from "./page.js";
 import { PageUrls } from "./page-urls.js";
 import { isLongString, normalizeText, numberTokensIn, wordsCovered } from "./text-match.js";
@@ -155,8 +155,10 @@ export class PageStatements {
   }
 
   private visible(): Shown {
-    const body = this.source.$("body")[0];
-    this.page ??= new Shown(body ? textOf(body) : "");
+    if (!this.page) {
+      const body = bodyOf(this.source.$);
+      this.page = new Shown(body ? textOf(body) : "");
+    }
     return this.page;
   }
 
@@ -170,7 +172,7 @@ export class PageStatements {
    * or a block the page repeats, show the same text, whose forms are read once.
    */
   private shownTexts(): ShownText[] {
-    const body = this.source.$("body")[0];
+    const body = bodyOf(this.source.$);
     if (!body) return [];
     const elements = [body, ...elementsUnder(body, MAX_ELEMENTS)];
     // Elements below each one, counted from the last: a child comes after its parent in document order.

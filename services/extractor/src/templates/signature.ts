@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import type { CheerioAPI } from "cheerio";
 import { type Element, isTag } from "domhandler";
-import { NOT_TEXT } from "../page/elements.js";
+import { bodyOf, NOT_TEXT } from "../page/elements.js";
 import { stableClasses, stableId } from "./names.js";
 
 /** A host as one tenant's templates know it: each account learns its own templates of a site. */
@@ -74,7 +74,7 @@ const SAME_LAYOUT = 0.6;
 
 export function pageLayout($: CheerioAPI, url: URL | undefined, tenant: string): PageLayout | undefined {
   const host = url?.hostname.toLowerCase();
-  const body = $("body").get(0);
+  const body = bodyOf($);
   if (!host || !body) return undefined;
   const paths = new Set<string>();
   const walk = (element: Element, prefix: string, depth: number): void => {

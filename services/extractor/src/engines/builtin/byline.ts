@@ -8,7 +8,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element, Text } from "domhandler";
-import { collapsed, isHidden, isHiddenWithin, NOT_TEXT, ownText, squashed } from "../../page/elements.js";
+import { bodyOf, collapsed, isHidden, isHiddenWithin, NOT_TEXT, ownText, squashed } from "../../page/elements.js";
 import { datesIn } from "../../schema/normalize.js";
 import type { Scored } from "./match.js";
 
@@ -68,7 +68,7 @@ function textAround(
   $: CheerioAPI,
   heading: Element,
 ): { text: string; start: number; end: number; nodeAt: (index: number) => Text | undefined } {
-  const body = $("body").get(0) ?? $.root().get(0)!;
+  const body = bodyOf($) ?? $.root().get(0)!;
   let text = "";
   let start = -1;
   let end = -1;

@@ -10,7 +10,7 @@ import type { ObjectNode, SchemaNode } from "@winnow/platform";
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
 import { decodeHTML } from "entities";
-import { isInlineHidden } from "../../page/elements.js";
+import { bodyOf, isInlineHidden } from "../../page/elements.js";
 import type { Page, StructuredData } from "../../page/page.js";
 import { nameTokens } from "../../schema/field-names.js";
 import { isLeftOut, LEADING_INDENT, MarkdownWriter, RECORD_END, RECORD_START, squash } from "./markdown-writer.js";
@@ -293,7 +293,7 @@ function compactJsonLd(value: unknown, compaction: Compaction, key = ""): unknow
 }
 
 function writeBody($: CheerioAPI, baseUrl: URL | undefined, urls: UrlOptions, records: Element[][]): string {
-  const root = $("body").get(0) ?? $.root().get(0);
+  const root = bodyOf($) ?? $.root().get(0);
   const out = leftOut($);
   // What holds a record is not boilerplate, whatever its class says; records inside a record are not marked.
   for (const record of records) for (let at = record[0]?.parent ?? null; at; at = at.parent) out.delete(at);
