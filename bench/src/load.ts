@@ -153,6 +153,8 @@ if (PROFILE) await mkdir(path.join(PROFILE_DIR, PROFILE), { recursive: true });
 const startStack = async (env: Record<string, string>, profile: boolean) => {
   const stack = await startThrowawayStack({
     env: { WINNOW_EGRESS_ALLOW: origin.replace("http://", ""), RENDER_MAX_QUEUE: "256", ...env },
+    // Three stacks of five services start at once: on a loaded machine that outlasted the stack's 2-minute default.
+    readyTimeoutMs: 600_000,
     nodeArgs:
       profile && PROFILE
         ? { [PROFILE]: ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, PROFILE)}`] }
