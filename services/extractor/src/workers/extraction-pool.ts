@@ -15,10 +15,12 @@ import { type CallContext, currentRequestFields, deadlineSignal, WinnowError } f
 import { Piscina } from "piscina";
 import type { LlmEngine } from "../engines/model/llm.js";
 import type { Answered, ExtractionInput } from "../flow/job.js";
+import { siteId } from "../templates/signature.js";
 import type { TemplateStore } from "../templates/store.js";
 import { AccountSlots } from "./account-slots.js";
 import {
   type CallResult,
+  type ExtractionTask,
   errorOf,
   problemOf,
   STORE_METHODS,
@@ -102,14 +104,14 @@ export class ExtractionPool {
       port.on("message", receive);
       // The request's fields go along, so the worker's log lines name the request too.
       const request = currentRequestFields();
+      const siteTemplates = this.siteTemplates(input, deadline.signal);
       // The slot is held until the task ends, learning included: the worker is busy until then.
       this.slots
         .acquire(account, deadline.signal)
-        .then((release) =>
-          this.pool
-            .run({ input, port: port2, request }, { transferList: [port2], signal: deadline.signal })
-            .finally(release),
-        )
+        .then(async (release) => {
+          const task: ExtractionTask = { input, port: port2, request, siteTemplates: await siteTemplates };
+          return this.pool.run(task, { transferList: [port2], signal: deadline.signal }).finally(release);
+        })
         .then(
           () => {
             // The task's end may arrive before its port's last messages (two channels): read them first.
@@ -135,6 +137,27 @@ export class ExtractionPool {
     if (!this.llm) return Promise.reject(new Error("no model is configured"));
     const deadline = message.deadline === undefined ? undefined : new Date(message.deadline);
     return this.llm.extract(message.request, { signal: ctx.signal, deadline });
+  }
+
+  /**
+   * The templates of the page's site, which the worker's flow asks for first (templates/learner.ts, templateFor), read
+   * here beside the task: one round trip between the threads less. Undefined once the deadline passes (the task then
+   * fails as it would have), for a page that reads no templates, and when the store fails (the worker asks again and
+   * reports it, as without this).
+   */
+  private siteTemplates(input: ExtractionInput, deadline: AbortSignal): Promise<ExtractionTask["siteTemplates"]> {
+    const { store } = this;
+    const { templateScope, url } = input;
+    if (!store || !templateScope || !URL.canParse(url)) return Promise.resolve(undefined);
+    // The site as the worker's page layout names it (templates/signature.ts).
+    const site = { tenant: templateScope.tenant, host: new URL(url).hostname.toLowerCase() };
+    return new Promise((resolve) => {
+      deadline.addEventListener("abort", () => resolve(undefined), { once: true });
+      store.templates(site).then(
+        (templates) => resolve({ site: siteId(site), templates }),
+        () => resolve(undefined),
+      );
+    });
   }
 
   private callStore({ method, args }: StoreCall): Promise<unknown> {

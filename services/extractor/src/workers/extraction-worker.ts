@@ -7,17 +7,17 @@
  */
 import type { MessagePort } from "node:worker_threads";
 import { workerData } from "node:worker_threads";
-import { createLogger, type RequestFields, withRequestFields } from "@winnow/platform";
+import { createLogger, withRequestFields } from "@winnow/platform";
 import type { CallBounds, ModelReader } from "../engines/model/llm.js";
 import type { PromptRequest } from "../engines/model/prompt.js";
 import { runExtraction } from "../flow/extract.js";
-import type { ExtractionInput } from "../flow/job.js";
 import { loadPage } from "../page/page.js";
 import { SchemaCache } from "../schema/schema-cache.js";
 import { TemplateLearner } from "../templates/learner.js";
-import { templateId } from "../templates/signature.js";
+import { siteId, templateId } from "../templates/signature.js";
 import type { LocatorRecord, TemplateStore } from "../templates/store.js";
 import {
+  type ExtractionTask,
   errorOf,
   type MainMessage,
   problemOf,
@@ -76,11 +76,13 @@ class MainThread {
  */
 class RemoteTemplateStore implements TemplateStore {
   private main: MainThread | undefined;
+  private siteTemplates: ExtractionTask["siteTemplates"];
   private readonly locatorReads = new Map<string, Promise<LocatorRecord[]>>();
 
-  /** The task whose port the calls go over from now on; undefined once it has ended. */
-  serve(main: MainThread | undefined): void {
+  /** The task whose port the calls go over from now on, with what the pool read for it; undefined once it has ended. */
+  serve(main: MainThread | undefined, siteTemplates?: ExtractionTask["siteTemplates"]): void {
     this.main = main;
+    this.siteTemplates = siteTemplates;
     this.locatorReads.clear();
   }
 
@@ -89,7 +91,10 @@ class RemoteTemplateStore implements TemplateStore {
     return this.main.store<T>(method, args);
   }
 
-  templates: TemplateStore["templates"] = (...args) => this.call("templates", args);
+  templates: TemplateStore["templates"] = (site) =>
+    this.siteTemplates?.site === siteId(site)
+      ? Promise.resolve(this.siteTemplates.templates)
+      : this.call("templates", [site]);
   use: TemplateStore["use"] = (...args) => this.call("use", args);
   locators: TemplateStore["locators"] = (template) => {
     const id = templateId(template);
@@ -124,17 +129,13 @@ const store = new RemoteTemplateStore();
 const templates = settings.templates ? new TemplateLearner(store, logger) : undefined;
 const flow = { schemas, prompts: settings.prompts, hybrid: settings.hybrid, templates, logger };
 
-export default function extract(task: {
-  input: ExtractionInput;
-  port: MessagePort;
-  request: RequestFields;
-}): Promise<void> {
+export default function extract(task: ExtractionTask): Promise<void> {
   return withRequestFields(task.request, () => extractPage(task));
 }
 
-async function extractPage({ input, port }: { input: ExtractionInput; port: MessagePort }): Promise<void> {
+async function extractPage({ input, port, siteTemplates }: ExtractionTask): Promise<void> {
   const main = new MainThread(port);
-  store.serve(main);
+  store.serve(main, siteTemplates);
   const send = (message: WorkerMessage) => port.postMessage(message);
   // The main thread ends the task at the deadline; the model's calls are bounded there, by the caller's signal too.
   const bounds: CallBounds = {

@@ -8,11 +8,13 @@
  * on a small page's scrape was a large part of the extractor's CPU. Errors
  * cross as problems, since a thread boundary keeps only an Error's message.
  */
-import { type ProblemSlug, WinnowError } from "@winnow/platform";
+import type { MessagePort } from "node:worker_threads";
+import { type ProblemSlug, type RequestFields, WinnowError } from "@winnow/platform";
 import type { PromptSettings } from "../engines/model/extract.js";
 import type { PromptRequest } from "../engines/model/prompt.js";
 import type { EngineSettings } from "../flow/engines.js";
-import type { Answered } from "../flow/job.js";
+import type { Answered, ExtractionInput } from "../flow/job.js";
+import type { KnownTemplate } from "../templates/signature.js";
 import type { TemplateStore } from "../templates/store.js";
 
 /** Fixed for the worker's life (workerData). */
@@ -23,6 +25,20 @@ export interface WorkerSettings {
   templates: boolean;
   schemaCacheSize: number;
   logLevel: string;
+}
+
+/** A task as the pool hands it to a worker. */
+export interface ExtractionTask {
+  input: ExtractionInput;
+  /** The task's own port to the main thread. */
+  port: MessagePort;
+  /** The request's fields, for the worker's log lines. */
+  request: RequestFields;
+  /**
+   * The templates of the page's site (siteId: tenant and host), read from the store as the task was handed over: the
+   * worker's first store call, saved. Undefined when the page reads no templates or the read failed (the worker asks).
+   */
+  siteTemplates: { site: string; templates: KnownTemplate[] } | undefined;
 }
 
 /** The template store's methods a worker may call. */
