@@ -31,6 +31,8 @@ export interface ThrowawayStackOptions {
   /** A data directory the caller owns (kept on stop), e.g. to restart on the same accounts. */
   dataDir?: string;
   onOutput?: (service: ServiceName, line: string) => void;
+  /** How long the services may take to be ready (a test derives it from its own limit). */
+  readyTimeoutMs?: number;
 }
 
 export async function startThrowawayStack(options: ThrowawayStackOptions = {}): Promise<ThrowawayStack> {
@@ -54,6 +56,7 @@ export async function startThrowawayStack(options: ThrowawayStackOptions = {}): 
       ...options.env,
     },
     nodeArgs: options.nodeArgs,
+    readyTimeoutMs: options.readyTimeoutMs,
     ports,
     metricsPorts,
     onOutput: options.onOutput,

@@ -6,6 +6,7 @@ import { checkHealth } from "@winnow/platform";
 import { seedPgliteDirectory } from "@winnow/platform/pglite-seed";
 import { REPO_ROOT, type ServiceName, serviceEntry } from "../../scripts/src/stack.js";
 import { TEST_TOKEN_ENV } from "./caller-tokens.js";
+import { TEST_TIMEOUT_MS } from "./test-timeout.js";
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -59,8 +60,8 @@ export async function startService(
     }
     if (ownDataDir) await rm(ownDataDir, { recursive: true, force: true });
   };
-  // PGlite and Chromium start slowly on a busy 2-core machine.
-  const deadline = Date.now() + 90_000;
+  // PGlite and Chromium start slowly on a busy 2-core machine: as long as a hook may take (WINNOW_TEST_TIMEOUT_MS).
+  const deadline = Date.now() + 2 * TEST_TIMEOUT_MS;
   while (!(await answers(service, readyAt))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();

@@ -4,6 +4,7 @@ import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import type { ServiceName } from "../../scripts/src/stack.js";
 import { startThrowawayStack, type ThrowawayStack } from "../../scripts/src/throwaway-stack.js";
 import { type FixturePage, type FixtureSite, startFixtureSite } from "./fixture-site.js";
+import { TEST_TIMEOUT_MS } from "./test-timeout.js";
 
 export interface RunningStack {
   stack: ThrowawayStack;
@@ -31,6 +32,8 @@ export async function launchStack(
   const output: string[] = [];
   const stack = await startThrowawayStack({
     dataDir: options.dataDir,
+    // A hook's limit (stacks start in beforeAll): a slow machine's WINNOW_TEST_TIMEOUT_MS gives them longer.
+    readyTimeoutMs: 2 * TEST_TIMEOUT_MS,
     env: { WINNOW_EGRESS_ALLOW: [site.hostPort, ...(options.extraEgress ?? [])].join(","), ...extraEnv },
     onOutput: (service: ServiceName, line: string) => output.push(`${service}: ${line}`),
   }).catch((error: Error) => {
