@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { openTemplateDatabase, SHARED_TENANT, SqlTemplateStore } from "@winnow/extractor";
 import { createLogger } from "@winnow/platform";
+import { seedPgliteDirectory } from "@winnow/platform/pglite-seed";
 import { afterEach, expect, it } from "vitest";
 import { UsageError } from "./admin-commands.js";
 import { runTemplatesAdmin } from "./admin-templates.js";
@@ -12,6 +13,7 @@ afterEach(() => Object.assign(process.env, saved));
 
 it("lists and forgets a host's templates, of every account or of one, in the extractor's PGlite database", async () => {
   const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-admin-templates-"));
+  await seedPgliteDirectory(path.join(dataDir, "extractor-db"));
   try {
     const store = new SqlTemplateStore(
       () => openTemplateDatabase({ databaseUrl: undefined, dataDir, logger: createLogger("test", "silent") }),

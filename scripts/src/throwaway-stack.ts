@@ -8,8 +8,15 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { seedPgliteDirectory } from "@winnow/platform/pglite-seed";
 import { freePorts } from "./ports.js";
 import { type ServiceName, type Stack, type StackOptions, startStack } from "./stack.js";
+
+/**
+ * The services' embedded databases in the data directory (auth's accounts, the extractor's templates, the gateway's and
+ * the jobs worker's stores), each a copy of a pristine cluster rather than made by initdb at start.
+ */
+const EMBEDDED_DATABASES = ["auth-db", "extractor-db", "gateway-db", "jobs-db"];
 
 export interface ThrowawayStack extends Stack {
   ports: Record<ServiceName, number>;
@@ -24,7 +31,7 @@ export interface ThrowawayStackOptions {
   /** A data directory the caller owns (kept on stop), e.g. to restart on the same accounts. */
   dataDir?: string;
   onOutput?: (service: ServiceName, line: string) => void;
-  /** How long the stack may take to be ready (startStack's default otherwise). */
+  /** How long the services may take to be ready (a test derives it from its own limit). */
   readyTimeoutMs?: number;
 }
 
@@ -35,6 +42,8 @@ export async function startThrowawayStack(options: ThrowawayStackOptions = {}): 
   const ports = { gateway: at(0), auth: at(1), renderer: at(2), extractor: at(3), jobs: at(4) };
   const metricsPorts = { gateway: at(5), auth: at(6), renderer: at(7), extractor: at(8), jobs: at(9) };
   const removeData = () => (options.dataDir ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
+  // A service on a Postgres server (DATABASE_URL) leaves its copy unused.
+  await Promise.all(EMBEDDED_DATABASES.map((name) => seedPgliteDirectory(path.join(dataDir, name))));
   const stack = await startStack({
     inheritEnv: false,
     env: {
@@ -47,10 +56,10 @@ export async function startThrowawayStack(options: ThrowawayStackOptions = {}): 
       ...options.env,
     },
     nodeArgs: options.nodeArgs,
+    readyTimeoutMs: options.readyTimeoutMs,
     ports,
     metricsPorts,
     onOutput: options.onOutput,
-    readyTimeoutMs: options.readyTimeoutMs,
   }).catch(async (error: unknown) => {
     await removeData();
     throw error;

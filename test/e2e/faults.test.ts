@@ -56,13 +56,44 @@ async function childPids(pid: number): Promise<{ pid: number; command: string }[
     .map((line) => ({ pid: Number(line.split(/\s+/)[0]), command: line }));
 }
 
+/**
+ * Stops `run` and starts a stack on its data directory (and database): the dev key is the same and still answers, as
+ * accounts and keys survive a restart of every service. Returns the new stack (stopping `run` again is harmless).
+ */
+async function restartEveryService(
+  run: RunningStack,
+  env: Record<string, string>,
+  dataDir: string,
+): Promise<RunningStack> {
+  const key = run.stack.apiKey;
+  expect((await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA })).status).toBe(200);
+  await run.stop();
+  const second = await launchStack(PAGES, env, { dataDir });
+  expect(second.stack.apiKey).toBe(key);
+  expect((await second.scrape({ url: `${second.site.origin}/ok`, schema: SCHEMA }, { "x-api-key": key })).status).toBe(
+    200,
+  );
+  return second;
+}
+
+/** A describe's last test: its stack restarted whole on its data (`restart` puts the new stack in the old one's place). */
+function itRestartsEveryService(database: string, restart: () => Promise<void>): void {
+  // A stack stops and another starts.
+  it(`accounts and keys survive a restart of every service (${database})`, restart, 3 * TEST_TIMEOUT_MS);
+}
+
+// One stack (on PGlite) serves the process faults in turn, then is restarted whole on the same data.
 describe("process faults", () => {
+  const env = { REQUEST_TIMEOUT_MS: "20000" };
+  let dataDir: string;
   let run: RunningStack;
   beforeAll(async () => {
-    run = await launchStack(PAGES, { REQUEST_TIMEOUT_MS: "20000" });
+    dataDir = await mkdtemp(path.join(tmpdir(), "winnow-faults-"));
+    run = await launchStack(PAGES, env, { dataDir });
   });
   afterAll(async () => {
     await run?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   it("the renderer killed mid-request: a retryable problem at once, service again after its restart", async () => {
@@ -95,6 +126,10 @@ describe("process faults", () => {
     expect(failure).toEqual({ status: 503, type: "backend-unavailable", retryable: true });
     await run.stack.waitUntilReady();
     expect(await scrapeUntilOk(run)).not.toContainEqual(expect.objectContaining({ status: 401 }));
+  });
+
+  itRestartsEveryService("PGlite", async () => {
+    run = await restartEveryService(run, env, dataDir);
   });
 });
 
@@ -140,54 +175,30 @@ describe("a model endpoint that fails", () => {
   });
 });
 
-describe("Postgres restarted under auth", () => {
+describe("on a Postgres of its own", () => {
   let postgres: PrivatePostgres;
+  let env: Record<string, string>;
+  let dataDir: string;
   let run: RunningStack;
   beforeAll(async () => {
     postgres = await startPrivatePostgres();
-    run = await launchStack(PAGES, { DATABASE_URL: postgres.url });
+    env = { DATABASE_URL: postgres.url };
+    dataDir = await mkdtemp(path.join(tmpdir(), "winnow-faults-postgres-"));
+    run = await launchStack(PAGES, env, { dataDir });
   });
   afterAll(async () => {
     await run?.stop();
     await postgres?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("auth reconnects and the key still works: nothing lost", async () => {
+  it("Postgres restarted under auth: auth reconnects and the key still works, nothing lost", async () => {
     expect((await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA })).status).toBe(200);
     await postgres.restart();
     for (const seen of await scrapeUntilOk(run)) expect(seen).toMatchObject({ status: 503, retryable: true });
   });
-});
 
-describe("accounts and keys survive a restart of every service", () => {
-  for (const backend of ["pglite", "postgres"] as const) {
-    it(
-      `on ${backend}`,
-      async () => {
-        const postgres = backend === "postgres" ? await startPrivatePostgres() : undefined;
-        const env = postgres ? { DATABASE_URL: postgres.url } : {};
-        const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-restart-"));
-        try {
-          const first = await launchStack(PAGES, env, { dataDir });
-          const key = first.stack.apiKey;
-          expect((await first.scrape({ url: `${first.site.origin}/ok`, schema: SCHEMA })).status).toBe(200);
-          await first.stop();
-
-          const second = await launchStack(PAGES, env, { dataDir });
-          try {
-            expect(second.stack.apiKey).toBe(key);
-            expect(
-              (await second.scrape({ url: `${second.site.origin}/ok`, schema: SCHEMA }, { "x-api-key": key })).status,
-            ).toBe(200);
-          } finally {
-            await second.stop();
-          }
-        } finally {
-          await rm(dataDir, { recursive: true, force: true });
-          await postgres?.stop();
-        }
-      },
-      4 * TEST_TIMEOUT_MS,
-    ); // two stacks start and stop in this test
-  }
+  itRestartsEveryService("Postgres", async () => {
+    run = await restartEveryService(run, env, dataDir);
+  });
 });

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { checkHealth } from "@winnow/platform";
+import { seedPgliteDirectory } from "@winnow/platform/pglite-seed";
 import { REPO_ROOT, type ServiceName, serviceEntry } from "../../scripts/src/stack.js";
 import { TEST_TOKEN_ENV } from "./caller-tokens.js";
 import { TEST_TIMEOUT_MS } from "./test-timeout.js";
@@ -29,6 +30,9 @@ export async function startService(
   nodeArgs: string[] = [],
 ): Promise<ServiceProcess> {
   const ownDataDir = env.WINNOW_DATA_DIR ? undefined : await mkdtemp(path.join(tmpdir(), `winnow-${service}-`));
+  // Its embedded database in a data directory of its own (the renderer has none; a service on a Postgres server leaves
+  // the copy unused). A directory the caller names stays as the caller made it.
+  if (ownDataDir && service !== "renderer") await seedPgliteDirectory(path.join(ownDataDir, `${service}-db`));
   const child = spawn(process.execPath, [...nodeArgs, serviceEntry(service)], {
     cwd: REPO_ROOT,
     env: {
@@ -56,8 +60,8 @@ export async function startService(
     }
     if (ownDataDir) await rm(ownDataDir, { recursive: true, force: true });
   };
-  // PGlite and Chromium start slowly on a busy 2-core machine: the suite's one setting says how slowly.
-  const deadline = Date.now() + 1.5 * TEST_TIMEOUT_MS;
+  // PGlite and Chromium start slowly on a busy 2-core machine: as long as a hook may take (WINNOW_TEST_TIMEOUT_MS).
+  const deadline = Date.now() + 2 * TEST_TIMEOUT_MS;
   while (!(await answers(service, readyAt))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();

@@ -32,9 +32,10 @@ export async function launchStack(
   const output: string[] = [];
   const stack = await startThrowawayStack({
     dataDir: options.dataDir,
+    // A hook's limit (stacks start in beforeAll): a slow machine's WINNOW_TEST_TIMEOUT_MS gives them longer.
+    readyTimeoutMs: 2 * TEST_TIMEOUT_MS,
     env: { WINNOW_EGRESS_ALLOW: [site.hostPort, ...(options.extraEgress ?? [])].join(","), ...extraEnv },
     onOutput: (service: ServiceName, line: string) => output.push(`${service}: ${line}`),
-    readyTimeoutMs: 2 * TEST_TIMEOUT_MS,
   }).catch((error: Error) => {
     throw new Error(`${error.message}\n${output.join("\n")}`);
   });

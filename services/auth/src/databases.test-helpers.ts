@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createLogger } from "@winnow/platform";
+import { seedPgliteDirectory } from "@winnow/platform/pglite-seed";
 import pg from "pg";
 import { openPglite, openPostgres, type SqlDatabase } from "./database.js";
 import { KeyCipher } from "./key-cipher.js";
@@ -35,6 +36,7 @@ export async function openTestDatabase(backend: Backend): Promise<TestDatabase> 
   const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-auth-"));
   if (backend === "pglite") {
     const open = () => openPglite(path.join(dataDir, "auth-db"));
+    await seedPgliteDirectory(path.join(dataDir, "auth-db"));
     const database = await open();
     await migrate(database);
     const opened: TestDatabase = {

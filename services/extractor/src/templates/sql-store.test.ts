@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createLogger, parseSchema } from "@winnow/platform";
+import { seedPgliteDirectory } from "@winnow/platform/pglite-seed";
 import { migrate, openPglite, openPostgres, type SqlDatabase } from "@winnow/platform/sql";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
@@ -33,6 +34,7 @@ async function adminQuery(sql: string): Promise<void> {
 async function openDatabase(backend: "pglite" | "postgres"): Promise<SqlDatabase> {
   if (backend === "pglite") {
     const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-templates-"));
+    await seedPgliteDirectory(path.join(dataDir, "extractor-db"));
     const db = await openPglite(path.join(dataDir, "extractor-db"));
     cleanups.push(
       () => rm(dataDir, { recursive: true, force: true }),

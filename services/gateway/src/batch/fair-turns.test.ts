@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createLogger } from "@winnow/platform";
+import { seedPgliteDirectory } from "@winnow/platform/pglite-seed";
 import type { SqlDatabase } from "@winnow/platform/sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openGatewayDatabase } from "../store/gateway-database.js";
@@ -36,6 +37,7 @@ let db: SqlDatabase;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "winnow-fair-"));
+  await seedPgliteDirectory(path.join(dataDir, "jobs-db"));
   db = await openGatewayDatabase({ databaseUrl: undefined, dataDir, embeddedName: "jobs-db", logger });
 });
 afterAll(async () => {

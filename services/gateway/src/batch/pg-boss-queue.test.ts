@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createLogger } from "@winnow/platform";
+import { seedPgliteDirectory } from "@winnow/platform/pglite-seed";
 import type { SqlDatabase } from "@winnow/platform/sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openGatewayDatabase } from "../store/gateway-database.js";
@@ -28,6 +29,7 @@ describe("pg-boss queue on the embedded database", () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "winnow-queue-"));
+    await seedPgliteDirectory(path.join(dataDir, "jobs-db"));
     const opened = await openGatewayDatabase({ databaseUrl: undefined, dataDir, embeddedName: "jobs-db", logger });
     db = {
       ...opened,

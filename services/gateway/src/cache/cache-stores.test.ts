@@ -10,6 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createLogger } from "@winnow/platform";
+import { seedPgliteDirectory } from "@winnow/platform/pglite-seed";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL } from "../gateway.test-helpers.js";
@@ -40,6 +41,7 @@ const STORES: { name: string; setUp(): Promise<Opened & { tearDown(): Promise<vo
     name: "embedded database",
     async setUp() {
       const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-cache-"));
+      await seedPgliteDirectory(path.join(dataDir, "gateway-db"));
       const db = await openGatewayDatabase({ databaseUrl: undefined, dataDir, embeddedName: "gateway-db", logger });
       await migrateCache(db);
       return {
