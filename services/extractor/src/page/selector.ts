@@ -46,47 +46,38 @@ export function selectorOf(element: Element): string {
 
 /** A selector only this element matches in its document: its id, its itemprop, or one of its stable classes. */
 function uniqueName(element: Element, counts: Counts): string | undefined {
-  const name = namesOf(element).find((name) => counts.get(name.key) === 1);
-  return name && selectorFor(name);
+  const key = nameKeys(element).find((name) => counts.get(name) === 1);
+  return key === undefined ? undefined : written(element, key);
 }
 
 /**
- * An element's names as counted: the kind of name and its value unescaped. Escaping is for the one selector
- * written, not for counting every element's names (cssesc on each class of a large page was a good part of its
- * evidence's cost).
+ * An element's names as counted, unescaped, in the order they are tried: `#id`, `tag[itemprop`, `tag.class`, the
+ * tag. Escaping is for the one selector written, not for counting every element's names (cssesc on each class of a
+ * large page was a good part of its evidence's cost).
  */
-interface Name {
-  key: string;
-  kind: "id" | "itemprop" | "class" | "tag";
-  tag: string;
-  value: string;
-}
-
-function namesOf(element: Element): Name[] {
+function nameKeys(element: Element): string[] {
   const { id, itemprop, class: classes } = element.attribs;
   const tag = element.tagName;
-  const names: Name[] = [];
-  if (id && !UNSTABLE.test(id)) names.push({ key: `#${id}`, kind: "id", tag, value: id });
-  if (itemprop) names.push({ key: `${tag}[${itemprop}`, kind: "itemprop", tag, value: itemprop });
+  const keys: string[] = [];
+  if (id && !UNSTABLE.test(id)) keys.push(`#${id}`);
+  if (itemprop) keys.push(`${tag}[${itemprop}`);
   for (const name of (classes ?? "").split(/\s+/)) {
-    if (name && !UNSTABLE.test(name)) names.push({ key: `${tag}.${name}`, kind: "class", tag, value: name });
+    if (name && !UNSTABLE.test(name)) keys.push(`${tag}.${name}`);
   }
   // Last, the tag alone: the page's one <table> or <h1>.
-  names.push({ key: tag, kind: "tag", tag, value: tag });
-  return names;
+  keys.push(tag);
+  return keys;
 }
 
-function selectorFor({ kind, tag, value }: Name): string {
-  switch (kind) {
-    case "id":
-      return `#${cssesc(value, { isIdentifier: true })}`;
-    case "itemprop":
-      return `${tag}[itemprop=${cssesc(value, { quotes: "double", wrap: true })}]`;
-    case "class":
-      return `${tag}.${cssesc(value, { isIdentifier: true })}`;
-    case "tag":
-      return tag;
-  }
+/** The selector a name's key stands for, escaped. */
+function written(element: Element, key: string): string {
+  const tag = element.tagName;
+  if (key === tag) return tag;
+  if (key.startsWith("#")) return `#${cssesc(key.slice(1), { isIdentifier: true })}`;
+  const value = key.slice(tag.length + 1);
+  return key[tag.length] === "["
+    ? `${tag}[itemprop=${cssesc(value, { quotes: "double", wrap: true })}]`
+    : `${tag}.${cssesc(value, { isIdentifier: true })}`;
 }
 
 /** Each element's child step, computed for all of a parent's children at once. */
@@ -133,7 +124,7 @@ function countsFor(element: Element): Counts {
     const stack = [...document.children];
     for (let node = stack.pop(); node; node = stack.pop()) {
       if (!isTag(node)) continue;
-      for (const { key } of namesOf(node)) counts.set(key, (counts.get(key) ?? 0) + 1);
+      for (const key of nameKeys(node)) counts.set(key, (counts.get(key) ?? 0) + 1);
       // One push per child: spreading an element's children as arguments overflows the stack past ~120k of them.
       for (const child of node.children) stack.push(child);
     }
