@@ -44,9 +44,12 @@ export interface Columns {
 }
 
 export function readColumns(records: Element[][]): Columns {
-  const shared = sharedClasses(records);
-  const paths = new Map<string, string>();
-  const byKey = new Map<string, Column>();
+  const steps = new StepNames(sharedClasses(records));
+  // Each path by its parent's path and its last step, and each place by its path and occurrence: looked up for every
+  // element of every record, without writing a string for each.
+  const paths = new Map<string, Map<string, string>>();
+  let pathCount = 0;
+  const byPath = new Map<string, Column[]>();
   const columns: Column[] = [];
   const lists = new Map<string, (Element[] | undefined)[]>();
   const placeOf = new Map<Element, Column>();
@@ -59,28 +62,36 @@ export function readColumns(records: Element[][]): Columns {
       if (read >= MAX_RECORD_ELEMENTS) return;
       read += 1;
       // The roots are alike by segmentation; a class on some of them (an ad's) must not move every place below.
-      const step = depth === 0 ? `${parentPath}:${element.tagName}` : stepOf(element, shared);
-      const long = `${parentPath}/${step}`;
-      let path = paths.get(long);
+      const step = depth === 0 ? `:${element.tagName}` : steps.of(element);
+      let below = paths.get(parentPath);
+      if (!below) {
+        below = new Map();
+        paths.set(parentPath, below);
+      }
+      let path = below.get(step);
       if (path === undefined) {
-        path = String(paths.size);
-        paths.set(long, path);
+        path = String(pathCount++);
+        below.set(step, path);
       }
       const occurrence = seen.get(path) ?? 0;
       seen.set(path, occurrence + 1);
-      const key = `${path}#${occurrence}`;
-      let column = byKey.get(key);
+      let places = byPath.get(path);
+      if (!places) {
+        places = [];
+        byPath.set(path, places);
+      }
+      let column = places[occurrence];
       if (!column) {
         column = {
-          key,
-          step: `${step}#${occurrence}`,
+          key: `${path}#${occurrence}`,
+          step: `${depth === 0 ? `${parentPath}${step}` : step}#${occurrence}`,
           path,
           depth,
           cells: new Array<Element | undefined>(records.length),
           count: 0,
           parent,
         };
-        byKey.set(key, column);
+        places[occurrence] = column;
         columns.push(column);
       }
       if (column.cells[index] === undefined) {
@@ -170,9 +181,27 @@ function sharedClasses(records: Element[][]): Set<string> {
   return new Set([...counts].filter(([, count]) => count >= SHARED_CLASS * records.length).map(([name]) => name));
 }
 
-function stepOf(element: Element, shared: Set<string>): string {
-  const classes = [...classesOf(element)].filter((name) => shared.has(name)).sort();
-  return classes.length > 0 ? `${element.tagName}.${classes.join(".")}` : element.tagName;
+/** An element's step: its tag and the classes most records share, once per tag and class attribute. */
+class StepNames {
+  private readonly byTag = new Map<string, Map<string, string>>();
+
+  constructor(private readonly shared: Set<string>) {}
+
+  of(element: Element): string {
+    let byClass = this.byTag.get(element.tagName);
+    if (!byClass) {
+      byClass = new Map();
+      this.byTag.set(element.tagName, byClass);
+    }
+    const attribute = element.attribs.class ?? "";
+    let step = byClass.get(attribute);
+    if (step === undefined) {
+      const classes = [...classesOf(element)].filter((name) => this.shared.has(name)).sort();
+      step = classes.length > 0 ? `${element.tagName}.${classes.join(".")}` : element.tagName;
+      byClass.set(attribute, step);
+    }
+    return step;
+  }
 }
 
 /** Whether `inner` is a place below `outer`: in the records that have both, its element is inside the other's. */

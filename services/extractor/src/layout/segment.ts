@@ -68,11 +68,12 @@ interface Facts {
 export function segmentRecords(root: ParentNode): RecordList[] {
   const facts = new Map<Element, Facts>();
   const parents = readFacts(root, facts);
-  const shapes = new Map<Element, Set<string>>();
+  const shapes = new Map<Element, Set<number>>();
+  const paths = new TagPaths();
   const shapeOf = (element: Element) => {
     let shape = shapes.get(element);
     if (!shape) {
-      shape = readShape(element);
+      shape = readShape(element, paths);
       shapes.set(element, shape);
     }
     return shape;
@@ -189,16 +190,40 @@ function visibleChildren(parent: Element, facts: Map<Element, Facts>): Element[]
   return parent.children.filter((child): child is Element => isTag(child) && facts.has(child) && !isHeaderRow(child));
 }
 
+/**
+ * Tag paths as numbers, each path numbered once per page: shapes only compare their paths, and a path written out
+ * as a string for each element (several per element of a large page) was much of segmentation's garbage.
+ */
+class TagPaths {
+  private readonly below = new Map<number, Map<string, number>>();
+  /** 0 is the element's own place. */
+  private numbered = 1;
+
+  child(path: number, tag: string): number {
+    let byTag = this.below.get(path);
+    if (!byTag) {
+      byTag = new Map();
+      this.below.set(path, byTag);
+    }
+    let id = byTag.get(tag);
+    if (id === undefined) {
+      id = this.numbered++;
+      byTag.set(tag, id);
+    }
+    return id;
+  }
+}
+
 /** Tag paths below an element, a few levels deep and a bounded number of them: its structure, for comparing siblings. */
-function readShape(element: Element): Set<string> {
-  const shape = new Set<string>();
-  let level: { node: Element; path: string }[] = [{ node: element, path: "" }];
+function readShape(element: Element, paths: TagPaths): Set<number> {
+  const shape = new Set<number>();
+  let level: { node: Element; path: number }[] = [{ node: element, path: 0 }];
   for (let depth = 0; depth < SHAPE_DEPTH && level.length > 0 && shape.size < SHAPE_PATHS; depth += 1) {
-    const next: { node: Element; path: string }[] = [];
+    const next: { node: Element; path: number }[] = [];
     for (const { node, path } of level) {
       for (const child of node.children) {
         if (!isTag(child) || NOT_TEXT.has(child.tagName)) continue;
-        const childPath = `${path}/${child.tagName}`;
+        const childPath = paths.child(path, child.tagName);
         shape.add(childPath);
         if (shape.size >= SHAPE_PATHS) return shape;
         next.push({ node: child, path: childPath });
@@ -210,7 +235,7 @@ function readShape(element: Element): Set<string> {
 }
 
 /** How alike two elements of the same tag are: their classes (those that do not number them) and their structure. */
-function likeness(a: Element, b: Element, shapeOf: (element: Element) => Set<string>): number {
+function likeness(a: Element, b: Element, shapeOf: (element: Element) => Set<number>): number {
   const [classesA, classesB] = [classesOf(a), classesOf(b)];
   const classes = jaccard(classesA, classesB);
   const structure = jaccard(shapeOf(a), shapeOf(b));
@@ -219,7 +244,7 @@ function likeness(a: Element, b: Element, shapeOf: (element: Element) => Set<str
   return CLASS_WEIGHT * classes + (1 - CLASS_WEIGHT) * structure;
 }
 
-function jaccard(a: Set<string>, b: Set<string>): number {
+function jaccard<T>(a: Set<T>, b: Set<T>): number {
   if (a.size === 0 && b.size === 0) return 1;
   let common = 0;
   for (const item of a) if (b.has(item)) common += 1;
@@ -311,7 +336,8 @@ function mergeGrids(
   groupOf: Map<Element, number>,
   alike: (a: Element, b: Element) => boolean,
 ): { container: Element; records: Element[][] }[] {
-  type Merged = { container: Element; records: Element[][]; parents: Set<Element>; repeated: Element[] };
+  // The places each list already takes a part from, as a set: a list of thousands of parts asks it for each new one.
+  type Merged = { container: Element; records: Element[][]; parents: Set<Element>; repeated: Set<Element> };
   const merged: Merged[] = [];
   const byPlace = new Map<string, Merged[]>();
   for (const { parent, records, alone } of found) {
@@ -321,21 +347,21 @@ function mergeGrids(
     const same = lists?.find(
       (list) =>
         !list.parents.has(parent) &&
-        !list.repeated.includes(place!.ancestor) &&
+        !list.repeated.has(place!.ancestor) &&
         alike(list.records[0]![0]!, records[0]![0]!),
     );
     if (same) {
       same.container = commonAncestor(same.container, parent);
       same.records.push(...records);
       same.parents.add(parent);
-      same.repeated.push(place!.ancestor);
+      same.repeated.add(place!.ancestor);
       continue;
     }
     const list: Merged = {
       container: parent,
       records: [...records],
       parents: new Set([parent]),
-      repeated: place ? [place.ancestor] : [],
+      repeated: new Set(place ? [place.ancestor] : []),
     };
     merged.push(list);
     if (place) byPlace.set(place.key, [...(lists ?? []), list]);

@@ -55,7 +55,9 @@ export function isHidden(element: Element): boolean {
   return (
     isInlineHidden(element) ||
     element.attribs["aria-hidden"] === "true" ||
-    classes.split(/\s+/).some((token) => HIDDEN_CLASS.test(token))
+    // Only a class ending in one of the words can hide: most elements' classes are not split to find out.
+    ((classes.includes("hidden") || classes.includes("sr-only")) &&
+      classes.split(/\s+/).some((token) => HIDDEN_CLASS.test(token)))
   );
 }
 

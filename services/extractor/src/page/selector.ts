@@ -46,21 +46,38 @@ export function selectorOf(element: Element): string {
 
 /** A selector only this element matches in its document: its id, its itemprop, or one of its stable classes. */
 function uniqueName(element: Element, counts: Counts): string | undefined {
-  return namesOf(element).find((name) => counts.get(name) === 1);
+  const key = nameKeys(element).find((name) => counts.get(name) === 1);
+  return key === undefined ? undefined : written(element, key);
 }
 
-function namesOf(element: Element): string[] {
+/**
+ * An element's names as counted, unescaped, in the order they are tried: `#id`, `tag[itemprop`, `tag.class`, the
+ * tag. Escaping is for the one selector written, not for counting every element's names (cssesc on each class of a
+ * large page was a good part of its evidence's cost).
+ */
+function nameKeys(element: Element): string[] {
   const { id, itemprop, class: classes } = element.attribs;
   const tag = element.tagName;
-  const names: string[] = [];
-  if (id && !UNSTABLE.test(id)) names.push(`#${cssesc(id, { isIdentifier: true })}`);
-  if (itemprop) names.push(`${tag}[itemprop=${cssesc(itemprop, { quotes: "double", wrap: true })}]`);
+  const keys: string[] = [];
+  if (id && !UNSTABLE.test(id)) keys.push(`#${id}`);
+  if (itemprop) keys.push(`${tag}[${itemprop}`);
   for (const name of (classes ?? "").split(/\s+/)) {
-    if (name && !UNSTABLE.test(name)) names.push(`${tag}.${cssesc(name, { isIdentifier: true })}`);
+    if (name && !UNSTABLE.test(name)) keys.push(`${tag}.${name}`);
   }
   // Last, the tag alone: the page's one <table> or <h1>.
-  names.push(tag);
-  return names;
+  keys.push(tag);
+  return keys;
+}
+
+/** The selector a name's key stands for, escaped. */
+function written(element: Element, key: string): string {
+  const tag = element.tagName;
+  if (key === tag) return tag;
+  if (key.startsWith("#")) return `#${cssesc(key.slice(1), { isIdentifier: true })}`;
+  const value = key.slice(tag.length + 1);
+  return key[tag.length] === "["
+    ? `${tag}[itemprop=${cssesc(value, { quotes: "double", wrap: true })}]`
+    : `${tag}.${cssesc(value, { isIdentifier: true })}`;
 }
 
 /** Each element's child step, computed for all of a parent's children at once. */
@@ -107,7 +124,7 @@ function countsFor(element: Element): Counts {
     const stack = [...document.children];
     for (let node = stack.pop(); node; node = stack.pop()) {
       if (!isTag(node)) continue;
-      for (const name of namesOf(node)) counts.set(name, (counts.get(name) ?? 0) + 1);
+      for (const key of nameKeys(node)) counts.set(key, (counts.get(key) ?? 0) + 1);
       // One push per child: spreading an element's children as arguments overflows the stack past ~120k of them.
       for (const child of node.children) stack.push(child);
     }

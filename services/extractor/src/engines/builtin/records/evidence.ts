@@ -107,13 +107,13 @@ export function evidenceFor(
     case "rank":
       if (isSequence(texts)) best = Math.max(best, EVIDENCE.sequence);
       break;
-    case "rating":
+    case "rating": {
       if (share(texts, (text) => OUT_OF.test(text)) >= MIN_FIT) best = Math.max(best, EVIDENCE.typeOnly + 0.1);
-      if (
-        share(texts, (text) => text.length <= 60 && unitNames(text, [...field.names, ...field.heads], true)) >= MIN_FIT
-      )
+      const names = [...field.names, ...field.heads];
+      if (share(texts, (text) => text.length <= 60 && unitNames(text, names, true)) >= MIN_FIT)
         best = Math.max(best, EVIDENCE.valueWord);
       break;
+    }
     case "date":
       // A column of dates (or <time> elements) answers a date field that nothing names.
       if (best === 0 && share(texts, (text) => DATE_LIKE.test(text) || datesIn(text).length > 0) >= MIN_FIT)

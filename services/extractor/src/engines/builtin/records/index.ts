@@ -18,7 +18,7 @@ import { type NameHints, nameHints } from "../../../schema/field-names.js";
 import { isAd } from "./ads.js";
 import { type Assignment, assignColumns } from "./assign.js";
 import { describeFields, type ItemField } from "./field-kinds.js";
-import { cellOf, readField } from "./read-cell.js";
+import { type Context, cellOf, readField, readingContext } from "./read-cell.js";
 
 export type Item = Record<string, unknown>;
 
@@ -42,6 +42,7 @@ const MAX_CONFIDENCE = 0.9;
 interface ReadList {
   list: RecordList;
   columns: Columns;
+  context: Context;
   assignment: Assignment;
   score: number;
 }
@@ -124,8 +125,7 @@ function readRecords($: CheerioAPI, baseUrl: URL | undefined, item: ObjectNode, 
   const fields = describeFields(item, hints);
   const chosen = mainList(pageLists($), fields, baseUrl);
   if (!chosen) return undefined;
-  const { list, assignment, columns } = chosen;
-  const context = { records: list.records, columns, baseUrl };
+  const { list, assignment, context } = chosen;
   const ads = fields.some((field) => field.kind === "ad") ? list.records.map(isAd) : [];
   const rows = list.records.map((record, index) => ({
     record,
@@ -180,8 +180,9 @@ function rankLists(lists: RecordList[], fields: ItemField[], baseUrl: URL | unde
       best !== undefined && list.records.length >= best.list.records.length && insideRecords(list, best.list);
     if (settled && Math.sqrt(weight) < best!.score && !inner) continue;
     const columns = readColumns(list.records);
-    const assignment = assignColumns(fields, { records: list.records, columns, baseUrl });
-    const scored = { list, columns, assignment, score: assignment.fill * assignment.fill * Math.sqrt(weight) };
+    const context = readingContext(list.records, columns, baseUrl);
+    const assignment = assignColumns(fields, context);
+    const scored = { list, columns, context, assignment, score: assignment.fill * assignment.fill * Math.sqrt(weight) };
     read.push(scored);
     if (!best || scored.score > best.score) best = scored;
   }

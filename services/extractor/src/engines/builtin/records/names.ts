@@ -64,6 +64,10 @@ function prefixes(a: string, b: string): boolean {
 /** "1,145 points", "(299 ratings)", "Free Shipping": the text's word after its number (or any word, `anyWord`) names the field. */
 export function unitNames(text: string, names: string[][], anyWord = false): boolean {
   if (!anyWord) return unitNumber(text, names) !== undefined;
+  // A word that names a part starts with the part's first two letters (a plural's ending aside): a text without
+  // them for some part of each name names none, and is not split into words (a list's every title is asked).
+  const lower = text.toLowerCase();
+  if (!names.some((name) => name.every((part) => lower.includes(part.slice(0, 2))))) return false;
   const textWords = cachedTokens(text).map(singular);
   return names.some((name) => name.every((part) => textWords.some((word) => word === part || prefixes(word, part))));
 }

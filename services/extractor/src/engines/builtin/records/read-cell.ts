@@ -27,6 +27,16 @@ export interface Context {
   records: Element[][];
   columns: Columns;
   baseUrl: URL | undefined;
+  /**
+   * Each field's reading of each cell, once: choosing the columns reads a cell for its column's fit, against other
+   * places and for its value, and a price or a rating is a few patterns each time.
+   */
+  reads: Map<ItemField, Map<Element, unknown>>;
+}
+
+/** The context to read a list's records in. */
+export function readingContext(records: Element[][], columns: Columns, baseUrl: URL | undefined): Context {
+  return { records, columns, baseUrl, reads: new Map() };
 }
 
 /** The share of the column's present cells that read as the field's type. */
@@ -38,7 +48,7 @@ export function fitOf(field: ItemField, column: Column, texts: (string | undefin
     const text = texts[index] ?? "";
     if (text === "" && field.kind !== "url" && !(field.kind === "rating" || field.kind === "number")) return;
     present += 1;
-    if (readCell(field, cell, text, context) !== undefined) fitting += 1;
+    if (readCellOnce(field, cell, text, context) !== undefined) fitting += 1;
   });
   return present === 0 ? 0 : fitting / present;
 }
@@ -61,7 +71,7 @@ export function readField(
   const cell = column?.cells[index];
   if (!column || !cell) return undefined;
   const text = textsOf ? (textsOf(column)[index] ?? "") : valueText(cell);
-  const value = readCell(field, cell, text, context);
+  const value = readCellOnce(field, cell, text, context);
   // A date as the page writes it, where the column is one of dates: "Just posted" beside "Posted 3 days ago".
   if (
     value === undefined &&
@@ -77,6 +87,19 @@ export function readField(
 /** The element a record's value for a field is read from. */
 export function cellOf(choice: Chosen, index: number): Element | undefined {
   return [choice.column, ...choice.alternates].find((place) => place.cells[index] !== undefined)?.cells[index];
+}
+
+/** readCell, remembered: the text is the cell's value text wherever it is read from. */
+function readCellOnce(field: ItemField, cell: Element, text: string, context: Context): unknown {
+  let read = context.reads.get(field);
+  if (!read) {
+    read = new Map();
+    context.reads.set(field, read);
+  }
+  if (read.has(cell)) return read.get(cell);
+  const value = readCell(field, cell, text, context);
+  read.set(cell, value);
+  return value;
 }
 
 function readCell(field: ItemField, cell: Element, text: string, context: Context): unknown {
