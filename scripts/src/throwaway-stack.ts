@@ -24,6 +24,8 @@ export interface ThrowawayStackOptions {
   /** A data directory the caller owns (kept on stop), e.g. to restart on the same accounts. */
   dataDir?: string;
   onOutput?: (service: ServiceName, line: string) => void;
+  /** How long the services may take to be ready (a long benchmark on a loaded machine waits longer). */
+  readyTimeoutMs?: StackOptions["readyTimeoutMs"];
 }
 
 export async function startThrowawayStack(options: ThrowawayStackOptions = {}): Promise<ThrowawayStack> {
@@ -48,6 +50,7 @@ export async function startThrowawayStack(options: ThrowawayStackOptions = {}): 
     ports,
     metricsPorts,
     onOutput: options.onOutput,
+    readyTimeoutMs: options.readyTimeoutMs,
   }).catch(async (error: unknown) => {
     await removeData();
     throw error;
