@@ -23,6 +23,7 @@ import { createClient, promiseClient } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { REPO_ROOT } from "@winnow/scripts/stack";
 import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
+import { Agent } from "undici";
 import { itemSchemaOf } from "./list-score.js";
 import { type BatchRun, batchOf, pagesOfListing } from "./listing-batch.js";
 import { type SiteScore, scorerTable } from "./multipage-score.js";
@@ -42,6 +43,8 @@ const splitDir = path.resolve(positionals[0] ?? path.join(REPO_ROOT, "../shared/
 const tools = path.join(REPO_ROOT, "../shared/tools");
 /** A whole listing with every record's page can take minutes; the stack's deadline is raised to match. */
 const LISTING_TIMEOUT_MS = 600_000;
+/** fetch's own wait for an answer's headers (5 minutes) is shorter than a whole listing may take. */
+const patient = new Agent({ headersTimeout: LISTING_TIMEOUT_MS + 10_000, bodyTimeout: LISTING_TIMEOUT_MS + 10_000 });
 
 interface MultipageCase {
   id: string;
@@ -199,7 +202,8 @@ async function runCases(
       headers: { "content-type": "application/json", "x-api-key": key },
       body: JSON.stringify({ url: mapping[item.site] + item.start_path, schema: item.schema, options: options(item) }),
       signal: AbortSignal.timeout(LISTING_TIMEOUT_MS + 10_000),
-    });
+      dispatcher: patient,
+    } as RequestInit);
     const body = (await response.json()) as Record<string, unknown>;
     const seconds = (performance.now() - scrapeStarted) / 1000;
     const pages = response.headers.get("winnow-pages") ?? "listing=1";

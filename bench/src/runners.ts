@@ -116,6 +116,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
             learn: true,
             pageWarnings: [],
             wantNextPage: false,
+            knownFields: [],
             pageSignature: signPage(PAGE_SIGNING_KEY, originalUrl, html),
             fieldHints: {},
             fieldRules: {},

@@ -13,7 +13,7 @@ import type { Element } from "domhandler";
 import { z } from "zod";
 import { classNumber } from "../page/class-number.js";
 import type { PageIndex } from "../page/page-index.js";
-import { readText } from "./places.js";
+import { PATTERN, readText } from "./places.js";
 
 /**
  * How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and
@@ -28,6 +28,8 @@ const readingShape = {
   decimalComma: z.literal(true).optional(),
   /** Read the first number the text writes: the words around it vary ("$14.98 (2 offers)", "$4.48"). */
   firstNumber: z.literal(true).optional(),
+  /** Read the first part of the text of this shape (places.ts, valuePattern): a date amid words that vary. */
+  pattern: z.string().max(400).regex(PATTERN).optional(),
   /** Read the number the element's class states (`star-rating Three`, page/class-number.ts), not its text. */
   classNumber: z.literal(true).optional(),
   /** Text before and after the value, cut off. */
@@ -67,7 +69,10 @@ export const locatorSchema = z.strictObject({
   fields: z.array(itemFieldSchema).min(1).max(50).optional(),
 });
 
-type Reading = Pick<Locator, "attr" | "own" | "decimalComma" | "firstNumber" | "classNumber" | "prefix" | "suffix">;
+type Reading = Pick<
+  Locator,
+  "attr" | "own" | "decimalComma" | "firstNumber" | "classNumber" | "pattern" | "prefix" | "suffix"
+>;
 export type ItemField = z.infer<typeof itemFieldSchema>;
 export type Locator = z.infer<typeof locatorSchema>;
 
@@ -111,6 +116,7 @@ export function locatorKey(locator: Locator | Absence): string {
     ...(r.decimalComma ? [true] : []),
     ...(r.firstNumber ? ["first number"] : []),
     ...(r.classNumber ? ["class number"] : []),
+    ...(r.pattern ? [`pattern ${r.pattern}`] : []),
   ];
   const fields =
     locator.fields?.map((f) => [

@@ -19,10 +19,12 @@ import { type ItemField, type Locator, readItemField } from "./locator.js";
 import {
   MAX_AROUND,
   numberText,
+  readText,
   relativeStep,
   spanOf,
   swapSeparators,
   VALUE_ATTRIBUTES,
+  valuePattern,
   withoutEmpty,
 } from "./places.js";
 import { isPresentValue, readAs, sameValue } from "./values.js";
@@ -295,6 +297,9 @@ function readingsOf(field: Field, text: string, value: unknown): Partial<ItemFie
     return true;
   };
   if (!readAround(text, {}) && typeof value === "number") readAround(swapSeparators(text), { decimalComma: true });
+  // A date amid words that vary from record to record ("Mon Dec 04, 2006 5:46 am <last poster>"): read by its shape.
+  const pattern = valuePattern(value);
+  if (pattern && sameValue(readText(text, { pattern }), value)) readings.push({ pattern });
   return readings;
 }
 

@@ -110,6 +110,7 @@ async function extractPage({ input, port }: { input: ExtractionInput; port: Mess
         templateScope: input.templateScope,
         pageWarnings: input.pageWarnings,
         wantNextPage: input.wantNextPage,
+        knownFields: input.knownFields,
       },
       flow,
     );
