@@ -6,6 +6,7 @@
 import { createLogger } from "@winnow/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlm, startFakeLlm } from "../../../../test/support/fake-llm.js";
+import { TEST_TIMEOUT_MS } from "../../../../test/support/test-timeout.js";
 import { LlmEngine } from "../engines/model/llm.js";
 import { loadPage } from "../page/page.js";
 import { SchemaCache } from "../schema/schema-cache.js";
@@ -51,7 +52,7 @@ describe("known fields on a record's own page", () => {
       logger,
     };
     const llm = new LlmEngine(
-      { baseUrl: model.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: 10_000 },
+      { baseUrl: model.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: TEST_TIMEOUT_MS },
       logger,
     );
     const schemaJson = JSON.stringify(SCHEMA);
@@ -69,7 +70,7 @@ describe("known fields on a record's own page", () => {
           includeModelInput: false,
           evidence: true,
           llm,
-          bounds: { signal: new AbortController().signal, deadline: new Date(Date.now() + 10_000) },
+          bounds: { signal: new AbortController().signal, deadline: new Date(Date.now() + TEST_TIMEOUT_MS) },
           templateScope: { tenant: "acct-a", learn: true },
           pageWarnings: [],
           wantNextPage: false,

@@ -5,6 +5,7 @@
 import { createLogger } from "@winnow/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlm, startFakeLlm } from "../../../../test/support/fake-llm.js";
+import { TEST_TIMEOUT_MS } from "../../../../test/support/test-timeout.js";
 import { LlmEngine } from "../engines/model/llm.js";
 import { loadPage } from "../page/page.js";
 import { SchemaCache } from "../schema/schema-cache.js";
@@ -65,7 +66,7 @@ describe("learning from a model's reading", () => {
       logger,
     };
     const llm = new LlmEngine(
-      { baseUrl: model.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: 10_000 },
+      { baseUrl: model.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: TEST_TIMEOUT_MS },
       logger,
     );
     const schemaJson = JSON.stringify(SCHEMA);
@@ -84,7 +85,7 @@ describe("learning from a model's reading", () => {
           includeModelInput: false,
           evidence: true,
           llm,
-          bounds: { signal: new AbortController().signal, deadline: new Date(Date.now() + 10_000) },
+          bounds: { signal: new AbortController().signal, deadline: new Date(Date.now() + TEST_TIMEOUT_MS) },
           templateScope: { tenant: "acct-a", learn: true },
           pageWarnings: [],
           wantNextPage: false,
