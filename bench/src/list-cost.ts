@@ -64,6 +64,7 @@ async function measure(html: string): Promise<Omit<Size, "records" | "growth">> 
       templateScope: undefined,
       pageWarnings: [],
       wantNextPage: false,
+      knownFields: [],
     },
     {
       schemas,

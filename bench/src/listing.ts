@@ -23,11 +23,12 @@ import { createClient, promiseClient } from "@winnow/platform";
 import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import { REPO_ROOT } from "@winnow/scripts/stack";
 import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
+import { Agent } from "undici";
 import { itemSchemaOf } from "./list-score.js";
 import { type BatchRun, batchOf, pagesOfListing } from "./listing-batch.js";
 import { type SiteScore, scorerTable } from "./multipage-score.js";
 import { serveSites } from "./multipage-sites.js";
-import { type Oracle, startOracle } from "./oracle.js";
+import { type Oracle, type OracleCall, startOracle } from "./oracle.js";
 import { llmEnv } from "./runners.js";
 import type { SchemaValue } from "./score.js";
 
@@ -42,6 +43,8 @@ const splitDir = path.resolve(positionals[0] ?? path.join(REPO_ROOT, "../shared/
 const tools = path.join(REPO_ROOT, "../shared/tools");
 /** A whole listing with every record's page can take minutes; the stack's deadline is raised to match. */
 const LISTING_TIMEOUT_MS = 600_000;
+/** fetch's own wait for an answer's headers (5 minutes) is shorter than a whole listing may take. */
+const patient = new Agent({ headersTimeout: LISTING_TIMEOUT_MS + 10_000, bodyTimeout: LISTING_TIMEOUT_MS + 10_000 });
 
 interface MultipageCase {
   id: string;
@@ -61,6 +64,11 @@ interface Cost {
   tokensIn: number;
   tokensOut: number;
   seconds: number;
+  /**
+   * With the oracle: model calls by the kind of page they were for and the fields asked ("detail: title, views"), so a
+   * run shows which fields on which pages still send pages to the model.
+   */
+  asked?: Record<string, number>;
 }
 
 /** The whole listing against a batch job of the pages it read. */
@@ -98,6 +106,8 @@ const stack = await startThrowawayStack({
     REQUEST_TIMEOUT_MS: String(LISTING_TIMEOUT_MS),
     MAX_LISTING_PAGES: String(Math.max(...cases.map((c) => c.max_pages))),
   },
+  // The run takes minutes anyway; on a machine other work loads, the services take longer than usual to start.
+  readyTimeoutMs: 600_000,
 }).catch(async (error: Error) => {
   sites.stop();
   await oracle?.stop();
@@ -149,6 +159,8 @@ for (const run of runs) {
       (cost ? String(cost.tokensIn + cost.tokensOut) : "").padStart(9),
     ];
     console.log(`${cells.join(" ")}  ${cost?.pages ?? ""}`);
+    for (const [asked, count] of Object.entries(cost?.asked ?? {}))
+      console.log(`${"".padEnd(16)} model calls on ${asked}: ${count}`);
   }
   if (!run.throughput) continue;
   console.log(
@@ -190,7 +202,8 @@ async function runCases(
       headers: { "content-type": "application/json", "x-api-key": key },
       body: JSON.stringify({ url: mapping[item.site] + item.start_path, schema: item.schema, options: options(item) }),
       signal: AbortSignal.timeout(LISTING_TIMEOUT_MS + 10_000),
-    });
+      dispatcher: patient,
+    } as RequestInit);
     const body = (await response.json()) as Record<string, unknown>;
     const seconds = (performance.now() - scrapeStarted) / 1000;
     const pages = response.headers.get("winnow-pages") ?? "listing=1";
@@ -199,10 +212,11 @@ async function runCases(
       pages,
       pagesRead: pagesRead(pages),
       modelCalls: made.length,
-      pagesWithModelCalls: new Set(made).size,
+      pagesWithModelCalls: new Set(made.map((call) => call.case)).size,
       tokensIn: Number(response.headers.get("x-winnow-tokens-in") ?? 0),
       tokensOut: Number(response.headers.get("x-winnow-tokens-out") ?? 0),
       seconds,
+      ...(oracle ? { asked: askedOf(made) } : {}),
     };
     lines.push(JSON.stringify({ id: item.id, status: response.status, body }));
     if (batchKey && response.ok) {
@@ -227,10 +241,21 @@ async function runCases(
   return { mode, seconds, sites: scores, cost, ...(batchKey ? { throughput } : {}) };
 }
 
-/** The model calls made from now on, each as the page (oracle case) it was for; none without the oracle. */
-async function modelCalls(model: Oracle | undefined): Promise<{ since(): Promise<string[]> }> {
+/** The model calls made from now on; none without the oracle. */
+async function modelCalls(model: Oracle | undefined): Promise<{ since(): Promise<OracleCall[]> }> {
   const before = model ? (await model.calls()).length : 0;
-  return { since: async () => (model ? (await model.calls()).slice(before).map((call) => call.case) : []) };
+  return { since: async () => (model ? (await model.calls()).slice(before) : []) };
+}
+
+/** Model calls counted by page kind (the oracle case's `multipage/<site>/<kind>/…`) and the fields asked. */
+function askedOf(calls: OracleCall[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const call of calls) {
+    const kind = call.case.split("/")[2] ?? "page";
+    const key = `${kind}: ${[...call.fields_asked].sort().join(", ")}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
 }
 
 /** The schema of the records of the schema's list (the corpus's schemas have one). */

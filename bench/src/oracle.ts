@@ -35,7 +35,8 @@ export async function startOracle(script: string, casesFile: string): Promise<Or
   const log = path.join(dir, "calls.jsonl");
   const child = spawn("python3", [script, casesFile, String(port), log], { stdio: ["ignore", "ignore", "inherit"] });
   const baseUrl = `http://127.0.0.1:${port}/v1`;
-  const deadline = Date.now() + 20_000;
+  // Reading every case's page takes the oracle tens of seconds on a loaded machine before it listens.
+  const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the oracle (${script}) exited with code ${child.exitCode}`);
     const up = await fetch(`${baseUrl}/models`).then(

@@ -88,8 +88,9 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
-  // Generous: a loaded machine starts slowly, and a child that exits ends the wait at once.
-  const deadline = Date.now() + 120_000;
+  // Generous: a loaded machine starts slowly (2 cores at a load average near 30 took over two minutes), and a child
+  // that exits ends the wait at once.
+  const deadline = Date.now() + 600_000;
   while ((await checkHealth(address)) !== "SERVING") {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill();
@@ -116,6 +117,7 @@ export async function startExtractorRunner(model?: ModelEndpoint): Promise<Runne
             learn: true,
             pageWarnings: [],
             wantNextPage: false,
+            knownFields: [],
             pageSignature: signPage(PAGE_SIGNING_KEY, originalUrl, html),
             fieldHints: {},
             fieldRules: {},

@@ -124,6 +124,7 @@ async function extract(item: Case, model: LlmEngine | undefined, flow: FlowSetti
     templateScope: { tenant: "bench", learn: true },
     pageWarnings: [],
     wantNextPage: false,
+    knownFields: [],
   };
   const extraction = await runExtraction(job, flow);
   await extraction.learning;

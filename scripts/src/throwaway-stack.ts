@@ -31,8 +31,8 @@ export interface ThrowawayStackOptions {
   /** A data directory the caller owns (kept on stop), e.g. to restart on the same accounts. */
   dataDir?: string;
   onOutput?: (service: ServiceName, line: string) => void;
-  /** How long the services may take to be ready (a test derives it from its own limit). */
-  readyTimeoutMs?: number;
+  /** How long the services may take to be ready (a test derives it from its own limit; a long benchmark on a loaded machine waits longer). */
+  readyTimeoutMs?: StackOptions["readyTimeoutMs"];
 }
 
 export async function startThrowawayStack(options: ThrowawayStackOptions = {}): Promise<ThrowawayStack> {
@@ -60,6 +60,7 @@ export async function startThrowawayStack(options: ThrowawayStackOptions = {}): 
     ports,
     metricsPorts,
     onOutput: options.onOutput,
+    readyTimeoutMs: options.readyTimeoutMs,
   }).catch(async (error: unknown) => {
     await removeData();
     throw error;

@@ -54,6 +54,7 @@ const extract = (token: string | undefined) =>
         options: undefined,
         pageWarnings: [],
         wantNextPage: false,
+        knownFields: [],
         pageSignature: new Uint8Array(),
         fieldHints: {},
         fieldRules: {},

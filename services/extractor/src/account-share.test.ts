@@ -59,6 +59,7 @@ function extract(tenant: string, html: string, deadlineMs: number): Promise<Extr
       learn: false,
       pageWarnings: [],
       wantNextPage: false,
+      knownFields: [],
       pageSignature: new Uint8Array(),
       fieldHints: {},
       fieldRules: {},

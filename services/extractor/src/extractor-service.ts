@@ -94,6 +94,7 @@ async function extract(
       templateScope: scope,
       pageWarnings: request.pageWarnings,
       wantNextPage: request.wantNextPage,
+      knownFields: request.knownFields,
     },
     // Workers are shared fairly by account, the tenant the gateway names (template-scope.ts checked it).
     request.tenant,

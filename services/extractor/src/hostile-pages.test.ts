@@ -52,6 +52,7 @@ function extract(html: string, deadlineMs: number): Promise<ExtractResponse> {
       options: undefined,
       pageWarnings: [],
       wantNextPage: false,
+      knownFields: [],
       pageSignature: new Uint8Array(),
       fieldHints: {},
       fieldRules: {},

@@ -8,9 +8,10 @@
  * read from what the answer knows of it (status.ts).
  */
 import type { Logger } from "@winnow/platform";
-import type { ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
+import type { ExtractResponse, Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { nextPageUrl } from "../page/next-page.js";
 import { PageStatements } from "../page/stated.js";
+import { childPointer } from "../schema/evidence.js";
 import type { TemplateFieldAnswer, TemplateLearner } from "../templates/learner.js";
 import { provenAbsent } from "./absence.js";
 import { answerByEngines, answerRemaining, type EngineSettings } from "./engines.js";
@@ -64,20 +65,34 @@ async function answer(job: ExtractionJob, settings: FlowSettings): Promise<Extra
   const { tree } = job.schema;
   const { answers } = template;
   const remaining = tree.fields.map((field) => field.name).filter((name) => !answers.has(name));
+  // On a page whose template answers, the fields the caller already holds are not worth a model call of their own:
+  // what the template reads of them still checks the caller's values, and pages the template does not answer (the
+  // first of a layout, and each it verifies) still ask the model for them.
+  const asked = answers.size === 0 ? remaining : remaining.filter((name) => !job.knownFields.includes(name));
   // When the model reads the page, it is asked every field the template leaves (engines.ts), so the template learns the
   // model's reading of the fields the builtin engine answers too.
-  const rest =
-    answers.size === 0 ? await answerByEngines(job, settings) : await answerRemaining(job, settings, remaining);
+  const rest = answers.size === 0 ? await answerByEngines(job, settings) : await answerRemaining(job, settings, asked);
   const learning = job.templateScope?.learn
-    ? learnFromPage(templates, template, tree, job.page, rest, remaining).catch((error: unknown) => {
+    ? learnFromPage(templates, template, tree, job.page, rest, asked).catch((error: unknown) => {
         settings.logger.warn({ err: error, host: template.key.host }, "template learning failed");
       })
     : Promise.resolve();
   if (answers.size === 0) return { ...rest, templated: answers, learning };
+  const unasked = remaining.filter((name) => !asked.includes(name));
+  const response = withTemplateAnswers(tree, answers, rest.response, asked);
   return {
     ...rest,
-    response: withTemplateAnswers(tree, answers, rest.response, remaining),
+    response: { ...response, warnings: [...response.warnings, ...unasked.map(knownWarning)] },
     templated: answers,
     learning,
+  };
+}
+
+/** A field the caller holds that the template did not answer and no model was asked: null, and said why. */
+function knownWarning(name: string): Warning {
+  return {
+    code: "needs-model",
+    message: "not read: the caller holds this field's value, and the page's learned template does not show it",
+    path: childPointer("", name),
   };
 }

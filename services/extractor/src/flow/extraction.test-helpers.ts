@@ -54,6 +54,7 @@ export async function extract(html: string, schema: object, run: Run = {}) {
         templateScope: undefined,
         pageWarnings: run.pageWarnings ?? [],
         wantNextPage: false,
+        knownFields: [],
       },
       {
         schemas,

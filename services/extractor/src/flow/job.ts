@@ -31,6 +31,8 @@ export interface ExtractionJob {
   pageWarnings: Warning[];
   /** Name the page's next listing page (ExtractRequest.want_next_page). */
   wantNextPage: boolean;
+  /** Fields the caller already holds a value for: no model call for them alone (ExtractRequest.known_fields). */
+  knownFields: readonly string[];
   /** Whose learned templates answer and whether the page teaches them; undefined: none (template-scope.ts). */
   templateScope: TemplateScope | undefined;
 }
@@ -71,6 +73,8 @@ export interface ExtractionInput {
   pageWarnings: Warning[];
   /** Name the page's next listing page (ExtractRequest.want_next_page). */
   wantNextPage: boolean;
+  /** Fields the caller already holds a value for: no model call for them alone (ExtractRequest.known_fields). */
+  knownFields: readonly string[];
 }
 
 /** An extraction's answer, with how many fields the pre-fill and the templates answered. */

@@ -63,6 +63,7 @@ async function recordsOf(page: ReturnType<typeof loadPage>): Promise<number> {
       templateScope: undefined,
       pageWarnings: [],
       wantNextPage: false,
+      knownFields: [],
     },
     {
       schemas,

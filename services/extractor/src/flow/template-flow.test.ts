@@ -59,6 +59,7 @@ function flow() {
         templateScope: scope,
         pageWarnings: [],
         wantNextPage: false,
+        knownFields: [],
       },
       settings,
     );

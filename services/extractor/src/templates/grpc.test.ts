@@ -74,6 +74,7 @@ async function extract(
       options,
       pageWarnings: [],
       wantNextPage: false,
+      knownFields: [],
       pageSignature: signPage(TEST_PAGE_SIGNING_KEY, url, body),
       fieldHints: {},
       fieldRules: {},

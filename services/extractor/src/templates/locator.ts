@@ -11,8 +11,9 @@
  */
 import type { Element } from "domhandler";
 import { z } from "zod";
+import { classNumber } from "../page/class-number.js";
 import type { PageIndex } from "../page/page-index.js";
-import { readText } from "./places.js";
+import { PATTERN, readText } from "./places.js";
 
 /**
  * How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and
@@ -27,6 +28,10 @@ const readingShape = {
   decimalComma: z.literal(true).optional(),
   /** Read the first number the text writes: the words around it vary ("$14.98 (2 offers)", "$4.48"). */
   firstNumber: z.literal(true).optional(),
+  /** Read the first part of the text of this shape (places.ts, valuePattern): a date amid words that vary. */
+  pattern: z.string().max(400).regex(PATTERN).optional(),
+  /** Read the number the element's class states (`star-rating Three`, page/class-number.ts), not its text. */
+  classNumber: z.literal(true).optional(),
   /** Text before and after the value, cut off. */
   prefix: z.string().max(80).optional(),
   suffix: z.string().max(80).optional(),
@@ -64,7 +69,10 @@ export const locatorSchema = z.strictObject({
   fields: z.array(itemFieldSchema).min(1).max(50).optional(),
 });
 
-type Reading = Pick<Locator, "attr" | "own" | "decimalComma" | "firstNumber" | "prefix" | "suffix">;
+type Reading = Pick<
+  Locator,
+  "attr" | "own" | "decimalComma" | "firstNumber" | "classNumber" | "pattern" | "prefix" | "suffix"
+>;
 export type ItemField = z.infer<typeof itemFieldSchema>;
 export type Locator = z.infer<typeof locatorSchema>;
 
@@ -107,6 +115,8 @@ export function locatorKey(locator: Locator | Absence): string {
     around(r.suffix),
     ...(r.decimalComma ? [true] : []),
     ...(r.firstNumber ? ["first number"] : []),
+    ...(r.classNumber ? ["class number"] : []),
+    ...(r.pattern ? [`pattern ${r.pattern}`] : []),
   ];
   const fields =
     locator.fields?.map((f) => [
@@ -218,6 +228,10 @@ function nextElement(element: Element): Element | undefined {
 
 /** An element's value as the reading says: an attribute (links made absolute), or its text cut. */
 function readElement(index: PageIndex, element: Element, reading: Reading): { raw: string; text: string } | undefined {
+  if (reading.classNumber) {
+    const number = classNumber(element);
+    return number === undefined ? undefined : { raw: String(number), text: element.attribs.class ?? "" };
+  }
   if (reading.attr !== undefined) {
     const value = element.attribs[reading.attr]?.trim();
     if (!value) return undefined;

@@ -2,9 +2,11 @@
  * Which ids and classes name a part of a layout, as opposed to one page's
  * content or state: a class such as "price" or "product-title" is the same
  * on every page of a template, while "post-48213", "css-1x9fz2" (generated
- * by a build) or "active" (a state) are not.
+ * by a build), "active" (a state) or "Three" (a star widget's rating,
+ * page/class-number.ts) are not.
  */
 import type { Element } from "domhandler";
+import { classNameNumber } from "../page/class-number.js";
 
 /** Classes that say an element's state or position, which change from page to page. */
 const STATE_CLASSES = new Set([
@@ -53,7 +55,7 @@ export function stableId(element: Element): string | undefined {
 export function stableClasses(element: Element): string[] {
   const classes = (element.attribs.class ?? "")
     .split(/\s+/)
-    .filter((c) => isStableName(c) && !STATE_CLASSES.has(c.toLowerCase()));
+    .filter((c) => isStableName(c) && !STATE_CLASSES.has(c.toLowerCase()) && classNameNumber(c) === undefined);
   return [...new Set(classes)].sort().slice(0, MAX_CLASSES);
 }
 

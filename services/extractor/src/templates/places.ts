@@ -96,6 +96,7 @@ export function numberText(value: number | undefined): string | undefined {
 export interface TextReading {
   decimalComma?: true;
   firstNumber?: true;
+  pattern?: string;
   prefix?: string;
   suffix?: string;
 }
@@ -105,9 +106,46 @@ export function readText(text: string, reading: TextReading): string | undefined
   const written = reading.decimalComma ? swapSeparators(text) : text;
   const raw = reading.firstNumber
     ? numberText(firstNumber(written))
-    : cut(written, reading.prefix ?? "", reading.suffix ?? "");
+    : reading.pattern !== undefined
+      ? firstMatch(written, reading.pattern)
+      : cut(written, reading.prefix ?? "", reading.suffix ?? "");
   return raw === "" ? undefined : raw;
 }
+
+/**
+ * A value's shape as a pattern: its runs of letters, digits and spaces as runs of any letters, digits and spaces, its
+ * other characters as written ("Thu Nov 09, 2006 8:58 pm" as `\p{L}+\s+\p{L}+\s+\d+,\s+\d+…`). Only for a short
+ * value with a digit (a date, a time, a code): words alone would match any words. The words around such a value vary
+ * from page to page ("Posted: <date> Post subject: <title>"), its shape does not.
+ */
+export function valuePattern(value: unknown): string | undefined {
+  if (typeof value !== "string" || !/\d/.test(value) || value.length > MAX_PATTERN_VALUE) return undefined;
+  const runs = value.trim().match(/\p{L}+|\d+|\s+|[^\p{L}\d\s]/gu) ?? [];
+  return runs
+    .map((run) =>
+      /^\p{L}/u.test(run)
+        ? "\\p{L}+"
+        : /^\d/.test(run)
+          ? "\\d+"
+          : /^\s/.test(run)
+            ? "\\s+"
+            : run.replace(/[\^$\\.*+?()[\]{}|/]/, "\\$&"),
+    )
+    .join("");
+}
+
+/** What a pattern (valuePattern's, checked by PATTERN) reads: its first match standing apart from letters and digits. */
+function firstMatch(text: string, pattern: string): string | undefined {
+  return new RegExp(`(?<![\\p{L}\\d])${pattern}(?![\\p{L}\\d])`, "u").exec(text)?.[0];
+}
+
+const MAX_PATTERN_VALUE = 40;
+
+/**
+ * The patterns valuePattern writes: runs of letters, digits or spaces, and single other characters (escaped where a
+ * pattern gives them a meaning); nothing else, so a stored pattern is never more than a shape to match.
+ */
+export const PATTERN = /^(?:\\p\{L\}\+|\\d\+|\\s\+|\\[\^$\\.*+?()[\]{}|/]|[^\p{L}\d\s\\^$.*+?()[\]{}|/])+$/u;
 
 /**
  * The text between a prefix and a suffix (their numbers may be any numbers), or undefined when the text does not have

@@ -11,6 +11,7 @@
 import type { Field, ObjectNode } from "@winnow/platform";
 import type { Element } from "domhandler";
 import { pageLists, type RecordList } from "../layout/index.js";
+import { classNumber } from "../page/class-number.js";
 import type { PageIndex } from "../page/page-index.js";
 import { ShownText } from "../page/text-match.js";
 import { firstNumber } from "../schema/normalize.js";
@@ -18,10 +19,12 @@ import { type ItemField, type Locator, readItemField } from "./locator.js";
 import {
   MAX_AROUND,
   numberText,
+  readText,
   relativeStep,
   spanOf,
   swapSeparators,
   VALUE_ATTRIBUTES,
+  valuePattern,
   withoutEmpty,
 } from "./places.js";
 import { isPresentValue, readAs, sameValue } from "./values.js";
@@ -150,13 +153,18 @@ interface Place {
  * most shared first, read in turn: each next one chosen for the records it
  * reads right where the ones before read nothing (an ad's extra wrapper,
  * a price with and without "(3 offers)" after it). A place that reads a
- * wrong value, or one where the model found none, counts against it. For a
- * boolean, the place that is there in the records whose value is true and
- * only there (an ad's marker). None when they read fewer than most
- * records' values right.
+ * wrong value, or one where the model found none, counts against it. A
+ * number may be stated by a class only (a star widget's `star-rating
+ * Three`). For a boolean, the place that is there in the records whose value
+ * is true and only there (an ad's marker), or else the text that says it in
+ * each ("In stock"). None when they read fewer than most records' values
+ * right.
  */
 function columnsOf(index: PageIndex, field: Field, pairs: Pair[]): ItemField[] {
-  if (field.node.kind === "scalar" && field.node.type === "boolean") return markerColumn(index, field.name, pairs);
+  // A boolean is a marker where records differ; where every record reads the same, the text that says so ("In stock").
+  const marker =
+    field.node.kind === "scalar" && field.node.type === "boolean" ? markerColumn(index, field.name, pairs) : [];
+  if (marker.length > 0) return marker;
   const votes = new Map<string, { place: ItemField; count: number }>();
   let present = 0;
   for (const [wanted, record] of pairs) {
@@ -253,6 +261,9 @@ function valuePlaces(index: PageIndex, root: Element, part: number, field: Field
   const innermost = [...shown]
     .filter(([element]) => !element.children.some((child) => shown.has(child as Element)))
     .flatMap(([, places]) => places);
+  if (typeof value === "number")
+    for (const { element, path, index: at } of all)
+      if (classNumber(element) === value) innermost.push(placeOf(field.name, part, path, at, { classNumber: true }));
   if (typeof value !== "string") return innermost;
   for (const { element, path, index: at } of all) {
     const attr = VALUE_ATTRIBUTES.find((attribute) => {
@@ -286,6 +297,9 @@ function readingsOf(field: Field, text: string, value: unknown): Partial<ItemFie
     return true;
   };
   if (!readAround(text, {}) && typeof value === "number") readAround(swapSeparators(text), { decimalComma: true });
+  // A date amid words that vary from record to record ("Mon Dec 04, 2006 5:46 am <last poster>"): read by its shape.
+  const pattern = valuePattern(value);
+  if (pattern && sameValue(readText(text, { pattern }), value)) readings.push({ pattern });
   return readings;
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { loadPage } from "../page/page.js";
 import { PageIndex } from "../page/page-index.js";
 import { TemplateLearner } from "./learner.js";
-import { applyLocator } from "./locator.js";
+import { applyLocator, locatorSchema } from "./locator.js";
 import { pageLayout, templateOf } from "./signature.js";
 import { type LocatorRecord, MemoryTemplateStore, type TemplateStore } from "./store.js";
 import { locatorsOn } from "./templates.test-helpers.js";
@@ -173,6 +173,26 @@ describe("locator derivation", () => {
     expect(readAs(posted, applyLocator(page("11-30-2010"), locator)!.raw)).toBe("2010-11-30");
     // Day and month both up to 12: the text does not say which is which, so the template does not answer.
     expect(readAs(posted, applyLocator(page("12-6-2010"), locator)!.raw)).toBeNull();
+  });
+
+  it("reads a date amid words that vary from page to page by the date's shape", () => {
+    const posted = parseSchema({ first_post_time: "string" }).fields[0]!;
+    const topic = (date: string, subject: string) =>
+      indexOf(
+        `<html><body><table class="post"><tr><td><span class="details">Posted: ${date}&nbsp; &nbsp;Post subject: ${subject}</span></td></tr></table></body></html>`,
+      );
+    const locators = locatorsOn(
+      topic("Thu Nov 09, 2006 8:58 pm", "Forum registration is now admin-activated for every new member"),
+      posted,
+      "Thu Nov 09, 2006 8:58 pm",
+    );
+    const shaped = locators.find((locator) => locator.pattern !== undefined);
+    expect(shaped).toBeDefined();
+    expect(readAs(posted, applyLocator(topic("Sat Oct 08, 2005 11:49 am", "WTB: seats 2"), shaped!)!.raw)).toBe(
+      "Sat Oct 08, 2005 11:49 am",
+    );
+    // A stored pattern is a shape to match and nothing else.
+    expect(locatorSchema.safeParse({ ...shaped, pattern: "(a+)+$" }).success).toBe(false);
   });
 
   it("finds nothing for a value the page does not show", () => {

@@ -12,7 +12,7 @@ import { labelKey } from "../page/page-index.js";
 import { stepFinds } from "./element-locators.js";
 import type { Located, Locator } from "./locator.js";
 import type { PageSnapshot } from "./page-snapshot.js";
-import { MAX_AROUND, readText, spanOf } from "./places.js";
+import { MAX_AROUND, readText, spanOf, valuePattern } from "./places.js";
 import { readAs, sameValue } from "./values.js";
 
 /** Elements tried per value. */
@@ -20,7 +20,7 @@ const MAX_TARGETS = 4;
 /** Levels climbed from a list's first item to its container. */
 const MAX_LEVELS = 4;
 
-type Reading = Pick<Locator, "attr" | "own" | "prefix" | "suffix" | "items" | "fields">;
+type Reading = Pick<Locator, "attr" | "own" | "prefix" | "suffix" | "pattern" | "items" | "fields">;
 
 /** An element that shows the value, how its value is read, and what that reads (undefined: nothing). */
 export interface Target {
@@ -67,6 +67,8 @@ function scalarTargets(snapshot: PageSnapshot, field: Field, value: unknown): Ta
     const around = { prefix: text.slice(0, start), suffix: text.slice(end) };
     targets.push({ element, reading: around, raw: readText(text, around) });
   }
+  const pattern = valuePattern(value);
+  if (pattern) targets.push(...patternTargets(snapshot, pattern, value as string));
   if (typeof value !== "string") return targets;
   for (const [element, values] of snapshot.attributes) {
     if (targets.length >= 2 * MAX_TARGETS) break;
@@ -77,6 +79,25 @@ function scalarTargets(snapshot: PageSnapshot, field: Field, value: unknown): Ta
   }
   return targets;
 }
+
+/**
+ * The innermost elements whose text reads the value by its shape (places.ts, valuePattern), where the words around it
+ * are too many or vary: "Posted: <date> Post subject: <title>".
+ */
+function patternTargets(snapshot: PageSnapshot, pattern: string, value: string): Target[] {
+  const reads = new Set<Element>();
+  for (const element of snapshot.elements) {
+    const text = snapshot.texts.get(element)!;
+    if (text.length <= MAX_PATTERN_TEXT && sameValue(readText(text, { pattern }), value)) reads.add(element);
+  }
+  return [...reads]
+    .filter((element) => !element.children.some((child) => reads.has(child as Element)))
+    .slice(0, MAX_TARGETS)
+    .map((element) => ({ element, reading: { pattern }, raw: value }));
+}
+
+/** Text an element may hold around a value read by its shape. */
+const MAX_PATTERN_TEXT = 300;
 
 function isEqualSpan(span: [number, number] | undefined, text: string): boolean {
   return span !== undefined && span[0] === 0 && span[1] === text.length;

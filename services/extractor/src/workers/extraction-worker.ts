@@ -161,6 +161,7 @@ async function extractPage({ input, port, siteTemplates }: ExtractionTask): Prom
         templateScope: input.templateScope,
         pageWarnings: input.pageWarnings,
         wantNextPage: input.wantNextPage,
+        knownFields: input.knownFields,
       },
       flow,
     );

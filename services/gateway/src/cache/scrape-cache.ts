@@ -37,6 +37,8 @@ export interface DataQuestion {
   screenshot: boolean;
   /** Whether the answer names the page's next listing page (ExtractRequest.want_next_page). */
   nextPage: boolean;
+  /** Fields the caller already holds, which no model is called for alone (ExtractRequest.known_fields). */
+  knownFields: readonly string[];
 }
 
 /**

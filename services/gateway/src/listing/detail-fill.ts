@@ -2,7 +2,8 @@
  * Each record's own page read for the fields its listing left null (options.details): the record's link, on the
  * listing's site, scraped with the record's item schema like any page. What the listing states is kept; where the
  * record's page reads otherwise the value's status is "conflict" and its evidence holds the other reading
- * (listing-answer.ts). A record
+ * (listing-answer.ts); the listing's values make the record's page ask no model for them alone once its layout is
+ * learned (ExtractRequest.known_fields). A record
  * whose page fails keeps the listing's values: its missing fields are "truncated", and a warning says why.
  */
 import { escapePointer } from "@winnow/platform";
@@ -10,7 +11,7 @@ import type { Evidence, ExtractResponse, FieldStatus } from "@winnow/platform/ge
 import { type ScrapeContext, type ScrapeDependencies, scrapePage } from "../scrape/scrape-page.js";
 import type { ScrapeRequest } from "../scrape/scrape-request.js";
 import type { CrawlPace } from "./crawl-pace.js";
-import { type ListField, recordLinkField } from "./list-fields.js";
+import { recordLinkField } from "./list-fields.js";
 import type { ListedRecord, ListingAnswer, ListingFacts } from "./listing-answer.js";
 import { readByModel } from "./pages-read.js";
 import { pastDeadline } from "./past-deadline.js";
@@ -65,7 +66,7 @@ export async function fillDetails(
     await pace.wait(listed.link);
     if (pastDeadline(context)) return unread("the request's deadline passed first");
     try {
-      const result = await readRecordPage(deps, request, context, listed.list, listed.link);
+      const result = await readRecordPage(deps, request, context, listed, listed.link);
       outcome.read += 1;
       read(outcome.read);
       outcome.model += readByModel(result);
@@ -102,14 +103,19 @@ async function whyNotRead({ link, pageUrl }: ListedRecord, robots: RobotsRules |
   return undefined;
 }
 
-/** The record's own page (whyNotRead found it may be read) scraped with the record's item schema. */
+/**
+ * The record's own page (whyNotRead found it may be read) scraped with the record's item schema; the fields its listing
+ * answered are known: once the page's layout is learned, they are checked where its template reads them, and a model
+ * is called only for the fields the listing left.
+ */
 async function readRecordPage(
   deps: ScrapeDependencies,
   request: ScrapeRequest,
   context: ScrapeContext,
-  list: ListField,
+  listed: ListedRecord,
   url: string,
 ): Promise<ExtractResponse> {
+  const { list } = listed;
   const schema = JSON.parse(request.schemaJson) as Record<string, unknown[]>;
   const itemPrefix = `/${escapePointer(list.name)}/0`;
   const { result } = await scrapePage(
@@ -123,6 +129,7 @@ async function readRecordPage(
       screenshot: false,
     },
     context,
+    list.item.fields.map((f) => f.name).filter((name) => !missingFields(listed).includes(name)),
   );
   return result;
 }

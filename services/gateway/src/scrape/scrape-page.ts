@@ -57,11 +57,13 @@ export interface ScrapeContext {
  * Renders the page (or takes it from cache when it is younger than max_age),
  * fills the schema (or takes the answer kept for the same page and question),
  * and takes the screenshot asked for. Both hops share the request's one deadline.
+ * `knownFields`: fields the caller already holds a value for (a record's own page read for what its listing left).
  */
 export async function scrapePage(
   deps: ScrapeDependencies,
   request: ScrapeRequest,
   context: ScrapeContext,
+  knownFields: readonly string[] = [],
 ): Promise<ScrapeOutcome> {
   const { backends } = deps;
   const { hop } = context;
@@ -79,6 +81,7 @@ export async function scrapePage(
     screenshot: request.screenshot,
     // A listing of more pages follows the page's next link; an answer kept without it must not answer one.
     nextPage: request.listing.pages > 1,
+    knownFields,
   };
   const dataKey = keeping && (await keeping.dataKey(scope, page, question));
   const stored = reading && dataKey ? await reading.data(dataKey) : undefined;
@@ -115,6 +118,7 @@ export async function scrapePage(
       learn: !fresh,
       pageSignature: page.signature,
       wantNextPage: question.nextPage,
+      knownFields: [...knownFields],
       // A render that ran out of time after the HTML arrived: the extractor returns `render-incomplete` among the
       // warnings and marks the fields the page does not hold `truncated`.
       pageWarnings: page.incomplete

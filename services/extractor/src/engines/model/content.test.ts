@@ -83,6 +83,16 @@ describe("writeModelContent", () => {
     expect(text).not.toContain("2021 (2021)");
   });
 
+  it("writes a number a star widget states only in its class, once, with its other classes as its label", () => {
+    const { text } = render(`<body><article class="product_pod"><h3>Dune</h3>
+      <p class="star-rating Three"><i class="icon-star"></i><i class="icon-star"></i></p>
+      <p class="stars-4">4 of 5</p><div class="card">Plain</div></article></body>`);
+    expect(text).toContain("(star-rating: 3)");
+    // A widget that writes its number says it already.
+    expect(text).not.toContain("(class: 4)");
+    expect(text).not.toContain(": 4)");
+  });
+
   it("shows the structured data's URLs only where the schema wants them, and each meta text once", () => {
     const html = `<head><title>Lamp</title>
       <meta name="description" content="A bright lamp."><meta property="og:description" content="A bright lamp.">

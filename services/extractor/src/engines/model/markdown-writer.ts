@@ -3,8 +3,10 @@
  * links and images with absolute URLs), leaving out what content.ts marks as no reader's content and marking
  * where each record starts and ends.
  */
+
 import type { CheerioAPI } from "cheerio";
 import type { AnyNode, Element, ParentNode } from "domhandler";
+import { classNameNumber, classNumber } from "../../page/class-number.js";
 import { collapsed } from "../../page/elements.js";
 import { absoluteUrl } from "../../page/page.js";
 import type { UrlOptions } from "./content.js";
@@ -139,10 +141,20 @@ export class MarkdownWriter {
   /**
    * The machine-readable form a page gives beside a shown value (a <time>'s
    * datetime, a microdata content or an abbr's title under an itemprop),
-   * when it says more than the text: "12. Nov. 2021 (2021-11-12)".
+   * when it says more than the text: "12. Nov. 2021 (2021-11-12)"; and a
+   * number only the element's class states, with its other classes as its
+   * label (`<p class="star-rating Three">` as "(star-rating: 3)"), which the
+   * page draws from its style sheet and the text would otherwise lose.
    */
   private machineValue(element: Element): string {
     const { attribs } = element;
+    const classed = classNumber(element);
+    if (classed !== undefined && !/\d/.test(this.$(element).text())) {
+      const label = (attribs.class ?? "")
+        .split(/\s+/)
+        .filter((name) => name !== "" && classNameNumber(name) === undefined);
+      return ` (${label.join(" ") || "class"}: ${classed})`;
+    }
     const stated =
       element.name === "time"
         ? attribs.datetime

@@ -12,12 +12,13 @@
  */
 
 import { type Column, isWithin, valueText } from "../../../layout/index.js";
+import { classNumber } from "../../../page/class-number.js";
 import { type ColumnWords, readWords } from "./column-words.js";
 import { evidenceFor, isNamed, isOldPrice, listColumn, MIN_FIT, type Roles } from "./evidence.js";
 import { type ItemField, NUMBER_KINDS, READ_WITHOUT_TEXT } from "./field-kinds.js";
 import { named } from "./names.js";
 import { aboveAnother, perUnitPlaces } from "./prices.js";
-import { type Context, classRating, fitOf, readField } from "./read-cell.js";
+import { type Context, fitOf, readField } from "./read-cell.js";
 import { averageLength, core, firstTextColumn, isWholeRecord, mainLinkColumn, varies } from "./roles.js";
 
 /** Below this a column's evidence, fit and presence together are too weak to answer a field. */
@@ -241,7 +242,7 @@ function hasContent(column: Column, field: ItemField, textsOf: (column: Column) 
         (Object.keys(cell.attribs).some(
           (name) => name === "aria-label" || name === "title" || name.startsWith("data-"),
         ) ||
-          (field.kind === "rating" && classRating(cell) !== undefined)),
+          (field.kind === "rating" && classNumber(cell) !== undefined)),
     );
   return false;
 }

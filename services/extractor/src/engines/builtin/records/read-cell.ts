@@ -3,9 +3,11 @@
  * link's address, a price, a count, a rating, a date, a name without its
  * label.
  */
+
 import { type Element, isTag, isText } from "domhandler";
 import type { Column, Columns } from "../../../layout/index.js";
 import { valueText } from "../../../layout/index.js";
+import { classNumber } from "../../../page/class-number.js";
 import { linesOf } from "../../../page/elements.js";
 import { absoluteUrl } from "../../../page/page.js";
 import type { NameHints } from "../../../schema/field-names.js";
@@ -196,25 +198,8 @@ function readRating(cell: Element, text: string, hints: NameHints): number | und
     const number = written.length <= 40 ? firstNumber(written) : undefined;
     if (number !== undefined && number >= 0 && number <= top) return number;
   }
-  const classed = classRating(cell);
+  const classed = classNumber(cell);
   return classed !== undefined && classed <= top ? classed : undefined;
-}
-
-/** Number words a star widget's class may hold. */
-const NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
-
-/**
- * A rating a star widget states only in its class, for its style sheet to draw: a number word among its classes
- * (`star-rating Three`) or a number joined to a rating word (`stars-4`, `rating_4`).
- */
-export function classRating(cell: Element): number | undefined {
-  for (const name of (cell.attribs.class ?? "").toLowerCase().split(/\s+/)) {
-    const word = NUMBER_WORDS.indexOf(name);
-    if (word >= 0) return word;
-    const joined = /^(?:stars?|rating|rated|score)[-_]?(\d{1,2})$/.exec(name);
-    if (joined) return Number(joined[1]);
-  }
-  return undefined;
 }
 
 /** A date as the page writes it: a <time> element's text or datetime, or a text with a date or a year in it. */

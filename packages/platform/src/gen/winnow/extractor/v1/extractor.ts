@@ -152,6 +152,15 @@ export interface ExtractRequest {
    * single page's answer skips looking for it.
    */
   wantNextPage: boolean;
+  /**
+   * Top-level fields the caller already holds a value for (the gateway reading
+   * a record's own page: what the record's listing answered). The page's
+   * learned template still reads them, so the caller can check its values
+   * against this page's; but on a page whose template answers other fields, no
+   * model is called for these alone: each one the template does not answer is
+   * null with a "needs-model" warning.
+   */
+  knownFields: string[];
 }
 
 export interface ExtractRequest_FieldHintsEntry {
@@ -559,6 +568,7 @@ function createBaseExtractRequest(): ExtractRequest {
     fieldHints: {},
     fieldRules: {},
     wantNextPage: false,
+    knownFields: [],
   };
 }
 
@@ -599,6 +609,9 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     });
     if (message.wantNextPage !== false) {
       writer.uint32(96).bool(message.wantNextPage);
+    }
+    for (const v of message.knownFields) {
+      writer.uint32(106).string(v!);
     }
     return writer;
   },
@@ -718,6 +731,14 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
             message.wantNextPage = reader.bool();
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.knownFields.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -816,6 +837,11 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
         : isSet(object.want_next_page)
         ? globalThis.Boolean(object.want_next_page)
         : false,
+      knownFields: globalThis.Array.isArray(object?.knownFields)
+        ? object.knownFields.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.known_fields)
+        ? object.known_fields.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -869,6 +895,9 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
     if (message.wantNextPage !== false) {
       obj.wantNextPage = message.wantNextPage;
     }
+    if (message.knownFields?.length) {
+      obj.knownFields = message.knownFields;
+    }
     return obj;
   },
 
@@ -907,6 +936,7 @@ export const ExtractRequest: MessageFns<ExtractRequest> = {
       {},
     );
     message.wantNextPage = object.wantNextPage ?? false;
+    message.knownFields = object.knownFields?.map((e) => e) || [];
     return message;
   },
 };
