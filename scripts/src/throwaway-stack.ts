@@ -60,7 +60,6 @@ export async function startThrowawayStack(options: ThrowawayStackOptions = {}): 
     ports,
     metricsPorts,
     onOutput: options.onOutput,
-    readyTimeoutMs: options.readyTimeoutMs,
   }).catch(async (error: unknown) => {
     await removeData();
     throw error;
