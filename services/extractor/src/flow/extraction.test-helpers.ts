@@ -4,13 +4,22 @@
  */
 import { createLogger } from "@winnow/platform";
 import type { ExtractResponse } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
-import { type ChatRequestBody, type FakeAnswer, startFakeLlm } from "../../../../test/support/fake-llm.js";
+import {
+  type ChatRequestBody,
+  type FakeAnswer,
+  type FakeLlm,
+  startFakeLlm,
+} from "../../../../test/support/fake-llm.js";
+import { TEST_TIMEOUT_MS } from "../../../../test/support/test-timeout.js";
 import { LlmEngine } from "../engines/model/llm.js";
 import { loadPage } from "../page/page.js";
 import type { FieldRules } from "../schema/field-rules.js";
 import { SchemaCache } from "../schema/schema-cache.js";
+import { TemplateLearner } from "../templates/learner.js";
+import { MemoryTemplateStore } from "../templates/store.js";
 import type { EngineSettings } from "./engines.js";
-import { runExtraction } from "./extract.js";
+import { type FlowSettings, runExtraction } from "./extract.js";
+import type { TemplateScope } from "./template-scope.js";
 
 const logger = createLogger("test", "silent");
 const schemas = new SchemaCache();
@@ -79,4 +88,74 @@ export async function extract(html: string, schema: object, run: Run = {}) {
   } finally {
     await fake?.close();
   }
+}
+
+/**
+ * The flow with a template learner (hybrid "proven") and, given a scripted `model`, the model engine: each page
+ * through it with its learning settled, as the extractor serves one account's pages in turn.
+ */
+export function learningFlow(model?: FakeLlm) {
+  const store = new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 });
+  const settings: FlowSettings = {
+    schemas: new SchemaCache(),
+    prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
+    hybrid: "proven",
+    templates: new TemplateLearner(store, logger),
+    logger,
+  };
+  const llm =
+    model &&
+    new LlmEngine(
+      { baseUrl: model.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: TEST_TIMEOUT_MS },
+      logger,
+    );
+  const extract = async (
+    html: string,
+    url: string,
+    { scope, schema, knownFields = [] }: { scope: TemplateScope | undefined; schema: object; knownFields?: string[] },
+  ) => {
+    const schemaJson = JSON.stringify(schema);
+    const extraction = await runExtraction(
+      {
+        schemaJson,
+        fieldHints: {},
+        fieldRules: {},
+        schema: settings.schemas.get(schemaJson),
+        page: loadPage(html, url),
+        taskDescription: "",
+        includeModelInput: false,
+        evidence: true,
+        llm,
+        bounds: {
+          signal: new AbortController().signal,
+          deadline: llm ? new Date(Date.now() + TEST_TIMEOUT_MS) : undefined,
+        },
+        templateScope: scope,
+        pageWarnings: [],
+        wantNextPage: false,
+        knownFields,
+      },
+      settings,
+    );
+    await extraction.learning;
+    return { ...extraction, data: JSON.parse(extraction.response.dataJson) as Record<string, unknown> };
+  };
+  return { store, extract };
+}
+
+/** Reads pages of one layout in turn, as a site's pages come, for one account: each answer and its model calls. */
+export async function readLayout(
+  model: FakeLlm,
+  schema: object,
+  pages: { html: string; url: string }[],
+  knownFields: string[] = [],
+): Promise<{ modelCalls: number; response: ExtractResponse }[]> {
+  const { extract } = learningFlow(model);
+  const answers = [];
+  for (const { html, url } of pages) {
+    const before = model.requests.length;
+    const { response } = await extract(html, url, { scope: { tenant: "acct-a", learn: true }, schema, knownFields });
+    answers.push({ modelCalls: model.requests.length - before, response });
+  }
+  return answers;
 }

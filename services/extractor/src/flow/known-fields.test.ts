@@ -3,18 +3,10 @@
  * the fields the caller holds cost no model call, while the template still reads the ones it can, for the caller to
  * check; pages the template does not answer still ask the model for everything.
  */
-import { createLogger } from "@winnow/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlm, startFakeLlm } from "../../../../test/support/fake-llm.js";
-import { TEST_TIMEOUT_MS } from "../../../../test/support/test-timeout.js";
-import { LlmEngine } from "../engines/model/llm.js";
-import { loadPage } from "../page/page.js";
-import { SchemaCache } from "../schema/schema-cache.js";
-import { TemplateLearner } from "../templates/learner.js";
-import { MemoryTemplateStore } from "../templates/store.js";
-import { type FlowSettings, runExtraction } from "./extract.js";
+import { readLayout } from "./extraction.test-helpers.js";
 
-const logger = createLogger("test", "silent");
 const SCHEMA = { title: "string", company: "string", description: "string", rating: "integer" };
 
 const JOBS = [
@@ -44,49 +36,12 @@ describe("known fields on a record's own page", () => {
   afterAll(() => model.close());
 
   async function readPages(knownFields: string[]) {
-    const settings: FlowSettings = {
-      schemas: new SchemaCache(),
-      prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
-      hybrid: "proven",
-      templates: new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger),
-      logger,
-    };
-    const llm = new LlmEngine(
-      { baseUrl: model.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: TEST_TIMEOUT_MS },
-      logger,
-    );
-    const schemaJson = JSON.stringify(SCHEMA);
-    const answers = [];
-    for (const [i, job] of JOBS.entries()) {
-      const before = model.requests.length;
-      const extraction = await runExtraction(
-        {
-          schemaJson,
-          fieldHints: {},
-          fieldRules: {},
-          schema: settings.schemas.get(schemaJson),
-          page: loadPage(jobPage(job), `https://jobs.example/jobs/${i}.html`),
-          taskDescription: "",
-          includeModelInput: false,
-          evidence: true,
-          llm,
-          bounds: { signal: new AbortController().signal, deadline: new Date(Date.now() + TEST_TIMEOUT_MS) },
-          templateScope: { tenant: "acct-a", learn: true },
-          pageWarnings: [],
-          wantNextPage: false,
-          knownFields,
-        },
-        settings,
-      );
-      await extraction.learning;
-      const { response } = extraction;
-      answers.push({
-        modelCalls: model.requests.length - before,
-        data: JSON.parse(response.dataJson) as Record<string, unknown>,
-        status: Object.fromEntries(response.fieldStatus.map((s) => [s.pointer, s.status])),
-      });
-    }
-    return answers;
+    const pages = JOBS.map((job, i) => ({ html: jobPage(job), url: `https://jobs.example/jobs/${i}.html` }));
+    return (await readLayout(model, SCHEMA, pages, knownFields)).map(({ modelCalls, response }) => ({
+      modelCalls,
+      data: JSON.parse(response.dataJson) as Record<string, unknown>,
+      status: Object.fromEntries(response.fieldStatus.map((s) => [s.pointer, s.status])),
+    }));
   }
 
   it("cost no model call once the template answers the rest, and say so where it does not read them", async () => {

@@ -2,18 +2,10 @@
  * What a page teaches its template, through the flow with a scripted model: a record's link the model writes
  * relative to the site's root, where the page's own link is relative to the page, is one address.
  */
-import { createLogger } from "@winnow/platform";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLlm, startFakeLlm } from "../../../../test/support/fake-llm.js";
-import { TEST_TIMEOUT_MS } from "../../../../test/support/test-timeout.js";
-import { LlmEngine } from "../engines/model/llm.js";
-import { loadPage } from "../page/page.js";
-import { SchemaCache } from "../schema/schema-cache.js";
-import { TemplateLearner } from "../templates/learner.js";
-import { MemoryTemplateStore } from "../templates/store.js";
-import { type FlowSettings, runExtraction } from "./extract.js";
+import { readLayout } from "./extraction.test-helpers.js";
 
-const logger = createLogger("test", "silent");
 const SCHEMA = { topics: [{ title: "string", url: "string", views: "integer" }] };
 type Topic = [title: string, id: number, views: number];
 const PAGES: Topic[][] = [
@@ -58,45 +50,13 @@ describe("learning from a model's reading", () => {
   afterAll(() => model.close());
 
   it("learns a record's link the model writes from the site's root as the page's link it is", async () => {
-    const settings: FlowSettings = {
-      schemas: new SchemaCache(),
-      prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
-      hybrid: "proven",
-      templates: new TemplateLearner(new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 }), logger),
-      logger,
-    };
-    const llm = new LlmEngine(
-      { baseUrl: model.baseUrl, apiKey: undefined, model: "scripted", maxRetries: 0, timeoutMs: TEST_TIMEOUT_MS },
-      logger,
-    );
-    const schemaJson = JSON.stringify(SCHEMA);
-    const calls: number[] = [];
-    let last: Record<string, unknown> = {};
-    for (const [i, topics] of PAGES.entries()) {
-      const before = model.requests.length;
-      const extraction = await runExtraction(
-        {
-          schemaJson,
-          fieldHints: {},
-          fieldRules: {},
-          schema: settings.schemas.get(schemaJson),
-          page: loadPage(forumPage(topics), `https://forum.example/forum/viewforum.php?f=1&start=${50 * i}`),
-          taskDescription: "",
-          includeModelInput: false,
-          evidence: true,
-          llm,
-          bounds: { signal: new AbortController().signal, deadline: new Date(Date.now() + TEST_TIMEOUT_MS) },
-          templateScope: { tenant: "acct-a", learn: true },
-          pageWarnings: [],
-          wantNextPage: false,
-          knownFields: [],
-        },
-        settings,
-      );
-      await extraction.learning;
-      calls.push(model.requests.length - before);
-      last = JSON.parse(extraction.response.dataJson) as Record<string, unknown>;
-    }
+    const pages = PAGES.map((topics, i) => ({
+      html: forumPage(topics),
+      url: `https://forum.example/forum/viewforum.php?f=1&start=${50 * i}`,
+    }));
+    const answers = await readLayout(model, SCHEMA, pages);
+    const calls = answers.map((answer) => answer.modelCalls);
+    const last = JSON.parse(answers.at(-1)!.response.dataJson) as Record<string, unknown>;
     // Two pages teach the layout; the third is answered by its template alone, each link as the absolute URL it is.
     expect(calls.map((n) => n > 0)).toEqual([true, true, false]);
     expect(last.topics).toEqual(

@@ -1,16 +1,12 @@
-import { createLogger, signPage } from "@winnow/platform";
+import { signPage } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { TEST_PAGE_SIGNING_KEY } from "../../../../test/support/caller-tokens.js";
-import { loadPage } from "../page/page.js";
-import { SchemaCache } from "../schema/schema-cache.js";
-import { TemplateLearner } from "../templates/learner.js";
 import { SHARED_TENANT } from "../templates/signature.js";
-import { isTrusted, MemoryTemplateStore } from "../templates/store.js";
-import { type FlowSettings, runExtraction } from "./extract.js";
+import { isTrusted } from "../templates/store.js";
+import { learningFlow } from "./extraction.test-helpers.js";
 import { type TemplateScope, templateScope } from "./template-scope.js";
 
-const logger = createLogger("test", "silent");
-const SCHEMA = JSON.stringify({ name: "string", sku: "string" });
+const SCHEMA = { name: "string", sku: "string" };
 const TENANT = "acct-a";
 const PAGE = { url: "https://shop.example/mug", html: "<html><body><h1>Mug</h1></body></html>" };
 
@@ -32,41 +28,14 @@ function productPage(page: { name: string; shipping: string; jsonLdSku?: string;
   </body></html>`;
 }
 
+/** The flow with a template learner and the builtin engine; a page through it with its learning settled. */
 function flow() {
-  const store = new MemoryTemplateStore({ templatesPerHost: 5, templates: 50 });
-  const settings: FlowSettings = {
-    schemas: new SchemaCache(),
-    prompts: { pageTokens: 4_000, maxParts: 4, maxParallel: 2, grounding: "warn" },
-    hybrid: "proven",
-    templates: new TemplateLearner(store, logger),
-    logger,
+  const { store, extract } = learningFlow();
+  return {
+    store,
+    extract: (html: string, url: string, scope: TemplateScope | undefined, schema: object = SCHEMA) =>
+      extract(html, url, { scope, schema }),
   };
-  /** One page through the flow with the builtin engine, its learning settled. */
-  const extract = async (html: string, url: string, scope: TemplateScope | undefined, schema?: object) => {
-    const schemaJson = schema ? JSON.stringify(schema) : SCHEMA;
-    const extraction = await runExtraction(
-      {
-        schemaJson,
-        fieldHints: {},
-        fieldRules: {},
-        schema: settings.schemas.get(schemaJson),
-        page: loadPage(html, url),
-        taskDescription: "",
-        includeModelInput: false,
-        evidence: true,
-        llm: undefined,
-        bounds: { signal: new AbortController().signal, deadline: undefined },
-        templateScope: scope,
-        pageWarnings: [],
-        wantNextPage: false,
-        knownFields: [],
-      },
-      settings,
-    );
-    await extraction.learning;
-    return { ...extraction, data: JSON.parse(extraction.response.dataJson) as Record<string, unknown> };
-  };
-  return { store, extract };
 }
 
 const TEACH = { tenant: TENANT, learn: true };
