@@ -5,6 +5,7 @@
  * that name an element by its tag and stable names.
  */
 import type { Element } from "domhandler";
+import { LRUCache } from "lru-cache";
 import { nameHints } from "../schema/field-names.js";
 import { datesIn, firstNumber, parseBoolean, parseNumber } from "../schema/normalize.js";
 import { stableClasses, stableId, stableItemprop } from "./names.js";
@@ -136,7 +137,7 @@ export function valuePattern(value: unknown): string | undefined {
 
 /** What a pattern (valuePattern's, checked by PATTERN) reads: its first match standing apart from letters and digits. */
 function firstMatch(text: string, pattern: string): string | undefined {
-  return new RegExp(`(?<![\\p{L}\\d])${pattern}(?![\\p{L}\\d])`, "u").exec(text)?.[0];
+  return compiled(`(?<![\\p{L}\\d])${pattern}(?![\\p{L}\\d])`, "u").exec(text)?.[0];
 }
 
 const MAX_PATTERN_VALUE = 40;
@@ -147,12 +148,25 @@ const MAX_PATTERN_VALUE = 40;
  */
 export const PATTERN = /^(?:\\p\{L\}\+|\\d\+|\\s\+|\\[\^$\\.*+?()[\]{}|/]|[^\p{L}\d\s\\^$.*+?()[\]{}|/])+$/u;
 
+/** Readings' expressions, compiled once: a template reads each with one expression on every record of every page. */
+const expressions = new LRUCache<string, RegExp>({ max: 1_000 });
+
+function compiled(source: string, flags: string): RegExp {
+  const key = `${flags}/${source}`;
+  let expression = expressions.get(key);
+  if (!expression) {
+    expression = new RegExp(source, flags);
+    expressions.set(key, expression);
+  }
+  return expression;
+}
+
 /**
  * The text between a prefix and a suffix (their numbers may be any numbers), or undefined when the text does not have
  * them.
  */
 function cut(text: string, prefix: string, suffix: string): string | undefined {
   const pattern = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\d+/g, "\\d+");
-  const match = new RegExp(`^${pattern(prefix)}([\\s\\S]*?)${pattern(suffix)}$`).exec(text);
+  const match = compiled(`^${pattern(prefix)}([\\s\\S]*?)${pattern(suffix)}$`, "").exec(text);
   return match?.[1]?.trim();
 }
