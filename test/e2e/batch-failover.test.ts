@@ -77,6 +77,9 @@ beforeAll(async () => {
     REDIS_KEY_PREFIX: `batch-failover-${randomUUID()}:`,
     GATEWAY_DATABASE_URL: postgres.url,
     BATCH_CONCURRENCY: "4",
+    // A page's lease is twice this: a killed worker's pages are taken again within two leases (a deployment's default
+    // of 60 s would have this test wait up to a minute for each kill).
+    REQUEST_TIMEOUT_MS: String(TEST_TIMEOUT_MS / 6),
   };
   run = await launchStack(PAGES, shared);
 });

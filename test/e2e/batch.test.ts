@@ -94,9 +94,10 @@ print(sum(verify_webhook_signature(i["body"].encode(), i["signature"], i["secret
 }
 
 describe.each([
-  ["the embedded queue", {}],
-  ["Redis", { REDIS_URL, REDIS_KEY_PREFIX: `batch-test-${randomUUID()}:` }],
-])("batch jobs on %s", (_name, queueEnv: Record<string, string>) => {
+  // pg-boss on the embedded database, as `npm start` runs; BullMQ with the records on Postgres, as deployments run.
+  ["the embedded queue", {}, "embedded"],
+  ["Redis", { REDIS_URL, REDIS_KEY_PREFIX: `batch-test-${randomUUID()}:` }, "postgres"],
+] as const)("batch jobs on %s", (_name, queueEnv: Record<string, string>, store) => {
   let run: RunningStack;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
@@ -112,8 +113,14 @@ describe.each([
     receiver = await startReceiver();
     run = await launchStack(
       PAGES,
-      { ...queueEnv, PLAN_MAX_CONCURRENT_SCRAPES: String(MAX_CONCURRENT_SCRAPES), BATCH_CONCURRENCY: "8" },
-      { extraEgress: [receiver.hostPort] },
+      {
+        ...queueEnv,
+        PLAN_MAX_CONCURRENT_SCRAPES: String(MAX_CONCURRENT_SCRAPES),
+        BATCH_CONCURRENCY: "8",
+        // The shortest retry delay: the retries' count and kinds are tested here, their spacing in page-retries.test.ts.
+        BATCH_PAGE_RETRY_MS: "1000",
+      },
+      { extraEgress: [receiver.hostPort], store },
     );
   });
   afterAll(async () => {
@@ -335,9 +342,10 @@ print(json.dumps({"progress": seen, "results": [[r["status"], r.get("data", {}).
 const TIGHT = { perMinute: 4, slots: 1 };
 
 describe.each([
-  ["the embedded queue", {}],
-  ["Redis", { REDIS_URL, REDIS_KEY_PREFIX: `batch-tight-${randomUUID()}:` }],
-])("batch jobs under a tight plan on %s", (_name, queueEnv: Record<string, string>) => {
+  // pg-boss on the embedded database, as `npm start` runs; BullMQ with the records on Postgres, as deployments run.
+  ["the embedded queue", {}, "embedded"],
+  ["Redis", { REDIS_URL, REDIS_KEY_PREFIX: `batch-tight-${randomUUID()}:` }, "postgres"],
+] as const)("batch jobs under a tight plan on %s", (_name, queueEnv: Record<string, string>, store) => {
   let run: RunningStack;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
@@ -353,7 +361,7 @@ describe.each([
         BATCH_PAGE_ATTEMPTS: "1",
         SHUTDOWN_GRACE_MS: "500",
       },
-      { extraEgress: [receiver.hostPort] },
+      { extraEgress: [receiver.hostPort], store },
     );
   });
   afterAll(async () => {

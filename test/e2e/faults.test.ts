@@ -68,7 +68,7 @@ async function restartEveryService(
   const key = run.stack.apiKey;
   expect((await run.scrape({ url: `${run.site.origin}/ok`, schema: SCHEMA })).status).toBe(200);
   await run.stop();
-  const second = await launchStack(PAGES, env, { dataDir });
+  const second = await launchStack(PAGES, env, { dataDir, store: "embedded" });
   expect(second.stack.apiKey).toBe(key);
   expect((await second.scrape({ url: `${second.site.origin}/ok`, schema: SCHEMA }, { "x-api-key": key })).status).toBe(
     200,
@@ -89,7 +89,7 @@ describe("process faults", () => {
   let run: RunningStack;
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), "winnow-faults-"));
-    run = await launchStack(PAGES, env, { dataDir });
+    run = await launchStack(PAGES, env, { dataDir, store: "embedded" });
   });
   afterAll(async () => {
     await run?.stop();
@@ -184,7 +184,7 @@ describe("on a Postgres of its own", () => {
     postgres = await startPrivatePostgres();
     env = { DATABASE_URL: postgres.url };
     dataDir = await mkdtemp(path.join(tmpdir(), "winnow-faults-postgres-"));
-    run = await launchStack(PAGES, env, { dataDir });
+    run = await launchStack(PAGES, env, { dataDir, store: "embedded" });
   });
   afterAll(async () => {
     await run?.stop();

@@ -57,14 +57,18 @@ describe.each(CONFIGS)("scrape cache in the $name", ({ redis, shared, storeAlway
 
   beforeAll(async () => {
     llm = await startFakeLlm(() => ({ name: "Teapot", summary: "A cast-iron teapot that keeps tea hot." }));
-    run = await launchStack(pages, {
-      LLM_BASE_URL: llm.baseUrl,
-      LLM_API_KEY: "test-key",
-      LLM_MODEL: "winnow-test-model",
-      CACHE_SHARED: String(shared),
-      CACHE_STORE_ALWAYS: String(storeAlways),
-      ...(redis ? { REDIS_URL, REDIS_KEY_PREFIX: prefix } : {}),
-    });
+    run = await launchStack(
+      pages,
+      {
+        LLM_BASE_URL: llm.baseUrl,
+        LLM_API_KEY: "test-key",
+        LLM_MODEL: "winnow-test-model",
+        CACHE_SHARED: String(shared),
+        CACHE_STORE_ALWAYS: String(storeAlways),
+        ...(redis ? { REDIS_URL, REDIS_KEY_PREFIX: prefix } : {}),
+      },
+      { store: redis ? "postgres" : "embedded" },
+    );
     otherKey = await run.newAccountKey();
   });
 

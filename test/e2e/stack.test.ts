@@ -18,7 +18,8 @@ async function expectProblem(res: Response, status: number, type: string): Promi
 describe("the stack on the builtin engine", () => {
   let run: RunningStack;
   beforeAll(async () => {
-    run = await launchStack(PAGES);
+    // As a new user's `npm start` runs it: every database embedded.
+    run = await launchStack(PAGES, {}, { store: "embedded" });
   });
   afterAll(async () => {
     await run?.stop();

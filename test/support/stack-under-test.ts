@@ -4,6 +4,7 @@ import { AuthServiceClient } from "@winnow/platform/gen/winnow/auth/v1/auth.js";
 import type { ServiceName } from "../../scripts/src/stack.js";
 import { startThrowawayStack, type ThrowawayStack } from "../../scripts/src/throwaway-stack.js";
 import { type FixturePage, type FixtureSite, startFixtureSite } from "./fixture-site.js";
+import { createStackDatabase, type StackDatabase } from "./stack-database.js";
 import { TEST_TIMEOUT_MS } from "./test-timeout.js";
 
 export interface RunningStack {
@@ -26,17 +27,29 @@ export async function launchStack(
     extraEgress?: string[];
     /** A data directory the caller owns (kept on stop), e.g. to restart a stack on the same accounts. */
     dataDir?: string;
+    /**
+     * Where the services keep their tables: a database of the stack's own on the Postgres server (the default; as
+     * deployments run), or the embedded PGlite databases of a new user's `npm start`, for the tests of that path.
+     * A database URL in `extraEnv` is kept either way.
+     */
+    store?: "postgres" | "embedded";
   } = {},
 ): Promise<RunningStack> {
   const site = await startFixtureSite(pages);
+  const database: StackDatabase | undefined = options.store === "embedded" ? undefined : await createStackDatabase();
   const output: string[] = [];
   const stack = await startThrowawayStack({
     dataDir: options.dataDir,
     // A hook's limit (stacks start in beforeAll): a slow machine's WINNOW_TEST_TIMEOUT_MS gives them longer.
     readyTimeoutMs: 2 * TEST_TIMEOUT_MS,
-    env: { WINNOW_EGRESS_ALLOW: [site.hostPort, ...(options.extraEgress ?? [])].join(","), ...extraEnv },
+    env: {
+      WINNOW_EGRESS_ALLOW: [site.hostPort, ...(options.extraEgress ?? [])].join(","),
+      ...(database && { DATABASE_URL: database.url, GATEWAY_DATABASE_URL: database.url }),
+      ...extraEnv,
+    },
     onOutput: (service: ServiceName, line: string) => output.push(`${service}: ${line}`),
-  }).catch((error: Error) => {
+  }).catch(async (error: Error) => {
+    await Promise.all([site.close(), database?.drop()]);
     throw new Error(`${error.message}\n${output.join("\n")}`);
   });
   return {
@@ -62,7 +75,7 @@ export async function launchStack(
     },
     async stop() {
       await stack.stop();
-      await site.close();
+      await Promise.all([site.close(), database?.drop()]);
     },
   };
 }

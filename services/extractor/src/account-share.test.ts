@@ -18,6 +18,9 @@ const NORMAL = `<html><head><title>Desk Lamp</title></head><body><h1>Desk Lamp</
 // 50,000 nested <div>s cost the HTML parser tens of seconds of CPU (hostile-pages.test.ts).
 const HEAVY = `<html><body>${"<div>".repeat(50_000)}x${"</div>".repeat(50_000)}</body></html>`;
 
+/** A's pages' deadline: they cost more CPU than this, and B's small page is answered well within it. */
+const HEAVY_DEADLINE_MS = TEST_TIMEOUT_MS / 4;
+
 let extractor: ServiceProcess;
 let client: ExtractorServiceClient;
 
@@ -89,7 +92,7 @@ describe("extraction workers shared by account", () => {
           return result;
         });
       // A holds its one worker and its one place in the queue; the third of its pages to arrive is refused at once.
-      const heavy = ["A1", "A2", "A3"].map((name) => noted(name, extract("account-a", HEAVY, 30_000)));
+      const heavy = ["A1", "A2", "A3"].map((name) => noted(name, extract("account-a", HEAVY, HEAVY_DEADLINE_MS)));
       expect(await Promise.race(heavy)).toBe("overloaded");
       // Only now is B's page sent, when A's are all in: one running, one waiting.
       const normal = noted("B", extract("account-b", NORMAL, 120_000));

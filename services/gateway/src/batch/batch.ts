@@ -17,12 +17,6 @@ import type { QueueBackend, TaskQueue } from "./task-queue.js";
 const CLEANUP_INTERVAL_MS = 60_000;
 /** Webhook deliveries this worker makes at once, all accounts together. */
 const WEBHOOK_WORKERS = 4;
-/**
- * A page's first retry comes 5 to 10 s after a retryable failure, the next 10 to 20 s after that: a backend that
- * restarts (the supervisor's delay, a browser's launch, the gateway's gRPC reconnection backoff) is back by then,
- * where retries at 1 and 2 s ended most pages of a restart failed.
- */
-const PAGE_RETRY_BACKOFF_MS = 5_000;
 
 export interface BatchQueues {
   pages: TaskQueue<PageTask>;
@@ -34,6 +28,8 @@ export interface BatchQueueOptions {
   concurrency: number;
   /** Tries per page for retryable failures, the first included. */
   pageAttempts: number;
+  /** How long after a retryable failure a page's first retry comes (BATCH_PAGE_RETRY_MS); each later one waits twice as long. */
+  pageRetryMs: number;
   /** Tries per webhook delivery. */
   webhookAttempts: number;
   /** One webhook delivery attempt's deadline; a delivery running twice as long is taken for lost. */
@@ -48,7 +44,7 @@ export async function openBatchQueues(backend: QueueBackend, options: BatchQueue
     pages: await backend.queue<PageTask>({
       name: "batch-pages",
       attempts: options.pageAttempts,
-      backoffMs: PAGE_RETRY_BACKOFF_MS,
+      backoffMs: options.pageRetryMs,
       concurrency: options.concurrency,
       leaseMs: options.leaseMs,
     }),

@@ -101,6 +101,9 @@ export function startBullMqQueues(redisUrl: string, keyPrefix: string, logger: L
               prefix,
               concurrency: spec.concurrency,
               lockDuration: Math.min(spec.leaseMs, 30_000),
+              // A lost worker's tasks are looked for as often as a lock can lapse (BullMQ's default is every 30 s,
+              // whatever the lock), so they are taken again within two lock periods.
+              stalledInterval: Math.min(spec.leaseMs, 30_000),
               maxStalledCount: spec.attempts,
             },
           );

@@ -14,6 +14,7 @@ export interface BatchSettings {
   REQUEST_TIMEOUT_MS: number;
   BATCH_CONCURRENCY: number;
   BATCH_PAGE_ATTEMPTS: number;
+  BATCH_PAGE_RETRY_MS: number;
   BATCH_RESULT_TTL_HOURS: number;
   WEBHOOK_ATTEMPTS: number;
   WEBHOOK_TIMEOUT_MS: number;
@@ -42,6 +43,7 @@ export async function openBatch(
   const queues = await openBatchQueues(backend, {
     concurrency: settings.BATCH_CONCURRENCY,
     pageAttempts: settings.BATCH_PAGE_ATTEMPTS,
+    pageRetryMs: settings.BATCH_PAGE_RETRY_MS,
     webhookAttempts: settings.WEBHOOK_ATTEMPTS,
     webhookTimeoutMs: settings.WEBHOOK_TIMEOUT_MS,
     leaseMs: 2 * settings.REQUEST_TIMEOUT_MS,

@@ -13,6 +13,7 @@ import { createLogger } from "@winnow/platform";
 import { seedPgliteDirectory } from "@winnow/platform/pglite-seed";
 import type { SqlDatabase } from "@winnow/platform/sql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jobsConfigShape } from "../jobs/jobs-config.js";
 import { openGatewayDatabase } from "../store/gateway-database.js";
 import { openBatchQueues } from "./batch.js";
 import { startBullMqQueues } from "./bullmq-queue.js";
@@ -21,8 +22,9 @@ import type { QueueBackend } from "./task-queue.js";
 
 const logger = createLogger("page-retries-test", "silent");
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-/** BATCH_PAGE_ATTEMPTS' default (services/gateway/src/config.ts). */
-const DEFAULT_ATTEMPTS = 3;
+/** The jobs worker's defaults for a page's tries and its first retry's delay. */
+const DEFAULT_ATTEMPTS = jobsConfigShape.BATCH_PAGE_ATTEMPTS.parse(undefined);
+const DEFAULT_RETRY_MS = jobsConfigShape.BATCH_PAGE_RETRY_MS.parse(undefined);
 /**
  * How long the backend is down: a renderer's restart under the supervisor (its 0.5 s delay, the browser's launch,
  * the gateway's gRPC reconnection backoff), as the red team saw one outlast retries at 1 and 2 s.
@@ -53,6 +55,7 @@ describe.each(backends)("page retries: %s", (_, start) => {
     const { pages } = await openBatchQueues(backend, {
       concurrency: 1,
       pageAttempts: DEFAULT_ATTEMPTS,
+      pageRetryMs: DEFAULT_RETRY_MS,
       webhookAttempts: 1,
       leaseMs: 60_000,
     });

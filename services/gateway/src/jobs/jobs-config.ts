@@ -13,6 +13,12 @@ export const jobsConfigShape = {
   BATCH_CONCURRENCY: env.positiveInt(8, 256),
   /** Tries per batch page whose failure is retryable, the first included. */
   BATCH_PAGE_ATTEMPTS: env.positiveInt(3, 10),
+  /**
+   * A batch page's first retry after a retryable failure comes this long (to twice as long) after it, the next twice
+   * that: long enough for a backend to restart (the supervisor's delay, a browser's launch, the gRPC reconnection
+   * backoff), where retries at 1 and 2 s ended most pages of a restart failed. Whole seconds (pg-boss counts them).
+   */
+  BATCH_PAGE_RETRY_MS: env.wholeNumber(1_000, 300_000).default(5_000),
   /** How long a finished job's results are kept before they are deleted. */
   BATCH_RESULT_TTL_HOURS: env.positiveInt(24, 24 * 90),
   /** Tries per webhook delivery (with backoff) before it is given up. */
