@@ -17,10 +17,11 @@ export default defineConfig({
     // A whole stack starts in a hook, within 2 × TEST_TIMEOUT_MS (stack-under-test.ts), with a fixture site and more.
     hookTimeout: 3 * TEST_TIMEOUT_MS,
     pool: "forks",
-    // Files at once: one fewer than the cores (vitest's default; one on 2 cores). Two on 2 cores made the e2e files
-    // that start whole stacks two to four times slower each, for no gain in all. WINNOW_TEST_FORKS sets it.
+    // Files at once: as many as the cores, two at least. Most of a file's time is waiting (deadlines, retries'
+    // backoff, held pages, other processes starting), so a second file fills it: on 2 cores the suite took 976 s with
+    // two where it took 1712 s with one, its CPU time 1176 s (docs/testing.md). WINNOW_TEST_FORKS sets it.
     poolOptions: {
-      forks: { maxForks: Number(process.env.WINNOW_TEST_FORKS) || Math.max(1, availableParallelism() - 1) },
+      forks: { maxForks: Number(process.env.WINNOW_TEST_FORKS) || Math.max(2, availableParallelism()) },
     },
   },
 });
