@@ -244,7 +244,7 @@ function likeness(a: Element, b: Element, shapeOf: (element: Element) => Set<num
   return CLASS_WEIGHT * classes + (1 - CLASS_WEIGHT) * structure;
 }
 
-function jaccard<T>(a: Set<T>, b: Set<T>): number {
+function jaccard<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): number {
   if (a.size === 0 && b.size === 0) return 1;
   let common = 0;
   for (const item of a) if (b.has(item)) common += 1;
