@@ -82,16 +82,17 @@ export class EvidenceTrail {
  * schema.org availability, a checked control), which the engine's evidence holds.
  */
 export function withStatedValues(evidence: EvidenceMap, data: unknown, page: PageStatements): EvidenceMap {
-  return new Map(
-    [...evidence].map(([pointer, e]) => {
-      const value = valueAt(data, pointer);
-      const grounded =
-        typeof value === "boolean"
-          ? e.text !== undefined || e.element !== undefined
-          : page.states(value, e.element, /\/\d+$/.test(pointer));
-      return [pointer, { ...e, grounded }];
-    }),
-  );
+  // One pass into a new map: a list's evidence holds a value per record and field.
+  const stated: EvidenceMap = new Map();
+  for (const [pointer, e] of evidence) {
+    const value = valueAt(data, pointer);
+    const grounded =
+      typeof value === "boolean"
+        ? e.text !== undefined || e.element !== undefined
+        : page.states(value, e.element, /\/\d+$/.test(pointer));
+    stated.set(pointer, { ...e, grounded });
+  }
+  return stated;
 }
 
 /** A pointer one level down: RFC 6901 escapes "~" and "/" in a key. */
@@ -105,13 +106,17 @@ export function childPointer(pointer: string, key: string | number): string {
  * own unless an engine gave it one.
  */
 export function presentIn(evidence: EvidenceMap, data: unknown): EvidenceMap {
-  return new Map([...evidence].filter(([pointer]) => isPresent(valueAt(data, pointer))));
+  const present: EvidenceMap = new Map();
+  for (const [pointer, e] of evidence) if (isPresent(valueAt(data, pointer))) present.set(pointer, e);
+  return present;
 }
 
 /** Only the evidence of the answer's top-level fields named. */
 export function underFields(evidence: EvidenceMap, fields: string[]): EvidenceMap {
   const under = underOneOf(fields);
-  return new Map([...evidence].filter(([pointer]) => under(pointer)));
+  const found: EvidenceMap = new Map();
+  for (const [pointer, e] of evidence) if (under(pointer)) found.set(pointer, e);
+  return found;
 }
 
 /** Whether a pointer is at or inside one of the top-level fields named. */
@@ -120,7 +125,7 @@ export function isUnder(pointer: string, fields: string[]): boolean {
 }
 
 /** The test of isUnder for these fields, their pointers written once: a list's evidence asks it of every value. */
-function underOneOf(fields: string[]): (pointer: string) => boolean {
+export function underOneOf(fields: string[]): (pointer: string) => boolean {
   const roots = fields.map((name) => childPointer("", name));
   const prefixes = roots.map((root) => `${root}/`);
   return (pointer) => roots.some((root, i) => pointer === root || pointer.startsWith(prefixes[i]!));
@@ -142,10 +147,9 @@ export function evidenceMessages(evidence: EvidenceMap): EvidenceMessage[] {
 
 /** A pointer's keys, unescaped (RFC 6901). */
 export function pointerKeys(pointer: string): string[] {
-  return pointer
-    .split("/")
-    .slice(1)
-    .map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const keys = pointer.split("/").slice(1);
+  // Most pointers escape nothing: a list's evidence reads a pointer per value, several times.
+  return pointer.includes("~") ? keys.map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~")) : keys;
 }
 
 function valueAt(data: unknown, pointer: string): unknown {
