@@ -5,7 +5,7 @@
  * text names (by text).
  */
 import { type Element, isTag, isText } from "domhandler";
-import { laidOutApart, NOT_TEXT } from "../page/elements.js";
+import { laidOutApart, NOT_TEXT, oneSpaced } from "../page/elements.js";
 import { currencyCode } from "../schema/normalize.js";
 import { isUnseen } from "./hidden.js";
 
@@ -36,7 +36,7 @@ function spacedText(element: Element): string {
       else raw += laidOutApart(node) ? ` ${inner} ` : inner;
     }
   }
-  text = raw.replace(/\s+/g, " ");
+  text = oneSpaced(raw);
   spaced.set(element, text);
   return text;
 }

@@ -8,6 +8,7 @@
  */
 import type { Evidence as EvidenceMessage, Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { Element } from "domhandler";
+import { collapsed } from "../page/elements.js";
 import { selectorOf } from "../page/selector.js";
 import type { PageStatements } from "../page/stated.js";
 
@@ -167,6 +168,5 @@ function isPresent(value: unknown): boolean {
 
 /** Whitespace collapsed, cut at MAX_TEXT characters. */
 function clipped(text: string): string {
-  const collapsed = text.replace(/\s+/g, " ").trim();
-  return collapsed.slice(0, MAX_TEXT);
+  return collapsed(text).slice(0, MAX_TEXT);
 }
