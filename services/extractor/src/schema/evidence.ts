@@ -154,12 +154,23 @@ export function pointerKeys(pointer: string): string[] {
 }
 
 function valueAt(data: unknown, pointer: string): unknown {
+  if (pointer.includes("~") || (pointer !== "" && !pointer.startsWith("/")))
+    return pointerKeys(pointer).reduce(childValue, data);
+  // Key by key along the pointer, without splitting it: each value of a list's evidence is looked up several times.
   let value = data;
-  for (const key of pointerKeys(pointer)) {
-    if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return undefined;
-    value = (value as Record<string, unknown>)[key];
+  for (let at = 0; at < pointer.length && value !== undefined; ) {
+    const end = pointer.indexOf("/", at + 1);
+    const next = end < 0 ? pointer.length : end;
+    value = childValue(value, pointer.slice(at + 1, next));
+    at = next;
   }
   return value;
+}
+
+function childValue(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null && Object.hasOwn(value, key)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
 }
 
 function isPresent(value: unknown): boolean {
