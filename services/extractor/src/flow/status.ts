@@ -84,15 +84,16 @@ export function withStatus(response: ExtractResponse, facts: StatusFacts): Extra
 }
 
 function valueStatus(e: Evidence, task: TaskFields): Status {
-  const names = pointerKeys(e.pointer).filter((token) => !/^\d+$/.test(token));
+  // The pointer's names (its keys that are not indexes), read only where the status depends on them.
+  const names = () => pointerKeys(e.pointer).filter((token) => !/^\d+$/.test(token));
   if (e.source === "model") {
     if (e.grounded) return "found";
-    return names.some((name) => isDerived(name, task)) ? "derived" : "unverified";
+    return names().some((name) => isDerived(name, task)) ? "derived" : "unverified";
   }
   // Read by an engine from the page: found where the page states it as answered (its evidence checked it) and its
   // source earns the trust across sites.
   if (!e.grounded || e.confidence < FOUND_FROM) return "unverified";
-  return names.some(asksConversion) ? "derived" : "found";
+  return names().some(asksConversion) ? "derived" : "found";
 }
 
 /** Null, an empty list, or an object of such: no value of the page's. */
