@@ -65,15 +65,19 @@ export class EvidenceTrail {
   note(pointer: string, origin: Origin | undefined, confidence: number): void {
     if (!origin) return;
     const text = origin.text === undefined ? undefined : clipped(origin.text);
-    this.evidence.set(pointer, {
+    const { element } = origin;
+    // Written field by field, absent where unknown, rather than spread from an object per optional field: a list's
+    // trail notes a value per record and field.
+    const evidence: Evidence = {
       source: origin.source,
-      ...(text ? { text } : {}),
-      ...(origin.element && this.options.selectors ? { selector: selectorOf(origin.element) } : {}),
       confidence: Math.round(confidence * 1000) / 1000,
       // Until checked against the page (withStatedValues).
       grounded: false,
-      ...(origin.element ? { element: origin.element } : {}),
-    });
+    };
+    if (text) evidence.text = text;
+    if (element && this.options.selectors) evidence.selector = selectorOf(element);
+    if (element) evidence.element = element;
+    this.evidence.set(pointer, evidence);
   }
 }
 
