@@ -67,14 +67,11 @@ export function statedConfidence(source: string, kind: ValueKind, score: number)
 
 /** The engine's evidence with stated confidences, each value judged by its top-level field's kind. */
 export function calibrated(evidence: EvidenceMap, kinds: ReadonlyMap<string, ValueKind>): EvidenceMap {
-  return new Map(
-    [...kinds].flatMap(([field, kind]) =>
-      [...underFields(evidence, [field])].map(([pointer, e]) => [
-        pointer,
-        { ...e, confidence: statedConfidence(e.source, kind, e.confidence) },
-      ]),
-    ),
-  );
+  const stated: EvidenceMap = new Map();
+  for (const [field, kind] of kinds)
+    for (const [pointer, e] of underFields(evidence, [field]))
+      stated.set(pointer, { ...e, confidence: statedConfidence(e.source, kind, e.confidence) });
+  return stated;
 }
 
 /** Every value under the field is one the engine is sure of, from a source and kind proven across sites. */

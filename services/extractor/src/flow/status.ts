@@ -8,7 +8,7 @@
 import type { ObjectNode } from "@winnow/platform";
 import type { Evidence, ExtractResponse, FieldStatus } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import { asksConversion, isDerived } from "../engines/model/grounding.js";
-import { childPointer, isUnder, pointerKeys } from "../schema/evidence.js";
+import { childPointer, pointerKeys, underOneOf } from "../schema/evidence.js";
 import { readTask, type TaskFields } from "./task-fields.js";
 
 /** Worst first: a field holding values of several statuses has the first of them. */
@@ -56,20 +56,19 @@ export function withStatus(response: ExtractResponse, facts: StatusFacts): Extra
   }));
   const fieldStatus = facts.tree.fields.flatMap(({ name }): FieldStatus[] => {
     const pointer = childPointer("", name);
-    const warned = [...byWarning].filter(([path]) => isUnder(path, [name]));
+    const under = underOneOf([name]);
+    const warned = [...byWarning].filter(([path]) => under(path));
     if (response.warnings.some((w) => w.code === "needs-model" && w.path === pointer))
       return [{ pointer, status: "needs-model" }];
     // Null: the page was not read whole; or it is proven not to state the value; or no value was found in it.
     if (holdsNothing(data[name])) {
       if (unread || warned.some(([, s]) => s === "truncated")) return [{ pointer, status: "truncated" }];
       // A value read and dropped (not of the field's type, or not one its enum allows) shows the page states something.
-      const dropped = response.warnings.some((w) => w.code === "dropped-value" && isUnder(w.path, [name]));
+      const dropped = response.warnings.some((w) => w.code === "dropped-value" && under(w.path));
       return [{ pointer, status: !dropped && facts.absent(name) ? "absent" : "not-found" }];
     }
     const values = new Map<string, Status>([
-      ...evidence
-        .filter((e) => isUnder(e.pointer, [name]))
-        .map((e): [string, Status] => [e.pointer, e.status as Status]),
+      ...evidence.filter((e) => under(e.pointer)).map((e): [string, Status] => [e.pointer, e.status as Status]),
       ...warned,
     ]);
     // A value no engine gave evidence for is confirmed by nothing.
@@ -85,15 +84,16 @@ export function withStatus(response: ExtractResponse, facts: StatusFacts): Extra
 }
 
 function valueStatus(e: Evidence, task: TaskFields): Status {
-  const names = pointerKeys(e.pointer).filter((token) => !/^\d+$/.test(token));
+  // The pointer's names (its keys that are not indexes), read only where the status depends on them.
+  const names = () => pointerKeys(e.pointer).filter((token) => !/^\d+$/.test(token));
   if (e.source === "model") {
     if (e.grounded) return "found";
-    return names.some((name) => isDerived(name, task)) ? "derived" : "unverified";
+    return names().some((name) => isDerived(name, task)) ? "derived" : "unverified";
   }
   // Read by an engine from the page: found where the page states it as answered (its evidence checked it) and its
   // source earns the trust across sites.
   if (!e.grounded || e.confidence < FOUND_FROM) return "unverified";
-  return names.some(asksConversion) ? "derived" : "found";
+  return names().some(asksConversion) ? "derived" : "found";
 }
 
 /** Null, an empty list, or an object of such: no value of the page's. */

@@ -64,14 +64,21 @@ export function inBoilerplate(container: Element): boolean {
   return false;
 }
 
-/** The words of an element's class and id, split as field names are ("search-results" → search, results). */
-const tokens = new WeakMap<Element, string[]>();
+/**
+ * The words of an element's class and id, split as field names are ("search-results" → search, results). Kept by
+ * the markup they are split from, bounded as element-facts.ts's class sets are: segmentation asks it of most parents
+ * of a page, which repeat a few class attributes.
+ */
+const tokens = new Map<string, readonly string[]>();
+const MAX_TOKENS = 5000;
 
-export function markupTokens(element: Element): string[] {
-  let found = tokens.get(element);
+export function markupTokens(element: Element): readonly string[] {
+  const markup = `${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`;
+  let found = tokens.get(markup);
   if (!found) {
-    found = nameTokens(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`);
-    tokens.set(element, found);
+    if (tokens.size >= MAX_TOKENS) tokens.clear();
+    found = nameTokens(markup);
+    tokens.set(markup, found);
   }
   return found;
 }

@@ -45,78 +45,85 @@ export interface Columns {
 
 export function readColumns(records: Element[][]): Columns {
   const steps = new StepNames(sharedClasses(records));
-  // Each path by its parent's path and its last step, and each place by its path and occurrence: looked up for every
-  // element of every record, without writing a string for each.
-  const paths = new Map<string, Map<string, string>>();
-  let pathCount = 0;
-  const byPath = new Map<string, Column[]>();
+  // Paths are numbered as they are met: each path's children by their last step, each path's places by occurrence,
+  // each path's occurrences in the record being read (stamped with the record's index): looked up for every element
+  // of every record, in arrays by number rather than maps by string (a map per record was much of the garbage).
+  const below: Map<string, number>[] = [];
+  const names: string[] = [];
+  const byPath: Column[][] = [];
+  const listOf: (Element[] | undefined)[][] = [];
+  const occurrences: number[] = [];
+  const stamps: number[] = [];
   const columns: Column[] = [];
   const lists = new Map<string, (Element[] | undefined)[]>();
   const placeOf = new Map<Element, Column>();
   // A record nested in another (a reply in a comment) is its own record, not a part of the other.
   const heads = new Set(records.map((record) => record[0]));
-  records.forEach((record, index) => {
-    const seen = new Map<string, number>();
-    let read = 0;
-    const visit = (element: Element, parentPath: string, parent: Column | undefined, depth: number) => {
-      if (read >= MAX_RECORD_ELEMENTS) return;
-      read += 1;
-      // The roots are alike by segmentation; a class on some of them (an ad's) must not move every place below.
-      const step = depth === 0 ? `:${element.tagName}` : steps.of(element);
-      let below = paths.get(parentPath);
-      if (!below) {
-        below = new Map();
-        paths.set(parentPath, below);
-      }
-      let path = below.get(step);
-      if (path === undefined) {
-        path = String(pathCount++);
-        below.set(step, path);
-      }
-      const occurrence = seen.get(path) ?? 0;
-      seen.set(path, occurrence + 1);
-      let places = byPath.get(path);
-      if (!places) {
-        places = [];
-        byPath.set(path, places);
-      }
-      let column = places[occurrence];
-      if (!column) {
-        column = {
-          key: `${path}#${occurrence}`,
-          step: `${depth === 0 ? `${parentPath}${step}` : step}#${occurrence}`,
-          path,
-          depth,
-          cells: new Array<Element | undefined>(records.length),
-          count: 0,
-          parent,
-        };
-        places[occurrence] = column;
-        columns.push(column);
-      }
-      if (column.cells[index] === undefined) {
-        column.cells[index] = element;
-        column.count += 1;
-      }
-      placeOf.set(element, column);
-      let list = lists.get(path);
-      if (!list) {
-        list = new Array<Element[] | undefined>(records.length);
-        lists.set(path, list);
-      }
-      const inRecord = list[index];
-      if (inRecord) inRecord.push(element);
-      else list[index] = [element];
-      for (const child of element.children) {
-        if (!isTag(child) || !isRead(child)) continue;
-        if (!heads.has(child)) visit(child, path, column, depth + 1);
-        else
-          for (let holder: Column | undefined = column; holder && !holder.holdsRecords; holder = holder.parent)
-            holder.holdsRecords = true;
-      }
-    };
-    record.forEach((element, part) => visit(element, String(part), undefined, 0));
-  });
+  let index = 0;
+  let read = 0;
+  // parentPath: the parent's path number, or for a root the record's part number (a root's step starts with ":").
+  const visit = (element: Element, parentPath: number, parent: Column | undefined, depth: number) => {
+    if (read >= MAX_RECORD_ELEMENTS) return;
+    read += 1;
+    // The roots are alike by segmentation; a class on some of them (an ad's) must not move every place below.
+    const step = depth === 0 ? `:${element.tagName}` : steps.of(element);
+    let pathSteps = below[parentPath];
+    if (!pathSteps) {
+      pathSteps = new Map();
+      below[parentPath] = pathSteps;
+    }
+    let path = pathSteps.get(step);
+    if (path === undefined) {
+      path = names.length;
+      names.push(String(path));
+      byPath.push([]);
+      const list = new Array<Element[] | undefined>(records.length);
+      listOf.push(list);
+      lists.set(names[path]!, list);
+      occurrences.push(0);
+      stamps.push(-1);
+      pathSteps.set(step, path);
+    }
+    const occurrence = stamps[path] === index ? occurrences[path]! : 0;
+    stamps[path] = index;
+    occurrences[path] = occurrence + 1;
+    const places = byPath[path]!;
+    let column = places[occurrence];
+    if (!column) {
+      column = {
+        key: `${names[path]}#${occurrence}`,
+        step: `${depth === 0 ? `${parentPath}${step}` : step}#${occurrence}`,
+        path: names[path]!,
+        depth,
+        cells: new Array<Element | undefined>(records.length),
+        count: 0,
+        parent,
+      };
+      places[occurrence] = column;
+      columns.push(column);
+    }
+    if (column.cells[index] === undefined) {
+      column.cells[index] = element;
+      column.count += 1;
+    }
+    placeOf.set(element, column);
+    const list = listOf[path]!;
+    const inRecord = list[index];
+    if (inRecord) inRecord.push(element);
+    else list[index] = [element];
+    for (const child of element.children) {
+      if (!isTag(child) || !isRead(child)) continue;
+      if (!heads.has(child)) visit(child, path, column, depth + 1);
+      else
+        for (let holder: Column | undefined = column; holder && !holder.holdsRecords; holder = holder.parent)
+          holder.holdsRecords = true;
+    }
+  };
+  for (; index < records.length; index += 1) {
+    read = 0;
+    const record = records[index]!;
+    for (let part = 0; part < record.length; part += 1) visit(record[part]!, part, undefined, 0);
+  }
   return { columns: mergeAlternatives(columns, placeOf), lists, placeOf };
 }
 
@@ -166,18 +173,24 @@ function isRead(element: Element): boolean {
 /** Classes found in at least half of the records: those name places; the others tell records apart. */
 function sharedClasses(records: Element[][]): Set<string> {
   const counts = new Map<string, number>();
-  for (const record of records) {
-    const inRecord = new Set<string>();
-    const stack = [...record];
+  // The record each class was last counted in: a class counts once per record.
+  const countedIn = new Map<string, number>();
+  const stack: Element[] = [];
+  records.forEach((record, index) => {
+    stack.length = 0;
+    for (const element of record) stack.push(element);
     let read = 0;
     while (stack.length > 0 && read < MAX_RECORD_ELEMENTS) {
       const element = stack.pop()!;
       read += 1;
-      for (const name of classesOf(element)) inRecord.add(name);
+      for (const name of classesOf(element)) {
+        if (countedIn.get(name) === index) continue;
+        countedIn.set(name, index);
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+      }
       for (const child of element.children) if (isTag(child) && isRead(child)) stack.push(child);
     }
-    for (const name of inRecord) counts.set(name, (counts.get(name) ?? 0) + 1);
-  }
+  });
   return new Set([...counts].filter(([, count]) => count >= SHARED_CLASS * records.length).map(([name]) => name));
 }
 

@@ -1,11 +1,11 @@
 /**
- * What reading records asks of an element again and again, read once per
- * element: the text it shows as a value, its classes, and the currency a
- * text names. Kept by element (weakly, so
- * a page's entries go with its document).
+ * What reading records asks of an element again and again, read once: the
+ * text it shows as a value (kept by element, weakly, so a page's entries go
+ * with its document), its classes (by class attribute) and the currency a
+ * text names (by text).
  */
 import { type Element, isTag, isText } from "domhandler";
-import { laidOutApart, NOT_TEXT } from "../page/elements.js";
+import { laidOutApart, NOT_TEXT, oneSpaced } from "../page/elements.js";
 import { currencyCode } from "../schema/normalize.js";
 import { isUnseen } from "./hidden.js";
 
@@ -36,7 +36,7 @@ function spacedText(element: Element): string {
       else raw += laidOutApart(node) ? ` ${inner} ` : inner;
     }
   }
-  text = raw.replace(/\s+/g, " ");
+  text = oneSpaced(raw);
   spaced.set(element, text);
   return text;
 }
@@ -45,19 +45,26 @@ function shows(element: Element): boolean {
   return !NOT_TEXT.has(element.tagName) && !STRUCK.has(element.tagName) && !isUnseen(element);
 }
 
-const classes = new WeakMap<Element, Set<string>>();
 const NUMBERED = /(^|[-_])\d+($|[-_])|^[a-z]+\d+$/i;
+/**
+ * Class sets by class attribute: a list's records repeat the same few attributes, and a set per element was much of
+ * segmentation's garbage. Bounded as the currencies are; a page of more distinct attributes reads them again.
+ */
+const classSets = new Map<string, ReadonlySet<string>>();
+const MAX_CLASS_SETS = 5000;
 
 /**
  * The element's classes, without those that number it ("review-3", "a-star-4-5", "item12"): a part of the name
  * that is a number, or a word followed by one. A generated name with digits among its letters ("css-1q2w3e",
  * as CSS-in-JS writes them) is kept: it names a place as any other class does.
  */
-export function classesOf(element: Element): Set<string> {
-  let found = classes.get(element);
+export function classesOf(element: Element): ReadonlySet<string> {
+  const attribute = element.attribs.class ?? "";
+  let found = classSets.get(attribute);
   if (!found) {
-    found = new Set((element.attribs.class ?? "").split(/\s+/).filter((c) => c.length > 0 && !NUMBERED.test(c)));
-    classes.set(element, found);
+    if (classSets.size >= MAX_CLASS_SETS) classSets.clear();
+    found = new Set(attribute.split(/\s+/).filter((c) => c.length > 0 && !NUMBERED.test(c)));
+    classSets.set(attribute, found);
   }
   return found;
 }

@@ -54,20 +54,23 @@ const MAX_COMPANIONS = 3;
 /** Containers whose only child may be a list of one record. */
 const LIST_TAGS = new Set(["ul", "ol", "tbody", "table", "dl"]);
 const LIST_WORDS = new Set(["list", "listing", "listings", "results", "items", "feed", "grid"]);
+/**
+ * Each shown element's counts, by its place in page order: numbers in arrays, not an object per element of the page
+ * (garbage that lived as long as segmentation did).
+ */
 interface Facts {
+  /** Each shown element's place in page order. */
+  at: Map<Element, number>;
   /** Visible characters (whitespace not counted) in the element, and in links within it. */
-  text: number;
-  linkText: number;
+  text: Uint32Array;
+  linkText: Uint32Array;
   /** Elements in it, itself included. */
-  size: number;
-  /** Its place in page order. */
-  at: number;
+  size: Uint32Array;
 }
 
 /** Every candidate list of the page, each record's elements in page order. */
 export function segmentRecords(root: ParentNode): RecordList[] {
-  const facts = new Map<Element, Facts>();
-  const parents = readFacts(root, facts);
+  const { facts, parents } = readFacts(root);
   const shapes = new Map<Element, Set<number>>();
   const paths = new TagPaths();
   const shapeOf = (element: Element) => {
@@ -110,7 +113,7 @@ export function segmentRecords(root: ParentNode): RecordList[] {
       if (!repeated && !alone) return;
       const records = withCompanions(children, labels, label, cluster.members);
       const shows = (list: Element[][]) =>
-        list.some((record) => record.some((element) => facts.get(element)!.text > 0));
+        list.some((record) => record.some((element) => facts.text[facts.at.get(element)!]! > 0));
       if (shows(records)) found.push({ parent, group: base + label, records, alone: !repeated });
       // Rows alike in shape but not in classes, in turn (a title row, then its details row): each turn may be one record.
       const split = inTurns(children, labels, label, cluster.members);
@@ -124,10 +127,10 @@ export function segmentRecords(root: ParentNode): RecordList[] {
     for (const record of records) {
       let size = 0;
       for (const element of record) {
-        const { text: inText, linkText: inLinks, size: elements } = facts.get(element)!;
-        text += inText;
-        linkText += inLinks;
-        size += elements;
+        const at = facts.at.get(element)!;
+        text += facts.text[at]!;
+        linkText += facts.linkText[at]!;
+        size += facts.size[at]!;
       }
       sizes.push(size);
     }
@@ -141,19 +144,28 @@ export function classKey(element: Element): string {
   return [...classesOf(element)].sort().join(" ");
 }
 
-/** Elements in document order bottom-up facts, and the elements that have element children (the possible list parents), in document order. */
-function readFacts(root: ParentNode, facts: Map<Element, Facts>): Element[] {
+/** The shown elements' facts, read bottom-up, and the elements that have shown element children (the possible list parents), in document order. */
+function readFacts(root: ParentNode): { facts: Facts; parents: Element[] } {
   const order: Element[] = [];
+  const at = new Map<Element, number>();
   const stack: Element[] = root.children.filter(isTag).reverse();
   while (stack.length > 0) {
     const element = stack.pop()!;
     if (NOT_TEXT.has(element.tagName) || isUnseen(element)) continue;
+    at.set(element, order.length);
     order.push(element);
     for (let i = element.children.length - 1; i >= 0; i -= 1) {
       const child = element.children[i]!;
       if (isTag(child)) stack.push(child);
     }
   }
+  const facts: Facts = {
+    at,
+    text: new Uint32Array(order.length),
+    linkText: new Uint32Array(order.length),
+    size: new Uint32Array(order.length),
+  };
+  // A child comes after its parent in page order: from the last, each element's children are counted before it.
   for (let i = order.length - 1; i >= 0; i -= 1) {
     const element = order[i]!;
     let text = 0;
@@ -162,17 +174,20 @@ function readFacts(root: ParentNode, facts: Map<Element, Facts>): Element[] {
     for (const child of element.children) {
       if (child.type === "text") text += visibleLength(child.data);
       else if (isTag(child)) {
-        const inner = facts.get(child);
-        if (inner) {
-          text += inner.text;
-          linkText += inner.linkText;
-          size += inner.size;
+        const inner = at.get(child);
+        if (inner !== undefined) {
+          text += facts.text[inner]!;
+          linkText += facts.linkText[inner]!;
+          size += facts.size[inner]!;
         }
       }
     }
-    facts.set(element, { text, linkText: element.tagName === "a" ? text : linkText, size, at: i });
+    facts.text[i] = text;
+    facts.linkText[i] = element.tagName === "a" ? text : linkText;
+    facts.size[i] = size;
   }
-  return order.filter((element) => element.children.some((child) => isTag(child) && facts.has(child)));
+  const parents = order.filter((element) => element.children.some((child) => isTag(child) && at.has(child)));
+  return { facts, parents };
 }
 
 function median(values: number[]): number {
@@ -186,8 +201,10 @@ function visibleLength(text: string): number {
 }
 
 /** The children a list is made of: shown elements, a table's header row left out (it names the columns). */
-function visibleChildren(parent: Element, facts: Map<Element, Facts>): Element[] {
-  return parent.children.filter((child): child is Element => isTag(child) && facts.has(child) && !isHeaderRow(child));
+function visibleChildren(parent: Element, facts: Facts): Element[] {
+  return parent.children.filter(
+    (child): child is Element => isTag(child) && facts.at.has(child) && !isHeaderRow(child),
+  );
 }
 
 /**
@@ -244,7 +261,7 @@ function likeness(a: Element, b: Element, shapeOf: (element: Element) => Set<num
   return CLASS_WEIGHT * classes + (1 - CLASS_WEIGHT) * structure;
 }
 
-function jaccard<T>(a: Set<T>, b: Set<T>): number {
+function jaccard<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): number {
   if (a.size === 0 && b.size === 0) return 1;
   let common = 0;
   for (const item of a) if (b.has(item)) common += 1;

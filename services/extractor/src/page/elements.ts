@@ -111,7 +111,18 @@ export function* upTo(element: Element, stop: Element): Generator<Element> {
 
 /** Whitespace runs as one space, trimmed. */
 export function collapsed(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return oneSpaced(text).trim();
+}
+
+/** Whitespace other than a lone space: a text without any is already collapsed. */
+const UNCOLLAPSED = /[^\S ]| {2}/;
+
+/**
+ * Whitespace runs as one space, the edges kept. A text already so is returned as it is: rewriting it would copy it
+ * (every value text of a large list, several times).
+ */
+export function oneSpaced(text: string): string {
+  return UNCOLLAPSED.test(text) ? text.replace(/\s+/g, " ") : text;
 }
 
 /** Text from markup attributes and meta tags: entities decoded, whitespace collapsed; undefined when empty. */

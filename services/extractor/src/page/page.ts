@@ -79,9 +79,11 @@ const MAX_DEPTH = 256;
  * reads the same, only the nesting past the limit is gone.
  */
 function flattenBelow(root: AnyNode, maxDepth: number): void {
-  const stack: Array<{ node: AnyNode; depth: number }> = [{ node: root, depth: 0 }];
-  for (let item = stack.pop(); item; item = stack.pop()) {
-    const { node, depth } = item;
+  // Nodes and their depths on two stacks: an object per node of a large page was garbage to collect.
+  const stack: AnyNode[] = [root];
+  const depths: number[] = [0];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    const depth = depths.pop()!;
     if (!hasChildren(node)) continue;
     if (depth >= maxDepth) {
       const flat = descendantsOf(node);
@@ -94,7 +96,10 @@ function flattenBelow(root: AnyNode, maxDepth: number): void {
       node.children = flat;
       continue;
     }
-    for (const child of node.children) stack.push({ node: child, depth: depth + 1 });
+    for (const child of node.children) {
+      stack.push(child);
+      depths.push(depth + 1);
+    }
   }
 }
 

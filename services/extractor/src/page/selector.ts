@@ -121,10 +121,27 @@ function countsFor(element: Element): Counts {
   let counts = countsByDocument.get(document);
   if (!counts) {
     counts = new Map();
+    // The names of elements with a tag and class attribute and no id or itemprop, written once: a list's records
+    // repeat a few of them.
+    const plain = new Map<string, Map<string, string[]>>();
     const stack = [...document.children];
     for (let node = stack.pop(); node; node = stack.pop()) {
       if (!isTag(node)) continue;
-      for (const key of nameKeys(node)) counts.set(key, (counts.get(key) ?? 0) + 1);
+      let keys: string[] | undefined;
+      if (node.attribs.id === undefined && node.attribs.itemprop === undefined) {
+        let byClass = plain.get(node.tagName);
+        if (!byClass) {
+          byClass = new Map();
+          plain.set(node.tagName, byClass);
+        }
+        const attribute = node.attribs.class ?? "";
+        keys = byClass.get(attribute);
+        if (!keys) {
+          keys = nameKeys(node);
+          byClass.set(attribute, keys);
+        }
+      } else keys = nameKeys(node);
+      for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
       // One push per child: spreading an element's children as arguments overflows the stack past ~120k of them.
       for (const child of node.children) stack.push(child);
     }

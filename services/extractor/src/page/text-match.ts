@@ -52,11 +52,16 @@ const WHOLE_COMMA_DECIMAL = new RegExp(`^(?:${COMMA_DECIMAL.source})$`);
  * The numbers the text writes as tokens of their own, each read as 1,234.5 and as 1.234,5 where the whole token reads
  * so: a value is on the page as a number the page writes, not as digits inside another.
  */
+const SPACE = /[\u00a0\u202f ]/;
+
 export function numberTokensIn(text: string): Set<number> {
   const numbers = new Set<number>();
   for (const [token] of text.matchAll(NUMBER_TOKEN)) {
     // Numbers apart ("4 5") are no one number: each stands alone, or with the groups of three digits after it ("12 345").
-    const apart = [...token.split(/[\u00a0\u202f ](?!\d{3}(?!\d))/), ...token.split(/[\u00a0\u202f ]/)];
+    // A token without a space is only itself (most are: a list's evidence reads one per value).
+    const apart = SPACE.test(token)
+      ? [...token.split(/[\u00a0\u202f ](?!\d{3}(?!\d))/), ...token.split(/[\u00a0\u202f ]/)]
+      : [];
     for (const written of new Set([token, ...apart])) {
       if (WHOLE_POINT_DECIMAL.test(written)) numbers.add(Number(written.replaceAll(",", "")));
       if (WHOLE_COMMA_DECIMAL.test(written))

@@ -8,6 +8,7 @@
  */
 import type { Evidence as EvidenceMessage, Warning } from "@winnow/platform/gen/winnow/extractor/v1/extractor.js";
 import type { Element } from "domhandler";
+import { collapsed } from "../page/elements.js";
 import { selectorOf } from "../page/selector.js";
 import type { PageStatements } from "../page/stated.js";
 
@@ -64,15 +65,19 @@ export class EvidenceTrail {
   note(pointer: string, origin: Origin | undefined, confidence: number): void {
     if (!origin) return;
     const text = origin.text === undefined ? undefined : clipped(origin.text);
-    this.evidence.set(pointer, {
+    const { element } = origin;
+    // Written field by field, absent where unknown, rather than spread from an object per optional field: a list's
+    // trail notes a value per record and field.
+    const evidence: Evidence = {
       source: origin.source,
-      ...(text ? { text } : {}),
-      ...(origin.element && this.options.selectors ? { selector: selectorOf(origin.element) } : {}),
       confidence: Math.round(confidence * 1000) / 1000,
       // Until checked against the page (withStatedValues).
       grounded: false,
-      ...(origin.element ? { element: origin.element } : {}),
-    });
+    };
+    if (text) evidence.text = text;
+    if (element && this.options.selectors) evidence.selector = selectorOf(element);
+    if (element) evidence.element = element;
+    this.evidence.set(pointer, evidence);
   }
 }
 
@@ -82,16 +87,17 @@ export class EvidenceTrail {
  * schema.org availability, a checked control), which the engine's evidence holds.
  */
 export function withStatedValues(evidence: EvidenceMap, data: unknown, page: PageStatements): EvidenceMap {
-  return new Map(
-    [...evidence].map(([pointer, e]) => {
-      const value = valueAt(data, pointer);
-      const grounded =
-        typeof value === "boolean"
-          ? e.text !== undefined || e.element !== undefined
-          : page.states(value, e.element, /\/\d+$/.test(pointer));
-      return [pointer, { ...e, grounded }];
-    }),
-  );
+  // One pass into a new map: a list's evidence holds a value per record and field.
+  const stated: EvidenceMap = new Map();
+  for (const [pointer, e] of evidence) {
+    const value = valueAt(data, pointer);
+    const grounded =
+      typeof value === "boolean"
+        ? e.text !== undefined || e.element !== undefined
+        : page.states(value, e.element, /\/\d+$/.test(pointer));
+    stated.set(pointer, { ...e, grounded });
+  }
+  return stated;
 }
 
 /** A pointer one level down: RFC 6901 escapes "~" and "/" in a key. */
@@ -105,13 +111,17 @@ export function childPointer(pointer: string, key: string | number): string {
  * own unless an engine gave it one.
  */
 export function presentIn(evidence: EvidenceMap, data: unknown): EvidenceMap {
-  return new Map([...evidence].filter(([pointer]) => isPresent(valueAt(data, pointer))));
+  const present: EvidenceMap = new Map();
+  for (const [pointer, e] of evidence) if (isPresent(valueAt(data, pointer))) present.set(pointer, e);
+  return present;
 }
 
 /** Only the evidence of the answer's top-level fields named. */
 export function underFields(evidence: EvidenceMap, fields: string[]): EvidenceMap {
   const under = underOneOf(fields);
-  return new Map([...evidence].filter(([pointer]) => under(pointer)));
+  const found: EvidenceMap = new Map();
+  for (const [pointer, e] of evidence) if (under(pointer)) found.set(pointer, e);
+  return found;
 }
 
 /** Whether a pointer is at or inside one of the top-level fields named. */
@@ -120,7 +130,7 @@ export function isUnder(pointer: string, fields: string[]): boolean {
 }
 
 /** The test of isUnder for these fields, their pointers written once: a list's evidence asks it of every value. */
-function underOneOf(fields: string[]): (pointer: string) => boolean {
+export function underOneOf(fields: string[]): (pointer: string) => boolean {
   const roots = fields.map((name) => childPointer("", name));
   const prefixes = roots.map((root) => `${root}/`);
   return (pointer) => roots.some((root, i) => pointer === root || pointer.startsWith(prefixes[i]!));
@@ -142,19 +152,29 @@ export function evidenceMessages(evidence: EvidenceMap): EvidenceMessage[] {
 
 /** A pointer's keys, unescaped (RFC 6901). */
 export function pointerKeys(pointer: string): string[] {
-  return pointer
-    .split("/")
-    .slice(1)
-    .map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const keys = pointer.split("/").slice(1);
+  // Most pointers escape nothing: a list's evidence reads a pointer per value, several times.
+  return pointer.includes("~") ? keys.map((token) => token.replace(/~1/g, "/").replace(/~0/g, "~")) : keys;
 }
 
 function valueAt(data: unknown, pointer: string): unknown {
+  if (pointer.includes("~") || (pointer !== "" && !pointer.startsWith("/")))
+    return pointerKeys(pointer).reduce(childValue, data);
+  // Key by key along the pointer, without splitting it: each value of a list's evidence is looked up several times.
   let value = data;
-  for (const key of pointerKeys(pointer)) {
-    if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return undefined;
-    value = (value as Record<string, unknown>)[key];
+  for (let at = 0; at < pointer.length && value !== undefined; ) {
+    const end = pointer.indexOf("/", at + 1);
+    const next = end < 0 ? pointer.length : end;
+    value = childValue(value, pointer.slice(at + 1, next));
+    at = next;
   }
   return value;
+}
+
+function childValue(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null && Object.hasOwn(value, key)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
 }
 
 function isPresent(value: unknown): boolean {
@@ -163,6 +183,5 @@ function isPresent(value: unknown): boolean {
 
 /** Whitespace collapsed, cut at MAX_TEXT characters. */
 function clipped(text: string): string {
-  const collapsed = text.replace(/\s+/g, " ").trim();
-  return collapsed.slice(0, MAX_TEXT);
+  return collapsed(text).slice(0, MAX_TEXT);
 }

@@ -7,17 +7,20 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
+import { documentElements } from "../../page/document-elements.js";
 import { collapsed } from "../../page/elements.js";
 import { type Entity, markEntity } from "./graph.js";
 
 interface Syntax {
   scope: string;
+  /** The attribute that makes an element a scope. */
+  scoping: string;
   type: string;
   property: string;
 }
 
-const MICRODATA: Syntax = { scope: "[itemscope]", type: "itemtype", property: "itemprop" };
-const RDFA: Syntax = { scope: "[typeof]", type: "typeof", property: "property" };
+const MICRODATA: Syntax = { scope: "[itemscope]", scoping: "itemscope", type: "itemtype", property: "itemprop" };
+const RDFA: Syntax = { scope: "[typeof]", scoping: "typeof", type: "typeof", property: "property" };
 
 /** Bounds the work on pages that mark up thousands of items (listings, comment threads). */
 const MAX_ITEMS = 200;
@@ -25,11 +28,11 @@ const MAX_TEXT = 5000;
 
 export function readItems($: CheerioAPI): Entity[] {
   return [MICRODATA, RDFA].flatMap((syntax) =>
-    $(syntax.scope)
-      .filter((_, element) => $(element).attr(syntax.property) === undefined)
+    // The page's elements from its one walk (page/document-elements.ts), not a selector query over the whole page.
+    documentElements($)
+      .filter(({ attribs }) => Object.hasOwn(attribs, syntax.scoping) && !Object.hasOwn(attribs, syntax.property))
       .slice(0, MAX_ITEMS)
-      .toArray()
-      .map((element) => readItem($, $(element as Element), syntax)),
+      .map((element) => readItem($, $(element), syntax)),
   );
 }
 

@@ -6,8 +6,12 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
+import { documentElements } from "../../page/document-elements.js";
 import { collapsed } from "../../page/elements.js";
 import { type Entity, markEntity } from "./graph.js";
+
+/** A card's class among an element's classes, as the selector `.vcard, .h-card` matches it. */
+const CARD_CLASS = /(?:^|\s)(?:vcard|h-card)(?:$|\s)/;
 
 /** Bounds the work on pages that mark every commenter with a card. */
 const MAX_CARDS = 20;
@@ -21,9 +25,10 @@ const ADDRESS_PARTS: [string, string][] = [
 ];
 
 export function readCards($: CheerioAPI): Entity[] {
-  return $(".vcard, .h-card")
+  // `.vcard, .h-card` over the page's elements from its one walk (page/document-elements.ts).
+  return documentElements($)
+    .filter(({ attribs }) => attribs.class !== undefined && CARD_CLASS.test(attribs.class))
     .slice(0, MAX_CARDS)
-    .toArray()
     .map((card) => readCard($(card)))
     .filter((entity) => Object.keys(entity).length > 1);
 }

@@ -190,16 +190,23 @@ export function readCount(text: string): number | undefined {
 function readRating(cell: Element, text: string, hints: NameHints): number | undefined {
   const top = hints.scale?.[1] ?? 10;
   const { attribs } = cell;
-  const data = Object.entries(attribs)
-    .filter(([key]) => key.startsWith("data-") && /rat|star|score/.test(key))
-    .map(([, value]) => value);
-  for (const written of [text, attribs["aria-label"], attribs.title, ...data]) {
-    if (!written) continue;
-    const number = written.length <= 40 ? firstNumber(written) : undefined;
-    if (number !== undefined && number >= 0 && number <= top) return number;
+  const read = ratingIn(text, top) ?? ratingIn(attribs["aria-label"], top) ?? ratingIn(attribs.title, top);
+  if (read !== undefined) return read;
+  // Data attributes last, and only looked through when the text and labels hold no rating: a list reads every cell.
+  for (const key in attribs) {
+    if (!key.startsWith("data-") || !/rat|star|score/.test(key)) continue;
+    const data = ratingIn(attribs[key], top);
+    if (data !== undefined) return data;
   }
   const classed = classNumber(cell);
   return classed !== undefined && classed <= top ? classed : undefined;
+}
+
+/** A rating a short text writes, up to `top`. */
+function ratingIn(written: string | undefined, top: number): number | undefined {
+  if (!written) return undefined;
+  const number = written.length <= 40 ? firstNumber(written) : undefined;
+  return number !== undefined && number >= 0 && number <= top ? number : undefined;
 }
 
 /** A date as the page writes it: a <time> element's text or datetime, or a text with a date or a year in it. */
