@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { elementsUnder, textOf } from "./elements.js";
+import { documentElements, elementsNamed, elementsUnder, textOf } from "./elements.js";
 import { loadPage } from "./page.js";
 import { selectorOf } from "./selector.js";
 
@@ -46,5 +46,28 @@ describe("textOf reads text as a browser lays it out", () => {
   it("joins inline elements as written: one price stays one value", () => {
     expect(text("$<strong>399</strong><sup>.99</sup>")).toBe("$399.99");
     expect(text("<span>Pre</span><em>heat</em> <b>oven</b>")).toBe("Preheat oven");
+  });
+});
+
+describe("the document's element index", () => {
+  const page = loadPage(
+    `<html><head><title>T</title></head><body><table><tr><th>Brand</th><td>Acme</td></tr></table>
+     <template><dl><dt>Size</dt><dd>M</dd></dl></template><svg><foreignObject><p>in svg</p></foreignObject></svg>
+     <dl><dt>Colour</dt><dd>Red</dd></dl></body></html>`,
+    "https://a.example/",
+  );
+
+  it("hold every element in document order, as a query from the root finds them (template contents too)", () => {
+    expect(documentElements(page.$)).toEqual(page.$("*").toArray());
+    expect(documentElements(page.$)).toBe(documentElements(page.$));
+  });
+
+  it("find elements by tag name as a selector of those names does", () => {
+    expect(elementsNamed(page.$, ["dt", "tr", "p"]).toArray()).toEqual(page.$("dt, tr, p").toArray());
+    expect(
+      elementsNamed(page.$, ["dt"])
+        .map((_, element) => page.$(element).text())
+        .get(),
+    ).toEqual(["Size", "Colour"]);
   });
 });

@@ -7,8 +7,8 @@
  * collapsed), text for comparing names written differently, and the text an
  * element shows.
  */
-import type { CheerioAPI } from "cheerio";
-import { type AnyNode, type Element, isTag, isText, type ParentNode, type Text } from "domhandler";
+import type { Cheerio, CheerioAPI } from "cheerio";
+import { type AnyNode, type Element, hasChildren, isTag, isText, type ParentNode, type Text } from "domhandler";
 import { decodeHTML } from "entities";
 
 /** Elements whose content is not the page's text. */
@@ -33,6 +33,35 @@ export function bodyOf($: CheerioAPI): Element | undefined {
     if (isTag(html) && html.name === "html")
       for (const body of html.children) if (isTag(body) && body.name === "body") return body;
   return $("body").get(0);
+}
+
+/** Each loaded document's elements in document order (page.ts changes no document once loaded). */
+const documentIndex = new WeakMap<AnyNode, Element[]>();
+
+/**
+ * The document's elements in document order, template contents included, as a selector query from the root finds
+ * them: one walk per page, where each of the engines' dozen queries by tag or attribute compiled its selector and
+ * walked the whole document.
+ */
+export function documentElements($: CheerioAPI): Element[] {
+  const root = $.root()[0]!;
+  let elements = documentIndex.get(root);
+  if (!elements) {
+    elements = [];
+    const stack: AnyNode[] = hasChildren(root) ? [...root.children].reverse() : [];
+    for (let node = stack.pop(); node; node = stack.pop()) {
+      if (isTag(node)) elements.push(node);
+      if (hasChildren(node)) for (let i = node.children.length - 1; i >= 0; i -= 1) stack.push(node.children[i]!);
+    }
+    documentIndex.set(root, elements);
+  }
+  return elements;
+}
+
+/** The document's elements with one of these tag names, in document order: `$("p, li")` without the query. */
+export function elementsNamed($: CheerioAPI, names: Iterable<string>): Cheerio<Element> {
+  const wanted = new Set(names);
+  return $(documentElements($).filter((element) => wanted.has(element.name)));
 }
 
 const HIDDEN_CLASS = /(^|[-_])(hidden|sr-only|visually-hidden)$/;

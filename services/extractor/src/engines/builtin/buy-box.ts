@@ -8,7 +8,16 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { Element, Text } from "domhandler";
-import { collapsed, isHidden, isHiddenWithin, NOT_TEXT, ownText, squashed, upTo } from "../../page/elements.js";
+import {
+  collapsed,
+  elementsNamed,
+  isHidden,
+  isHiddenWithin,
+  NOT_TEXT,
+  ownText,
+  squashed,
+  upTo,
+} from "../../page/elements.js";
 import { IN_STOCK, OUT_OF_STOCK } from "../../page/stock-text.js";
 import type { Origin } from "../../schema/evidence.js";
 import { type Price, readPrice } from "../../schema/normalize.js";
@@ -82,7 +91,7 @@ function addedBy($: CheerioAPI, block: Element, inner: Element | undefined): Ele
 
 /** The page's visible <h1> that states the headline, else its only visible <h1>. */
 function headingOf($: CheerioAPI, headline: string | undefined): Element | undefined {
-  const visible = $("h1")
+  const visible = elementsNamed($, ["h1"])
     .toArray()
     .filter((h1) => !isHiddenWithin(h1));
   const wanted = squashed(headline ?? "");

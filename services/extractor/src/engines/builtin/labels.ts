@@ -6,7 +6,7 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { AnyNode, Element } from "domhandler";
-import { collapsed, isHiddenWithin, laidOutText, ownText } from "../../page/elements.js";
+import { collapsed, elementsNamed, isHiddenWithin, laidOutText, ownText } from "../../page/elements.js";
 
 export interface Labelled {
   label: string;
@@ -23,9 +23,10 @@ const MAX_LABEL_CHARS = 40;
 const MAX_VALUE_CHARS = 300;
 const MAX_LABELS = 2000;
 /** Elements that hold a whole line of text; a "Label: value" line is looked for only in these. */
-const LINES = "li, p, div, span, td, dd, h2, h3, h4, h5, h6";
+const LINES = ["li", "p", "div", "span", "td", "dd", "h2", "h3", "h4", "h5", "h6"];
 const BLOCKS = "div, p, li, ul, ol, table, tr, dl, section, article, h1, h2, h3, h4, h5, h6";
-const LABEL_ELEMENTS = "b, strong, th, label, dt, h3, h4, h5, em, span";
+const LABEL_TAGS = ["b", "strong", "th", "label", "dt", "h3", "h4", "h5", "em", "span"];
+const LABEL_ELEMENTS = LABEL_TAGS.join(", ");
 /**
  * Label elements that need no colon: a heading or <label> followed by text in the same block (table headers are read
  * with their rows).
@@ -74,7 +75,7 @@ export function readLabels($: CheerioAPI): Labelled[] {
     });
 
   const headerRows = new Set<Element>();
-  each($("table"), (table) => {
+  each(elementsNamed($, ["table"]), (table) => {
     const columns = columnTable($, table);
     if (!columns) return;
     headerRows.add(columns.header);
@@ -83,19 +84,21 @@ export function readLabels($: CheerioAPI): Labelled[] {
       add(cell.get(0)!, $(header).text(), cell, laidOutText(cell.get(0)!));
     });
   });
-  each($("tr"), (row) => {
+  each(elementsNamed($, ["tr"]), (row) => {
     const cells = $(row).children("th, td");
     // A row of header cells heads the columns below it ("Author | Message"): neither cell is the other's value.
     if (cells.length === 2 && !headerRows.has(row) && cells.filter("td").length > 0)
       add(row, cells.eq(0).text(), cells.eq(1), laidOutText(cells.get(1)!));
   });
-  each($("dt"), (term) => {
+  each(elementsNamed($, ["dt"]), (term) => {
     const definition = $(term).next("dd");
     if (definition.length > 0) add(term, $(term).text(), definition, laidOutText(definition.get(0)!));
   });
   // Pre-filtered on the element's own text: reading the text of every <span> of a large page is what costs.
   each(
-    $(LABEL_ELEMENTS).filter((_, element) => LABEL_END.test(ownText(element)) || LABEL_HEADINGS.has(element.tagName)),
+    elementsNamed($, LABEL_TAGS).filter(
+      (_, element) => LABEL_END.test(ownText(element)) || LABEL_HEADINGS.has(element.tagName),
+    ),
     (element) => {
       const label = $(element);
       const text = collapsed(label.text());
@@ -112,7 +115,7 @@ export function readLabels($: CheerioAPI): Labelled[] {
     },
   );
   // A section's heading over a list labels the list ("Ingredients" over its items); over prose it is only a title.
-  each($("h2"), (heading) => {
+  each(elementsNamed($, ["h2"]), (heading) => {
     const next = $(heading)
       .nextAll()
       .filter((_, sibling) => collapsed($(sibling).text()) !== "")
@@ -120,7 +123,7 @@ export function readLabels($: CheerioAPI): Labelled[] {
     if (next.is("ul, ol")) add(heading, $(heading).text(), next, laidOutText(next.get(0)!));
   });
   each(
-    $(LINES).filter((_, element) => ownText(element).includes(":") || ownText(element).includes("：")),
+    elementsNamed($, LINES).filter((_, element) => ownText(element).includes(":") || ownText(element).includes("：")),
     (element) => {
       const line = $(element);
       if (line.find(BLOCKS).length > 0) return;
@@ -130,7 +133,7 @@ export function readLabels($: CheerioAPI): Labelled[] {
     },
   );
   each(
-    $(LINES).filter((_, element) => element.children.every((child) => child.type === "text")),
+    elementsNamed($, LINES).filter((_, element) => element.children.every((child) => child.type === "text")),
     (element) => {
       const match = CODE_LINE.exec(collapsed(ownText(element)));
       if (match) add(element, match[1]!, undefined, match[2]!);

@@ -7,17 +7,19 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
-import { collapsed } from "../../page/elements.js";
+import { collapsed, documentElements } from "../../page/elements.js";
 import { type Entity, markEntity } from "./graph.js";
 
 interface Syntax {
+  /** The attribute that makes an element an item's scope, and the selector for it. */
+  scopeAttribute: string;
   scope: string;
   type: string;
   property: string;
 }
 
-const MICRODATA: Syntax = { scope: "[itemscope]", type: "itemtype", property: "itemprop" };
-const RDFA: Syntax = { scope: "[typeof]", type: "typeof", property: "property" };
+const MICRODATA: Syntax = { scopeAttribute: "itemscope", scope: "[itemscope]", type: "itemtype", property: "itemprop" };
+const RDFA: Syntax = { scopeAttribute: "typeof", scope: "[typeof]", type: "typeof", property: "property" };
 
 /** Bounds the work on pages that mark up thousands of items (listings, comment threads). */
 const MAX_ITEMS = 200;
@@ -25,11 +27,10 @@ const MAX_TEXT = 5000;
 
 export function readItems($: CheerioAPI): Entity[] {
   return [MICRODATA, RDFA].flatMap((syntax) =>
-    $(syntax.scope)
-      .filter((_, element) => $(element).attr(syntax.property) === undefined)
+    documentElements($)
+      .filter(({ attribs }) => attribs[syntax.scopeAttribute] !== undefined && attribs[syntax.property] === undefined)
       .slice(0, MAX_ITEMS)
-      .toArray()
-      .map((element) => readItem($, $(element as Element), syntax)),
+      .map((element) => readItem($, $(element), syntax)),
   );
 }
 
