@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { documentElements, elementsNamed, elementsUnder, textOf } from "./elements.js";
+import { collapsed, documentElements, elementsNamed, elementsUnder, textOf } from "./elements.js";
 import { loadPage } from "./page.js";
 import { selectorOf } from "./selector.js";
 
@@ -69,5 +69,12 @@ describe("the document's element index", () => {
         .map((_, element) => page.$(element).text())
         .get(),
     ).toEqual(["Size", "Colour"]);
+  });
+});
+
+describe("collapsed", () => {
+  it("make each whitespace run one space and trim, leaving single spaces as they are", () => {
+    expect(collapsed(" Trail Shoe 3 ")).toBe("Trail Shoe 3");
+    expect(collapsed("a  b\tc\nd\u00a0e \r\n f")).toBe("a b c d e f");
   });
 });

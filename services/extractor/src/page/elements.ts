@@ -138,9 +138,12 @@ export function* upTo(element: Element, stop: Element): Generator<Element> {
   for (let node: Element | null = element; node && node !== stop; node = node.parent as Element | null) yield node;
 }
 
-/** Whitespace runs as one space, trimmed. */
+/** Whitespace that collapsing changes: a run, or a line break, tab or other space than " ". */
+const LOOSE_SPACE = /\s\s|[^\S ]/;
+
+/** Whitespace runs as one space, trimmed (most texts have none to collapse: a test is cheaper than a rewrite). */
 export function collapsed(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return (LOOSE_SPACE.test(text) ? text.replace(/\s+/g, " ") : text).trim();
 }
 
 /** Text from markup attributes and meta tags: entities decoded, whitespace collapsed; undefined when empty. */
