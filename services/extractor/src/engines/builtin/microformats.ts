@@ -6,9 +6,11 @@
  */
 import type { Cheerio, CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
-import { collapsed } from "../../page/elements.js";
+import { collapsed, documentElements } from "../../page/elements.js";
 import { type Entity, markEntity } from "./graph.js";
 
+/** A card's class among the element's classes, as the selector `.vcard, .h-card` matches it. */
+const CARD_CLASS = /(?:^|\s)(?:vcard|h-card)(?:\s|$)/;
 /** Bounds the work on pages that mark every commenter with a card. */
 const MAX_CARDS = 20;
 
@@ -21,9 +23,9 @@ const ADDRESS_PARTS: [string, string][] = [
 ];
 
 export function readCards($: CheerioAPI): Entity[] {
-  return $(".vcard, .h-card")
+  return documentElements($)
+    .filter((element) => CARD_CLASS.test(element.attribs.class ?? ""))
     .slice(0, MAX_CARDS)
-    .toArray()
     .map((card) => readCard($(card)))
     .filter((entity) => Object.keys(entity).length > 1);
 }
