@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { elementsUnder, textOf } from "./elements.js";
+import { collapsed, elementsUnder, textOf } from "./elements.js";
 import { loadPage } from "./page.js";
 import { selectorOf } from "./selector.js";
 
@@ -46,5 +46,12 @@ describe("textOf reads text as a browser lays it out", () => {
   it("joins inline elements as written: one price stays one value", () => {
     expect(text("$<strong>399</strong><sup>.99</sup>")).toBe("$399.99");
     expect(text("<span>Pre</span><em>heat</em> <b>oven</b>")).toBe("Preheat oven");
+  });
+});
+
+describe("collapsed", () => {
+  it("make each whitespace run one space and trim, leaving single spaces as they are", () => {
+    expect(collapsed(" Trail Shoe 3 ")).toBe("Trail Shoe 3");
+    expect(collapsed("a  b\tc\nd\u00a0e \r\n f")).toBe("a b c d e f");
   });
 });

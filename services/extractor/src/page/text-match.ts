@@ -3,14 +3,20 @@
  * (deduplication, conflicts) and for grounding (is this value on the page?).
  */
 
+/** Printable ASCII and line breaks: no compatibility form, curly quote or dash to fold, as most page texts are. */
+const PLAIN = /^[\t\n\r\x20-\x7e]*$/;
+
 /** Unicode compatibility forms, case, quotes, dashes and whitespace folded. */
 export function normalizeText(text: string): string {
-  return text
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(/[\u2018\u2019\u201a\u2032]/g, "'")
-    .replace(/[\u201c\u201d\u201e\u2033]/g, '"')
-    .replace(/[\u2010-\u2015\u2212]/g, "-")
+  const folded = PLAIN.test(text)
+    ? text.toLowerCase()
+    : text
+        .normalize("NFKC")
+        .toLowerCase()
+        .replace(/[\u2018\u2019\u201a\u2032]/g, "'")
+        .replace(/[\u201c\u201d\u201e\u2033]/g, '"')
+        .replace(/[\u2010-\u2015\u2212]/g, "-");
+  return folded
     .replace(/\\(["|/])/g, "$1")
     .replace(/\s+/g, " ")
     .trim();

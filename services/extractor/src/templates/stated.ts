@@ -4,6 +4,7 @@
  * own description of itself, which is what templates may learn from without
  * a model. Values the builtin engine inferred from the layout are not.
  */
+import { documentElements } from "../page/document-elements.js";
 import type { Page } from "../page/page.js";
 import { normalizeText } from "../page/text-match.js";
 import { parseNumber } from "../schema/normalize.js";
@@ -27,7 +28,8 @@ export class StatedValues {
     };
     add(page.structured.jsonLd, 0);
     add([...page.structured.meta.values()], 0);
-    page.$("[itemprop]").each((_, element) => add(page.$(element).attr("content") ?? page.$(element).text(), 0));
+    for (const element of documentElements(page.$))
+      if (element.attribs.itemprop !== undefined) add(element.attribs.content ?? page.$(element).text(), 0);
   }
 
   /** The value (each item of a list) is stated as such. */

@@ -8,6 +8,7 @@
  */
 import type { CheerioAPI } from "cheerio";
 import type { Element, Text } from "domhandler";
+import { elementsOfTags } from "../../page/document-elements.js";
 import { collapsed, isHidden, isHiddenWithin, NOT_TEXT, ownText, squashed, upTo } from "../../page/elements.js";
 import { IN_STOCK, OUT_OF_STOCK } from "../../page/stock-text.js";
 import type { Origin } from "../../schema/evidence.js";
@@ -80,11 +81,11 @@ function addedBy($: CheerioAPI, block: Element, inner: Element | undefined): Ele
     .flatMap((child) => (child === inner ? [] : [child, ...$(child).find("*").toArray()]));
 }
 
+const H1 = new Set(["h1"]);
+
 /** The page's visible <h1> that states the headline, else its only visible <h1>. */
 function headingOf($: CheerioAPI, headline: string | undefined): Element | undefined {
-  const visible = $("h1")
-    .toArray()
-    .filter((h1) => !isHiddenWithin(h1));
+  const visible = elementsOfTags($, H1).filter((h1) => !isHiddenWithin(h1));
   const wanted = squashed(headline ?? "");
   const stating = wanted ? visible.find((h1) => squashed($(h1).text()).includes(wanted)) : undefined;
   return stating ?? (visible.length === 1 ? visible[0] : undefined);
