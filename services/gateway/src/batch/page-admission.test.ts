@@ -64,3 +64,26 @@ it("tells a throttled key's pages to come back a minute's requests at a time", a
   const minutes = waits.map((ms) => Math.round((ms - reset) / MINUTE_MS));
   for (let minute = 0; minute < 4; minute++) expect(minutes.filter((m) => m === minute)).toHaveLength(PER_MINUTE);
 });
+
+it("puts a key's whole line off while its scrape slots are all taken", async () => {
+  const { apiKey } = await auth.admin.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
+  const hop = { deadline: new Date(Date.now() + TEST_TIMEOUT_MS) };
+  const keyId = (await keys.check(apiKey, hop)).key!.keyId;
+  const limiters = createLimiterFactory({ keyPrefix: `admission-${randomUUID()}:`, logger });
+  const admission = new PageAdmission(keys, new KeyLimits(limiters, 60, logger));
+  const running: (() => void)[] = [];
+  for (;;) {
+    const admitted = await admission.admit(keyId, hop);
+    if ("release" in admitted) {
+      running.push(admitted.release);
+      continue;
+    }
+    // None of the key's pages can run before a slot is released: the queue holds its line, not each page in turn.
+    expect(admitted).toMatchObject({ laterMs: expect.any(Number), line: true });
+    break;
+  }
+  expect(running.length).toBeGreaterThan(0);
+  for (const release of running) release();
+  expect(await admission.admit(keyId, hop)).toHaveProperty("release");
+  await limiters.close();
+});

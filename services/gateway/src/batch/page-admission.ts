@@ -40,7 +40,10 @@ export class PageAdmission {
     if (!key?.limits) return { revoked: true };
     // The slot first: a page that must wait for one has not spent a request of the minute.
     const release = await this.keyLimits.takeSlot(keyId, key.limits);
-    if (!release) return { laterMs: SLOT_WAIT_MS * (0.5 + Math.random()) };
+    // The slots are the key's too: none of its pages can run before one is released, so its line waits with this one
+    // (taken page by page, a backlog's pages each came back every SLOT_WAIT_MS while its slots were busy, and a
+    // neighbour's pages queued behind that churn in the embedded queue).
+    if (!release) return { laterMs: SLOT_WAIT_MS * (0.5 + Math.random()), line: true };
     const request = await this.keyLimits.takeRequest(keyId, key.limits);
     if (request.allowed) return { release };
     release();
