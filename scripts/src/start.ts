@@ -15,6 +15,7 @@ import {
   warnOnUnsupportedNode,
 } from "@winnow/platform";
 import { z } from "zod";
+import { carryBatchJobsOver } from "./embedded-upgrade.js";
 import { formatLogLine } from "./log-format.js";
 import { startSampleSite } from "./sample-site.js";
 import { REPO_ROOT, type ServiceName, type Stack, startStack } from "./stack.js";
@@ -60,6 +61,10 @@ try {
   if (!(error instanceof StartupError)) throw error;
   refuse(`the data directory ${error.message}`);
 }
+if (await carryBatchJobsOver(dataDir))
+  console.log(
+    "Batch jobs from before the jobs worker carry on: its database (jobs-db/) starts as a copy of the gateway's.",
+  );
 
 /** How often this process looks whether the process that started it is still there. */
 const PARENT_CHECK_MS = 1_000;
