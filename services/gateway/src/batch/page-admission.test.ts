@@ -31,6 +31,15 @@ beforeAll(async () => {
   );
   keys = new KeyCheck(backends.auth, { size: 100, maxAgeMs: 60_000, logger });
 });
+/** A new account's key, and page admission on limits of its own. */
+async function newKeyAdmission() {
+  const { apiKey } = await auth.admin.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
+  const hop = { deadline: new Date(Date.now() + TEST_TIMEOUT_MS) };
+  const keyId = (await keys.check(apiKey, hop)).key!.keyId;
+  const limiters = createLimiterFactory({ keyPrefix: `admission-${randomUUID()}:`, logger });
+  return { hop, keyId, limiters, admission: new PageAdmission(keys, new KeyLimits(limiters, 60, logger)) };
+}
+
 afterAll(async () => {
   keys?.close();
   backends?.close();
@@ -39,11 +48,7 @@ afterAll(async () => {
 });
 
 it("tells a throttled key's pages to come back a minute's requests at a time", async () => {
-  const { apiKey } = await auth.admin.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
-  const hop = { deadline: new Date(Date.now() + TEST_TIMEOUT_MS) };
-  const keyId = (await keys.check(apiKey, hop)).key!.keyId;
-  const limiters = createLimiterFactory({ keyPrefix: `admission-${randomUUID()}:`, logger });
-  const admission = new PageAdmission(keys, new KeyLimits(limiters, 60, logger));
+  const { hop, keyId, limiters, admission } = await newKeyAdmission();
   // The minute's requests, used.
   for (let page = 0; page < PER_MINUTE; page++) {
     const admitted = await admission.admit(keyId, hop);
@@ -66,11 +71,7 @@ it("tells a throttled key's pages to come back a minute's requests at a time", a
 });
 
 it("puts a key's whole line off while its scrape slots are all taken", async () => {
-  const { apiKey } = await auth.admin.createAccount({ email: `${randomUUID()}@example.com`, password: "" });
-  const hop = { deadline: new Date(Date.now() + TEST_TIMEOUT_MS) };
-  const keyId = (await keys.check(apiKey, hop)).key!.keyId;
-  const limiters = createLimiterFactory({ keyPrefix: `admission-${randomUUID()}:`, logger });
-  const admission = new PageAdmission(keys, new KeyLimits(limiters, 60, logger));
+  const { hop, keyId, limiters, admission } = await newKeyAdmission();
   const running: (() => void)[] = [];
   for (;;) {
     const admitted = await admission.admit(keyId, hop);
