@@ -6,6 +6,7 @@
  */
 import type { Element, ParentNode } from "domhandler";
 import { isTag } from "domhandler";
+import { rememberedByText } from "../remembered.js";
 import { nameTokens } from "../schema/field-names.js";
 
 /** Ancestors whose names are read for boilerplate words: a page frame "with_header" says nothing of a list deep inside it. */
@@ -64,21 +65,10 @@ export function inBoilerplate(container: Element): boolean {
   return false;
 }
 
-/**
- * The words of an element's class and id, split as field names are ("search-results" → search, results). Kept by
- * the markup they are split from, bounded as element-facts.ts's class sets are: segmentation asks it of most parents
- * of a page, which repeat a few class attributes.
- */
-const tokens = new Map<string, readonly string[]>();
-const MAX_TOKENS = 5000;
+/** Markup words by the markup they are split from: segmentation asks them of most parents of a page, which repeat a few. */
+const tokensOfMarkup = rememberedByText((markup): readonly string[] => nameTokens(markup));
 
+/** The words of an element's class and id, split as field names are ("search-results" → search, results). */
 export function markupTokens(element: Element): readonly string[] {
-  const markup = `${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`;
-  let found = tokens.get(markup);
-  if (!found) {
-    if (tokens.size >= MAX_TOKENS) tokens.clear();
-    found = nameTokens(markup);
-    tokens.set(markup, found);
-  }
-  return found;
+  return tokensOfMarkup(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`);
 }

@@ -6,6 +6,7 @@
  */
 import { type Element, isTag, isText } from "domhandler";
 import { laidOutApart, NOT_TEXT, oneSpaced } from "../page/elements.js";
+import { rememberedByText } from "../remembered.js";
 import { currencyCode } from "../schema/normalize.js";
 import { isUnseen } from "./hidden.js";
 
@@ -48,10 +49,11 @@ function shows(element: Element): boolean {
 const NUMBERED = /(^|[-_])\d+($|[-_])|^[a-z]+\d+$/i;
 /**
  * Class sets by class attribute: a list's records repeat the same few attributes, and a set per element was much of
- * segmentation's garbage. Bounded as the currencies are; a page of more distinct attributes reads them again.
+ * segmentation's garbage.
  */
-const classSets = new Map<string, ReadonlySet<string>>();
-const MAX_CLASS_SETS = 5000;
+const classSetOf = rememberedByText(
+  (attribute): ReadonlySet<string> => new Set(attribute.split(/\s+/).filter((c) => c.length > 0 && !NUMBERED.test(c))),
+);
 
 /**
  * The element's classes, without those that number it ("review-3", "a-star-4-5", "item12"): a part of the name
@@ -59,24 +61,8 @@ const MAX_CLASS_SETS = 5000;
  * as CSS-in-JS writes them) is kept: it names a place as any other class does.
  */
 export function classesOf(element: Element): ReadonlySet<string> {
-  const attribute = element.attribs.class ?? "";
-  let found = classSets.get(attribute);
-  if (!found) {
-    if (classSets.size >= MAX_CLASS_SETS) classSets.clear();
-    found = new Set(attribute.split(/\s+/).filter((c) => c.length > 0 && !NUMBERED.test(c)));
-    classSets.set(attribute, found);
-  }
-  return found;
+  return classSetOf(element.attribs.class ?? "");
 }
-
-const currencies = new Map<string, string | undefined>();
-const MAX_CURRENCIES = 5000;
 
 /** The currency a text names (normalize.ts's reading), remembered by text: lists repeat the same few. */
-export function currencyOf(text: string): string | undefined {
-  if (currencies.has(text)) return currencies.get(text);
-  if (currencies.size >= MAX_CURRENCIES) currencies.clear();
-  const code = currencyCode(text);
-  currencies.set(text, code);
-  return code;
-}
+export const currencyOf = rememberedByText(currencyCode);

@@ -4,6 +4,7 @@
  * the JSON Schema compiler (descriptions for the model) and the builtin
  * engine (matching and unit conversion) agree on what a name says.
  */
+import { rememberedByText } from "../remembered.js";
 
 /** Splits snake_case, kebab-case, camelCase and digit runs into lower-case tokens. */
 export function nameTokens(name: string): string[] {
@@ -147,21 +148,15 @@ const FORMATS = new Map<string, NonNullable<NameHints["format"]>>([
   ["pct", "percent"],
 ]);
 
-/** Hints by name, remembered: a list's values are shaped per record, each asking its field's hints (bounded). */
-const hintsByName = new Map<string, Readonly<NameHints>>();
-
-/** What a field's name says of its value; the same frozen object for the same name. */
-export function nameHints(name: string): Readonly<NameHints> {
-  let hints = hintsByName.get(name);
-  if (!hints) {
-    if (hintsByName.size >= 5_000) hintsByName.clear();
-    const read = readHints(name);
-    Object.freeze(read.subject);
-    hints = Object.freeze(read);
-    hintsByName.set(name, hints);
-  }
-  return hints;
-}
+/**
+ * What a field's name says of its value; the same frozen object for the same name, remembered: a list's values are
+ * shaped per record, each asking its field's hints.
+ */
+export const nameHints = rememberedByText((name): Readonly<NameHints> => {
+  const read = readHints(name);
+  Object.freeze(read.subject);
+  return Object.freeze(read);
+});
 
 function readHints(name: string): NameHints {
   const tokens = nameTokens(name);

@@ -3,6 +3,8 @@
  * after a number ("1,145 points") against a field's names, whole or as
  * prefixes.
  */
+
+import { rememberedByText } from "../../../remembered.js";
 import { nameTokens } from "../../../schema/field-names.js";
 import { singular } from "../match.js";
 import { EVIDENCE } from "./evidence.js";
@@ -16,19 +18,8 @@ export const BY_WORD = new RegExp(`^(${BY_WORDS})\\s+(?=\\S)`, "i");
 /** The same word ending a label before a name ("by", "answered by", "posted by"). */
 export const BY_LABEL = new RegExp(`(^|\\s)(${BY_WORDS})$`, "i");
 
-/** Name tokens by text, bounded. */
-const tokens = new Map<string, string[]>();
-
 /** A text's name tokens, remembered: records repeat the same labels and link paths. */
-export function cachedTokens(text: string): string[] {
-  let found = tokens.get(text);
-  if (!found) {
-    if (tokens.size >= 5000) tokens.clear();
-    found = nameTokens(text);
-    tokens.set(text, found);
-  }
-  return found;
-}
+export const cachedTokens = rememberedByText(nameTokens);
 
 /** 1 when some name's words are all in the markup words, 0.85 when they are there as prefixes ("ship" for shipping, "ratings" for rating), else 0. */
 export function named(names: string[][], words: Set<string>): number {
