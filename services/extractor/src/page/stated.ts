@@ -13,7 +13,7 @@ import { datesIn } from "../schema/normalize.js";
 import { bodyOf, elementsUnder, isHidden, isHiddenWithin, NOT_TEXT, textOf } from "./elements.js";
 import type { Page } from "./page.js";
 import { PageUrls } from "./page-urls.js";
-import { isLongString, normalizeText, numberTokensIn, wordsCovered } from "./text-match.js";
+import { foldedText, isLongString, normalizeText, numberTokensIn, wordsCovered } from "./text-match.js";
 
 /** A text in the forms values are looked up in: its words, its numbers, the days it names. */
 class Shown {
@@ -53,6 +53,20 @@ function wordsOf(text: string): string[] {
     .filter((word) => word !== "");
 }
 
+/**
+ * The text's words joined by single spaces, as `wordsOf(text).join(" ")` in one replace: every shown element's text is
+ * read so, and splitting each into an array cost more than the rest of the check.
+ */
+function wordKey(text: string): string {
+  return foldedText(text).replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+}
+
+function wordCount(key: string): number {
+  let count = 1;
+  for (let i = key.indexOf(" "); i !== -1; i = key.indexOf(" ", i + 1)) count += 1;
+  return count;
+}
+
 const ISO_DAY = /^\d{4}-\d{2}-\d{2}(?:$|T)/;
 
 /** Elements with more below them hold a section, not a value: their texts are not kept whole. */
@@ -63,10 +77,11 @@ const MAX_ELEMENTS = 20_000;
 const NUMBER_WORDS = 8;
 const DATE_WORDS = 16;
 
-/** A shown element's text that can hold a value whole, with its words. */
+/** A shown element's text that can hold a value whole, with its words (as wordKey writes them) and how many. */
 interface ShownText {
   text: string;
-  words: string[];
+  key: string;
+  words: number;
 }
 
 /**
@@ -81,14 +96,14 @@ class ElementTexts {
   constructor(private readonly texts: ShownText[]) {}
 
   hasWhole(words: string[]): boolean {
-    this.whole ??= new Set(this.texts.map((shown) => shown.words.join(" ")));
+    this.whole ??= new Set(this.texts.map((shown) => shown.key));
     return this.whole.has(words.join(" "));
   }
 
   hasNumber(value: number): boolean {
     this.numbers ??= new Set(
       this.texts
-        .filter(({ words }) => words.length <= NUMBER_WORDS)
+        .filter(({ words }) => words <= NUMBER_WORDS)
         .flatMap(({ text }) => [...numberTokensIn(normalizeText(text))]),
     );
     return this.numbers.has(value) || this.numbers.has(Math.abs(value));
@@ -97,7 +112,7 @@ class ElementTexts {
   hasDay(value: string): boolean {
     this.days ??= new Set(
       this.texts
-        .filter(({ words }) => words.length <= DATE_WORDS)
+        .filter(({ words }) => words <= DATE_WORDS)
         .flatMap(({ text }) => datesIn(text).map((d) => d.date)),
     );
     return this.days.has(value.slice(0, 10));
@@ -196,8 +211,8 @@ export class PageStatements {
       const text = textOf(element);
       if (seen.has(text)) continue;
       seen.add(text);
-      const words = wordsOf(text);
-      if (words.length > 0) texts.push({ text, words });
+      const key = wordKey(text);
+      if (key !== "") texts.push({ text, key, words: wordCount(key) });
     }
     return texts;
   }

@@ -8,7 +8,15 @@ const PLAIN = /^[\t\n\r\x20-\x7e]*$/;
 
 /** Unicode compatibility forms, case, quotes, dashes and whitespace folded. */
 export function normalizeText(text: string): string {
-  const folded = PLAIN.test(text)
+  return foldedText(text)
+    .replace(/\\(["|/])/g, "$1")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Unicode compatibility forms, case, quotes and dashes folded; whitespace as it was. */
+export function foldedText(text: string): string {
+  return PLAIN.test(text)
     ? text.toLowerCase()
     : text
         .normalize("NFKC")
@@ -16,10 +24,6 @@ export function normalizeText(text: string): string {
         .replace(/[\u2018\u2019\u201a\u2032]/g, "'")
         .replace(/[\u201c\u201d\u201e\u2033]/g, '"')
         .replace(/[\u2010-\u2015\u2212]/g, "-");
-  return folded
-    .replace(/\\(["|/])/g, "$1")
-    .replace(/\s+/g, " ")
-    .trim();
 }
 
 /** Markdown links and images reduced to their text: "[olive oil](https://...)" reads "olive oil". */

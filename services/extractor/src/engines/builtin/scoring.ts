@@ -9,7 +9,7 @@ import { squashed } from "../../page/elements.js";
 import type { NameHints } from "../../schema/field-names.js";
 import { isElsewhere } from "./byline.js";
 import { type Candidate, candidateAt, nested, type Source } from "./candidates.js";
-import { CONCEPTS, entity } from "./concepts.js";
+import { CONCEPTS, entity, type Place } from "./concepts.js";
 import { texts } from "./flatten.js";
 import { type Entity, type Graph, isSupporting, itemElement } from "./graph.js";
 import { MIN_CONFIDENCE, type Scored, singular } from "./match.js";
@@ -70,29 +70,46 @@ export function find(hints: NameHints, source: Source, wantsText = false): Score
   return doubtful;
 }
 
+/** One phrase of a field's name as scoring tries it: its words and the places it names, read once per name. */
+interface PhrasePlan {
+  words: string[];
+  /** The places tried for every source, concepts first; `concepts` of them are the phrase's concepts. */
+  places: Place[];
+  concepts: number;
+}
+
+/** Each name's phrases, planned once: a page's fields are scored for every entity it declares. */
+const plans = new WeakMap<NameHints, PhrasePlan[]>();
+
+function phrasePlans(hints: NameHints): PhrasePlan[] {
+  let planned = plans.get(hints);
+  if (!planned) {
+    planned = phrases(hints.subject.slice(0, MAX_TOKENS)).map((phrase): PhrasePlan => {
+      const words = phrase.split(" ");
+      const camel = camelCase(words);
+      const concepts = CONCEPTS.get(phrase) ?? [];
+      // Properties are named in base forms: `cooking_time` is a recipe's cookTime.
+      const base = camelCase(words.map(baseForm));
+      const places = [...concepts, entity(camel), entity(singular(camel)), ...(base === camel ? [] : [entity(base)])];
+      return { words, places, concepts: concepts.length };
+    });
+    plans.set(hints, planned);
+  }
+  return planned;
+}
+
 /** The field's candidates in the order they are tried, each with its confidence as the field's value; read lazily. */
 function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean): Generator<Candidate> {
   const subject = hints.subject.slice(0, MAX_TOKENS);
-  for (const phrase of phrases(subject)) {
-    const words = phrase.split(" ");
+  for (const { words, places: named, concepts } of phrasePlans(hints)) {
     const leftOut = subject.filter(
       (word) =>
         !words.includes(word) &&
         !ATTRIBUTE_WORDS.has(word) &&
         !source.page?.aboutWords.some((type) => type.includes(word)),
     ).length;
-    const camel = camelCase(words);
-    const concepts = CONCEPTS.get(phrase) ?? [];
-    // Properties are named in base forms: `cooking_time` is a recipe's cookTime.
-    const base = camelCase(words.map(baseForm));
     const abbreviated = abbreviatedKey(words, source);
-    const places = [
-      ...concepts,
-      entity(camel),
-      entity(singular(camel)),
-      ...(base === camel ? [] : [entity(base)]),
-      ...(abbreviated ? [entity(abbreviated)] : []),
-    ];
+    const places = abbreviated ? [...named, entity(abbreviated)] : named;
     for (const [index, place] of places.entries()) {
       const found = candidateAt(place, source);
       // A link where a text field wants a name (an author given as a profile URL) is no value: later sources may have
@@ -107,7 +124,7 @@ function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean)
           ? 1
           : found.kind === "meta"
             ? CONFIDENCE.meta
-            : index < concepts.length
+            : index < concepts
               ? CONFIDENCE.concept
               : CONFIDENCE.sameName;
       const doubt = source.page ? plausibility(found, hints, source.page) : 1;
@@ -119,20 +136,35 @@ function* scoredCandidates(hints: NameHints, source: Source, wantsText: boolean)
 /** How short a property's word may be and still abbreviate a name's word ("prep" for "preparation"). */
 const MIN_ABBREVIATION = 4;
 
+/** An entity's property names split into lower-case words ("prepTime" → prep, time), read once per entity. */
+const keyWords = new WeakMap<Entity, { key: string; parts: string[] }[]>();
+
+function wordsOfKeys(entity: Entity): { key: string; parts: string[] }[] {
+  let split = keyWords.get(entity);
+  if (!split) {
+    split = Object.keys(entity).map((key) => ({
+      key,
+      parts: key.split(/(?=[A-Z])/).map((part) => part.toLowerCase()),
+    }));
+    keyWords.set(entity, split);
+  }
+  return split;
+}
+
 /**
  * A property of the level's entities that names the phrase in shortened words (`preparation_time` is a recipe's
  * prepTime): the same number of words, each the name's word or its start.
  */
 function abbreviatedKey(words: string[], source: Source): string | undefined {
-  for (const key of source.entities.flatMap((e) => Object.keys(e))) {
-    const parts = key.split(/(?=[A-Z])/).map((part) => part.toLowerCase());
-    if (
-      parts.length === words.length &&
-      parts.some((part, i) => part !== words[i]) &&
-      parts.every((part, i) => part === words[i] || (part.length >= MIN_ABBREVIATION && words[i]!.startsWith(part)))
-    )
-      return key;
-  }
+  for (const entity of source.entities)
+    for (const { key, parts } of wordsOfKeys(entity)) {
+      if (
+        parts.length === words.length &&
+        parts.some((part, i) => part !== words[i]) &&
+        parts.every((part, i) => part === words[i] || (part.length >= MIN_ABBREVIATION && words[i]!.startsWith(part)))
+      )
+        return key;
+    }
   return undefined;
 }
 
