@@ -13,7 +13,15 @@ import { decodeHTML } from "entities";
 import { bodyOf, isInlineHidden } from "../../page/elements.js";
 import type { Page, StructuredData } from "../../page/page.js";
 import { nameTokens } from "../../schema/field-names.js";
-import { isLeftOut, LEADING_INDENT, MarkdownWriter, RECORD_END, RECORD_START, squash } from "./markdown-writer.js";
+import {
+  isLeftOut,
+  LEADING_INDENT,
+  MarkdownWriter,
+  RECORD_END,
+  RECORD_START,
+  squash,
+  type UrlOptions,
+} from "./markdown-writer.js";
 
 /** Where the page text starts, after the structured data block. */
 export const PAGE_TEXT_MARK = "--- page text ---";
@@ -79,12 +87,6 @@ const BOILERPLATE_NAMES = new Set([
 /** Meta names worth showing the model; the rest (viewport, robots, theme-color, ...) is noise. */
 const META_PREFIXES = ["og:", "twitter:", "article:", "product:", "book:", "profile:", "music:", "video:"];
 const META_NAMES = new Set(["description", "keywords", "author"]);
-
-/** Link and image URLs cost many tokens; they are written only when a field may want them. */
-export interface UrlOptions {
-  links: boolean;
-  images: boolean;
-}
 
 const LINK_WORDS = new Set(["url", "urls", "link", "links", "href", "website", "homepage", "permalink"]);
 const IMAGE_WORDS = new Set([

@@ -9,7 +9,12 @@ import type { AnyNode, Element, ParentNode } from "domhandler";
 import { classNameNumber, classNumber } from "../../page/class-number.js";
 import { collapsed } from "../../page/elements.js";
 import { absoluteUrl } from "../../page/page.js";
-import type { UrlOptions } from "./content.js";
+
+/** Link and image URLs cost many tokens; they are written only when a field may want them. */
+export interface UrlOptions {
+  links: boolean;
+  images: boolean;
+}
 
 /** Marks where a record starts and ends while writing; the marks never reach the text. */
 export const RECORD_START = "\u001e";

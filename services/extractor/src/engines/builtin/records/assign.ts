@@ -14,11 +14,11 @@
 import { type Column, isWithin, valueText } from "../../../layout/index.js";
 import { classNumber } from "../../../page/class-number.js";
 import { type ColumnWords, readWords } from "./column-words.js";
-import { evidenceFor, isNamed, isOldPrice, listColumn, MIN_FIT, type Roles } from "./evidence.js";
+import { evidenceFor, isNamed, isOldPrice, listColumn, type Roles } from "./evidence.js";
 import { type ItemField, NUMBER_KINDS, READ_WITHOUT_TEXT } from "./field-kinds.js";
-import { named } from "./names.js";
+import { MIN_FIT, named } from "./names.js";
 import { aboveAnother, perUnitPlaces } from "./prices.js";
-import { type Context, fitOf, readField } from "./read-cell.js";
+import { type Chosen, type Context, fitOf, readField } from "./read-cell.js";
 import { averageLength, core, firstTextColumn, isWholeRecord, mainLinkColumn, varies } from "./roles.js";
 
 /** Below this a column's evidence, fit and presence together are too weak to answer a field. */
@@ -26,15 +26,6 @@ const MIN_SCORE = 0.35;
 
 /** An old price is a column to avoid for a price. */
 const OLD_PRICE = 0.3;
-
-/** A field's column, with the places that stand in for it on records without it, and how sure the choice is. */
-export interface Chosen {
-  column: Column;
-  score: number;
-  /** For a list field, the path whose elements are its items. */
-  list?: string;
-  alternates: Column[];
-}
 
 /** What a list's records are read with: the columns chosen for the fields and each record's main link. */
 export interface Assignment {

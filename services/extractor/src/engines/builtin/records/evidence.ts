@@ -9,7 +9,7 @@ import { currencyOf } from "../../../layout/index.js";
 import { datesIn, parseBoolean } from "../../../schema/normalize.js";
 import type { ColumnWords } from "./column-words.js";
 import { type ItemField, namesPrice } from "./field-kinds.js";
-import { named, share, unitNames } from "./names.js";
+import { MIN_FIT, named, PREFIX_MATCH, share, unitNames } from "./names.js";
 import { isProse, isSequence } from "./roles.js";
 
 /** Words of an old price beside the current one ("was $18.99", a struck-through list price). */
@@ -34,7 +34,7 @@ const OLD_PRICE_WORDS = new Set([
 export const EVIDENCE = {
   own: 1,
   unit: 1,
-  ownPrefix: 0.85,
+  ownPrefix: PREFIX_MATCH,
   ancestor: 0.8,
   icon: 0.8,
   // A label a reader sees before the value ("Location:") or a table's header over it.
@@ -50,9 +50,6 @@ export const EVIDENCE = {
   typeOnly: 0.55,
   href: 0.5,
 };
-
-/** A column must read as the field's type in this share of the records that have it. */
-export const MIN_FIT = 0.6;
 
 export interface Roles {
   mainLinks: Column | undefined;

@@ -7,8 +7,7 @@
 import { rememberedByText } from "../../../remembered.js";
 import { nameTokens } from "../../../schema/field-names.js";
 import { singular } from "../match.js";
-import { EVIDENCE } from "./evidence.js";
-import { readCount } from "./read-cell.js";
+import { readCount } from "./counts.js";
 
 /** A name's leading by-word ("by Ann Lee"); only unambiguous ones, as a name may begin with "Di" or "Van". */
 const BY_WORDS = "by|von|par|por";
@@ -20,6 +19,12 @@ export const BY_LABEL = new RegExp(`(^|\\s)(${BY_WORDS})$`, "i");
 
 /** A text's name tokens, remembered: records repeat the same labels and link paths. */
 export const cachedTokens = rememberedByText(nameTokens);
+
+/** How strongly a name's words found as prefixes of the markup's words name the field ("ship" for shipping). */
+export const PREFIX_MATCH = 0.85;
+
+/** A column must read as the field's type in this share of the records that have it. */
+export const MIN_FIT = 0.6;
 
 /** 1 when some name's words are all in the markup words, 0.85 when they are there as prefixes ("ship" for shipping, "ratings" for rating), else 0. */
 export function named(names: string[][], words: Set<string>): number {
@@ -37,7 +42,7 @@ export function named(names: string[][], words: Set<string>): number {
       }
     }
     if (all) return 1;
-    if (prefixed) best = EVIDENCE.ownPrefix;
+    if (prefixed) best = PREFIX_MATCH;
   }
   return best;
 }

@@ -13,11 +13,20 @@ import { absoluteUrl } from "../../../page/page.js";
 import type { NameHints } from "../../../schema/field-names.js";
 import { datesIn, firstNumber, isoDate, parseBoolean, parseNumber } from "../../../schema/normalize.js";
 import { withoutOwnLabel } from "../match.js";
-import type { Chosen } from "./assign.js";
+import { readCount } from "./counts.js";
 import type { ItemField } from "./field-kinds.js";
 import { BY_WORD, unitNumber } from "./names.js";
 import { readPrice } from "./prices.js";
 import { ADDRESS, isNavigable } from "./roles.js";
+
+/** A field's column, with the places that stand in for it on records without it, and how sure the choice is. */
+export interface Chosen {
+  column: Column;
+  score: number;
+  /** For a list field, the path whose elements are its items. */
+  list?: string;
+  alternates: Column[];
+}
 
 /** A part set apart from the one before it: after a bullet, a bar, a dash, or in brackets. */
 const ASIDE = /^[•·|–—([-]/;
@@ -166,24 +175,6 @@ function firstPart(cell: Element): string | undefined {
     node = parts[0]!;
   }
   return undefined;
-}
-
-/**
- * A count as written: "1,145 points", "(299 ratings)", "1.2k", "92.284" (a
- * whole number, so a lone separator before three digits groups them).
- */
-export function readCount(text: string): number | undefined {
-  const match = /\d[\d.,\s\u00a0]*\d|\d/.exec(text);
-  if (!match) return undefined;
-  const written = match[0].trim();
-  const after = text.slice(match.index + match[0].length);
-  const scale = /^\s?[kK]\b/.test(after) ? 1000 : /^\s?[mM]\b/.test(after) ? 1_000_000 : 1;
-  if (/^\d{1,3}([.,\s\u00a0]\d{3})+$/.test(written)) return Number(written.replace(/[.,\s\u00a0]/g, "")) * scale;
-  const number = parseNumber(written);
-  if (number === undefined) return undefined;
-  const count = Math.round(number * scale);
-  // A count is a whole number: "4,7" is a rating, not a count.
-  return scale === 1 && !Number.isInteger(number) ? undefined : count;
 }
 
 /** A rating from the element's text or its labelling attributes ("4,7 von 5 Sternen", aria-label, data-rating), on a scale up to 10. */

@@ -2,8 +2,8 @@ import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { loadPage } from "../../../page/page.js";
 import { extractBuiltin } from "../index.js";
+import { readCount } from "./counts.js";
 import { readPrice } from "./prices.js";
-import { readCount } from "./read-cell.js";
 
 /** The engine's answer for a schema of one list field, on a page saved from `url`. */
 function records(html: string, schema: Record<string, unknown>, url = "https://shop.example/search?q=x"): unknown {

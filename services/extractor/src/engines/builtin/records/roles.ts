@@ -7,8 +7,7 @@ import { type Element, isTag, isText } from "domhandler";
 import { type Column, type Columns, isWithin, valueText } from "../../../layout/index.js";
 import { NOT_TEXT } from "../../../page/elements.js";
 import { firstNumber } from "../../../schema/normalize.js";
-import { MIN_FIT } from "./evidence.js";
-import { share } from "./names.js";
+import { MIN_FIT, share } from "./names.js";
 
 /** Elements searched for a record's main link. */
 export const MAX_LINK_SEARCH = 400;
