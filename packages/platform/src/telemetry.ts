@@ -11,7 +11,7 @@
 import { register } from "node:module";
 import path from "node:path";
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
-import { ExpressInstrumentation } from "@opentelemetry/instrumentation-express";
+import { ExpressInstrumentation, ExpressLayerType } from "@opentelemetry/instrumentation-express";
 import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
 import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
 import { RuntimeNodeInstrumentation } from "@opentelemetry/instrumentation-runtime-node";
@@ -55,7 +55,15 @@ const sdk = new NodeSDK({
       // A query string may hold what no span should (tokens, a search); spans keep the path.
       startIncomingSpanHook: () => ({ "url.query": undefined }),
     }),
-    new ExpressInstrumentation(),
+    // Not exporting: no span of a middleware, router or handler is recorded, so none is made (a dozen per scrape,
+    // each binding its context twice); the route still names the request's HTTP span and metrics (http_route).
+    new ExpressInstrumentation(
+      exporting
+        ? {}
+        : {
+            ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER, ExpressLayerType.REQUEST_HANDLER],
+          },
+    ),
     new GrpcInstrumentation({ ignoreGrpcMethods: ["Check", "Watch"] }),
     // Event-loop delay and utilization, heap and GC, CPU: nodejs_eventloop_*, v8js_*, process_cpu_* on /metrics.
     new RuntimeNodeInstrumentation(),
