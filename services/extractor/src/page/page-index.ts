@@ -1,13 +1,12 @@
 /**
  * One page as the template learner reads it: its elements in document order
- * with their positions and texts (each computed once), and its short texts
- * (labels such as "Price:" or "Author") with the innermost elements that
- * show them.
+ * with their positions and texts (each computed once), and its texts with
+ * the innermost elements that show them (labels such as "Price:" or
+ * "Author" among them).
  */
 import type { CheerioAPI } from "cheerio";
 import type { Element } from "domhandler";
-import { bodyOf, collapsed, contains, elementsUnder, ownText, textOf } from "./elements.js";
-import { absoluteUrl } from "./page.js";
+import { bodyOf, collapsed, elementsUnder, ownText, textOf } from "./elements.js";
 
 /** Bound on the elements read, as the builtin engine's walkers have. */
 const MAX_ELEMENTS = 20_000;
@@ -18,7 +17,7 @@ export class PageIndex {
   readonly elements: Element[];
   private readonly positions = new Map<Element, number>();
   private readonly texts = new Map<Element, string>();
-  private labelMap: Map<string, Element[]> | undefined;
+  private shown: Map<string, Element[]> | undefined;
   private readonly found = new Map<string, readonly Element[]>();
 
   constructor(
@@ -62,15 +61,6 @@ export class PageIndex {
     return collapsed(ownText(element));
   }
 
-  contains(ancestor: Element, element: Element): boolean {
-    return contains(ancestor, element);
-  }
-
-  /** A link or source as written on the page, made absolute against its base. */
-  absoluteUrl(href: string): string | undefined {
-    return absoluteUrl(href, this.baseUrl);
-  }
-
   /**
    * The elements under `within` (and `within` itself, with `orSelf`) that a selector finds; none for a selector the
    * parser refuses.
@@ -84,25 +74,32 @@ export class PageIndex {
     }
   }
 
-  /** Innermost elements whose whole text is this label (compared as labelKey). */
-  labelled(label: string): Element[] {
-    if (!this.labelMap) {
-      this.labelMap = new Map();
+  /**
+   * The innermost elements showing each text (none of their indexed children shows the same), by its normalised form
+   * (labelKey), in document order; read once per page.
+   */
+  shownBy(): ReadonlyMap<string, readonly Element[]> {
+    if (!this.shown) {
+      this.shown = new Map();
       for (const element of this.elements) {
-        if (!isLabelText(this.text(element)) || this.hasChildWithText(element)) continue;
-        const key = labelKey(this.text(element));
-        this.labelMap.set(key, [...(this.labelMap.get(key) ?? []), element]);
+        const text = this.text(element);
+        const inner = !element.children.some(
+          (child) =>
+            child.type === "tag" && this.positions.has(child as Element) && this.text(child as Element) === text,
+        );
+        if (!inner) continue;
+        const key = labelKey(text);
+        const shown = this.shown.get(key);
+        if (shown) shown.push(element);
+        else this.shown.set(key, [element]);
       }
     }
-    return this.labelMap.get(labelKey(label)) ?? [];
+    return this.shown;
   }
 
-  /** The element has a child element showing the same text: it is not the innermost. */
-  hasChildWithText(element: Element): boolean {
-    const text = this.text(element);
-    return element.children.some(
-      (child) => child.type === "tag" && this.positions.has(child as Element) && this.text(child as Element) === text,
-    );
+  /** Innermost elements whose whole text is this label (compared as labelKey). */
+  labelled(label: string): Element[] {
+    return (this.shownBy().get(labelKey(label)) ?? []).filter((element) => isLabelText(this.text(element)));
   }
 }
 

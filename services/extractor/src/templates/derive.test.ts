@@ -2,7 +2,8 @@ import { parseSchema } from "@winnow/platform";
 import { describe, expect, it } from "vitest";
 import { loadPage } from "../page/page.js";
 import { PageIndex } from "../page/page-index.js";
-import { candidateLocators, deriveLocators } from "./derive.js";
+import { deriveLocators, targetsOf } from "./derive.js";
+import { elementLocators } from "./element-locators.js";
 import { applyLocator, locateElement } from "./locator.js";
 import { pageSnapshot } from "./page-snapshot.js";
 
@@ -31,22 +32,23 @@ describe("candidate locators from a page snapshot", () => {
   ];
 
   it.each(cases)(
-    "finds each candidate's element again as the page's CSS does, and reads there what it read (%o)",
+    "finds each target's element again as the page's CSS does, and reads there what it read (%o)",
     (schema, value) => {
       const answered = field(schema);
-      const snapshot = pageSnapshot(index, [{ field: answered, value }]);
-      const candidates = candidateLocators(snapshot, answered, value);
-      expect(candidates.length).toBeGreaterThan(0);
-      for (const { locator, element, raw } of candidates) {
-        expect(locateElement(index, locator)).toBe(element);
-        expect(applyLocator(index, locator)?.raw).toEqual(raw);
-      }
+      const snapshot = pageSnapshot(index, [{ field: answered, value }], []);
+      const targets = targetsOf(snapshot, answered, value);
+      expect(targets.length).toBeGreaterThan(0);
+      for (const { element, reading, raw } of targets)
+        for (const where of elementLocators(snapshot, element)) {
+          expect(locateElement(index, where)).toBe(element);
+          expect(applyLocator(index, { ...where, ...reading })?.raw).toEqual(raw);
+        }
     },
   );
 
   it("counts the elements a path finds inside a button, which hold no page text", () => {
     const price = field({ price_usd: "number" });
-    const locators = deriveLocators(pageSnapshot(index, [{ field: price, value: 12.5 }]), price, 12.5);
+    const locators = deriveLocators(pageSnapshot(index, [{ field: price, value: 12.5 }], []), price, 12.5);
     // span.price finds the button's price first: the value's is the second.
     expect(locators).toContainEqual(expect.objectContaining({ path: "span.price", index: 1 }));
     expect(locators).toContainEqual(
@@ -59,7 +61,7 @@ describe("candidate locators from a page snapshot", () => {
       `<html><body><p><span>Price:</span> <i>see below</i></p><dl><dt>Price:</dt><dd>$12.50</dd></dl></body></html>`,
     );
     const price = field({ price_usd: "number" });
-    const locators = deriveLocators(pageSnapshot(page, [{ field: price, value: 12.5 }]), price, 12.5);
+    const locators = deriveLocators(pageSnapshot(page, [{ field: price, value: 12.5 }], []), price, 12.5);
     const fromLabel = locators.find((locator) => locator.label === "Price:")!;
     // From the first "Price:", up to the body, the value's <dd> is the first <dd> after it.
     expect(fromLabel).toMatchObject({ path: "dd", index: 0 });
@@ -67,18 +69,15 @@ describe("candidate locators from a page snapshot", () => {
     expect(applyLocator(page, fromLabel)?.raw).toBe("12.50");
   });
 
-  it("keeps only candidates that read the value back", () => {
-    const title = field({ title: "string" });
-    const page = pageOf(`<html><body><h1 class="t">Heat (1995)</h1></body></html>`);
-    const snapshot = pageSnapshot(page, [{ field: title, value: "Heat" }]);
-    const candidates = candidateLocators(snapshot, title, "Heat");
-    const kept = deriveLocators(snapshot, title, "Heat");
+  it("keeps only the locators of elements whose reading reads the value back", () => {
+    const path = field({ path: "string" });
+    const page = pageOf(`<html><body><p class="path">/shop/1</p><a class="shop" href="/shop/1">Shop</a></body></html>`);
+    const snapshot = pageSnapshot(page, [{ field: path, value: "/shop/1" }], []);
+    // The link holds the value as written, but a locator reads it as the absolute address it is.
+    expect(targetsOf(snapshot, path, "/shop/1").map(({ raw }) => raw)).toContain("https://shop.example/shop/1");
+    const kept = deriveLocators(snapshot, path, "/shop/1");
     expect(kept.length).toBeGreaterThan(0);
-    expect(
-      kept.every((locator) =>
-        candidates.some((c) => JSON.stringify(c.locator) === JSON.stringify(locator) && c.raw === "Heat"),
-      ),
-    ).toBe(true);
-    expect(deriveLocators(snapshot, title, "Alien")).toEqual([]);
+    for (const locator of kept) expect(applyLocator(page, locator)?.raw).toBe("/shop/1");
+    expect(deriveLocators(snapshot, path, "/shop/2")).toEqual([]);
   });
 });

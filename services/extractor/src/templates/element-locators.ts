@@ -9,7 +9,7 @@ import { type Element, isTag } from "domhandler";
 import { textOf } from "../page/elements.js";
 import type { Locator } from "./locator.js";
 import type { PageSnapshot } from "./page-snapshot.js";
-import type { Step } from "./places.js";
+import type { Step } from "./steps.js";
 
 /** Levels climbed: from a value to its container, from a label to what holds the value. */
 const MAX_LEVELS = 4;

@@ -11,7 +11,7 @@ import type { Field, Logger, ObjectNode, SchemaNode } from "@winnow/platform";
 import { LRUCache } from "lru-cache";
 import type { PageIndex } from "../page/page-index.js";
 import { selectorOf } from "../page/selector.js";
-import { deriveLocators } from "./derive.js";
+import { deriveLocators, heldAgainst } from "./derive.js";
 import {
   ABSENCE,
   type Absence,
@@ -22,10 +22,10 @@ import {
   locatorKey,
   locatorSchema,
 } from "./locator.js";
-import { type Answered, pageSnapshot } from "./page-snapshot.js";
+import { type Answered, pageSnapshot, type Stored } from "./page-snapshot.js";
 import { type PageLayout, type PageTemplate, type TemplateKey, templateId, templateOf } from "./signature.js";
 import { isTrusted, type LocatorRecord, type LocatorUpdate, rank, type TemplateStore } from "./store.js";
-import { agrees, isLearnable, isPresentValue, readAs, sameValue } from "./values.js";
+import { isLearnable, isPresentValue, readAs, sameValue } from "./values.js";
 
 /** Every this many pages of a template, fields it holds absent are asked again: an optional part may show after all. */
 const ABSENCE_RECHECK = 5;
@@ -154,9 +154,10 @@ export class TemplateLearner {
    * that reads a value on the page agrees or disagrees; locators found anew
    * for the value are added with one agreement (looked for only now and then
    * where no element has shown it lately: UNSHOWN_AFTER); a null agrees with the
-   * field's absence, a value disagrees. New locators are found in two phases:
-   * the page read once into a snapshot (page-snapshot.ts), then each value's
-   * locators derived from that snapshot alone (derive.ts).
+   * field's absence, a value disagrees. Both in two phases: the page read
+   * once into a snapshot (page-snapshot.ts), with what each stored locator
+   * reads there; then each value's stored locators held against it and its
+   * new locators derived, from that snapshot alone (derive.ts).
    */
   async learn(
     key: TemplateKey,
@@ -171,11 +172,20 @@ export class TemplateLearner {
     const answered = tree.fields
       .filter((field) => isLearnable(field) && Object.hasOwn(values, field.name))
       .map((field): Answered => ({ field, value: values[field.name] }));
-    const sought = answered.filter(({ field, value }) => isPresentValue(value) && this.seeks(key, field));
-    // The first phase: the page read once, for every value whose locators are looked for. Reading a large page
-    // takes tens of milliseconds: requests waiting meanwhile go first.
-    if (sought.length > 0) await setImmediatePromise();
-    const snapshot = sought.length > 0 ? pageSnapshot(index, sought) : undefined;
+    const present = answered.filter(({ value }) => isPresentValue(value));
+    const sought = present.filter(({ field }) => this.seeks(key, field));
+    const stored = present.flatMap(({ field }) =>
+      records.flatMap((r): Stored[] =>
+        r.field === fieldKey(field) && !isAbsence(r.locator) ? [{ field, locator: r.locator }] : [],
+      ),
+    );
+    // The first phase: the page read once, for every value whose locators are looked for and every stored locator
+    // (none of either: nothing to read). Reading a large page takes tens of milliseconds: requests waiting meanwhile
+    // go first.
+    const reads = sought.length > 0 || stored.length > 0;
+    if (reads) await setImmediatePromise();
+    const snapshot = reads ? pageSnapshot(index, sought, stored) : undefined;
+    const readings = snapshot?.readings ?? new Map<Locator, unknown>();
     const updates: LocatorUpdate[] = [];
     for (const answer of answered) {
       const { field, value } = answer;
@@ -184,12 +194,13 @@ export class TemplateLearner {
       // So do a field's locators.
       await setImmediatePromise();
       const fieldRecords = records.filter((r) => r.field === fieldKey(field));
-      // The second phase: the locators that read the value back, from the snapshot alone.
+      // The second phase, from the snapshot alone: the stored locators held against the value, and the locators that
+      // read the value back.
       const derived = snapshot && sought.includes(answer) ? deriveLocators(snapshot, field, value) : undefined;
       if (derived) this.countShown(key, field, derived.length > 0);
       const known = new Set(fieldRecords.map((r) => locatorKey(r.locator)));
       updates.push(
-        ...heldAgainst(index, field, value, fieldRecords),
+        ...heldAgainst(readings, value, fieldRecords),
         ...(derived ?? [])
           .filter((locator) => !known.has(locatorKey(locator)))
           .map((locator) => ({ field: fieldKey(field), locator, agree: 1, disagree: 0 })),
@@ -234,21 +245,6 @@ export class TemplateLearner {
         : [];
     });
   }
-}
-
-/**
- * How the field's stored locators fare against its value on this page: each that reads a value agrees or
- * disagrees, and a stored absence disagrees.
- */
-function heldAgainst(index: PageIndex, field: Field, value: unknown, records: LocatorRecord[]): LocatorUpdate[] {
-  return records.flatMap((record): LocatorUpdate[] => {
-    if (isAbsence(record.locator)) return [{ field: record.field, locator: ABSENCE, agree: 0, disagree: 1 }];
-    const located = applyLocator(index, record.locator);
-    const read = located ? readAs(field, located.raw) : null;
-    if (!isPresentValue(read)) return [];
-    const agreed = agrees(read, value);
-    return [{ field: record.field, locator: record.locator, agree: Number(agreed), disagree: Number(!agreed) }];
-  });
 }
 
 function unshownKey(key: TemplateKey, field: Field): string {

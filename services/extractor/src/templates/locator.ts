@@ -12,8 +12,51 @@
 import type { Element } from "domhandler";
 import { z } from "zod";
 import { classNumber } from "../page/class-number.js";
+import { contains } from "../page/elements.js";
+import { absoluteUrl } from "../page/page.js";
 import type { PageIndex } from "../page/page-index.js";
 import { PATTERN, readText } from "./places.js";
+
+/** Attributes that hold a value a locator may read, in the order locators try them. */
+const VALUE_ATTRIBUTES = ["href", "src", "content", "datetime", "title"] as const;
+
+/** An attribute that may hold a value, with what a locator reading it reads: links made absolute. */
+export interface AttributeValue {
+  attr: (typeof VALUE_ATTRIBUTES)[number];
+  /** As written, trimmed. */
+  written: string;
+  /** What the locator reads; undefined when it reads nothing (an empty attribute, a link that is no web address). */
+  raw: string | undefined;
+}
+
+/** What a locator reads from one of an element's attributes (a link made absolute against `base`); none where it has none. */
+function attributeOf(
+  element: Element,
+  attr: AttributeValue["attr"],
+  base: URL | undefined,
+): AttributeValue | undefined {
+  const written = element.attribs[attr]?.trim();
+  if (written === undefined) return undefined;
+  const raw = !written ? undefined : attr === "href" || attr === "src" ? absoluteUrl(written, base) : written;
+  return { attr, written, raw };
+}
+
+/**
+ * An element's attributes by the value each holds: as written, and a link also as the absolute address it is; for a
+ * value two of them hold, the first in the order locators try them. None for an element without such attributes.
+ */
+export function heldValues(element: Element, base: URL | undefined): Map<string, AttributeValue> | undefined {
+  let held: Map<string, AttributeValue> | undefined;
+  for (const attr of VALUE_ATTRIBUTES) {
+    const value = attributeOf(element, attr, base);
+    if (!value) continue;
+    held ??= new Map();
+    if (!held.has(value.written)) held.set(value.written, value);
+    if ((attr === "href" || attr === "src") && value.raw !== undefined && !held.has(value.raw))
+      held.set(value.raw, value);
+  }
+  return held;
+}
 
 /**
  * How a value is read from its element: an attribute, or the text (the element's own, or all of it) with a prefix and
@@ -21,7 +64,7 @@ import { PATTERN, readText } from "./places.js";
  */
 const readingShape = {
   /** Read from this attribute instead of the text. */
-  attr: z.enum(["href", "src", "content", "datetime", "title"]).optional(),
+  attr: z.enum(VALUE_ATTRIBUTES).optional(),
   /** Read the element's own text, without its child elements' ("<h1>Title <small>[Paperback]</small></h1>"). */
   own: z.literal(true).optional(),
   /** The page writes numbers with a decimal comma: the text is read with "." and "," swapped. */
@@ -169,7 +212,7 @@ function matchesOf(index: PageIndex, locator: Pick<Locator, "path" | "label" | "
   const inScope = index.select(scope, locator.path, true);
   const from = index.position(anchor);
   // What holds the label ("<td><b>Author:</b> Kim</td>") or follows it.
-  return inScope.filter((element) => index.contains(element, anchor) || index.position(element) > from);
+  return inScope.filter((element) => contains(element, anchor) || index.position(element) > from);
 }
 
 /** The raw value a locator reads on this page, or undefined when the page does not show it as the locator expects. */
@@ -233,10 +276,8 @@ function readElement(index: PageIndex, element: Element, reading: Reading): { ra
     return number === undefined ? undefined : { raw: String(number), text: element.attribs.class ?? "" };
   }
   if (reading.attr !== undefined) {
-    const value = element.attribs[reading.attr]?.trim();
-    if (!value) return undefined;
-    const raw = reading.attr === "href" || reading.attr === "src" ? index.absoluteUrl(value) : value;
-    return raw === undefined ? undefined : { raw, text: value };
+    const { raw, written } = attributeOf(element, reading.attr, index.baseUrl) ?? {};
+    return raw === undefined ? undefined : { raw, text: written! };
   }
   const text = reading.own ? index.ownText(element) : index.text(element);
   const raw = readText(text, reading);

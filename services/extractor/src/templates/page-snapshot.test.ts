@@ -1,6 +1,7 @@
 import { parseSchema } from "@winnow/platform";
 import type { Element } from "domhandler";
 import { describe, expect, it } from "vitest";
+import { locatorSchema } from "./locator.js";
 import type { PageSnapshot } from "./page-snapshot.js";
 import { snapshotOf } from "./templates.test-helpers.js";
 
@@ -42,11 +43,13 @@ describe("page snapshot", () => {
     expect(snapshot.labels.has(main)).toBe(false);
   });
 
-  it("reads the attributes a value may be held in, links made absolute", () => {
+  it("reads the attributes a value may be held in by the value they hold, links also as absolute addresses", () => {
     const link = byText(snapshot, "Shop");
-    expect(snapshot.attributes.get(link)).toEqual([
-      { attr: "href", written: "/shop/1", raw: "https://shop.example/shop/1" },
-      { attr: "title", written: "Visit", raw: "Visit" },
+    const href = { attr: "href", written: "/shop/1", raw: "https://shop.example/shop/1" };
+    expect([...snapshot.attributes.get(link)!]).toEqual([
+      ["/shop/1", href],
+      ["https://shop.example/shop/1", href],
+      ["Visit", { attr: "title", written: "Visit", raw: "Visit" }],
     ]);
   });
 
@@ -84,6 +87,22 @@ describe("page snapshot", () => {
       { name: "Desk Lamp", price_usd: "19.99" },
       { name: "Floor Lamp", price_usd: "89" },
     ]);
+  });
+
+  it("reads what each stored locator reads on the page, in its field's type; null where it reads nothing", () => {
+    const price = parseSchema({ price_usd: "number" }).fields[0]!;
+    const shown = locatorSchema.parse({ path: "span.price", index: 0 });
+    const missing = locatorSchema.parse({ path: "span.discount", index: 0 });
+    const { readings } = snapshotOf(
+      PAGE,
+      [],
+      [
+        { field: price, locator: shown },
+        { field: price, locator: missing },
+      ],
+    );
+    expect(readings.get(shown)).toBe(5);
+    expect(readings.get(missing)).toBeNull();
   });
 
   it("reads a page without a body as empty", () => {

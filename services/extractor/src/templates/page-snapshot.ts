@@ -1,35 +1,20 @@
 /**
  * The first phase of learning: one page, read once into the plain data that
- * finding locators for its answers needs. Deriving them (derive.ts) then
- * reads this snapshot alone and never goes back to the page: the texts of its
- * elements and the steps that name them, its innermost elements by
- * normalised text, its labels, the values its attributes hold, its elements
- * in document order (what a locator's CSS path can find) and the page's own
- * lists of records that show a list of objects answered.
+ * learning from its answers needs. The second (derive.ts) then reads this
+ * snapshot alone and never goes back to the page: the texts of its elements
+ * and the steps that name them, its innermost elements by normalised text,
+ * its labels, the values its attributes hold, its elements in document order
+ * (what a locator's CSS path can find), the page's own lists of records that
+ * show a list of objects answered (records.ts), and what each of the
+ * template's stored locators reads on the page, in its field's type.
  */
-import type { Field, ObjectNode } from "@winnow/platform";
+import type { Field } from "@winnow/platform";
 import { type Element, isTag } from "domhandler";
-import { isLabelText, labelKey, type PageIndex } from "../page/page-index.js";
-import { type Located, type Locator, readAt } from "./locator.js";
-import { type Step, stepsOf, VALUE_ATTRIBUTES } from "./places.js";
-import { recordReadings } from "./records.js";
-
-/** An attribute that may hold a value, with what a locator reading it reads: links made absolute. */
-interface AttributeValue {
-  attr: (typeof VALUE_ATTRIBUTES)[number];
-  /** As written, trimmed. */
-  written: string;
-  /** What the locator reads; undefined when it reads nothing (an empty attribute, a link that is no web address). */
-  raw: string | undefined;
-}
-
-/** A page's list whose records show an answered list of objects: its container, how to read it, and what that reads. */
-interface RecordsShown {
-  container: Element;
-  reading: Pick<Locator, "items" | "fields">;
-  /** What the reading reads there; undefined when it reads no record. */
-  raw: Located["raw"] | undefined;
-}
+import { isLabelText, type PageIndex } from "../page/page-index.js";
+import { type AttributeValue, applyLocator, heldValues, type Locator } from "./locator.js";
+import { type RecordsShown, recordsShown } from "./records.js";
+import { type Step, stepsOf } from "./steps.js";
+import { readAs } from "./values.js";
 
 /** The steps that name an element: on a path from the body (with its stable id), and found from something else. */
 interface ElementSteps {
@@ -61,10 +46,15 @@ export interface PageSnapshot {
    * locator from that label looks from.
    */
   labels: ReadonlyMap<Element, Element>;
-  /** Attributes of `elements` that may hold a value, each element's in the order locators try them. */
-  attributes: ReadonlyMap<Element, readonly AttributeValue[]>;
-  /** For each answered list of objects (by field name), the page's lists showing it, as records.ts reads them. */
+  /**
+   * The attributes of the elements of `tree` that may hold a value, by the value each holds (locator.ts,
+   * heldValues).
+   */
+  attributes: ReadonlyMap<Element, ReadonlyMap<string, AttributeValue>>;
+  /** For each list of objects sought (by field name), the page's lists showing it, as records.ts reads them. */
   records: ReadonlyMap<string, readonly RecordsShown[]>;
+  /** What each stored locator (the object given) reads on the page, in its field's type: null where it reads nothing. */
+  readings: ReadonlyMap<Locator, unknown>;
 }
 
 /** A field answered on the page, with its value. */
@@ -73,50 +63,45 @@ export interface Answered {
   value: unknown;
 }
 
-/** The page's snapshot for these answers: a list of objects answered brings the page's records that show it. */
-export function pageSnapshot(index: PageIndex, answered: readonly Answered[]): PageSnapshot {
+/** A locator the template holds for a field. */
+export interface Stored {
+  field: Field;
+  locator: Locator;
+}
+
+/**
+ * The page's snapshot for the values whose locators are sought and the locators stored: a list of objects sought
+ * brings the page's records that show it.
+ */
+export function pageSnapshot(index: PageIndex, sought: readonly Answered[], stored: readonly Stored[]): PageSnapshot {
   const { elements } = index;
   const { tree, spans } = documentOrder(rootOf(elements[0]));
   const positions = new Map(elements.map((element, at) => [element, at]));
   const texts = new Map<Element, string>();
   const ownTexts = new Map<Element, string>();
   const steps = new Map<Element, ElementSteps>();
-  const attributes = new Map<Element, AttributeValue[]>();
   for (const element of elements) {
     texts.set(element, index.text(element));
     ownTexts.set(element, index.ownText(element));
     steps.set(element, stepsOf(element));
-    const values = VALUE_ATTRIBUTES.flatMap((attr) => {
-      const written = element.attribs[attr]?.trim();
-      if (written === undefined) return [];
-      const raw = !written ? undefined : attr === "href" || attr === "src" ? index.absoluteUrl(written) : written;
-      return [{ attr, written, raw }];
-    });
-    if (values.length > 0) attributes.set(element, values);
   }
-  const shownBy = new Map<string, Element[]>();
+  const shownBy = index.shownBy();
+  // Each label's innermost elements, each with the first of them.
   const labels = new Map<Element, Element>();
-  const firstLabelled = new Map<string, Element>();
-  for (const element of elements) {
-    const text = texts.get(element)!;
-    // Innermost: none of its indexed children shows the same text.
-    const inner = !element.children.some(
-      (child) => child.type === "tag" && positions.has(child as Element) && texts.get(child as Element) === text,
-    );
-    if (!inner) continue;
-    const key = labelKey(text);
-    const shown = shownBy.get(key);
-    if (shown) shown.push(element);
-    else shownBy.set(key, [element]);
-    if (!isLabelText(text)) continue;
-    if (!firstLabelled.has(key)) firstLabelled.set(key, element);
-    labels.set(element, firstLabelled.get(key)!);
+  for (const shown of shownBy.values()) {
+    const labelling = shown.filter((element) => isLabelText(texts.get(element)!));
+    for (const element of labelling) labels.set(element, labelling[0]!);
+  }
+  const attributes = new Map<Element, ReadonlyMap<string, AttributeValue>>();
+  for (const element of tree) {
+    const held = heldValues(element, index.baseUrl);
+    if (held) attributes.set(element, held);
   }
   const records = new Map<string, RecordsShown[]>();
-  for (const { field, value } of answered) {
+  for (const { field, value } of sought) {
     const { node } = field;
     if (node.kind === "array" && node.items.kind === "object")
-      records.set(field.name, recordsShown(index, node.items, value as Record<string, unknown>[]));
+      records.set(field.name, recordsShown(index, attributes, node.items, value as Record<string, unknown>[]));
   }
   // A list's container may stand outside the indexed elements: it and what holds it are named too.
   for (const { container } of [...records.values()].flat())
@@ -126,15 +111,12 @@ export function pageSnapshot(index: PageIndex, answered: readonly Answered[]): P
       node = node.parent as Element | null
     )
       steps.set(node, stepsOf(node));
-  return { elements, positions, tree, spans, texts, ownTexts, steps, shownBy, labels, attributes, records };
-}
-
-function recordsShown(index: PageIndex, item: ObjectNode, value: Record<string, unknown>[]): RecordsShown[] {
-  return recordReadings(index, item, value).map(({ container, reading }) => ({
-    container,
-    reading,
-    raw: readAt(index, container, reading)?.raw,
-  }));
+  const readings = new Map<Locator, unknown>();
+  for (const { field, locator } of stored) {
+    const located = applyLocator(index, locator);
+    readings.set(locator, located ? readAs(field, located.raw) : null);
+  }
+  return { elements, positions, tree, spans, texts, ownTexts, steps, shownBy, labels, attributes, records, readings };
 }
 
 /** The topmost element above the body: <html>. */

@@ -1,23 +1,17 @@
 /**
  * Where a value sits on a page, as locators write it: the span of an
  * element's text that holds the value (in any form shape.ts reads back as
- * the value), what a reading reads back from such a text, and the CSS steps
- * that name an element by its tag and stable names.
+ * the value), and what a reading reads back from such a text.
  */
-import type { Element } from "domhandler";
 import { LRUCache } from "lru-cache";
 import { nameHints } from "../schema/field-names.js";
 import { datesIn, firstNumber, parseBoolean, parseNumber } from "../schema/normalize.js";
-import { stableClasses, stableId, stableItemprop } from "./names.js";
 
 /** Text around a value that a locator may cut off: more than this, and the value sits in running text, not a slot. */
 export const MAX_AROUND = 60;
 
 /** A number as a page writes it, with its separators. */
 const WRITTEN_NUMBER = /\d[\d.,\u00a0\u202f']*\d|\d/g;
-
-/** Attributes that hold a value a locator may read. */
-export const VALUE_ATTRIBUTES = ["href", "src", "content", "datetime", "title"] as const;
 
 /** Where in an element's text the value is written, read for the field `name`. */
 export function spanOf(text: string, value: unknown, name: string): [number, number] | undefined {
@@ -39,40 +33,6 @@ export function spanOf(text: string, value: unknown, name: string): [number, num
   const lower = text.toLowerCase();
   const at = lower.length === text.length ? lower.indexOf(wanted) : -1;
   return at >= 0 && text.length - wanted.length <= MAX_AROUND ? [at, at + wanted.length] : undefined;
-}
-
-/** One step of a path as data: the tag ("*" for any) and the stable names the element must have, and as CSS. */
-export interface Step {
-  tag: string;
-  id?: string;
-  classes: string[];
-  itemprop?: string;
-  /** As CSS writes it: `div#main.price[itemprop="price"]`. */
-  css: string;
-}
-
-/**
- * The steps that name the element: its tag with its stable id, classes and itemprop, on a path from the body; and
- * without its id, which would name it alone, where it is found from something else.
- */
-export function stepsOf(element: Element): { step: Step; relative: Step } {
-  const tag = tagOf(element);
-  const id = stableId(element);
-  const classes = stableClasses(element);
-  const itemprop = stableItemprop(element);
-  const names = `${classes.map((c) => `.${c}`).join("")}${itemprop ? `[itemprop="${itemprop}"]` : ""}`;
-  const relative = { tag, classes, ...(itemprop ? { itemprop } : {}), css: `${tag}${names}` };
-  return { step: id ? { ...relative, id, css: `${tag}#${id}${names}` } : relative, relative };
-}
-
-/** A step for an element found relative to something else: without its id, which would name it alone. */
-export function relativeStep(element: Element): string {
-  return stepsOf(element).relative.css;
-}
-
-/** The tag as a selector can name it; "*" for a name CSS cannot write ("fb:like"). */
-function tagOf(element: Element): string {
-  return /^[a-z][a-z0-9-]*$/i.test(element.tagName) ? element.tagName : "*";
 }
 
 /** A reading without the parts it leaves empty, so that equal readings are written alike. */

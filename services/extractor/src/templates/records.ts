@@ -15,18 +15,9 @@ import { classNumber } from "../page/class-number.js";
 import type { PageIndex } from "../page/page-index.js";
 import { ShownText } from "../page/text-match.js";
 import { firstNumber } from "../schema/normalize.js";
-import { type ItemField, type Locator, readItemField } from "./locator.js";
-import {
-  MAX_AROUND,
-  numberText,
-  readText,
-  relativeStep,
-  spanOf,
-  swapSeparators,
-  VALUE_ATTRIBUTES,
-  valuePattern,
-  withoutEmpty,
-} from "./places.js";
+import { type AttributeValue, type ItemField, type Located, type Locator, readAt, readItemField } from "./locator.js";
+import { MAX_AROUND, numberText, readText, spanOf, swapSeparators, valuePattern, withoutEmpty } from "./places.js";
+import { relativeStep } from "./steps.js";
 import { isPresentValue, readAs, sameValue } from "./values.js";
 
 /** A model's record and the page's record that shows it; share of a record's values the page's record must show. */
@@ -46,13 +37,27 @@ const MAX_PART_ELEMENTS = 400;
 const MAX_STEPS = 16;
 
 type Reading = Pick<Locator, "items" | "fields">;
+/** The page's elements' attributes by the value each holds (locator.ts, heldValues). */
+type Attributes = ReadonlyMap<Element, ReadonlyMap<string, AttributeValue>>;
 
-/** The page's list that shows the model's records, as a container and how each record and field is read in it. */
-export function recordReadings(
+/** A page's list whose records show an answered list of objects: its container, how to read it, and what that reads. */
+export interface RecordsShown {
+  container: Element;
+  reading: Reading;
+  /** What the reading reads there; undefined when it reads no record. */
+  raw: Located["raw"] | undefined;
+}
+
+/**
+ * The page's list that shows the model's records: its container, how each record and field is read in it, and what
+ * that reads.
+ */
+export function recordsShown(
   index: PageIndex,
+  attributes: Attributes,
   item: ObjectNode,
   value: Record<string, unknown>[],
-): { container: Element; reading: Reading }[] {
+): RecordsShown[] {
   const paired = bestPairing(index, pageLists(index.$), value);
   if (!paired) return [];
   const { container } = paired.list;
@@ -66,8 +71,10 @@ export function recordReadings(
   const parts = new Map(paired.list.records.map((record) => [record[0]!, record]));
   const records = index.select(container, items).map((head) => parts.get(head) ?? [head]);
   const pairs = pairRecords(index, records, value);
-  const fields = item.fields.flatMap((field) => columnsOf(index, field, pairs));
-  return fields.length > 0 ? [{ container, reading: { items, fields } }] : [];
+  const fields = item.fields.flatMap((field) => columnsOf(index, attributes, field, pairs));
+  if (fields.length === 0) return [];
+  const reading = { items, fields };
+  return [{ container, reading, raw: readAt(index, container, reading)?.raw }];
 }
 
 type Pair = [Record<string, unknown>, Element[]];
@@ -160,7 +167,7 @@ interface Place {
  * each ("In stock"). None when they read fewer than most records' values
  * right.
  */
-function columnsOf(index: PageIndex, field: Field, pairs: Pair[]): ItemField[] {
+function columnsOf(index: PageIndex, attributes: Attributes, field: Field, pairs: Pair[]): ItemField[] {
   // A boolean is a marker where records differ; where every record reads the same, the text that says so ("In stock").
   const marker =
     field.node.kind === "scalar" && field.node.type === "boolean" ? markerColumn(index, field.name, pairs) : [];
@@ -174,7 +181,7 @@ function columnsOf(index: PageIndex, field: Field, pairs: Pair[]): ItemField[] {
     const places = record.flatMap((root, part) =>
       Array.isArray(value)
         ? listPlaces(index, root, part, field.name, value)
-        : valuePlaces(index, root, part, field, value),
+        : valuePlaces(index, attributes, root, part, field, value),
     );
     for (const { field: place, key } of new Map(places.map((p) => [p.key, p])).values()) {
       const entry = votes.get(key) ?? { place, count: 0 };
@@ -248,7 +255,14 @@ function placesIn(root: Element): Spot[] {
   return found;
 }
 
-function valuePlaces(index: PageIndex, root: Element, part: number, field: Field, value: unknown): Place[] {
+function valuePlaces(
+  index: PageIndex,
+  attributes: Attributes,
+  root: Element,
+  part: number,
+  field: Field,
+  value: unknown,
+): Place[] {
   const shown = new Map<Element, Place[]>();
   const all = placesIn(root);
   for (const { element, path, index: at } of all) {
@@ -266,14 +280,8 @@ function valuePlaces(index: PageIndex, root: Element, part: number, field: Field
       if (classNumber(element) === value) innermost.push(placeOf(field.name, part, path, at, { classNumber: true }));
   if (typeof value !== "string") return innermost;
   for (const { element, path, index: at } of all) {
-    const attr = VALUE_ATTRIBUTES.find((attribute) => {
-      const written = element.attribs[attribute]?.trim();
-      return (
-        written !== undefined &&
-        (written === value || ((attribute === "href" || attribute === "src") && index.absoluteUrl(written) === value))
-      );
-    });
-    if (attr) innermost.push(placeOf(field.name, part, path, at, { attr }));
+    const held = attributes.get(element)?.get(value);
+    if (held) innermost.push(placeOf(field.name, part, path, at, { attr: held.attr }));
   }
   return innermost;
 }
