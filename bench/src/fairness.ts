@@ -13,7 +13,9 @@
  * backlog key's minute, when its waiting pages come due together. The ratio
  * is the slowest of them over the time alone (target: at most 2x).
  * BENCH_NEIGHBOUR_PAGES (default 5) sets the small job's size; the
- * neighbour's own jobs stay within its minute's requests.
+ * neighbour's own jobs stay within its minute's requests. BENCH_PROFILE=1
+ * writes a V8 CPU profile of each run's jobs worker (where every page and
+ * the embedded queue run) to bench/results/profiles/jobs/.
  * Prints a table and writes bench/results/fairness.json.
  */
 import { randomUUID } from "node:crypto";
@@ -35,6 +37,7 @@ const WATCH_MS = Number(process.env.BENCH_WATCH_SECONDS ?? 75) * 1000;
 const PAUSE_MS = 10_000;
 const JOB_PAGES = 1000;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+const PROFILE_DIR = process.env.BENCH_PROFILE ? path.join(REPO_ROOT, "bench/results/profiles/jobs") : undefined;
 
 const { site, origin } = await serveProductPages();
 
@@ -58,6 +61,7 @@ interface Row {
 
 async function measure(queue: string, env: Record<string, string>): Promise<Row> {
   const stack = await startThrowawayStack({
+    nodeArgs: PROFILE_DIR ? { jobs: ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] } : undefined,
     env: {
       WINNOW_EGRESS_ALLOW: origin.replace("http://", ""),
       BATCH_MAX_URLS: String(JOB_PAGES),

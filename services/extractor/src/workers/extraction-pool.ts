@@ -28,6 +28,7 @@ import {
   type WorkerMessage,
   type WorkerSettings,
 } from "./messages.js";
+import { ReadyThreads } from "./ready-threads.js";
 
 export interface PoolSettings {
   /** Extractions at once (EXTRACT_WORKERS); a worker waiting for the model is held too. */
@@ -64,6 +65,7 @@ export class ExtractionPool {
       perAccount: settings.workersPerAccount,
       maxQueue: settings.maxQueue,
     });
+    const threads = new ReadyThreads();
     this.pool = new Piscina({
       filename: workerModule().href,
       minThreads: Math.min(settings.workers, 2),
@@ -76,7 +78,10 @@ export class ExtractionPool {
       // Not the process's preloads (the telemetry SDK would start a second metrics exporter in every thread), but its
       // CPU profiling (--cpu-prof, as bench:load's BENCH_PROFILE asks): extractions spend their time in the workers.
       execArgv: process.execArgv.filter((arg) => arg.startsWith("--cpu-prof")),
+      // An extraction waiting for a worker takes the first one ready, not one still starting.
+      loadBalancer: threads.balancer,
     });
+    threads.follow(this.pool);
   }
 
   /**

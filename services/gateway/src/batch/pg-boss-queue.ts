@@ -2,10 +2,13 @@ import { setImmediate, setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "@winnow/platform";
 import type { SqlDatabase } from "@winnow/platform/sql";
 import PgBoss from "pg-boss";
+import { KeyHolds } from "./key-holds.js";
 import type { QueueBackend, QueueSpec, TaskQueue } from "./task-queue.js";
 
 /** How long an idle worker waits before looking for tasks again (tasks added by this process wake it at once). */
 const IDLE_POLL_MS = 250;
+/** Tasks written per statement when adding: each a moment of PGlite's (and this thread's) time, not a whole job's. */
+const ADD_CHUNK = 100;
 /** pg-boss's priority is an integer: turns past this one share it, in arrival order. */
 const LAST_TURN = 2_147_483_647;
 
@@ -62,18 +65,23 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
        * tasks per poll as workers are free, and marks the tasks done since the last poll complete at once: a
        * completion per task cost PGlite, on this thread, more than a page's own statements (a batch job was slower
        * than the same pages scraped one by one, bench:batch). A task done but not yet marked when the gateway dies
-       * runs again after its lease, and the page runner finds its page finished.
+       * runs again after its lease, and the page runner finds its page finished. `run` answers whether the task is
+       * done; one it put back (to run later) is not.
        */
-      const pump = (name: string, concurrency: number, run: (job: PgBoss.JobWithMetadata<T>) => Promise<void>) => {
+      const pump = (
+        name: string,
+        concurrency: number,
+        holds: KeyHolds,
+        run: (job: TakenTask<T>) => Promise<boolean>,
+      ) => {
         const finished: string[] = [];
         const running = new Set<Promise<void>>();
         const completeFinished = async () => {
           if (finished.length > 0) await boss.complete(name, finished.splice(0)).catch(warn(name));
         };
-        const runOne = async (job: PgBoss.JobWithMetadata<T>) => {
+        const runOne = async (job: TakenTask<T>) => {
           try {
-            await run(job);
-            finished.push(job.id);
+            if (await run(job)) finished.push(job.id);
           } catch (error) {
             await boss.fail(name, job.id, { message: String((error as Error)?.message ?? error) });
           }
@@ -92,9 +100,7 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
               }
               await completeFinished();
               const fetched =
-                (await boss
-                  .fetch<T>(name, { batchSize: concurrency - running.size, includeMetadata: true, priority: true })
-                  .catch(warn(name))) ?? [];
+                (await take<T>(db, name, concurrency - running.size, holds.held()).catch(warn(name))) ?? [];
               if (fetched.length === 0) {
                 const signal = AbortSignal.any([stopping.signal, wake.signal]);
                 await sleep(IDLE_POLL_MS, undefined, { signal }).catch(() => {});
@@ -118,42 +124,42 @@ export async function startPgBossQueues(db: SqlDatabase, logger: Logger): Promis
         async add(items, key = "") {
           if (items.length === 0) return;
           const first = await nextTurn(db, spec.name, key);
-          await boss.insert(
-            items.map((data, i) => ({
-              data,
-              ...options,
-              singletonKey: key,
-              priority: -Math.min(first + i, LAST_TURN),
-            })),
-          );
-          wake.abort();
-          wake = new AbortController();
-        },
-        work(handler, givenUp) {
-          // Again as a new task with the retries it has left: pg-boss has no delay that spends none. It takes the next
-          // turn of its key's line, as a task added then would: kept at the head, it would come back ahead of other
-          // keys' tasks each time it waits.
-          const again = (jobs: PgBoss.JobWithMetadata<T>[], startAfter: Date, priority: number) =>
-            boss.insert(
-              jobs.map((job) => ({
-                data: job.data,
+          // In chunks, the tasks written so far taken meanwhile: PGlite runs each statement on this thread, and a
+          // large job's thousands in one would hold every other key's pages (and the workers' polls) until all were in.
+          for (let from = 0; from < items.length; from += ADD_CHUNK) {
+            await boss.insert(
+              items.slice(from, from + ADD_CHUNK).map((data, i) => ({
+                data,
                 ...options,
-                retryLimit: job.retryLimit - job.retryCount,
-                startAfter,
-                singletonKey: job.singletonKey ?? "",
-                priority,
+                singletonKey: key,
+                priority: -Math.min(first + from + i, LAST_TURN),
               })),
             );
-          pump(spec.name, spec.concurrency, async (job) => {
+            wake.abort();
+            wake = new AbortController();
+            await setImmediate();
+          }
+        },
+        work(handler, givenUp) {
+          const holds = new KeyHolds();
+          pump(spec.name, spec.concurrency, holds, async (job) => {
             const lastAttempt = job.retryCount >= job.retryLimit;
             const outcome = await handler({ data: job.data, lastAttempt }, controller.signal);
-            if (!outcome) return;
+            if (!outcome) return true;
             const key = job.singletonKey ?? "";
             const startAfter = new Date(Date.now() + outcome.laterMs);
-            await again([job], startAfter, -(await nextTurn(db, spec.name, key)));
-            if (outcome.line) await putOffLine(db, spec.name, key, startAfter);
+            // A task whose whole line waits keeps its turn, the line's first: no task of its key is taken before it
+            // while the line is held. A task that waits alone takes the next turn of its key's line, as a task added then
+            // would: kept at the head, it would come back ahead of other keys' tasks each time it waits.
+            if (outcome.line) holds.hold(key, startAfter.getTime());
+            const turn = outcome.line ? undefined : await nextTurn(db, spec.name, key);
+            await putBack(db, spec.name, job.id, startAfter, turn);
+            return false;
           });
-          pump(givenUpName, 1, (job) => givenUp(job.data));
+          pump(givenUpName, 1, new KeyHolds(), async (job) => {
+            await givenUp(job.data);
+            return true;
+          });
         },
       };
     },
@@ -184,16 +190,49 @@ async function nextTurn(db: SqlDatabase, name: string, key: string): Promise<num
   return row!.turn;
 }
 
+/** A task as take() answers it: what its handler is given, and what the queue keeps it by. */
+interface TakenTask<T> {
+  id: string;
+  data: T;
+  singletonKey: string | null;
+  retryCount: number;
+  retryLimit: number;
+}
+
 /**
- * Puts every task waiting in `key`'s line of queue `name` off until `startAfter`, in one statement: a throttled
- * key's backlog of thousands would otherwise be taken task by task, each only to learn that it must wait, and a
- * neighbour's pages would queue behind that churn at every reset of the key's minute.
+ * Takes up to `count` tasks of queue `name` for this process's free workers: pg-boss's own fetch (fetchNextJob, for
+ * a standard queue: due tasks, highest priority first, locked ones skipped, the retry counted on a task taken
+ * again), except the lines of `held` keys. A held line is left as it is, so holding a key costs nothing per task
+ * waiting in its line: putting off each of a throttled key's thousands of tasks rewrote them all at every wait (its
+ * slots' every 250 ms, its minute's at each reset), on the one thread PGlite shares with every other key's pages.
  */
-async function putOffLine(db: SqlDatabase, name: string, key: string, startAfter: Date): Promise<void> {
+function take<T>(db: SqlDatabase, name: string, count: number, held: string[]): Promise<TakenTask<T>[]> {
+  return db.query<TakenTask<T>>(
+    `WITH next AS (
+       SELECT id FROM pgboss.job
+       WHERE name = $1 AND state < 'active' AND start_after < now() AND NOT (COALESCE(singleton_key, '') = ANY($3::text[]))
+       ORDER BY priority DESC, created_on, id
+       LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     )
+     UPDATE pgboss.job j SET state = 'active', started_on = now(),
+       retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
+     FROM next WHERE j.name = $1 AND j.id = next.id
+     RETURNING j.id, j.data, j.singleton_key AS "singletonKey", j.retry_count AS "retryCount", j.retry_limit AS "retryLimit"`,
+    [name, count, held],
+  );
+}
+
+/**
+ * Puts a task taken back into its queue until `startAfter`, at `turn` if given (else at its own), with its attempts
+ * unspent: untaken as it was (pg-boss counts a retry when it takes a task it had taken before), as pg-boss has no
+ * delay that spends none. Only while it is still this worker's: one whose lease ran out is pg-boss's to retry.
+ */
+async function putBack(db: SqlDatabase, name: string, id: string, startAfter: Date, turn?: number): Promise<void> {
   await db.query(
-    `UPDATE pgboss.job SET start_after = $3
-     WHERE name = $1 AND singleton_key = $2 AND state < 'active' AND start_after < $3`,
-    [name, key, startAfter],
+    `UPDATE pgboss.job SET state = 'created', started_on = NULL, start_after = $3, priority = COALESCE(-$4::int, priority)
+     WHERE name = $1 AND id = $2 AND state = 'active'`,
+    [name, id, startAfter, turn ?? null],
   );
 }
 

@@ -9,8 +9,8 @@ export interface Task<T> {
  * What a handler answers: undefined when the task is done, or a time to run it again, which spends none of its
  * attempts (a task that cannot run yet, such as a page whose key has used its requests for the minute), so
  * that the worker can take another task meanwhile. `line` says that no task of its line can run before then
- * either (the minute's requests are the key's, not the page's): the queue puts the whole line off in one step
- * where its store can (pg-boss), rather than taking each of its tasks to learn it.
+ * either (the minute's requests and the scrape slots are the key's, not the page's): where the queue can (pg-boss),
+ * it takes none of the line's tasks until then, rather than taking each of them to learn it.
  */
 export type TaskOutcome = { laterMs: number; line?: boolean } | undefined;
 
