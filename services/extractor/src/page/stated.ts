@@ -58,7 +58,9 @@ function wordsOf(text: string): string[] {
  * read so, and splitting each into an array cost more than the rest of the check.
  */
 function wordKey(text: string): string {
-  return foldedText(text).replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  return foldedText(text)
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
 }
 
 function wordCount(key: string): number {
@@ -111,9 +113,7 @@ class ElementTexts {
 
   hasDay(value: string): boolean {
     this.days ??= new Set(
-      this.texts
-        .filter(({ words }) => words <= DATE_WORDS)
-        .flatMap(({ text }) => datesIn(text).map((d) => d.date)),
+      this.texts.filter(({ words }) => words <= DATE_WORDS).flatMap(({ text }) => datesIn(text).map((d) => d.date)),
     );
     return this.days.has(value.slice(0, 10));
   }

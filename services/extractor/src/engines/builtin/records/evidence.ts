@@ -31,7 +31,7 @@ const OLD_PRICE_WORDS = new Set([
 ]);
 
 /** How strongly each kind of evidence says that a column answers a field. */
-export const EVIDENCE = {
+const EVIDENCE = {
   own: 1,
   unit: 1,
   ownPrefix: PREFIX_MATCH,
