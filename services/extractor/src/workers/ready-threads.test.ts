@@ -64,7 +64,11 @@ const heard = (word: string, count = 1) =>
     };
   });
 
-it("runs a waiting task on the thread that frees up, not on a thread started for it", async () => {
+/**
+ * A pool of up to three threads using the balancer, whose first thread has loaded and holds a task (`first`);
+ * `othersLoading` hears the next two threads start loading.
+ */
+async function firstThreadHeld() {
   const threads = new ReadyThreads();
   const pool = new Piscina({
     filename: worker,
@@ -76,7 +80,6 @@ it("runs a waiting task on the thread that frees up, not on a thread started for
   threads.follow(pool);
   // An extraction's signal, as the extraction pool gives each task.
   const signal = new AbortController().signal;
-  // The first thread loads, and a task holds it.
   const firstLoading = heard("loading");
   const firstHeld = heard("held");
   const first = pool.run({ hold: true }, { signal });
@@ -84,6 +87,11 @@ it("runs a waiting task on the thread that frees up, not on a thread started for
   const othersLoading = heard("loading", 2);
   say("start");
   const [firstThread] = await firstHeld;
+  return { pool, signal, first, firstThread, othersLoading };
+}
+
+it("runs a waiting task on the thread that frees up, not on a thread started for it", async () => {
+  const { pool, signal, first, firstThread, othersLoading } = await firstThreadHeld();
   // Two more tasks wait: the pool starts a thread for each, which do not get to load.
   const waiting = [pool.run({ hold: true }, { signal }), pool.run({ hold: true }, { signal })];
   await othersLoading;
@@ -100,23 +108,7 @@ it("runs a waiting task on the thread that frees up, not on a thread started for
 });
 
 it("leaves a second waiting task for a ready thread to free up rather than a thread still starting", async () => {
-  const threads = new ReadyThreads();
-  const pool = new Piscina({
-    filename: worker,
-    minThreads: 1,
-    maxThreads: 3,
-    concurrentTasksPerWorker: 1,
-    loadBalancer: threads.balancer,
-  });
-  threads.follow(pool);
-  const signal = new AbortController().signal;
-  const firstLoading = heard("loading");
-  const firstHeld = heard("held");
-  const first = pool.run({ hold: true }, { signal });
-  await firstLoading;
-  const othersLoading = heard("loading", 2);
-  say("start");
-  const [firstThread] = await firstHeld;
+  const { pool, signal, first, firstThread, othersLoading } = await firstThreadHeld();
   // Two tasks wait, and the pool starts a thread for each; the first thread frees up once: it takes one of them, and
   // the other waits for it to free up again, which it does before the other threads are let start.
   const waiting = [pool.run({ hold: false }, { signal }), pool.run({ hold: false }, { signal })];
