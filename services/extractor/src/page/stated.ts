@@ -48,25 +48,18 @@ class Shown {
 }
 
 function wordsOf(text: string): string[] {
-  return normalizeText(text)
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word !== "");
+  const key = wordKey(text);
+  return key === "" ? [] : key.split(" ");
 }
 
 /**
- * The text's words joined by single spaces, as `wordsOf(text).join(" ")` in one replace: every shown element's text is
- * read so, and splitting each into an array cost more than the rest of the check.
+ * The text's words (letters and digits, case and compatibility forms folded) joined by single spaces, in one replace:
+ * every shown element's text is read so, and splitting each by a pattern cost more than the rest of the check.
  */
 function wordKey(text: string): string {
   return foldedText(text)
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim();
-}
-
-function wordCount(key: string): number {
-  let count = 1;
-  for (let i = key.indexOf(" "); i !== -1; i = key.indexOf(" ", i + 1)) count += 1;
-  return count;
 }
 
 const ISO_DAY = /^\d{4}-\d{2}-\d{2}(?:$|T)/;
@@ -212,7 +205,7 @@ export class PageStatements {
       if (seen.has(text)) continue;
       seen.add(text);
       const key = wordKey(text);
-      if (key !== "") texts.push({ text, key, words: wordCount(key) });
+      if (key !== "") texts.push({ text, key, words: key.split(" ").length });
     }
     return texts;
   }
