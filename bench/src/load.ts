@@ -17,10 +17,20 @@
  *
  * For every stack level it also reports each service's CPU time per scrape
  * (user + system time of its Node process from /proc, before and after the
- * level: Linux only). BENCH_SECONDS (default 10) sets each level's duration;
- * each level runs untimed for BENCH_WARM_UP_SECONDS (default 3) first, on
- * both sides: a fresh process spends its first thousand requests compiling
- * its hot path, which doubled the stack's CPU per scrape at concurrency 1.
+ * level: Linux only), and how much of it was the main thread's (the event
+ * loop; the rest is worker threads', the optimizing compiler's and the
+ * garbage collector's). Beside them, the extraction alone (the builtin engine
+ * on the same page, in this process, one page at a time) as a yardstick: on
+ * a shared machine whose speed swings, a service's CPU as a multiple of it
+ * compares across runs where milliseconds do not.
+ *
+ * Steady state, not start-up: each side first serves
+ * BENCH_WARM_UP_REQUESTS (default 6,000) static scrapes untimed. V8 keeps
+ * optimizing the services' code over their first few thousand requests
+ * (the extractor's in each of its worker threads); measured after three
+ * seconds, every service's CPU per scrape was 1.5-3x what it settles to.
+ * BENCH_SECONDS (default 10) sets each level's duration; each level also
+ * runs untimed for BENCH_WARM_UP_SECONDS (default 3) first, on both sides.
  * BENCH_PROFILE=<gateway|auth|renderer|extractor> writes a V8 CPU profile of
  * that service's whole run to bench/results/profiles/<service>/ (open it in
  * Chrome DevTools or speedscope). Prints a table and writes bench/results/load.json.
@@ -37,11 +47,14 @@ import { createRendering, rendererConfigShape } from "@winnow/renderer";
 import { REPO_ROOT, type ServiceName } from "@winnow/scripts/stack";
 import { startThrowawayStack } from "@winnow/scripts/throwaway-stack";
 import { measureHopFloor } from "./hop-floor.js";
-import { cpuMs } from "./process-cpu.js";
+import { cpuMs, mainThreadCpuMs } from "./process-cpu.js";
 import { PRODUCT_SCHEMA, productPage } from "./product-page.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
+const WARM_UP_REQUESTS = Number(process.env.BENCH_WARM_UP_REQUESTS ?? 6000);
+/** Pages the yardstick extracts, after as many untimed. */
+const YARDSTICK_PAGES = 2000;
 /** Where several stacks are measured at one level, each takes turns this long. */
 const SLICE_SECONDS = 2;
 const SERVICES: ServiceName[] = ["gateway", "auth", "renderer", "extractor"];
@@ -78,6 +91,8 @@ interface Level {
   p99: number;
   /** Stack levels: each service's CPU ms per successful scrape. */
   cpuMsPerScrape?: Partial<Record<ServiceName, number>>;
+  /** Stack levels: the part of cpuMsPerScrape its main thread spent. */
+  mainThreadMsPerScrape?: Partial<Record<ServiceName, number>>;
 }
 
 /** What closed-loop load measured; several turns may add to one. */
@@ -111,6 +126,16 @@ async function load(
   );
   into.seconds += (performance.now() - started) / 1000;
   return into;
+}
+
+/** `requests` requests untimed, 32 at a time: the warm-up before a side's first level. */
+async function warmUp(work: (i: number) => Promise<string | undefined>, requests: number): Promise<void> {
+  let sent = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (sent++ < requests) await work(sent).catch(() => undefined);
+    }),
+  );
 }
 
 function levelOf(target: Level["target"], pages: Level["pages"], concurrency: number, sample: Sample): Level {
@@ -180,26 +205,32 @@ const startStack = async (env: Record<string, string>, profile: boolean) => {
 };
 const stacks = [{ variant: "default", ...(await startStack({}, true)) }];
 for (const { name, env } of CACHE_VARIANTS) stacks.push({ variant: name, ...(await startStack(env, false)) });
+for (const { viaStack } of stacks) await warmUp(viaStack("static"), WARM_UP_REQUESTS);
 for (const [pages, concurrency] of LEVELS) {
   const here = pages === "static" ? stacks : stacks.slice(0, 1);
   for (const { viaStack } of here) await load(concurrency, viaStack(pages), WARM_UP_SECONDS);
-  const samples = here.map(() => ({ sample: newSample(), cpu: SERVICES.map(() => 0) }));
+  const samples = here.map(() => ({ sample: newSample(), cpu: SERVICES.map(() => 0), main: SERVICES.map(() => 0) }));
   // Several stacks take turns of SLICE_SECONDS until each had SECONDS: a shared machine's load swings within seconds.
   const slice = here.length > 1 ? SLICE_SECONDS : SECONDS;
   for (let done = 0; done < SECONDS; done += slice) {
     for (const [i, { stack, viaStack }] of here.entries()) {
       const pids = SERVICES.map((service) => stack.process(service).pid!);
       const cpuBefore = pids.map(cpuMs);
+      const mainBefore = pids.map(mainThreadCpuMs);
       await load(concurrency, viaStack(pages), Math.min(slice, SECONDS - done), samples[i]!.sample);
       pids.forEach((pid, k) => {
         samples[i]!.cpu[k]! += cpuMs(pid) - cpuBefore[k]!;
+        samples[i]!.main[k]! += mainThreadCpuMs(pid) - mainBefore[k]!;
       });
     }
   }
   for (const [i, { variant }] of here.entries()) {
-    const { sample, cpu } = samples[i]!;
+    const { sample, cpu, main } = samples[i]!;
     const level = levelOf("stack", pages, concurrency, sample);
-    level.cpuMsPerScrape = Object.fromEntries(SERVICES.map((service, k) => [service, cpu[k]! / level.requests]));
+    const perScrape = (ms: number[]) =>
+      Object.fromEntries(SERVICES.map((service, k) => [service, ms[k]! / level.requests]));
+    level.cpuMsPerScrape = perScrape(cpu);
+    level.mainThreadMsPerScrape = perScrape(main);
     results.push({ ...level, variant });
   }
 }
@@ -227,12 +258,26 @@ const direct = async (pages: Level["pages"], i: number) => {
   JSON.stringify(shape(tree, extractBuiltin(tree, loadPage(page.html, page.finalUrl))).data);
   return undefined;
 };
+await warmUp((i) => direct("static", i), WARM_UP_REQUESTS);
 for (const [pages, concurrency] of LEVELS) {
   await load(concurrency, (i) => direct(pages, i), WARM_UP_SECONDS);
   results.push(levelOf("direct", pages, concurrency, await load(concurrency, (i) => direct(pages, i), SECONDS)));
 }
 await rendering.close();
 site.close();
+
+/** The yardstick: CPU ms per page of the builtin engine alone on the same pages, one at a time, in this process. */
+function extractionAlone(): number {
+  const html = Array.from({ length: 100 }, (_, i) => productPage(i));
+  const extract = (i: number) =>
+    JSON.stringify(shape(tree, extractBuiltin(tree, loadPage(html[i % 100]!, `${origin}/static/${i}`))).data);
+  for (let i = 0; i < YARDSTICK_PAGES; i++) extract(i);
+  const before = process.cpuUsage();
+  for (let i = 0; i < YARDSTICK_PAGES; i++) extract(i);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / YARDSTICK_PAGES;
+}
+const yardstickMs = extractionAlone();
 const hops = await measureHopFloor(productPage(0));
 
 const rows = LEVELS.map(([pages, concurrency]) => {
@@ -276,13 +321,20 @@ for (const r of rows) {
 console.log(
   `\nFloor at concurrency 1 (static): direct ${directAtOne.toFixed(2)} ms + HTTP round trip ${hops.httpMs.toFixed(2)} ms + 2 × gRPC round trip ${hops.grpcMs.toFixed(2)} ms = ${floor.p50.toFixed(2)} ms, a ratio of ${floor.ratio.toFixed(2)}x`,
 );
-console.log("\nCPU ms per scrape through the stack (each service's Node process)");
-console.log(`pages    conc | ${SERVICES.map((service) => service.padStart(9)).join(" ")}`);
+console.log(
+  "\nCPU ms per scrape through the stack: each service's Node process (its main thread's part), and in all as a multiple of the yardstick",
+);
+console.log(`pages    conc | ${SERVICES.map((service) => service.padStart(15)).join(" ")} | yardsticks`);
 for (const r of rows) {
+  const { cpuMsPerScrape: all, mainThreadMsPerScrape: main } = r.stack;
+  const total = SERVICES.reduce((sum, service) => sum + all![service]!, 0);
   console.log(
-    `${r.pages.padEnd(8)} ${String(r.concurrency).padStart(4)} | ${SERVICES.map((service) => r.stack.cpuMsPerScrape![service]!.toFixed(2).padStart(9)).join(" ")}`,
+    `${r.pages.padEnd(8)} ${String(r.concurrency).padStart(4)} | ${SERVICES.map((service) => `${all![service]!.toFixed(2)} (${main![service]!.toFixed(2)})`.padStart(15)).join(" ")} | ${(total / yardstickMs).toFixed(1).padStart(10)}`,
   );
 }
+console.log(
+  `Yardstick: the builtin engine alone on the same page, in one process, one page at a time: ${yardstickMs.toFixed(2)} ms of CPU per page`,
+);
 console.log("\nThe scrape cache at max_age 0: each stack against the default, static pages, in the same run");
 console.log(
   "stack                      conc | p50    p95    req/s  errors | req/s ratio  p50 ratio  p95 ratio | gateway CPU ms (default)",
@@ -301,7 +353,7 @@ const out = path.join(REPO_ROOT, "bench/results/load.json");
 await mkdir(path.dirname(out), { recursive: true });
 await writeFile(
   out,
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, rows, cacheRows, floor }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, cpus: cpus().length, loadavg: loadavg(), seconds: SECONDS, warmUpRequests: WARM_UP_REQUESTS, yardstickMs, rows, cacheRows, floor }, null, 2)}\n`,
 );
 console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
 process.exit(0);

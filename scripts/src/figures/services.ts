@@ -10,6 +10,7 @@ interface Timed {
   requests: number;
   errors: Record<string, number>;
   cpuMsPerScrape?: Record<string, number>;
+  mainThreadMsPerScrape?: Record<string, number>;
 }
 
 interface LoadRow {
@@ -95,11 +96,25 @@ function cpuPerScrape(r: Results): string {
   ).join(", ");
 }
 
-function cpuAtTop(r: Results): string {
+function topLevel(r: Results): LoadRow {
   const top = staticCpu(r).at(-1);
   if (!top) throw new Error("bench/results load.rows has no static level");
+  return top;
+}
+
+function cpuAtTop(r: Results): string {
+  const top = topLevel(r);
   const all = Object.values(top.stack.cpuMsPerScrape ?? {}).reduce((a, b) => a + b, 0);
-  return `At ${top.concurrency}, where the processes never idle, the services cost ${cpu(all)} ms of CPU per scrape in all`;
+  const yardstick = num(r, "load.yardstickMs");
+  return `At ${top.concurrency}, where the processes never idle, the services cost ${cpu(all)} ms of CPU per scrape in all, ${f1(all / yardstick)} times the builtin engine alone on the same page in one process (${yardstick.toFixed(2)} ms, the yardstick)`;
+}
+
+/** Each service's CPU per scrape at the top level, and its main thread's part. */
+function mainThreadAtTop(r: Results): string {
+  const { concurrency, stack } = topLevel(r);
+  const part = (service: string) =>
+    `${service} ${cpu(stack.mainThreadMsPerScrape?.[service] ?? Number.NaN)} of ${cpu(stack.cpuMsPerScrape?.[service] ?? Number.NaN)} ms`;
+  return `at ${concurrency}, ${SERVICES.map(part).join(", ")}`;
 }
 
 function hostileRun(r: Results): string {
@@ -206,6 +221,7 @@ export function serviceFigures(r: Results): Figures {
     "load.cache-rows": () => loadCacheTable(r),
     "load.cpu-per-scrape": () => cpuPerScrape(r),
     "load.cpu-at-top": () => cpuAtTop(r),
+    "load.main-thread": () => mainThreadAtTop(r),
     "soak.summary": () => soakSummary(r),
     "soak.memory": () => soakMemory(r),
     "hostile.machine": () => machine(r, "hostile"),
