@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createLogger } from "@winnow/platform";
 import { seedPgliteDirectory } from "@winnow/platform/pglite-seed";
+import type { SqlDatabase } from "@winnow/platform/sql";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL } from "../gateway.test-helpers.js";
@@ -162,5 +163,48 @@ describe.each(STORES)("the scrape cache in the $name", ({ setUp }) => {
     expect(await store.get("a-38")).toBeUndefined();
     expect(await store.get("a-39")).toBeDefined();
     expect(await store.get("a-40")).toBeDefined();
+  });
+});
+
+describe("the embedded database's trimming", () => {
+  it("spends at most a tenth of its time trimming: writes during a slow pass wait for one more pass, not one each", async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), "winnow-cache-"));
+    await seedPgliteDirectory(path.join(dataDir, "gateway-db"));
+    const db = await openGatewayDatabase({ databaseUrl: undefined, dataDir, embeddedName: "gateway-db", logger });
+    try {
+      await migrateCache(db);
+      // Each pass begins by deleting expired entries; here that takes a while, as on a large cache.
+      const PASS_MS = 300;
+      let passes = 0;
+      const slowPasses: SqlDatabase = {
+        query: async (sql, params) => {
+          if (sql.startsWith("DELETE FROM scrape_cache WHERE stored_at")) {
+            passes++;
+            await new Promise((resolve) => setTimeout(resolve, PASS_MS));
+          }
+          return db.query(sql, params);
+        },
+        transaction: (work) => db.transaction(work),
+        close: () => db.close(),
+      };
+      const store = new SqlCacheStore(slowPasses, { ...BOUNDS, ttlSeconds: 60 }, logger);
+      // Written for two passes' time: back to back, passes would follow each other all along (three or more); paced,
+      // the second waits nine times the first's length, and settled() runs it at once.
+      const keys: string[] = [];
+      for (const end = performance.now() + 2 * PASS_MS; performance.now() < end; ) {
+        keys.push(`pace-${keys.length}`);
+        await store.set(keys.at(-1)!, Buffer.from(keys.at(-1)!), OWNER);
+        // Distinct times, so "oldest" is well defined.
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      await store.settled();
+      expect(passes).toBe(2);
+      const kept: string[] = [];
+      for (const key of keys) if (await store.get(key)) kept.push(key);
+      expect(kept).toEqual(keys.slice(-3));
+    } finally {
+      await db.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
