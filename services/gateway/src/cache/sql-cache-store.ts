@@ -19,12 +19,14 @@ const EVICTION_SHARE = 0.1;
  */
 export class SqlCacheStore implements CacheStore {
   private evicting: Promise<void> | undefined;
-  private evictAgain = false;
   /** The next pass, waiting for its turn (EVICTION_SHARE). */
   private nextPass: NodeJS.Timeout | undefined;
   /** When the last pass may be followed by another (performance.now()). */
   private passAllowedAt = 0;
-  /** Accounts that stored entries since the last eviction pass began: the ones whose bounds it checks. */
+  /**
+   * Accounts that stored entries since the last eviction pass began: the ones whose bounds the next pass checks. Not
+   * empty when a pass ends: written during it, so another pass follows.
+   */
   private readonly writtenBy = new Set<string>();
 
   constructor(
@@ -66,11 +68,8 @@ export class SqlCacheStore implements CacheStore {
   }
 
   private scheduleEviction(): void {
-    if (this.evicting) {
-      this.evictAgain = true;
-      return;
-    }
-    if (this.nextPass) return;
+    // A pass in progress is followed by another when it ends (writtenBy).
+    if (this.evicting || this.nextPass) return;
     const wait = this.passAllowedAt - performance.now();
     if (wait <= 0) {
       this.startPass();
@@ -92,10 +91,7 @@ export class SqlCacheStore implements CacheStore {
         const ended = performance.now();
         this.passAllowedAt = ended + (ended - started) * (1 / EVICTION_SHARE - 1);
         this.evicting = undefined;
-        if (this.evictAgain) {
-          this.evictAgain = false;
-          this.scheduleEviction();
-        }
+        if (this.writtenBy.size > 0) this.scheduleEviction();
       });
   }
 
